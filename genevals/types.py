@@ -1,0 +1,162 @@
+"""Core typed records that flow through genevals.
+
+The results file is the contract between scoring and display: everything the report needs is in
+``SampleResult.to_dict()``, so the report never imports scoring code.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Mapping
+
+# Statuses. "ok" is the only status that carries a value; every other status carries a reason.
+OK = "ok"
+EMPTY_ANSWER = "empty_answer"
+EMPTY_REFERENCE = "no_reference"
+NO_CONTEXT = "empty_context"
+NO_RELEVANCE_LABELS = "no_relevance_labels"
+NOT_FOUND = "not_found"
+NO_CLAIMS = "no_claims"
+REFUSAL = "refusal"
+JUDGE_ERROR = "judge_error"
+PARSE_ERROR = "parse_error"
+ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Context:
+    """One retrieved chunk. ``rank`` is 1-based in retrieval order."""
+
+    text: str
+    rank: int
+    id: str | None = None
+    doc_id: str | None = None
+    score: float | None = None
+
+    @property
+    def key(self) -> str:
+        """The id used for chunk-level relevance: the explicit id, else the rank."""
+        return self.id if self.id is not None else str(self.rank)
+
+
+@dataclass(frozen=True)
+class Sample:
+    id: str
+    answer: str
+    question: str = ""
+    contexts: tuple[Context, ...] = ()
+    references: tuple[str, ...] = ()
+    # id -> graded relevance (binary labels become 1). None means "no labels given", which differs from {}.
+    relevant: Mapping[str, float] | None = None
+    system: str = "default"
+    # "file:line" of the row, so later errors can still point at the input.
+    origin: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "system": self.system,
+            "question": self.question,
+            "answer": self.answer,
+            "contexts": [asdict(c) for c in self.contexts],
+            "references": list(self.references),
+            "relevant": dict(self.relevant) if self.relevant is not None else None,
+            "origin": self.origin,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Sample":
+        return cls(
+            id=d["id"],
+            answer=d["answer"],
+            question=d.get("question", ""),
+            contexts=tuple(Context(**c) for c in d.get("contexts", ())),
+            references=tuple(d.get("references", ())),
+            relevant=d.get("relevant"),
+            system=d.get("system", "default"),
+            origin=d.get("origin", ""),
+        )
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """One metric value for one sample. ``value`` is None unless ``status == "ok"``."""
+
+    name: str
+    value: float | None
+    status: str = OK
+    reason: str | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status == OK and self.value is None:
+            raise ValueError(f"metric {self.name}: status ok needs a value")
+        if self.status != OK and self.value is not None:
+            raise ValueError(f"metric {self.name}: status {self.status} must not carry a value")
+        if self.status != OK and not self.reason:
+            raise ValueError(f"metric {self.name}: status {self.status} needs a reason")
+
+    @classmethod
+    def unscored(cls, name: str, status: str, reason: str, **details: Any) -> "MetricResult":
+        return cls(name=name, value=None, status=status, reason=reason, details=details)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"value": self.value, "status": self.status}
+        if self.reason:
+            d["reason"] = self.reason
+        if self.details:
+            d["details"] = dict(self.details)
+        return d
+
+    @classmethod
+    def from_dict(cls, name: str, d: Mapping[str, Any]) -> "MetricResult":
+        return cls(name=name, value=d.get("value"), status=d.get("status", OK),
+                   reason=d.get("reason"), details=d.get("details", {}))
+
+
+# Judge records. Spans are [start, end) character offsets into the answer.
+SUPPORTED = "supported"
+CONTRADICTED = "contradicted"
+UNVERIFIABLE = "unverifiable"
+VERDICT_LABELS = (SUPPORTED, CONTRADICTED, UNVERIFIABLE)
+
+
+@dataclass(frozen=True)
+class Claim:
+    index: int
+    text: str
+    spans: tuple[tuple[int, int], ...] = ()
+    # False when the claim could not be found in the answer: it is then flagged, never scored as the answer's.
+    located: bool = True
+
+
+@dataclass(frozen=True)
+class Verdict:
+    claim_index: int
+    label: str
+    context_index: int | None = None
+    quote: str = ""
+    quote_found: bool = False
+    quote_span: tuple[int, int] | None = None
+    reason: str = ""
+    # Set when no verdict came back for the claim; it then counts as unverifiable, never supported.
+    missing: bool = False
+
+
+@dataclass
+class SampleResult:
+    sample: Sample
+    metrics: dict[str, MetricResult] = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.sample.system, self.sample.id)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.sample.to_dict()
+        d["metrics"] = {name: m.to_dict() for name, m in self.metrics.items()}
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "SampleResult":
+        metrics = {name: MetricResult.from_dict(name, m) for name, m in d.get("metrics", {}).items()}
+        return cls(sample=Sample.from_dict(d), metrics=metrics)
