@@ -1,0 +1,5 @@
+import sys
+
+from genevals.cli import main
+
+sys.exit(main())

@@ -1,0 +1,180 @@
+"""The ``genevals`` command line.
+
+Exit codes: 0 success, 1 a --fail-under threshold was missed, 2 bad input, 130 interrupted (partial results
+and summary are written).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+EXIT_OK, EXIT_THRESHOLD, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _csv_list(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _threshold(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got '{text}'")
+    try:
+        return name.strip(), float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"threshold for '{name}' is not a number: '{value}'") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from genevals import __version__
+
+    parser = argparse.ArgumentParser(prog="genevals", description="Score RAG answers and find hallucinations.")
+    parser.add_argument("--version", action="version", version=f"genevals {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="score a file of RAG outputs")
+    run.add_argument("input", help="JSONL, CSV or Parquet file")
+    run.add_argument("--out", default="reports/latest", help="output folder (default: reports/latest)")
+    run.add_argument("--metrics", type=_csv_list, default=None,
+                     help="comma-separated metric families or outputs (default: exact_match,token_f1,rouge,"
+                          "bleu,retrieval); see `genevals metrics`")
+    run.add_argument("--map", action="append", default=[], metavar="NEW=OLD",
+                     help="read field NEW from column OLD (repeatable)")
+    run.add_argument("--on-error", choices=("stop", "skip"), default="stop",
+                     help="stop before scoring on any bad row (default), or skip bad rows with a reason")
+    run.add_argument("--resume", action="store_true", help="skip samples already in OUT/results.jsonl")
+    run.add_argument("--workers", type=int, default=None, help="processes for lexical/retrieval metrics")
+    run.add_argument("--fail-under", action="append", type=_threshold, default=[], metavar="METRIC=VALUE",
+                     help="exit 1 if any system's mean METRIC is below VALUE (repeatable)")
+    run.add_argument("--seed", type=int, default=None, help="bootstrap seed")
+    run.add_argument("--quiet", "-q", action="store_true", help="no progress bar or table")
+    lexical = run.add_argument_group("lexical and retrieval")
+    lexical.add_argument("--stem", action="store_true", help="Porter stemming for ROUGE")
+    lexical.add_argument("--cutoffs", type=lambda t: tuple(int(x) for x in _csv_list(t)), default=None,
+                         help="retrieval cutoffs k (default 1,3,5,10)")
+    lexical.add_argument("--level", choices=("auto", "chunk", "doc"), default="auto",
+                         help="retrieval level; auto = doc when contexts carry doc_id")
+    semantic = run.add_argument_group("BERTScore")
+    semantic.add_argument("--bertscore-model", default=None, help="HF model name or local path")
+    semantic.add_argument("--bertscore-layer", type=int, default=None, help="hidden layer to use")
+    semantic.add_argument("--bertscore-idf", action="store_true", help="idf weights from the run's references")
+    semantic.add_argument("--bertscore-rescale", action="store_true", help="rescale with a baseline")
+    semantic.add_argument("--device", default=None, help="cpu, cuda, cuda:0 (default: cuda if available)")
+    semantic.add_argument("--batch-size", type=int, default=None, help="BERTScore batch size")
+
+    sub.add_parser("metrics", help="list every metric with its definition and defaults")
+    return parser
+
+
+def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    options: dict[str, dict[str, Any]] = {"rouge": {"use_stemmer": args.stem}, "retrieval": {"level": args.level}}
+    if args.cutoffs:
+        options["retrieval"]["cutoffs"] = args.cutoffs
+    bert = {"model": args.bertscore_model, "layer": args.bertscore_layer, "idf": args.bertscore_idf or None,
+            "rescale": args.bertscore_rescale or None, "device": args.device, "batch_size": args.batch_size}
+    options["bertscore"] = {k: v for k, v in bert.items() if v is not None}
+    return options
+
+
+def _progress(quiet: bool):
+    if quiet:
+        return None, None
+    from tqdm import tqdm
+
+    bar = tqdm(total=None, unit="sample", file=sys.stderr, dynamic_ncols=True)
+
+    def update(n: int, total: int) -> None:
+        if bar.total != total:
+            bar.total = total
+            bar.refresh()
+        bar.update(n)
+
+    return bar, update
+
+
+def check_thresholds(summary: dict, thresholds: Sequence[tuple[str, float]]) -> list[str]:
+    """Every (system, metric) whose mean is below its threshold, or that has no score to compare."""
+    failures = []
+    for metric, limit in thresholds:
+        found = False
+        for system, metrics in summary.get("systems", {}).items():
+            if metric not in metrics:
+                continue
+            found = True
+            mean = metrics[metric]["mean"]
+            if mean is None:
+                failures.append(f"{system}: {metric} has no scored samples (threshold {limit})")
+            elif mean < limit:
+                failures.append(f"{system}: {metric} = {mean:.4f} < {limit}")
+        if not found:
+            failures.append(f"{metric}: not computed in this run (threshold {limit})")
+    return failures
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from genevals.aggregate import DEFAULT_SEED
+    from genevals.io import InputError, parse_column_map
+    from genevals.registry import UnknownMetric
+    from genevals.runner import evaluate
+
+    bar = None
+    try:
+        column_map = parse_column_map(args.map)
+        bar, progress = _progress(args.quiet)
+        results = evaluate(
+            args.input, args.metrics, options=metric_options(args), column_map=column_map,
+            on_error="skip" if args.on_error == "skip" else "raise", out_dir=args.out, resume=args.resume,
+            workers=args.workers, seed=args.seed if args.seed is not None else DEFAULT_SEED,
+            keep_samples=False, progress=progress,
+            meta={"input": str(args.input), "fail_under": dict(args.fail_under)},
+        )
+    except (InputError, UnknownMetric) as exc:
+        print(f"genevals: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(f"\ngenevals: interrupted; partial results and summary are in {args.out}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        if bar is not None:
+            bar.close()
+    summary = results.summary()
+    if not args.quiet:
+        print(results.to_table())
+        for row in results.skipped:
+            print(f"skipped {row.origin}: {row.field or '-'}: {row.reason}", file=sys.stderr)
+        print(f"wrote {Path(args.out) / 'results.jsonl'} and {Path(args.out) / 'summary.json'}")
+    failures = check_thresholds(summary, args.fail_under)
+    for failure in failures:
+        print(f"genevals: threshold missed: {failure}", file=sys.stderr)
+    return EXIT_THRESHOLD if failures else EXIT_OK
+
+
+def cmd_metrics(args: argparse.Namespace) -> int:
+    from genevals.registry import describe_all
+
+    last_family = None
+    for family, output, definition, signature in describe_all():
+        if family != last_family:
+            print(f"\n{family}" + (f"  ({signature})" if signature else ""))
+            last_family = family
+        first_line = definition.strip().splitlines()[0] if definition.strip() else ""
+        print(f"  {output:<22} {first_line}")
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "run":
+        return cmd_run(args)
+    if args.command == "metrics":
+        return cmd_metrics(args)
+    parser.error(f"unknown command {args.command}")
+    return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,344 @@
+"""Readers: JSONL, CSV, Parquet, DataFrame or list of dicts -> validated ``Sample`` objects.
+
+Every problem becomes an ``InputError`` naming the file, the line (1-based; for CSV the header is line 1) and
+the field. Readers stream: rows are yielded one at a time so a 100,000-row file is never held whole.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+from genevals.types import Context, Sample
+
+# Column names that other tools use, mapped to ours. Ours win when both are present.
+ALIASES: dict[str, str] = {
+    # ragas
+    "user_input": "question",
+    "response": "answer",
+    "retrieved_contexts": "contexts",
+    "reference": "references",
+    # DeepEval
+    "input": "question",
+    "actual_output": "answer",
+    "retrieval_context": "contexts",
+    "expected_output": "references",
+    # common singular/plural variants
+    "context": "contexts",
+    "ground_truth": "references",
+    "ground_truths": "references",
+    "query": "question",
+}
+KNOWN_FIELDS = ("id", "question", "answer", "contexts", "references", "relevant", "system")
+
+
+class InputError(ValueError):
+    """Bad input, located. ``str()`` reads ``file:line: field 'x': message``."""
+
+    def __init__(self, source: str, line: int | None, field: str | None, message: str):
+        self.source, self.line, self.field, self.message = source, line, field, message
+        where = source if line is None else f"{source}:{line}"
+        what = f"field '{field}': " if field else ""
+        super().__init__(f"{where}: {what}{message}")
+
+
+@dataclass(frozen=True)
+class RawRow:
+    source: str
+    line: int
+    data: Any
+
+
+# ---------------------------------------------------------------- raw rows
+
+def _read_jsonl(path: Path) -> Iterator[RawRow | InputError]:
+    with open(path, "rb") as handle:
+        for line_no, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield InputError(str(path), line_no, None, f"invalid UTF-8 at byte {exc.start}")
+                continue
+            if not text.strip():
+                continue
+            try:
+                yield RawRow(str(path), line_no, json.loads(text))
+            except json.JSONDecodeError as exc:
+                yield InputError(str(path), line_no, None, f"malformed JSON: {exc.msg} (column {exc.colno})")
+            except RecursionError:
+                yield InputError(str(path), line_no, None, "malformed JSON: nested too deeply")
+
+
+def _read_csv(path: Path) -> Iterator[RawRow | InputError]:
+    csv.field_size_limit(sys.maxsize)
+    # Decode line by line ourselves so invalid UTF-8 is reported with its line, not as a crash.
+    with open(path, "rb") as handle:
+        header: list[str] | None = None
+        buffer, start_line = "", 0
+        for line_no, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8-sig" if line_no == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                yield InputError(str(path), line_no, None, f"invalid UTF-8 at byte {exc.start}")
+                buffer = ""
+                continue
+            if not buffer:
+                start_line = line_no
+            buffer += text
+            # A quoted field may span lines; wait until quotes balance before parsing the record.
+            if buffer.count('"') % 2:
+                continue
+            try:
+                values = next(csv.reader([buffer]), [])
+            except csv.Error as exc:
+                yield InputError(str(path), start_line, None, f"malformed CSV: {exc}")
+                buffer = ""
+                continue
+            buffer = ""
+            if header is None:
+                header = values
+                continue
+            if not any(v.strip() for v in values):
+                continue
+            if len(values) != len(header):
+                yield InputError(str(path), start_line, None,
+                                 f"malformed CSV: {len(values)} values for {len(header)} columns")
+                continue
+            yield RawRow(str(path), start_line, dict(zip(header, values)))
+        if buffer:
+            yield InputError(str(path), start_line, None, "malformed CSV: unterminated quoted field")
+
+
+def _read_parquet(path: Path) -> Iterator[RawRow | InputError]:
+    try:
+        import pyarrow.parquet as pq
+
+        parquet = pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises several types for a broken file
+        yield InputError(str(path), None, None, f"malformed Parquet: {exc}")
+        return
+    row_no = 0
+    for batch in parquet.iter_batches(batch_size=1024):
+        for row in batch.to_pylist():
+            row_no += 1
+            yield RawRow(str(path), row_no, row)
+
+
+def read_raw(path: str | Path) -> Iterator[RawRow | InputError]:
+    path = Path(path)
+    if not path.exists():
+        raise InputError(str(path), None, None, "file not found")
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return _read_jsonl(path)
+    if suffix == ".csv":
+        return _read_csv(path)
+    if suffix in (".parquet", ".pq"):
+        return _read_parquet(path)
+    raise InputError(str(path), None, None, f"unknown file type '{suffix}' (use .jsonl, .csv or .parquet)")
+
+
+def rows_from_objects(data: Any, source: str = "<data>") -> Iterator[RawRow]:
+    """A pandas DataFrame or an iterable of dicts. Row numbers are 1-based positions."""
+    if hasattr(data, "to_dict") and hasattr(data, "columns"):
+        data = (row for row in data.to_dict(orient="records"))
+    for index, row in enumerate(data, start=1):
+        yield RawRow(source, index, row)
+
+
+# ---------------------------------------------------------------- validation
+
+def _is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _maybe_json(value: Any) -> Any:
+    """CSV cells hold lists and mappings as JSON text."""
+    if isinstance(value, str) and value[:1] in "[{":
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def _as_list(value: Any) -> Any:
+    # numpy arrays (from Parquet or pandas) behave like lists here.
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        return value.tolist()
+    return value
+
+
+class RowValidator:
+    """Turns raw rows into Samples; remembers (system, id) pairs to catch duplicates."""
+
+    def __init__(self, column_map: Mapping[str, str] | None = None):
+        self.column_map = dict(column_map or {})
+        self.seen: dict[tuple[str, str], str] = {}
+
+    def __call__(self, row: RawRow) -> Sample:
+        err = lambda field, msg: InputError(row.source, row.line, field, msg)  # noqa: E731
+        if not isinstance(row.data, Mapping):
+            raise err(None, f"expected an object per row, got {type(row.data).__name__}")
+        data = self._rename(row.data)
+
+        answer = data.get("answer")
+        if _is_missing(answer):
+            raise err("answer", "missing answer")
+        if not isinstance(answer, str):
+            raise err("answer", f"expected a string, got {type(answer).__name__}")
+
+        question = data.get("question")
+        question = "" if _is_missing(question) else question
+        if not isinstance(question, str):
+            raise err("question", f"expected a string, got {type(question).__name__}")
+
+        system = data.get("system")
+        system = "default" if _is_missing(system) or system == "" else system
+        if not isinstance(system, str):
+            raise err("system", f"expected a string, got {type(system).__name__}")
+
+        sample_id = data.get("id")
+        if _is_missing(sample_id) or sample_id == "":
+            sample_id = str(row.line)
+        elif isinstance(sample_id, bool) or not isinstance(sample_id, (str, int)):
+            raise err("id", f"expected a string or integer, got {type(sample_id).__name__}")
+        sample_id = str(sample_id)
+        key = (system, sample_id)
+        if key in self.seen:
+            raise err("id", f"duplicate id '{sample_id}' for system '{system}' (first seen at {self.seen[key]})")
+
+        sample = Sample(
+            id=sample_id,
+            answer=answer,
+            question=question,
+            contexts=self._contexts(data.get("contexts"), err),
+            references=self._references(data.get("references"), err),
+            relevant=self._relevant(data.get("relevant"), err),
+            system=system,
+            origin=f"{row.source}:{row.line}",
+        )
+        self.seen[key] = sample.origin
+        return sample
+
+    def _rename(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for new, old in self.column_map.items():
+            if old in data:
+                out[new] = data[old]
+        for name, value in data.items():
+            target = name if name in KNOWN_FIELDS else ALIASES.get(name)
+            if target and target not in out:
+                out[target] = value
+        return out
+
+    @staticmethod
+    def _contexts(value: Any, err) -> tuple[Context, ...]:
+        value = _as_list(_maybe_json(value))
+        if _is_missing(value) or value == "":
+            return ()
+        if isinstance(value, str):
+            raise err("contexts", "expected a list of strings or objects, got a string")
+        if not isinstance(value, list):
+            raise err("contexts", f"expected a list, got {type(value).__name__}")
+        contexts = []
+        for rank, item in enumerate(value, start=1):
+            if isinstance(item, str):
+                contexts.append(Context(text=item, rank=rank))
+                continue
+            if not isinstance(item, Mapping):
+                raise err(f"contexts[{rank - 1}]", f"expected a string or object, got {type(item).__name__}")
+            text = item.get("text", item.get("content"))
+            if not isinstance(text, str):
+                raise err(f"contexts[{rank - 1}].text", "expected a string")
+            score = item.get("score")
+            if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
+                raise err(f"contexts[{rank - 1}].score", f"expected a number, got {type(score).__name__}")
+            ids = {}
+            for name in ("id", "doc_id"):
+                raw = item.get(name)
+                if raw is not None and (isinstance(raw, bool) or not isinstance(raw, (str, int))):
+                    raise err(f"contexts[{rank - 1}].{name}", f"expected a string, got {type(raw).__name__}")
+                ids[name] = None if raw is None else str(raw)
+            contexts.append(Context(text=text, rank=rank, score=score, **ids))
+        return tuple(contexts)
+
+    @staticmethod
+    def _references(value: Any, err) -> tuple[str, ...]:
+        value = _as_list(_maybe_json(value))
+        if _is_missing(value):
+            return ()
+        if isinstance(value, str):
+            return (value,) if value != "" else ()
+        if not isinstance(value, list):
+            raise err("references", f"expected a string or list of strings, got {type(value).__name__}")
+        for index, item in enumerate(value):
+            if not isinstance(item, str):
+                raise err(f"references[{index}]", f"expected a string, got {type(item).__name__}")
+        return tuple(value)
+
+    @staticmethod
+    def _relevant(value: Any, err) -> dict[str, float] | None:
+        value = _as_list(_maybe_json(value))
+        if _is_missing(value):
+            return None
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, bool) or not isinstance(item, (str, int)):
+                    raise err(f"relevant[{index}]", f"expected an id, got {type(item).__name__}")
+            return {str(item): 1.0 for item in value}
+        if isinstance(value, Mapping):
+            grades = {}
+            for key, grade in value.items():
+                if isinstance(grade, bool) or not isinstance(grade, (int, float)) or math.isnan(grade):
+                    raise err(f"relevant.{key}", f"expected a number grade, got {grade!r}")
+                grades[str(key)] = float(grade)
+            return grades
+        raise err("relevant", f"expected a list of ids or a mapping id -> grade, got {type(value).__name__}")
+
+
+@dataclass(frozen=True)
+class SkippedRow:
+    origin: str
+    field: str | None
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"origin": self.origin, "field": self.field, "reason": self.reason}
+
+
+def iter_samples(
+    source: Any, column_map: Mapping[str, str] | None = None
+) -> Iterator[Sample | InputError]:
+    """Yield a Sample or an InputError per row, in order, without stopping."""
+    if isinstance(source, (str, Path)):
+        raws: Iterable[RawRow | InputError] = read_raw(source)
+    else:
+        raws = rows_from_objects(source)
+    validate = RowValidator(column_map)
+    for raw in raws:
+        if isinstance(raw, InputError):
+            yield raw
+            continue
+        try:
+            yield validate(raw)
+        except InputError as exc:
+            yield exc
+        except RecursionError:
+            yield InputError(raw.source, raw.line, None, "row is nested too deeply")
+
+
+def parse_column_map(pairs: Iterable[str]) -> dict[str, str]:
+    """``["answer=output", ...]`` -> {"answer": "output"}; ``new=old`` as on the command line."""
+    mapping = {}
+    for pair in pairs:
+        new, sep, old = pair.partition("=")
+        if not sep or new not in KNOWN_FIELDS or not old:
+            raise InputError("--map", None, None,
+                             f"expected NEW=OLD with NEW one of {', '.join(KNOWN_FIELDS)}, got '{pair}'")
+        mapping[new] = old
+    return mapping

@@ -1,0 +1,155 @@
+"""The run's results: per-sample records plus a summary, rendered as a table, JSON or a DataFrame.
+
+A ``Results`` can be rebuilt from a run directory (``Results.load``), so reports and comparisons read files,
+never the scoring code.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
+
+from genevals.aggregate import DEFAULT_SEED, summarise
+from genevals.io import SkippedRow
+from genevals.types import SampleResult
+
+RESULTS_FILE = "results.jsonl"
+SUMMARY_FILE = "summary.json"
+SKIPPED_FILE = "skipped.jsonl"
+
+
+class SummaryAccumulator:
+    """Per (system, metric) values and statuses, kept compactly so summaries need no second pass."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, dict[str, list[float | None]]] = {}
+        self.statuses: dict[str, dict[str, list[str]]] = {}
+
+    def add(self, result: SampleResult) -> None:
+        system = result.sample.system
+        values = self.values.setdefault(system, {})
+        statuses = self.statuses.setdefault(system, {})
+        for name, metric in result.metrics.items():
+            values.setdefault(name, []).append(metric.value)
+            statuses.setdefault(name, []).append(metric.status)
+
+    def summary(self, seed: int = DEFAULT_SEED) -> dict[str, dict[str, dict[str, Any]]]:
+        return {
+            system: {name: summarise(vals, self.statuses[system][name], seed=seed).to_dict()
+                     for name, vals in metrics.items()}
+            for system, metrics in sorted(self.values.items())
+        }
+
+
+@dataclass
+class Results:
+    samples: list[SampleResult] = field(default_factory=list)
+    skipped: list[SkippedRow] = field(default_factory=list)
+    signatures: dict[str, str] = field(default_factory=dict)
+    corpus: dict[str, dict[str, Any]] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+    seed: int = DEFAULT_SEED
+    _summary: dict[str, Any] | None = None
+
+    def __iter__(self) -> Iterator[SampleResult]:
+        return iter(self.samples)
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+    def summary(self) -> dict[str, Any]:
+        """{"systems": {system: {metric: {mean, ci95, scored, unscored, statuses}}}, "corpus": ..., ...}."""
+        if self._summary is None:
+            acc = SummaryAccumulator()
+            for result in self.samples:
+                acc.add(result)
+            self._summary = build_summary(acc, self.corpus, self.signatures, self.skipped, self.meta, self.seed)
+        return self._summary
+
+    def to_pandas(self):
+        """One row per sample: id, system, question, answer, then each metric's value and status."""
+        import pandas as pd
+
+        rows = []
+        for result in self.samples:
+            row: dict[str, Any] = {"id": result.sample.id, "system": result.sample.system,
+                                   "question": result.sample.question, "answer": result.sample.answer}
+            for name, metric in result.metrics.items():
+                row[name] = metric.value
+                row[f"{name}.status"] = metric.status
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def to_json(self) -> str:
+        return json.dumps(self.summary(), indent=2, ensure_ascii=False)
+
+    def to_table(self) -> str:
+        return format_table(self.summary())
+
+    def __str__(self) -> str:
+        return self.to_table()
+
+    @classmethod
+    def load(cls, run_dir: str | Path) -> "Results":
+        run_dir = Path(run_dir)
+        samples = list(read_results(run_dir / RESULTS_FILE))
+        summary = json.loads((run_dir / SUMMARY_FILE).read_text()) if (run_dir / SUMMARY_FILE).exists() else {}
+        skipped = [SkippedRow(**row) for row in summary.get("skipped", [])]
+        results = cls(samples=samples, skipped=skipped, signatures=summary.get("signatures", {}),
+                      corpus=summary.get("corpus", {}), meta=summary.get("meta", {}),
+                      seed=summary.get("seed", DEFAULT_SEED))
+        results._summary = summary or None
+        return results
+
+
+def read_results(path: Path) -> Iterator[SampleResult]:
+    """Read a results file, tolerating a last line cut short by a crash (it is simply not done yet)."""
+    if not path.exists():
+        return
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if not line.endswith("\n"):
+                break
+            try:
+                yield SampleResult.from_dict(json.loads(line))
+            except (json.JSONDecodeError, KeyError):
+                break
+
+
+def build_summary(acc: SummaryAccumulator, corpus: Mapping[str, Any], signatures: Mapping[str, str],
+                  skipped: Iterable[SkippedRow], meta: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    from genevals import __version__
+
+    systems = acc.summary(seed=seed)
+    return {
+        "genevals_version": __version__,
+        "seed": seed,
+        "n_samples": sum(len(next(iter(m.values()), [])) for m in acc.values.values()),
+        "systems": systems,
+        "corpus": dict(corpus),
+        "signatures": dict(signatures),
+        "skipped": [row.to_dict() for row in skipped],
+        "meta": dict(meta),
+    }
+
+
+def format_table(summary: Mapping[str, Any]) -> str:
+    """A plain-text table: one block per system, one line per metric."""
+    lines = []
+    for system, metrics in summary.get("systems", {}).items():
+        lines.append(f"system: {system}")
+        lines.append(f"  {'metric':<22} {'mean':>8} {'95% CI':>19} {'scored':>7} {'unscored':>9}")
+        for name, m in metrics.items():
+            if m["mean"] is None:
+                mean, ci = "-", "-"
+            else:
+                mean, ci = f"{m['mean']:.4f}", f"[{m['ci95'][0]:.4f}, {m['ci95'][1]:.4f}]"
+            lines.append(f"  {name:<22} {mean:>8} {ci:>19} {m['scored']:>7} {m['unscored']:>9}")
+        for name, value in summary.get("corpus", {}).get(system, {}).items():
+            if isinstance(value, (int, float)):
+                lines.append(f"  {'corpus ' + name:<22} {value:>8.4f}")
+        lines.append("")
+    if summary.get("skipped"):
+        lines.append(f"skipped rows: {len(summary['skipped'])}")
+    return "\n".join(lines)

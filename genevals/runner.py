@@ -1,0 +1,196 @@
+"""Streams samples through the metrics and writes each result as soon as it exists.
+
+Two passes over the input: the first validates every row (so by default nothing is scored when any row is
+bad), the second scores in chunks. Results are appended and flushed chunk by chunk, so a crash loses at most
+the chunk in flight, and ``resume`` skips what is already in the results file.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+from genevals import registry
+from genevals.aggregate import DEFAULT_SEED
+from genevals.io import InputError, SkippedRow, iter_samples
+from genevals.metrics.base import Metric
+from genevals.results import (RESULTS_FILE, SKIPPED_FILE, SUMMARY_FILE, Results, SummaryAccumulator,
+                              build_summary, read_results)
+from genevals.types import MetricResult, Sample, SampleResult
+
+PARALLEL_THRESHOLD = 2000  # below this, starting worker processes costs more than it saves
+
+
+class InputErrors(InputError):
+    """Every bad row found by the validation pass."""
+
+    def __init__(self, errors: Sequence[InputError]):
+        self.errors = list(errors)
+        first = self.errors[0]
+        super().__init__(first.source, first.line, first.field, first.message)
+        shown = "\n".join(f"  {e}" for e in self.errors[:20])
+        more = f"\n  ... and {len(self.errors) - 20} more" if len(self.errors) > 20 else ""
+        self.args = (f"{len(self.errors)} bad row(s); nothing was scored "
+                     f"(use on_error='skip' / --on-error skip to score the rest):\n{shown}{more}",)
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def _chunks(items: Iterable[Sample], size: int) -> Iterator[list[Sample]]:
+    chunk: list[Sample] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _score_with(metric: Metric, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
+    return metric.score(samples)
+
+
+def _score_chunk(selected: Sequence[registry.Selected], chunk: Sequence[Sample],
+                 pool: ProcessPoolExecutor | None, workers: int) -> list[SampleResult]:
+    results = [SampleResult(sample=s) for s in chunk]
+    for sel in selected:
+        if pool is not None and sel.family in registry.PROCESS_PARALLEL and len(chunk) >= 2 * workers:
+            step = -(-len(chunk) // workers)
+            parts = [chunk[i:i + step] for i in range(0, len(chunk), step)]
+            per_sample = [r for part in pool.map(_score_with, [sel.metric] * len(parts), parts) for r in part]
+        else:
+            per_sample = sel.metric.score(chunk)
+        for result, outputs in zip(results, per_sample):
+            for name, value in outputs.items():
+                if sel.keep(name):
+                    result.metrics[name] = value
+    return results
+
+
+def validate(source: Any, column_map: Mapping[str, str] | None = None) -> tuple[int, list[InputError]]:
+    """Count the good rows and collect every bad one, without scoring."""
+    good, errors = 0, []
+    for item in iter_samples(source, column_map):
+        if isinstance(item, InputError):
+            errors.append(item)
+        else:
+            good += 1
+    return good, errors
+
+
+def evaluate(
+    data: Any,
+    metrics: Sequence[str] | None = None,
+    *,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    column_map: Mapping[str, str] | None = None,
+    on_error: str = "raise",
+    out_dir: str | Path | None = None,
+    resume: bool = False,
+    workers: int | None = None,
+    chunk_size: int = 512,
+    seed: int = DEFAULT_SEED,
+    keep_samples: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> Results:
+    """Score ``data`` (a path, a DataFrame or a list of dicts) and return ``Results``.
+
+    ``on_error="raise"`` stops before scoring if any row is bad; ``"skip"`` records bad rows with their
+    reason and scores the rest. With ``out_dir``, results.jsonl grows as samples finish and summary.json is
+    written at the end, also when the run is interrupted.
+    """
+    if on_error not in ("raise", "skip"):
+        raise ValueError("on_error must be 'raise' or 'skip'")
+    if isinstance(data, (list, tuple)) and data and isinstance(data[0], Sample):
+        data = [s.to_dict() for s in data]
+    selected = registry.select(metrics, options)
+    signatures = {sel.family: sel.metric.signature() for sel in selected}
+
+    n_good, errors = validate(data, column_map)
+    if errors and on_error == "raise":
+        raise InputErrors(errors)
+    if workers is None:
+        workers = min(2, os.cpu_count() or 1) if n_good >= PARALLEL_THRESHOLD else 1
+
+    out = Path(out_dir) if out_dir is not None else None
+    done: dict[tuple[str, str], SampleResult] = {}
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        results_path = out / RESULTS_FILE
+        if resume:
+            done = {r.key: r for r in read_results(results_path)}
+            _truncate_partial_line(results_path)
+        elif results_path.exists() and results_path.stat().st_size:
+            # Never lose earlier results: keep them beside the new run.
+            results_path.rename(out / f"results.{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
+
+    acc = SummaryAccumulator()
+    corpus_inputs: dict[str, dict[str, list[dict[str, MetricResult]]]] = {}
+    corpus_families = [s for s in selected if type(s.metric).corpus_scores is not Metric.corpus_scores]
+    results = Results(skipped=[SkippedRow(e.source + (f":{e.line}" if e.line else ""), e.field, e.message)
+                               for e in errors], signatures=signatures, seed=seed,
+                      meta={"metrics": [s.family for s in selected], **(meta or {})})
+
+    def record(result: SampleResult) -> None:
+        acc.add(result)
+        if keep_samples:
+            results.samples.append(result)
+        for sel in corpus_families:
+            per_system = corpus_inputs.setdefault(sel.family, {}).setdefault(result.sample.system, [])
+            per_system.append({k: v for k, v in result.metrics.items() if k in sel.metric.output_names()})
+
+    for previous in done.values():
+        record(previous)
+
+    handle = open(out / RESULTS_FILE, "a", encoding="utf-8") if out is not None else None
+    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+    interrupted = False
+    try:
+        todo = (s for s in iter_samples(data, column_map)
+                if not isinstance(s, InputError) and (s.system, s.id) not in done)
+        for chunk in _chunks(todo, chunk_size if pool is None else max(chunk_size, 1000)):
+            scored = _score_chunk(selected, chunk, pool, workers)
+            if handle is not None:
+                handle.write("".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in scored))
+                handle.flush()
+            for result in scored:
+                record(result)
+            if progress is not None:
+                progress(len(chunk), n_good - len(done))
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+        if handle is not None:
+            handle.close()
+        for sel in corpus_families:
+            for system, rows in corpus_inputs.get(sel.family, {}).items():
+                results.corpus.setdefault(system, {}).update(sel.metric.corpus_scores(rows))
+        results.meta["interrupted"] = interrupted
+        results.meta["n_input_rows"] = n_good + len(errors)
+        results._summary = build_summary(acc, results.corpus, signatures, results.skipped, results.meta, seed)
+        if out is not None:
+            (out / SUMMARY_FILE).write_text(json.dumps(results._summary, indent=2, ensure_ascii=False))
+            with open(out / SKIPPED_FILE, "w", encoding="utf-8") as skipped_handle:
+                for row in results.skipped:
+                    skipped_handle.write(json.dumps(row.to_dict(), ensure_ascii=False) + "\n")
+    return results
+
+
+def _truncate_partial_line(path: Path) -> None:
+    """Drop a last line cut short by a crash, so appended results start on a fresh line."""
+    if not path.exists():
+        return
+    with open(path, "rb+") as handle:
+        content = handle.read()
+        keep = content.rfind(b"\n") + 1
+        if keep != len(content):
+            handle.truncate(keep)

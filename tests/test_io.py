@@ -1,0 +1,127 @@
+"""Readers: formats, column aliases, and located errors for every kind of bad row."""
+import json
+
+import pandas as pd
+import pytest
+
+from genevals.io import InputError, iter_samples, parse_column_map
+from genevals.types import Sample
+
+ROW = {"id": "q1", "question": "Where?", "answer": "Paris", "contexts": ["Paris is in France."],
+       "references": "Paris", "relevant": ["1"], "system": "dense"}
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+    return path
+
+
+def only(items):
+    assert len(items) == 1
+    return items[0]
+
+
+def test_jsonl_row_becomes_sample(tmp_path):
+    sample = only(list(iter_samples(write_jsonl(tmp_path / "d.jsonl", [ROW]))))
+    assert isinstance(sample, Sample)
+    assert sample.answer == "Paris" and sample.references == ("Paris",) and sample.system == "dense"
+    assert sample.contexts[0].rank == 1 and sample.contexts[0].key == "1"
+    assert sample.relevant == {"1": 1.0}
+    assert sample.origin.endswith("d.jsonl:1")
+
+
+def test_context_objects_and_graded_relevance(tmp_path):
+    row = dict(ROW, contexts=[{"id": "c1", "doc_id": "https://x.org/a", "text": "A", "score": 0.9},
+                              {"id": "c2", "doc_id": "https://x.org/b", "text": "B"}],
+               relevant={"c1": 2, "c2": 0})
+    sample = only(list(iter_samples([row])))
+    assert [c.doc_id for c in sample.contexts] == ["https://x.org/a", "https://x.org/b"]
+    assert sample.contexts[0].score == 0.9 and sample.contexts[1].rank == 2
+    assert sample.relevant == {"c1": 2.0, "c2": 0.0}
+
+
+@pytest.mark.parametrize("row", [
+    {"user_input": "Q", "response": "A", "retrieved_contexts": ["c"], "reference": "R"},  # ragas
+    {"input": "Q", "actual_output": "A", "retrieval_context": ["c"], "expected_output": "R"},  # DeepEval
+])
+def test_ragas_and_deepeval_columns(row):
+    sample = only(list(iter_samples([row])))
+    assert (sample.question, sample.answer, sample.contexts[0].text, sample.references) == ("Q", "A", "c", ("R",))
+
+
+def test_column_map_for_other_schemas():
+    sample = only(list(iter_samples([{"output": "A", "gold": ["R1", "R2"]}],
+                                    parse_column_map(["answer=output", "references=gold"]))))
+    assert sample.answer == "A" and sample.references == ("R1", "R2")
+    with pytest.raises(InputError, match="NEW=OLD"):
+        parse_column_map(["nonsense"])
+
+
+def test_csv_with_json_cells_and_multiline_text(tmp_path):
+    frame = pd.DataFrame([{"id": "a", "answer": "two\nlines", "contexts": json.dumps(["c1", "c2"]),
+                           "references": "r"}])
+    path = tmp_path / "d.csv"
+    frame.to_csv(path, index=False)
+    sample = only(list(iter_samples(path)))
+    assert sample.answer == "two\nlines" and [c.text for c in sample.contexts] == ["c1", "c2"]
+
+
+def test_parquet_and_dataframe(tmp_path):
+    frame = pd.DataFrame([dict(ROW, references=["Paris", "City of Paris"])])
+    path = tmp_path / "d.parquet"
+    frame.to_parquet(path)
+    from_file = only(list(iter_samples(path)))
+    from_frame = only(list(iter_samples(frame)))
+    assert from_file.references == from_frame.references == ("Paris", "City of Paris")
+    assert from_file.contexts == from_frame.contexts
+
+
+def errors_of(path):
+    return [e for e in iter_samples(path) if isinstance(e, InputError)]
+
+
+def test_every_bad_row_is_located(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    lines = [json.dumps(ROW).encode(), b'{"id": "x", "answer": ', json.dumps({"id": "y"}).encode(),
+             json.dumps(dict(ROW, id="z", answer=5)).encode(), b'{"id": "u", "answer": "\xff\xfe"}',
+             json.dumps(ROW).encode(), json.dumps(dict(ROW, id="w", contexts=7)).encode()]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    errors = errors_of(path)
+    found = [(e.line, e.field) for e in errors]
+    assert found == [(2, None), (3, "answer"), (4, "answer"), (5, None), (6, "id"), (7, "contexts")]
+    messages = [str(e) for e in errors]
+    assert "malformed JSON" in messages[0] and f"{path}:2" in messages[0]
+    assert "missing answer" in messages[1]
+    assert "expected a string, got int" in messages[2]
+    assert "invalid UTF-8" in messages[3]
+    assert "duplicate id 'q1' for system 'dense'" in messages[4] and ":1)" in messages[4]
+    assert "expected a list, got int" in messages[5]
+
+
+def test_same_id_in_different_systems_is_fine():
+    rows = [dict(ROW, system="dense"), dict(ROW, system="sparse")]
+    assert all(isinstance(s, Sample) for s in iter_samples(rows))
+
+
+def test_nan_and_none_are_missing_not_text():
+    sample = only(list(iter_samples([{"answer": "a", "question": float("nan"), "references": None}])))
+    assert sample.question == "" and sample.references == ()
+    assert sample.id == "1"  # no id: the row number
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("references", [1], "references[0]"), ("relevant", {"a": "high"}, "relevant.a"),
+    ("contexts", "just text", "got a string"), ("contexts", [{"text": 3}], "contexts[0].text"),
+    ("id", [1], "expected a string or integer"),
+])
+def test_wrong_types_name_the_field(field, value, message):
+    error = only(list(iter_samples([dict(ROW, **{field: value})])))
+    assert isinstance(error, InputError) and message in str(error)
+
+
+def test_unknown_extension_and_missing_file(tmp_path):
+    (tmp_path / "x.txt").write_text("hello")
+    with pytest.raises(InputError, match="unknown file type"):
+        list(iter_samples(tmp_path / "x.txt"))
+    with pytest.raises(InputError, match="file not found"):
+        list(iter_samples(tmp_path / "missing.jsonl"))
