@@ -1,0 +1,165 @@
+"""Retrieval metrics for a RAG sample: how well ``sample.contexts`` rank the ids in ``sample.relevant``.
+
+The pure math lives in :mod:`genevals.metrics.ranking` (trec_eval conventions); this module builds the
+ranking from a sample's contexts and turns the numbers into :class:`MetricResult` values with statuses.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from genevals import types
+from genevals.metrics import ranking as rk
+from genevals.metrics.base import Metric
+from genevals.signature import make_signature
+from genevals.types import MetricResult, Sample
+
+#: status when the labels exist but none reaches the relevance level (nothing to find: recall undefined)
+NO_RELEVANT = "no_relevant"
+#: status for AUC when it has no (relevant, non-relevant) pair to compare
+UNDEFINED = "undefined"
+
+LEVELS = ("auto", "chunk", "doc")
+
+_AT_K = ("precision", "recall", "f1", "hit_rate", "ndcg", "ndcg_exp", "err")
+_SCALAR = ("mrr", "map", "first_relevant_rank", "auc")
+
+_DESCRIPTIONS = {
+    "precision": "relevant ids in the top {k} / {k} (trec_eval P_{k}; divides by {k} even if fewer were retrieved)",
+    "recall": "relevant ids in the top {k} / all relevant ids in the labels (trec_eval recall_{k})",
+    "f1": "harmonic mean of precision@{k} and recall@{k}",
+    "hit_rate": "1 if any of the top {k} is relevant, else 0 (trec_eval success_{k})",
+    "ndcg": "nDCG@{k}, linear gain = grade, 1/log2(rank+1) discount, ideal from all labels (trec_eval ndcg_cut_{k})",
+    "ndcg_exp": "nDCG@{k} with exponential gain 2^grade - 1 (Burges), 1/log2(rank+1) discount",
+    "err": "Expected Reciprocal Rank@{k} (Chapelle 2009), R = (2^grade - 1) / 2^max_grade_in_labels",
+    "mrr": "1 / rank of the first relevant id, 0 if none retrieved (trec_eval recip_rank; mean = MRR)",
+    "map": "average precision: sum of precision at each relevant hit / all relevant ids in the labels (trec_eval map)",
+    "first_relevant_rank": "1-based rank of the first relevant id (a rank, lower is better); not_found if none retrieved",
+    "auc": "P(relevant id ranked above a retrieved non-relevant id); unretrieved relevant ids rank below all retrieved",
+}
+
+
+def build_ranking(contexts: Sequence[types.Context], level: str) -> tuple[list[str], int]:
+    """The ranked, deduplicated ids of ``contexts`` (sorted by ``rank``, stable) at ``level``.
+
+    "chunk": ``Context.key`` (id, else str(rank)). "doc": ``doc_id``, collapsing the chunks of one
+    document to its first (best) occurrence; a context without ``doc_id`` falls back to its key.
+    Returns (ids, number of doc-level contexts that had no doc_id).
+    """
+    seen: set[str] = set()
+    out: list[str] = []
+    missing = 0
+    for c in sorted(contexts, key=lambda c: c.rank):
+        if level == "doc":
+            key = c.doc_id
+            if key is None:
+                missing += 1
+                key = c.key
+        else:
+            key = c.key
+        if key not in seen:
+            seen.add(key)
+            out.append(key)
+    return out, missing
+
+
+def resolve_level(contexts: Sequence[types.Context], level: str) -> str:
+    """"auto" becomes "doc" when any context has a doc_id, else "chunk"."""
+    if level != "auto":
+        return level
+    return "doc" if any(c.doc_id is not None for c in contexts) else "chunk"
+
+
+class Retrieval(Metric):
+    """Ranked-retrieval metrics (trec_eval conventions) over the sample's contexts and its relevance labels."""
+
+    family = "retrieval"
+
+    def __init__(self, cutoffs: Sequence[int] = (1, 3, 5, 10), level: str = "auto",
+                 relevance_level: float = 1) -> None:
+        if level not in LEVELS:
+            raise ValueError(f"retrieval level must be one of {', '.join(LEVELS)}, got {level!r}")
+        cuts = sorted(set(int(k) for k in cutoffs))
+        if not cuts or cuts[0] < 1:
+            raise ValueError(f"retrieval cutoffs must be integers >= 1, got {list(cutoffs)!r}")
+        if not relevance_level > 0:
+            raise ValueError(f"relevance_level must be > 0 (grade 0 means not relevant), got {relevance_level!r}")
+        self.cutoffs = tuple(cuts)
+        self.level = level
+        self.relevance_level = relevance_level
+        self._names = [f"{m}@{k}" for m in _AT_K for k in self.cutoffs] + list(_SCALAR)
+
+    def output_names(self) -> list[str]:
+        return list(self._names)
+
+    def signature(self) -> str:
+        return make_signature(
+            "retrieval",
+            level=self.level,
+            cutoffs=self.cutoffs,
+            rel_level=_fmt_num(self.relevance_level),
+            ndcg_gain="linear(trec_eval)",
+            ndcg_exp_gain="2^rel-1",
+            err_gmax="max_in_qrels",
+            dedupe="first",
+        )
+
+    def describe(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for m in _AT_K:
+            for k in self.cutoffs:
+                out[f"{m}@{k}"] = _DESCRIPTIONS[m].format(k=k)
+        for m in _SCALAR:
+            out[m] = _DESCRIPTIONS[m]
+        return out
+
+    def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
+        return [self._score_one(s) for s in samples]
+
+    def _unscored(self, status: str, reason: str, **details: Any) -> dict[str, MetricResult]:
+        return {name: MetricResult.unscored(name, status, reason, **details) for name in self._names}
+
+    def _score_one(self, sample: Sample) -> dict[str, MetricResult]:
+        level = resolve_level(sample.contexts, self.level)
+        if sample.relevant is None:
+            return self._unscored(types.NO_RELEVANCE_LABELS,
+                                  "no relevance labels given for this sample", level=level)
+        qrels: Mapping[str, float] = {str(k): float(v) for k, v in sample.relevant.items()}
+        ids, missing_doc = build_ranking(sample.contexts, level)
+        details: dict[str, Any] = {
+            "level": level,
+            "n_retrieved": len(ids),
+            "n_relevant": rk.num_relevant(qrels, self.relevance_level),
+            "n_judged_retrieved": sum(1 for d in ids if d in qrels),
+        }
+        if missing_doc:
+            details["contexts_without_doc_id"] = missing_doc
+        if details["n_relevant"] == 0:
+            return self._unscored(
+                NO_RELEVANT,
+                f"no labelled id has relevance >= {_fmt_num(self.relevance_level)} "
+                f"({len(qrels)} labels): recall and the rank metrics are undefined",
+                **details)
+        if not ids:
+            details["note"] = "no contexts retrieved: scored as an empty ranking"
+        values = rk.evaluate(ids, qrels, self.cutoffs, self.relevance_level)
+        out: dict[str, MetricResult] = {}
+        for name in self._names:
+            v = values[name]
+            if name == "first_relevant_rank" and v is None:
+                out[name] = MetricResult.unscored(
+                    name, types.NOT_FOUND,
+                    f"none of the {len(ids)} retrieved ids is relevant", **details)
+            elif name == "auc" and v is None:
+                out[name] = MetricResult.unscored(
+                    name, UNDEFINED,
+                    "AUC needs at least one retrieved non-relevant id to compare against; "
+                    "every retrieved id is relevant" if ids else
+                    "AUC needs at least one retrieved non-relevant id; nothing was retrieved",
+                    **details)
+            else:
+                out[name] = MetricResult(name=name, value=float(v), details=details)
+        return out
+
+
+def _fmt_num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
