@@ -271,7 +271,7 @@ def test_doc_level_collapses_urls() -> None:
 
 def test_doc_level_missing_doc_id_is_counted() -> None:
     ctxs = [_ctx(1, "x", "D1"), _ctx(2, "y")]
-    [res] = Retrieval(cutoffs=(2,)).score([_sample(ctxs, {"D1": 1, "y": 1})])
+    [res] = Retrieval(cutoffs=(2,), level="doc").score([_sample(ctxs, {"D1": 1, "y": 1})])
     assert res["recall@2"].value == 1.0
     assert res["recall@2"].details["contexts_without_doc_id"] == 1
 
@@ -331,3 +331,17 @@ def test_results_roundtrip_to_dict() -> None:
         for name, r in res.items():
             back = types.MetricResult.from_dict(name, r.to_dict())
             assert back.value == r.value and back.status == r.status
+
+
+def test_auto_level_follows_the_labels_namespace():
+    """Chunk-id labels stay at chunk level even when contexts carry URLs; URL labels go to doc level."""
+    from genevals.types import Context as Ctx
+
+    contexts = (Ctx(text="a", rank=1, id="ferry#1", doc_id="https://d.org/ferry"),
+                Ctx(text="b", rank=2, id="ferry#2", doc_id="https://d.org/ferry"),
+                Ctx(text="c", rank=3, id="museum#1", doc_id="https://d.org/museum"))
+    metric = Retrieval(cutoffs=(3,))
+    by_chunk = metric.score([Sample(id="1", answer="x", contexts=contexts, relevant={"ferry#2": 1})])[0]
+    by_doc = metric.score([Sample(id="2", answer="x", contexts=contexts, relevant={"https://d.org/museum": 1})])[0]
+    assert by_chunk["mrr"].value == 0.5 and by_chunk["mrr"].details["level"] == "chunk"
+    assert by_doc["mrr"].value == 0.5 and by_doc["mrr"].details["level"] == "doc"  # ferry collapses to one doc

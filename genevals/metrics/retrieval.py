@@ -62,10 +62,21 @@ def build_ranking(contexts: Sequence[types.Context], level: str) -> tuple[list[s
     return out, missing
 
 
-def resolve_level(contexts: Sequence[types.Context], level: str) -> str:
-    """"auto" becomes "doc" when any context has a doc_id, else "chunk"."""
+def resolve_level(contexts: Sequence[types.Context], level: str,
+                  relevant: Mapping[str, float] | None = None) -> str:
+    """Pick the level the labels speak of.
+
+    "auto" is "chunk" when the labels name a retrieved chunk id, "doc" when they name a retrieved doc_id,
+    and otherwise "doc" when any context has a doc_id, else "chunk". Looking at the labels first matters:
+    a dataset labelled by chunk id whose contexts also carry URLs must not be scored against URLs.
+    """
     if level != "auto":
         return level
+    keys = set(relevant or ())
+    if keys & {c.key for c in contexts}:
+        return "chunk"
+    if keys & {c.doc_id for c in contexts if c.doc_id is not None}:
+        return "doc"
     return "doc" if any(c.doc_id is not None for c in contexts) else "chunk"
 
 
@@ -119,7 +130,7 @@ class Retrieval(Metric):
         return {name: MetricResult.unscored(name, status, reason, **details) for name in self._names}
 
     def _score_one(self, sample: Sample) -> dict[str, MetricResult]:
-        level = resolve_level(sample.contexts, self.level)
+        level = resolve_level(sample.contexts, self.level, sample.relevant)
         if sample.relevant is None:
             return self._unscored(types.NO_RELEVANCE_LABELS,
                                   "no relevance labels given for this sample", level=level)

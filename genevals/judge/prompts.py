@@ -1,0 +1,111 @@
+"""Judge prompts: loaded from ``genevals/prompts/*.md`` (package data; ``prompts/`` at the repo root links
+there), rendered with ``{{name}}`` placeholders, and hashed into ``prompt_version`` so that editing a prompt
+changes the metric signature and every cache key. Also the JSON schemas the replies must follow.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+from importlib import resources
+from typing import Any, Mapping
+
+_PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+
+
+@functools.lru_cache(maxsize=None)
+def load(name: str) -> str:
+    return resources.files("genevals").joinpath("prompts", f"{name}.md").read_text(encoding="utf-8")
+
+
+def prompt_version(*names: str) -> str:
+    """sha256 (first 12 hex digits) over the named prompt files, in order."""
+    h = hashlib.sha256()
+    for name in names:
+        h.update(name.encode() + b"\0" + load(name).encode("utf-8") + b"\0")
+    return h.hexdigest()[:12]
+
+
+def render(name: str, **values: Any) -> str:
+    template = load(name)
+
+    def sub(m: re.Match) -> str:
+        if m.group(1) not in values:
+            raise KeyError(f"prompt {name}: no value for {{{{{m.group(1)}}}}}")
+        return str(values[m.group(1)])
+
+    return _PLACEHOLDER.sub(sub, template)
+
+
+def user(content: str) -> list[dict[str, str]]:
+    # One user message: chat templates of small models (Gemma) have no system role.
+    return [{"role": "user", "content": content}]
+
+
+@functools.lru_cache(maxsize=None)
+def example_claims() -> tuple[str, ...]:
+    """The claims of the worked example in decompose.md; a claim copied from it is never the answer's."""
+    text = load("decompose")
+    claims: list[str] = []
+    for m in re.finditer(r'\{"claims"', text):
+        try:
+            obj, _ = json.JSONDecoder().raw_decode(text[m.start():])
+        except json.JSONDecodeError:
+            continue
+        for item in obj.get("claims", []):
+            if isinstance(item, dict) and item.get("claim") and item["claim"] != "...":
+                claims.append(item["claim"])
+                if item.get("source") and item["source"] != "...":
+                    claims.append(item["source"])
+    return tuple(claims)
+
+
+def decompose_schema(max_claims: int) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"claims": {
+            "type": "array", "maxItems": max_claims,
+            "items": {"type": "object",
+                      "properties": {"claim": {"type": "string", "maxLength": 400},
+                                     "source": {"type": "string", "maxLength": 400}},
+                      "required": ["claim", "source"], "additionalProperties": False},
+        }},
+        "required": ["claims"], "additionalProperties": False,
+    }
+
+
+def verify_schema(n_claims: int, n_contexts: int) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"verdicts": {
+            "type": "array", "maxItems": max(1, n_claims),
+            "items": {"type": "object",
+                      "properties": {"id": {"type": "integer"},
+                                     "context": {"type": "integer"},
+                                     "quote": {"type": "string", "maxLength": 400},
+                                     "label": {"type": "string",
+                                               "enum": ["supported", "contradicted", "unverifiable"]},
+                                     "reason": {"type": "string", "maxLength": 300}},
+                      "required": ["id", "context", "quote", "label", "reason"],
+                      "additionalProperties": False},
+        }},
+        "required": ["verdicts"], "additionalProperties": False,
+    }
+
+
+def rubric_schema(criteria: list[str]) -> dict[str, Any]:
+    entry = {"type": "object",
+             "properties": {"reason": {"type": "string", "maxLength": 300},
+                            "score": {"type": "integer", "enum": [1, 2, 3, 4, 5]}},
+             "required": ["reason", "score"], "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {"scores": {"type": "object", "properties": {c: entry for c in criteria},
+                                  "required": list(criteria), "additionalProperties": False}},
+        "required": ["scores"], "additionalProperties": False,
+    }
+
+
+def format_claims(claims: Mapping[int, str]) -> str:
+    return "\n".join(f"{i}. {text}" for i, text in claims.items())

@@ -1,0 +1,85 @@
+"""The command line as a user runs it: exit codes, files, messages."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import DEMO
+
+
+def genevals(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "genevals", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=600)
+
+
+def write(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+GOOD = [{"id": "1", "answer": "Paris is the capital", "references": ["Paris is the capital of France"],
+         "contexts": ["Paris is the capital of France."], "relevant": ["1"]}]
+
+
+def test_run_writes_results_and_summary(tmp_path):
+    done = genevals("run", str(write(tmp_path / "d.jsonl", GOOD)), "--out", str(tmp_path / "out"), "-q")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["systems"]["default"]["mrr"]["mean"] == 1.0
+    assert (tmp_path / "out" / "results.jsonl").read_text().count("\n") == 1
+
+
+def test_bad_input_exits_2_naming_file_line_and_field(tmp_path):
+    path = write(tmp_path / "d.jsonl", GOOD + [{"id": "2", "contexts": ["x"]}])
+    done = genevals("run", str(path), "--out", str(tmp_path / "out"), "-q")
+    assert done.returncode == 2
+    assert f"{path}:2: field 'answer': missing answer" in done.stderr
+
+
+def test_skip_mode_goes_on(tmp_path):
+    path = write(tmp_path / "d.jsonl", GOOD + [{"id": "2", "answer": ["not", "text"]}])
+    done = genevals("run", str(path), "--out", str(tmp_path / "out"), "--on-error", "skip")
+    assert done.returncode == 0, done.stderr
+    assert "skipped" in done.stderr and "field" in (tmp_path / "out" / "skipped.jsonl").read_text()
+
+
+def test_fail_under_exits_1(tmp_path):
+    path = write(tmp_path / "d.jsonl", GOOD)
+    passed = genevals("run", str(path), "--out", str(tmp_path / "a"), "-q", "--fail-under", "mrr=0.6")
+    missed = genevals("run", str(path), "--out", str(tmp_path / "b"), "-q", "--fail-under", "exact_match=0.5")
+    assert passed.returncode == 0 and missed.returncode == 1
+    assert "exact_match = 0.0000 < 0.5" in missed.stderr
+
+
+def test_map_reads_other_schemas(tmp_path):
+    path = write(tmp_path / "d.jsonl", [{"uid": "a", "pred": "blue", "gold": "blue"}])
+    done = genevals("run", str(path), "--out", str(tmp_path / "o"), "-q", "--map", "answer=pred",
+                    "--map", "references=gold", "--map", "id=uid", "--metrics", "exact_match")
+    assert done.returncode == 0, done.stderr
+    line = json.loads((tmp_path / "o" / "results.jsonl").read_text())
+    assert line["id"] == "a" and line["metrics"]["exact_match"]["value"] == 1.0
+
+
+def test_unknown_metric_is_bad_input(tmp_path):
+    done = genevals("run", str(write(tmp_path / "d.jsonl", GOOD)), "--metrics", "nonsense", "--out",
+                    str(tmp_path / "o"))
+    assert done.returncode == 2 and "unknown metric 'nonsense'" in done.stderr
+
+
+def test_metrics_lists_definitions_and_signatures():
+    done = genevals("metrics")
+    assert done.returncode == 0
+    for name in ("token_f1", "rougeL", "bleu", "ndcg@10", "err@5", "first_relevant_rank", "auc"):
+        assert name in done.stdout
+    assert "norm:squad-v1.1" in done.stdout
+
+
+def test_demo_quick_start_runs(tmp_path):
+    if not DEMO.exists():
+        pytest.skip("demo data not present")
+    done = genevals("run", str(DEMO), "--out", str(tmp_path / "demo"))
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "demo" / "summary.json").read_text())
+    assert set(summary["systems"]) == {"dense", "sparse", "hybrid"}
+    assert summary["n_samples"] == 90
