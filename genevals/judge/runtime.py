@@ -134,14 +134,14 @@ _REFUSAL = re.compile(
     r"|(?:does|do|did)\s*n[o']?t\s+(?:contain|provide|mention|include|specify|say|state|give)"
     r"|i'?m\s+sorry|i\s+apologi[sz]e|as\s+an\s+ai\b|no\s+answer)",
     re.I)
-REFUSAL_REST_CHARS = 40
+REFUSAL_REST_CHARS = 20
 
 
 def detect_refusal(answer: str) -> str | None:
     """The refusal phrase when the answer abstains ("I don't know", "cannot be answered from the context").
 
     The answer is split into sentences (and clauses after ", but" / ", however" ...); it is a refusal when
-    at least one part matches a refusal pattern and the parts that do not match hold fewer than 40
+    at least one part matches a refusal pattern and the parts that do not match hold fewer than 20
     characters together, so "The context does not say X, but Y is Z" (an answer with a claim) is scored.
     """
     sentences = [s for s in _SENTENCE.split(answer.strip()) if s.strip()]

@@ -1,0 +1,214 @@
+"""LLM rubric judge: 1-5 scores for coherence, relevance, fluency, coverage and user-defined criteria.
+
+One judge call per answer grades every criterion (``prompts/rubric.md``); criteria missing from the reply get
+one targeted re-ask for just those. Each criterion is an output ``rubric_<name>`` with value
+(score - 1) / 4 in [0, 1] and the raw 1-5 score and the judge's reason in details. Same backends, options,
+retries, cache and usage accounting as ``faithfulness``.
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any, Mapping, Sequence
+
+from genevals import types
+from genevals.judge import prompts
+from genevals.judge.client import CallRecord, JudgeError, SampleUsage, estimate_tokens, run_sync
+from genevals.judge.parse import ParseError, parse_rubric
+from genevals.judge.runtime import JudgeRuntime
+from genevals.metrics.base import Metric
+from genevals.signature import make_signature
+from genevals.types import MetricResult, Sample
+
+DEFAULT_CRITERIA: dict[str, str] = {
+    "coherence": "The answer is well organised and logically consistent; its sentences connect and do not "
+                 "contradict each other.",
+    "relevance": "The answer addresses the question (or the task) and stays on topic.",
+    "fluency": "The answer is grammatical, readable and natural.",
+    "coverage": "The answer covers the key information from the context that the question needs.",
+}
+PREFIX = "rubric_"
+DRY_RUN = "dry_run"
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
+
+
+class Rubric(Metric):
+    """LLM judge rubric: 1-5 per criterion, reported as (score - 1) / 4.
+
+    Criteria: coherence, relevance, fluency, coverage, plus ``criteria`` (name -> description; a default
+    name overrides its description; ``default_criteria=False`` keeps only yours).
+    """
+
+    family = "llm_rubric"
+
+    def __init__(self, criteria: Mapping[str, str] | None = None, default_criteria: bool = True,
+                 backend: str = "auto", base_url: str | None = None, model: str | None = None,
+                 api_key: str | None = None, concurrency: int = 4, max_retries: int = 4, timeout: float = 60.0,
+                 cache_dir: str | None = None, cache: bool = True, context_token_budget: int | None = None,
+                 prices: Mapping[str, Mapping[str, float]] | None = None, dry_run: bool = False, seed: int = 0,
+                 max_tokens: int | None = None, judge_model: str | None = None, n_ctx: int = 4096,
+                 n_threads: int | None = None, provider: Any = None, backoff_base: float = 0.5,
+                 backoff_max: float = 30.0) -> None:
+        chosen = dict(DEFAULT_CRITERIA) if default_criteria else {}
+        for name, description in (criteria or {}).items():
+            if not _NAME.match(name):
+                raise ValueError(f"rubric criterion name '{name}' must be lowercase letters, digits and _")
+            if not isinstance(description, str) or not description.strip():
+                raise ValueError(f"rubric criterion '{name}' needs a description")
+            chosen[name] = description.strip()
+        if not chosen:
+            raise ValueError("llm_rubric needs at least one criterion")
+        self.criteria = chosen
+        self.runtime = JudgeRuntime(
+            backend=backend, base_url=base_url, model=model or judge_model, api_key=api_key,
+            concurrency=concurrency, max_retries=max_retries, timeout=timeout, cache_dir=cache_dir, cache=cache,
+            prices=prices, dry_run=dry_run, seed=seed, n_ctx=n_ctx, n_threads=n_threads, provider=provider,
+            backoff_base=backoff_base, backoff_max=backoff_max, prompt_version=prompts.prompt_version("rubric"))
+        if context_token_budget is None:
+            context_token_budget = max(256, n_ctx // 2 - 512) if self.runtime.backend == "llamacpp" else 6000
+        self.context_token_budget = int(context_token_budget)
+        self.max_tokens, self.dry_run, self.seed = max_tokens, dry_run, seed
+
+    def output_names(self) -> list[str]:
+        return [PREFIX + name for name in self.criteria]
+
+    @property
+    def warning(self) -> str | None:
+        return self.runtime.warning
+
+    def signature(self) -> str:
+        return make_signature("llm_rubric", **self.runtime.signature_settings(), criteria=list(self.criteria),
+                              scale="1-5", value="(s-1)/4", budget=self.context_token_budget)
+
+    def describe(self) -> dict[str, str]:
+        return {PREFIX + name: f"LLM rubric, 1-5 as (s-1)/4: {desc}" for name, desc in self.criteria.items()}
+
+    def corpus_scores(self, per_sample: Sequence[Mapping[str, MetricResult]]) -> dict[str, Any]:
+        totals: dict[str, float] = {}
+        first = self.output_names()[0]
+        for row in per_sample:
+            result = row.get(first)
+            for key, value in ((result.details.get("usage") or {}) if result is not None else {}).items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    totals[f"rubric_judge_{key}"] = totals.get(f"rubric_judge_{key}", 0) + value
+        return totals
+
+    def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
+        return run_sync(lambda: self._score_all(samples))
+
+    async def _score_all(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
+        return list(await asyncio.gather(*(self._score_safe(s) for s in samples)))
+
+    def _common(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"judge": self.runtime.judge_info()}
+        if self.warning:
+            d["warning"] = self.warning
+        return d
+
+    def _all_unscored(self, status: str, reason: str, usage: dict[str, Any],
+                      transcript: list[CallRecord] | None) -> dict[str, MetricResult]:
+        out = {}
+        for k, name in enumerate(self.criteria):
+            details = self._common()
+            if k == 0:
+                details["usage"] = usage
+                if transcript:
+                    details["transcript"] = [r.to_dict() for r in transcript]
+            out[PREFIX + name] = MetricResult.unscored(PREFIX + name, status, reason, **details)
+        return out
+
+    async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:
+        usage = SampleUsage()
+        transcript: list[CallRecord] = []
+        try:
+            return await self._score_one(sample, usage, transcript)
+        except JudgeError as exc:
+            reason = self.runtime.redact(f"rubric call failed after {getattr(exc, 'attempts', 1)} request(s): {exc}")
+            return self._all_unscored(types.JUDGE_ERROR, reason, self.runtime.usage_dict(usage), transcript)
+        except Exception as exc:  # never lose a sample
+            return self._all_unscored(types.ERROR, self.runtime.redact(f"internal error: {type(exc).__name__}: "
+                                                                       f"{exc}"), self.runtime.usage_dict(usage),
+                                      transcript)
+        finally:
+            self.runtime.add_total(usage)
+
+    def _context_text(self, sample: Sample) -> tuple[str, bool]:
+        budget = self.context_token_budget * 4
+        parts, used, truncated = [], 0, False
+        for i, ctx in enumerate(sample.contexts):
+            text = ctx.text.strip()
+            if not text:
+                continue
+            if used + len(text) > budget:
+                text, truncated = text[: max(0, budget - used)], True
+            if text:
+                parts.append(f"[{i + 1}] {text}")
+                used += len(text)
+            if truncated:
+                break
+        return ("\n\n".join(parts) or "(no context)"), truncated
+
+    def _messages(self, sample: Sample, criteria: list[str]) -> tuple[list[dict[str, str]], bool]:
+        contexts, truncated = self._context_text(sample)
+        listing = "\n".join(f"- {name}: {self.criteria[name]}" for name in criteria)
+        return prompts.user(prompts.render("rubric", criteria=listing, question=sample.question.strip() or "(none)",
+                                           contexts=contexts, answer=sample.answer)), truncated
+
+    def _params(self, n: int) -> dict[str, Any]:
+        want = 48 + 90 * n
+        return {"temperature": 0.0, "seed": self.seed,
+                "max_tokens": min(want, self.max_tokens) if self.max_tokens else want}
+
+    async def _score_one(self, sample: Sample, usage: SampleUsage,
+                         transcript: list[CallRecord]) -> dict[str, MetricResult]:
+        if not sample.answer.strip():
+            return self._all_unscored(types.EMPTY_ANSWER, "the answer is empty", self.runtime.usage_dict(usage), None)
+        names = list(self.criteria)
+        if self.dry_run:
+            messages, _ = self._messages(sample, names)
+            p, c = estimate_tokens(messages[0]["content"]), self._params(len(names))["max_tokens"] // 2
+            est = {"estimated_requests": 1, "estimated_prompt_tokens": p, "estimated_completion_tokens": c,
+                   "estimated_cost_usd": self.runtime.cost(p, c)}
+            return self._all_unscored(DRY_RUN, f"dry run: no judge calls; about {p} prompt tokens "
+                                      "(~4 characters per token; tiktoken unavailable offline)", est, None)
+        client = self.runtime.client()
+        got: dict[str, dict[str, Any]] = {}
+        issues: list[str] = []
+        truncated = False
+        todo = names
+        parsed_any = False
+        for attempt in range(2):  # ask, then one targeted re-ask for the criteria that did not come back
+            messages, truncated = self._messages(sample, todo)
+            completion = await client.complete("rubric" if attempt == 0 else "rubric-reask", messages,
+                                               prompts.rubric_schema(todo), self._params(len(todo)), usage,
+                                               transcript)
+            try:
+                scores, found_issues = parse_rubric(completion.text, todo)
+                parsed_any = True
+            except ParseError as exc:
+                scores, found_issues = {}, [f"reply unreadable: {exc}"]
+            got.update(scores)
+            issues += found_issues
+            todo = [n for n in todo if n not in got]
+            if not todo:
+                break
+        out: dict[str, MetricResult] = {}
+        usage_d = self.runtime.usage_dict(usage)
+        for k, name in enumerate(names):
+            details = self._common()
+            if k == 0:
+                details["usage"] = usage_d
+                if issues:
+                    details["issues"] = issues
+                if truncated:
+                    details["contexts_truncated"] = True
+            if name in got:
+                s = got[name]["score"]
+                details.update({"score": s, "reason": got[name]["reason"], "criterion": self.criteria[name]})
+                out[PREFIX + name] = MetricResult(PREFIX + name, (s - 1) / 4, details=details)
+            else:
+                details["transcript"] = [r.to_dict() for r in transcript]
+                why = "no reply could be parsed" if not parsed_any else f"no valid 1-5 score for '{name}'"
+                out[PREFIX + name] = MetricResult.unscored(PREFIX + name, types.PARSE_ERROR,
+                                                           f"{why} (after one re-ask)", **details)
+        return out
