@@ -71,12 +71,13 @@ def load_run(run_dir: str | Path) -> dict[str, Any]:
 
 # ----------------------------------------------------------------------------------------------- cleaning
 
-def _num(value: Any, digits: int = 6) -> float | None:
+def _num(value: Any, digits: int | None = 6) -> float | None:
+    """A finite number (rounded to ``digits`` for display), else None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     if not math.isfinite(value):
         return None
-    return round(float(value), digits)
+    return float(value) if digits is None else round(float(value), digits)
 
 
 def _str(value: Any) -> str:
@@ -258,7 +259,7 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] |
                 name = _str(name)
                 metric_of(name)
                 status = _str(metric.get("status") or "ok")
-                value = _num(metric.get("value"))
+                value = _num(metric.get("value"), None)  # full precision for the comparisons
                 if status == "ok" and value is not None:
                     sample["v"][name] = value
                 else:
@@ -306,8 +307,18 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] |
         "warnings": sorted(warnings),
         "seed": seed,
         "comparisons": compare_systems(samples, labels, metric_names, seed),
-        "samples": samples,
+        "samples": [_pack_values(s, metric_pos) for s in samples],
     }
+
+
+def _pack_values(sample: dict[str, Any], metric_pos: Mapping[str, int]) -> dict[str, Any]:
+    """Scored values as a list aligned with the report's metric list (null where not scored): compact."""
+    values: list[float | None] = []
+    for name, value in sample["v"].items():
+        pos = metric_pos[name]
+        values.extend([None] * (pos + 1 - len(values)))
+        values[pos] = _num(value)
+    return {**sample, "v": values}
 
 
 def _clean_summary(metrics: Mapping[str, Any]) -> dict[str, Any]:
@@ -413,7 +424,7 @@ def render(data: Mapping[str, Any]) -> str:
     env = Environment(loader=FileSystemLoader(str(HERE)), autoescape=select_autoescape(["html"]))
     names = [run["name"] for run in data["runs"]]
     return env.get_template("template.html").render(
-        csp=csp, css=Markup(css), script=Markup(script), data=Markup(embed_json(data)),
+        csp=Markup(csp), css=Markup(css), script=Markup(script), data=Markup(embed_json(data)),
         title="genevals report - " + ", ".join(names[:3]) + (" ..." if len(names) > 3 else ""),
         subtitle=" vs ".join(names) if len(names) > 1 else names[0],
     )

@@ -1,0 +1,66 @@
+"""``genevals report DIR1 DIR2 ... -o compare.html``: an HTML report built from earlier runs.
+
+Exit codes follow ``genevals run``: 0 written, 1 written but a threshold was missed, 2 bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_THRESHOLD, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _threshold(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got '{text}'")
+    try:
+        return name.strip(), float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"threshold for '{name}' is not a number: '{value}'") from None
+
+
+def add_report_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``report`` subcommand to ``subparsers`` (from ``parser.add_subparsers``)."""
+    report = subparsers.add_parser(
+        "report", help="build one self-contained HTML report from one or more run folders",
+        description="Build one self-contained HTML report (overview, charts, paired comparisons, samples and "
+                    "hallucination review) from the results.jsonl and summary.json of earlier runs.")
+    report.add_argument("runs", nargs="+", metavar="DIR", help="run folders written by `genevals run --out`")
+    report.add_argument("-o", "--output", default=None,
+                        help="HTML file to write (default: DIR/report.html for one run, compare.html for several)")
+    report.add_argument("--fail-under", action="append", type=_threshold, default=[], metavar="METRIC=VALUE",
+                        help="mark (and exit 1) when a system's mean METRIC is below VALUE (repeatable)")
+    report.add_argument("--config", default=None, metavar="THRESHOLDS.json",
+                        help='JSON thresholds: {"metric": minimum} or {"fail_under": {...}}; '
+                             "--fail-under wins for the same metric")
+    report.set_defaults(func=cmd_report)
+    return report
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from genevals.report import bands
+    from genevals.report.html import build_data, render, threshold_failures
+
+    thresholds: dict[str, float] = {}
+    try:
+        if args.config:
+            thresholds.update(bands.load_thresholds(args.config))
+        thresholds.update(dict(args.fail_under))
+        run_dirs = [Path(d) for d in args.runs]
+        data = build_data(run_dirs, thresholds or None)
+    except (OSError, ValueError) as exc:
+        print(f"genevals: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    out = Path(args.output) if args.output else (run_dirs[0] / "report.html" if len(run_dirs) == 1
+                                                  else Path("compare.html"))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(render(data), encoding="utf-8")
+    tmp.replace(out)
+    print(f"wrote {out}")
+    failures = threshold_failures(data) if thresholds else []
+    for failure in failures:
+        print(f"genevals: threshold missed: {failure}", file=sys.stderr)
+    return EXIT_THRESHOLD if failures else EXIT_OK

@@ -1,0 +1,201 @@
+// core.js: data, DOM helpers, formatting, tabs, drawer and tooltip.
+// Every string from the data reaches the page through textContent or setAttribute, never as markup.
+var D = JSON.parse(document.getElementById("genevals-data").textContent);
+var SVGNS = "http://www.w3.org/2000/svg";
+var PALETTE = ["#0b5cad", "#d1560b", "#2da44e", "#8250df", "#bf3989", "#1b7c83", "#9a6700", "#57606a"];
+var VERDICTS = ["supported", "contradicted", "unverifiable"];
+var VERDICT_COLORS = { supported: "#2da44e", contradicted: "#c4262e", unverifiable: "#d4a72c" };
+var KEY_METRICS = ["faithfulness", "token_f1", "bertscore_f1", "rougeL", "exact_match", "mrr", "recall@5",
+  "ndcg@10", "hit_rate@5", "contradiction_rate"];
+var METRIC = {}, METRIC_INDEX = {};
+D.metrics.forEach(function (m, i) { METRIC[m.name] = m; METRIC_INDEX[m.name] = i; });
+
+function setAttrs(node, attrs) {
+  if (!attrs) return node;
+  Object.keys(attrs).forEach(function (key) {
+    var value = attrs[key];
+    if (value === null || value === undefined || value === false) return;
+    if (key === "text") node.textContent = String(value);
+    else if (key === "style" && typeof value === "object") Object.assign(node.style, value);
+    else if (key.slice(0, 2) === "on" && typeof value === "function") node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  });
+  return node;
+}
+
+function append(node, children) {
+  if (children === null || children === undefined || children === false) return node;
+  if (Array.isArray(children)) { children.forEach(function (c) { append(node, c); }); return node; }
+  if (typeof children === "string" || typeof children === "number") node.appendChild(document.createTextNode(String(children)));
+  else node.appendChild(children);
+  return node;
+}
+
+function el(tag, attrs, children) { return append(setAttrs(document.createElement(tag), attrs), children); }
+function svgEl(tag, attrs, children) { return append(setAttrs(document.createElementNS(SVGNS, tag), attrs), children); }
+function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); return node; }
+
+function fmt(v, digits) {
+  if (v === null || v === undefined || isNaN(v)) return "\u2013";
+  var d = digits === undefined ? 3 : digits;
+  if (Math.abs(v) >= 1000) return v.toFixed(0);
+  return Number(v).toFixed(d);
+}
+function fmtP(p) { return p === null || p === undefined ? "\u2013" : (p < 0.001 ? "< 0.001" : p.toFixed(3)); }
+function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+function sysLabel(i) { return D.systems[i] ? D.systems[i].label : String(i); }
+function sysColor(i) { return PALETTE[i % PALETTE.length]; }
+// sample.v holds scored values aligned with D.metrics; unscored ones are in sample.st as [status, reason].
+function metricValue(sample, name) { var v = sample.v[METRIC_INDEX[name]]; return v === undefined ? null : v; }
+function metricStatus(sample, name) {
+  if (metricValue(sample, name) !== null) return "ok";
+  return sample.st && sample.st[name] ? sample.st[name][0] : null;
+}
+function isUnit(name) { var m = METRIC[name]; return !m || m.banded; }
+function keyMetrics(limit) {
+  var present = D.metrics.map(function (m) { return m.name; });
+  var out = KEY_METRICS.filter(function (n) { return present.indexOf(n) >= 0; });
+  present.forEach(function (n) { if (out.indexOf(n) < 0 && n !== "first_relevant_rank") out.push(n); });
+  return out.slice(0, limit);
+}
+
+function bandOf(name, mean) {
+  var m = METRIC[name];
+  if (mean === null || mean === undefined || (m && !m.banded)) return null;
+  var v = m && m.lower_better ? 1 - mean : mean;
+  if (v < 0 || v > 1 + 1e-9) return null;
+  for (var i = 0; i < D.bands.length; i++) if (v >= D.bands[i].min) return D.bands[i].name;
+  return D.bands[D.bands.length - 1].name;
+}
+
+function chip(text, cls, title) { return el("span", { "class": "chip " + (cls || ""), title: title || null, text: text }); }
+function verdictChip(label) { return chip(label, "v-" + label); }
+
+// Claims and verdicts of one sample: [{claim, verdict, label}] in claim order.
+function claimRows(sample) {
+  if (!sample.j) return [];
+  var byClaim = {};
+  sample.j.verdicts.forEach(function (v) { if (v.claim_index !== null && !(v.claim_index in byClaim)) byClaim[v.claim_index] = v; });
+  return sample.j.claims.map(function (c) {
+    var v = byClaim[c.index] || null;
+    return { claim: c, verdict: v, label: v ? v.label : "unverifiable" };
+  });
+}
+function verdictCounts(sample) {
+  var counts = { supported: 0, contradicted: 0, unverifiable: 0 };
+  claimRows(sample).forEach(function (r) { counts[r.label] += 1; });
+  return counts;
+}
+function hasJudge() { return D.samples.some(function (s) { return !!s.j; }); }
+function relevanceGrade(sample, ctx) {
+  if (!sample.rel) return null;
+  if (ctx.id !== null && ctx.id in sample.rel) return sample.rel[ctx.id];
+  if (ctx.doc_id !== null && ctx.doc_id in sample.rel) return sample.rel[ctx.doc_id];
+  if (String(ctx.rank) in sample.rel) return sample.rel[String(ctx.rank)];
+  return 0;
+}
+
+// Text with [start, end) marked; offsets are UTF-16, as the builder converted them.
+function markedText(text, start, end, cls) {
+  var node = el("div", { "class": "text-block" });
+  if (start === null || start === undefined || start < 0 || end > text.length || start >= end) {
+    node.textContent = text;
+    return node;
+  }
+  append(node, [text.slice(0, start), el("mark", { "class": cls || null, text: text.slice(start, end) }), text.slice(end)]);
+  return node;
+}
+
+function selectBox(options, value, onchange, label) {
+  var select = el("select", { onchange: function () { onchange(select.value); } });
+  options.forEach(function (o) {
+    var opt = el("option", { value: o[0], text: o[1] });
+    if (o[0] === value) opt.selected = true;
+    select.appendChild(opt);
+  });
+  return label ? el("label", null, [label, select]) : select;
+}
+
+function numberInput(value, onchange, label) {
+  var input = el("input", { type: "number", step: "0.05", value: value === null ? "" : value, placeholder: "any" });
+  input.addEventListener("input", function () { onchange(input.value === "" ? null : Number(input.value)); });
+  return el("label", null, [label, input]);
+}
+
+function metricOptions(withAny) {
+  var opts = withAny ? [["", "(any metric)"]] : [];
+  return opts.concat(D.metrics.map(function (m) { return [m.name, m.name]; }));
+}
+
+function systemOptions() {
+  return [["", "All systems"]].concat(D.systems.map(function (s, i) { return [String(i), s.label]; }));
+}
+
+// A pager under a table: calls render(pageIndex); returns {update(total)}.
+function makePager(container, pageSize, render) {
+  var info = el("span", { "class": "count" });
+  var prev = el("button", { type: "button", "class": "btn", text: "Previous" });
+  var next = el("button", { type: "button", "class": "btn", text: "Next" });
+  var state = { page: 0, total: 0 };
+  function pages() { return Math.max(1, Math.ceil(state.total / pageSize)); }
+  function go(p) {
+    state.page = Math.min(Math.max(0, p), pages() - 1);
+    info.textContent = "Page " + (state.page + 1) + " of " + pages();
+    prev.disabled = state.page === 0;
+    next.disabled = state.page >= pages() - 1;
+    render(state.page);
+  }
+  prev.addEventListener("click", function () { go(state.page - 1); });
+  next.addEventListener("click", function () { go(state.page + 1); });
+  append(container, el("div", { "class": "pager" }, [prev, info, next]));
+  return { update: function (total, keepPage) { state.total = total; go(keepPage ? state.page : 0); } };
+}
+
+// Sort rows in place by key(row); nulls always last.
+function sortRows(rows, key, dir) {
+  rows.sort(function (a, b) {
+    var x = key(a), y = key(b);
+    if (x === null || x === undefined) return (y === null || y === undefined) ? 0 : 1;
+    if (y === null || y === undefined) return -1;
+    if (typeof x === "string" || typeof y === "string") return dir * String(x).localeCompare(String(y));
+    return dir * (x - y);
+  });
+  return rows;
+}
+
+var tooltip = document.getElementById("tooltip");
+function attachTip(node, text) {
+  node.addEventListener("mouseenter", function () { tooltip.textContent = text; tooltip.hidden = false; });
+  node.addEventListener("mousemove", function (e) {
+    tooltip.style.left = Math.min(e.clientX + 12, window.innerWidth - 330) + "px";
+    tooltip.style.top = (e.clientY + 12) + "px";
+  });
+  node.addEventListener("mouseleave", function () { tooltip.hidden = true; });
+  return node;
+}
+
+var drawer = document.getElementById("drawer");
+var drawerBody = document.getElementById("drawer-body");
+var backdrop = document.getElementById("drawer-backdrop");
+function openDrawer(title, content) {
+  document.getElementById("drawer-title").textContent = title;
+  clear(drawerBody);
+  append(drawerBody, content);
+  drawer.hidden = false;
+  backdrop.hidden = false;
+  drawerBody.scrollTop = 0;
+}
+function closeDrawer() { drawer.hidden = true; backdrop.hidden = true; }
+
+var TABS = {};
+var rendered = {};
+function showTab(name) {
+  Array.prototype.forEach.call(document.querySelectorAll(".tabs button"), function (b) {
+    b.setAttribute("aria-selected", b.getAttribute("data-tab") === name ? "true" : "false");
+  });
+  Object.keys(TABS).forEach(function (key) { document.getElementById("tab-" + key).hidden = key !== name; });
+  if (!rendered[name]) {
+    rendered[name] = true;
+    TABS[name](document.getElementById("tab-" + name));
+  }
+}
