@@ -57,6 +57,8 @@ class OpenAIProvider:
         self.mode = mode or "json_schema"
         self._client: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._probe: asyncio.Lock | None = None
+        self._mode_confirmed = mode is not None
 
     def __repr__(self) -> str:  # never show the key
         return f"OpenAIProvider(base_url={self.base_url!r}, model={self.model!r}, mode={self.mode!r})"
@@ -70,6 +72,7 @@ class OpenAIProvider:
             self._client = openai.AsyncOpenAI(api_key=self._api_key or "not-needed", base_url=self.base_url,
                                               timeout=self.timeout, max_retries=0)
             self._loop = loop
+            self._probe = asyncio.Lock()
         return self._client
 
     @staticmethod
@@ -84,9 +87,21 @@ class OpenAIProvider:
 
     async def complete(self, messages: Sequence[Message], schema: Mapping[str, Any] | None,
                        params: Mapping[str, Any]) -> Completion:
+        client = self._get_client()
+        if schema is not None and not self._mode_confirmed:
+            # Until one request has shown which response_format the server takes, send one at a time, so a
+            # burst of concurrent requests does not all meet the same 400.
+            async with self._probe:  # type: ignore[union-attr]
+                if not self._mode_confirmed:
+                    completion = await self._complete(client, messages, schema, params)
+                    self._mode_confirmed = True
+                    return completion
+        return await self._complete(client, messages, schema, params)
+
+    async def _complete(self, client, messages: Sequence[Message], schema: Mapping[str, Any] | None,
+                        params: Mapping[str, Any]) -> Completion:
         import openai
 
-        client = self._get_client()
         requests = 0
         while True:
             kwargs: dict[str, Any] = {

@@ -375,8 +375,12 @@ class Faithfulness(Metric):
         todo = dict(claims)
         for attempt in range(2):  # the first ask, then one targeted re-ask for the missing ids only
             stage = "verify" if attempt == 0 else "verify-reask"
+            reask = "" if attempt == 0 else (
+                f"\nAn earlier reply gave no usable verdict for claim(s) {', '.join(map(str, todo))}. Return one "
+                "verdict for each of exactly these ids, with a valid label.\n")
             messages = prompts.user(prompts.render(
-                "verify", contexts=contexts_text, claims=prompts.format_claims({i: c.text for i, c in todo.items()})))
+                "verify", contexts=contexts_text, claims=prompts.format_claims({i: c.text for i, c in todo.items()}),
+                reask=reask))
             schema = prompts.verify_schema(len(todo), len(sample.contexts))
             params = self._params(min(4096, 64 + 150 * len(todo)))
             completion = await self._call(client, stage if k == 0 else f"{stage}[window {k + 1}]", messages,
@@ -452,7 +456,7 @@ class Faithfulness(Metric):
         prompt_tokens = estimate_tokens(decompose)
         for w in windows:
             prompt_tokens += estimate_tokens(prompts.render("verify", contexts=self._render_contexts(sample, w),
-                                                            claims=sample.answer))
+                                                            claims=sample.answer, reask=""))
         completion_tokens = estimate_tokens(sample.answer) * 2 + 40 * n_claims * len(windows)
         estimate = {"requests": 1 + len(windows), "prompt_tokens": prompt_tokens,
                     "completion_tokens": completion_tokens,

@@ -1,0 +1,174 @@
+"""A small OpenAI-compatible chat-completions server on 127.0.0.1 with injectable faults, for judge tests.
+
+It plays a simple honest judge: decompose splits the answer into sentences (each its own claim and source);
+verify labels a claim "supported" with the claim as quote when the claim's text occurs in the contexts, else
+"unverifiable". Markers in the answer text inject faults for that sample:
+
+    FAULT429       the first two requests answer 429 with ``Retry-After: 1``
+    FAULT500       every request answers 500
+    FAULTHANG      every request hangs for ``hang_seconds`` before answering
+    FAULTMALFORMED decompose replies are not JSON
+    FAULTBODY      the HTTP body of the first request is not JSON at all
+    FAULTTRUNC     the first verify reply is cut off mid-JSON (finish_reason "length")
+    FAULTWRONGID   verify replies carry claim ids that were never asked for
+    FAULTQUOTE     verify quotes text that is not in the context
+    FAULTAUTH      401 whose error message echoes the API key (as OpenAI's does)
+
+``reject_json_schema=True`` makes it answer 400 to ``response_format.type == "json_schema"`` (a llama.cpp-style
+server), so the client has to fall back to ``json_object`` with a schema. Every request is counted and kept.
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+MARKERS = ("FAULT429", "FAULT500", "FAULTHANG", "FAULTMALFORMED", "FAULTBODY", "FAULTTRUNC", "FAULTWRONGID",
+           "FAULTQUOTE", "FAULTAUTH")
+_SENT = re.compile(r"(?<=[.!?])\s+")
+
+
+class FaultServer:
+    def __init__(self, *, reject_json_schema: bool = False, hang_seconds: float = 3.0) -> None:
+        self.reject_json_schema = reject_json_schema
+        self.hang_seconds = hang_seconds
+        self.requests: list[dict[str, Any]] = []
+        self.counts: Counter = Counter()  # marker (or "clean") -> requests
+        self.times: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # keep test output quiet
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                server._handle(self, body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    # -- lifecycle -----------------------------------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> "FaultServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def reset_counts(self) -> None:
+        with self._lock:
+            self.counts.clear()
+            self.requests.clear()
+
+    # -- behaviour -----------------------------------------------------------------------------------------
+    def _handle(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        content = body["messages"][0]["content"]
+        marker = next((m for m in MARKERS if m in content), "clean")
+        kind = "decompose" if "split an answer into atomic claims" in content else (
+            "verify" if "check claims against numbered" in content else "other")
+        with self._lock:
+            self.counts[marker] += 1
+            n = self.counts[marker]
+            self.times.setdefault(marker, []).append(time.monotonic())
+            self.requests.append({"marker": marker, "kind": kind, "body": body,
+                                  "authorization": h.headers.get("Authorization")})
+        fmt = body.get("response_format") or {}
+        if self.reject_json_schema and fmt.get("type") == "json_schema":
+            return _send(h, 400, {"error": {"message": "response_format type json_schema not supported",
+                                            "type": "invalid_request_error"}})
+        if marker == "FAULT429" and n <= 2:
+            return _send(h, 429, {"error": {"message": "rate limited", "type": "rate_limit"}}, {"Retry-After": "1"})
+        if marker == "FAULT500":
+            return _send(h, 500, {"error": {"message": "internal error", "type": "server_error"}})
+        if marker == "FAULTAUTH":
+            key = (h.headers.get("Authorization") or "").removeprefix("Bearer ")
+            return _send(h, 401, {"error": {"message": f"Incorrect API key provided: {key}.",
+                                            "type": "invalid_request_error"}})
+        if marker == "FAULTHANG":
+            time.sleep(self.hang_seconds)
+        if marker == "FAULTBODY" and n == 1:
+            return _send_raw(h, 200, b'{"id": "x", "choices": [ this is not json')
+        finish = "stop"
+        if kind == "decompose":
+            text = "Here you go: claims are ... not JSON {" if marker == "FAULTMALFORMED" else \
+                json.dumps(_decompose(content))
+        elif kind == "verify":
+            reply = _verify(content, marker)
+            text = json.dumps(reply)
+            if marker == "FAULTTRUNC" and self._nth(marker, "verify") == 1:
+                text, finish = text[: max(20, len(text) * 2 // 3)], "length"
+        else:
+            text = json.dumps({"scores": {}})
+        _send(h, 200, {"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body.get("model"),
+                       "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                    "finish_reason": finish}],
+                       "usage": {"prompt_tokens": len(content) // 4, "completion_tokens": len(text) // 4,
+                                 "total_tokens": len(content) // 4 + len(text) // 4}})
+
+    def _nth(self, marker: str, kind: str) -> int:
+        with self._lock:
+            return sum(1 for r in self.requests if r["marker"] == marker and r["kind"] == kind)
+
+
+def _answer_of(content: str) -> str:
+    return content.rsplit('Answer: """', 1)[1].rsplit('"""', 1)[0]
+
+
+def _decompose(content: str) -> dict[str, Any]:
+    answer = _answer_of(content)
+    sentences = [s.strip() for s in _SENT.split(answer) if s.strip()]
+    return {"claims": [{"claim": s, "source": s} for s in sentences]}
+
+
+def _verify(content: str, marker: str) -> dict[str, Any]:
+    passages = content.split("Context passages:")[1].split("\nClaims:\n")[0]
+    claims_block = content.split("\nClaims:\n")[1].split("\nReply:")[0]
+    verdicts = []
+    for line in claims_block.strip().splitlines():
+        m = re.match(r"(\d+)\. (.*)", line.strip())
+        if not m:
+            continue
+        cid, claim = int(m.group(1)), m.group(2)
+        core = claim.rstrip(".")
+        ctx = next((int(c.group(1)) for c in re.finditer(r"\[(\d+)\][^\[]*", passages) if core in c.group(0)), 0)
+        supported = ctx > 0
+        quote = core if supported else ""
+        if marker == "FAULTQUOTE":
+            quote = "this sentence is nowhere in the context"
+        verdicts.append({"id": cid + 100 if marker == "FAULTWRONGID" else cid, "context": ctx, "quote": quote,
+                         "label": "supported" if supported else "unverifiable", "reason": "checked"})
+    return {"verdicts": verdicts}
+
+
+def _send(h: BaseHTTPRequestHandler, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None):
+    _send_raw(h, status, json.dumps(payload).encode(), headers)
+
+
+def _send_raw(h: BaseHTTPRequestHandler, status: int, data: bytes, headers: dict[str, str] | None = None):
+    try:
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            h.send_header(k, v)
+        h.end_headers()
+        h.wfile.write(data)
+    except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
+        pass
