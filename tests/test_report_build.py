@@ -271,14 +271,18 @@ def test_judge_details_are_carried_and_checked(judged_run):
     data = build_data([judged_run])
     judged = [s for s in data["samples"] if "j" in s]
     assert judged and data["judges"] == [{k: str(v) for k, v in JUDGE.items()}]
+    original = {(r.sample.system, r.sample.id): r for r in Results.load(judged_run)}
     for s in judged:
-        for claim in s["j"]["claims"]:
-            for start, end in claim["spans"]:
-                assert s["a"][start:end] == claim["text"]
-        for v in s["j"]["verdicts"]:
-            if v["quote_span"]:
+        details = original[(data["systems"][s["sys"]]["system"], s["id"])].metrics["faithfulness"].details
+        for claim, raw in zip(s["j"]["claims"], details["claims"]):
+            # Located claims are read back from the answer; the text is only stored when it differs.
+            assert claim.get("text", s["a"][slice(*claim["spans"][0])] if claim["spans"] else None) == raw["text"]
+            assert claim["located"] == raw["located"]
+        for v, raw in zip(s["j"]["verdicts"], details["verdicts"]):
+            assert v["label"] == raw["label"] and v.get("context_index") == raw["context_index"]
+            if raw["quote_span"]:
                 ctx = s["ctx"][v["context_index"]]["text"]
-                assert ctx[v["quote_span"][0]:v["quote_span"][1]] == v["quote"]
+                assert ctx[slice(*v["quote_span"])] == raw["quote"] and "quote" not in v
     assert any(not c["located"] for s in judged for c in s["j"]["claims"])
     assert not data["warnings"]
     names = [m["name"] for m in data["metrics"]]
@@ -305,7 +309,7 @@ def test_spans_become_utf16_offsets_and_bad_spans_are_dropped(tmp_path):
     assert utf16[2 * start:2 * end].decode("utf-16-le") == "Paris is big."
     assert s["j"]["claims"][1] == {"index": 1, "text": "Rome too.", "spans": [], "located": False}
     assert s["j"]["verdicts"][0]["quote_span"] == [3, 16]
-    assert s["j"]["verdicts"][1]["label"] == "unverifiable" and s["j"]["verdicts"][1]["context_index"] is None
+    assert s["j"]["verdicts"][1] == {"claim_index": 1, "label": "unverifiable"}  # bad label and context dropped
     # No summary.json: means are computed from the samples.
     assert data["systems"][0]["summary"]["faithfulness"]["mean"] == 0.5
     assert len(data["samples"]) == 1

@@ -127,10 +127,13 @@ function verdictChart() {
   if (!hasJudge()) return append(card, el("p", { "class": "empty", text: "No judge verdicts in this report." }));
   var W = 560, rowH = 26, m = { l: 130, r: 10, t: 6 }, H = m.t + D.systems.length * rowH + 6, iw = W - m.l - m.r;
   var svg = svgEl("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, "class": "chart verdicts", role: "img" });
+  var table = el("tbody");
   D.systems.forEach(function (sys, i) {
-    var counts = { supported: 0, contradicted: 0, unverifiable: 0 };
-    D.samples.forEach(function (s) { if (s.sys === i) { var c = verdictCounts(s); VERDICTS.forEach(function (v) { counts[v] += c[v]; }); } });
+    var counts = { supported: 0, contradicted: 0, unverifiable: 0 }, judged = 0;
+    D.samples.forEach(function (s) { if (s.sys === i && s.j) { judged += 1; var c = verdictCounts(s); VERDICTS.forEach(function (v) { counts[v] += c[v]; }); } });
     var total = counts.supported + counts.contradicted + counts.unverifiable, x = m.l, y = m.t + i * rowH;
+    table.appendChild(el("tr", null, [el("td", { text: sys.label }), el("td", { "class": "num", text: String(judged) }), el("td", { "class": "num", text: String(total) })]
+      .concat(VERDICTS.map(function (v) { return el("td", { "class": "num", text: counts[v] + (total ? " (" + (100 * counts[v] / total).toFixed(1) + "%)" : "") }); }))));
     svg.appendChild(svgEl("text", { x: m.l - 8, y: y + 15, "text-anchor": "end", "font-size": 11, text: sys.label }));
     VERDICTS.forEach(function (v) {
       var w = total ? iw * counts[v] / total : 0;
@@ -138,11 +141,13 @@ function verdictChart() {
       var rect = svgEl("rect", { "class": "bar", x: x, y: y + 2, width: w, height: rowH - 6, fill: VERDICT_COLORS[v], "data-verdict": v });
       attachTip(rect, sys.label + " \u00B7 " + v + ": " + counts[v] + " of " + total + " (" + (100 * counts[v] / total).toFixed(1) + "%)");
       svg.appendChild(rect);
-      if (w > 28) svg.appendChild(svgEl("text", { x: x + w / 2, y: y + 16, "text-anchor": "middle", "font-size": 10, fill: "#fff", text: String(counts[v]) }));
+      if (w > 28) svg.appendChild(svgEl("text", { x: x + w / 2, y: y + 16, "text-anchor": "middle", "font-size": 10, style: { fill: "#fff" }, text: String(counts[v]) }));
       x += w;
     });
   });
-  return append(card, [svg, legend(VERDICTS.map(function (v) { return { label: v, color: VERDICT_COLORS[v] }; }))]);
+  return append(card, [svg, legend(VERDICTS.map(function (v) { return { label: v, color: VERDICT_COLORS[v] }; })),
+    el("table", { "class": "small", style: { marginTop: "10px" } }, [el("thead", null, el("tr", null, ["System", "Samples judged", "Claims"].concat(VERDICTS)
+      .map(function (h, i) { return el("th", { "class": i ? "num" : null, text: h }); }))), table])]);
 }
 
 function scatterCard() {
@@ -153,7 +158,7 @@ function scatterCard() {
   var holder = el("div");
   function draw() {
     clear(holder);
-    var W = 560, H = 340, m = { l: 44, r: 12, t: 10, b: 40 }, iw = W - m.l - m.r, ih = H - m.t - m.b, n = 0;
+    var W = 560, H = 340, m = { l: 44, r: 18, t: 16, b: 40 }, iw = W - m.l - m.r, ih = H - m.t - m.b, n = 0;
     var svg = svgEl("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, "class": "chart scatter", role: "img" });
     var g = svgEl("g", { transform: "translate(" + m.l + "," + m.t + ")" });
     svg.appendChild(g);

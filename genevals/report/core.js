@@ -10,6 +10,21 @@ var KEY_METRICS = ["faithfulness", "token_f1", "bertscore_f1", "rougeL", "exact_
 var METRIC = {}, METRIC_INDEX = {};
 D.metrics.forEach(function (m, i) { METRIC[m.name] = m; METRIC_INDEX[m.name] = i; });
 
+// Fill in what the builder left out to keep the file small (claim text and quotes are slices of the texts).
+D.samples.forEach(function (s) {
+  if (!s.j) return;
+  s.j.claims.forEach(function (c) {
+    if (c.text === undefined) c.text = c.spans.length ? s.a.slice(c.spans[0][0], c.spans[0][1]) : "";
+  });
+  s.j.verdicts.forEach(function (v) {
+    if (v.context_index === undefined || !s.ctx[v.context_index]) v.context_index = null;
+    if (v.quote_span === undefined || v.context_index === null) v.quote_span = null;
+    if (v.quote === undefined) v.quote = v.quote_span ? s.ctx[v.context_index].text.slice(v.quote_span[0], v.quote_span[1]) : "";
+    v.reason = v.reason || "";
+    v.missing = !!v.missing;
+  });
+});
+
 function setAttrs(node, attrs) {
   if (!attrs) return node;
   Object.keys(attrs).forEach(function (key) {

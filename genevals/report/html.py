@@ -13,6 +13,7 @@ import base64
 import hashlib
 import json
 import math
+import re
 from itertools import combinations
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -86,9 +87,12 @@ def _str(value: Any) -> str:
     return value if isinstance(value, str) else str(value)
 
 
+_NON_BMP = re.compile("[\U00010000-\U0010FFFF]")
+
+
 def _utf16_offsets(text: str):
     """A function mapping Python (code point) offsets to JavaScript (UTF-16) offsets in ``text``."""
-    if all(ord(ch) < 0x10000 for ch in text):
+    if not _NON_BMP.search(text):
         return lambda i: i
     table = [0]
     for ch in text:
@@ -118,12 +122,16 @@ def _clean_judge(details: Mapping[str, Any], answer: str, contexts: Sequence[Map
     for pos, claim in enumerate(claims_in if isinstance(claims_in, list) else []):
         if not isinstance(claim, Mapping):
             continue
-        spans = [_span(s, len(answer)) for s in claim.get("spans") or []] if isinstance(claim.get("spans"), list) else []
-        spans = [[to16(s), to16(e)] for s, e in (x for x in spans if x)]
+        found = [_span(s, len(answer)) for s in claim.get("spans") or []] if isinstance(claim.get("spans"), list) else []
+        found = [x for x in found if x]
         index = claim.get("index")
-        claims.append({"index": index if isinstance(index, int) and not isinstance(index, bool) else pos,
-                       "text": _str(claim.get("text")), "spans": spans,
-                       "located": bool(claim.get("located", bool(spans))) and bool(spans)})
+        text = _str(claim.get("text"))
+        out: dict[str, Any] = {"index": index if isinstance(index, int) and not isinstance(index, bool) else pos,
+                               "spans": [[to16(s), to16(e)] for s, e in found],
+                               "located": bool(claim.get("located", bool(found))) and bool(found)}
+        if not (len(found) == 1 and answer[found[0][0]:found[0][1]] == text):
+            out["text"] = text  # else the page reads it from the answer: no second copy
+        claims.append(out)
     verdicts = []
     for verdict in verdicts_in if isinstance(verdicts_in, list) else []:
         if not isinstance(verdict, Mapping):
@@ -132,19 +140,27 @@ def _clean_judge(details: Mapping[str, Any], answer: str, contexts: Sequence[Map
         label = label if label in VERDICT_LABELS else "unverifiable"
         ci = verdict.get("context_index")
         ci = ci if isinstance(ci, int) and not isinstance(ci, bool) and 0 <= ci < len(contexts) else None
-        qspan = None
+        claim_index = verdict.get("claim_index")
+        # Defaults are left out (the page fills them in): no context, no span, empty quote/reason, not missing.
+        out = {"claim_index": claim_index if isinstance(claim_index, int) and not isinstance(claim_index, bool)
+               else None, "label": label}
+        quote = _str(verdict.get("quote"))
         if ci is not None:
+            out["context_index"] = ci
             text = _str(contexts[ci].get("text"))
             found = _span(verdict.get("quote_span"), len(text))
             if found:
                 conv = _utf16_offsets(text)
-                qspan = [conv(found[0]), conv(found[1])]
-        claim_index = verdict.get("claim_index")
-        verdicts.append({"claim_index": claim_index if isinstance(claim_index, int) else None, "label": label,
-                         "context_index": ci, "quote": _str(verdict.get("quote")),
-                         "quote_found": bool(verdict.get("quote_found")) and qspan is not None,
-                         "quote_span": qspan, "reason": _str(verdict.get("reason")),
-                         "missing": bool(verdict.get("missing"))})
+                out["quote_span"] = [conv(found[0]), conv(found[1])]
+                if text[found[0]:found[1]] == quote:
+                    quote = ""  # the page reads it from the context
+        if quote:
+            out["quote"] = quote
+        if verdict.get("reason"):
+            out["reason"] = _str(verdict.get("reason"))
+        if verdict.get("missing"):
+            out["missing"] = True
+        verdicts.append(out)
     return {"claims": claims, "verdicts": verdicts}
 
 
