@@ -1,0 +1,321 @@
+"""The HTML report in real headless Chromium (Python Playwright, sync API).
+
+Skipped when /usr/bin/chromium or playwright is missing; CI installs both. Screenshots go to tests/artifacts/.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from test_report_build import TINY_WARNING, add_judge, make_run, make_synthetic_run, make_xss_run
+
+from genevals.report.html import write_report
+
+CHROMIUM = os.environ.get("GENEVALS_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"]
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"{CHROMIUM} is not installed", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+class Opened:
+    """A page on a report, recording console errors, page errors, dialogs and any non-file request."""
+
+    def __init__(self, browser, path: Path, width: int = 1400):
+        self.context = browser.new_context(viewport={"width": width, "height": 1000}, accept_downloads=True)
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.remote: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+
+        def on_dialog(dialog):
+            self.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        self.page.on("dialog", on_dialog)
+
+        def route(r):
+            url = r.request.url
+            if url.startswith(("file://", "data:", "blob:")):
+                r.continue_()
+            else:
+                self.remote.append(url)
+                r.abort()
+
+        self.page.route("**/*", route)
+        self.page.on("request", lambda req: None if req.url.startswith(("file://", "data:", "blob:"))
+                     else self.remote.append(req.url))
+        start = time.perf_counter()
+        self.page.goto(path.resolve().as_uri())
+        self.page.wait_for_selector("html[data-ready=true]", timeout=15_000)
+        self.load_seconds = time.perf_counter() - start
+
+    def tab(self, name: str) -> None:
+        self.page.click(f"button[data-tab={name}]")
+        self.page.wait_for_selector(f"#tab-{name}:not([hidden])")
+
+    def shot(self, name: str, full_page: bool = False) -> Path:
+        ARTIFACTS.mkdir(exist_ok=True)
+        out = ARTIFACTS / f"{name}.png"
+        self.page.screenshot(path=str(out), full_page=full_page)
+        return out
+
+    def assert_clean(self) -> None:
+        assert self.errors == [] and self.dialogs == [] and self.remote == []
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("reports")
+    demo = make_run(root / "demo")
+    judged = add_judge(make_run(root / "judged"))
+    tiny = add_judge(make_run(root / "tiny"), warning=TINY_WARNING)
+    return {
+        "demo": write_report([demo], demo / "report.html"),
+        "judged": write_report([judged], judged / "report.html", {"token_f1": 0.3, "mrr": 0.99}),
+        "tiny": write_report([tiny], tiny / "report.html"),
+        "compare": write_report([demo, judged], root / "compare.html"),
+        "xss": write_report([make_xss_run(root / "<svg onload=window.__xss=10>")], root / "xss.html"),
+    }
+
+
+def visible_rows(page, table: str) -> int:
+    return page.locator(f"#{table} tbody tr").count()
+
+
+def test_demo_report_loads_with_overview_and_charts(browser, reports):
+    o = Opened(browser, reports["demo"])
+    try:
+        page = o.page
+        n_systems = len({json.loads(line)["system"] for line in
+                         (reports["demo"].parent / "results.jsonl").read_text().splitlines()})
+        assert page.locator(".overview-table").count() == n_systems
+        assert page.locator(".overview-table tbody tr").count() > 10 * n_systems
+        assert page.locator(".band-Excellent, .band-Good, .band-Moderate, .band-Fair, .band-Poor").count() > 0
+        assert "No LLM judge verdicts" in page.inner_text("#tab-overview")
+        assert page.locator("#judge-warning").count() == 0
+        o.shot("report-overview", full_page=True)
+        o.tab("charts")
+        assert page.locator("#system-bars svg rect.bar").count() > 0
+        assert page.locator("#histograms .histogram svg").count() >= 10
+        assert page.locator("#rank-chart svg rect.bar").count() > 0
+        assert "not found" in page.inner_text("#rank-chart")
+        assert page.locator("#scatter-chart circle").count() > 0
+        assert "No judge verdicts" in page.inner_text("#verdict-chart")
+        o.shot("report-charts", full_page=True)
+        o.tab("compare")
+        assert visible_rows(page, "compare-table") > 0
+        o.tab("review")
+        assert page.locator("#review-empty").count() == 1
+        o.assert_clean()
+    finally:
+        o.close()
+
+
+def test_judged_report_claim_shows_evidence_in_the_right_context(browser, reports):
+    o = Opened(browser, reports["judged"])
+    try:
+        page = o.page
+        assert "fixture-judge-1" in page.inner_text("#tab-overview")
+        # Thresholds: token_f1 >= 0.3 passes, mrr >= 0.99 fails.
+        thresholds = page.inner_text("#thresholds")
+        assert "pass" in thresholds and "fail" in thresholds
+        o.tab("charts")
+        assert page.locator("#verdict-chart rect[data-verdict=contradicted]").count() > 0
+        o.tab("samples")
+        page.select_option("#samples-filters select >> nth=1", "contradicted")
+        page.click("#samples-table tbody tr >> nth=0")
+        page.wait_for_selector("#drawer:not([hidden])")
+        claim = page.locator("#drawer .answer .claim.v-contradicted").first
+        claim.click()
+        cited = page.locator("#contexts .ctx.cited")
+        assert cited.count() == 1
+        mark = cited.locator("mark")
+        assert mark.count() == 1
+        # The marked text is the verdict's quote and sits in the context the verdict cites.
+        data = page.evaluate("() => JSON.parse(document.getElementById('genevals-data').textContent)")
+        sample_id = page.inner_text("#drawer-title").split(" \u00b7 ")[-1]
+        k = int(claim.get_attribute("data-claim"))
+        sample = next(s for s in data["samples"] if s["id"] == sample_id and "j" in s
+                      and any(c["spans"] for c in s["j"]["claims"]))
+        verdict = next(v for v in sample["j"]["verdicts"] if v["claim_index"] == sample["j"]["claims"][k]["index"])
+        assert int(cited.get_attribute("data-context")) == verdict["context_index"]
+        ctx = sample["ctx"][verdict["context_index"]]
+        assert mark.inner_text() == ctx["text"][verdict["quote_span"][0]:verdict["quote_span"][1]]
+        assert f"rank {ctx['rank']}" in cited.inner_text() and "relevance grade" in cited.inner_text()
+        assert "contradicted" in page.inner_text("#evidence")
+        assert page.locator("#sample-metrics tbody tr").count() > 5
+        o.shot("report-sample-evidence")
+        page.click("#drawer-close")
+        assert page.locator("#drawer").is_hidden()
+        o.assert_clean()
+    finally:
+        o.close()
+
+
+def test_filters_change_visible_rows_and_csv_export(browser, reports):
+    o = Opened(browser, reports["judged"])
+    try:
+        page = o.page
+        o.tab("samples")
+        count = lambda: page.inner_text("#samples-count")  # noqa: E731
+        before = count()
+        page.select_option("#samples-filters select >> nth=0", "0")
+        assert count() != before
+        page.select_option("#samples-filters select >> nth=0", "")
+        assert count() == before
+        page.fill("#samples-search", "zzzz-no-such-text")
+        assert visible_rows(page, "samples-table") == 0 and count().startswith("0 of")
+        page.fill("#samples-search", "")
+        page.select_option("#samples-filters select >> nth=2", "token_f1")
+        page.fill("#samples-filters input[type=number] >> nth=0", "0.5")
+        filtered = count()
+        assert filtered != before
+        shown = page.locator("#samples-table tbody tr").count()
+        assert 0 < shown <= 50
+        # Sorting by a metric column orders the rows.
+        page.click("#samples-table th[data-sort=token_f1]")
+        col = [h.get_attribute("data-sort") for h in page.locator("#samples-table thead th").all()].index("token_f1")
+        values = [float(t) for t in page.locator(f"#samples-table tbody tr td:nth-child({col + 1})").all_inner_texts()]
+        assert values == sorted(values, reverse=True) and min(values) >= 0.5
+
+        o.tab("review")
+        total = page.inner_text("#review-count")
+        page.select_option("#review-filters select >> nth=1", "contradicted")
+        contradicted = page.inner_text("#review-count")
+        assert contradicted != total
+        assert page.locator("#review-table tbody .v-contradicted").count() == visible_rows(page, "review-table")
+        assert page.locator("#review-table tbody .v-unverifiable").count() == 0
+        page.fill("#review-filters input[type=number] >> nth=1", "0.4")  # faithfulness <= 0.4
+        faithfulness = [float(t) for t in page.locator("#review-table tbody tr td:nth-child(6)").all_inner_texts()]
+        assert faithfulness and max(faithfulness) <= 0.4
+        shown = int(page.inner_text("#review-count").split(" of ")[0])
+        with page.expect_download() as info:
+            page.click("#export-csv")
+        text = Path(info.value.path()).read_text(encoding="utf-8-sig")
+        rows = list(csv.reader(io.StringIO(text)))
+        assert rows[0][:6] == ["system", "sample_id", "question", "answer", "claim", "verdict"]
+        assert len(rows) - 1 == shown  # every filtered row, not just this page
+        assert rows[1:] and all(r[5] == "contradicted" for r in rows[1:])
+        o.shot("report-review", full_page=False)
+        o.assert_clean()
+    finally:
+        o.close()
+
+
+def test_tiny_model_warning_is_visible(browser, reports):
+    o = Opened(browser, reports["tiny"])
+    try:
+        warning = o.page.locator("#judge-warning")
+        assert warning.is_visible() and "tiny embedded model" in warning.inner_text()
+        o.assert_clean()
+    finally:
+        o.close()
+
+
+def test_comparison_of_two_runs_labels_clashing_systems(browser, reports):
+    o = Opened(browser, reports["compare"])
+    try:
+        page = o.page
+        headings = page.locator(".systems h3").all_inner_texts()
+        assert headings and all(h.startswith(("demo/", "judged/")) for h in headings)
+        o.tab("compare")
+        assert visible_rows(o.page, "compare-table") > 0
+        page.check("#tab-compare input[type=checkbox]")
+        assert all("significant" in r for r in page.locator("#compare-table tbody tr").all_inner_texts())
+        o.shot("report-compare")
+        o.assert_clean()
+    finally:
+        o.close()
+
+
+XSS_CHECK = """() => {
+  const bad = [];
+  for (const node of document.querySelectorAll('*')) {
+    for (const attr of node.attributes) {
+      if (attr.name.startsWith('on')) bad.push(node.tagName + ' ' + attr.name);
+      if (/^\\s*javascript:/i.test(attr.value)) bad.push(node.tagName + ' ' + attr.name + '=' + attr.value);
+    }
+  }
+  return {xss: window.__xss, imgs: document.querySelectorAll('img, iframe, object, embed, svg image').length,
+          scripts: document.scripts.length, links: document.querySelectorAll('a[href]:not([href^="blob:"])').length, bad};
+}"""
+
+
+def test_xss_payloads_do_not_execute(browser, reports):
+    o = Opened(browser, reports["xss"])
+    try:
+        page = o.page
+        for tab in ("charts", "compare", "samples", "review", "overview"):
+            o.tab(tab)
+        o.tab("samples")
+        n = visible_rows(page, "samples-table")
+        assert n == 5
+        for i in range(n):
+            page.click(f"#samples-table tbody tr >> nth={i}")
+            for k in range(page.locator("#drawer .claim-list li").count()):
+                page.click(f"#drawer .claim-list li >> nth={k}")
+            page.click("#drawer-close")
+        o.tab("review")
+        page.click("#review-table tbody tr >> nth=0")
+        assert "<script>window.__xss=1</script>" in page.inner_text("#drawer-body") or \
+            "<img src=x" in page.inner_text("#drawer-body")
+        page.click("#drawer-close")
+        with page.expect_download() as info:
+            page.click("#export-csv")
+        rows = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8-sig"))))
+        claims = [r[4] for r in rows[1:]]
+        assert "'=HYPERLINK(\"http://evil." in claims  # formula neutralised, CSV-quoted
+        assert not any(cell.startswith(("=", "+", "-", "@")) for r in rows for cell in r)
+        state = page.evaluate(XSS_CHECK)
+        assert state == {"xss": None, "imgs": 0, "scripts": 2, "links": 0, "bad": []}
+        assert "<script>window.__xss=1</script>" in page.inner_text("#tab-samples")
+        o.shot("report-xss")
+        o.assert_clean()
+    finally:
+        o.close()
+
+
+def test_thousand_samples_offline_small_and_fast(browser, tmp_path):
+    run = make_synthetic_run(tmp_path / "big")
+    out = write_report([run], tmp_path / "big.html")
+    assert out.stat().st_size < 3_000_000
+    o = Opened(browser, out)
+    try:
+        page = o.page
+        assert o.load_seconds < 5, o.load_seconds
+        for tab in ("charts", "samples", "review", "compare"):
+            start = time.perf_counter()
+            o.tab(tab)
+            assert time.perf_counter() - start < 5, tab
+        o.tab("samples")
+        assert page.inner_text("#samples-count") == "1000 of 1000 samples"
+        assert visible_rows(page, "samples-table") == 50  # paginated, not all 1,000 rows in the DOM
+        page.click(".pager button:has-text('Next') >> nth=0")
+        assert visible_rows(page, "samples-table") == 50
+        o.shot("report-1000-samples")
+        o.assert_clean()
+    finally:
+        o.close()
