@@ -194,7 +194,7 @@ function scatterCard() {
     el("div", { "class": "toolbar" }, [
       selectBox(names.map(function (n) { return [n, n]; }), state.x, function (v) { state.x = v; draw(); }, "x"),
       selectBox(names.map(function (n) { return [n, n]; }), state.y, function (v) { state.y = v; draw(); }, "y"),
-      el("label", null, ["Jitter", el("input", { type: "checkbox", checked: true, onchange: function (e) { state.jitter = e.target.checked; draw(); } })])
+      el("label", { "class": "check" }, [el("input", { type: "checkbox", checked: true, onchange: function (e) { state.jitter = e.target.checked; draw(); } }), "Jitter"])
     ]), holder, legend(systemSeries(function () { return []; }))]);
   draw();
   return card;

@@ -160,8 +160,9 @@ function makePager(container, pageSize, render) {
     next.disabled = state.page >= pages() - 1;
     render(state.page);
   }
-  prev.addEventListener("click", function () { go(state.page - 1); });
-  next.addEventListener("click", function () { go(state.page + 1); });
+  function jump(p) { go(p); if (container.scrollIntoView) container.scrollIntoView({ block: "start" }); }
+  prev.addEventListener("click", function () { jump(state.page - 1); });
+  next.addEventListener("click", function () { jump(state.page + 1); });
   append(container, el("div", { "class": "pager" }, [prev, info, next]));
   return { update: function (total, keepPage) { state.total = total; go(keepPage ? state.page : 0); } };
 }

@@ -28,7 +28,7 @@ REPORT_FILE = "report.html"
 #: The JavaScript parts, concatenated in this order into one inline script.
 JS_FILES = ("core.js", "overview.js", "charts.js", "samples.js", "review.js", "main.js")
 #: Above this many systems, each is compared with the first only, not every pair.
-ALL_PAIRS_MAX_SYSTEMS = 6
+ALL_PAIRS_MAX_SYSTEMS = 4
 #: Sign-flip resamples for the paired test (resolution 1/5001 is ample for p < 0.05).
 PAIRED_RESAMPLES = 5000
 JUDGE_METRICS = ("faithfulness", "contradiction_rate", "unverifiable_rate")

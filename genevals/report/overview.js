@@ -166,7 +166,7 @@ TABS.compare = function (root) {
       selectBox([["", "All metrics"]].concat(D.metrics.map(function (m) { return [m.name, m.name]; })), "", function (v) { state.metric = v; draw(); }, "Metric"),
       selectBox([["", "All pairs"]].concat(pairs.map(function (k) { var p = k.split(":"); return [k, sysLabel(+p[0]) + " vs " + sysLabel(+p[1])]; })), "",
         function (v) { state.pair = v; draw(); }, "Pair"),
-      el("label", null, ["Significant only", el("input", { type: "checkbox", onchange: function (e) { state.sig = e.target.checked; draw(); } })]),
+      el("label", { "class": "check" }, [el("input", { type: "checkbox", onchange: function (e) { state.sig = e.target.checked; draw(); } }), "Significant only"]),
       count
     ]),
     el("div", { "class": "table-wrap" }, el("table", { id: "compare-table" }, [
