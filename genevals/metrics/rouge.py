@@ -1,0 +1,140 @@
+"""ROUGE-1, ROUGE-2 and ROUGE-L with values identical to Google's ``rouge-score`` package, only faster.
+
+rouge-score is the reference: its tokenizer is reused as is and its ``scoring.fmeasure`` computes
+every F, so the floats are bit-identical. The speed comes from three things rouge-score does not do:
+each text is tokenised and its n-grams counted once per sample (not once per reference and type),
+Porter stems are cached, and the LCS length comes from rapidfuzz's C++ bit-parallel LCS instead of
+a Python O(n·m) table.
+"""
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from typing import Sequence
+
+from rapidfuzz.distance import LCSseq
+from rouge_score import scoring, tokenize
+from rouge_score.tokenizers import DefaultTokenizer
+
+from genevals import types
+from genevals.metrics.base import Metric
+from genevals.signature import make_signature, package_version
+from genevals.types import MetricResult, Sample
+
+_OUTPUTS = ("rouge1", "rouge2", "rougeL")
+_NO_REFERENCE = "sample has no reference answer"
+# Porter stemming dominates stemmed tokenisation; stems are pure functions of the word, so caching is exact.
+_STEM_CACHE_SIZE = 1 << 18
+
+
+class _CachedStemmer:
+    """Duck-types nltk's PorterStemmer (``stem(word)``) for ``rouge_score.tokenize.tokenize``."""
+
+    def __init__(self) -> None:
+        # Take the very stemmer instance rouge-score's DefaultTokenizer builds, so settings cannot drift.
+        porter = DefaultTokenizer(use_stemmer=True)._stemmer
+        self.stem = functools.lru_cache(maxsize=_STEM_CACHE_SIZE)(porter.stem)
+
+    def __reduce__(self) -> tuple[type, tuple]:
+        # lru_cache wrappers of bound methods do not pickle; a fresh cache is equivalent.
+        return (_CachedStemmer, ())
+
+
+class _Text:
+    """One tokenised text with what ROUGE needs from it, computed once."""
+
+    __slots__ = ("ids", "unigrams", "bigrams")
+
+    def __init__(self, tokens: list[str], vocab: dict[str, int]) -> None:
+        # Map tokens to ints so the C++ LCS compares exact ids (passing str lists would compare hashes).
+        for token in set(tokens).difference(vocab):
+            vocab[token] = len(vocab)
+        self.ids = list(map(vocab.__getitem__, tokens))
+        self.unigrams = Counter(self.ids)
+        self.bigrams = Counter(zip(self.ids, self.ids[1:]))
+
+
+def _overlap(target: Counter, prediction: Counter) -> int:
+    """sum_g min(target[g], prediction[g]), with every loop in C (the integer sum is order-free)."""
+    common = target.keys() & prediction.keys()
+    return sum(map(min, map(target.__getitem__, common), map(prediction.__getitem__, common)))
+
+
+def _ngram_score(target: Counter, prediction: Counter, n_target: int, n_prediction: int) -> tuple[float, float, float]:
+    """rouge_scorer._score_ngrams, fed precomputed counts; returns (f, precision, recall)."""
+    hits = _overlap(target, prediction)
+    precision = hits / max(n_prediction, 1)
+    recall = hits / max(n_target, 1)
+    return scoring.fmeasure(precision, recall), precision, recall
+
+
+def _lcs_score(target: list[int], prediction: list[int]) -> tuple[float, float, float]:
+    """rouge_scorer._score_lcs with the LCS length from rapidfuzz; returns (f, precision, recall)."""
+    if not target or not prediction:
+        return 0.0, 0.0, 0.0
+    lcs = LCSseq.similarity(target, prediction)
+    precision = lcs / len(prediction)
+    recall = lcs / len(target)
+    return scoring.fmeasure(precision, recall), precision, recall
+
+
+def _scores(target: _Text, prediction: _Text) -> dict[str, tuple[float, float, float]]:
+    n_target, n_prediction = len(target.ids), len(prediction.ids)
+    return {
+        "rouge1": _ngram_score(target.unigrams, prediction.unigrams, n_target, n_prediction),
+        "rouge2": _ngram_score(target.bigrams, prediction.bigrams,
+                               max(n_target - 1, 0), max(n_prediction - 1, 0)),
+        "rougeL": _lcs_score(target.ids, prediction.ids),
+    }
+
+
+class Rouge(Metric):
+    """ROUGE-1/2/L F-measure (Lin 2004) exactly as rouge-score's RougeScorer computes it.
+
+    Tokens: rouge-score's default tokenizer (lowercase, non-[a-z0-9] -> space, optional Porter stem of
+    tokens longer than 3 chars). For ROUGE-n with answer n-gram multiset A and reference multiset R,
+    hits = sum_g min(A[g], R[g]), P = hits / max(|A|, 1), R = hits / max(|R|, 1);
+    for ROUGE-L, P = LCS / len(answer), R = LCS / len(reference) (0 if either is empty);
+    F = 2·P·R / (P + R) (0 if P + R = 0). With several references each output takes the reference
+    with the highest F (first on ties), as ``RougeScorer.score_multi``. Value = F; details hold that
+    reference's precision and recall and its index. Blank (whitespace-only) references are ignored.
+    """
+
+    family = "rouge"
+
+    def __init__(self, use_stemmer: bool = False) -> None:
+        self.use_stemmer = use_stemmer
+        self._stemmer = _CachedStemmer() if use_stemmer else None
+
+    def output_names(self) -> list[str]:
+        return list(_OUTPUTS)
+
+    def signature(self) -> str:
+        return make_signature("rouge", stemmer=self.use_stemmer, tok="rouge_score-default", refs="max-f",
+                              **{"rouge-score": package_version("rouge-score")})
+
+    def tokenize(self, text: str) -> list[str]:
+        """rouge-score's own tokenisation (with the cached stemmer when stemming)."""
+        return tokenize.tokenize(text, self._stemmer)
+
+    def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
+        return [self._score_one(sample) for sample in samples]
+
+    def _score_one(self, sample: Sample) -> dict[str, MetricResult]:
+        # A blank string is not a reference; any other text is scored as rouge-score scores it.
+        refs = [r for r in sample.references if r.strip()]
+        if not refs:
+            return {name: MetricResult.unscored(name, types.EMPTY_REFERENCE, _NO_REFERENCE) for name in _OUTPUTS}
+        vocab: dict[str, int] = {}
+        answer = _Text(self.tokenize(sample.answer), vocab)
+        per_ref = [_scores(_Text(self.tokenize(ref), vocab), answer) for ref in refs]
+        results: dict[str, MetricResult] = {}
+        for name in _OUTPUTS:
+            # np.argmax semantics of score_multi: the first reference with the maximal F wins.
+            best = max(range(len(per_ref)), key=lambda i: (per_ref[i][name][0], -i))
+            f, precision, recall = per_ref[best][name]
+            details: dict[str, object] = {"precision": precision, "recall": recall, "reference_index": best}
+            if not answer.ids:
+                details["empty_answer"] = True
+            results[name] = MetricResult(name, f, details=details)
+        return results
