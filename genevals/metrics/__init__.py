@@ -1,0 +1,1 @@
+"""Metric families: each module is one family (see genevals.registry)."""
