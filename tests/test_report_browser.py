@@ -319,3 +319,17 @@ def test_thousand_samples_offline_small_and_fast(browser, tmp_path):
         o.assert_clean()
     finally:
         o.close()
+
+
+def test_run_with_no_samples_still_renders(browser, tmp_path):
+    run = tmp_path / "empty"
+    run.mkdir()
+    (run / "results.jsonl").write_text("")
+    o = Opened(browser, write_report([run], tmp_path / "empty.html"))
+    try:
+        for tab in ("charts", "compare", "samples", "review", "overview"):
+            o.tab(tab)
+        assert "No systems" in o.page.inner_text("#tab-overview")
+        o.assert_clean()
+    finally:
+        o.close()
