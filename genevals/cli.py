@@ -66,6 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     semantic.add_argument("--batch-size", type=int, default=None, help="BERTScore batch size")
 
     sub.add_parser("metrics", help="list every metric with its definition and defaults")
+    from genevals.report.cli_report import add_report_parser
+
+    add_report_parser(sub)
     return parser
 
 
@@ -141,11 +144,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     summary = results.summary()
+    from genevals.report.html import write_report
+
+    report_path = write_report([Path(args.out)], Path(args.out) / "report.html", dict(args.fail_under) or None)
     if not args.quiet:
         print(results.to_table())
         for row in results.skipped:
             print(f"skipped {row.origin}: {row.field or '-'}: {row.reason}", file=sys.stderr)
-        print(f"wrote {Path(args.out) / 'results.jsonl'} and {Path(args.out) / 'summary.json'}")
+        print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
     failures = check_thresholds(summary, args.fail_under)
     for failure in failures:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
@@ -172,6 +178,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_run(args)
     if args.command == "metrics":
         return cmd_metrics(args)
+    if args.command == "report":
+        from genevals.report.cli_report import cmd_report
+
+        return cmd_report(args)
     parser.error(f"unknown command {args.command}")
     return EXIT_BAD_INPUT
 
