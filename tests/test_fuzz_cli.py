@@ -1,0 +1,235 @@
+"""Hostile input through the command line: ``genevals run FILE --out DIR -q``.
+
+Most cases call ``genevals.cli.main`` in-process (hypothesis-generated JSONL files, both --on-error modes);
+a dozen named cases start the real command in a subprocess with a timeout, since each start costs seconds.
+Every case must end with exit 0 (sound scores, bad rows in skipped.jsonl with line and field) or exit 2 with
+every bad row named by file, line and field; never a traceback, a hang, NaN in results, or a wrong score.
+
+Case counts are printed; run with ``-rP`` to see them:  python -m pytest tests/test_fuzz_cli.py -q -rP
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fuzz_atheris import parquet_template, time_limit  # noqa: E402
+from test_fuzz_readers import expect, rows_strategy  # noqa: E402
+
+from genevals.cli import main  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = REPO / "datasets" / "demo" / "demo.jsonl"
+METRICS = "exact_match,token_f1,rouge,bleu,retrieval"
+COUNTS = Counter()
+SUBPROCESS = Counter()
+
+
+def run_inprocess(*args: str) -> tuple[int, str]:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), time_limit(60):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse errors
+            code = exc.code
+    return code, err.getvalue()
+
+
+def run_subprocess(*args: str, timeout: int = 180) -> subprocess.CompletedProcess:
+    SUBPROCESS["cases"] += 1
+    done = subprocess.run([sys.executable, "-m", "genevals", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=REPO, env={**__import__("os").environ, "HF_HUB_OFFLINE": "1"})
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    return done
+
+
+def check_results_file(path: Path) -> list[dict]:
+    """Strict JSON, one line per sample, every metric either a sound value or unscored with a reason."""
+    lines = []
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(raw, parse_constant=lambda c: pytest.fail(f"{c} in results.jsonl: {raw[:300]}"))
+        for name, m in row["metrics"].items():
+            if m["status"] == "ok":
+                v = m["value"]
+                assert isinstance(v, (int, float)) and math.isfinite(v), (name, m)
+                assert (v >= 1) if name == "first_relevant_rank" else (0 <= v <= 1), (name, m)
+            else:
+                assert m["value"] is None and m.get("reason"), (name, m)
+        lines.append(row)
+    return lines
+
+
+@settings(max_examples=60, deadline=None, print_blob=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(rows=rows_strategy, skip=st.booleans())
+def test_fuzz_cli_inprocess(tmp_path_factory, rows, skip):
+    tmp = tmp_path_factory.mktemp("cli")
+    path, out = tmp / "in.jsonl", tmp / "out"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    args = ["run", str(path), "--out", str(out), "-q", "--metrics", METRICS]
+    code, stderr = run_inprocess(*args, *(["--on-error", "skip"] if skip else []))
+    seen: dict = {}
+    verdicts = [expect(r, i, seen) for i, r in enumerate(rows, start=1)]
+    errors = [(i, v[1]) for i, v in enumerate(verdicts, start=1) if v[0] == "error"]
+    valid = [v[1] for v in verdicts if v[0] == "ok"]
+    COUNTS["runs"] += 1
+    COUNTS["rows"] += len(rows)
+    COUNTS["errors"] += len(errors)
+    COUNTS["valid"] += len(valid)
+    if errors and not skip:
+        assert code == 2, (code, stderr)
+        COUNTS["exit 2"] += 1
+        for line, field in errors[:20]:
+            where = f"{path}:{line}: " + (f"field '{field}': " if field else "")
+            assert where in stderr, (where, stderr)
+        assert not (out / "results.jsonl").exists() or not (out / "results.jsonl").read_text()
+        return
+    assert code == 0, (code, stderr)
+    COUNTS["exit 0"] += 1
+    results = check_results_file(out / "results.jsonl")
+    assert [(r["id"], r["answer"], r["system"]) for r in results] == [(v["id"], v["answer"], v["system"])
+                                                                     for v in valid]
+    skipped = [json.loads(line) for line in (out / "skipped.jsonl").read_text().splitlines()]
+    assert [(s["origin"], s["field"]) for s in skipped] == [(f"{path}:{line}", field) for line, field in errors]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_samples"] == len(valid) and len(summary["skipped"]) == len(errors)
+
+
+def test_fuzz_cli_report():
+    line = (f"fuzz cli (in-process): {COUNTS['runs']} runs, {COUNTS['rows']} rows tried, {COUNTS['errors']} "
+            f"errors located, {COUNTS['valid']} valid; {COUNTS['exit 0']} runs exit 0, {COUNTS['exit 2']} exit 2")
+    print(line)
+    assert COUNTS["runs"] >= 60 and COUNTS["exit 0"] and COUNTS["exit 2"], line
+
+
+# ------------------------------------------------------------------ real subprocesses, named cases
+
+def _write(path: Path, text: str | bytes) -> Path:
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    return path
+
+
+def test_subprocess_hostile_files(tmp_path):
+    """Eight hostile files through the real command, each with its expected exit code and message."""
+    deep = "[" * 100_000 + "]" * 100_000
+    cases = {
+        "deep.jsonl": ('{"answer": "a", "contexts": ' + deep + "}\n", 2, ":1: malformed JSON: nested too deeply"),
+        "utf8.jsonl": (b'{"answer": "ok"}\n{"answer": "\xff"}\n', 2, ":2: invalid UTF-8 at byte"),
+        "nan.jsonl": ('{"answer": NaN}\n', 2, ":1: field 'answer': missing answer"),
+        "ctx.jsonl": ('{"answer": "a", "contexts": "one string"}\n', 2, ":1: field 'contexts': expected a list"),
+        "dup.jsonl": ('{"id": 1, "answer": "a"}\n{"id": "1", "answer": "b"}\n', 2, ":2: field 'id': duplicate id '1'"),
+        "schema.csv": ("prediction,gold\nx,y\n", 2, ":2: field 'answer': missing answer"),
+        "noise.parquet": (bytes(range(256)) * 4, 2, ": malformed Parquet"),
+        "empty.jsonl": ("", 0, None),
+    }
+    for name, (content, code, message) in cases.items():
+        path = _write(tmp_path / name, content)
+        done = run_subprocess("run", str(path), "--out", str(tmp_path / f"out-{name}"), "-q", "--metrics", METRICS)
+        assert done.returncode == code, (name, done.returncode, done.stderr[-2000:])
+        if message:
+            assert f"{path}{message}" in done.stderr, (name, done.stderr[-2000:])
+    empty = json.loads((tmp_path / "out-empty.jsonl" / "summary.json").read_text())
+    assert empty["n_samples"] == 0
+
+
+def test_subprocess_gigantic_answer_and_skip_mode(tmp_path):
+    answer = ("lorem ipsum dolor sit amet " * 200_000)[:5_000_000]
+    rows = [{"id": "big", "answer": answer, "references": ["lorem ipsum"], "contexts": ["c"], "relevant": ["1"]},
+            {"id": 7, "answer": "a", "references": "a"}, {"id": "7", "answer": "dup"}, {"answer": None}]
+    path = _write(tmp_path / "big.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    done = run_subprocess("run", str(path), "--out", str(tmp_path / "out"), "-q", "--on-error", "skip",
+                          "--metrics", METRICS, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = check_results_file(tmp_path / "out" / "results.jsonl")
+    assert [r["id"] for r in results] == ["big", "7"] and len(results[0]["answer"]) == 5_000_000
+    assert results[1]["metrics"]["exact_match"]["value"] == 1.0
+    skipped = [json.loads(line) for line in (tmp_path / "out" / "skipped.jsonl").read_text().splitlines()]
+    assert [(s["origin"], s["field"]) for s in skipped] == [(f"{path}:3", "id"), (f"{path}:4", "answer")]
+
+
+def test_subprocess_demo_is_clean(tmp_path):
+    done = run_subprocess("run", str(DEMO), "--out", str(tmp_path / "out"), "-q", "--metrics", METRICS)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(check_results_file(tmp_path / "out" / "results.jsonl")) == 90
+
+
+def test_subprocess_report():
+    line = f"fuzz cli (subprocess): {SUBPROCESS['cases']} command runs"
+    print(line)
+    assert SUBPROCESS["cases"] >= 10, line
+
+
+# ------------------------------------------------------------------ bugs found (xfail strict: they fail today)
+
+@pytest.mark.xfail(strict=True, reason="BUG: a lone surrogate passes validation; writing results.jsonl then "
+                                       "raises UnicodeEncodeError: traceback, exit 1, half-written results")
+def test_subprocess_lone_surrogate_exits_2(tmp_path):
+    path = _write(tmp_path / "s.jsonl", '{"answer": "ok", "references": "ok"}\n{"answer": "\\ud800"}\n')
+    done = subprocess.run([sys.executable, "-m", "genevals", "run", str(path), "--out", str(tmp_path / "o"), "-q"],
+                          capture_output=True, text=True, timeout=180, cwd=REPO)
+    assert done.returncode == 2 and f"{path}:2: field 'answer'" in done.stderr, done.stderr[-1500:]
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: a JSON integer with more than 4300 digits raises an uncaught "
+                                       "ValueError from json.loads (traceback instead of exit 2)")
+def test_huge_integer_exits_2(tmp_path):
+    path = _write(tmp_path / "h.jsonl", '{"answer": "a", "id": ' + "9" * 5000 + "}\n")
+    code, stderr = run_inprocess("run", str(path), "--out", str(tmp_path / "o"), "-q")
+    assert code == 2 and f"{path}:1:" in stderr
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: a metric option the metric rejects (--cutoffs 0, --metrics recall@0) "
+                                       "raises an uncaught ValueError from the constructor instead of exit 2")
+@pytest.mark.parametrize("option", [["--cutoffs", "0"], ["--metrics", "recall@0"]])
+def test_bad_cutoff_exits_2(tmp_path, option):
+    path = _write(tmp_path / "d.jsonl", '{"answer": "a"}\n')
+    code, stderr = run_inprocess("run", str(path), "--out", str(tmp_path / "o"), "-q", *option)
+    assert code == 2 and "cutoffs" in stderr
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: an input path that is a directory (named *.jsonl) or an --out that is "
+                                       "an existing file raises IsADirectoryError / FileExistsError (traceback)")
+@pytest.mark.parametrize("which", ["input", "out"])
+def test_directory_input_or_file_out_exits_2(tmp_path, which):
+    good = _write(tmp_path / "d.jsonl", '{"answer": "a"}\n')
+    folder = tmp_path / "folder.jsonl"
+    folder.mkdir()
+    args = [str(folder), "--out", str(tmp_path / "o")] if which == "input" else [str(good), "--out", str(good)]
+    code, stderr = run_inprocess("run", *args, "-q")
+    assert code == 2 and "genevals: error:" in stderr
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: --fail-under METRIC=nan is accepted and can never fail (mean < nan "
+                                       "is False); it should be rejected as a bad option (exit 2)")
+def test_fail_under_nan_is_rejected(tmp_path):
+    path = _write(tmp_path / "d.jsonl", '{"answer": "a", "references": "b"}\n')
+    code, _ = run_inprocess("run", str(path), "--out", str(tmp_path / "o"), "-q", "--fail-under", "exact_match=nan")
+    assert code == 2
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: corrupt Parquet data pages raise OSError/ArrowInvalid/"
+                                       "UnicodeDecodeError through the CLI (traceback instead of exit 2)")
+def test_corrupt_parquet_pages_exit_2(tmp_path):
+    data = bytearray(parquet_template())
+    data[len(data) // 3: len(data) // 3 + 40] = b"\xa7" * 40  # inside the column chunks, footer intact
+    path = _write(tmp_path / "c.parquet", bytes(data))
+    code, stderr = run_inprocess("run", str(path), "--out", str(tmp_path / "o"), "-q")
+    assert code == 2 and f"{path}" in stderr
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: an infinite relevance grade reaches scoring: results.jsonl gets "
+                                       "ndcg NaN with status ok (and 'NaN', which is not JSON)")
+def test_infinite_grade_never_reaches_results(tmp_path):
+    path = _write(tmp_path / "d.jsonl", '{"answer": "a", "contexts": ["c", "d"], "relevant": {"1": Infinity}}\n')
+    code, _ = run_inprocess("run", str(path), "--out", str(tmp_path / "o"), "-q", "--metrics", "retrieval")
+    assert code == 2 or check_results_file(tmp_path / "o" / "results.jsonl")
