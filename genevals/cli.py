@@ -62,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     semantic.add_argument("--bertscore-layer", type=int, default=None, help="hidden layer to use")
     semantic.add_argument("--bertscore-idf", action="store_true", help="idf weights from the run's references")
     semantic.add_argument("--bertscore-rescale", action="store_true", help="rescale with a baseline")
+    semantic.add_argument("--bertscore-baseline", default=None,
+                          help="baseline TSV (LAYER,P,R,F) for rescaling a model bert-score has none for")
     semantic.add_argument("--device", default=None, help="cpu, cuda, cuda:0 (default: cuda if available)")
     semantic.add_argument("--batch-size", type=int, default=None, help="BERTScore batch size")
 
@@ -77,7 +79,7 @@ def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     if args.cutoffs:
         options["retrieval"]["cutoffs"] = args.cutoffs
     bert = {"model": args.bertscore_model, "layer": args.bertscore_layer, "idf": args.bertscore_idf or None,
-            "rescale": args.bertscore_rescale or None, "device": args.device, "batch_size": args.batch_size}
+            "rescale": args.bertscore_rescale or None, "baseline": args.bertscore_baseline, "device": args.device, "batch_size": args.batch_size}
     options["bertscore"] = {k: v for k, v in bert.items() if v is not None}
     return options
 

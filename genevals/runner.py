@@ -110,11 +110,17 @@ def evaluate(
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], Sample):
         data = [s.to_dict() for s in data]
     selected = registry.select(metrics, options)
-    signatures = {sel.family: sel.metric.signature() for sel in selected}
 
     n_good, errors = validate(data, column_map)
     if errors and on_error == "raise":
         raise InputErrors(errors)
+    # Run-wide statistics (BERTScore's idf over all references) need one look at every sample first,
+    # resumed ones included, so a resumed run scores exactly like an uninterrupted one.
+    for sel in selected:
+        prepare = getattr(sel.metric, "prepare", None)
+        if prepare is not None:
+            prepare(s for s in iter_samples(data, column_map) if not isinstance(s, InputError))
+    signatures = {sel.family: sel.metric.signature() for sel in selected}
     if workers is None:
         workers = min(2, os.cpu_count() or 1) if n_good >= PARALLEL_THRESHOLD else 1
 

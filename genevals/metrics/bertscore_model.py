@@ -137,7 +137,10 @@ def load(spec: ModelSpec, layer: int, device: str, fast_tokenizer: bool = False)
         if key in _MODELS:
             return _MODELS[key]
         from bert_score.utils import get_model, get_tokenizer
+        from transformers.utils import logging as hf_logging
 
+        # transformers' own "Loading weights" bar would break genevals' --quiet and its progress bar.
+        hf_logging.disable_progress_bar()
         _set_threads()
         try:
             tokenizer = get_tokenizer(spec.path, use_fast=fast_tokenizer)
