@@ -1,0 +1,236 @@
+"""Score on a Ray cluster with Ray Data; the same results, files and summary as ``genevals.runner.evaluate``.
+
+What stays on the driver, reusing genevals' own code: reading and validating with :mod:`genevals.io` (so bad
+rows are located exactly as locally), ``prepare()`` (run-wide statistics such as BERTScore idf), and writing
+``results.jsonl`` / ``summary.json`` / ``skipped.jsonl`` with :class:`SummaryAccumulator` and
+:func:`build_summary`. What runs on the cluster: the metrics' own ``score`` on batches, in three stages:
+
+- lexical and retrieval families: stateless Ray tasks (``map_batches`` with a function);
+- BERTScore: an actor pool (the model loads once per actor; ``num_gpus`` per actor with ``bertscore_gpus``);
+- LLM-judge families (faithfulness, llm_rubric): an actor pool of ``judge_concurrency`` actors (default 4).
+  Each actor scores one batch at a time, so at most ``judge_concurrency`` batches are being judged at once
+  across the whole cluster, whatever its size; the judge's own per-batch concurrency applies inside each.
+
+The metric objects are built once on the driver (``registry.select``), prepared, and shipped to the workers,
+so every worker scores with identical settings. Order is preserved, so results.jsonl is in input order.
+
+    import genevals.ray
+    results = genevals.ray.evaluate("data.jsonl", ["token_f1", "rouge", "retrieval"])             # local Ray
+    results = genevals.ray.evaluate("data.jsonl", address="ray://head:10001", out_dir="reports/r")  # a cluster
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from genevals import registry
+from genevals.aggregate import DEFAULT_SEED
+from genevals.io import InputError, SkippedRow, iter_samples
+from genevals.metrics.base import Metric
+from genevals.results import (RESULTS_FILE, SKIPPED_FILE, SUMMARY_FILE, Results, SummaryAccumulator,
+                              build_summary)
+from genevals.runner import InputErrors, validate
+from genevals.types import MetricResult, Sample, SampleResult
+
+JUDGE_FAMILIES = frozenset({"faithfulness", "llm_rubric"})
+MODEL_FAMILIES = frozenset({"bertscore"})
+DEFAULT_JUDGE_CONCURRENCY = 4
+
+
+def _score_rows(selected: Sequence[registry.Selected], rows: Sequence[str]) -> list[str]:
+    """JSON SampleResult dicts in, the same with these families' metrics added, out."""
+    results = [SampleResult.from_dict(json.loads(r)) for r in rows]
+    samples = [r.sample for r in results]
+    for sel in selected:
+        for result, outputs in zip(results, sel.metric.score(samples)):
+            for name, value in outputs.items():
+                if sel.keep(name):
+                    result.metrics[name] = value
+    return [json.dumps(r.to_dict(), ensure_ascii=False) for r in results]
+
+
+def _stage_fn(selected_ref):
+    """A stateless batch function for Ray tasks (lexical, retrieval)."""
+    import ray
+
+    def score_batch(batch: dict) -> dict:
+        import numpy as np
+
+        selected = ray.get(selected_ref) if isinstance(selected_ref, ray.ObjectRef) else selected_ref
+        return {"row": np.array(_score_rows(selected, list(batch["row"])), dtype=object)}
+
+    return score_batch
+
+
+class _StageActor:
+    """A Ray Data actor: holds its metrics (a loaded model, a judge client) across batches."""
+
+    def __init__(self, selected_ref) -> None:
+        import ray
+
+        self.selected = ray.get(selected_ref) if isinstance(selected_ref, ray.ObjectRef) else selected_ref
+
+    def __call__(self, batch: dict) -> dict:
+        import numpy as np
+
+        return {"row": np.array(_score_rows(self.selected, list(batch["row"])), dtype=object)}
+
+
+def _init_ray(address: str | None, num_cpus: int | None, runtime_env: Mapping[str, Any] | None):
+    import ray
+
+    if ray.is_initialized():
+        return ray, False
+    kwargs: dict[str, Any] = {"ignore_reinit_error": True, "log_to_driver": False}
+    if runtime_env:
+        kwargs["runtime_env"] = dict(runtime_env)
+    if address is None:
+        kwargs["num_cpus"] = num_cpus or min(2, os.cpu_count() or 1)
+        kwargs["include_dashboard"] = False
+    else:
+        kwargs["address"] = address
+    ray.init(**kwargs)
+    return ray, True
+
+
+def evaluate(
+    dataset_or_path: Any,
+    metrics: Sequence[str] | None = None,
+    *,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    column_map: Mapping[str, str] | None = None,
+    on_error: str = "raise",
+    out_dir: str | Path | None = None,
+    address: str | None = None,
+    judge_concurrency: int | None = None,
+    bertscore_actors: int = 1,
+    bertscore_gpus: float = 0,
+    batch_size: int = 256,
+    num_cpus: int | None = None,
+    runtime_env: Mapping[str, Any] | None = None,
+    seed: int = DEFAULT_SEED,
+    keep_samples: bool = True,
+    meta: Mapping[str, Any] | None = None,
+    shutdown: bool | None = None,
+) -> Results:
+    """Like :func:`genevals.runner.evaluate`, scored on Ray.
+
+    ``dataset_or_path``: a path, a DataFrame, a list of dicts, or a ``ray.data.Dataset`` (its rows are read on
+    the driver and validated like a list of dicts). ``address``: None starts a local Ray with ``num_cpus``
+    (default 2); ``"auto"`` or ``"ray://host:10001"`` joins a cluster (genevals must be installed on every
+    node, or pass ``runtime_env``). ``shutdown``: stop Ray at the end (default: only if this call started it).
+    """
+    if on_error not in ("raise", "skip"):
+        raise ValueError("on_error must be 'raise' or 'skip'")
+    try:
+        import ray  # noqa: F401
+        import ray.data  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("the Ray engine needs Ray Data: pip install 'genevals[ray]'") from exc
+
+    data = dataset_or_path
+    if hasattr(data, "iter_rows") and hasattr(data, "map_batches"):  # a ray.data.Dataset
+        data = list(data.iter_rows())
+    if isinstance(data, (list, tuple)) and data and isinstance(data[0], Sample):
+        data = [s.to_dict() for s in data]
+
+    selected = registry.select(metrics, options)
+    n_good, errors = validate(data, column_map)
+    if errors and on_error == "raise":
+        raise InputErrors(errors)
+    for sel in selected:
+        prepare = getattr(sel.metric, "prepare", None)
+        if prepare is not None:
+            prepare(s for s in iter_samples(data, column_map) if not isinstance(s, InputError))
+
+    stages = [
+        [s for s in selected if s.family not in JUDGE_FAMILIES | MODEL_FAMILIES],
+        [s for s in selected if s.family in MODEL_FAMILIES],
+        [s for s in selected if s.family in JUDGE_FAMILIES],
+    ]
+
+    ray, started = _init_ray(address, num_cpus, runtime_env)
+    try:
+        ctx = ray.data.DataContext.get_current()
+        ctx.execution_options.preserve_order = True
+        rows = [{"row": json.dumps(SampleResult(sample=s).to_dict(), ensure_ascii=False)}
+                for s in iter_samples(data, column_map) if not isinstance(s, InputError)]
+        scored_rows: list[str] = []
+        if rows:
+            ds = ray.data.from_items(rows)
+            lexical, model, judge = stages
+            if lexical:
+                ds = ds.map_batches(_stage_fn(ray.put(lexical)), batch_size=batch_size, batch_format="numpy")
+            if model:
+                ds = ds.map_batches(_StageActor, fn_constructor_args=(ray.put(model),), batch_size=batch_size,
+                                    batch_format="numpy", concurrency=max(1, bertscore_actors),
+                                    num_gpus=bertscore_gpus or None)
+            if judge:
+                ds = ds.map_batches(_StageActor, fn_constructor_args=(ray.put(judge),),
+                                    batch_size=min(batch_size, 32), batch_format="numpy",
+                                    concurrency=max(1, judge_concurrency or DEFAULT_JUDGE_CONCURRENCY))
+            scored_rows = [r["row"] for r in ds.iter_rows()]
+    finally:
+        if shutdown or (shutdown is None and started):
+            ray.shutdown()
+
+    return _finish(scored_rows, selected, errors, n_good, out_dir, seed, keep_samples, meta)
+
+
+def _finish(scored_rows: Sequence[str], selected: Sequence[registry.Selected], errors: Sequence[InputError],
+            n_good: int, out_dir: str | Path | None, seed: int, keep_samples: bool,
+            meta: Mapping[str, Any] | None) -> Results:
+    """Write and summarise exactly as the local runner does (same files, same accumulator and summary)."""
+    out = Path(out_dir) if out_dir is not None else None
+    acc = SummaryAccumulator()
+    corpus_families = [s for s in selected if type(s.metric).corpus_scores is not Metric.corpus_scores]
+    corpus_inputs: dict[str, dict[str, list[dict[str, MetricResult]]]] = {}
+    results = Results(skipped=[SkippedRow(e.source + (f":{e.line}" if e.line else ""), e.field, e.message)
+                               for e in errors], seed=seed,
+                      meta={"metrics": [s.family for s in selected], "engine": "ray", **(meta or {})})
+    handle = None
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        handle = open(out / RESULTS_FILE, "w", encoding="utf-8")
+    try:
+        for line in scored_rows:
+            result = SampleResult.from_dict(json.loads(line))
+            if handle is not None:
+                handle.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+            acc.add(result)
+            if keep_samples:
+                results.samples.append(result)
+            for sel in corpus_families:
+                per_system = corpus_inputs.setdefault(sel.family, {}).setdefault(result.sample.system, [])
+                per_system.append({k: v for k, v in result.metrics.items() if k in sel.metric.output_names()})
+    finally:
+        if handle is not None:
+            handle.close()
+    for sel in corpus_families:
+        for system, rows in corpus_inputs.get(sel.family, {}).items():
+            results.corpus.setdefault(system, {}).update(sel.metric.corpus_scores(rows))
+    _sync_scoring_state(selected, corpus_inputs)
+    results.signatures = {sel.family: sel.metric.signature() for sel in selected}
+    results.meta["interrupted"] = False
+    results.meta["n_input_rows"] = n_good + len(errors)
+    results._summary = build_summary(acc, results.corpus, results.signatures, results.skipped, results.meta, seed)
+    if out is not None:
+        (out / SUMMARY_FILE).write_text(json.dumps(results._summary, indent=2, ensure_ascii=False),
+                                        encoding="utf-8")
+        with open(out / SKIPPED_FILE, "w", encoding="utf-8") as skipped_handle:
+            for row in results.skipped:
+                skipped_handle.write(json.dumps(row.to_dict(), ensure_ascii=False) + "\n")
+    return results
+
+
+def _sync_scoring_state(selected: Sequence[registry.Selected], corpus_inputs: Mapping[str, Any]) -> None:
+    """Signature fields learnt while scoring happened on the workers; rebuild them on the driver's metric.
+
+    BLEU's nrefs comes from the reference counts it saw (kept in each result's details)."""
+    for sel in selected:
+        if sel.family == "bleu" and hasattr(sel.metric, "_ref_counts"):
+            counts = {m["bleu"].details.get("nrefs") for rows in corpus_inputs.get("bleu", {}).values()
+                      for m in rows if "bleu" in m and m["bleu"].status == "ok"}
+            sel.metric._ref_counts = {c for c in counts if c is not None}
