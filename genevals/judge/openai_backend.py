@@ -12,6 +12,7 @@ down and re-sends at once. The openai client's own retries are off: retries wrap
 from __future__ import annotations
 
 import asyncio
+import re
 import email.utils
 import time
 from typing import Any, Mapping, Sequence
@@ -116,23 +117,22 @@ class OpenAIProvider:
             requests += 1
             try:
                 resp = await client.chat.completions.create(**kwargs)
-            except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
-                if fmt is not None and MODES.index(self.mode) < len(MODES) - 1:
-                    self.mode = MODES[MODES.index(self.mode) + 1]
-                    continue
-                raise PermanentError(f"HTTP {exc.status_code}: {_short(exc)}") from None
             except openai.RateLimitError as exc:
                 raise TransientError(f"HTTP 429: {_short(exc)}", _retry_after(exc.response.headers), 429) from None
+            except openai.APIStatusError as exc:
+                # An error that names the response_format (400/422 from most servers; llama_cpp.server answers
+                # 500 to an unknown type): take the next, simpler structured-output mode and re-send.
+                if fmt is not None and MODES.index(self.mode) < len(MODES) - 1 and \
+                        re.search(r"response_format|json_schema|schema", str(exc), re.I):
+                    self.mode = MODES[MODES.index(self.mode) + 1]
+                    continue
+                if isinstance(exc, (openai.BadRequestError, openai.UnprocessableEntityError)):
+                    raise PermanentError(f"HTTP {exc.status_code}: {_short(exc)}") from None
+                raise _status_error(exc) from None
             except openai.APITimeoutError:
                 raise TransientError(f"timeout after {self.timeout:g}s") from None
             except openai.APIConnectionError as exc:
                 raise TransientError(f"connection error: {type(exc).__name__}") from None
-            except openai.APIStatusError as exc:
-                status = exc.status_code
-                if status >= 500 or status in (408, 409):
-                    raise TransientError(f"HTTP {status}: {_short(exc)}", _retry_after(exc.response.headers),
-                                         status) from None
-                raise PermanentError(f"HTTP {status}: {_short(exc)}") from None
             except (ValueError, TypeError) as exc:  # a 200 whose body is not a chat completion
                 raise TransientError(f"malformed response body: {exc}") from None
             break
@@ -147,6 +147,13 @@ class OpenAIProvider:
             usage = Usage(sum(estimate_tokens(m["content"]) for m in messages), estimate_tokens(text))
         return Completion(text=text, usage=usage, raw=resp, finish_reason=choice.finish_reason,
                           requests=requests)
+
+
+def _status_error(exc) -> Exception:
+    status = exc.status_code
+    if status >= 500 or status in (408, 409):
+        return TransientError(f"HTTP {status}: {_short(exc)}", _retry_after(exc.response.headers), status)
+    return PermanentError(f"HTTP {status}: {_short(exc)}")
 
 
 def _short(exc: Exception, limit: int = 300) -> str:
