@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -23,9 +24,12 @@ def _threshold(text: str) -> tuple[str, float]:
     if not sep:
         raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got '{text}'")
     try:
-        return name.strip(), float(value)
+        limit = float(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"threshold for '{name}' is not a number: '{value}'") from None
+    if not math.isfinite(limit):
+        raise argparse.ArgumentTypeError(f"threshold for '{name}' must be a finite number, got '{value}'")
+    return name.strip(), limit
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -126,6 +130,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.runner import evaluate
 
     bar = None
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        print(f"genevals: error: --out {args.out}: exists and is not a folder", file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         column_map = parse_column_map(args.map)
         bar, progress = _progress(args.quiet)

@@ -51,6 +51,9 @@ class RawRow:
     source: str
     line: int
     data: Any
+    # CSV cells are all text, so lists and mappings arrive as JSON text; other formats keep their types,
+    # and a JSONL string that happens to look like JSON stays a string.
+    text_cells: bool = False
 
 
 # ---------------------------------------------------------------- raw rows
@@ -69,6 +72,8 @@ def _read_jsonl(path: Path) -> Iterator[RawRow | InputError]:
                 yield RawRow(str(path), line_no, json.loads(text))
             except json.JSONDecodeError as exc:
                 yield InputError(str(path), line_no, None, f"malformed JSON: {exc.msg} (column {exc.colno})")
+            except ValueError as exc:  # an integer longer than sys.get_int_max_str_digits() digits
+                yield InputError(str(path), line_no, None, f"malformed JSON: {exc}")
             except RecursionError:
                 yield InputError(str(path), line_no, None, "malformed JSON: nested too deeply")
 
@@ -108,7 +113,7 @@ def _read_csv(path: Path) -> Iterator[RawRow | InputError]:
                 yield InputError(str(path), start_line, None,
                                  f"malformed CSV: {len(values)} values for {len(header)} columns")
                 continue
-            yield RawRow(str(path), start_line, dict(zip(header, values)))
+            yield RawRow(str(path), start_line, dict(zip(header, values)), text_cells=True)
         if buffer:
             yield InputError(str(path), start_line, None, "malformed CSV: unterminated quoted field")
 
@@ -122,8 +127,17 @@ def _read_parquet(path: Path) -> Iterator[RawRow | InputError]:
         yield InputError(str(path), None, None, f"malformed Parquet: {exc}")
         return
     row_no = 0
-    for batch in parquet.iter_batches(batch_size=1024):
-        for row in batch.to_pylist():
+    batches = parquet.iter_batches(batch_size=1024)
+    while True:
+        try:
+            batch = next(batches, None)
+            rows = [] if batch is None else batch.to_pylist()
+        except Exception as exc:  # corrupt pages: OSError, ArrowInvalid, UnicodeDecodeError, ...
+            yield InputError(str(path), None, None, f"malformed Parquet after row {row_no}: {exc}")
+            return
+        if batch is None:
+            return
+        for row in rows:
             row_no += 1
             yield RawRow(str(path), row_no, row)
 
@@ -132,6 +146,8 @@ def read_raw(path: str | Path) -> Iterator[RawRow | InputError]:
     path = Path(path)
     if not path.exists():
         raise InputError(str(path), None, None, "file not found")
+    if path.is_dir():
+        raise InputError(str(path), None, None, "is a directory, not a file")
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".json", ".ndjson"):
         return _read_jsonl(path)
@@ -161,7 +177,7 @@ def _maybe_json(value: Any) -> Any:
     if isinstance(value, str) and value[:1] in "[{":
         try:
             return json.loads(value)
-        except json.JSONDecodeError:
+        except ValueError:  # JSONDecodeError, or an integer over the int max str digits limit
             return value
     return value
 
@@ -171,6 +187,15 @@ def _as_list(value: Any) -> Any:
     if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
         return value.tolist()
     return value
+
+
+def _check_unicode(value: Any, field: str, err) -> None:
+    """A lone surrogate (JSON "\\ud800") cannot be written as UTF-8: reject it here, not mid-run."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise err(field, f"invalid Unicode: lone surrogate at character {exc.start}") from None
 
 
 class RowValidator:
@@ -185,6 +210,9 @@ class RowValidator:
         if not isinstance(row.data, Mapping):
             raise err(None, f"expected an object per row, got {type(row.data).__name__}")
         data = self._rename(row.data)
+        decode = _maybe_json if row.text_cells else (lambda value: value)
+        for name in ("answer", "question", "system", "id"):
+            _check_unicode(data.get(name), name, err)
 
         answer = data.get("answer")
         if _is_missing(answer):
@@ -216,9 +244,9 @@ class RowValidator:
             id=sample_id,
             answer=answer,
             question=question,
-            contexts=self._contexts(data.get("contexts"), err),
-            references=self._references(data.get("references"), err),
-            relevant=self._relevant(data.get("relevant"), err),
+            contexts=self._contexts(decode(data.get("contexts")), err),
+            references=self._references(decode(data.get("references")), err),
+            relevant=self._relevant(decode(data.get("relevant")), err),
             system=system,
             origin=f"{row.source}:{row.line}",
         )
@@ -238,7 +266,7 @@ class RowValidator:
 
     @staticmethod
     def _contexts(value: Any, err) -> tuple[Context, ...]:
-        value = _as_list(_maybe_json(value))
+        value = _as_list(value)
         if _is_missing(value) or value == "":
             return ()
         if isinstance(value, str):
@@ -248,6 +276,7 @@ class RowValidator:
         contexts = []
         for rank, item in enumerate(value, start=1):
             if isinstance(item, str):
+                _check_unicode(item, f"contexts[{rank - 1}]", err)
                 contexts.append(Context(text=item, rank=rank))
                 continue
             if not isinstance(item, Mapping):
@@ -255,6 +284,7 @@ class RowValidator:
             text = item.get("text", item.get("content"))
             if not isinstance(text, str):
                 raise err(f"contexts[{rank - 1}].text", "expected a string")
+            _check_unicode(text, f"contexts[{rank - 1}].text", err)
             score = item.get("score")
             if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
                 raise err(f"contexts[{rank - 1}].score", f"expected a number, got {type(score).__name__}")
@@ -269,7 +299,7 @@ class RowValidator:
 
     @staticmethod
     def _references(value: Any, err) -> tuple[str, ...]:
-        value = _as_list(_maybe_json(value))
+        value = _as_list(value)
         if _is_missing(value):
             return ()
         if isinstance(value, str):
@@ -279,13 +309,16 @@ class RowValidator:
         for index, item in enumerate(value):
             if not isinstance(item, str):
                 raise err(f"references[{index}]", f"expected a string, got {type(item).__name__}")
+            _check_unicode(item, f"references[{index}]", err)
         return tuple(value)
 
     @staticmethod
     def _relevant(value: Any, err) -> dict[str, float] | None:
-        value = _as_list(_maybe_json(value))
+        value = _as_list(value)
         if _is_missing(value):
             return None
+        if isinstance(value, list) and value and all(isinstance(i, tuple) and len(i) == 2 for i in value):
+            value = dict(value)  # a Parquet map<id, grade> column arrives as (key, grade) pairs
         if isinstance(value, list):
             for index, item in enumerate(value):
                 if isinstance(item, bool) or not isinstance(item, (str, int)):
@@ -294,8 +327,10 @@ class RowValidator:
         if isinstance(value, Mapping):
             grades = {}
             for key, grade in value.items():
-                if isinstance(grade, bool) or not isinstance(grade, (int, float)) or math.isnan(grade):
-                    raise err(f"relevant.{key}", f"expected a number grade, got {grade!r}")
+                if grade is None:  # a Parquet struct column fills the keys of other rows with None
+                    continue
+                if isinstance(grade, bool) or not isinstance(grade, (int, float)) or not math.isfinite(grade):
+                    raise err(f"relevant.{key}", f"expected a finite number grade, got {grade!r}")
                 grades[str(key)] = float(grade)
             return grades
         raise err("relevant", f"expected a list of ids or a mapping id -> grade, got {type(value).__name__}")

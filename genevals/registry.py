@@ -95,7 +95,10 @@ def select(names: list[str] | tuple[str, ...] | None = None,
         retrieval_opts["cutoffs"] = tuple(sorted(set(base) | extra_cutoffs))
     selected = []
     for family, outputs in wanted.items():
-        metric = load_family(family)(**options.get(family, {}))
+        try:
+            metric = load_family(family)(**options.get(family, {}))
+        except (ValueError, TypeError) as exc:
+            raise UnknownMetric(f"metric '{family}': {exc}") from None
         selected.append(Selected(metric, frozenset(outputs) if outputs is not None else None))
     return selected
 

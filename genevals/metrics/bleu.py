@@ -50,7 +50,7 @@ class Bleu(Metric):
         return [_NAME]
 
     def signature(self) -> str:
-        """sacrebleu's own signature fields; nrefs is that of the last scored batch ("?" before any)."""
+        """sacrebleu's own signature fields; nrefs over everything scored so far ("?" before any, "var" if mixed)."""
         counts = self._ref_counts
         nrefs = "?" if not counts else (str(next(iter(counts))) if len(counts) == 1 else "var")
         return make_signature(
@@ -58,7 +58,6 @@ class Bleu(Metric):
             smooth=_SMOOTH, corpus_eff="no", version=package_version("sacrebleu"))
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
-        self._ref_counts = set()
         return [{_NAME: self._score_one(sample)} for sample in samples]
 
     def _score_one(self, sample: Sample) -> MetricResult:
@@ -94,6 +93,9 @@ class Bleu(Metric):
             if result is None or result.status != types.OK:
                 continue
             d = result.details
+            # Samples scored in worker processes reach this process only through their details.
+            if "nrefs" in d:
+                self._ref_counts.add(d["nrefs"])
             row = [d["sys_len"], d["ref_len"], *d["counts"], *d["totals"]]
             stats = [a + b for a, b in zip(stats, row)]
             n += 1
