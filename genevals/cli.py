@@ -50,6 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--on-error", choices=("stop", "skip"), default="stop",
                      help="stop before scoring on any bad row (default), or skip bad rows with a reason")
     run.add_argument("--resume", action="store_true", help="skip samples already in OUT/results.jsonl")
+    run.add_argument("--engine", choices=("local", "ray"), default="local",
+                     help="score in this process (default) or on a Ray cluster")
+    run.add_argument("--ray-address", default=None,
+                     help="Ray cluster address (auto, ray://HOST:10001); default: start a local Ray")
     run.add_argument("--workers", type=int, default=None, help="processes for lexical/retrieval metrics")
     run.add_argument("--fail-under", action="append", type=_threshold, default=[], metavar="METRIC=VALUE",
                      help="exit 1 if any system's mean METRIC is below VALUE (repeatable)")
@@ -135,14 +139,21 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     try:
         column_map = parse_column_map(args.map)
-        bar, progress = _progress(args.quiet)
-        results = evaluate(
-            args.input, args.metrics, options=metric_options(args), column_map=column_map,
-            on_error="skip" if args.on_error == "skip" else "raise", out_dir=args.out, resume=args.resume,
-            workers=args.workers, seed=args.seed if args.seed is not None else DEFAULT_SEED,
-            keep_samples=False, progress=progress,
-            meta={"input": str(args.input), "fail_under": dict(args.fail_under)},
-        )
+        common = dict(options=metric_options(args), column_map=column_map,
+                      on_error="skip" if args.on_error == "skip" else "raise", out_dir=args.out,
+                      seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False,
+                      meta={"input": str(args.input), "fail_under": dict(args.fail_under)})
+        if args.engine == "ray":
+            if args.resume:
+                print("genevals: error: --resume is not supported with --engine ray yet", file=sys.stderr)
+                return EXIT_BAD_INPUT
+            from genevals.ray_engine import evaluate as ray_evaluate
+
+            results = ray_evaluate(args.input, args.metrics, address=args.ray_address, **common)
+        else:
+            bar, progress = _progress(args.quiet)
+            results = evaluate(args.input, args.metrics, resume=args.resume, workers=args.workers,
+                               progress=progress, **common)
     except (InputError, UnknownMetric) as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

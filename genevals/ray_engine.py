@@ -89,6 +89,8 @@ def _init_ray(address: str | None, num_cpus: int | None, runtime_env: Mapping[st
     if address is None:
         kwargs["num_cpus"] = num_cpus or min(2, os.cpu_count() or 1)
         kwargs["include_dashboard"] = False
+        # A local instance serves this machine only: keep its services on loopback.
+        kwargs["_node_ip_address"] = "127.0.0.1"
     else:
         kwargs["address"] = address
     ray.init(**kwargs)
