@@ -57,9 +57,11 @@ def bootstrap_ci(values: Sequence[float], seed: int = DEFAULT_SEED, resamples: i
     return float(low), float(high)
 
 
-def summarise(values: Iterable[float | None], statuses: Iterable[str], seed: int = DEFAULT_SEED) -> MetricSummary:
+def summarise(values: Iterable[float | None], statuses: Iterable[str] | Mapping[str, int],
+              seed: int = DEFAULT_SEED) -> MetricSummary:
+    """Mean and bootstrap interval of the scored values; ``statuses`` is one status per sample, or their counts."""
     scored = [v for v in values if v is not None]
-    counts = Counter(statuses)
+    counts = Counter(statuses) if not isinstance(statuses, Mapping) else Counter(dict(statuses))
     unscored = sum(n for status, n in counts.items() if status != "ok")
     if not scored:
         return MetricSummary(None, None, None, 0, unscored, dict(counts))

@@ -6,6 +6,8 @@ never the scoring code.
 from __future__ import annotations
 
 import json
+from array import array
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
@@ -20,19 +22,29 @@ SKIPPED_FILE = "skipped.jsonl"
 
 
 class SummaryAccumulator:
-    """Per (system, metric) values and statuses, kept compactly so summaries need no second pass."""
+    """Per (system, metric) scored values and status counts, kept compactly (8 bytes a value) so the summary
+    of a 100,000-sample run needs neither a second pass nor the samples themselves."""
 
     def __init__(self) -> None:
-        self.values: dict[str, dict[str, list[float | None]]] = {}
-        self.statuses: dict[str, dict[str, list[str]]] = {}
+        self.values: dict[str, dict[str, array]] = {}
+        self.statuses: dict[str, dict[str, Counter]] = {}
+        self.counts: dict[str, int] = {}
 
     def add(self, result: SampleResult) -> None:
         system = result.sample.system
         values = self.values.setdefault(system, {})
         statuses = self.statuses.setdefault(system, {})
+        self.counts[system] = self.counts.get(system, 0) + 1
         for name, metric in result.metrics.items():
-            values.setdefault(name, []).append(metric.value)
-            statuses.setdefault(name, []).append(metric.status)
+            if metric.value is not None:
+                values.setdefault(name, array("d")).append(metric.value)
+            else:
+                values.setdefault(name, array("d"))
+            statuses.setdefault(name, Counter())[metric.status] += 1
+
+    @property
+    def n_samples(self) -> int:
+        return sum(self.counts.values())
 
     def summary(self, seed: int = DEFAULT_SEED) -> dict[str, dict[str, dict[str, Any]]]:
         return {
@@ -125,7 +137,7 @@ def build_summary(acc: SummaryAccumulator, corpus: Mapping[str, Any], signatures
     return {
         "genevals_version": __version__,
         "seed": seed,
-        "n_samples": sum(len(next(iter(m.values()), [])) for m in acc.values.values()),
+        "n_samples": acc.n_samples,
         "systems": systems,
         "corpus": dict(corpus),
         "signatures": dict(signatures),
