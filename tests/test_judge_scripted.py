@@ -435,3 +435,14 @@ def test_signature_and_cheap_construction(monkeypatch):
     assert "abc" not in m.signature() and "warning" not in m.signature()
     monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
     assert Faithfulness().runtime.backend == "openai"
+
+
+def test_worked_example_can_be_left_out():
+    p = Scripted(CLAIMS, VERDICTS)
+    m = faith(p, worked_example=False)
+    assert m.score([SAMPLE])[0]["faithfulness"].value == 0.5
+    assert all("Varnholt" not in c and '"quote": "..."' not in c for _, c in p.calls)
+    assert "example:no" in m.signature() and "example:yes" in faith(p).signature()
+    p2 = Scripted(CLAIMS, VERDICTS)
+    faith(p2).score([SAMPLE])
+    assert "Varnholt" in p2.calls[0][1]

@@ -31,6 +31,27 @@ class ParseError(ValueError):
     pass
 
 
+def _typed(func):
+    """Any failure while reading a reply is a ParseError (with its cause), never a crash of the metric."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except ParseError:
+            raise
+        except (ValueError, TypeError, AttributeError, KeyError, RecursionError) as exc:
+            raise ParseError(f"unreadable reply ({type(exc).__name__}: {exc})") from exc
+
+    return wrapper
+
+
+def _loads(text: str) -> Any:
+    # strict=False: raw newlines and tabs inside strings are common in model output and harmless
+    return json.loads(text, strict=False)
+
+
 def _salvage(text: str) -> Any:
     """Close a truncated JSON object after its last complete value inside an array or object."""
     stack: list[str] = []
@@ -56,10 +77,13 @@ def _salvage(text: str) -> Any:
             if stack:
                 cut_points.append((i + 1, "".join(reversed(stack))))
             else:
-                return json.loads(text[: i + 1])
+                try:
+                    return _loads(text[: i + 1])
+                except json.JSONDecodeError:
+                    break
     for end, closers in reversed(cut_points):
         try:
-            return json.loads(text[:end] + closers)
+            return _loads(text[:end] + closers)
         except json.JSONDecodeError:
             continue
     raise ParseError("reply is not JSON and no complete part of it could be recovered")
@@ -73,14 +97,14 @@ def extract_json(text: str) -> tuple[Any, bool]:
     for cand in candidates:
         cand = cand.strip()
         try:
-            return json.loads(cand), False
+            return _loads(cand), False
         except json.JSONDecodeError:
             pass
         start = cand.find("{")
         if start < 0:
             continue
         try:
-            obj, _ = json.JSONDecoder().raw_decode(cand[start:])
+            obj, _ = json.JSONDecoder(strict=False).raw_decode(cand[start:])
             return obj, False
         except json.JSONDecodeError:
             pass
@@ -103,6 +127,7 @@ def _as_list(obj: Any, key: str, aliases: tuple[str, ...] = ()) -> list:
     raise ParseError(f"reply has no '{key}' list")
 
 
+@_typed
 def parse_claims(text: str, max_claims: int) -> tuple[list[dict[str, str]], list[str]]:
     """Claims as [{"claim", "source"}] and a list of issues. Raises ParseError."""
     obj, salvaged = extract_json(text)
@@ -157,6 +182,7 @@ def _as_int(value: Any) -> int | None:
     return None
 
 
+@_typed
 def parse_verdicts(text: str, wanted_ids: set[int]) -> tuple[dict[int, dict[str, Any]], list[str]]:
     """{claim id: {"label", "context", "quote", "reason"}} for the ids asked for, and issues.
 
@@ -190,6 +216,7 @@ def parse_verdicts(text: str, wanted_ids: set[int]) -> tuple[dict[int, dict[str,
     return out, issues
 
 
+@_typed
 def parse_rubric(text: str, criteria: list[str]) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """{criterion: {"score": 1..5, "reason"}} for the criteria that came back valid, and issues."""
     obj, salvaged = extract_json(text)

@@ -27,8 +27,13 @@ def prompt_version(*names: str) -> str:
     return h.hexdigest()[:12]
 
 
-def render(name: str, **values: Any) -> str:
-    template = load(name)
+_BLOCK = re.compile(r"<!-- (\w+) -->\n(.*?)<!-- /\1 -->\n", re.S)
+
+
+def render(name: str, *, blocks: Mapping[str, bool] | None = None, **values: Any) -> str:
+    """Fill ``{{name}}`` placeholders. ``<!-- x -->...<!-- /x -->`` blocks are kept unless ``blocks[x]`` is False."""
+    keep = dict(blocks or {})
+    template = _BLOCK.sub(lambda m: m.group(2) if keep.get(m.group(1), True) else "", load(name))
 
     def sub(m: re.Match) -> str:
         if m.group(1) not in values:

@@ -126,7 +126,7 @@ class Faithfulness(Metric):
                  max_claims: int = 12, max_tokens: int | None = None, judge_model: str | None = None,
                  n_ctx: int = 4096, n_threads: int | None = None, provider: Any = None,
                  backoff_base: float = 0.5, backoff_max: float = 30.0,
-                 fuzzy_threshold: float = FUZZY_THRESHOLD) -> None:
+                 fuzzy_threshold: float = FUZZY_THRESHOLD, worked_example: bool = True) -> None:
         self.runtime = JudgeRuntime(
             backend=backend, base_url=base_url, model=model or judge_model, api_key=api_key,
             concurrency=concurrency, max_retries=max_retries, timeout=timeout, cache_dir=cache_dir, cache=cache,
@@ -140,6 +140,9 @@ class Faithfulness(Metric):
         self.max_claims = int(max_claims)
         self.max_tokens = max_tokens
         self.fuzzy_threshold = fuzzy_threshold
+        # The worked example in decompose.md helps capable judges; tiny base models copy it verbatim, so
+        # smoke runs may leave it out (worked_example=False). Either way, copies of it are never scored.
+        self.worked_example = bool(worked_example)
         self.dry_run = dry_run
         self.seed = seed
 
@@ -154,6 +157,7 @@ class Faithfulness(Metric):
     def signature(self) -> str:
         return make_signature("faithfulness", **self.runtime.signature_settings(),
                               budget=self.context_token_budget, max_claims=self.max_claims,
+                              example=self.worked_example,
                               order="supported>contradicted>unverifiable")
 
     def describe(self) -> dict[str, str]:
@@ -270,7 +274,7 @@ class Faithfulness(Metric):
     # -- decompose -------------------------------------------------------------------------------------
     async def _decompose(self, client, sample: Sample, usage: SampleUsage,
                          transcript: list[CallRecord]) -> tuple[list[Claim], dict[int, str], list[str]]:
-        messages = prompts.user(prompts.render("decompose", max_claims=self.max_claims,
+        messages = prompts.user(prompts.render("decompose", blocks={"example": self.worked_example}, max_claims=self.max_claims,
                                                question=sample.question.strip() or "(none)", answer=sample.answer))
         schema = prompts.decompose_schema(self.max_claims)
         params = self._params(min(4096, 96 + self.max_claims * 110))
@@ -379,7 +383,7 @@ class Faithfulness(Metric):
                 f"\nAn earlier reply gave no usable verdict for claim(s) {', '.join(map(str, todo))}. Return one "
                 "verdict for each of exactly these ids, with a valid label.\n")
             messages = prompts.user(prompts.render(
-                "verify", contexts=contexts_text, claims=prompts.format_claims({i: c.text for i, c in todo.items()}),
+                "verify", blocks={"example": self.worked_example}, contexts=contexts_text, claims=prompts.format_claims({i: c.text for i, c in todo.items()}),
                 reask=reask))
             schema = prompts.verify_schema(len(todo), len(sample.contexts))
             params = self._params(min(4096, 64 + 150 * len(todo)))
@@ -448,14 +452,15 @@ class Faithfulness(Metric):
     def _estimate(self, sample: Sample) -> tuple[str, dict[str, Any]]:
         """Dry run: prompt tokens of the real decompose prompt and of the verify prompt(s) with claims
         estimated as the answer's length, at ~4 characters per token (tiktoken is not available offline)."""
-        decompose = prompts.render("decompose", max_claims=self.max_claims,
+        decompose = prompts.render("decompose", blocks={"example": self.worked_example}, max_claims=self.max_claims,
                                    question=sample.question.strip() or "(none)", answer=sample.answer)
         sentences = max(1, len(re.findall(r"[.!?](?:\s|$)", sample.answer)))
         n_claims = min(self.max_claims, int(sentences * 1.5) + 1)
         windows = split_windows(sample.contexts, self.context_token_budget * 4)
         prompt_tokens = estimate_tokens(decompose)
         for w in windows:
-            prompt_tokens += estimate_tokens(prompts.render("verify", contexts=self._render_contexts(sample, w),
+            prompt_tokens += estimate_tokens(prompts.render("verify", blocks={"example": self.worked_example},
+                                                            contexts=self._render_contexts(sample, w),
                                                             claims=sample.answer, reask=""))
         completion_tokens = estimate_tokens(sample.answer) * 2 + 40 * n_claims * len(windows)
         estimate = {"requests": 1 + len(windows), "prompt_tokens": prompt_tokens,
