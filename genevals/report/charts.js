@@ -80,40 +80,22 @@ function systemSeries(valuesFor) {
   return D.systems.map(function (s, i) { return { label: s.label, color: sysColor(i), values: valuesFor(i) }; });
 }
 
+// Bins come from the builder (D.histograms), counted over every sample, embedded in the page or not.
 function histogram(name) {
-  var bins = 10, unit = isUnit(name), lo = 0, hi = 1, all = [];
-  D.samples.forEach(function (s) { var v = metricValue(s, name); if (v !== null) all.push(v); });
-  if (!all.length) return null;
-  if (!unit) { lo = Math.min.apply(null, all); hi = Math.max.apply(null, all); if (hi === lo) hi = lo + 1; }
-  var width = (hi - lo) / bins, cats = [];
-  for (var b = 0; b < bins; b++) cats.push(+(lo + b * width).toFixed(unit ? 1 : 2) + "");
-  var series = systemSeries(function (i) {
-    var counts = new Array(bins).fill(0);
-    D.samples.forEach(function (s) {
-      var v = s.sys === i ? metricValue(s, name) : null;
-      if (v !== null) counts[Math.min(bins - 1, Math.max(0, Math.floor((v - lo) / width)))] += 1;
-    });
-    return counts;
-  });
+  var h = D.histograms[name];
+  if (!h || !h.n) return null;
+  var unit = isUnit(name), bins = h.counts.length ? h.counts[0].length : 10, width = (h.hi - h.lo) / bins, cats = [];
+  for (var b = 0; b < bins; b++) cats.push(+(h.lo + b * width).toFixed(unit ? 1 : 2) + "");
+  var series = systemSeries(function (i) { return h.counts[i] || new Array(bins).fill(0); });
   return el("div", { "class": "card histogram", "data-metric": name }, [
     el("div", { "class": "chart-title mono", text: name }),
-    vbars({ categories: cats, series: series, width: 320, height: 170, xLabel: "bin lower edge (n = " + all.length + ")", title: name })
+    vbars({ categories: cats, series: series, width: 320, height: 170, xLabel: "bin lower edge (n = " + h.n + ")", title: name })
   ]);
 }
 
 function rankChart() {
-  var cats = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", ">10", "not found"], other = 0;
-  var series = systemSeries(function (i) {
-    var counts = new Array(cats.length).fill(0);
-    D.samples.forEach(function (s) {
-      if (s.sys !== i) return;
-      var v = metricValue(s, "first_relevant_rank"), st = metricStatus(s, "first_relevant_rank");
-      if (v !== null) counts[v > 10 ? 10 : Math.max(0, Math.round(v) - 1)] += 1;
-      else if (st === "not_found") counts[11] += 1;
-      else if (st) other += 1;
-    });
-    return counts;
-  });
+  var cats = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", ">10", "not found"], other = D.ranks ? D.ranks.other : 0;
+  var series = systemSeries(function (i) { return D.ranks && D.ranks.counts[i] ? D.ranks.counts[i] : new Array(cats.length).fill(0); });
   return el("div", { "class": "card", id: "rank-chart" }, [
     el("h3", { text: "Rank of the first relevant document" }),
     vbars({ categories: cats, series: series, width: 560, height: 220, xLabel: "rank (not found = no relevant document retrieved)", cls: "rank" }),
@@ -129,8 +111,8 @@ function verdictChart() {
   var svg = svgEl("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, "class": "chart verdicts", role: "img" });
   var table = el("tbody");
   D.systems.forEach(function (sys, i) {
-    var counts = { supported: 0, contradicted: 0, unverifiable: 0 }, judged = 0;
-    D.samples.forEach(function (s) { if (s.sys === i && s.j) { judged += 1; var c = verdictCounts(s); VERDICTS.forEach(function (v) { counts[v] += c[v]; }); } });
+    var totals = D.verdicts[i] || {}, judged = totals.judged || 0, counts = {};
+    VERDICTS.forEach(function (v) { counts[v] = totals[v] || 0; });
     var total = counts.supported + counts.contradicted + counts.unverifiable, x = m.l, y = m.t + i * rowH;
     table.appendChild(el("tr", null, [el("td", { text: sys.label }), el("td", { "class": "num", text: String(judged) }), el("td", { "class": "num", text: String(total) })]
       .concat(VERDICTS.map(function (v) { return el("td", { "class": "num", text: counts[v] + (total ? " (" + (100 * counts[v] / total).toFixed(1) + "%)" : "") }); }))));
@@ -187,7 +169,8 @@ function scatterCard() {
     });
     g.appendChild(svgEl("text", { x: iw / 2, y: ih + 30, "text-anchor": "middle", "font-size": 11, text: state.x + " (retrieval)" }));
     g.appendChild(svgEl("text", { transform: "rotate(-90)", x: -ih / 2, y: -32, "text-anchor": "middle", "font-size": 11, text: state.y + " (generation)" }));
-    append(holder, [svg, el("div", { "class": "small muted", text: n + " samples with both values; click a point to open it." })]);
+    append(holder, [svg, el("div", { "class": "small muted", text: n + " samples with both values; click a point to open it." +
+      (rowsTrimmed() ? " The page holds the values of " + fmtInt(D.coverage.embedded) + " of " + fmtInt(D.coverage.total) + " samples; only those are plotted." : "") })]);
   }
   var card = el("div", { "class": "card", id: "scatter-chart" }, [
     el("h3", { text: "Retrieval vs generation" }),

@@ -21,6 +21,16 @@ def _threshold(text: str) -> tuple[str, float]:
         raise argparse.ArgumentTypeError(f"threshold for '{name}' is not a number: '{value}'") from None
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
+    return value
+
+
 def add_report_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``report`` subcommand to ``subparsers`` (from ``parser.add_subparsers``)."""
     report = subparsers.add_parser(
@@ -35,13 +45,18 @@ def add_report_parser(subparsers) -> argparse.ArgumentParser:
     report.add_argument("--config", default=None, metavar="THRESHOLDS.json",
                         help='JSON thresholds: {"metric": minimum} or {"fail_under": {...}}; '
                              "--fail-under wins for the same metric")
+    report.add_argument("--max-samples", type=_count, default=None, metavar="N",
+                        help="embed the texts (question, answer, contexts, judge claims) of at most N samples; "
+                             "samples with contradicted/unverifiable claims or unscored metrics come first "
+                             "(default 2000). Every sample's values still count in summaries, charts and "
+                             "comparisons")
     report.set_defaults(func=cmd_report)
     return report
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from genevals.report import bands
-    from genevals.report.html import build_data, render, threshold_failures
+    from genevals.report.html import MAX_DETAILED_SAMPLES, build_data, render, threshold_failures
 
     thresholds: dict[str, float] = {}
     try:
@@ -49,7 +64,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             thresholds.update(bands.load_thresholds(args.config))
         thresholds.update(dict(args.fail_under))
         run_dirs = [Path(d) for d in args.runs]
-        data = build_data(run_dirs, thresholds or None)
+        limit = MAX_DETAILED_SAMPLES if args.max_samples is None else args.max_samples
+        data = build_data(run_dirs, thresholds or None, max_detailed_samples=limit)
     except (OSError, ValueError) as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

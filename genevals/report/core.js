@@ -11,7 +11,9 @@ var METRIC = {}, METRIC_INDEX = {};
 D.metrics.forEach(function (m, i) { METRIC[m.name] = m; METRIC_INDEX[m.name] = i; });
 
 // Fill in what the builder left out to keep the file small (claim text and quotes are slices of the texts).
+// A sample with x: 1 came without its texts (the report embeds at most D.coverage.max_detailed of them).
 D.samples.forEach(function (s) {
+  if (s.x) { s.q = ""; s.a = ""; s.ctx = []; s.refs = []; s.rel = null; }
   if (!s.j) return;
   s.j.claims.forEach(function (c) {
     if (c.text === undefined) c.text = c.spans.length ? s.a.slice(c.spans[0][0], c.spans[0][1]) : "";
@@ -101,7 +103,20 @@ function verdictCounts(sample) {
   claimRows(sample).forEach(function (r) { counts[r.label] += 1; });
   return counts;
 }
-function hasJudge() { return D.samples.some(function (s) { return !!s.j; }); }
+// Claim counts by verdict: from the claims of a detailed sample, else the counts the builder kept (s.vc).
+function sampleVerdicts(sample) {
+  if (sample.j) return verdictCounts(sample);
+  return sample.vc ? { supported: sample.vc[0], contradicted: sample.vc[1], unverifiable: sample.vc[2] } : null;
+}
+function hasJudge() { return D.verdicts.some(function (v) { return v.judged > 0; }); }
+function fmtInt(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
+// Whether some samples came without texts, or without even their values (the table then holds fewer rows).
+function textsTrimmed() { return D.coverage.detailed < D.coverage.total; }
+function rowsTrimmed() { return D.coverage.embedded < D.coverage.total; }
+function resultsLine(sample) {
+  var run = D.runs[D.systems[sample.sys] ? D.systems[sample.sys].run : 0];
+  return (run ? run.path + "/" : "") + "results.jsonl line " + sample.line + (sample.origin ? " / input " + sample.origin : "");
+}
 function relevanceGrade(sample, ctx) {
   if (!sample.rel) return null;
   if (ctx.id !== null && ctx.id in sample.rel) return sample.rel[ctx.id];

@@ -6,6 +6,11 @@ JavaScript builds every view from it with ``textContent``/``createElement`` (nev
 under a Content-Security-Policy that allows only the report's own inline script (by hash).
 
 Paired comparisons (``genevals.aggregate.paired_comparison``, seeded) are computed here, at build time.
+
+Memory stays flat in the number of samples: results.jsonl is streamed once into compact per-metric arrays
+(:class:`SampleValues`, 8 bytes per sample and metric), and only a bounded number of samples reach the page with
+their texts (``max_detailed_samples``, hallucination-review material first) or with their values
+(``max_table_samples``). Histograms, rank and verdict counts are computed here over every sample.
 """
 from __future__ import annotations
 
@@ -14,11 +19,12 @@ import hashlib
 import json
 import math
 import re
+from array import array
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from genevals.aggregate import DEFAULT_SEED, paired_comparison
+from genevals.aggregate import DEFAULT_SEED, PairedComparison, bootstrap_ci, paired_comparison
 from genevals.report import bands
 
 HERE = Path(__file__).resolve().parent
@@ -33,17 +39,21 @@ ALL_PAIRS_MAX_SYSTEMS = 4
 PAIRED_RESAMPLES = 5000
 JUDGE_METRICS = ("faithfulness", "contradiction_rate", "unverifiable_rate")
 VERDICT_LABELS = ("supported", "contradicted", "unverifiable")
+#: Samples whose texts (question, answer, contexts, references, judge claims) the page embeds, by default.
+MAX_DETAILED_SAMPLES = 2_000
+#: Samples whose values (without texts) the page embeds for its table and scatter plot, by default.
+MAX_TABLE_SAMPLES = 20_000
 
 
 # ----------------------------------------------------------------------------------------------- reading
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """The raw records of a results file; a last line cut short by a crash is left out."""
-    rows: list[dict[str, Any]] = []
+def iter_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, record)`` for each record of a results file, one at a time; a last line cut short by a
+    crash (no newline, or not JSON) ends the file. Line numbers count from 1 and include blank lines."""
     if not path.exists():
-        return rows
+        return
     with open(path, encoding="utf-8") as handle:
-        for line in handle:
+        for number, line in enumerate(handle, 1):
             if not line.endswith("\n"):
                 break
             if not line.strip():
@@ -53,11 +63,29 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
             except json.JSONDecodeError:
                 break
             if isinstance(row, dict):
-                rows.append(row)
-    return rows
+                yield number, row
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The raw records of a results file, all in memory (the report itself streams with :func:`iter_rows`)."""
+    return [row for _number, row in iter_rows(path)]
+
+
+def _read_lines(path: Path, wanted: Mapping[int, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The records on the lines ``wanted`` (line number -> anything), parsing only those lines."""
+    if not wanted:
+        return
+    last = max(wanted)
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if number in wanted:
+                yield number, json.loads(line)
+            if number >= last:
+                break
 
 
 def load_run(run_dir: str | Path) -> dict[str, Any]:
+    """A run's name, folder, summary and results path (results.jsonl is streamed later, never held whole)."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise FileNotFoundError(f"{run_dir}: not a run folder")
@@ -67,7 +95,7 @@ def load_run(run_dir: str | Path) -> dict[str, Any]:
     summary_path = run_dir / SUMMARY_FILE
     summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.exists() else {}
     return {"name": run_dir.resolve().name or str(run_dir), "path": str(run_dir), "summary": summary,
-            "rows": read_rows(results_path)}
+            "results": results_path}
 
 
 # ----------------------------------------------------------------------------------------------- cleaning
@@ -203,37 +231,218 @@ def _collect_info(run: Mapping[str, Any], judges: dict[str, dict], warnings: set
                 judges.setdefault(json.dumps(judge, sort_keys=True), judge)
 
 
-def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] | None = None) -> dict[str, Any]:
-    """The JSON document the page renders: runs, systems, metrics, samples and paired comparisons."""
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _claim_labels(details: Mapping[str, Any]) -> list[str] | None:
+    """Each claim's verdict label, as the page reads them (a claim with no verdict is unverifiable); None when
+    the details carry no claims or verdicts. Cheap: no spans or texts, so every sample gets it."""
+    claims_in, verdicts_in = details.get("claims"), details.get("verdicts")
+    if not isinstance(claims_in, list) and not isinstance(verdicts_in, list):
+        return None
+    by_claim: dict[int, str] = {}
+    for verdict in verdicts_in if isinstance(verdicts_in, list) else []:
+        if isinstance(verdict, Mapping):
+            index = _int(verdict.get("claim_index"))
+            if index is not None and index not in by_claim:
+                label = verdict.get("label")
+                by_claim[index] = label if label in VERDICT_LABELS else "unverifiable"
+    labels = []
+    for pos, claim in enumerate(claims_in if isinstance(claims_in, list) else []):
+        if isinstance(claim, Mapping):
+            index = _int(claim.get("index"))
+            labels.append(by_claim.get(pos if index is None else index, "unverifiable"))
+    return labels
+
+
+class SampleValues:
+    """Every sample's metric values and statuses, without its texts, in flat arrays.
+
+    Sample ``k`` (numbered in the order samples first appear, run by run) has ``ids[k]``, system ``sys[k]``, its
+    line in its run's results.jsonl ``line[k]`` and input ``origin[k]``. Metric ``m`` (a position in the report's
+    metric list) has ``values[m]``, an ``array('d')`` with NaN where the sample has no scored value, and, once any
+    sample leaves it unscored, ``status[m]``, an ``array('I')`` of codes into ``status_table`` (0: none). That is
+    8 bytes per sample and metric instead of a dict of floats (~100 bytes per entry). ``vc`` holds each sample's
+    claim verdict counts (supported, contradicted, unverifiable; -1 when not judged); ``flagged[k]`` is 1 when
+    the sample has a contradicted or unverifiable claim or an unscored metric.
+    """
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.origin: list[str] = []
+        self.sys = array("i")
+        self.line = array("i")
+        self.vc = array("i")
+        self.flagged = bytearray()
+        self.values: dict[int, array] = {}
+        self.status: dict[int, array] = {}
+        self.status_table: list[tuple[str, str]] = [("", "")]
+        self._codes: dict[tuple[str, str], int] = {}
+        self._slots: dict[int, dict[str, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def slot(self, system: int, sample_id: str, line: int, origin: str) -> int:
+        """The sample for (system, id): a new one, or the earlier one emptied (the latest row wins)."""
+        slots = self._slots.setdefault(system, {})
+        k = slots.get(sample_id)
+        if k is None:
+            k = slots[sample_id] = len(self.ids)
+            self.ids.append(sample_id)
+            self.origin.append(origin)
+            self.sys.append(system)
+            self.line.append(line)
+            self.vc.extend((-1, -1, -1))
+            self.flagged.append(0)
+            return k
+        self.origin[k], self.line[k], self.flagged[k] = origin, line, 0
+        self.vc[3 * k:3 * k + 3] = array("i", (-1, -1, -1))
+        for arr in self.values.values():
+            if k < len(arr):
+                arr[k] = math.nan
+        for arr in self.status.values():
+            if k < len(arr):
+                arr[k] = 0
+        return k
+
+    @staticmethod
+    def _grow(arr: array, k: int, fill: float | int) -> None:
+        if len(arr) <= k:
+            arr.extend([fill] * (k + 1 - len(arr)))
+
+    def set_value(self, k: int, m: int, value: float) -> None:
+        arr = self.values.setdefault(m, array("d"))
+        self._grow(arr, k, math.nan)
+        arr[k] = value
+
+    def set_status(self, k: int, m: int, status: str, reason: str) -> None:
+        key = (status, reason[:1000])
+        code = self._codes.get(key)
+        if code is None:
+            code = self._codes[key] = len(self.status_table)
+            self.status_table.append(key)
+        arr = self.status.setdefault(m, array("I"))
+        self._grow(arr, k, 0)
+        arr[k] = code
+        self.flagged[k] = 1
+
+    def set_verdicts(self, k: int, labels: Sequence[str]) -> None:
+        counts = [labels.count(label) for label in VERDICT_LABELS]
+        self.vc[3 * k:3 * k + 3] = array("i", counts)
+        if counts[1] or counts[2]:
+            self.flagged[k] = 1
+
+    def verdicts(self, k: int) -> list[int] | None:
+        counts = self.vc[3 * k:3 * k + 3].tolist()
+        return None if counts[0] < 0 else counts
+
+    def finish(self, n_metrics: int) -> None:
+        """Pad every metric's arrays to one entry per sample."""
+        n = len(self.ids)
+        for m in range(n_metrics):
+            self._grow(self.values.setdefault(m, array("d")), n - 1, math.nan)
+        for arr in self.status.values():
+            self._grow(arr, n - 1, 0)
+
+    def value(self, k: int, m: int) -> float | None:
+        arr = self.values.get(m)
+        v = arr[k] if arr is not None and k < len(arr) else math.nan
+        return None if v != v else v
+
+    def unscored(self, k: int, m: int) -> tuple[str, str] | None:
+        arr = self.status.get(m)
+        code = arr[k] if arr is not None and k < len(arr) else 0
+        return self.status_table[code] if code else None
+
+    def column(self, m: int):
+        """Metric ``m``'s values for every sample as a NumPy view (NaN: no value)."""
+        import numpy as np
+
+        arr = self.values.get(m)
+        return np.frombuffer(arr, dtype=np.float64) if arr else np.empty(0)
+
+
+def _scan_row(row: Mapping[str, Any], k: int, store: SampleValues, metric_of, judges: dict[str, dict],
+              warnings: set[str]) -> None:
+    """Record one results row's values, statuses and verdict counts in ``store`` (its texts are not kept)."""
+    for name, metric in (row.get("metrics") or {}).items():
+        if not isinstance(metric, Mapping):
+            continue
+        name = _str(name)
+        m = metric_of(name)
+        status = _str(metric.get("status") or "ok")
+        value = _num(metric.get("value"), None)  # full precision for the comparisons
+        if status == "ok" and value is not None:
+            store.set_value(k, m, value)
+        else:
+            store.set_status(k, m, status, _str(metric.get("reason")))
+        details = metric.get("details")
+        if name == "faithfulness" and isinstance(details, Mapping):
+            labels = _claim_labels(details)
+            if labels is not None:
+                store.set_verdicts(k, labels)
+            if isinstance(details.get("judge"), Mapping):
+                info = {k2: _str(v) for k2, v in details["judge"].items() if not isinstance(v, (dict, list))}
+                judges.setdefault(json.dumps(info, sort_keys=True), info)
+            if details.get("warning"):
+                warnings.add(_str(details["warning"]))
+
+
+def _texts(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The texts of one sample for the page: question, answer, contexts, references, labels, judge claims."""
+    answer = _str(row.get("answer"))
+    contexts = _clean_contexts(row.get("contexts"))
+    relevant = row.get("relevant")
+    out: dict[str, Any] = {
+        "q": _str(row.get("question")), "a": answer, "ctx": contexts,
+        "refs": [_str(x) for x in row.get("references") or [] if x is not None],
+        "rel": ({_str(k): _num(v) for k, v in relevant.items()} if isinstance(relevant, Mapping) else None),
+    }
+    metric = (row.get("metrics") or {}).get("faithfulness")
+    details = metric.get("details") if isinstance(metric, Mapping) else None
+    if isinstance(details, Mapping):
+        judge = _clean_judge(details, answer, contexts)
+        if judge is not None:
+            out["j"] = judge
+    return out
+
+
+def select_detailed(store: SampleValues, limit: int) -> list[int]:
+    """Which samples keep their texts: every flagged one (a contradicted or unverifiable claim, or an unscored
+    metric: the hallucination review material) first, up to ``limit``, then the rest, all in file order."""
+    limit = max(0, int(limit))
+    flagged = [k for k in range(len(store)) if store.flagged[k]][:limit]
+    if len(flagged) < limit:
+        rest = (k for k in range(len(store)) if not store.flagged[k])
+        flagged += [k for _, k in zip(range(limit - len(flagged)), rest)]
+    return sorted(flagged)
+
+
+def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] | None = None,
+               max_detailed_samples: int = MAX_DETAILED_SAMPLES,
+               max_table_samples: int | None = MAX_TABLE_SAMPLES) -> dict[str, Any]:
+    """The JSON document the page renders: runs, systems, metrics, samples and paired comparisons.
+
+    results.jsonl is streamed: each row becomes compact values (:class:`SampleValues`) at once. Summaries,
+    histograms, verdict counts and comparisons use every sample. The page gets the texts (question, answer,
+    contexts, references, judge claims) of at most ``max_detailed_samples`` samples (:func:`select_detailed`),
+    and the values of at most ``max_table_samples`` samples for its table and scatter plot (the detailed ones,
+    then the rest in file order; None: all); a second pass reads just the detailed samples' lines.
+    """
     if not run_dirs:
         raise ValueError("no run folders given")
     runs = [load_run(d) for d in run_dirs]
     run_names = _unique_run_names(runs)
-    # Which system names occur in more than one run: those get "run/system" labels.
-    seen_in: dict[str, set[int]] = {}
-    for r, run in enumerate(runs):
-        systems = set((run["summary"].get("systems") or {}).keys())
-        systems |= {_str(row.get("system", "default")) for row in run["rows"]}
-        for system in systems:
-            seen_in.setdefault(system, set()).add(r)
-
-    labels: list[str] = []
+    system_keys: list[tuple[int, str]] = []
     system_index: dict[tuple[int, str], int] = {}
-    system_info: list[dict[str, Any]] = []
 
     def system_of(r: int, system: str) -> int:
         key = (r, system)
         if key not in system_index:
-            label = f"{run_names[r]}/{system}" if len(runs) > 1 and len(seen_in.get(system, ())) > 1 else system
-            base, n = label, 2
-            while label in labels:
-                label, n = f"{base}#{n}", n + 1
-            labels.append(label)
-            system_index[key] = len(labels) - 1
-            summary_metrics = (runs[r]["summary"].get("systems") or {}).get(system) or {}
-            corpus = (runs[r]["summary"].get("corpus") or {}).get(system) or {}
-            system_info.append({"label": label, "system": system, "run": r, "summary": _clean_summary(summary_metrics),
-                                "corpus": {k: _num(v) for k, v in corpus.items() if _num(v) is not None}})
+            system_index[key] = len(system_keys)
+            system_keys.append(key)
         return system_index[key]
 
     metric_names: list[str] = []
@@ -253,48 +462,54 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] |
 
     judges: dict[str, dict] = {}
     warnings: set[str] = set()
-    samples: list[dict[str, Any]] = []
-    for r, run in enumerate(runs):
+    store = SampleValues()
+    for r, run in enumerate(runs):  # pass 1: values only
         _collect_info(run, judges, warnings)
-        latest: dict[tuple[str, str], dict[str, Any]] = {}
-        for row in run["rows"]:
-            latest[(_str(row.get("system", "default")), _str(row.get("id")))] = row
-        for (system, sample_id), row in latest.items():
-            answer = _str(row.get("answer"))
-            contexts = _clean_contexts(row.get("contexts"))
-            relevant = row.get("relevant")
-            sample: dict[str, Any] = {
-                "id": sample_id, "sys": system_of(r, system), "q": _str(row.get("question")), "a": answer,
-                "ctx": contexts, "refs": [_str(x) for x in row.get("references") or [] if x is not None],
-                "rel": ({_str(k): _num(v) for k, v in relevant.items()} if isinstance(relevant, Mapping) else None),
-                "origin": _str(row.get("origin")), "v": {}, "st": {},
-            }
-            for name, metric in (row.get("metrics") or {}).items():
-                if not isinstance(metric, Mapping):
-                    continue
-                name = _str(name)
-                metric_of(name)
-                status = _str(metric.get("status") or "ok")
-                value = _num(metric.get("value"), None)  # full precision for the comparisons
-                if status == "ok" and value is not None:
-                    sample["v"][name] = value
-                else:
-                    sample["st"][name] = [status, _str(metric.get("reason"))]
-                details = metric.get("details")
-                if name == "faithfulness" and isinstance(details, Mapping):
-                    judge = _clean_judge(details, answer, contexts)
-                    if judge is not None:
-                        sample["j"] = judge
-                    if isinstance(details.get("judge"), Mapping):
-                        info = {k: _str(v) for k, v in details["judge"].items() if not isinstance(v, (dict, list))}
-                        judges.setdefault(json.dumps(info, sort_keys=True), info)
-                    if details.get("warning"):
-                        warnings.add(_str(details["warning"]))
-            if not sample["st"]:
-                del sample["st"]
-            samples.append(sample)
+        for number, row in iter_rows(run["results"]):
+            s = system_of(r, _str(row.get("system", "default")))
+            k = store.slot(s, _str(row.get("id")), number, _str(row.get("origin")))
+            _scan_row(row, k, store, metric_of, judges, warnings)
+    store.finish(len(metric_names))
+    n = len(store)
 
-    _fill_missing_summaries(system_info, samples)
+    # Labels: "run/system" for a system name found in more than one run.
+    seen_in: dict[str, set[int]] = {}
+    for r, system in system_keys:
+        seen_in.setdefault(system, set()).add(r)
+    labels: list[str] = []
+    system_info: list[dict[str, Any]] = []
+    per_system = [0] * len(system_keys)
+    for k in range(n):
+        per_system[store.sys[k]] += 1
+    for (r, system), count in zip(system_keys, per_system):
+        label = f"{run_names[r]}/{system}" if len(runs) > 1 and len(seen_in.get(system, ())) > 1 else system
+        base, i = label, 2
+        while label in labels:
+            label, i = f"{base}#{i}", i + 1
+        labels.append(label)
+        summary_metrics = (runs[r]["summary"].get("systems") or {}).get(system) or {}
+        corpus = (runs[r]["summary"].get("corpus") or {}).get(system) or {}
+        system_info.append({"label": label, "system": system, "run": r, "n": count,
+                            "summary": _clean_summary(summary_metrics),
+                            "corpus": {k: _num(v) for k, v in corpus.items() if _num(v) is not None}})
+
+    # Which samples the page gets: texts for the detailed ones, values for the table.
+    detailed = select_detailed(store, max_detailed_samples)
+    chosen = set(detailed)
+    if max_table_samples is None or n <= max(max_table_samples, len(detailed)):
+        embedded = list(range(n))
+    else:
+        extra = max_table_samples - len(detailed)
+        embedded = sorted(chosen.union(k for _, k in zip(range(extra), (k for k in range(n) if k not in chosen))))
+    hallucinated = {k for k in range(n) if store.vc[3 * k + 1] > 0 or store.vc[3 * k + 2] > 0}
+    texts: dict[int, dict[str, Any]] = {}
+    for r, run in enumerate(runs):  # pass 2: the detailed samples' texts, reading only their lines
+        wanted = {store.line[k]: k for k in detailed if system_keys[store.sys[k]][0] == r}
+        for number, row in _read_lines(run["results"], wanted):
+            texts[wanted[number]] = _texts(row)
+    samples = [_page_sample(store, k, texts.get(k), metric_names) for k in embedded]
+
+    _fill_missing_summaries(system_info, store, metric_names)
     seed = next((run["summary"].get("seed") for run in runs if isinstance(run["summary"].get("seed"), int)),
                 DEFAULT_SEED)
     thresholds = {str(k): float(v) for k, v in (thresholds or {}).items()}
@@ -303,13 +518,16 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] |
             fail_under = (run["summary"].get("meta") or {}).get("fail_under")
             if isinstance(fail_under, Mapping):
                 thresholds.update({str(k): float(v) for k, v in fail_under.items() if _num(v) is not None})
+    per_run = [0] * len(runs)
+    for (r, _system), count in zip(system_keys, per_system):
+        per_run[r] += count
 
     return {
-        "format": 1,
+        "format": 2,
         "runs": [{"name": run_names[r], "path": run["path"],
                   "genevals_version": _str(run["summary"].get("genevals_version")),
                   "seed": run["summary"].get("seed") if isinstance(run["summary"].get("seed"), int) else None,
-                  "n_samples": len({(s["sys"], s["id"]) for s in samples if system_info[s["sys"]]["run"] == r}),
+                  "n_samples": per_run[r],
                   "signatures": {_str(k): _str(v) for k, v in (run["summary"].get("signatures") or {}).items()},
                   "skipped": len(run["summary"].get("skipped") or []),
                   "meta": _flat_meta(run["summary"].get("meta") or {})}
@@ -322,19 +540,103 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] |
         "judges": list(judges.values()),
         "warnings": sorted(warnings),
         "seed": seed,
-        "comparisons": compare_systems(samples, labels, metric_names, seed),
-        "samples": [_pack_values(s, metric_pos) for s in samples],
+        "comparisons": compare_systems(store, labels, metric_names, seed),
+        "coverage": {"total": n, "detailed": len(detailed), "embedded": len(embedded),
+                     "flagged": sum(store.flagged), "max_detailed": max(0, int(max_detailed_samples)),
+                     "max_table": max_table_samples, "hallucinated": len(hallucinated),
+                     "hallucinated_detailed": len(hallucinated & chosen)},
+        "histograms": _histograms(store, metric_names, len(system_keys)),
+        "ranks": _ranks(store, metric_pos, len(system_keys)),
+        "verdicts": _verdict_totals(store, len(system_keys)),
+        "samples": samples,
     }
 
 
-def _pack_values(sample: dict[str, Any], metric_pos: Mapping[str, int]) -> dict[str, Any]:
-    """Scored values as a list aligned with the report's metric list (null where not scored): compact."""
-    values: list[float | None] = []
-    for name, value in sample["v"].items():
-        pos = metric_pos[name]
-        values.extend([None] * (pos + 1 - len(values)))
-        values[pos] = _num(value)
-    return {**sample, "v": values}
+def _page_sample(store: SampleValues, k: int, texts: dict[str, Any] | None,
+                 metric_names: Sequence[str]) -> dict[str, Any]:
+    """One sample for the page: id, system, its results.jsonl line and origin, values aligned with the report's
+    metric list (null where not scored), unscored statuses, and its texts, or ``x: 1`` when they are left out."""
+    values: list[float | None] = [_num(store.value(k, m)) for m in range(len(metric_names))]
+    while values and values[-1] is None:
+        values.pop()
+    sample: dict[str, Any] = {"id": store.ids[k], "sys": store.sys[k], "line": store.line[k]}
+    if texts is not None or store.origin[k]:
+        sample["origin"] = store.origin[k]
+    if texts is not None:
+        sample.update(texts)
+    else:
+        sample["x"] = 1
+        counts = store.verdicts(k)
+        if counts is not None:
+            sample["vc"] = counts
+    sample["v"] = values
+    st = {}
+    for m in store.status:
+        found = store.unscored(k, m)
+        if found:
+            st[metric_names[m]] = list(found)
+    if st:
+        sample["st"] = st
+    return sample
+
+
+def _histograms(store: SampleValues, metric_names: Sequence[str], n_systems: int, bins: int = 10) -> dict:
+    """Per metric, ``bins`` equal bins (0-1 for banded metrics, else min-max) of every sample's value, counted
+    per system: what the page draws, computed here so it covers samples the page does not embed."""
+    import numpy as np
+
+    systems = np.frombuffer(store.sys, dtype=np.int32) if len(store) else np.empty(0, dtype=np.int32)
+    out = {}
+    for m, name in enumerate(metric_names):
+        if name == "first_relevant_rank":
+            continue
+        col = np.round(store.column(m), 6)
+        mask = ~np.isnan(col)
+        if not mask.any():
+            continue
+        values, owners = col[mask], systems[mask]
+        lo, hi = 0.0, 1.0
+        if name in bands.UNBANDED:
+            lo, hi = float(values.min()), float(values.max())
+            if hi == lo:
+                hi = lo + 1
+        width = (hi - lo) / bins
+        index = np.clip(np.floor((values - lo) / width), 0, bins - 1).astype(np.int64)
+        counts = np.zeros((n_systems, bins), dtype=np.int64)
+        np.add.at(counts, (owners, index), 1)
+        out[name] = {"lo": lo, "hi": hi, "n": int(values.size), "counts": counts.tolist()}
+    return out
+
+
+def _ranks(store: SampleValues, metric_pos: Mapping[str, int], n_systems: int) -> dict | None:
+    """first_relevant_rank per system in 12 bins (1-10, >10, not found) and how many samples had no labels."""
+    m = metric_pos.get("first_relevant_rank")
+    if m is None:
+        return None
+    counts = [[0] * 12 for _ in range(n_systems)]
+    other = 0
+    for k in range(len(store)):
+        v, st = store.value(k, m), store.unscored(k, m)
+        if v is not None:
+            counts[store.sys[k]][10 if v > 10 else max(0, int(math.floor(v + 0.5)) - 1)] += 1
+        elif st and st[0] == "not_found":
+            counts[store.sys[k]][11] += 1
+        elif st:
+            other += 1
+    return {"counts": counts, "other": other}
+
+
+def _verdict_totals(store: SampleValues, n_systems: int) -> list[dict[str, int]]:
+    """Per system: samples with judge claims, and their claims by verdict."""
+    out = [{"judged": 0, **{label: 0 for label in VERDICT_LABELS}} for _ in range(n_systems)]
+    for k in range(len(store)):
+        counts = store.verdicts(k)
+        if counts is not None:
+            totals = out[store.sys[k]]
+            totals["judged"] += 1
+            for label, c in zip(VERDICT_LABELS, counts):
+                totals[label] += c
+    return out
 
 
 def _clean_summary(metrics: Mapping[str, Any]) -> dict[str, Any]:
@@ -353,26 +655,30 @@ def _clean_summary(metrics: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _fill_missing_summaries(systems: list[dict[str, Any]], samples: Sequence[Mapping[str, Any]]) -> None:
+def _fill_missing_summaries(systems: list[dict[str, Any]], store: SampleValues, metric_names: Sequence[str]) -> None:
     """A run without summary.json: summarise its samples the way the runner does."""
     from genevals.aggregate import summarise
 
-    for index, system in enumerate(systems):
-        if system["summary"]:
+    missing = {index for index, system in enumerate(systems) if not system["summary"]}
+    if not missing:
+        return
+    values: dict[int, dict[str, list[float | None]]] = {i: {} for i in missing}
+    statuses: dict[int, dict[str, list[str]]] = {i: {} for i in missing}
+    for k in range(len(store)):
+        s = store.sys[k]
+        if s not in missing:
             continue
-        values: dict[str, list[float | None]] = {}
-        statuses: dict[str, list[str]] = {}
-        for s in samples:
-            if s["sys"] != index:
-                continue
-            for name, value in s["v"].items():
-                values.setdefault(name, []).append(value)
-                statuses.setdefault(name, []).append("ok")
-            for name, (status, _reason) in s.get("st", {}).items():
-                values.setdefault(name, []).append(None)
-                statuses.setdefault(name, []).append(status)
-        system["summary"] = _clean_summary({name: summarise(vals, statuses[name]).to_dict()
-                                            for name, vals in values.items()})
+        for m, name in enumerate(metric_names):
+            value, unscored = store.value(k, m), store.unscored(k, m)
+            if value is not None:
+                values[s].setdefault(name, []).append(value)
+                statuses[s].setdefault(name, []).append("ok")
+            elif unscored:
+                values[s].setdefault(name, []).append(None)
+                statuses[s].setdefault(name, []).append(unscored[0])
+    for index in missing:
+        systems[index]["summary"] = _clean_summary({name: summarise(vals, statuses[index][name]).to_dict()
+                                                    for name, vals in values[index].items()})
 
 
 def _flat_meta(meta: Mapping[str, Any]) -> dict[str, str]:
@@ -384,25 +690,55 @@ def _flat_meta(meta: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-def compare_systems(samples: Iterable[Mapping[str, Any]], labels: Sequence[str], metrics: Sequence[str],
-                    seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
-    """Seeded paired comparisons (bootstrap CI + sign-flip test) on the question ids two systems share."""
-    values: dict[int, dict[str, dict[str, float]]] = {}
-    for s in samples:
-        per_metric = values.setdefault(s["sys"], {})
-        for name, value in s["v"].items():
-            per_metric.setdefault(name, {})[s["id"]] = value
+def compare_systems(samples: SampleValues | Iterable[Mapping[str, Any]], labels: Sequence[str],
+                    metrics: Sequence[str], seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
+    """Seeded paired comparisons (bootstrap CI + sign-flip test) on the question ids two systems share.
+
+    ``samples`` is a :class:`SampleValues` (values by metric position in ``metrics``), or sample dicts with
+    ``sys``, ``id`` and ``v`` (a metric name -> value mapping). Only one pair's values of one metric are
+    gathered into dicts at a time.
+    """
     n = len(labels)
     if n < 2:
         return []
+    if isinstance(samples, SampleValues):
+        import numpy as np
+
+        store = samples
+        members: dict[int, Any] = {}
+        for k in range(len(store)):
+            members.setdefault(store.sys[k], []).append(k)
+        members = {s: np.asarray(ks, dtype=np.int64) for s, ks in members.items()}
+        ids = {s: [store.ids[k] for k in ks] for s, ks in members.items()}
+
+        def values_of(system: int, metric: str) -> dict[str, float] | None:
+            m = metrics.index(metric) if metric in metrics else None
+            if m is None or system not in members:
+                return None
+            col = store.column(m)[members[system]]
+            keep = np.flatnonzero(~np.isnan(col))
+            return {ids[system][i]: float(col[i]) for i in keep.tolist()}
+    else:
+        table: dict[int, dict[str, dict[str, float]]] = {}
+        for s in samples:
+            per_metric = table.setdefault(s["sys"], {})
+            for name, value in s["v"].items():
+                per_metric.setdefault(name, {})[s["id"]] = value
+
+        def values_of(system: int, metric: str) -> dict[str, float] | None:
+            return table.get(system, {}).get(metric)
+
     pairs = list(combinations(range(n), 2)) if n <= ALL_PAIRS_MAX_SYSTEMS else [(0, b) for b in range(1, n)]
     out = []
     for a, b in pairs:
         for metric in metrics:
-            va, vb = values.get(a, {}).get(metric), values.get(b, {}).get(metric)
-            if not va or not vb:
+            va = values_of(a, metric)
+            if not va:
                 continue
-            result = paired_comparison(metric, labels[a], va, labels[b], vb, seed=seed, resamples=PAIRED_RESAMPLES)
+            vb = values_of(b, metric)
+            if not vb:
+                continue
+            result = _paired_comparison(metric, labels[a], va, labels[b], vb, seed=seed, resamples=PAIRED_RESAMPLES)
             if result is None:
                 continue
             d = result.to_dict()
@@ -411,6 +747,37 @@ def compare_systems(samples: Iterable[Mapping[str, Any]], labels: Sequence[str],
                         "ci95": [_num(d["ci95"][0]), _num(d["ci95"][1])],
                         "p_value": _num(d["p_value"]), "significant": bool(d["significant"])})
     return out
+
+
+#: Sign-flip draws held at once by :func:`_paired_comparison` (16 MB of float64).
+SIGN_FLIP_BLOCK = 2_000_000
+
+
+def _paired_comparison(metric: str, a_name: str, a: Mapping[str, float], b_name: str, b: Mapping[str, float],
+                       seed: int = DEFAULT_SEED, resamples: int = PAIRED_RESAMPLES,
+                       block: int = SIGN_FLIP_BLOCK) -> PairedComparison | None:
+    """:func:`genevals.aggregate.paired_comparison`, with the sign flips drawn in blocks of rows.
+
+    ``paired_comparison`` draws all ``resamples x n`` signs at once: 2 GB per metric for 50,000 shared ids.
+    The same generator drawn row block by row block yields the same signs (tested), so the result is equal.
+    """
+    import numpy as np
+
+    shared = sorted(set(a) & set(b))
+    if len(shared) * resamples <= block:
+        return paired_comparison(metric, a_name, a, b_name, b, seed=seed, resamples=resamples)
+    diffs = np.array([a[k] - b[k] for k in shared], dtype=float)
+    observed = float(diffs.mean())
+    low, high = bootstrap_ci(diffs, seed=seed)
+    rng = np.random.default_rng(seed)
+    rows = max(1, block // diffs.size)
+    hits = 0
+    for start in range(0, resamples, rows):
+        signs = rng.choice((-1.0, 1.0), size=(min(resamples, start + rows) - start, diffs.size))
+        flipped = np.abs((signs * diffs).mean(axis=1))
+        hits += int(np.sum(flipped >= abs(observed) - 1e-12))
+    p_value = float((hits + 1) / (resamples + 1))
+    return PairedComparison(metric, a_name, b_name, len(shared), observed, low, high, p_value)
 
 
 # ----------------------------------------------------------------------------------------------- rendering
@@ -446,10 +813,16 @@ def render(data: Mapping[str, Any]) -> str:
     )
 
 
-def write_report(run_dirs: list[Path], out_path: Path, thresholds: dict[str, float] | None = None) -> Path:
-    """Write one self-contained HTML report for ``run_dirs`` to ``out_path`` and return its path."""
+def write_report(run_dirs: list[Path], out_path: Path, thresholds: dict[str, float] | None = None,
+                 max_detailed_samples: int = MAX_DETAILED_SAMPLES,
+                 max_table_samples: int | None = MAX_TABLE_SAMPLES) -> Path:
+    """Write one self-contained HTML report for ``run_dirs`` to ``out_path`` and return its path.
+
+    The page embeds the texts of at most ``max_detailed_samples`` samples and the values of at most
+    ``max_table_samples``; summaries, histograms and comparisons cover every sample (see :func:`build_data`).
+    """
     out_path = Path(out_path)
-    html = render(build_data([Path(d) for d in run_dirs], thresholds))
+    html = render(build_data([Path(d) for d in run_dirs], thresholds, max_detailed_samples, max_table_samples))
     out_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_path.with_name(out_path.name + ".tmp")
     tmp.write_text(html, encoding="utf-8")

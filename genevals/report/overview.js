@@ -45,7 +45,7 @@ function systemTable(sys, index) {
   return el("div", { "class": "card", "data-system": String(index) }, [
     el("h3", null, [el("span", { "class": "swatch", style: { background: sysColor(index) } }), sys.label]),
     el("div", { "class": "muted small", text: "run " + D.runs[sys.run].name + " \u00B7 " +
-      plural(D.samples.filter(function (s) { return s.sys === index; }).length, "sample") }),
+      plural(sys.n, "sample") }),
     el("div", { "class": "table-wrap" }, el("table", { "class": "overview-table" }, [head, body])),
     corpus.length ? el("p", { "class": "small muted" }, "Corpus scores: " + corpus.map(function (k) { return k + " = " + fmt(sys.corpus[k], 4); }).join(", ")) : null
   ]);
@@ -111,11 +111,30 @@ function runCard() {
   ]);
 }
 
+// How many samples the page holds in full, when it does not hold them all.
+function coverageNote() {
+  var c = D.coverage;
+  if (!textsTrimmed() && !rowsTrimmed()) return null;
+  return el("div", { "class": "notice", id: "coverage-note" }, [
+    el("strong", { text: "Detailed samples: " + fmtInt(c.detailed) + " of " + fmtInt(c.total) + "." }),
+    " The report is limited to " + fmtInt(c.max_detailed) + " detailed samples: it embeds the question, answer, " +
+      "contexts, references and judge claims of " + fmtInt(c.detailed) + " of the " + fmtInt(c.total) + " samples, " +
+      "those with contradicted or unverifiable claims or unscored metrics first (" + fmtInt(c.flagged) + " in all), " +
+      "then the rest in file order. " +
+      (rowsTrimmed() ? "The samples table and scatter plot hold the values of " + fmtInt(c.embedded) + " samples. "
+        : "The samples table holds the values of every sample. ") +
+      "Means, confidence intervals, histograms, verdict counts and paired comparisons use all " + fmtInt(c.total) +
+      " samples; results.jsonl has everything (genevals report --max-samples N embeds more)."
+  ]);
+}
+
 TABS.overview = function (root) {
   if (D.warnings.length) {
     root.appendChild(el("div", { "class": "warning", id: "judge-warning", role: "alert" }, [
       el("strong", { text: "Judge warning: verdicts may be unreliable" })].concat(D.warnings.map(function (w) { return el("div", { text: w }); }))));
   }
+  var note = coverageNote();
+  if (note) root.appendChild(note);
   root.appendChild(runCard());
   root.appendChild(el("div", { "class": "grid-2" }, [bandsCard(), thresholdsCard()]));
   var systems = el("div", { "class": "systems" });

@@ -63,6 +63,11 @@ TABS.review = function (root) {
     return;
   }
   var all = flaggedClaims();
+  if (D.coverage.hallucinated_detailed < D.coverage.hallucinated) {
+    root.appendChild(el("p", { "class": "notice", id: "review-coverage", text: "Claims of " + fmtInt(D.coverage.hallucinated_detailed) + " of the " +
+      fmtInt(D.coverage.hallucinated) + " samples with contradicted or unverifiable claims (report limited to " + fmtInt(D.coverage.max_detailed) +
+      " detailed samples); the rest are in results.jsonl, or embed them with genevals report --max-samples N." }));
+  }
   var names = D.metrics.map(function (m) { return m.name; });
   var state = { system: "", verdict: "", metric: names.indexOf("faithfulness") >= 0 ? "faithfulness" : names[0], min: null, max: null, text: "" };
   var view = all;

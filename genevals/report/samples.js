@@ -90,6 +90,21 @@ function openSample(index, claimIndex) {
     metricsBody.appendChild(el("tr", null, [el("td", { "class": "mono", text: m.name }), el("td", { "class": "num", text: fmt(metricValue(sample, m.name), 4) }),
       el("td", null, st === "ok" ? el("span", { "class": "muted", text: "ok" }) : chip(st, "status")), el("td", { "class": "reason", text: reason })]));
   });
+  var metricsCard = el("div", { "class": "card" }, [el("h3", { text: "Metrics" }), el("table", { id: "sample-metrics" }, [
+    el("thead", null, el("tr", null, [el("th", { text: "Metric" }), el("th", { "class": "num", text: "Value" }), el("th", { text: "Status" }), el("th", { text: "Reason" })])),
+    metricsBody])]);
+  if (sample.x) {
+    var c = sampleVerdicts(sample);
+    openDrawer(sysLabel(sample.sys) + " \u00B7 " + sample.id, [
+      el("div", { "class": "notice", id: "trimmed-note" }, [
+        el("strong", { text: "Text not embedded" }),
+        " (report limited to " + fmtInt(D.coverage.max_detailed) + " detailed samples); see " + resultsLine(sample) + "."]),
+      c ? el("div", { "class": "card" }, [el("h3", { text: "Judge claims" }), el("p", null, [chip(String(c.supported), "v-supported", "supported"), " supported, ",
+        chip(String(c.contradicted), "v-contradicted", "contradicted"), " contradicted, ", chip(String(c.unverifiable), "v-unverifiable", "unverifiable"), " unverifiable"])]) : null,
+      metricsCard
+    ]);
+    return;
+  }
   openDrawer(sysLabel(sample.sys) + " \u00B7 " + sample.id, [
     el("div", { "class": "card" }, [el("h3", { text: "Question" }), el("div", { "class": "text-block question", text: sample.q || "(none)" }),
       sample.origin ? el("div", { "class": "small muted", text: "input " + sample.origin }) : null]),
@@ -102,9 +117,7 @@ function openSample(index, claimIndex) {
       sample.ctx.length ? ctxHolder : el("p", { "class": "empty", text: "No contexts." })]),
     el("div", { "class": "card" }, [el("h3", { text: "References" }), sample.refs.length ?
       el("ol", null, sample.refs.map(function (r) { return el("li", { "class": "text-block", text: r }); })) : el("p", { "class": "empty", text: "No references." })]),
-    el("div", { "class": "card" }, [el("h3", { text: "Metrics" }), el("table", { id: "sample-metrics" }, [
-      el("thead", null, el("tr", null, [el("th", { text: "Metric" }), el("th", { "class": "num", text: "Value" }), el("th", { text: "Status" }), el("th", { text: "Reason" })])),
-      metricsBody])])
+    metricsCard
   ]);
   if (claimIndex !== undefined && claimIndex !== null && rows[claimIndex]) onClaim(claimIndex);
 }
@@ -115,7 +128,7 @@ TABS.samples = function (root) {
   var rows = D.samples.map(function (s, i) { return i; });
   var view = rows.slice();
   var body = el("tbody"), count = el("span", { "class": "count", id: "samples-count" });
-  var counts = D.samples.map(function (s) { return s.j ? verdictCounts(s) : null; });
+  var counts = D.samples.map(sampleVerdicts);
   function keyOf(col) {
     if (col === "id") return function (i) { return D.samples[i].id; };
     if (col === "system") return function (i) { return sysLabel(D.samples[i].sys); };
@@ -186,6 +199,12 @@ TABS.samples = function (root) {
   var card = el("div", { "class": "card" }, [toolbar,
     el("div", { "class": "table-wrap" }, el("table", { id: "samples-table" }, [el("thead", null, headRow), body]))]);
   root.appendChild(el("h2", { text: "Samples" }));
+  if (textsTrimmed() || rowsTrimmed()) {
+    root.appendChild(el("p", { "class": "small muted", id: "samples-coverage", text: "Texts of " + fmtInt(D.coverage.detailed) +
+      " of " + fmtInt(D.coverage.total) + " samples are embedded" + (rowsTrimmed() ? "; the table lists " + fmtInt(D.coverage.embedded) +
+      " of them (the detailed ones, then the rest in file order)" : "") + ". Search finds the question and answer of detailed samples only; " +
+      "the others match by id." }));
+  }
   root.appendChild(card);
   var pager = makePager(card, PAGE_SIZE, draw);
   apply();
