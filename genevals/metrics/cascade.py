@@ -1,0 +1,122 @@
+"""Cascade: the local grounding checker settles the clear answers, the LLM judge only the uncertain ones.
+
+Every answer is first checked locally (:class:`genevals.metrics.grounding.Grounding`). When the checker's
+response-level confidence is at least ``settle_confidence`` the local result is kept; otherwise the answer goes
+to the LLM judge (:class:`genevals.metrics.faithfulness.Faithfulness`, built with the remaining options).
+Answers the checker cannot score because there is nothing to judge (empty answer, refusal, no context) are
+settled locally too: the LLM judge would give the same status. When the LLM judge fails on an answer
+(judge_error, parse_error, ...), ``fallback`` = "local" keeps the local verdict and says so; "none" keeps the
+judge's unscored result.
+
+``details["cascade"] = {"settled_by": "local" | "llm", "sent_to_llm", "local_confidence", "settle_confidence",
+"fallback"?}`` on the
+faithfulness output; ``corpus_scores`` counts the answers settled locally and sent to the LLM.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from genevals import types
+from genevals.metrics.base import Metric
+from genevals.metrics.grounding import OUTPUTS, Grounding
+from genevals.signature import make_signature
+from genevals.types import MetricResult, Sample
+
+_LOCAL_FINAL = frozenset({types.EMPTY_ANSWER, types.REFUSAL, types.NO_CONTEXT})
+DEFAULT_SETTLE = 0.9
+
+
+class Cascade(Metric):
+    """Local grounding first; answers it is unsure of (confidence < settle_confidence) go to the LLM judge.
+
+    Same outputs as faithfulness; details.cascade.settled_by says which judge decided each answer.
+    """
+
+    family = "cascade"
+
+    def __init__(self, settle_confidence: float = DEFAULT_SETTLE, grounding: Mapping[str, Any] | None = None,
+                 fallback: str = "local", judge: Any = None, **judge_options: Any) -> None:
+        settle = float(settle_confidence)
+        if not 0.5 <= settle <= 1.0:
+            raise ValueError("settle_confidence must lie in [0.5, 1] (1 sends every answer to the LLM)")
+        if fallback not in ("local", "none"):
+            raise ValueError("fallback must be 'local' or 'none'")
+        self.settle_confidence = settle
+        self.fallback = fallback
+        self.local = Grounding(**dict(grounding or {}))
+        self.judge_options = dict(judge_options)
+        self._judge = judge  # a ready Faithfulness (tests); built lazily otherwise
+
+    @property
+    def judge(self):
+        if self._judge is None:
+            from genevals.metrics.faithfulness import Faithfulness
+
+            self._judge = Faithfulness(**self.judge_options)
+        return self._judge
+
+    def output_names(self) -> list[str]:
+        return list(OUTPUTS)
+
+    def signature(self) -> str:
+        judge_sig = self.judge.signature().replace("|", ";")
+        return make_signature("cascade", settle=self.settle_confidence, fallback=self.fallback,
+                              local=self.local.signature().replace("|", ";"), llm=judge_sig)
+
+    def describe(self) -> dict[str, str]:
+        return {
+            "faithfulness": "Cascade: local grounding settles confident answers, the LLM judge the rest "
+                            "(share of supported claims)",
+            "contradiction_rate": "Cascade: share of the answer's claims contradicted by the contexts",
+            "unverifiable_rate": "Cascade: share of the answer's claims the contexts neither support nor contradict",
+        }
+
+    def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
+        local = self.local.score(samples)
+        out: list[dict[str, MetricResult] | None] = [None] * len(samples)
+        to_llm = []
+        for i, result in enumerate(local):
+            faith = result["faithfulness"]
+            conf = faith.details.get("confidence") if faith.status == types.OK else None
+            if faith.status in _LOCAL_FINAL or (conf is not None and conf >= self.settle_confidence):
+                out[i] = self._tag(result, "local", conf, sent_to_llm=False)
+            else:
+                to_llm.append(i)
+        if to_llm:
+            judged = self.judge.score([samples[i] for i in to_llm])
+            for i, result in zip(to_llm, judged):
+                faith = result["faithfulness"]
+                local_faith = local[i]["faithfulness"]
+                conf = local_faith.details.get("confidence") if local_faith.status == types.OK else None
+                if faith.status != types.OK and self.fallback == "local" and local_faith.status == types.OK:
+                    out[i] = self._tag(local[i], "local", conf, sent_to_llm=True,
+                                       fallback=f"LLM judge {faith.status}: {faith.reason}")
+                else:
+                    out[i] = self._tag(result, "llm", conf, sent_to_llm=True)
+        return out  # type: ignore[return-value]
+
+    def _tag(self, result: Mapping[str, MetricResult], by: str, conf: float | None,
+             **extra: Any) -> dict[str, MetricResult]:
+        faith = result["faithfulness"]
+        cascade = {"settled_by": by, "local_confidence": conf, "settle_confidence": self.settle_confidence, **extra}
+        details = {**dict(faith.details or {}), "cascade": cascade}
+        tagged = MetricResult(faith.name, faith.value, faith.status, faith.reason, details)
+        return {**dict(result), "faithfulness": tagged}
+
+    def corpus_scores(self, per_sample: Sequence[Mapping[str, MetricResult]]) -> dict[str, Any]:
+        totals: dict[str, float] = {"cascade_settled_local": 0, "cascade_sent_to_llm": 0}
+        for row in per_sample:
+            faith = row.get("faithfulness")
+            if faith is None:
+                continue
+            by = (faith.details.get("cascade") or {}).get("settled_by")
+            if by is None:
+                continue
+            if (faith.details.get("cascade") or {}).get("sent_to_llm"):
+                totals["cascade_sent_to_llm"] += 1
+            else:
+                totals["cascade_settled_local"] += 1
+            for key, value in (faith.details.get("usage") or {}).items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    totals[f"judge_{key}"] = totals.get(f"judge_{key}", 0) + value
+        return totals
