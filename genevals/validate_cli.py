@@ -1,0 +1,177 @@
+"""``genevals validate LABELLED.jsonl --judge local|llm|cascade --out DIR``: agreement of a judge with human labels.
+
+Also runnable on its own: ``python -m genevals.validate_cli LABELLED.jsonl ...``.
+Exit codes: 0 written, 2 bad input or options.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 2, 130
+
+
+def _option(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got '{text}'")
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = value
+    return key.strip().replace("-", "_"), parsed
+
+
+def add_validate_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``validate`` subcommand to ``subparsers`` (from ``parser.add_subparsers``)."""
+    p = subparsers.add_parser(
+        "validate", help="measure a hallucination judge against human labels (RAGTruth-style JSONL)",
+        description="Score labelled answers with a judge and report its agreement with the human labels: "
+                    "response-level precision/recall/F1/balanced accuracy/kappa with bootstrap CIs, per task type, "
+                    "span-level character overlap, and the worst disagreements side by side (validation.html).")
+    p.add_argument("input", help="JSONL rows with context, response, optional question, hallucinated, optional "
+                                 "spans [{start, end}] and task_type")
+    p.add_argument("--judge", choices=("local", "llm", "cascade"), default="local",
+                   help="local grounding checker (default), the LLM faithfulness judge, or the cascade")
+    p.add_argument("--out", required=True, help="output folder for validation.json, validation.html, predictions.jsonl")
+    p.add_argument("--rule", default="any",
+                   help="response-level rule: any (any claim not supported; default), contradicted, or threshold:X "
+                        "(faithfulness < X)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N rows (after --task-type)")
+    p.add_argument("--task-type", default=None, help="only rows with this task_type")
+    p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default 12345)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--worst", type=int, default=15, help="disagreements of each kind shown in the HTML (default 15)")
+    p.add_argument("--quiet", "-q", action="store_true")
+    local = p.add_argument_group("local grounding checker")
+    local.add_argument("--grounding-thresholds", default=None, metavar="JSON",
+                       help="thresholds file (default: the packaged genevals/grounding/thresholds.json)")
+    local.add_argument("--settle-confidence", type=float, default=None,
+                       help="cascade: answers the local checker is at least this sure of are settled locally "
+                            "(0.5-1; default 0.9)")
+    llm = p.add_argument_group("LLM judge (--judge llm / cascade)")
+    llm.add_argument("--judge-backend", default=None, help="auto, openai or llamacpp")
+    llm.add_argument("--judge-model", default=None, help="model name, or a GGUF path for llamacpp")
+    llm.add_argument("--judge-base-url", default=None, help="OpenAI-compatible base URL")
+    llm.add_argument("--judge-concurrency", type=int, default=None)
+    llm.add_argument("--judge-timeout", type=float, default=None)
+    llm.add_argument("--judge-n-ctx", type=int, default=None, help="llama.cpp context window")
+    llm.add_argument("--judge-max-claims", type=int, default=None)
+    llm.add_argument("--no-judge-cache", action="store_true", help="do not read or write the judge cache")
+    llm.add_argument("--judge-option", action="append", type=_option, default=[], metavar="KEY=VALUE",
+                     help="any other Faithfulness option (value read as JSON when it parses), repeatable")
+    p.set_defaults(func=cmd_validate)
+    return p
+
+
+def judge_options(args: argparse.Namespace) -> dict[str, Any]:
+    llm: dict[str, Any] = {}
+    for name, key in (("judge_backend", "backend"), ("judge_model", "model"), ("judge_base_url", "base_url"),
+                      ("judge_concurrency", "concurrency"), ("judge_timeout", "timeout"), ("judge_n_ctx", "n_ctx"),
+                      ("judge_max_claims", "max_claims")):
+        value = getattr(args, name, None)
+        if value is not None:
+            llm[key] = value
+    if getattr(args, "no_judge_cache", False):
+        llm["cache"] = False
+    llm.update(dict(getattr(args, "judge_option", []) or []))
+    local: dict[str, Any] = {}
+    if getattr(args, "grounding_thresholds", None):
+        local["thresholds"] = args.grounding_thresholds
+    if args.judge == "local":
+        return local
+    if args.judge == "llm":
+        return llm
+    options: dict[str, Any] = {**llm, "grounding": local}
+    if getattr(args, "settle_confidence", None) is not None:
+        options["settle_confidence"] = args.settle_confidence
+    return options
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from genevals.validate import DEFAULT_SEED, LabelledInputError, Rule, build_metric, load_labelled, validate, \
+        write_outputs
+
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"genevals: error: --out {out}: exists and is not a folder", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        rule = Rule.parse(args.rule)
+        if args.limit is not None and args.limit < 1:
+            raise ValueError("--limit must be at least 1")
+        if args.resamples < 1:
+            raise ValueError("--resamples must be at least 1")
+        rows = load_labelled(args.input, limit=args.limit, task_type=args.task_type)
+        if not rows:
+            raise ValueError("no rows to validate" + (f" with task_type {args.task_type!r}" if args.task_type else ""))
+        metric = build_metric(args.judge, judge_options(args))
+    except (LabelledInputError, ValueError, TypeError) as exc:
+        print(f"genevals: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    bar = None
+    progress = None
+    if not args.quiet:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(rows), unit="answer", file=sys.stderr, dynamic_ncols=True)
+
+        def progress(n: int, total: int) -> None:
+            bar.update(n)
+    try:
+        report, outcomes = validate(rows, args.judge, rule=rule, seed=args.seed if args.seed is not None else DEFAULT_SEED,
+                                    resamples=args.resamples, metric=metric, progress=progress, worst=args.worst,
+                                    meta={"input": str(args.input), "task_type_filter": args.task_type,
+                                          "limit": args.limit})
+    except KeyboardInterrupt:
+        print("\ngenevals: interrupted; nothing written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        if bar is not None:
+            bar.close()
+    paths = write_outputs(report, outcomes, out)
+    if not args.quiet:
+        print(summary_text(report))
+        print(f"wrote {paths['json']}, {paths['html']} and {paths['rows']}")
+    return EXIT_OK
+
+
+def summary_text(report: dict[str, Any]) -> str:
+    rl = report["response_level"]
+
+    def fmt(x: Any) -> str:
+        return "-" if x is None else f"{x:.3f}"
+
+    def line(name: str, r: dict[str, Any]) -> str:
+        ci = (r.get("ci95") or {}).get("f1")
+        ci_text = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+        return (f"  {name:<12} n={r['scored']:<4} F1={fmt(r['f1'])}{ci_text}  P={fmt(r['precision'])} "
+                f"R={fmt(r['recall'])} bal.acc={fmt(r['balanced_accuracy'])} kappa={fmt(r['kappa'])} "
+                f"(baseline F1 {fmt(r['baseline_all_hallucinated']['f1'])}; unscored {r['unscored']})")
+
+    lines = [f"judge {report['judge']}, rule {report['rule']}: {report['seconds']:.1f} s", line("all", rl)]
+    for tt, sub in (report.get("per_task_type") or {}).items():
+        lines.append(line(tt, sub["response_level"]))
+    if report.get("span_level"):
+        s = report["span_level"]
+        lines.append(f"  span level   P={fmt(s['precision'])} R={fmt(s['recall'])} F1={fmt(s['f1'])}")
+    if report.get("cascade"):
+        c = report["cascade"]
+        lines.append(f"  cascade      settled locally {c['settled_local']}, sent to the LLM {c['sent_to_llm']} "
+                     f"({c['llm_calls_saved_share']:.0%} of LLM judgements saved)")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="genevals")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_validate_parser(sub)
+    args = parser.parse_args(["validate", *(sys.argv[1:] if argv is None else argv)])
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
