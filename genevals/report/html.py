@@ -264,8 +264,8 @@ class SampleValues:
     metric list) has ``values[m]``, an ``array('d')`` with NaN where the sample has no scored value, and, once any
     sample leaves it unscored, ``status[m]``, an ``array('I')`` of codes into ``status_table`` (0: none). That is
     8 bytes per sample and metric instead of a dict of floats (~100 bytes per entry). ``vc`` holds each sample's
-    claim verdict counts (supported, contradicted, unverifiable; -1 when not judged); ``flagged[k]`` is 1 when
-    the sample has a contradicted or unverifiable claim or an unscored metric.
+    claim verdict counts (supported, contradicted, unverifiable; -1 when not judged); ``flagged[k]`` is 2 when
+    the sample has a contradicted or unverifiable claim, else 1 when it has an unscored metric, else 0.
     """
 
     def __init__(self) -> None:
@@ -326,13 +326,13 @@ class SampleValues:
         arr = self.status.setdefault(m, array("I"))
         self._grow(arr, k, 0)
         arr[k] = code
-        self.flagged[k] = 1
+        self.flagged[k] = max(1, self.flagged[k])
 
     def set_verdicts(self, k: int, labels: Sequence[str]) -> None:
         counts = [labels.count(label) for label in VERDICT_LABELS]
         self.vc[3 * k:3 * k + 3] = array("i", counts)
         if counts[1] or counts[2]:
-            self.flagged[k] = 1
+            self.flagged[k] = 2
 
     def verdicts(self, k: int) -> list[int] | None:
         counts = self.vc[3 * k:3 * k + 3].tolist()
@@ -410,14 +410,18 @@ def _texts(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def select_detailed(store: SampleValues, limit: int) -> list[int]:
-    """Which samples keep their texts: every flagged one (a contradicted or unverifiable claim, or an unscored
-    metric: the hallucination review material) first, up to ``limit``, then the rest, all in file order."""
+    """Which samples keep their texts (at most ``limit``, returned in file order): first the hallucination
+    review material, the samples with a contradicted or unverifiable claim, then those with an unscored metric
+    (so a metric that is unscored everywhere, e.g. no references, does not crowd out the claims), then the
+    rest; each group in file order."""
     limit = max(0, int(limit))
-    flagged = [k for k in range(len(store)) if store.flagged[k]][:limit]
-    if len(flagged) < limit:
-        rest = (k for k in range(len(store)) if not store.flagged[k])
-        flagged += [k for _, k in zip(range(limit - len(flagged)), rest)]
-    return sorted(flagged)
+    chosen: list[int] = []
+    for tier in (2, 1, 0):
+        if len(chosen) >= limit:
+            break
+        group = (k for k in range(len(store)) if store.flagged[k] == tier)
+        chosen += [k for _, k in zip(range(limit - len(chosen)), group)]
+    return sorted(chosen)
 
 
 def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] | None = None,
@@ -542,7 +546,7 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] |
         "seed": seed,
         "comparisons": compare_systems(store, labels, metric_names, seed),
         "coverage": {"total": n, "detailed": len(detailed), "embedded": len(embedded),
-                     "flagged": sum(store.flagged), "max_detailed": max(0, int(max_detailed_samples)),
+                     "flagged": len(store) - store.flagged.count(0), "max_detailed": max(0, int(max_detailed_samples)),
                      "max_table": max_table_samples, "hallucinated": len(hallucinated),
                      "hallucinated_detailed": len(hallucinated & chosen)},
         "histograms": _histograms(store, metric_names, len(system_keys)),
@@ -555,8 +559,13 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] |
 def _page_sample(store: SampleValues, k: int, texts: dict[str, Any] | None,
                  metric_names: Sequence[str]) -> dict[str, Any]:
     """One sample for the page: id, system, its results.jsonl line and origin, values aligned with the report's
-    metric list (null where not scored), unscored statuses, and its texts, or ``x: 1`` when they are left out."""
-    values: list[float | None] = [_num(store.value(k, m)) for m in range(len(metric_names))]
+    metric list (null where not scored), unscored statuses, and its texts, or ``x: 1`` when they are left out.
+
+    Values carry 6 decimals with texts, 4 without (what the page shows; a quarter of the bytes of the rows that
+    dominate a large report's size). Summaries, histograms and comparisons are computed from full precision.
+    """
+    digits = 6 if texts is not None else 4
+    values: list[float | None] = [_num(store.value(k, m), digits) for m in range(len(metric_names))]
     while values and values[-1] is None:
         values.pop()
     sample: dict[str, Any] = {"id": store.ids[k], "sys": store.sys[k], "line": store.line[k]}

@@ -119,8 +119,8 @@ function coverageNote() {
     el("strong", { text: "Detailed samples: " + fmtInt(c.detailed) + " of " + fmtInt(c.total) + "." }),
     " The report is limited to " + fmtInt(c.max_detailed) + " detailed samples: it embeds the question, answer, " +
       "contexts, references and judge claims of " + fmtInt(c.detailed) + " of the " + fmtInt(c.total) + " samples, " +
-      "those with contradicted or unverifiable claims or unscored metrics first (" + fmtInt(c.flagged) + " in all), " +
-      "then the rest in file order. " +
+      "first the " + fmtInt(c.hallucinated) + " with contradicted or unverifiable claims, then those with unscored metrics (" +
+      fmtInt(c.flagged) + " flagged in all), then the rest in file order. " +
       (rowsTrimmed() ? "The samples table and scatter plot hold the values of " + fmtInt(c.embedded) + " samples. "
         : "The samples table holds the values of every sample. ") +
       "Means, confidence intervals, histograms, verdict counts and paired comparisons use all " + fmtInt(c.total) +

@@ -1,0 +1,329 @@
+"""The HTML report at scale: 20,000 synthetic samples x 40 metrics, with texts and judge claims.
+
+Peak memory of ``write_report`` is measured in a fresh Python process (``resource.getrusage`` ``ru_maxrss``);
+the report must not hold every sample: texts for at most ``max_detailed_samples`` (hallucinated first), values
+for at most ``max_table_samples``, with histograms and comparisons computed over all samples at build time.
+
+    python tests/test_report_scale.py RUN_DIR N     # write an N-sample run (for measuring by hand)
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from genevals.aggregate import paired_comparison
+from genevals.report.html import (MAX_DETAILED_SAMPLES, SampleValues, _paired_comparison, build_data,
+                                  compare_systems, select_detailed, write_report)
+
+N = 20_000
+METRICS = (["exact_match", "token_f1", "rouge1", "rouge2", "rougeL", "bleu"]
+           + [f"{m}@{k}" for m in ("precision", "recall", "f1", "hit_rate", "ndcg", "ndcg_exp") for k in (1, 3, 5, 10)]
+           + ["mrr", "map", "auc", "first_relevant_rank", "bertscore_precision", "bertscore_recall", "bertscore_f1"])
+JUDGED = ("faithfulness", "contradiction_rate", "unverifiable_rate")
+WORDS = ("harbour ferry island council library water lighthouse school permit crossing winter summer ticket "
+         "resident vehicle timetable reservoir museum festival rubbish sails daily price return").split()
+#: Every HALLUCINATED-th sample (from 7 on) has a contradicted claim; every UNSCORED-th lacks a reference.
+HALLUCINATED, UNSCORED = 40, 15
+#: Measured on the project's 2-core machine (Python 3.11): ~160 MB at 2,000 and 20,000 samples (imports
+#: ~100 MB, streaming 20,000 rows into arrays and 2,000 detailed samples ~60 MB). The old builder peaked at
+#: ~900 MB for 20,000 rows of this size.
+MAX_PEAK_MB = 300
+MAX_GROWTH_MB = 60
+MAX_HTML_MB = 12
+
+
+def is_hallucinated(i: int) -> bool:
+    return i % HALLUCINATED == 7
+
+
+def write_scale_run(out: Path, n: int = N, seed: int = 3) -> Path:
+    """``n`` rows of results.jsonl (two systems sharing question ids), each with every metric's value, status
+    and details, texts, and judge claims with spans and quotes; plus a summary.json."""
+    rng = random.Random(seed)
+    out.mkdir(parents=True, exist_ok=True)
+
+    def sentence(k: int) -> str:
+        return " ".join(rng.choice(WORDS) for _ in range(k)).capitalize() + "."
+
+    with open(out / "results.jsonl", "w", encoding="utf-8") as handle:
+        for i in range(n):
+            contexts = [" ".join(sentence(rng.randint(8, 14)) for _ in range(3)) for _ in range(4)]
+            first = contexts[0].split(". ")[0].rstrip(".") + "."
+            second = sentence(9)
+            answer = first + " " + second
+            bad = is_hallucinated(i)
+            labels = ["supported", "contradicted" if bad else "supported"]
+            claims = [{"index": 0, "text": first, "spans": [[0, len(first)]], "located": True},
+                      {"index": 1, "text": second, "spans": [[len(first) + 1, len(answer)]], "located": True}]
+            verdicts = [{"claim_index": c, "label": labels[c], "context_index": 0, "quote": first,
+                         "quote_found": True, "quote_span": [0, len(first)], "missing": False,
+                         "reason": "The context gives a different account." if labels[c] == "contradicted"
+                         else "The context states this."} for c in range(2)]
+            metrics = {}
+            for name in METRICS:
+                if name.startswith(("rouge", "bleu", "exact", "token")) and i % UNSCORED == 4:
+                    metrics[name] = {"value": None, "status": "no_reference", "reason": "the sample has no reference",
+                                     "details": {}}
+                elif name == "first_relevant_rank":
+                    rank = rng.randint(1, 12)
+                    metrics[name] = ({"value": float(rank), "status": "ok", "reason": "", "details": {}} if rank <= 11
+                                     else {"value": None, "status": "not_found", "reason": "no relevant id retrieved",
+                                           "details": {}})
+                else:
+                    metrics[name] = {"value": round(rng.random(), 6), "status": "ok", "reason": "",
+                                     "details": {"precision": round(rng.random(), 6), "recall": round(rng.random(), 6),
+                                                 "counts": [rng.randint(0, 30) for _ in range(4)]}}
+            supported = labels.count("supported") / 2
+            metrics["faithfulness"] = {"value": supported, "status": "ok", "reason": "", "details": {
+                "claims": claims, "verdicts": verdicts, "judge": {"backend": "fixture", "model": "scale-judge"},
+                "usage": {"prompt_tokens": 900, "completion_tokens": 120}}}
+            metrics["contradiction_rate"] = {"value": 1 - supported, "status": "ok", "reason": "", "details": {}}
+            metrics["unverifiable_rate"] = {"value": 0.0, "status": "ok", "reason": "", "details": {}}
+            row = {"id": f"q{i // 2:05d}", "system": ("dense", "sparse")[i % 2], "question": sentence(10),
+                   "answer": answer, "references": [] if i % UNSCORED == 4 else [sentence(8)],
+                   "contexts": [{"text": t, "rank": r + 1, "id": f"c{i}-{r}", "doc_id": f"d{i % 97}",
+                                 "score": round(1 - r / 10, 3)} for r, t in enumerate(contexts)],
+                   "relevant": {f"c{i}-{rng.randint(0, 5)}": 1}, "origin": f"data.jsonl:{i + 1}", "metrics": metrics}
+            handle.write(json.dumps(row) + "\n")
+    (out / "summary.json").write_text(json.dumps({"seed": 12345, "meta": {"judge": {"model": "scale-judge"}}}))
+    return out
+
+
+PEAK = r"""
+import json, resource, sys
+from pathlib import Path
+from genevals.report.html import write_report
+rows = None if sys.argv[3] == "default" else int(sys.argv[3])
+out = write_report([Path(sys.argv[1])], Path(sys.argv[2]), **({} if rows is None else {"max_table_samples": rows}))
+print(json.dumps({"maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "bytes": out.stat().st_size}))
+"""
+
+
+def peak_of_write_report(run: Path, out: Path, max_table_samples: int | None = None) -> dict:
+    """Peak RSS and file size of ``write_report`` in a fresh process (default caps unless given)."""
+    rows = "default" if max_table_samples is None else str(max_table_samples)
+    done = subprocess.run([sys.executable, "-c", PEAK, str(run), str(out), rows], capture_output=True, text=True,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1"}, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _embedded(html: str) -> dict:
+    match = re.search(r'<script type="application/json" id="genevals-data">(.*?)</script>', html, re.S)
+    assert match
+    return json.loads(match.group(1))
+
+
+@pytest.fixture(scope="module")
+def scale_run(tmp_path_factory) -> Path:
+    return write_scale_run(tmp_path_factory.mktemp("scale") / "run")
+
+
+@pytest.fixture(scope="module")
+def scale_report(scale_run, tmp_path_factory) -> tuple[Path, dict]:
+    out = tmp_path_factory.mktemp("scale-report") / "report.html"
+    return out, peak_of_write_report(scale_run, out)
+
+
+def test_memory_and_size_stay_bounded(scale_report, scale_run, tmp_path):
+    out, big = scale_report
+    small = peak_of_write_report(write_scale_run(tmp_path / "small", 2_000), tmp_path / "small.html")
+    # With the table capped at the same 2,000 rows as the small run holds, 10x the samples adds only the
+    # compact arrays (8 bytes per sample and metric) and ids: memory is flat in the number of samples.
+    capped = peak_of_write_report(scale_run, tmp_path / "capped.html", max_table_samples=2_000)
+    big_mb, small_mb, capped_mb = (r["maxrss_kb"] / 1024 for r in (big, small, capped))
+    print(f"write_report peak RSS: {small_mb:.0f} MB at 2,000 samples, {big_mb:.0f} MB at {N:,} "
+          f"({capped_mb:.0f} MB with 2,000 table rows); report {big['bytes'] / 2**20:.1f} MB")
+    assert big_mb < MAX_PEAK_MB
+    assert capped_mb - small_mb < MAX_GROWTH_MB
+    assert big["bytes"] < MAX_HTML_MB * 2**20
+    assert capped["bytes"] < 0.6 * big["bytes"]
+
+
+def test_page_holds_bounded_detail_and_all_aggregates(scale_report, scale_run):
+    out, _ = scale_report
+    data = _embedded(out.read_text(encoding="utf-8"))
+    cov = data["coverage"]
+    hallucinated = sum(1 for i in range(N) if is_hallucinated(i))
+    assert cov["total"] == N and cov["detailed"] == MAX_DETAILED_SAMPLES == 2_000
+    assert cov["hallucinated"] == hallucinated == cov["hallucinated_detailed"]
+    assert cov["embedded"] == len(data["samples"]) <= 20_000
+    detailed = [s for s in data["samples"] if not s.get("x")]
+    trimmed = [s for s in data["samples"] if s.get("x")]
+    assert len(detailed) == 2_000 and trimmed
+    # Every hallucinated sample is detailed, even those late in the file; then unscored ones, then file order.
+    lines = {s["line"] for s in detailed}
+    assert all(i + 1 in lines for i in range(N) if is_hallucinated(i))
+    assert max(lines) > 10_000
+    assert all("q" not in s and "ctx" not in s and "j" not in s and "vc" in s for s in trimmed)
+    assert all(s["a"] and s["ctx"] and "j" in s for s in detailed)
+    # Aggregates count every sample, embedded or not.
+    assert sum(map(sum, data["histograms"]["token_f1"]["counts"])) == data["histograms"]["token_f1"]["n"]
+    assert data["histograms"]["mrr"]["n"] == N
+    no_ref = sum(1 for i in range(N) if i % UNSCORED == 4)
+    assert data["histograms"]["token_f1"]["n"] == N - no_ref
+    assert sum(v["judged"] for v in data["verdicts"]) == N
+    assert sum(v["contradicted"] for v in data["verdicts"]) == hallucinated
+    assert sum(map(sum, data["ranks"]["counts"])) == N and data["ranks"]["other"] == 0
+    assert [s["n"] for s in data["systems"]] == [N // 2, N // 2]
+    assert data["runs"][0]["n_samples"] == N
+    # Summaries (no summary.json systems here) and comparisons use all samples.
+    assert data["systems"][0]["summary"]["mrr"]["scored"] == N // 2
+    comp = next(c for c in data["comparisons"] if c["metric"] == "token_f1")
+    assert comp["n_pairs"] == sum(1 for i in range(0, N, 2) if i % UNSCORED != 4 and (i + 1) % UNSCORED != 4)
+
+
+def test_selection_prefers_hallucinated_then_unscored_then_file_order(tmp_path):
+    run = write_scale_run(tmp_path / "run", 600)
+    data = build_data([run], max_detailed_samples=20, max_table_samples=100)
+    detailed = sorted(s["line"] for s in data["samples"] if not s.get("x"))
+    rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    hallucinated = [i + 1 for i in range(600) if is_hallucinated(i)]
+    assert len(hallucinated) == 15
+    unscored = [i + 1 for i, row in enumerate(rows) if not is_hallucinated(i)
+                and any(m["status"] != "ok" for m in row["metrics"].values())]
+    assert detailed == sorted(hallucinated + unscored[:5])
+    assert len(data["samples"]) == 100 and data["coverage"]["embedded"] == 100
+    lines = [s["line"] for s in data["samples"]]
+    assert lines == sorted(lines)  # file order
+    assert [line for line in lines if line not in detailed] == [i + 1 for i in range(600) if i + 1 not in detailed][:80]
+    # No cap on rows: every sample is in the table; no detailed samples at all: still renders its values.
+    assert len(build_data([run], max_detailed_samples=0, max_table_samples=None)["samples"]) == 600
+
+
+def test_latest_row_wins_and_values_match(tmp_path):
+    run = write_scale_run(tmp_path / "run", 40)
+    lines = (run / "results.jsonl").read_text().splitlines()
+    again = json.loads(lines[0])
+    again["metrics"]["token_f1"] = {"value": 0.123, "status": "ok", "reason": "", "details": {}}
+    again["metrics"]["mrr"] = {"value": None, "status": "judge_error", "reason": "rescored", "details": {}}
+    (run / "results.jsonl").write_text("\n".join(lines + [json.dumps(again)]) + "\n")
+    data = build_data([run], max_detailed_samples=5)
+    names = [m["name"] for m in data["metrics"]]
+    assert len(data["samples"]) == 40
+    first = next(s for s in data["samples"] if s["id"] == again["id"] and data["systems"][s["sys"]]["system"] == "dense")
+    assert first["line"] == 41 and first["v"][names.index("token_f1")] == 0.123
+    assert first["st"]["mrr"] == ["judge_error", "rescored"] and first["v"][names.index("mrr")] is None
+    for s in data["samples"]:
+        row = json.loads(lines[s["line"] - 1]) if s["line"] <= 40 else again
+        for name, metric in row["metrics"].items():
+            value = s["v"][names.index(name)] if names.index(name) < len(s["v"]) else None
+            digits = 4 if s.get("x") else 6  # values-only rows carry the 4 decimals the page shows
+            assert value == (None if metric["value"] is None else round(metric["value"], digits))
+
+
+def test_blockwise_sign_flip_equals_paired_comparison():
+    rng = np.random.default_rng(0)
+    a = {f"q{i}": float(v) for i, v in enumerate(rng.random(3001))}
+    b = {f"q{i}": float(v) + 0.01 for i, v in enumerate(rng.random(3001))}
+    direct = paired_comparison("m", "A", a, "B", b, seed=7, resamples=700)
+    blocked = _paired_comparison("m", "A", a, "B", b, seed=7, resamples=700, block=3001 * 33 + 5)
+    assert blocked == direct
+
+
+def test_compare_systems_accepts_sample_dicts_and_store():
+    store = SampleValues()
+    dicts = []
+    for i in range(30):
+        for system in (0, 1):
+            k = store.slot(system, f"q{i}", i + 1, "")
+            value = (i * 7 % 11) / 10 + system * 0.05
+            store.set_value(k, 0, value)
+            dicts.append({"sys": system, "id": f"q{i}", "v": {"m": value}})
+    store.finish(1)
+    assert compare_systems(store, ["A", "B"], ["m"]) == compare_systems(dicts, ["A", "B"], ["m"])
+    assert select_detailed(store, 3) == [0, 1, 2]
+
+
+def test_cli_max_samples(scale_run, tmp_path):
+    import argparse
+
+    from genevals.report.cli_report import add_report_parser
+
+    parser = argparse.ArgumentParser(prog="genevals")
+    add_report_parser(parser.add_subparsers(dest="command", required=True))
+    out = tmp_path / "r.html"
+    args = parser.parse_args(["report", str(scale_run), "-o", str(out), "--max-samples", "50"])
+    assert args.func(args) == 0
+    cov = _embedded(out.read_text(encoding="utf-8"))["coverage"]
+    assert cov["detailed"] == 50 and cov["max_detailed"] == 50 and cov["hallucinated_detailed"] == 50
+    with pytest.raises(SystemExit):
+        parser.parse_args(["report", str(scale_run), "--max-samples", "-1"])
+
+
+# ----------------------------------------------------------------------------------------------- browser
+
+CHROMIUM = os.environ.get("GENEVALS_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"]
+
+
+def test_trimmed_report_in_chromium(scale_report):
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    out, _ = scale_report
+    data = _embedded(out.read_text(encoding="utf-8"))
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            errors: list[str] = []
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(out.resolve().as_uri())
+            page.wait_for_selector("html[data-ready=true]", timeout=30_000)
+            note = page.inner_text("#coverage-note")
+            assert "Detailed samples: 2,000 of 20,000" in note and "limited to 2,000 detailed samples" in note
+            assert f"{N // 2} samples" in page.inner_text(".systems")
+            page.click("button[data-tab=charts]")
+            page.wait_for_selector("#tab-charts:not([hidden])")
+            assert page.locator("#histograms .histogram svg").count() >= 30
+            # Verdict counts cover every sample: 500 contradicted claims, all from system "sparse" (odd rows).
+            assert page.locator("#verdict-chart rect[data-verdict=contradicted]").count() == 1
+            assert f"{N // HALLUCINATED} (" in page.inner_text("#verdict-chart table")
+            assert f"n = {N:,}".replace(",", "") in page.inner_text("#histograms")
+            page.click("button[data-tab=samples]")
+            page.wait_for_selector("#tab-samples:not([hidden])")
+            total = len(data["samples"])
+            assert page.inner_text("#samples-count") == f"{total} of {total} samples"
+            assert "Texts of 2,000 of 20,000 samples" in page.inner_text("#samples-coverage")
+            # A trimmed sample: values and a note pointing at results.jsonl.
+            trimmed = next(i for i, s in enumerate(data["samples"]) if s.get("x"))
+            page.fill("#samples-search", data["samples"][trimmed]["id"])
+            page.click(f"#samples-table tbody tr[data-index='{trimmed}']")
+            page.wait_for_selector("#drawer:not([hidden])")
+            text = page.inner_text("#trimmed-note")
+            assert "Text not embedded" in text and "report limited to 2,000 detailed samples" in text
+            assert f"results.jsonl line {data['samples'][trimmed]['line']}" in text
+            assert f"data.jsonl:{data['samples'][trimmed]['line']}" in text
+            assert page.locator("#sample-metrics tbody tr").count() >= 40
+            page.click("#drawer-close")
+            # A detailed, hallucinated sample still shows its claims and evidence.
+            page.fill("#samples-search", "")
+            page.select_option("#samples-filters select >> nth=1", "contradicted")
+            page.click("#samples-table tbody tr >> nth=0")
+            page.wait_for_selector("#drawer:not([hidden])")
+            page.locator("#drawer .answer .claim.v-contradicted").first.click()
+            assert page.locator("#contexts .ctx.cited mark").count() == 1
+            page.click("#drawer-close")
+            page.click("button[data-tab=review]")
+            page.wait_for_selector("#tab-review:not([hidden])")
+            assert page.inner_text("#review-count") == f"{N // HALLUCINATED} of {N // HALLUCINATED} flagged claims"
+            page.click("button[data-tab=compare]")
+            page.wait_for_selector("#compare-table tbody tr")
+            assert errors == []
+        finally:
+            browser.close()
+
+
+if __name__ == "__main__":
+    write_scale_run(Path(sys.argv[1]), int(sys.argv[2]))
