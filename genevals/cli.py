@@ -19,6 +19,13 @@ def _csv_list(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
+def _json_file(path: str) -> Any:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"{path}: {exc}") from None
+
+
 def _threshold(text: str) -> tuple[str, float]:
     name, sep, value = text.partition("=")
     if not sep:
@@ -75,6 +82,28 @@ def build_parser() -> argparse.ArgumentParser:
     semantic.add_argument("--device", default=None, help="cpu, cuda, cuda:0 (default: cuda if available)")
     semantic.add_argument("--batch-size", type=int, default=None, help="BERTScore batch size")
 
+    judge = run.add_argument_group("LLM judge (faithfulness, llm_rubric)")
+    judge.add_argument("--judge-backend", choices=("auto", "openai", "llamacpp"), default=None,
+                       help="auto: an OpenAI-compatible server when one is configured, else embedded llama.cpp")
+    judge.add_argument("--judge-base-url", default=None, help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)")
+    judge.add_argument("--judge-model", default=None, help="model name, or a path to a .gguf for llama.cpp")
+    judge.add_argument("--concurrency", type=int, default=None, help="judge requests in flight (default 4)")
+    judge.add_argument("--judge-retries", type=int, default=None, help="tries on 429/5xx/timeouts (default 4)")
+    judge.add_argument("--judge-timeout", type=float, default=None, help="seconds per request (default 60)")
+    judge.add_argument("--judge-cache", default=None, help="cache folder (default ~/.cache/genevals/judge)")
+    judge.add_argument("--no-judge-cache", action="store_true", help="do not read or write the judge cache")
+    judge.add_argument("--dry-run", action="store_true", help="estimate judge tokens and cost; call nothing")
+    judge.add_argument("--judge-prices", type=_json_file, default=None,
+                       help='JSON file: {"MODEL": {"input_per_1k": X, "output_per_1k": Y}}')
+    judge.add_argument("--context-token-budget", type=int, default=None, help="tokens of context per call")
+    judge.add_argument("--judge-seed", type=int, default=None, help="sampling seed sent to the judge")
+    judge.add_argument("--max-claims", type=int, default=None, help="claims per answer (default 12)")
+    judge.add_argument("--worked-example", choices=("auto", "yes", "no"), default="auto",
+                       help="include the worked example in the prompts (auto: not for the tiny packaged model)")
+    judge.add_argument("--rubric-criteria", action="append", default=[], metavar="NAME=DESCRIPTION",
+                       help="an extra rubric criterion (repeatable)")
+    judge.add_argument("--rubric-only-custom", action="store_true", help="drop the default rubric criteria")
+
     sub.add_parser("metrics", help="list every metric with its definition and defaults")
     from genevals.report.cli_report import add_report_parser
 
@@ -89,6 +118,23 @@ def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     bert = {"model": args.bertscore_model, "layer": args.bertscore_layer, "idf": args.bertscore_idf or None,
             "rescale": args.bertscore_rescale or None, "baseline": args.bertscore_baseline, "device": args.device, "batch_size": args.batch_size}
     options["bertscore"] = {k: v for k, v in bert.items() if v is not None}
+    judge = {"backend": args.judge_backend, "base_url": args.judge_base_url, "model": args.judge_model,
+             "concurrency": args.concurrency, "max_retries": args.judge_retries, "timeout": args.judge_timeout,
+             "cache_dir": args.judge_cache, "cache": False if args.no_judge_cache else None,
+             "dry_run": args.dry_run or None, "prices": args.judge_prices,
+             "context_token_budget": args.context_token_budget, "seed": args.judge_seed}
+    judge = {k: v for k, v in judge.items() if v is not None}
+    faithfulness = dict(judge)
+    if args.max_claims is not None:
+        faithfulness["max_claims"] = args.max_claims
+    if args.worked_example != "auto":
+        faithfulness["worked_example"] = args.worked_example == "yes"
+    rubric = dict(judge)
+    if args.rubric_criteria:
+        rubric["criteria"] = dict(c.partition("=")[::2] for c in args.rubric_criteria)
+    if args.rubric_only_custom:
+        rubric["default_criteria"] = False
+    options["faithfulness"], options["llm_rubric"] = faithfulness, rubric
     return options
 
 
@@ -172,6 +218,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         for row in results.skipped:
             print(f"skipped {row.origin}: {row.field or '-'}: {row.reason}", file=sys.stderr)
         print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
+    for family, warning in (summary.get("meta", {}).get("judge_warnings") or {}).items():
+        print(f"genevals: warning: {family}: {warning}", file=sys.stderr)
     failures = check_thresholds(summary, args.fail_under)
     for failure in failures:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)

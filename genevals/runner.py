@@ -184,6 +184,9 @@ def evaluate(
         results.meta["n_input_rows"] = n_good + len(errors)
         # Signatures are taken after scoring: some settings (BLEU's reference count) are only known then.
         signatures.update({sel.family: sel.metric.signature() for sel in selected})
+        warnings = {sel.family: sel.metric.warning for sel in selected if getattr(sel.metric, "warning", None)}
+        if warnings:
+            results.meta["judge_warnings"] = warnings
         results._summary = build_summary(acc, results.corpus, signatures, results.skipped, results.meta, seed)
         if out is not None:
             (out / SUMMARY_FILE).write_text(json.dumps(results._summary, indent=2, ensure_ascii=False))

@@ -19,6 +19,7 @@ NO_CLAIMS = "no_claims"
 REFUSAL = "refusal"
 JUDGE_ERROR = "judge_error"
 PARSE_ERROR = "parse_error"
+DRY_RUN = "dry_run"
 ERROR = "error"
 
 
