@@ -23,6 +23,8 @@ FAMILIES: dict[str, str] = {
     "llm_rubric": "genevals.metrics.rubric:Rubric",
 }
 DEFAULT_METRICS = ("exact_match", "token_f1", "rouge", "bleu", "retrieval")
+# Slow, paid LLM calls: written in small chunks.
+JUDGE_FAMILIES = frozenset({"faithfulness", "llm_rubric", "cascade"})
 # Cheap, picklable, CPU-bound: these may be spread over worker processes.
 PROCESS_PARALLEL = frozenset({"exact_match", "token_f1", "rouge", "bleu", "retrieval"})
 

@@ -93,7 +93,7 @@ def evaluate(
     out_dir: str | Path | None = None,
     resume: bool = False,
     workers: int | None = None,
-    chunk_size: int = 512,
+    chunk_size: int | None = None,
     seed: int = DEFAULT_SEED,
     keep_samples: bool = True,
     progress: Callable[[int, int], None] | None = None,
@@ -123,6 +123,10 @@ def evaluate(
     signatures = {sel.family: sel.metric.signature() for sel in selected}
     if workers is None:
         workers = min(2, os.cpu_count() or 1) if n_good >= PARALLEL_THRESHOLD else 1
+    if chunk_size is None:
+        # Judge calls are slow and paid: write their results in small chunks, so a crash loses little
+        # (and the judge cache makes even that free to redo).
+        chunk_size = 16 if any(s.family in registry.JUDGE_FAMILIES for s in selected) else 512
 
     out = Path(out_dir) if out_dir is not None else None
     done: dict[tuple[str, str], SampleResult] = {}
