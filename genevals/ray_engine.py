@@ -27,14 +27,13 @@ from typing import Any, Mapping, Sequence
 
 from genevals import registry
 from genevals.aggregate import DEFAULT_SEED
-from genevals.io import InputError, SkippedRow, iter_samples
-from genevals.metrics.base import Metric
-from genevals.results import (RESULTS_FILE, SKIPPED_FILE, SUMMARY_FILE, Results, SummaryAccumulator,
-                              build_summary)
+from genevals.io import InputError, iter_samples
+from genevals.recorder import RunRecorder
+from genevals.results import Results
 from genevals.runner import InputErrors, validate
-from genevals.types import MetricResult, Sample, SampleResult
+from genevals.types import Sample, SampleResult
 
-JUDGE_FAMILIES = frozenset({"faithfulness", "llm_rubric"})
+JUDGE_FAMILIES = registry.JUDGE_FAMILIES
 MODEL_FAMILIES = frozenset({"bertscore"})
 DEFAULT_JUDGE_CONCURRENCY = 4
 
@@ -184,55 +183,9 @@ def evaluate(
 def _finish(scored_rows: Sequence[str], selected: Sequence[registry.Selected], errors: Sequence[InputError],
             n_good: int, out_dir: str | Path | None, seed: int, keep_samples: bool,
             meta: Mapping[str, Any] | None) -> Results:
-    """Write and summarise exactly as the local runner does (same files, same accumulator and summary)."""
-    out = Path(out_dir) if out_dir is not None else None
-    acc = SummaryAccumulator()
-    corpus_families = [s for s in selected if type(s.metric).corpus_scores is not Metric.corpus_scores]
-    corpus_inputs: dict[str, dict[str, list[dict[str, MetricResult]]]] = {}
-    results = Results(skipped=[SkippedRow(e.source + (f":{e.line}" if e.line else ""), e.field, e.message)
-                               for e in errors], seed=seed,
-                      meta={"metrics": [s.family for s in selected], "engine": "ray", **(meta or {})})
-    handle = None
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        handle = open(out / RESULTS_FILE, "w", encoding="utf-8")
-    try:
-        for line in scored_rows:
-            result = SampleResult.from_dict(json.loads(line))
-            if handle is not None:
-                handle.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
-            acc.add(result)
-            if keep_samples:
-                results.samples.append(result)
-            for sel in corpus_families:
-                per_system = corpus_inputs.setdefault(sel.family, {}).setdefault(result.sample.system, [])
-                per_system.append({k: v for k, v in result.metrics.items() if k in sel.metric.output_names()})
-    finally:
-        if handle is not None:
-            handle.close()
-    for sel in corpus_families:
-        for system, rows in corpus_inputs.get(sel.family, {}).items():
-            results.corpus.setdefault(system, {}).update(sel.metric.corpus_scores(rows))
-    _sync_scoring_state(selected, corpus_inputs)
-    results.signatures = {sel.family: sel.metric.signature() for sel in selected}
-    results.meta["interrupted"] = False
-    results.meta["n_input_rows"] = n_good + len(errors)
-    results._summary = build_summary(acc, results.corpus, results.signatures, results.skipped, results.meta, seed)
-    if out is not None:
-        (out / SUMMARY_FILE).write_text(json.dumps(results._summary, indent=2, ensure_ascii=False),
-                                        encoding="utf-8")
-        with open(out / SKIPPED_FILE, "w", encoding="utf-8") as skipped_handle:
-            for row in results.skipped:
-                skipped_handle.write(json.dumps(row.to_dict(), ensure_ascii=False) + "\n")
-    return results
-
-
-def _sync_scoring_state(selected: Sequence[registry.Selected], corpus_inputs: Mapping[str, Any]) -> None:
-    """Signature fields learnt while scoring happened on the workers; rebuild them on the driver's metric.
-
-    BLEU's nrefs comes from the reference counts it saw (kept in each result's details)."""
-    for sel in selected:
-        if sel.family == "bleu" and hasattr(sel.metric, "_ref_counts"):
-            counts = {m["bleu"].details.get("nrefs") for rows in corpus_inputs.get("bleu", {}).values()
-                      for m in rows if "bleu" in m and m["bleu"].status == "ok"}
-            sel.metric._ref_counts = {c for c in counts if c is not None}
+    """Write and summarise with the local runner's own recorder (same files, same summary)."""
+    recorder = RunRecorder(selected, Path(out_dir) if out_dir is not None else None, errors=errors, seed=seed,
+                           keep_samples=keep_samples, meta={"engine": "ray", **(meta or {})}, append=False)
+    for start in range(0, len(scored_rows), 512):
+        recorder.write(SampleResult.from_dict(json.loads(line)) for line in scored_rows[start:start + 512])
+    return recorder.finish(n_input_rows=n_good + len(errors))

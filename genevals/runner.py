@@ -6,7 +6,6 @@ the chunk in flight, and ``resume`` skips what is already in the results file.
 """
 from __future__ import annotations
 
-import json
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -15,10 +14,10 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from genevals import registry
 from genevals.aggregate import DEFAULT_SEED
-from genevals.io import InputError, SkippedRow, iter_samples
+from genevals.io import InputError, iter_samples
 from genevals.metrics.base import Metric
-from genevals.results import (RESULTS_FILE, SKIPPED_FILE, SUMMARY_FILE, Results, SummaryAccumulator,
-                              build_summary, read_results)
+from genevals.recorder import RunRecorder
+from genevals.results import RESULTS_FILE, Results, read_results
 from genevals.types import MetricResult, Sample, SampleResult
 
 PARALLEL_THRESHOLD = 2000  # below this, starting worker processes costs more than it saves
@@ -120,7 +119,6 @@ def evaluate(
         prepare = getattr(sel.metric, "prepare", None)
         if prepare is not None:
             prepare(s for s in iter_samples(data, column_map) if not isinstance(s, InputError))
-    signatures = {sel.family: sel.metric.signature() for sel in selected}
     if workers is None:
         workers = min(2, os.cpu_count() or 1) if n_good >= PARALLEL_THRESHOLD else 1
     if chunk_size is None:
@@ -140,37 +138,18 @@ def evaluate(
             # Never lose earlier results: keep them beside the new run.
             results_path.rename(out / f"results.{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
 
-    acc = SummaryAccumulator()
-    corpus_inputs: dict[str, dict[str, list[dict[str, MetricResult]]]] = {}
-    corpus_families = [s for s in selected if type(s.metric).corpus_scores is not Metric.corpus_scores]
-    results = Results(skipped=[SkippedRow(e.source + (f":{e.line}" if e.line else ""), e.field, e.message)
-                               for e in errors], signatures=signatures, seed=seed,
-                      meta={"metrics": [s.family for s in selected], **(meta or {})})
-
-    def record(result: SampleResult) -> None:
-        acc.add(result)
-        if keep_samples:
-            results.samples.append(result)
-        for sel in corpus_families:
-            per_system = corpus_inputs.setdefault(sel.family, {}).setdefault(result.sample.system, [])
-            per_system.append({k: v for k, v in result.metrics.items() if k in sel.metric.output_names()})
-
+    recorder = RunRecorder(selected, out, errors=errors, seed=seed, keep_samples=keep_samples,
+                           meta=meta or {}, append=True)
     for previous in done.values():
-        record(previous)
+        recorder.record(previous)
 
-    handle = open(out / RESULTS_FILE, "a", encoding="utf-8") if out is not None else None
     pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
     interrupted = False
     try:
         todo = (s for s in iter_samples(data, column_map)
                 if not isinstance(s, InputError) and (s.system, s.id) not in done)
         for chunk in _chunks(todo, chunk_size if pool is None else max(chunk_size, 1000)):
-            scored = _score_chunk(selected, chunk, pool, workers)
-            if handle is not None:
-                handle.write("".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in scored))
-                handle.flush()
-            for result in scored:
-                record(result)
+            recorder.write(_score_chunk(selected, chunk, pool, workers))
             if progress is not None:
                 progress(len(chunk), n_good - len(done))
     except KeyboardInterrupt:
@@ -179,24 +158,7 @@ def evaluate(
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-        if handle is not None:
-            handle.close()
-        for sel in corpus_families:
-            for system, rows in corpus_inputs.get(sel.family, {}).items():
-                results.corpus.setdefault(system, {}).update(sel.metric.corpus_scores(rows))
-        results.meta["interrupted"] = interrupted
-        results.meta["n_input_rows"] = n_good + len(errors)
-        # Signatures are taken after scoring: some settings (BLEU's reference count) are only known then.
-        signatures.update({sel.family: sel.metric.signature() for sel in selected})
-        warnings = {sel.family: sel.metric.warning for sel in selected if getattr(sel.metric, "warning", None)}
-        if warnings:
-            results.meta["judge_warnings"] = warnings
-        results._summary = build_summary(acc, results.corpus, signatures, results.skipped, results.meta, seed)
-        if out is not None:
-            (out / SUMMARY_FILE).write_text(json.dumps(results._summary, indent=2, ensure_ascii=False))
-            with open(out / SKIPPED_FILE, "w", encoding="utf-8") as skipped_handle:
-                for row in results.skipped:
-                    skipped_handle.write(json.dumps(row.to_dict(), ensure_ascii=False) + "\n")
+        results = recorder.finish(n_input_rows=n_good + len(errors), interrupted=interrupted)
     return results
 
 

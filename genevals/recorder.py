@@ -1,0 +1,77 @@
+"""Where scored samples go: results.jsonl (appended and flushed as they come), the summary accumulator,
+corpus statistics, and at the end summary.json and skipped.jsonl. Both engines (local and Ray) use it, so
+their files are the same by construction.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from genevals import registry
+from genevals.io import InputError, SkippedRow
+from genevals.metrics.base import Metric
+from genevals.results import RESULTS_FILE, SKIPPED_FILE, SUMMARY_FILE, Results, SummaryAccumulator, build_summary
+from genevals.types import MetricResult, SampleResult
+
+
+class RunRecorder:
+    def __init__(self, selected: Sequence[registry.Selected], out: Path | None, *, errors: Sequence[InputError],
+                 seed: int, keep_samples: bool, meta: Mapping[str, Any], append: bool) -> None:
+        self.selected = selected
+        self.out = out
+        self.keep_samples = keep_samples
+        self.seed = seed
+        self.acc = SummaryAccumulator()
+        self.corpus_families = [s for s in selected if type(s.metric).corpus_scores is not Metric.corpus_scores]
+        self.corpus_inputs: dict[str, dict[str, list[dict[str, MetricResult]]]] = {}
+        self.results = Results(
+            skipped=[SkippedRow(e.source + (f":{e.line}" if e.line else ""), e.field, e.message) for e in errors],
+            seed=seed, meta={"metrics": [s.family for s in selected], **meta})
+        self.handle = None
+        if out is not None:
+            out.mkdir(parents=True, exist_ok=True)
+            self.handle = open(out / RESULTS_FILE, "a" if append else "w", encoding="utf-8")
+
+    def record(self, result: SampleResult) -> None:
+        """Count a result in the summary (one already in results.jsonl, when resuming)."""
+        self.acc.add(result)
+        if self.keep_samples:
+            self.results.samples.append(result)
+        for sel in self.corpus_families:
+            per_system = self.corpus_inputs.setdefault(sel.family, {}).setdefault(result.sample.system, [])
+            per_system.append({k: v for k, v in result.metrics.items() if k in sel.metric.output_names()})
+
+    def write(self, results: Iterable[SampleResult]) -> None:
+        """Append new results to results.jsonl, flush, then count them."""
+        results = list(results)
+        if self.handle is not None:
+            self.handle.write("".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in results))
+            self.handle.flush()
+        for result in results:
+            self.record(result)
+
+    def finish(self, *, n_input_rows: int, interrupted: bool = False) -> Results:
+        """Corpus scores, signatures (taken now: some settings are only known after scoring), summary files."""
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None
+        results = self.results
+        for sel in self.corpus_families:
+            for system, rows in self.corpus_inputs.get(sel.family, {}).items():
+                results.corpus.setdefault(system, {}).update(sel.metric.corpus_scores(rows))
+        results.signatures = {sel.family: sel.metric.signature() for sel in self.selected}
+        results.meta["interrupted"] = interrupted
+        results.meta["n_input_rows"] = n_input_rows
+        warnings = {s.family: s.metric.warning for s in self.selected if getattr(s.metric, "warning", None)}
+        if warnings:
+            results.meta["judge_warnings"] = warnings
+        results._summary = build_summary(self.acc, results.corpus, results.signatures, results.skipped,
+                                         results.meta, self.seed)
+        if self.out is not None:
+            (self.out / SUMMARY_FILE).write_text(json.dumps(results._summary, indent=2, ensure_ascii=False),
+                                                 encoding="utf-8")
+            with open(self.out / SKIPPED_FILE, "w", encoding="utf-8") as handle:
+                for row in results.skipped:
+                    handle.write(json.dumps(row.to_dict(), ensure_ascii=False) + "\n")
+        return results
