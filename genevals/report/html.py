@@ -79,7 +79,12 @@ def _read_lines(path: Path, wanted: Mapping[int, Any]) -> Iterator[tuple[int, di
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             if number in wanted:
-                yield number, json.loads(line)
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:  # the file changed since the first pass: no texts for this one
+                    row = None
+                if isinstance(row, dict):
+                    yield number, row
             if number >= last:
                 break
 
