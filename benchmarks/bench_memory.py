@@ -29,7 +29,7 @@ import json, resource, sys, time
 start = time.perf_counter()
 if sys.argv[1] == "cli":  # the command as a user runs it (scoring, summary, then report.html)
     from genevals.cli import main
-    code = main(sys.argv[2:])
+    code = main(["run", *sys.argv[2:]])
 else:  # scoring and summary only: what cmd_run passes to evaluate(), without the HTML report step
     from genevals.runner import evaluate
     _, path, _, out, _, _, metrics = sys.argv[1:8]

@@ -24,7 +24,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from genevals.aggregate import DEFAULT_SEED, PairedComparison, bootstrap_ci, paired_comparison
+from genevals.aggregate import DEFAULT_SEED, paired_comparison
 from genevals.report import bands
 
 HERE = Path(__file__).resolve().parent
@@ -752,7 +752,7 @@ def compare_systems(samples: SampleValues | Iterable[Mapping[str, Any]], labels:
             vb = values_of(b, metric)
             if not vb:
                 continue
-            result = _paired_comparison(metric, labels[a], va, labels[b], vb, seed=seed, resamples=PAIRED_RESAMPLES)
+            result = paired_comparison(metric, labels[a], va, labels[b], vb, seed=seed, resamples=PAIRED_RESAMPLES)
             if result is None:
                 continue
             d = result.to_dict()
@@ -761,37 +761,6 @@ def compare_systems(samples: SampleValues | Iterable[Mapping[str, Any]], labels:
                         "ci95": [_num(d["ci95"][0]), _num(d["ci95"][1])],
                         "p_value": _num(d["p_value"]), "significant": bool(d["significant"])})
     return out
-
-
-#: Sign-flip draws held at once by :func:`_paired_comparison` (16 MB of float64).
-SIGN_FLIP_BLOCK = 2_000_000
-
-
-def _paired_comparison(metric: str, a_name: str, a: Mapping[str, float], b_name: str, b: Mapping[str, float],
-                       seed: int = DEFAULT_SEED, resamples: int = PAIRED_RESAMPLES,
-                       block: int = SIGN_FLIP_BLOCK) -> PairedComparison | None:
-    """:func:`genevals.aggregate.paired_comparison`, with the sign flips drawn in blocks of rows.
-
-    ``paired_comparison`` draws all ``resamples x n`` signs at once: 2 GB per metric for 50,000 shared ids.
-    The same generator drawn row block by row block yields the same signs (tested), so the result is equal.
-    """
-    import numpy as np
-
-    shared = sorted(set(a) & set(b))
-    if len(shared) * resamples <= block:
-        return paired_comparison(metric, a_name, a, b_name, b, seed=seed, resamples=resamples)
-    diffs = np.array([a[k] - b[k] for k in shared], dtype=float)
-    observed = float(diffs.mean())
-    low, high = bootstrap_ci(diffs, seed=seed)
-    rng = np.random.default_rng(seed)
-    rows = max(1, block // diffs.size)
-    hits = 0
-    for start in range(0, resamples, rows):
-        signs = rng.choice((-1.0, 1.0), size=(min(resamples, start + rows) - start, diffs.size))
-        flipped = np.abs((signs * diffs).mean(axis=1))
-        hits += int(np.sum(flipped >= abs(observed) - 1e-12))
-    p_value = float((hits + 1) / (resamples + 1))
-    return PairedComparison(metric, a_name, b_name, len(shared), observed, low, high, p_value)
 
 
 # ----------------------------------------------------------------------------------------------- rendering
