@@ -92,13 +92,16 @@ def segment(text: str, record: bool = False) -> list[tuple[int, int]]:
 
 
 def split_claims(answer: str) -> list[tuple[int, int]]:
-    """The answer's checkable sentences as spans; list headers (ending in ':') and tiny fragments skipped."""
+    """The answer's checkable sentences as spans; list headers (ending in ':'), tiny fragments and
+    abstentions ("Unable to answer based on the given passages.") are skipped."""
+    from genevals.judge.runtime import detect_refusal
+
     out = []
     for s, e in segment(answer):
         piece = answer[s:e]
         if piece.rstrip().endswith(":") and len(ent.WORD.findall(piece)) < 25:
             continue
-        if len(ent.WORD.findall(piece)) < 3:
+        if len(ent.WORD.findall(piece)) < 3 or detect_refusal(piece):
             continue
         out.append((s, e))
     return out
@@ -245,7 +248,8 @@ def featurize(samples: Sequence[tuple[str, Sequence[str], str]], batch_size: int
 
 
 def _claim_features(p: SampleFeatures, sims: np.ndarray, contexts: list[str], question: str) -> None:
-    all_tokens, all_stems = _vocab(contexts + [question])
+    all_tokens, all_stems = _vocab([ent.expand_abbreviations(t) for t in contexts + [question]])
+    all_compact = ent.compact(" ".join(ent.expand_abbreviations(t) for t in contexts + [question]))
     numbers_available: set[str] = set()
     for t in contexts + [question]:
         numbers_available |= ent.number_forms(t)
@@ -275,7 +279,7 @@ def _claim_features(p: SampleFeatures, sims: np.ndarray, contexts: list[str], qu
                 c.conflict_numbers.append(number)
                 c.conflict_unit = with_numbers[0]
         for word, _, _ in ent.entities_in(c.text):
-            if not ent.present(word, all_tokens, all_stems) and word not in c.missing_entities:
+            if not ent.present(word, all_tokens, all_stems, all_compact) and word not in c.missing_entities:
                 c.missing_entities.append(word)
         for ci in sorted({ci for _, ci in fields}):
             for f, negated in ent.field_mentions(c.text, [f for f, cj in fields if cj == ci]):

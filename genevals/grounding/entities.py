@@ -37,7 +37,20 @@ under unless until upon us very was we were what whatever when where whether whi
 would yes yet you your yours additionally based according furthermore moreover meanwhile finally firstly secondly
 lastly also instead despite given passage passages summary note answer question information context source
 text article report reports review reviews customers customer business restaurant overall lastly in-depth
+am pm a.m p.m ok
 """.split())
+US_STATES = {
+    "al": "alabama", "ak": "alaska", "az": "arizona", "ar": "arkansas", "ca": "california", "co": "colorado",
+    "ct": "connecticut", "de": "delaware", "fl": "florida", "ga": "georgia", "hi": "hawaii", "id": "idaho",
+    "il": "illinois", "in": "indiana", "ia": "iowa", "ks": "kansas", "ky": "kentucky", "la": "louisiana",
+    "me": "maine", "md": "maryland", "ma": "massachusetts", "mi": "michigan", "mn": "minnesota",
+    "ms": "mississippi", "mo": "missouri", "mt": "montana", "ne": "nebraska", "nv": "nevada",
+    "nh": "new hampshire", "nj": "new jersey", "nm": "new mexico", "ny": "new york", "nc": "north carolina",
+    "nd": "north dakota", "oh": "ohio", "ok": "oklahoma", "or": "oregon", "pa": "pennsylvania",
+    "ri": "rhode island", "sc": "south carolina", "sd": "south dakota", "tn": "tennessee", "tx": "texas",
+    "ut": "utah", "vt": "vermont", "va": "virginia", "wa": "washington", "wv": "west virginia",
+    "wi": "wisconsin", "wy": "wyoming", "dc": "district of columbia", "ab": "alberta", "bc": "british columbia",
+}
 NEGATIONS = frozenset({"no", "not", "never", "none", "without", "lack", "lacks", "lacking", "neither", "nor",
                        "cannot", "doesn't", "don't", "isn't", "aren't", "wasn't", "weren't", "didn't", "won't",
                        "hasn't", "haven't", "unavailable"})
@@ -95,10 +108,30 @@ def stem(word: str) -> str:
     return word[:5] if len(word) > 5 else word
 
 
-def present(word: str, tokens: set[str], stems: set[str]) -> bool:
-    w = word.lower().replace("'s", "")
-    parts = [p for p in re.split(r"[-']", w) if p]
-    return all(p in tokens or stem(p) in stems for p in parts)
+def compact(text: str) -> str:
+    """Lowercase letters and digits only: "Wi-Fi" and "WiFi", "O'Malleys" and "OMalleys" compare equal."""
+    return re.sub(r"[^a-z0-9]+", "", text.lower())
+
+
+def expand_abbreviations(text: str) -> str:
+    """The text plus the full names of US/Canadian state codes written as separate upper-case words ("CA")."""
+    extra = [US_STATES[m.lower()] for m in re.findall(r"\b[A-Z]{2}\b", text) if m.lower() in US_STATES]
+    return text + (" " + " ".join(extra) if extra else "")
+
+
+def present(word: str, tokens: set[str], stems: set[str], compact_text: str = "") -> bool:
+    """Whether a name from a claim occurs in the evidence: as a token, a 5-letter stem, a singular, or (for
+    words of 4+ letters) inside the evidence with punctuation removed."""
+    w = word.lower()
+    if w in tokens:
+        return True
+    c = compact(w)
+    if len(c) >= 4 and c in compact_text:
+        return True
+    if len(c) >= 4 and c.endswith("s") and c[:-1] in compact_text:
+        return True
+    parts = [p for p in re.split(r"[-']", w.replace("'s", "")) if p]
+    return bool(parts) and all(p in tokens or stem(p) in stems or p.rstrip("s") in tokens for p in parts)
 
 
 # -- structured records (JSON contexts) ---------------------------------------------------------------------
@@ -183,11 +216,16 @@ def field_mentions(claim: str, fields: Iterable[Field]) -> list[tuple[Field, boo
             m = re.search(r"\b" + re.escape(variant) + r"\b", lowered)
             if m is None:
                 continue
-            before = lowered[max(0, m.start() - 50):m.start()]
-            # a negation counts only within the same clause ("no patio but free wifi": wifi is not negated)
-            before = re.split(r"[,;:.]|\b(?:but|and|while|although|though|however|yet|whereas)\b", before)[-1]
-            window = WORD.findall(before)[-4:]
-            negated = any(w in NEGATIONS or w.endswith("n't") for w in window)
+            before = lowered[max(0, m.start() - 80):m.start()]
+            # a negation counts only within the same clause ("no patio but free wifi": wifi is not negated),
+            # but it carries over a list ("does not offer reservations, outdoor seating, or music")
+            before = re.split(r"[;:.]|,\s*and\b|\b(?:but|while|although|though|however|yet|whereas|except)\b",
+                              before)[-1]
+            window = WORD.findall(before)[-8:]
+            after = WORD.findall(lowered[m.end():m.end() + 30])[:3]  # "Wi-Fi is not available"
+            negated = any(w in NEGATIONS or w.endswith("n't") for w in window) or (
+                len(after) >= 2 and after[0] in ("is", "are", "was", "were") and
+                (after[1] in NEGATIONS or after[1].endswith("n't")))
             out.append((f, negated))
             break
     return out
