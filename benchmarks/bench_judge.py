@@ -152,9 +152,19 @@ def render(figures: list[dict], latency: float, machine: str = "") -> str:
                      f"{f['requests_per_sample']:.2f} | {f['requests_per_judged']:.2f} | "
                      f"{f['prompt_tokens_per_sample']:.0f} | {f['completion_tokens_per_sample']:.0f} | "
                      f"{f['floor_s']:.1f} | {f['peak_mb']:.0f} | {f['load']:.2f} |")
+    serial = next((f for f in figures if f["concurrency"] == 1), None)
+    overhead = "" if serial is None else (
+        f" At concurrency 1 each call took {serial['wall_s'] / serial['server_requests'] * 1000:.0f} ms of wall "
+        f"time against {latency * 1000:.0f} ms of server sleep: the rest is the client (openai client, JSON "
+        "parsing, claim location) and the local HTTP round trip on this shared machine.")
     lines += ["", "Each judged answer costs 2 calls (decompose, then verify all its claims in one call); the two "
               "are sequential per answer, so wall time cannot drop below 2 x latency even with unlimited "
-              "concurrency; floor = max(requests x latency / concurrency, 2 x latency). Statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(f0["statuses"].items()))
+              "concurrency; floor = max(requests x latency / concurrency, 2 x latency). The runner "
+              "scores judge metrics in chunks of 16 samples by default (results are written per chunk, so a crash "
+              "loses little); a chunk's samples are in flight together and the next chunk starts only when its "
+              "slowest sample is done, so at most 16 calls are ever in flight and concurrency 32 behaves like 16 "
+              "with a barrier every 16 samples. The `chunk_size=256` row (`evaluate(chunk_size=256)`, not "
+              "reachable from the CLI) shows what concurrency 32 gives without that cap." + overhead + " Statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(f0["statuses"].items()))
               + "." + (f" {machine}" if machine else ""), ""]
     return "\n".join(lines)
 

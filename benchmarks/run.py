@@ -240,6 +240,16 @@ def render(lines: list[str], m: dict[str, str], args, load_end: str, elapsed: fl
         "unless the cap is raised. Judge rows: see \"## Judge throughput\". Details of each workload are in the "
         "sections below and in `benchmarks/run.py`'s docstring.", "",
         *lines, "",
+        "Reading the rows: the lexical genevals column is ROUGE's counting-once + rapidfuzz LCS against "
+        "rouge-score's pure-Python LCS, with BLEU at par (both call sacrebleu's tokenizer); see \"## Lexical "
+        "metrics\". The retrieval ratio compares unlike things on purpose: genevals is `evaluate()` end to end "
+        "(every row parsed and validated twice, 32 `MetricResult`s per sample, a seeded bootstrap CI for each "
+        "of the 32 outputs), trec_eval only the measure arithmetic on prepared dicts; genevals' own ranking math "
+        "runs at trec_eval speed (\"## Retrieval metrics\"). One cProfile run of the 10,000-sample retrieval "
+        "`evaluate()` split its time as: input parsing and validation 44% (two passes; `isinstance(x, "
+        "typing.Mapping)` in `io.py` alone ~12%), `Retrieval.score` 24%, bootstrap CIs 18%, writing/recording "
+        "results 11%. BERTScore: both sides load the model inside the timing and embed each distinct text once; "
+        "see \"## BERTScore\".", "",
         f"Machine: {m['nproc']} cores ({m['cpu']}), {m['memory']} RAM, Python {m['python']}; {m['libs']}. "
         f"Load average at start {m['load']}, at end {load_end} (the machine was shared: a load above "
         f"{m['nproc']} means other jobs competed for the cores, so absolute rates are low and noisy, up to 2x run "
