@@ -11,7 +11,8 @@ import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from collections.abc import Mapping
+from typing import Any, Iterable, Iterator
 
 from genevals.types import Context, Sample
 

@@ -123,8 +123,13 @@ def evaluate(
         workers = min(2, os.cpu_count() or 1) if n_good >= PARALLEL_THRESHOLD else 1
     if chunk_size is None:
         # Judge calls are slow and paid: write their results in small chunks, so a crash loses little
-        # (and the judge cache makes even that free to redo).
-        chunk_size = 16 if any(s.family in registry.JUDGE_FAMILIES for s in selected) else 512
+        # (and the judge cache makes even that free to redo). A chunk's samples are all in flight together
+        # and the next chunk waits for its slowest, so keep at least 2x the judge's concurrency per chunk,
+        # or --concurrency above 8 would buy nothing (benchmarks/RESULTS.md, "Judge throughput").
+        judges = [s for s in selected if s.family in registry.JUDGE_FAMILIES]
+        concurrency = max((getattr(getattr(s.metric, "runtime", None), "concurrency", 0) for s in judges),
+                          default=0)
+        chunk_size = max(16, 2 * concurrency) if judges else 512
 
     out = Path(out_dir) if out_dir is not None else None
     done: dict[tuple[str, str], SampleResult] = {}
