@@ -106,8 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("metrics", help="list every metric with its definition and defaults")
     from genevals.report.cli_report import add_report_parser
+    from genevals.validate_cli import add_validate_parser
 
     add_report_parser(sub)
+    add_validate_parser(sub)
     return parser
 
 
@@ -219,7 +221,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"skipped {row.origin}: {row.field or '-'}: {row.reason}", file=sys.stderr)
         print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
     for family, warning in (summary.get("meta", {}).get("judge_warnings") or {}).items():
-        print(f"genevals: warning: {family}: {warning}", file=sys.stderr)
+        print(f"genevals: note: {family}: {warning}", file=sys.stderr)
     failures = check_thresholds(summary, args.fail_under)
     for failure in failures:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
@@ -246,6 +248,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return cmd_run(args)
     if args.command == "metrics":
         return cmd_metrics(args)
+    if args.command == "validate":
+        from genevals.validate_cli import cmd_validate
+
+        return cmd_validate(args)
     if args.command == "report":
         from genevals.report.cli_report import cmd_report
 

@@ -78,8 +78,11 @@ def test_metrics_lists_definitions_and_signatures():
 def test_demo_quick_start_runs(tmp_path):
     if not DEMO.exists():
         pytest.skip("demo data not present")
-    done = genevals("run", str(DEMO), "--out", str(tmp_path / "demo"))
+    done = genevals("run", str(DEMO), "--out", str(tmp_path / "demo"), "--metrics", "all")  # as in the README
     assert done.returncode == 0, done.stderr
     summary = json.loads((tmp_path / "demo" / "summary.json").read_text())
     assert set(summary["systems"]) == {"dense", "sparse", "hybrid"}
     assert summary["n_samples"] == 90
+    assert {"grounding", "bertscore", "rouge", "retrieval"} <= set(summary["signatures"])
+    assert summary["systems"]["dense"]["faithfulness"]["statuses"]["refusal"] == 1
+    assert (tmp_path / "demo" / "report.html").stat().st_size > 10_000
