@@ -16,3 +16,14 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is not present")
     return SHARED
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Show how many fuzz cases ran, even under -q, where passing tests' output is hidden."""
+    lines = []
+    for report in terminalreporter.stats.get("passed", []):
+        lines += [line for line in report.capstdout.splitlines() if line.startswith("fuzz")]
+    if lines:
+        terminalreporter.write_sep("-", "fuzz cases tried")
+        for line in lines:
+            terminalreporter.write_line(line)
