@@ -97,13 +97,16 @@ def write_scale_run(out: Path, n: int = N, seed: int = 3) -> Path:
     return out
 
 
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the parent at fork, so a child of a pytest process
+# that once held a 1.3 GB model would report at least 1.3 GB. VmHWM belongs to the process's own memory map.
 PEAK = r"""
-import json, resource, sys
+import json, sys
 from pathlib import Path
 from genevals.report.html import write_report
 rows = None if sys.argv[3] == "default" else int(sys.argv[3])
 out = write_report([Path(sys.argv[1])], Path(sys.argv[2]), **({} if rows is None else {"max_table_samples": rows}))
-print(json.dumps({"maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "bytes": out.stat().st_size}))
+hwm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(json.dumps({"maxrss_kb": hwm, "bytes": out.stat().st_size}))
 """
 
 
