@@ -30,8 +30,8 @@ from genevals.aggregate import DEFAULT_SEED
 from genevals.io import InputError, iter_samples
 from genevals.recorder import RunRecorder
 from genevals.results import Results
-from genevals.runner import InputErrors, validate
-from genevals.types import Sample, SampleResult
+from genevals.runner import plan_run
+from genevals.types import SampleResult
 
 JUDGE_FAMILIES = registry.JUDGE_FAMILIES
 MODEL_FAMILIES = frozenset({"bertscore"})
@@ -123,8 +123,6 @@ def evaluate(
     (default 2); ``"auto"`` or ``"ray://host:10001"`` joins a cluster (genevals must be installed on every
     node, or pass ``runtime_env``). ``shutdown``: stop Ray at the end (default: only if this call started it).
     """
-    if on_error not in ("raise", "skip"):
-        raise ValueError("on_error must be 'raise' or 'skip'")
     try:
         import ray  # noqa: F401
         import ray.data  # noqa: F401
@@ -134,17 +132,7 @@ def evaluate(
     data = dataset_or_path
     if hasattr(data, "iter_rows") and hasattr(data, "map_batches"):  # a ray.data.Dataset
         data = list(data.iter_rows())
-    if isinstance(data, (list, tuple)) and data and isinstance(data[0], Sample):
-        data = [s.to_dict() for s in data]
-
-    selected = registry.select(metrics, options)
-    n_good, errors = validate(data, column_map)
-    if errors and on_error == "raise":
-        raise InputErrors(errors)
-    for sel in selected:
-        prepare = getattr(sel.metric, "prepare", None)
-        if prepare is not None:
-            prepare(s for s in iter_samples(data, column_map) if not isinstance(s, InputError))
+    data, selected, n_good, errors = plan_run(data, metrics, options, column_map, on_error)
 
     stages = [
         [s for s in selected if s.family not in JUDGE_FAMILIES | MODEL_FAMILIES],

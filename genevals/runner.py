@@ -82,6 +82,27 @@ def validate(source: Any, column_map: Mapping[str, str] | None = None) -> tuple[
     return good, errors
 
 
+def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Mapping[str, Any]] | None,
+             column_map: Mapping[str, str] | None, on_error: str
+             ) -> tuple[Any, list[registry.Selected], int, list[InputError]]:
+    """What both engines do before scoring: build the metrics, validate every row, prepare run-wide state."""
+    if on_error not in ("raise", "skip"):
+        raise ValueError("on_error must be 'raise' or 'skip'")
+    if isinstance(data, (list, tuple)) and data and isinstance(data[0], Sample):
+        data = [s.to_dict() for s in data]
+    selected = registry.select(metrics, options)
+    n_good, errors = validate(data, column_map)
+    if errors and on_error == "raise":
+        raise InputErrors(errors)
+    # Run-wide statistics (BERTScore's idf over all references) need one look at every sample first,
+    # resumed ones included, so a resumed run scores exactly like an uninterrupted one.
+    for sel in selected:
+        prepare = getattr(sel.metric, "prepare", None)
+        if prepare is not None:
+            prepare(s for s in iter_samples(data, column_map) if not isinstance(s, InputError))
+    return data, selected, n_good, errors
+
+
 def evaluate(
     data: Any,
     metrics: Sequence[str] | None = None,
@@ -104,21 +125,7 @@ def evaluate(
     reason and scores the rest. With ``out_dir``, results.jsonl grows as samples finish and summary.json is
     written at the end, also when the run is interrupted.
     """
-    if on_error not in ("raise", "skip"):
-        raise ValueError("on_error must be 'raise' or 'skip'")
-    if isinstance(data, (list, tuple)) and data and isinstance(data[0], Sample):
-        data = [s.to_dict() for s in data]
-    selected = registry.select(metrics, options)
-
-    n_good, errors = validate(data, column_map)
-    if errors and on_error == "raise":
-        raise InputErrors(errors)
-    # Run-wide statistics (BERTScore's idf over all references) need one look at every sample first,
-    # resumed ones included, so a resumed run scores exactly like an uninterrupted one.
-    for sel in selected:
-        prepare = getattr(sel.metric, "prepare", None)
-        if prepare is not None:
-            prepare(s for s in iter_samples(data, column_map) if not isinstance(s, InputError))
+    data, selected, n_good, errors = plan_run(data, metrics, options, column_map, on_error)
     if workers is None:
         workers = min(2, os.cpu_count() or 1) if n_good >= PARALLEL_THRESHOLD else 1
     if chunk_size is None:
