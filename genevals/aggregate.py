@@ -60,10 +60,11 @@ def bootstrap_ci(values: Sequence[float], seed: int = DEFAULT_SEED, resamples: i
 def summarise(values: Iterable[float | None], statuses: Iterable[str] | Mapping[str, int],
               seed: int = DEFAULT_SEED) -> MetricSummary:
     """Mean and bootstrap interval of the scored values; ``statuses`` is one status per sample, or their counts."""
-    scored = [v for v in values if v is not None]
+    scored = (values if isinstance(values, np.ndarray)
+              else np.asarray([v for v in values if v is not None], dtype=float))
     counts = Counter(statuses) if not isinstance(statuses, Mapping) else Counter(dict(statuses))
     unscored = sum(n for status, n in counts.items() if status != "ok")
-    if not scored:
+    if not scored.size:
         return MetricSummary(None, None, None, 0, unscored, dict(counts))
     low, high = bootstrap_ci(scored, seed=seed)
     return MetricSummary(float(np.mean(scored)), low, high, len(scored), unscored, dict(counts))

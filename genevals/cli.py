@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="score in this process (default) or on a Ray cluster")
     run.add_argument("--ray-address", default=None,
                      help="Ray cluster address (auto, ray://HOST:10001); default: start a local Ray")
+    run.add_argument("--ray-judge-actors", type=int, default=None, metavar="N",
+                     help="Ray: judge actors across the whole cluster (default 4); at most N x --concurrency "
+                          "judge requests are in flight at once")
     run.add_argument("--workers", type=int, default=None, help="processes for lexical/retrieval metrics")
     run.add_argument("--fail-under", action="append", type=_threshold, default=[], metavar="METRIC=VALUE",
                      help="exit 1 if any system's mean METRIC is below VALUE (repeatable)")
@@ -191,15 +194,13 @@ def cmd_run(args: argparse.Namespace) -> int:
                       on_error="skip" if args.on_error == "skip" else "raise", out_dir=args.out,
                       seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False,
                       meta={"input": str(args.input), "fail_under": dict(args.fail_under)})
+        bar, progress = _progress(args.quiet)
         if args.engine == "ray":
-            if args.resume:
-                print("genevals: error: --resume is not supported with --engine ray yet", file=sys.stderr)
-                return EXIT_BAD_INPUT
             from genevals.ray_engine import evaluate as ray_evaluate
 
-            results = ray_evaluate(args.input, args.metrics, address=args.ray_address, **common)
+            results = ray_evaluate(args.input, args.metrics, resume=args.resume, address=args.ray_address,
+                                   judge_concurrency=args.ray_judge_actors, progress=progress, **common)
         else:
-            bar, progress = _progress(args.quiet)
             results = evaluate(args.input, args.metrics, resume=args.resume, workers=args.workers,
                                progress=progress, **common)
     except (InputError, UnknownMetric) as exc:

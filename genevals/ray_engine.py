@@ -22,20 +22,22 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from genevals import registry
 from genevals.aggregate import DEFAULT_SEED
-from genevals.io import InputError, iter_samples
+from genevals.io import InputError, iter_samples, sample_key_digest
 from genevals.recorder import RunRecorder
 from genevals.results import Results
-from genevals.runner import plan_run
-from genevals.types import SampleResult
+from genevals.runner import chunked, plan_run, prepare_out_dir, replay_previous
+from genevals.types import Sample, SampleResult
 
 JUDGE_FAMILIES = registry.JUDGE_FAMILIES
 MODEL_FAMILIES = frozenset({"bertscore"})
 DEFAULT_JUDGE_CONCURRENCY = 4
+DEFAULT_ROWS_PER_PASS = 20_000
 
 
 def _score_rows(selected: Sequence[registry.Selected], rows: Sequence[str]) -> list[str]:
@@ -104,15 +106,18 @@ def evaluate(
     column_map: Mapping[str, str] | None = None,
     on_error: str = "raise",
     out_dir: str | Path | None = None,
+    resume: bool = False,
     address: str | None = None,
     judge_concurrency: int | None = None,
     bertscore_actors: int = 1,
     bertscore_gpus: float = 0,
     batch_size: int = 256,
+    rows_per_pass: int = DEFAULT_ROWS_PER_PASS,
     num_cpus: int | None = None,
     runtime_env: Mapping[str, Any] | None = None,
     seed: int = DEFAULT_SEED,
     keep_samples: bool = True,
+    progress: Callable[[int, int], None] | None = None,
     meta: Mapping[str, Any] | None = None,
     shutdown: bool | None = None,
 ) -> Results:
@@ -122,6 +127,10 @@ def evaluate(
     the driver and validated like a list of dicts). ``address``: None starts a local Ray with ``num_cpus``
     (default 2); ``"auto"`` or ``"ray://host:10001"`` joins a cluster (genevals must be installed on every
     node, or pass ``runtime_env``). ``shutdown``: stop Ray at the end (default: only if this call started it).
+
+    The input is sent to the cluster ``rows_per_pass`` samples at a time, so the driver never holds more than
+    that; results are appended to ``results.jsonl`` block by block as the cluster returns them, and
+    ``resume=True`` skips the samples already there, exactly like the local engine.
     """
     try:
         import ray  # noqa: F401
@@ -133,47 +142,70 @@ def evaluate(
     if hasattr(data, "iter_rows") and hasattr(data, "map_batches"):  # a ray.data.Dataset
         data = list(data.iter_rows())
     data, selected, n_good, errors = plan_run(data, metrics, options, column_map, on_error)
+    stages = Stages(
+        lexical=[s for s in selected if s.family not in JUDGE_FAMILIES | MODEL_FAMILIES],
+        model=[s for s in selected if s.family in MODEL_FAMILIES],
+        judge=[s for s in selected if s.family in JUDGE_FAMILIES],
+        batch_size=batch_size, bertscore_actors=max(1, bertscore_actors), bertscore_gpus=bertscore_gpus,
+        judge_concurrency=max(1, judge_concurrency or DEFAULT_JUDGE_CONCURRENCY))
 
-    stages = [
-        [s for s in selected if s.family not in JUDGE_FAMILIES | MODEL_FAMILIES],
-        [s for s in selected if s.family in MODEL_FAMILIES],
-        [s for s in selected if s.family in JUDGE_FAMILIES],
-    ]
-
-    ray, started = _init_ray(address, num_cpus, runtime_env)
+    out = Path(out_dir) if out_dir is not None else None
+    prepare_out_dir(out, resume)
+    recorder = RunRecorder(selected, out, errors=errors, seed=seed, keep_samples=keep_samples,
+                           meta={"engine": "ray", **(meta or {})}, append=True)
+    done = replay_previous(recorder, out) if resume else set()
+    ray, started, interrupted = None, False, False
     try:
-        ctx = ray.data.DataContext.get_current()
-        ctx.execution_options.preserve_order = True
-        rows = [{"row": json.dumps(SampleResult(sample=s).to_dict(), ensure_ascii=False)}
-                for s in iter_samples(data, column_map) if not isinstance(s, InputError)]
-        scored_rows: list[str] = []
-        if rows:
-            ds = ray.data.from_items(rows)
-            lexical, model, judge = stages
-            if lexical:
-                ds = ds.map_batches(_stage_fn(ray.put(lexical)), batch_size=batch_size, batch_format="numpy")
-            if model:
-                ds = ds.map_batches(_StageActor, fn_constructor_args=(ray.put(model),), batch_size=batch_size,
-                                    batch_format="numpy", concurrency=max(1, bertscore_actors),
-                                    num_gpus=bertscore_gpus or None)
-            if judge:
-                ds = ds.map_batches(_StageActor, fn_constructor_args=(ray.put(judge),),
-                                    batch_size=min(batch_size, 32), batch_format="numpy",
-                                    concurrency=max(1, judge_concurrency or DEFAULT_JUDGE_CONCURRENCY))
-            scored_rows = [r["row"] for r in ds.iter_rows()]
+        todo = (s for s in iter_samples(data, column_map)
+                if not isinstance(s, InputError) and sample_key_digest(s.system, s.id) not in done)
+        for part in chunked(todo, rows_per_pass):
+            if ray is None:  # started only when there is something to score
+                ray, started = _init_ray(address, num_cpus, runtime_env)
+                ray.data.DataContext.get_current().execution_options.preserve_order = True
+            for block in stages.pipeline(ray, part).iter_batches(batch_size=None, batch_format="numpy"):
+                scored = [SampleResult.from_dict(json.loads(line)) for line in block["row"]]
+                recorder.write(scored)
+                if progress is not None:
+                    progress(len(scored), n_good - len(done))
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
-        if shutdown or (shutdown is None and started):
+        if ray is not None and (shutdown or (shutdown is None and started)):
             ray.shutdown()
+        results = recorder.finish(n_input_rows=n_good + len(errors), interrupted=interrupted)
+    return results
 
-    return _finish(scored_rows, selected, errors, n_good, out_dir, seed, keep_samples, meta)
+
+@dataclass
+class Stages:
+    """The three Ray Data stages and their resources; ``pipeline`` chains the ones that have metrics."""
+
+    lexical: list[registry.Selected]
+    model: list[registry.Selected]
+    judge: list[registry.Selected]
+    batch_size: int
+    bertscore_actors: int
+    bertscore_gpus: float
+    judge_concurrency: int
+
+    def pipeline(self, ray, samples: Sequence[Sample]):
+        rows = [{"row": json.dumps(SampleResult(sample=s).to_dict(), ensure_ascii=False)} for s in samples]
+        ds = ray.data.from_items(rows)
+        if self.lexical:
+            ds = ds.map_batches(_stage_fn(ray.put(self.lexical)), batch_size=self.batch_size, batch_format="numpy")
+        if self.model:
+            ds = ds.map_batches(_StageActor, fn_constructor_args=(ray.put(self.model),), batch_size=self.batch_size,
+                                batch_format="numpy", compute=_actor_pool(ray, self.bertscore_actors),
+                                num_gpus=self.bertscore_gpus or None)
+        if self.judge:
+            # A fixed pool of judge actors, each judging one batch at a time: at most judge_concurrency
+            # batches are in flight across the whole cluster, however many nodes it has.
+            ds = ds.map_batches(_StageActor, fn_constructor_args=(ray.put(self.judge),),
+                                batch_size=min(self.batch_size, 32), batch_format="numpy",
+                                compute=_actor_pool(ray, self.judge_concurrency))
+        return ds
 
 
-def _finish(scored_rows: Sequence[str], selected: Sequence[registry.Selected], errors: Sequence[InputError],
-            n_good: int, out_dir: str | Path | None, seed: int, keep_samples: bool,
-            meta: Mapping[str, Any] | None) -> Results:
-    """Write and summarise with the local runner's own recorder (same files, same summary)."""
-    recorder = RunRecorder(selected, Path(out_dir) if out_dir is not None else None, errors=errors, seed=seed,
-                           keep_samples=keep_samples, meta={"engine": "ray", **(meta or {})}, append=False)
-    for start in range(0, len(scored_rows), 512):
-        recorder.write(SampleResult.from_dict(json.loads(line)) for line in scored_rows[start:start + 512])
-    return recorder.finish(n_input_rows=n_good + len(errors))
+def _actor_pool(ray, size: int):
+    return ray.data.ActorPoolStrategy(size=size)

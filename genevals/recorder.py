@@ -10,9 +10,9 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from genevals import registry
 from genevals.io import InputError, SkippedRow
-from genevals.metrics.base import Metric
+from genevals.metrics.base import CorpusTotals
 from genevals.results import RESULTS_FILE, SKIPPED_FILE, SUMMARY_FILE, Results, SummaryAccumulator, build_summary
-from genevals.types import MetricResult, SampleResult
+from genevals.types import SampleResult
 
 
 class RunRecorder:
@@ -23,8 +23,9 @@ class RunRecorder:
         self.keep_samples = keep_samples
         self.seed = seed
         self.acc = SummaryAccumulator()
-        self.corpus_families = [s for s in selected if type(s.metric).corpus_scores is not Metric.corpus_scores]
-        self.corpus_inputs: dict[str, dict[str, list[dict[str, MetricResult]]]] = {}
+        self.corpus_families = [s for s in selected if s.metric.has_corpus_scores]
+        # (family, system) -> running sums of the corpus statistics: constant memory per system.
+        self.corpus_totals: dict[tuple[str, str], CorpusTotals] = {}
         self.results = Results(
             skipped=[SkippedRow(e.source + (f":{e.line}" if e.line else ""), e.field, e.message) for e in errors],
             seed=seed, meta={"metrics": [s.family for s in selected], **meta})
@@ -39,8 +40,8 @@ class RunRecorder:
         if self.keep_samples:
             self.results.samples.append(result)
         for sel in self.corpus_families:
-            per_system = self.corpus_inputs.setdefault(sel.family, {}).setdefault(result.sample.system, [])
-            per_system.append({k: v for k, v in result.metrics.items() if k in sel.metric.output_names()})
+            totals = self.corpus_totals.setdefault((sel.family, result.sample.system), CorpusTotals())
+            totals.add(sel.metric.corpus_statistics(result.metrics))
 
     def write(self, results: Iterable[SampleResult]) -> None:
         """Append new results to results.jsonl, flush, then count them."""
@@ -58,8 +59,9 @@ class RunRecorder:
             self.handle = None
         results = self.results
         for sel in self.corpus_families:
-            for system, rows in self.corpus_inputs.get(sel.family, {}).items():
-                results.corpus.setdefault(system, {}).update(sel.metric.corpus_scores(rows))
+            for (family, system), totals in sorted(self.corpus_totals.items()):
+                if family == sel.family and totals.sums:
+                    results.corpus.setdefault(system, {}).update(sel.metric.corpus_from_statistics(totals.sums))
         results.signatures = {sel.family: sel.metric.signature() for sel in self.selected}
         results.meta["interrupted"] = interrupted
         results.meta["n_input_rows"] = n_input_rows

@@ -6,13 +6,13 @@ never the scoring code.
 from __future__ import annotations
 
 import json
-from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
 from genevals.aggregate import DEFAULT_SEED, summarise
+from genevals.columns import DEFAULT_BUFFER_VALUES, SpillingColumns
 from genevals.io import SkippedRow
 from genevals.types import SampleResult
 
@@ -22,24 +22,24 @@ SKIPPED_FILE = "skipped.jsonl"
 
 
 class SummaryAccumulator:
-    """Per (system, metric) scored values and status counts, kept compactly (8 bytes a value) so the summary
-    of a 100,000-sample run needs neither a second pass nor the samples themselves."""
+    """Per (system, metric) scored values and status counts, so the summary of a 100,000-sample run needs
+    neither a second pass nor the samples themselves. Values live in :class:`SpillingColumns` (a small buffer
+    per column, the rest in a temporary file), so memory stays flat as runs grow."""
 
-    def __init__(self) -> None:
-        self.values: dict[str, dict[str, array]] = {}
+    def __init__(self, buffer_values: int = DEFAULT_BUFFER_VALUES) -> None:
+        self.values = SpillingColumns(buffer_values)
         self.statuses: dict[str, dict[str, Counter]] = {}
         self.counts: dict[str, int] = {}
 
     def add(self, result: SampleResult) -> None:
         system = result.sample.system
-        values = self.values.setdefault(system, {})
         statuses = self.statuses.setdefault(system, {})
         self.counts[system] = self.counts.get(system, 0) + 1
         for name, metric in result.metrics.items():
             if metric.value is not None:
-                values.setdefault(name, array("d")).append(metric.value)
+                self.values.append((system, name), metric.value)
             else:
-                values.setdefault(name, array("d"))
+                self.values.ensure((system, name))
             statuses.setdefault(name, Counter())[metric.status] += 1
 
     @property
@@ -47,11 +47,11 @@ class SummaryAccumulator:
         return sum(self.counts.values())
 
     def summary(self, seed: int = DEFAULT_SEED) -> dict[str, dict[str, dict[str, Any]]]:
-        return {
-            system: {name: summarise(vals, self.statuses[system][name], seed=seed).to_dict()
-                     for name, vals in metrics.items()}
-            for system, metrics in sorted(self.values.items())
-        }
+        systems: dict[str, dict[str, dict[str, Any]]] = {}
+        for system, name in sorted(self.values.keys(), key=lambda key: key[0]):
+            systems.setdefault(system, {})[name] = summarise(
+                self.values.column((system, name)), self.statuses[system][name], seed=seed).to_dict()
+        return systems
 
 
 @dataclass

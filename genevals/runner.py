@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from genevals import registry
 from genevals.aggregate import DEFAULT_SEED
-from genevals.io import InputError, iter_samples
+from genevals.io import InputError, iter_samples, sample_key_digest
 from genevals.metrics.base import Metric
 from genevals.recorder import RunRecorder
 from genevals.results import RESULTS_FILE, Results, read_results
@@ -39,7 +39,7 @@ class InputErrors(InputError):
         return self.args[0]
 
 
-def _chunks(items: Iterable[Sample], size: int) -> Iterator[list[Sample]]:
+def chunked(items: Iterable[Sample], size: int) -> Iterator[list[Sample]]:
     chunk: list[Sample] = []
     for item in items:
         chunk.append(item)
@@ -139,28 +139,17 @@ def evaluate(
         chunk_size = max(16, 2 * concurrency) if judges else 512
 
     out = Path(out_dir) if out_dir is not None else None
-    done: dict[tuple[str, str], SampleResult] = {}
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        results_path = out / RESULTS_FILE
-        if resume:
-            done = {r.key: r for r in read_results(results_path)}
-            _truncate_partial_line(results_path)
-        elif results_path.exists() and results_path.stat().st_size:
-            # Never lose earlier results: keep them beside the new run.
-            results_path.rename(out / f"results.{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
-
+    prepare_out_dir(out, resume)
     recorder = RunRecorder(selected, out, errors=errors, seed=seed, keep_samples=keep_samples,
                            meta=meta or {}, append=True)
-    for previous in done.values():
-        recorder.record(previous)
+    done = replay_previous(recorder, out) if resume else set()
 
     pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
     interrupted = False
     try:
         todo = (s for s in iter_samples(data, column_map)
-                if not isinstance(s, InputError) and (s.system, s.id) not in done)
-        for chunk in _chunks(todo, chunk_size if pool is None else max(chunk_size, 1000)):
+                if not isinstance(s, InputError) and sample_key_digest(s.system, s.id) not in done)
+        for chunk in chunked(todo, chunk_size if pool is None else max(chunk_size, 1000)):
             recorder.write(_score_chunk(selected, chunk, pool, workers))
             if progress is not None:
                 progress(len(chunk), n_good - len(done))
@@ -174,12 +163,52 @@ def evaluate(
     return results
 
 
-def _truncate_partial_line(path: Path) -> None:
-    """Drop a last line cut short by a crash, so appended results start on a fresh line."""
+def prepare_out_dir(out: Path | None, resume: bool) -> None:
+    """Make the run folder; when resuming, drop a last line cut short by a crash, else keep any earlier
+    results file beside the new run (results are never lost)."""
+    if out is None:
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    results_path = out / RESULTS_FILE
+    if resume:
+        _truncate_partial_line(results_path)
+    elif results_path.exists() and results_path.stat().st_size:
+        results_path.rename(out / f"results.{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
+
+
+def replay_previous(recorder: RunRecorder, out: Path | None) -> set[int]:
+    """Count the results already in the run folder into the summary; return their keys' digests.
+
+    Resumed samples are streamed, never held: only a 64-bit digest per sample is kept, to skip them."""
+    done: set[int] = set()
+    if out is None:
+        return done
+    for previous in read_results(out / RESULTS_FILE):
+        key = sample_key_digest(previous.sample.system, previous.sample.id)
+        if key not in done:
+            done.add(key)
+            recorder.record(previous)
+    return done
+
+
+def _truncate_partial_line(path: Path, block: int = 1 << 16) -> None:
+    """Drop a last line cut short by a crash, so appended results start on a fresh line.
+
+    Reads backwards from the end in blocks: a results file can be far larger than memory should hold."""
     if not path.exists():
         return
     with open(path, "rb+") as handle:
-        content = handle.read()
-        keep = content.rfind(b"\n") + 1
-        if keep != len(content):
+        end = handle.seek(0, os.SEEK_END)
+        position = end
+        while position > 0:
+            start = max(0, position - block)
+            handle.seek(start)
+            newline = handle.read(position - start).rfind(b"\n")
+            if newline >= 0:
+                keep = start + newline + 1
+                break
+            position = start
+        else:
+            keep = 0
+        if keep != end:
             handle.truncate(keep)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ pytest.importorskip("ray.data")
 
 from genevals.io import InputError  # noqa: E402
 from genevals.runner import evaluate as local_evaluate  # noqa: E402
+from tests.fault_server import FaultServer  # noqa: E402
 
 DEMO = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "demo.jsonl"
 METRICS = ["exact_match", "token_f1", "rouge", "bleu", "retrieval"]
@@ -63,3 +65,100 @@ def test_ray_summary_equals_local(both):
     local_summary = json.loads((tmp / "local" / "summary.json").read_text())
     assert ray_summary["meta"].pop("engine") == "ray"
     assert ray_summary == local_summary
+
+
+# -- BERTScore and the judge on Ray workers ------------------------------------------------------------------
+
+class CountingServer(FaultServer):
+    """FaultServer with a fixed latency and a record of the most requests in flight at once, to show that Ray's
+    judge actors cap judge calls for the whole cluster."""
+
+    def __init__(self, latency: float) -> None:
+        super().__init__()
+        self.latency, self.in_flight, self.max_in_flight = latency, 0, 0
+        self.httpd.socket.listen(128)
+
+    def _handle(self, h, body):
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            time.sleep(self.latency)
+            return super()._handle(h, body)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+
+def _comparable(result) -> dict:
+    """A result without judge usage (a cache hit or not, timing) and unscored transcripts."""
+    row = result.to_dict()
+    for m in row["metrics"].values():
+        for key in ("usage", "transcript"):
+            (m.get("details") or {}).pop(key, None)
+    return row
+
+
+def test_bertscore_on_a_ray_actor_equals_local(tmp_path):
+    import genevals.ray
+
+    metrics = ["token_f1", "bertscore"]
+    options = {"bertscore": {"idf": True}}
+    on_ray = genevals.ray.evaluate(DEMO, metrics, options=options, out_dir=tmp_path / "ray", num_cpus=2,
+                                   batch_size=32)
+    on_local = local_evaluate(DEMO, metrics, options=options, out_dir=tmp_path / "local")
+    assert len(on_ray) == len(on_local) == 90
+    for a, b in zip(on_ray, on_local):
+        assert a.key == b.key
+        for name in ("bertscore_f1", "bertscore_precision", "bertscore_recall"):
+            x, y = a.metrics[name], b.metrics[name]
+            assert x.status == y.status
+            assert x.value == pytest.approx(y.value, abs=1e-6), (a.sample.origin, name)
+    summary = json.loads((tmp_path / "ray" / "summary.json").read_text())
+    assert summary["signatures"]["bertscore"] == on_local.signatures["bertscore"]
+    assert len(summary["systems"]) == 3
+    assert all(m["bertscore_f1"]["scored"] > 20 for m in summary["systems"].values())
+
+
+def test_judge_on_ray_actors_equals_local_and_is_capped_cluster_wide(tmp_path):
+    import genevals.ray
+
+    with CountingServer(latency=0.05) as server:
+        options = {"faithfulness": {"backend": "openai", "base_url": server.base_url, "model": "test",
+                                    "concurrency": 3, "cache": False, "api_key": "dummy"}}
+        on_ray = genevals.ray.evaluate(DEMO, ["faithfulness"], options=options, out_dir=tmp_path / "ray",
+                                       num_cpus=2, judge_concurrency=2)
+        ray_requests, ray_peak = server.total, server.max_in_flight
+        server.reset_counts()
+        on_local = local_evaluate(DEMO, ["faithfulness"], options=options, out_dir=tmp_path / "local")
+        local_requests = server.total
+    assert [_comparable(r) for r in on_ray] == [_comparable(r) for r in on_local]
+    assert sum(r.metrics["faithfulness"].status == "ok" for r in on_ray) > 60
+    assert ray_requests == local_requests > 100
+    # 2 actors x concurrency 3: never more than 6 judge calls at once, and more than one actor did work.
+    assert 3 < ray_peak <= 6, ray_peak
+    print(f"ray judge: {ray_requests} requests, at most {ray_peak} in flight (cap 2 actors x 3)")
+
+
+def test_cli_resume_on_ray_after_a_crash_equals_an_uninterrupted_run(both):
+    """`genevals run --engine ray --resume` after a crash left 40 results and half a line."""
+    import os
+    import subprocess
+
+    tmp, _, _ = both
+    full = (tmp / "local" / "results.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    out = tmp / "ray_resumed"
+    out.mkdir()
+    (out / "results.jsonl").write_text("".join(full[:40]) + full[40][:50], encoding="utf-8")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(DEMO.parents[2]), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-m", "genevals", "run", str(DEMO), "--out", str(out), "--engine", "ray",
+                           "--resume", "--metrics", ",".join(METRICS), "-q"],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (out / "results.jsonl").read_text(encoding="utf-8") == "".join(full)
+    resumed = json.loads((out / "summary.json").read_text())
+    local = json.loads((tmp / "local" / "summary.json").read_text())
+    assert resumed["meta"].pop("engine") == "ray"
+    resumed["meta"].pop("input"), resumed["meta"].pop("fail_under")
+    assert resumed == local

@@ -82,27 +82,33 @@ class Bleu(Metric):
             details["empty_answer"] = True
         return MetricResult(_NAME, _fraction(result.score), details=details)
 
-    def corpus_scores(self, per_sample: Sequence[Mapping[str, MetricResult]]) -> dict[str, Any]:
+    def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
+        """sacrebleu's sufficient statistics of one scored sample: sys_len, ref_len, counts and totals."""
+        result = outputs.get(_NAME)
+        if result is None or result.status != types.OK:
+            return None
+        d = result.details
+        stats: dict[str, float] = {"sys_len": d["sys_len"], "ref_len": d["ref_len"], "samples": 1}
+        for n, (count, total) in enumerate(zip(d["counts"], d["totals"]), start=1):
+            stats[f"count{n}"] = count
+            stats[f"total{n}"] = total
+        # Samples scored in worker processes reach this process only through their details, and the
+        # signature's nrefs must cover them: counted per reference count, then read back at the end.
+        if "nrefs" in d:
+            stats[f"nrefs={d['nrefs']}"] = 1
+        return stats
+
+    def corpus_from_statistics(self, totals: Mapping[str, float]) -> dict[str, Any]:
         """Corpus BLEU over the scored samples, equal to ``sacrebleu.corpus_bleu(...).score / 100``."""
         order = self._corpus.max_ngram_order
-        # sacrebleu's statistics layout: [sys_len, ref_len, counts..., totals...].
-        stats = [0] * (2 + 2 * order)
-        n = 0
-        for results in per_sample:
-            result = results.get(_NAME)
-            if result is None or result.status != types.OK:
-                continue
-            d = result.details
-            # Samples scored in worker processes reach this process only through their details.
-            if "nrefs" in d:
-                self._ref_counts.add(d["nrefs"])
-            row = [d["sys_len"], d["ref_len"], *d["counts"], *d["totals"]]
-            stats = [a + b for a, b in zip(stats, row)]
-            n += 1
+        n = int(totals.get("samples", 0))
         if n == 0:
             return {}
+        self._ref_counts.update(int(k.split("=", 1)[1]) for k in totals if k.startswith("nrefs="))
         score = BLEU.compute_bleu(
-            correct=stats[2:2 + order], total=stats[2 + order:], sys_len=stats[0], ref_len=stats[1],
+            correct=[int(totals.get(f"count{i}", 0)) for i in range(1, order + 1)],
+            total=[int(totals.get(f"total{i}", 0)) for i in range(1, order + 1)],
+            sys_len=int(totals["sys_len"]), ref_len=int(totals["ref_len"]),
             smooth_method=self._corpus.smooth_method, smooth_value=self._corpus.smooth_value,
             effective_order=self._corpus.effective_order, max_ngram_order=order)
         return {

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from genevals import types
-from genevals.metrics.base import Metric
+from genevals.metrics.base import Metric, usage_statistics
 from genevals.metrics.grounding import OUTPUTS, Grounding
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
@@ -103,20 +103,12 @@ class Cascade(Metric):
         tagged = MetricResult(faith.name, faith.value, faith.status, faith.reason, details)
         return {**dict(result), "faithfulness": tagged}
 
-    def corpus_scores(self, per_sample: Sequence[Mapping[str, MetricResult]]) -> dict[str, Any]:
-        totals: dict[str, float] = {"cascade_settled_local": 0, "cascade_sent_to_llm": 0}
-        for row in per_sample:
-            faith = row.get("faithfulness")
-            if faith is None:
-                continue
-            by = (faith.details.get("cascade") or {}).get("settled_by")
-            if by is None:
-                continue
-            if (faith.details.get("cascade") or {}).get("sent_to_llm"):
-                totals["cascade_sent_to_llm"] += 1
-            else:
-                totals["cascade_settled_local"] += 1
-            for key, value in (faith.details.get("usage") or {}).items():
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    totals[f"judge_{key}"] = totals.get(f"judge_{key}", 0) + value
-        return totals
+    def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
+        """Whether the answer was settled locally or sent to the LLM, plus the LLM's usage."""
+        faith = outputs.get("faithfulness")
+        cascade = (faith.details.get("cascade") or {}) if faith is not None else {}
+        if cascade.get("settled_by") is None:
+            return None
+        sent = bool(cascade.get("sent_to_llm"))
+        return {"cascade_settled_local": int(not sent), "cascade_sent_to_llm": int(sent),
+                **(usage_statistics(faith, "judge_") or {})}

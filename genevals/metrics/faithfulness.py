@@ -39,7 +39,7 @@ from genevals.judge.client import CallRecord, JudgeError, SampleUsage, estimate_
 from genevals.judge.locate import FUZZY_THRESHOLD, content_words, grounded_fraction, locate, locate_parts
 from genevals.judge.parse import ParseError, parse_claims, parse_verdicts
 from genevals.judge.runtime import JudgeRuntime, detect_refusal
-from genevals.metrics.base import Metric
+from genevals.metrics.base import Metric, usage_statistics
 from genevals.signature import make_signature
 from genevals.types import Claim, Context, MetricResult, Sample, Verdict
 
@@ -175,17 +175,9 @@ class Faithfulness(Metric):
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         return run_sync(lambda: self._score_all(samples))
 
-    def corpus_scores(self, per_sample: Sequence[Mapping[str, MetricResult]]) -> dict[str, Any]:
-        """Total judge usage of a system: requests, tokens and cost (or the dry-run estimate)."""
-        totals: dict[str, float] = {}
-        for row in per_sample:
-            result = row.get("faithfulness")
-            if result is None:
-                continue
-            for key, value in (result.details.get("usage") or {}).items():
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    totals[f"judge_{key}"] = totals.get(f"judge_{key}", 0) + value
-        return totals
+    def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
+        """The sample's judge usage (requests, tokens, cost or the dry-run estimate), summed per system."""
+        return usage_statistics(outputs.get("faithfulness"), "judge_")
 
     # -- scoring ---------------------------------------------------------------------------------------
     async def _score_all(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:

@@ -16,7 +16,7 @@ from genevals.judge import prompts
 from genevals.judge.client import CallRecord, JudgeError, SampleUsage, estimate_tokens, run_sync
 from genevals.judge.parse import ParseError, parse_rubric
 from genevals.judge.runtime import JudgeRuntime
-from genevals.metrics.base import Metric
+from genevals.metrics.base import Metric, usage_statistics
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
@@ -83,15 +83,10 @@ class Rubric(Metric):
     def describe(self) -> dict[str, str]:
         return {PREFIX + name: f"LLM rubric, 1-5 as (s-1)/4: {desc}" for name, desc in self.criteria.items()}
 
-    def corpus_scores(self, per_sample: Sequence[Mapping[str, MetricResult]]) -> dict[str, Any]:
-        totals: dict[str, float] = {}
-        first = self.output_names()[0]
-        for row in per_sample:
-            result = row.get(first)
-            for key, value in ((result.details.get("usage") or {}) if result is not None else {}).items():
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    totals[f"rubric_judge_{key}"] = totals.get(f"rubric_judge_{key}", 0) + value
-        return totals
+    def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
+        """The sample's judge usage (requests, tokens, cost), summed into the system's totals."""
+        result = outputs.get(self.output_names()[0])
+        return usage_statistics(result, "rubric_judge_")
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         return run_sync(lambda: self._score_all(samples))
