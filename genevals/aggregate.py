@@ -4,6 +4,7 @@ Unscored results never enter a mean; they are counted, by status, next to it.
 """
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
@@ -95,6 +96,13 @@ class PairedComparison:
 SIGN_FLIP_BLOCK = 2_000_000
 
 
+def id_digest(sample_id: str) -> int:
+    """The 64-bit BLAKE2b digest of a question id: how paired comparisons order their pairs, so a caller
+    holding only digests (the report, for 100,000s of samples) gets exactly the same result."""
+    return int.from_bytes(hashlib.blake2b(sample_id.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
+                          "little")
+
+
 def paired_comparison(metric: str, a_name: str, a: Mapping[str, float], b_name: str, b: Mapping[str, float],
                       seed: int = DEFAULT_SEED, resamples: int = 10_000,
                       block: int = SIGN_FLIP_BLOCK) -> PairedComparison | None:
@@ -104,12 +112,19 @@ def paired_comparison(metric: str, a_name: str, a: Mapping[str, float], b_name: 
     two-sided paired randomisation (sign-flip) test: the share of random sign assignments whose
     :math:`|\bar d|` is at least the observed one, with the +1 correction so it is never exactly 0.
     Signs are drawn from one seeded generator in blocks of rows, so memory stays bounded and the result does
-    not depend on the block size.
+    not depend on the block size. Pairs are taken in the order of :func:`id_digest` of their ids.
     """
-    shared = sorted(set(a) & set(b))
-    if len(shared) < 2:
+    shared = sorted((id_digest(k), k) for k in set(a) & set(b))
+    diffs = np.array([a[k] - b[k] for _, k in shared], dtype=float)
+    return paired_comparison_of_differences(metric, a_name, b_name, diffs, seed, resamples, block)
+
+
+def paired_comparison_of_differences(metric: str, a_name: str, b_name: str, diffs: np.ndarray,
+                                     seed: int = DEFAULT_SEED, resamples: int = 10_000,
+                                     block: int = SIGN_FLIP_BLOCK) -> PairedComparison | None:
+    """:func:`paired_comparison` from the paired differences, already in :func:`id_digest` order."""
+    if diffs.size < 2:
         return None
-    diffs = np.array([a[k] - b[k] for k in shared], dtype=float)
     observed = float(diffs.mean())
     low, high = bootstrap_ci(diffs, seed=seed)
     rng = np.random.default_rng(seed)
@@ -120,4 +135,4 @@ def paired_comparison(metric: str, a_name: str, a: Mapping[str, float], b_name: 
         flipped = np.abs((signs * diffs).mean(axis=1))
         hits += int(np.sum(flipped >= abs(observed) - 1e-12))
     p_value = float((hits + 1) / (resamples + 1))
-    return PairedComparison(metric, a_name, b_name, len(shared), observed, low, high, p_value)
+    return PairedComparison(metric, a_name, b_name, int(diffs.size), observed, low, high, p_value)

@@ -237,7 +237,7 @@ def test_compare_systems_accepts_sample_dicts_and_store():
     dicts = []
     for i in range(30):
         for system in (0, 1):
-            k = store.slot(system, f"q{i}", i + 1, "")
+            k = store.slot(system, f"q{i}", i + 1)
             value = (i * 7 % 11) / 10 + system * 0.05
             store.set_value(k, 0, value)
             dicts.append({"sys": system, "id": f"q{i}", "v": {"m": value}})

@@ -7,10 +7,11 @@ under a Content-Security-Policy that allows only the report's own inline script 
 
 Paired comparisons (``genevals.aggregate.paired_comparison``, seeded) are computed here, at build time.
 
-Memory stays flat in the number of samples: results.jsonl is streamed once into compact per-metric arrays
-(:class:`SampleValues`, 8 bytes per sample and metric), and only a bounded number of samples reach the page with
-their texts (``max_detailed_samples``, hallucination-review material first) or with their values
-(``max_table_samples``). Histograms, rank and verdict counts are computed here over every sample.
+Memory stays flat in the number of samples: results.jsonl is streamed once into :class:`SampleValues` (29 bytes
+per sample in memory; the values spill to a temporary file and are read back one metric at a time), and only a
+bounded number of samples reach the page with their texts (``max_detailed_samples``, hallucination-review
+material first) or with their values (``max_table_samples``). Histograms, rank and verdict counts and the
+paired comparisons are computed here over every sample.
 """
 from __future__ import annotations
 
@@ -24,8 +25,11 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from genevals.aggregate import DEFAULT_SEED, paired_comparison
+import numpy as np
+
+from genevals.aggregate import DEFAULT_SEED, id_digest, paired_comparison_of_differences
 from genevals.report import bands
+from genevals.report.values import VERDICT_LABELS, SampleValues
 
 HERE = Path(__file__).resolve().parent
 RESULTS_FILE = "results.jsonl"
@@ -38,11 +42,10 @@ ALL_PAIRS_MAX_SYSTEMS = 4
 #: Sign-flip resamples for the paired test (resolution 1/5001 is ample for p < 0.05).
 PAIRED_RESAMPLES = 5000
 JUDGE_METRICS = ("faithfulness", "contradiction_rate", "unverifiable_rate")
-VERDICT_LABELS = ("supported", "contradicted", "unverifiable")
 #: Samples whose texts (question, answer, contexts, references, judge claims) the page embeds, by default.
 MAX_DETAILED_SAMPLES = 2_000
 #: Samples whose values (without texts) the page embeds for its table and scatter plot, by default.
-MAX_TABLE_SAMPLES = 20_000
+MAX_TABLE_SAMPLES = 10_000
 
 
 # ----------------------------------------------------------------------------------------------- reading
@@ -261,114 +264,6 @@ def _claim_labels(details: Mapping[str, Any]) -> list[str] | None:
     return labels
 
 
-class SampleValues:
-    """Every sample's metric values and statuses, without its texts, in flat arrays.
-
-    Sample ``k`` (numbered in the order samples first appear, run by run) has ``ids[k]``, system ``sys[k]``, its
-    line in its run's results.jsonl ``line[k]`` and input ``origin[k]``. Metric ``m`` (a position in the report's
-    metric list) has ``values[m]``, an ``array('d')`` with NaN where the sample has no scored value, and, once any
-    sample leaves it unscored, ``status[m]``, an ``array('I')`` of codes into ``status_table`` (0: none). That is
-    8 bytes per sample and metric instead of a dict of floats (~100 bytes per entry). ``vc`` holds each sample's
-    claim verdict counts (supported, contradicted, unverifiable; -1 when not judged); ``flagged[k]`` is 2 when
-    the sample has a contradicted or unverifiable claim, else 1 when it has an unscored metric, else 0.
-    """
-
-    def __init__(self) -> None:
-        self.ids: list[str] = []
-        self.origin: list[str] = []
-        self.sys = array("i")
-        self.line = array("i")
-        self.vc = array("i")
-        self.flagged = bytearray()
-        self.values: dict[int, array] = {}
-        self.status: dict[int, array] = {}
-        self.status_table: list[tuple[str, str]] = [("", "")]
-        self._codes: dict[tuple[str, str], int] = {}
-        self._slots: dict[int, dict[str, int]] = {}
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def slot(self, system: int, sample_id: str, line: int, origin: str) -> int:
-        """The sample for (system, id): a new one, or the earlier one emptied (the latest row wins)."""
-        slots = self._slots.setdefault(system, {})
-        k = slots.get(sample_id)
-        if k is None:
-            k = slots[sample_id] = len(self.ids)
-            self.ids.append(sample_id)
-            self.origin.append(origin)
-            self.sys.append(system)
-            self.line.append(line)
-            self.vc.extend((-1, -1, -1))
-            self.flagged.append(0)
-            return k
-        self.origin[k], self.line[k], self.flagged[k] = origin, line, 0
-        self.vc[3 * k:3 * k + 3] = array("i", (-1, -1, -1))
-        for arr in self.values.values():
-            if k < len(arr):
-                arr[k] = math.nan
-        for arr in self.status.values():
-            if k < len(arr):
-                arr[k] = 0
-        return k
-
-    @staticmethod
-    def _grow(arr: array, k: int, fill: float | int) -> None:
-        if len(arr) <= k:
-            arr.extend([fill] * (k + 1 - len(arr)))
-
-    def set_value(self, k: int, m: int, value: float) -> None:
-        arr = self.values.setdefault(m, array("d"))
-        self._grow(arr, k, math.nan)
-        arr[k] = value
-
-    def set_status(self, k: int, m: int, status: str, reason: str) -> None:
-        key = (status, reason[:1000])
-        code = self._codes.get(key)
-        if code is None:
-            code = self._codes[key] = len(self.status_table)
-            self.status_table.append(key)
-        arr = self.status.setdefault(m, array("I"))
-        self._grow(arr, k, 0)
-        arr[k] = code
-        self.flagged[k] = max(1, self.flagged[k])
-
-    def set_verdicts(self, k: int, labels: Sequence[str]) -> None:
-        counts = [labels.count(label) for label in VERDICT_LABELS]
-        self.vc[3 * k:3 * k + 3] = array("i", counts)
-        if counts[1] or counts[2]:
-            self.flagged[k] = 2
-
-    def verdicts(self, k: int) -> list[int] | None:
-        counts = self.vc[3 * k:3 * k + 3].tolist()
-        return None if counts[0] < 0 else counts
-
-    def finish(self, n_metrics: int) -> None:
-        """Pad every metric's arrays to one entry per sample."""
-        n = len(self.ids)
-        for m in range(n_metrics):
-            self._grow(self.values.setdefault(m, array("d")), n - 1, math.nan)
-        for arr in self.status.values():
-            self._grow(arr, n - 1, 0)
-
-    def value(self, k: int, m: int) -> float | None:
-        arr = self.values.get(m)
-        v = arr[k] if arr is not None and k < len(arr) else math.nan
-        return None if v != v else v
-
-    def unscored(self, k: int, m: int) -> tuple[str, str] | None:
-        arr = self.status.get(m)
-        code = arr[k] if arr is not None and k < len(arr) else 0
-        return self.status_table[code] if code else None
-
-    def column(self, m: int):
-        """Metric ``m``'s values for every sample as a NumPy view (NaN: no value)."""
-        import numpy as np
-
-        arr = self.values.get(m)
-        return np.frombuffer(arr, dtype=np.float64) if arr else np.empty(0)
-
-
 def _scan_row(row: Mapping[str, Any], k: int, store: SampleValues, metric_of, judges: dict[str, dict],
               warnings: set[str]) -> None:
     """Record one results row's values, statuses and verdict counts in ``store`` (its texts are not kept)."""
@@ -476,7 +371,7 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] |
         _collect_info(run, judges, warnings)
         for number, row in iter_rows(run["results"]):
             s = system_of(r, _str(row.get("system", "default")))
-            k = store.slot(s, _str(row.get("id")), number, _str(row.get("origin")))
+            k = store.slot(s, _str(row.get("id")), number)
             _scan_row(row, k, store, metric_of, judges, warnings)
     store.finish(len(metric_names))
     n = len(store)
@@ -510,13 +405,22 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] |
     else:
         extra = max_table_samples - len(detailed)
         embedded = sorted(chosen.union(k for _, k in zip(range(extra), (k for k in range(n) if k not in chosen))))
-    hallucinated = {k for k in range(n) if store.vc[3 * k + 1] > 0 or store.vc[3 * k + 2] > 0}
+    vc = np.frombuffer(store.vc, dtype=np.int32).reshape(-1, 3)
+    hallucinated = (vc[:, 1] > 0) | (vc[:, 2] > 0)
+    n_hallucinated = int(hallucinated.sum())
+    n_hallucinated_detailed = int(hallucinated[np.asarray(detailed, dtype=np.int64)].sum()) if detailed else 0
+    # Pass 2: reading only the embedded samples' lines, their ids and origins, and the detailed ones' texts.
+    heads: dict[int, tuple[str, str]] = {}
     texts: dict[int, dict[str, Any]] = {}
-    for r, run in enumerate(runs):  # pass 2: the detailed samples' texts, reading only their lines
-        wanted = {store.line[k]: k for k in detailed if system_keys[store.sys[k]][0] == r}
+    for r, run in enumerate(runs):
+        wanted = {store.line[k]: k for k in embedded if system_keys[store.sys[k]][0] == r}
         for number, row in _read_lines(run["results"], wanted):
-            texts[wanted[number]] = _texts(row)
-    samples = [_page_sample(store, k, texts.get(k), metric_names) for k in embedded]
+            k = wanted[number]
+            heads[k] = (_str(row.get("id")), _str(row.get("origin")))
+            if k in chosen:
+                texts[k] = _texts(row)
+    samples = _page_samples(store, embedded, heads, texts, metric_names)
+    del heads, texts
 
     _fill_missing_summaries(system_info, store, metric_names)
     seed = next((run["summary"].get("seed") for run in runs if isinstance(run["summary"].get("seed"), int)),
@@ -552,8 +456,8 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] |
         "comparisons": compare_systems(store, labels, metric_names, seed),
         "coverage": {"total": n, "detailed": len(detailed), "embedded": len(embedded),
                      "flagged": len(store) - store.flagged.count(0), "max_detailed": max(0, int(max_detailed_samples)),
-                     "max_table": max_table_samples, "hallucinated": len(hallucinated),
-                     "hallucinated_detailed": len(hallucinated & chosen)},
+                     "max_table": max_table_samples, "hallucinated": n_hallucinated,
+                     "hallucinated_detailed": n_hallucinated_detailed},
         "histograms": _histograms(store, metric_names, len(system_keys)),
         "ranks": _ranks(store, metric_pos, len(system_keys)),
         "verdicts": _verdict_totals(store, len(system_keys)),
@@ -561,44 +465,53 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] |
     }
 
 
-def _page_sample(store: SampleValues, k: int, texts: dict[str, Any] | None,
-                 metric_names: Sequence[str]) -> dict[str, Any]:
-    """One sample for the page: id, system, its results.jsonl line and origin, values aligned with the report's
-    metric list (null where not scored), unscored statuses, and its texts, or ``x: 1`` when they are left out.
+def _page_samples(store: SampleValues, embedded: Sequence[int], heads: Mapping[int, tuple[str, str]],
+                  texts: Mapping[int, dict[str, Any]], metric_names: Sequence[str]) -> list[dict[str, Any]]:
+    """The page's samples: id, system, results.jsonl line and origin, values aligned with the report's metric
+    list (null where not scored), unscored statuses, and texts, or ``x: 1`` when they are left out.
 
     Values carry 6 decimals with texts, 4 without (what the page shows; a quarter of the bytes of the rows that
     dominate a large report's size). Summaries, histograms and comparisons are computed from full precision.
+    Metrics are read one column at a time, so only the embedded samples' values are ever held at once.
     """
-    digits = 6 if texts is not None else 4
-    values: list[float | None] = [_num(store.value(k, m), digits) for m in range(len(metric_names))]
-    while values and values[-1] is None:
-        values.pop()
-    sample: dict[str, Any] = {"id": store.ids[k], "sys": store.sys[k], "line": store.line[k]}
-    if texts is not None or store.origin[k]:
-        sample["origin"] = store.origin[k]
-    if texts is not None:
-        sample.update(texts)
-    else:
-        sample["x"] = 1
-        counts = store.verdicts(k)
-        if counts is not None:
-            sample["vc"] = counts
-    sample["v"] = values
-    st = {}
-    for m in store.status:
-        found = store.unscored(k, m)
-        if found:
-            st[metric_names[m]] = list(found)
-    if st:
-        sample["st"] = st
-    return sample
+    index = np.asarray(embedded, dtype=np.int64)
+    values: list[list[float | None]] = [[None] * len(metric_names) for _ in embedded]
+    for m in range(len(metric_names)):
+        for row, v in zip(values, store.column(m)[index].tolist()):
+            row[m] = None if v != v else v
+    statuses: list[dict[str, list[str]]] = [{} for _ in embedded]
+    for m in store.unscored_metrics:
+        for i, code in enumerate(store.status_codes(m)[index].tolist()):
+            if code:
+                statuses[i][metric_names[m]] = list(store.status_table[code])
+    out = []
+    for i, k in enumerate(embedded):
+        own = texts.get(k)
+        digits = 6 if own is not None else 4
+        row = [_num(v, digits) for v in values[i]]
+        while row and row[-1] is None:
+            row.pop()
+        sample_id, origin = heads.get(k, ("", ""))
+        sample: dict[str, Any] = {"id": sample_id, "sys": store.sys[k], "line": store.line[k]}
+        if own is not None or origin:
+            sample["origin"] = origin
+        if own is not None:
+            sample.update(own)
+        else:
+            sample["x"] = 1
+            counts = store.verdicts(k)
+            if counts is not None:
+                sample["vc"] = counts
+        sample["v"] = row
+        if statuses[i]:
+            sample["st"] = statuses[i]
+        out.append(sample)
+    return out
 
 
 def _histograms(store: SampleValues, metric_names: Sequence[str], n_systems: int, bins: int = 10) -> dict:
     """Per metric, ``bins`` equal bins (0-1 for banded metrics, else min-max) of every sample's value, counted
     per system: what the page draws, computed here so it covers samples the page does not embed."""
-    import numpy as np
-
     systems = np.frombuffer(store.sys, dtype=np.int32) if len(store) else np.empty(0, dtype=np.int32)
     out = {}
     for m, name in enumerate(metric_names):
@@ -627,17 +540,20 @@ def _ranks(store: SampleValues, metric_pos: Mapping[str, int], n_systems: int) -
     m = metric_pos.get("first_relevant_rank")
     if m is None:
         return None
-    counts = [[0] * 12 for _ in range(n_systems)]
+    counts = np.zeros((n_systems, 12), dtype=np.int64)
+    systems = np.frombuffer(store.sys, dtype=np.int32)
+    values = store.column(m)
+    scored = ~np.isnan(values)
+    bins = np.where(values[scored] > 10, 10, np.maximum(0, np.floor(values[scored] + 0.5).astype(np.int64) - 1))
+    np.add.at(counts, (systems[scored], bins), 1)
+    codes = store.status_codes(m)
     other = 0
-    for k in range(len(store)):
-        v, st = store.value(k, m), store.unscored(k, m)
-        if v is not None:
-            counts[store.sys[k]][10 if v > 10 else max(0, int(math.floor(v + 0.5)) - 1)] += 1
-        elif st and st[0] == "not_found":
-            counts[store.sys[k]][11] += 1
-        elif st:
-            other += 1
-    return {"counts": counts, "other": other}
+    if codes is not None:
+        not_found = np.isin(codes, [c for c, (status, _) in enumerate(store.status_table) if status == "not_found"])
+        not_found &= codes > 0
+        np.add.at(counts[:, 11], systems[not_found], 1)
+        other = int(((codes > 0) & ~not_found).sum())
+    return {"counts": counts.tolist(), "other": other}
 
 
 def _verdict_totals(store: SampleValues, n_systems: int) -> list[dict[str, int]]:
@@ -673,26 +589,26 @@ def _fill_missing_summaries(systems: list[dict[str, Any]], store: SampleValues, 
     """A run without summary.json: summarise its samples the way the runner does."""
     from genevals.aggregate import summarise
 
-    missing = {index for index, system in enumerate(systems) if not system["summary"]}
+    missing = [index for index, system in enumerate(systems) if not system["summary"]]
     if not missing:
         return
-    values: dict[int, dict[str, list[float | None]]] = {i: {} for i in missing}
-    statuses: dict[int, dict[str, list[str]]] = {i: {} for i in missing}
-    for k in range(len(store)):
-        s = store.sys[k]
-        if s not in missing:
-            continue
-        for m, name in enumerate(metric_names):
-            value, unscored = store.value(k, m), store.unscored(k, m)
-            if value is not None:
-                values[s].setdefault(name, []).append(value)
-                statuses[s].setdefault(name, []).append("ok")
-            elif unscored:
-                values[s].setdefault(name, []).append(None)
-                statuses[s].setdefault(name, []).append(unscored[0])
+    owners = np.frombuffer(store.sys, dtype=np.int32)
+    summaries: dict[int, dict[str, Any]] = {index: {} for index in missing}
+    for m, name in enumerate(metric_names):
+        values, codes = store.column(m), store.status_codes(m)
+        for index in missing:
+            mine = owners == index
+            scored = values[mine & ~np.isnan(values)]
+            unscored = codes[mine & (codes > 0)].tolist() if codes is not None else []
+            if not scored.size and not unscored:
+                continue
+            statuses = {"ok": int(scored.size)} if scored.size else {}
+            for code in unscored:
+                status = store.status_table[code][0]
+                statuses[status] = statuses.get(status, 0) + 1
+            summaries[index][name] = summarise(scored, statuses).to_dict()
     for index in missing:
-        systems[index]["summary"] = _clean_summary({name: summarise(vals, statuses[index][name]).to_dict()
-                                                    for name, vals in values[index].items()})
+        systems[index]["summary"] = _clean_summary(summaries[index])
 
 
 def _flat_meta(meta: Mapping[str, Any]) -> dict[str, str]:
@@ -716,22 +632,21 @@ def compare_systems(samples: SampleValues | Iterable[Mapping[str, Any]], labels:
     if n < 2:
         return []
     if isinstance(samples, SampleValues):
-        import numpy as np
-
         store = samples
-        members: dict[int, Any] = {}
-        for k in range(len(store)):
-            members.setdefault(store.sys[k], []).append(k)
-        members = {s: np.asarray(ks, dtype=np.int64) for s, ks in members.items()}
-        ids = {s: [store.ids[k] for k in ks] for s, ks in members.items()}
+        owners = np.frombuffer(store.sys, dtype=np.int32)
+        keys = np.frombuffer(store.key, dtype=np.uint64)
+        members = {s: np.flatnonzero(owners == s) for s in range(n)}
 
-        def values_of(system: int, metric: str) -> dict[str, float] | None:
-            m = metrics.index(metric) if metric in metrics else None
-            if m is None or system not in members:
+        def differences(a: int, b: int, metric: str) -> np.ndarray | None:
+            if metric not in metrics:
                 return None
-            col = store.column(m)[members[system]]
-            keep = np.flatnonzero(~np.isnan(col))
-            return {ids[system][i]: float(col[i]) for i in keep.tolist()}
+            col = store.column(metrics.index(metric))
+            ka, kb = members[a][~np.isnan(col[members[a]])], members[b][~np.isnan(col[members[b]])]
+            if not ka.size or not kb.size:
+                return None
+            # Ids matched through their digests, taken in digest order: what paired_comparison does.
+            _, ia, ib = np.intersect1d(keys[ka], keys[kb], assume_unique=True, return_indices=True)
+            return col[ka[ia]] - col[kb[ib]]
     else:
         table: dict[int, dict[str, dict[str, float]]] = {}
         for s in samples:
@@ -739,20 +654,22 @@ def compare_systems(samples: SampleValues | Iterable[Mapping[str, Any]], labels:
             for name, value in s["v"].items():
                 per_metric.setdefault(name, {})[s["id"]] = value
 
-        def values_of(system: int, metric: str) -> dict[str, float] | None:
-            return table.get(system, {}).get(metric)
+        def differences(a: int, b: int, metric: str) -> np.ndarray | None:
+            va, vb = table.get(a, {}).get(metric), table.get(b, {}).get(metric)
+            if not va or not vb:
+                return None
+            shared = sorted((id_digest(k), k) for k in set(va) & set(vb))
+            return np.array([va[k] - vb[k] for _, k in shared], dtype=float)
 
     pairs = list(combinations(range(n), 2)) if n <= ALL_PAIRS_MAX_SYSTEMS else [(0, b) for b in range(1, n)]
     out = []
     for a, b in pairs:
         for metric in metrics:
-            va = values_of(a, metric)
-            if not va:
+            diffs = differences(a, b, metric)
+            if diffs is None:
                 continue
-            vb = values_of(b, metric)
-            if not vb:
-                continue
-            result = paired_comparison(metric, labels[a], va, labels[b], vb, seed=seed, resamples=PAIRED_RESAMPLES)
+            result = paired_comparison_of_differences(metric, labels[a], labels[b], diffs, seed=seed,
+                                                      resamples=PAIRED_RESAMPLES)
             if result is None:
                 continue
             d = result.to_dict()
