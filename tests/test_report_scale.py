@@ -36,7 +36,7 @@ HALLUCINATED, UNSCORED = 40, 15
 #: ~100 MB, streaming 20,000 rows into arrays and 2,000 detailed samples ~60 MB). The old builder peaked at
 #: ~900 MB for 20,000 rows of this size.
 MAX_PEAK_MB = 300
-MAX_GROWTH_MB = 60
+MAX_GROWTH_MB = 20
 MAX_HTML_MB = 12
 
 
@@ -140,7 +140,7 @@ def test_memory_and_size_stay_bounded(scale_report, scale_run, tmp_path):
     out, big = scale_report
     small = peak_of_write_report(write_scale_run(tmp_path / "small", 2_000), tmp_path / "small.html")
     # With the table capped at the same 2,000 rows as the small run holds, 10x the samples adds only the
-    # compact arrays (8 bytes per sample and metric) and ids: memory is flat in the number of samples.
+    # 29 bytes per sample in memory (values spill to disk): memory is flat in the number of samples.
     capped = peak_of_write_report(scale_run, tmp_path / "capped.html", max_table_samples=2_000)
     big_mb, small_mb, capped_mb = (r["maxrss_kb"] / 1024 for r in (big, small, capped))
     print(f"write_report peak RSS: {small_mb:.0f} MB at 2,000 samples, {big_mb:.0f} MB at {N:,} "
@@ -148,7 +148,7 @@ def test_memory_and_size_stay_bounded(scale_report, scale_run, tmp_path):
     assert big_mb < MAX_PEAK_MB
     assert capped_mb - small_mb < MAX_GROWTH_MB
     assert big["bytes"] < MAX_HTML_MB * 2**20
-    assert capped["bytes"] < 0.6 * big["bytes"]
+    assert capped["bytes"] < 0.75 * big["bytes"]  # the default table holds 10,000 rows
 
 
 def test_page_holds_bounded_detail_and_all_aggregates(scale_report, scale_run):
