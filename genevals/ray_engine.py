@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -38,6 +39,7 @@ JUDGE_FAMILIES = registry.JUDGE_FAMILIES
 MODEL_FAMILIES = frozenset({"bertscore"})
 DEFAULT_JUDGE_CONCURRENCY = 4
 DEFAULT_ROWS_PER_PASS = 20_000
+_RAY_CLUSTER_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 
 def _score_rows(selected: Sequence[registry.Selected], rows: Sequence[str]) -> list[str]:
@@ -80,6 +82,8 @@ class _StageActor:
 
 
 def _init_ray(address: str | None, num_cpus: int | None, runtime_env: Mapping[str, Any] | None):
+    if address is None:
+        _loopback_only()
     import ray
 
     if ray.is_initialized():
@@ -90,12 +94,36 @@ def _init_ray(address: str | None, num_cpus: int | None, runtime_env: Mapping[st
     if address is None:
         kwargs["num_cpus"] = num_cpus or min(2, os.cpu_count() or 1)
         kwargs["include_dashboard"] = False
-        # A local instance serves this machine only: keep its services on loopback.
-        kwargs["_node_ip_address"] = "127.0.0.1"
     else:
         kwargs["address"] = address
     ray.init(**kwargs)
     return ray, True
+
+
+def _loopback_only() -> None:
+    """Make a local Ray instance listen on 127.0.0.1 only.
+
+    On Linux, Ray replaces a loopback node address with the machine's routable one and its GCS and raylet listen
+    on every interface. A local instance serves this machine alone, so it is started the way Ray starts
+    single-machine instances on macOS and Windows: with clusters off, every service binds to loopback
+    (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``; Ray reads it at import, so an already-imported Ray gets the
+    same setting on its constants module)."""
+    os.environ[_RAY_CLUSTER_SWITCH] = "0"
+    constants = sys.modules.get("ray._private.ray_constants")
+    if constants is not None and hasattr(constants, "ENABLE_RAY_CLUSTER"):
+        constants.ENABLE_RAY_CLUSTER = False
+
+
+def _restore_cluster_switch(previous: str | None) -> None:
+    """After a local instance stops, a later call in this process may join a real cluster."""
+    if previous is None:
+        os.environ.pop(_RAY_CLUSTER_SWITCH, None)
+    else:
+        os.environ[_RAY_CLUSTER_SWITCH] = previous
+    constants = sys.modules.get("ray._private.ray_constants")
+    if constants is not None and hasattr(constants, "ENABLE_RAY_CLUSTER"):
+        constants.ENABLE_RAY_CLUSTER = previous not in ("0", "false", "False") if previous is not None \
+            else not getattr(constants, "IS_WINDOWS_OR_OSX", False)
 
 
 def evaluate(
@@ -155,6 +183,7 @@ def evaluate(
                            meta={"engine": "ray", **(meta or {})}, append=True)
     done = replay_previous(recorder, out) if resume else set()
     ray, started, interrupted = None, False, False
+    cluster_switch = os.environ.get(_RAY_CLUSTER_SWITCH)
     try:
         todo = (s for s in iter_samples(data, column_map)
                 if not isinstance(s, InputError) and sample_key_digest(s.system, s.id) not in done)
@@ -173,6 +202,8 @@ def evaluate(
     finally:
         if ray is not None and (shutdown or (shutdown is None and started)):
             ray.shutdown()
+            if address is None:
+                _restore_cluster_switch(cluster_switch)
         results = recorder.finish(n_input_rows=n_good + len(errors), interrupted=interrupted)
     return results
 

@@ -162,3 +162,49 @@ def test_cli_resume_on_ray_after_a_crash_equals_an_uninterrupted_run(both):
     assert resumed["meta"].pop("engine") == "ray"
     resumed["meta"].pop("input"), resumed["meta"].pop("fail_under")
     assert resumed == local
+
+
+def _listening() -> set[tuple[str, int]]:
+    """TCP listening sockets on this machine, from /proc/net/tcp{,6}: (address, port)."""
+    import ipaddress
+
+    found = set()
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(name).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            if state != "0A":  # LISTEN
+                continue
+            hex_ip, hex_port = local.split(":")
+            raw = bytes.fromhex(hex_ip)
+            # The kernel prints each 32-bit word in host (little-endian) order.
+            raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+            found.add((str(ipaddress.ip_address(raw)), int(hex_port, 16)))
+    return found
+
+
+def _loopback(address: str) -> bool:
+    import ipaddress
+
+    ip = ipaddress.ip_address(address)
+    return ip.is_loopback or (ip.version == 6 and ip.ipv4_mapped is not None and ip.ipv4_mapped.is_loopback)
+
+
+def test_local_ray_listens_on_loopback_only():
+    from genevals.ray_engine import _init_ray
+
+    if not Path("/proc/net/tcp").exists():
+        pytest.skip("needs /proc/net/tcp (Linux)")
+    before = _listening()
+    ray_module, started = _init_ray(None, 1, None)
+    try:
+        assert started
+        opened = _listening() - before
+        assert opened, "Ray opened no listening socket?"
+        assert all(_loopback(address) for address, _ in opened), sorted(opened)
+    finally:
+        ray_module.shutdown()
+    print(f"local Ray: {len(opened)} listening sockets, all on loopback")
