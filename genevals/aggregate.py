@@ -63,6 +63,9 @@ def summarise(values: Iterable[float | None], statuses: Iterable[str] | Mapping[
     """Mean and bootstrap interval of the scored values; ``statuses`` is one status per sample, or their counts."""
     scored = (values if isinstance(values, np.ndarray)
               else np.asarray([v for v in values if v is not None], dtype=float))
+    # Sorted, so the mean and the bootstrap depend on the values only, not on the order samples finished in
+    # (judged samples are written as they finish): the same input gives the same summary, byte for byte.
+    scored = np.sort(scored)
     counts = Counter(statuses) if not isinstance(statuses, Mapping) else Counter(dict(statuses))
     unscored = sum(n for status, n in counts.items() if status != "ok")
     if not scored.size:

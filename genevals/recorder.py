@@ -34,23 +34,29 @@ class RunRecorder:
             out.mkdir(parents=True, exist_ok=True)
             self.handle = open(out / RESULTS_FILE, "a" if append else "w", encoding="utf-8")
 
-    def record(self, result: SampleResult) -> None:
-        """Count a result in the summary (one already in results.jsonl, when resuming)."""
+    def record(self, result: SampleResult, *, in_memory: bool = True) -> None:
+        """Count a result in the summary (one already in results.jsonl, when resuming). ``in_memory=False``:
+        the caller adds it to ``Results.samples`` later, with :meth:`keep`, to keep those in input order."""
         self.acc.add(result)
-        if self.keep_samples:
-            self.results.samples.append(result)
+        if in_memory:
+            self.keep([result])
         for sel in self.corpus_families:
             totals = self.corpus_totals.setdefault((sel.family, result.sample.system), CorpusTotals())
             totals.add(sel.metric.corpus_statistics(result.metrics))
 
-    def write(self, results: Iterable[SampleResult]) -> None:
-        """Append new results to results.jsonl, flush, then count them."""
+    def write(self, results: Iterable[SampleResult], *, in_memory: bool = True) -> None:
+        """Append new results to results.jsonl, flush, then count them (``in_memory`` as for :meth:`record`)."""
         results = list(results)
         if self.handle is not None:
             self.handle.write("".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in results))
             self.handle.flush()
         for result in results:
-            self.record(result)
+            self.record(result, in_memory=in_memory)
+
+    def keep(self, results: Iterable[SampleResult]) -> None:
+        """Add results already written and counted to ``Results.samples`` (when keeping samples)."""
+        if self.keep_samples:
+            self.results.samples.extend(results)
 
     def finish(self, *, n_input_rows: int, interrupted: bool = False) -> Results:
         """Corpus scores, signatures (taken now: some settings are only known after scoring), summary files."""

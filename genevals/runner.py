@@ -1,8 +1,10 @@
 """Streams samples through the metrics and writes each result as soon as it exists.
 
 Two passes over the input: the first validates every row (so by default nothing is scored when any row is
-bad), the second scores in chunks. Results are appended and flushed chunk by chunk, so a crash loses at most
-the chunk in flight, and ``resume`` skips what is already in the results file.
+bad), the second scores in chunks. Without an LLM judge, results are appended and flushed chunk by chunk; with
+one, each sample is appended and flushed the moment the judge is done with it (results.jsonl is then in
+completion order), so a crash loses at most the samples in flight, and ``resume`` skips what is already in the
+results file.
 """
 from __future__ import annotations
 
@@ -54,21 +56,80 @@ def _score_with(metric: Metric, samples: Sequence[Sample]) -> list[dict[str, Met
     return metric.score(samples)
 
 
+def _score_family(sel: registry.Selected, chunk: Sequence[Sample], pool: ProcessPoolExecutor | None,
+                  workers: int) -> list[dict[str, MetricResult]]:
+    if pool is not None and sel.family in registry.PROCESS_PARALLEL and len(chunk) >= 2 * workers:
+        step = -(-len(chunk) // workers)
+        parts = [chunk[i:i + step] for i in range(0, len(chunk), step)]
+        return [r for part in pool.map(_score_with, [sel.metric] * len(parts), parts) for r in part]
+    return sel.metric.score(chunk)
+
+
+def _streamed_family(selected: Sequence[registry.Selected]) -> registry.Selected | None:
+    """The family whose samples are written one by one as they finish: the last judge, scored last."""
+    judges = [s for s in selected if s.family in registry.JUDGE_FAMILIES]
+    return judges[-1] if judges else None
+
+
 def _score_chunk(selected: Sequence[registry.Selected], chunk: Sequence[Sample],
-                 pool: ProcessPoolExecutor | None, workers: int) -> list[SampleResult]:
+                 pool: ProcessPoolExecutor | None, workers: int,
+                 on_done: Callable[[int, SampleResult], None] | None = None) -> list[SampleResult]:
+    """The chunk's results, in input order.
+
+    With ``on_done``, the last judge family (if any) runs last, through ``score_each``, and
+    ``on_done(index, result)`` is called for each sample the moment that family is done with it; the other
+    families score the whole chunk first, the fast ones before the judges."""
+    streamed = _streamed_family(selected) if on_done is not None else None
+    outputs: list[dict[str, dict[str, MetricResult]]] = [{} for _ in chunk]  # per sample: family -> outputs
+    for sel in sorted((s for s in selected if s is not streamed), key=lambda s: s.family in registry.JUDGE_FAMILIES):
+        for by_family, got in zip(outputs, _score_family(sel, chunk, pool, workers)):
+            by_family[sel.family] = got
     results = [SampleResult(sample=s) for s in chunk]
-    for sel in selected:
-        if pool is not None and sel.family in registry.PROCESS_PARALLEL and len(chunk) >= 2 * workers:
-            step = -(-len(chunk) // workers)
-            parts = [chunk[i:i + step] for i in range(0, len(chunk), step)]
-            per_sample = [r for part in pool.map(_score_with, [sel.metric] * len(parts), parts) for r in part]
-        else:
-            per_sample = sel.metric.score(chunk)
-        for result, outputs in zip(results, per_sample):
-            for name, value in outputs.items():
+
+    def finish(index: int) -> SampleResult:
+        # The selected order, whatever order the families ran in: results.jsonl has always listed them so.
+        for sel in selected:
+            for name, value in outputs[index][sel.family].items():
                 if sel.keep(name):
-                    result.metrics[name] = value
+                    results[index].metrics[name] = value
+        return results[index]
+
+    if streamed is None or on_done is None:
+        return [finish(index) for index in range(len(chunk))]
+    family, done = streamed.family, on_done
+
+    def emit(index: int, got: dict[str, MetricResult]) -> None:
+        outputs[index][family] = got
+        done(index, finish(index))
+
+    streamed.metric.score_each(chunk, emit)
     return results
+
+
+def _write_streamed(recorder: RunRecorder, selected: Sequence[registry.Selected], chunk: Sequence[Sample],
+                    pool: ProcessPoolExecutor | None, workers: int,
+                    progress: Callable[[int], None] | None) -> None:
+    """Score a chunk with a judge family, writing each sample to results.jsonl the moment it is done.
+
+    results.jsonl is then in completion order; ``Results.samples`` stays in input order, also when the chunk
+    is cut short (Ctrl-C), for what was written by then."""
+    written: dict[int, SampleResult] = {}
+
+    def write_one(index: int, result: SampleResult) -> None:
+        if index in written:  # a metric that emitted a sample twice must not write it twice
+            raise RuntimeError(f"sample {result.sample.origin or index} was finished twice")
+        recorder.write([result], in_memory=False)
+        written[index] = result
+        if progress is not None:
+            progress(1)
+
+    try:
+        _score_chunk(selected, chunk, pool, workers, write_one)
+    finally:
+        recorder.keep(written[index] for index in sorted(written))
+    if len(written) != len(chunk):
+        missing = [chunk[i].origin or chunk[i].id for i in range(len(chunk)) if i not in written]
+        raise RuntimeError(f"{len(missing)} sample(s) were scored but never finished: {missing[:5]}")
 
 
 def validate(source: Any, column_map: Mapping[str, str] | None = None) -> tuple[int, list[InputError]]:
@@ -129,10 +190,11 @@ def evaluate(
     if workers is None:
         workers = min(2, os.cpu_count() or 1) if n_good >= PARALLEL_THRESHOLD else 1
     if chunk_size is None:
-        # Judge calls are slow and paid: write their results in small chunks, so a crash loses little
-        # (and the judge cache makes even that free to redo). A chunk's samples are all in flight together
-        # and the next chunk waits for its slowest, so keep at least 2x the judge's concurrency per chunk,
-        # or --concurrency above 8 would buy nothing (benchmarks/RESULTS.md, "Judge throughput").
+        # Judged samples are written one by one as they finish, whatever the chunk size. A chunk's samples
+        # are all in flight together and the next chunk waits for its slowest, so keep at least 2x the
+        # judge's concurrency per chunk, or --concurrency above 8 would buy nothing (benchmarks/RESULTS.md,
+        # "Judge throughput"); but no more: the judge client serves calls about in arrival order, so every
+        # sample's first call goes before any second one, and a bigger chunk delays its first results.
         judges = [s for s in selected if s.family in registry.JUDGE_FAMILIES]
         concurrency = max((getattr(getattr(s.metric, "runtime", None), "concurrency", 0) for s in judges),
                           default=0)
@@ -149,10 +211,16 @@ def evaluate(
     try:
         todo = (s for s in iter_samples(data, column_map)
                 if not isinstance(s, InputError) and sample_key_digest(s.system, s.id) not in done)
+        total = n_good - len(done)
+        advance = (lambda n: progress(n, total)) if progress is not None else None
+        stream = _streamed_family(selected) is not None
         for chunk in chunked(todo, chunk_size if pool is None else max(chunk_size, 1000)):
-            recorder.write(_score_chunk(selected, chunk, pool, workers))
-            if progress is not None:
-                progress(len(chunk), n_good - len(done))
+            if stream:
+                _write_streamed(recorder, selected, chunk, pool, workers, advance)
+            else:
+                recorder.write(_score_chunk(selected, chunk, pool, workers))
+                if advance is not None:
+                    advance(len(chunk))
     except KeyboardInterrupt:
         interrupted = True
         raise

@@ -14,8 +14,9 @@ uninterrupted run into another folder with its own fresh judge cache:
    there are at most ``concurrency`` such requests in flight). Requests are compared body by body, which pins
    the repeated ones down exactly: they are the only bodies both runs sent.
 
-The runner writes judge results every 16 samples (``evaluate(chunk_size=None)`` picks 16 when a judge metric
-runs), so 60 samples give 3 chunks written before the last one is scored.
+The runner writes each judged sample as soon as it is done (in chunks of 16 samples in flight at a time:
+``evaluate(chunk_size=None)`` picks 16 when a judge metric runs), so the kill finds lines written and samples
+whose first judge call is answered (and cached) but whose line is not.
 """
 from __future__ import annotations
 

@@ -2,13 +2,19 @@
 
 A metric family may produce several named outputs (ROUGE gives rouge1, rouge2, rougeL). Scoring takes a
 batch so that families which benefit from batching (BERTScore, the judge) can do so; simple metrics loop.
+``score_each`` hands each sample's outputs over as soon as they exist, so the runner can write a judged
+sample without waiting for the slowest one of its batch.
 """
 from __future__ import annotations
 
 import abc
-from typing import Any, Iterable, Mapping, Sequence
+import asyncio
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from genevals.types import MetricResult, Sample
+
+#: ``emit(index, outputs)``: the outputs of ``samples[index]``, called once per sample.
+Emit = Callable[[int, dict[str, MetricResult]], None]
 
 
 class Metric(abc.ABC):
@@ -26,6 +32,24 @@ class Metric(abc.ABC):
     @abc.abstractmethod
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         """One dict (output name -> result) per sample, in the order given."""
+
+    def score_each(self, samples: Sequence[Sample], emit: Emit) -> None:
+        """Call ``emit`` once per sample, as soon as that sample's outputs exist (in any order).
+
+        Default: score the whole batch, then emit in order; metrics whose samples finish at very different
+        times (the LLM judges) override it."""
+        for index, outputs in enumerate(self.score(samples)):
+            emit(index, outputs)
+
+    def _collect(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
+        """``score`` for metrics built on ``score_each``: its outputs, back in input order."""
+        out: list[dict[str, MetricResult]] = [{} for _ in samples]
+
+        def keep(index: int, outputs: dict[str, MetricResult]) -> None:
+            out[index] = outputs
+
+        self.score_each(samples, keep)
+        return out
 
     def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
         """One sample's sufficient statistics for corpus-level values, to be summed key by key (sacrebleu's
@@ -51,6 +75,29 @@ class Metric(abc.ABC):
         """Output name -> one-line definition, for ``genevals metrics``."""
         doc = (type(self).__doc__ or "").strip()
         return {name: doc for name in self.output_names()}
+
+
+class ConcurrentMetric(Metric):
+    """A metric that scores each sample in its own coroutine, a whole batch at once (the LLM judges: their
+    client's semaphore, not the batch, bounds the requests in flight)."""
+
+    @abc.abstractmethod
+    async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:
+        """One sample's outputs; never raises for the sample's sake (failures become unscored results)."""
+
+    def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
+        return self._collect(samples)
+
+    def score_each(self, samples: Sequence[Sample], emit: Emit) -> None:
+        from genevals.judge.client import run_sync
+
+        run_sync(lambda: self._score_each(samples, emit))
+
+    async def _score_each(self, samples: Sequence[Sample], emit: Emit) -> None:
+        async def one(index: int, sample: Sample) -> None:
+            emit(index, await self._score_safe(sample))
+
+        await asyncio.gather(*(one(index, sample) for index, sample in enumerate(samples)))
 
 
 class CorpusTotals:

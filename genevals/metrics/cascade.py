@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from genevals import types
-from genevals.metrics.base import Metric, usage_statistics
+from genevals.metrics.base import Emit, Metric, usage_statistics
 from genevals.metrics.grounding import OUTPUTS, Grounding
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
@@ -72,28 +72,39 @@ class Cascade(Metric):
         }
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
+        return self._collect(samples)
+
+    def score_each(self, samples: Sequence[Sample], emit: Emit) -> None:
+        """Answers settled locally are emitted at once, the LLM's as each of its verdicts comes back."""
         local = self.local.score(samples)
-        out: list[dict[str, MetricResult] | None] = [None] * len(samples)
         to_llm = []
         for i, result in enumerate(local):
             faith = result["faithfulness"]
             conf = faith.details.get("confidence") if faith.status == types.OK else None
             if faith.status in _LOCAL_FINAL or (conf is not None and conf >= self.settle_confidence):
-                out[i] = self._tag(result, "local", conf, sent_to_llm=False)
+                emit(i, self._tag(result, "local", conf, sent_to_llm=False))
             else:
                 to_llm.append(i)
-        if to_llm:
-            judged = self.judge.score([samples[i] for i in to_llm])
-            for i, result in zip(to_llm, judged):
-                faith = result["faithfulness"]
-                local_faith = local[i]["faithfulness"]
-                conf = local_faith.details.get("confidence") if local_faith.status == types.OK else None
-                if faith.status != types.OK and self.fallback == "local" and local_faith.status == types.OK:
-                    out[i] = self._tag(local[i], "local", conf, sent_to_llm=True,
-                                       fallback=f"LLM judge {faith.status}: {faith.reason}")
-                else:
-                    out[i] = self._tag(result, "llm", conf, sent_to_llm=True)
-        return out  # type: ignore[return-value]
+        if not to_llm:
+            return
+
+        def judged(k: int, result: dict[str, MetricResult]) -> None:
+            i = to_llm[k]
+            faith = result["faithfulness"]
+            local_faith = local[i]["faithfulness"]
+            conf = local_faith.details.get("confidence") if local_faith.status == types.OK else None
+            if faith.status != types.OK and self.fallback == "local" and local_faith.status == types.OK:
+                emit(i, self._tag(local[i], "local", conf, sent_to_llm=True,
+                                  fallback=f"LLM judge {faith.status}: {faith.reason}"))
+            else:
+                emit(i, self._tag(result, "llm", conf, sent_to_llm=True))
+
+        unsure = [samples[i] for i in to_llm]
+        if hasattr(self.judge, "score_each"):
+            self.judge.score_each(unsure, judged)
+        else:  # a judge given ready-made (a test double) may offer only score()
+            for k, result in enumerate(self.judge.score(unsure)):
+                judged(k, result)
 
     def _tag(self, result: Mapping[str, MetricResult], by: str, conf: float | None,
              **extra: Any) -> dict[str, MetricResult]:

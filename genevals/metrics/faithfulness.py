@@ -35,11 +35,11 @@ from rapidfuzz import fuzz
 
 from genevals import types
 from genevals.judge import prompts
-from genevals.judge.client import CallRecord, JudgeError, SampleUsage, estimate_tokens, run_sync
+from genevals.judge.client import CallRecord, JudgeError, SampleUsage, estimate_tokens
 from genevals.judge.locate import FUZZY_THRESHOLD, content_words, grounded_fraction, locate, locate_parts
 from genevals.judge.parse import ParseError, parse_claims, parse_verdicts
 from genevals.judge.runtime import JudgeRuntime, detect_refusal
-from genevals.metrics.base import Metric, usage_statistics
+from genevals.metrics.base import ConcurrentMetric, usage_statistics
 from genevals.signature import make_signature
 from genevals.types import Claim, Context, MetricResult, Sample, Verdict
 
@@ -109,7 +109,7 @@ def split_windows(contexts: Sequence[Context], budget_chars: int) -> list[_Windo
     return windows
 
 
-class Faithfulness(Metric):
+class Faithfulness(ConcurrentMetric):
     """Share of the answer's claims that the contexts support (LLM judge: decompose, verify, score).
 
     faithfulness = supported / n, contradiction_rate = contradicted / n, unverifiable_rate =
@@ -172,17 +172,11 @@ class Faithfulness(Metric):
                                  "(missing verdicts count here)",
         }
 
-    def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
-        return run_sync(lambda: self._score_all(samples))
-
     def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
         """The sample's judge usage (requests, tokens, cost or the dry-run estimate), summed per system."""
         return usage_statistics(outputs.get("faithfulness"), "judge_")
 
     # -- scoring ---------------------------------------------------------------------------------------
-    async def _score_all(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
-        return list(await asyncio.gather(*(self._score_safe(s) for s in samples)))
-
     def _base_details(self, usage: SampleUsage) -> dict[str, Any]:
         details: dict[str, Any] = {"judge": self.runtime.judge_info(), "usage": self.runtime.usage_dict(usage)}
         if self.warning:

@@ -7,16 +7,15 @@ retries, cache and usage accounting as ``faithfulness``.
 """
 from __future__ import annotations
 
-import asyncio
 import re
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from genevals import types
 from genevals.judge import prompts
-from genevals.judge.client import CallRecord, JudgeError, SampleUsage, estimate_tokens, run_sync
+from genevals.judge.client import CallRecord, JudgeError, SampleUsage, estimate_tokens
 from genevals.judge.parse import ParseError, parse_rubric
 from genevals.judge.runtime import JudgeRuntime
-from genevals.metrics.base import Metric, usage_statistics
+from genevals.metrics.base import ConcurrentMetric, usage_statistics
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
@@ -32,7 +31,7 @@ DRY_RUN = "dry_run"
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 
-class Rubric(Metric):
+class Rubric(ConcurrentMetric):
     """LLM judge rubric: 1-5 per criterion, reported as (score - 1) / 4.
 
     Criteria: coherence, relevance, fluency, coverage, plus ``criteria`` (name -> description; a default
@@ -87,12 +86,6 @@ class Rubric(Metric):
         """The sample's judge usage (requests, tokens, cost), summed into the system's totals."""
         result = outputs.get(self.output_names()[0])
         return usage_statistics(result, "rubric_judge_")
-
-    def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
-        return run_sync(lambda: self._score_all(samples))
-
-    async def _score_all(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
-        return list(await asyncio.gather(*(self._score_safe(s) for s in samples)))
 
     def _common(self) -> dict[str, Any]:
         d: dict[str, Any] = {"judge": self.runtime.judge_info()}

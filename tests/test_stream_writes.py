@@ -1,0 +1,191 @@
+"""Judged samples reach results.jsonl one by one, as each finishes, not when their whole chunk does.
+
+tests/fault_server.py's honest judge answers after a short latency, except for the one answer carrying the
+HOLD marker: its requests wait until the test releases them. All samples fit in one chunk, so before this
+behaviour nothing could be written until the held sample was done.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from genevals import types
+from genevals.metrics.cascade import Cascade
+from genevals.runner import evaluate
+from genevals.types import MetricResult, Sample
+from tests.fault_server import FaultServer
+
+REPO = Path(__file__).resolve().parents[1]
+HOLD = "HOLDTHISSAMPLE"
+CONTEXT = ("Marie Curie was born in Warsaw. Marie Curie won the Nobel Prize in Physics in 1903. "
+           "Marie Curie discovered polonium.")
+N = 8
+HELD = "s2"
+JUDGED = ["faithfulness", "contradiction_rate", "unverifiable_rate"]
+
+
+class HoldServer(FaultServer):
+    """Answers after ``latency``; requests about the answer with the HOLD marker wait for ``release``."""
+
+    def __init__(self, latency: float) -> None:
+        super().__init__()
+        self.latency = latency
+        self.holding = threading.Event()
+        self.release = threading.Event()
+
+    def _handle(self, h, body):
+        if HOLD in body["messages"][0]["content"]:
+            self.holding.set()
+            self.release.wait(timeout=120)
+        else:
+            time.sleep(self.latency)
+        return super()._handle(h, body)
+
+
+def rows() -> list[dict[str, Any]]:
+    return [{"id": f"s{i}", "system": "a", "question": "Who was Marie Curie?",
+             "answer": "Marie Curie was born in Warsaw. Marie Curie liked tea." + (f" {HOLD}." if f"s{i}" == HELD
+                                                                                    else f" Variant {i}."),
+             "references": ["Marie Curie was born in Warsaw."], "contexts": [CONTEXT]} for i in range(N)]
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    """Complete lines only: one may be half written when we look."""
+    if not path.exists():
+        return []
+    text = path.read_text(encoding="utf-8")
+    return [json.loads(line) for line in text[:text.rfind("\n") + 1].splitlines() if line.strip()]
+
+
+def wait_for_lines(path: Path, n: int, alive, seconds: float = 60) -> list[dict[str, Any]]:
+    deadline = time.time() + seconds
+    while time.time() < deadline and len(lines(path)) < n and alive():
+        time.sleep(0.02)
+    return lines(path)
+
+
+def test_fast_samples_are_written_while_a_slow_one_of_the_same_chunk_is_judged(tmp_path):
+    out = tmp_path / "out"
+    results_path = out / "results.jsonl"
+    got: dict[str, Any] = {}
+    with HoldServer(latency=0.02) as server:
+        options = {"faithfulness": {"backend": "openai", "base_url": server.base_url, "model": "test",
+                                    "concurrency": 4, "cache": False, "api_key": "dummy"}}
+
+        def run() -> None:
+            got["results"] = evaluate(rows(), ["faithfulness", "token_f1"], options=options, out_dir=out)
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        try:
+            early = wait_for_lines(results_path, N - 1, thread.is_alive)
+            # The held sample is still being judged: its requests are waiting in the server.
+            assert thread.is_alive() and server.holding.is_set() and not server.release.is_set()
+            assert sorted(r["id"] for r in early) == sorted(f"s{i}" for i in range(N) if f"s{i}" != HELD)
+            assert len(lines(results_path)) == N - 1
+        finally:
+            server.release.set()
+            thread.join(120)
+    assert not thread.is_alive()
+
+    final = lines(results_path)
+    assert [r["id"] for r in final[:N - 1]] == [r["id"] for r in early]  # written lines are never rewritten
+    assert [r["id"] for r in final].count(HELD) == 1 and final[-1]["id"] == HELD and len(final) == N
+    for row in final:  # metrics listed in the selected order, whatever order the families ran in
+        assert list(row["metrics"]) == JUDGED + ["token_f1"]
+        assert row["metrics"]["faithfulness"]["status"] == types.OK
+    # in memory, the input order is kept
+    results = got["results"]
+    assert [r.sample.id for r in results] == [f"s{i}" for i in range(N)]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["systems"]["a"]["faithfulness"]["scored"] == summary["systems"]["a"]["token_f1"]["scored"] == N
+
+
+def test_ctrl_c_keeps_every_sample_already_judged(tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows()), encoding="utf-8")
+    out = tmp_path / "out"
+    env = {**os.environ, "OPENAI_API_KEY": "dummy", "HF_HUB_OFFLINE": "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    with HoldServer(latency=0.02) as server:
+        proc = subprocess.Popen([sys.executable, "-m", "genevals", "run", str(data), "--out", str(out), "-q",
+                                 "--metrics", "token_f1,faithfulness", "--judge-backend", "openai",
+                                 "--judge-base-url", server.base_url, "--judge-model", "test", "--no-judge-cache"],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for_lines(out / "results.jsonl", N - 1, lambda: proc.poll() is None)
+            assert proc.poll() is None and server.holding.is_set()
+            proc.send_signal(signal.SIGINT)
+            stderr = proc.communicate(timeout=120)[1]
+        finally:
+            server.release.set()
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr[-3000:]
+    done = lines(out / "results.jsonl")
+    assert sorted(r["id"] for r in done) == sorted(f"s{i}" for i in range(N) if f"s{i}" != HELD)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["meta"]["interrupted"] is True
+    assert summary["systems"]["a"]["token_f1"]["scored"] == summary["systems"]["a"]["faithfulness"]["scored"] == N - 1
+
+
+# -- cascade: settled answers go out before the LLM is asked about the rest ----------------------------------
+
+def _outputs(value: float, status: str = types.OK, **details: Any) -> dict[str, MetricResult]:
+    if status != types.OK:
+        return {name: MetricResult.unscored(name, status, "reason", **details) for name in JUDGED}
+    return {"faithfulness": MetricResult("faithfulness", value, details=details),
+            "contradiction_rate": MetricResult("contradiction_rate", 0.0),
+            "unverifiable_rate": MetricResult("unverifiable_rate", 1.0 - value)}
+
+
+class _Local:
+    """Stands in for the grounding checker: the confidence is in the sample's question."""
+
+    def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
+        return [_outputs(0.5, confidence=float(s.question)) for s in samples]
+
+
+class _Judge:
+    """Emits its verdicts in reverse order, as a judge's samples may finish; remembers what was out before."""
+
+    def __init__(self, emitted: list[int]) -> None:
+        self.emitted = emitted
+        self.emitted_before: list[int] = []
+
+    def score_each(self, samples: Sequence[Sample], emit) -> None:
+        self.emitted_before = list(self.emitted)
+        for k in reversed(range(len(samples))):
+            emit(k, _outputs(1.0) if samples[k].id != "fails" else _outputs(0.0, types.JUDGE_ERROR))
+
+
+def test_cascade_emits_settled_answers_first_and_each_llm_verdict_once():
+    samples = [Sample(id=sid, answer="An answer.", question=conf)
+               for sid, conf in (("sure", "0.95"), ("unsure", "0.6"), ("fails", "0.7"), ("sure2", "0.99"))]
+    emitted: list[int] = []
+    outputs: dict[int, dict[str, MetricResult]] = {}
+    judge = _Judge(emitted)
+    cascade = Cascade(settle_confidence=0.9, judge=judge)
+    cascade.local = _Local()  # type: ignore[assignment]
+
+    def emit(index: int, out: dict[str, MetricResult]) -> None:
+        emitted.append(index)
+        outputs[index] = out
+
+    cascade.score_each(samples, emit)
+    assert judge.emitted_before == [0, 3]  # the settled answers were out before the judge was asked
+    assert emitted == [0, 3, 2, 1]  # then the judge's, in the order it finished them
+    settled = {i: outputs[i]["faithfulness"].details["cascade"]["settled_by"] for i in outputs}
+    assert settled == {0: "local", 1: "llm", 2: "local", 3: "local"}
+    assert "judge_error" in outputs[2]["faithfulness"].details["cascade"]["fallback"]
+    # score() gives the same outputs, in input order
+    in_order = cascade.score(samples)
+    assert [o["faithfulness"].value for o in in_order] == [outputs[i]["faithfulness"].value for i in range(4)]
