@@ -206,6 +206,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     except (InputError, UnknownMetric) as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except ConnectionError as exc:  # --ray-address that does not answer, or refuses this client
+        print(f"genevals: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print(f"\ngenevals: interrupted; partial results and summary are in {args.out}", file=sys.stderr)
         return EXIT_INTERRUPTED
