@@ -52,9 +52,6 @@ class SpillingColumns:
     def __contains__(self, key: Hashable) -> bool:
         return key in self._buffers
 
-    def __len__(self) -> int:
-        return len(self._buffers)
-
     def keys(self) -> Iterator[Hashable]:
         return iter(self._buffers)
 

@@ -29,10 +29,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from genevals import registry
 from genevals.aggregate import DEFAULT_SEED
-from genevals.io import InputError, iter_samples, sample_key_digest
-from genevals.recorder import RunRecorder
 from genevals.results import Results
-from genevals.runner import chunked, plan_run, prepare_out_dir, replay_previous
+from genevals.runner import chunked, plan_run, start_run
 from genevals.types import Sample, SampleResult
 
 JUDGE_FAMILIES = registry.JUDGE_FAMILIES
@@ -121,9 +119,10 @@ def _restore_cluster_switch(previous: str | None) -> None:
     else:
         os.environ[_RAY_CLUSTER_SWITCH] = previous
     constants = sys.modules.get("ray._private.ray_constants")
-    if constants is not None and hasattr(constants, "ENABLE_RAY_CLUSTER"):
-        constants.ENABLE_RAY_CLUSTER = previous not in ("0", "false", "False") if previous is not None \
-            else not getattr(constants, "IS_WINDOWS_OR_OSX", False)
+    if constants is not None and hasattr(constants, "ENABLE_RAY_CLUSTER") and hasattr(constants, "env_bool"):
+        # Re-read the switch the way Ray read it at import.
+        constants.ENABLE_RAY_CLUSTER = constants.env_bool(_RAY_CLUSTER_SWITCH,
+                                                          not getattr(constants, "IS_WINDOWS_OR_OSX", False))
 
 
 def evaluate(
@@ -177,16 +176,11 @@ def evaluate(
         batch_size=batch_size, bertscore_actors=max(1, bertscore_actors), bertscore_gpus=bertscore_gpus,
         judge_concurrency=max(1, judge_concurrency or DEFAULT_JUDGE_CONCURRENCY))
 
-    out = Path(out_dir) if out_dir is not None else None
-    prepare_out_dir(out, resume)
-    recorder = RunRecorder(selected, out, errors=errors, seed=seed, keep_samples=keep_samples,
-                           meta={"engine": "ray", **(meta or {})}, append=True)
-    done = replay_previous(recorder, out) if resume else set()
+    recorder, todo, n_done = start_run(data, column_map, selected, errors, out_dir, resume, seed, keep_samples,
+                                       {"engine": "ray", **(meta or {})})
     ray, started, interrupted = None, False, False
     cluster_switch = os.environ.get(_RAY_CLUSTER_SWITCH)
     try:
-        todo = (s for s in iter_samples(data, column_map)
-                if not isinstance(s, InputError) and sample_key_digest(s.system, s.id) not in done)
         for part in chunked(todo, rows_per_pass):
             if ray is None:  # started only when there is something to score
                 ray, started = _init_ray(address, num_cpus, runtime_env)
@@ -195,7 +189,7 @@ def evaluate(
                 scored = [SampleResult.from_dict(json.loads(line)) for line in block["row"]]
                 recorder.write(scored)
                 if progress is not None:
-                    progress(len(scored), n_good - len(done))
+                    progress(len(scored), n_good - n_done)
     except KeyboardInterrupt:
         interrupted = True
         raise

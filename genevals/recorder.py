@@ -5,12 +5,12 @@ their files are the same by construction.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from genevals import registry
 from genevals.io import InputError, SkippedRow
-from genevals.metrics.base import CorpusTotals
 from genevals.results import RESULTS_FILE, SKIPPED_FILE, SUMMARY_FILE, Results, SummaryAccumulator, build_summary
 from genevals.types import SampleResult
 
@@ -24,8 +24,9 @@ class RunRecorder:
         self.seed = seed
         self.acc = SummaryAccumulator()
         self.corpus_families = [s for s in selected if s.metric.has_corpus_scores]
-        # (family, system) -> running sums of the corpus statistics: constant memory per system.
-        self.corpus_totals: dict[tuple[str, str], CorpusTotals] = {}
+        # family -> system -> running sums of the corpus statistics (Counter.update adds key by key):
+        # constant memory per system, as in sacrebleu.
+        self.corpus_totals: dict[str, dict[str, Counter]] = {s.family: {} for s in self.corpus_families}
         self.results = Results(
             skipped=[SkippedRow(e.source + (f":{e.line}" if e.line else ""), e.field, e.message) for e in errors],
             seed=seed, meta={"metrics": [s.family for s in selected], **meta})
@@ -41,8 +42,8 @@ class RunRecorder:
         if in_memory:
             self.keep([result])
         for sel in self.corpus_families:
-            totals = self.corpus_totals.setdefault((sel.family, result.sample.system), CorpusTotals())
-            totals.add(sel.metric.corpus_statistics(result.metrics))
+            totals = self.corpus_totals[sel.family].setdefault(result.sample.system, Counter())
+            totals.update(sel.metric.corpus_statistics(result.metrics) or {})
 
     def write(self, results: Iterable[SampleResult], *, in_memory: bool = True) -> None:
         """Append new results to results.jsonl, flush, then count them (``in_memory`` as for :meth:`record`)."""
@@ -65,9 +66,9 @@ class RunRecorder:
             self.handle = None
         results = self.results
         for sel in self.corpus_families:
-            for (family, system), totals in sorted(self.corpus_totals.items()):
-                if family == sel.family and totals.sums:
-                    results.corpus.setdefault(system, {}).update(sel.metric.corpus_from_statistics(totals.sums))
+            for system, totals in sorted(self.corpus_totals[sel.family].items()):
+                if totals:
+                    results.corpus.setdefault(system, {}).update(sel.metric.corpus_from_statistics(totals))
         results.signatures = {sel.family: sel.metric.signature() for sel in self.selected}
         results.meta["interrupted"] = interrupted
         results.meta["n_input_rows"] = n_input_rows

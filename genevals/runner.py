@@ -200,18 +200,12 @@ def evaluate(
                           default=0)
         chunk_size = max(16, 2 * concurrency) if judges else 512
 
-    out = Path(out_dir) if out_dir is not None else None
-    prepare_out_dir(out, resume)
-    recorder = RunRecorder(selected, out, errors=errors, seed=seed, keep_samples=keep_samples,
-                           meta=meta or {}, append=True)
-    done = replay_previous(recorder, out) if resume else set()
-
+    recorder, todo, n_done = start_run(data, column_map, selected, errors, out_dir, resume, seed, keep_samples,
+                                       meta or {})
     pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
     interrupted = False
     try:
-        todo = (s for s in iter_samples(data, column_map)
-                if not isinstance(s, InputError) and sample_key_digest(s.system, s.id) not in done)
-        total = n_good - len(done)
+        total = n_good - n_done
         advance = (lambda n: progress(n, total)) if progress is not None else None
         stream = _streamed_family(selected) is not None
         for chunk in chunked(todo, chunk_size if pool is None else max(chunk_size, 1000)):
@@ -231,7 +225,22 @@ def evaluate(
     return results
 
 
-def prepare_out_dir(out: Path | None, resume: bool) -> None:
+def start_run(data: Any, column_map: Mapping[str, str] | None, selected: Sequence[registry.Selected],
+              errors: Sequence[InputError], out_dir: str | Path | None, resume: bool, seed: int,
+              keep_samples: bool, meta: Mapping[str, Any]) -> tuple[RunRecorder, Iterator[Sample], int]:
+    """What both engines do before scoring: prepare the run folder, open the recorder, count the results
+    already there (when resuming) into it, and return it, the samples still to score, and how many were done."""
+    out = Path(out_dir) if out_dir is not None else None
+    _prepare_out_dir(out, resume)
+    recorder = RunRecorder(selected, out, errors=errors, seed=seed, keep_samples=keep_samples, meta=meta,
+                           append=True)
+    done = _replay_previous(recorder, out) if resume else set()
+    todo = (s for s in iter_samples(data, column_map)
+            if not isinstance(s, InputError) and sample_key_digest(s.system, s.id) not in done)
+    return recorder, todo, len(done)
+
+
+def _prepare_out_dir(out: Path | None, resume: bool) -> None:
     """Make the run folder; when resuming, drop a last line cut short by a crash, else keep any earlier
     results file beside the new run (results are never lost)."""
     if out is None:
@@ -244,7 +253,7 @@ def prepare_out_dir(out: Path | None, resume: bool) -> None:
         results_path.rename(out / f"results.{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
 
 
-def replay_previous(recorder: RunRecorder, out: Path | None) -> set[int]:
+def _replay_previous(recorder: RunRecorder, out: Path | None) -> set[int]:
     """Count the results already in the run folder into the summary; return their keys' digests.
 
     Resumed samples are streamed, never held: only a 64-bit digest per sample is kept, to skip them."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import abc
 import asyncio
+from collections import Counter
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from genevals.types import MetricResult, Sample
@@ -62,10 +63,10 @@ class Metric(abc.ABC):
 
     def corpus_scores(self, per_sample: Iterable[Mapping[str, MetricResult]]) -> dict[str, Any]:
         """Corpus-level values of a sequence of per-sample outputs: sum the statistics, then finish."""
-        totals = CorpusTotals()
+        totals: Counter = Counter()
         for outputs in per_sample:
-            totals.add(self.corpus_statistics(outputs))
-        return self.corpus_from_statistics(totals.sums) if totals.sums else {}
+            totals.update(self.corpus_statistics(outputs) or {})
+        return self.corpus_from_statistics(totals) if totals else {}
 
     @property
     def has_corpus_scores(self) -> bool:
@@ -98,17 +99,6 @@ class ConcurrentMetric(Metric):
             emit(index, await self._score_safe(sample))
 
         await asyncio.gather(*(one(index, sample) for index, sample in enumerate(samples)))
-
-
-class CorpusTotals:
-    """Running key-by-key sums of per-sample corpus statistics: constant memory however many samples."""
-
-    def __init__(self) -> None:
-        self.sums: dict[str, float] = {}
-
-    def add(self, statistics: Mapping[str, float] | None) -> None:
-        for key, value in (statistics or {}).items():
-            self.sums[key] = self.sums.get(key, 0) + value
 
 
 def usage_statistics(result: MetricResult | None, prefix: str) -> dict[str, float] | None:

@@ -128,7 +128,3 @@ class SampleValues:
     @property
     def unscored_metrics(self) -> list[int]:
         return sorted(self._status.keys())
-
-    def close(self) -> None:
-        self._values.close()
-        self._status.close()
