@@ -99,12 +99,7 @@ class Cascade(Metric):
             else:
                 emit(i, self._tag(result, "llm", conf, sent_to_llm=True))
 
-        unsure = [samples[i] for i in to_llm]
-        if hasattr(self.judge, "score_each"):
-            self.judge.score_each(unsure, judged)
-        else:  # a judge given ready-made (a test double) may offer only score()
-            for k, result in enumerate(self.judge.score(unsure)):
-                judged(k, result)
+        self.judge.score_each([samples[i] for i in to_llm], judged)
 
     def _tag(self, result: Mapping[str, MetricResult], by: str, conf: float | None,
              **extra: Any) -> dict[str, MetricResult]:
