@@ -4,12 +4,13 @@ Unscored results never enter a mean; they are counted, by status, next to it.
 """
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
+
+from genevals.io import id_digest
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 1000
@@ -97,13 +98,6 @@ class PairedComparison:
 
 #: Sign-flip draws held in memory at once (16 MB of float64), whatever the number of shared ids.
 SIGN_FLIP_BLOCK = 2_000_000
-
-
-def id_digest(sample_id: str) -> int:
-    """The 64-bit BLAKE2b digest of a question id: how paired comparisons order their pairs, so a caller
-    holding only digests (the report, for 100,000s of samples) gets exactly the same result."""
-    return int.from_bytes(hashlib.blake2b(sample_id.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
-                          "little")
 
 
 def paired_comparison(metric: str, a_name: str, a: Mapping[str, float], b_name: str, b: Mapping[str, float],

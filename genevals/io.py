@@ -200,10 +200,16 @@ def _check_unicode(value: Any, field: str, err) -> None:
             raise err(field, f"invalid Unicode: lone surrogate at character {exc.start}") from None
 
 
+def id_digest(text: str) -> int:
+    """The 64-bit BLAKE2b digest of a string: how runs remember the samples they have seen, compactly, and
+    the order in which paired comparisons take their ids (so a caller holding only digests, like the report,
+    gets exactly the same result)."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+
+
 def sample_key_digest(system: str, sample_id: str) -> int:
-    """A 64-bit digest of (system, id): how runs remember which samples they have seen, compactly."""
-    key = f"{len(system)}:{system}{sample_id}".encode("utf-8", "surrogatepass")
-    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little")
+    """:func:`id_digest` of a (system, id) pair, unambiguously joined."""
+    return id_digest(f"{len(system)}:{system}{sample_id}")
 
 
 class RowValidator:

@@ -20,14 +20,14 @@ import hashlib
 import json
 import math
 import re
-from array import array
 from itertools import combinations
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from genevals.aggregate import DEFAULT_SEED, id_digest, paired_comparison_of_differences
+from genevals.aggregate import DEFAULT_SEED, paired_comparison_of_differences
+from genevals.io import id_digest
 from genevals.report import bands
 from genevals.report.values import VERDICT_LABELS, SampleValues
 
