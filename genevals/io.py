@@ -6,7 +6,6 @@ the field. Readers stream: rows are yielded one at a time so a 100,000-row file 
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import math
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any, Iterable, Iterator
 
+from genevals.keys import sample_key_digest
 from genevals.types import Context, Sample
 
 # Column names that other tools use, mapped to ours. Ours win when both are present.
@@ -200,18 +200,6 @@ def _check_unicode(value: Any, field: str, err) -> None:
             raise err(field, f"invalid Unicode: lone surrogate at character {exc.start}") from None
 
 
-def id_digest(text: str) -> int:
-    """The 64-bit BLAKE2b digest of a string: how runs remember the samples they have seen, compactly, and
-    the order in which paired comparisons take their ids (so a caller holding only digests, like the report,
-    gets exactly the same result)."""
-    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
-
-
-def sample_key_digest(system: str, sample_id: str) -> int:
-    """:func:`id_digest` of a (system, id) pair, unambiguously joined."""
-    return id_digest(f"{len(system)}:{system}{sample_id}")
-
-
 class RowValidator:
     """Turns raw rows into Samples; remembers (system, id) pairs to catch duplicates.
 
@@ -359,16 +347,6 @@ class RowValidator:
                 grades[str(key)] = float(grade)
             return grades
         raise err("relevant", f"expected a list of ids or a mapping id -> grade, got {type(value).__name__}")
-
-
-@dataclass(frozen=True)
-class SkippedRow:
-    origin: str
-    field: str | None
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"origin": self.origin, "field": self.field, "reason": self.reason}
 
 
 def iter_samples(

@@ -1,67 +1,87 @@
-"""Metric name -> metric class, imported lazily so heavy libraries (torch, openai) load only when used.
+"""Metric name -> metric class, and the metric-name grammar, all read from the metrics' own declarations.
 
-A name on the command line is a family ("rouge", "retrieval") or one of its outputs ("rougeL", "recall@5").
-Asking for an output builds its family and keeps only the outputs asked for.
+``@register`` adds a :class:`~genevals.metrics.base.Metric` subclass. The metrics of ``genevals.metrics`` are
+found by importing every module of that package once (metric modules import their heavy libraries only when
+a metric is built, so this stays cheap); a metric defined elsewhere registers when its module is imported.
+
+A name on the command line is a family ("rouge", "retrieval"), one of its outputs ("rougeL"), an output
+template filled in ("recall@5" from "recall@{k}"), or a preset ("all"). Asking for an output builds its family
+and keeps only the outputs asked for.
 """
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-from genevals.metrics.base import Metric
+from genevals.metrics.base import CHEAP, JUDGE, KINDS, Metric, Output
 
-FAMILIES: dict[str, str] = {
-    "exact_match": "genevals.metrics.squad:ExactMatch",
-    "token_f1": "genevals.metrics.squad:TokenF1",
-    "rouge": "genevals.metrics.rouge:Rouge",
-    "bleu": "genevals.metrics.bleu:Bleu",
-    "retrieval": "genevals.metrics.retrieval:Retrieval",
-    "bertscore": "genevals.metrics.semantic:BertScore",
-    "faithfulness": "genevals.metrics.faithfulness:Faithfulness",
-    "llm_rubric": "genevals.metrics.rubric:Rubric",
-    "grounding": "genevals.metrics.grounding:Grounding",
-    "cascade": "genevals.metrics.cascade:Cascade",
-}
-# These three write the same outputs (faithfulness, contradiction_rate, unverifiable_rate): one per run.
-FAITHFULNESS_JUDGES = ("faithfulness", "grounding", "cascade")
-OFFLINE_DEFAULT_NOTE = (
-    "no judge endpoint or model configured: faithfulness comes from the local grounding checker, the offline "
-    "default because it scored F1 0.81 against 0.60 for the packaged Gemma 270M on 40 RAGTruth answers "
-    "(benchmarks/RESULTS.md); use --judge-base-url for an LLM judge, or --judge-backend llamacpp for the "
-    "embedded model")
-DEFAULT_METRICS = ("exact_match", "token_f1", "rouge", "bleu", "retrieval")
-# "all": the defaults plus BERTScore and the faithfulness judge (the offline default when none is configured).
-PRESETS = {"all": DEFAULT_METRICS + ("bertscore", "faithfulness")}
-# Slow, paid LLM calls: written in small chunks.
-JUDGE_FAMILIES = frozenset({"faithfulness", "llm_rubric", "cascade"})
-
-
-def offline_default(family: str, options: Mapping[str, Any]) -> str:
-    """"faithfulness" with nothing configured (no endpoint, no model, backend auto) becomes "grounding"."""
-    if family != "faithfulness":
-        return family
-    if options.get("backend", "auto") != "auto" or any(
-            options.get(key) for key in ("base_url", "model", "judge_model", "provider")):
-        return family
-    from genevals.judge.runtime import resolve_backend
-
-    return "grounding" if resolve_backend("auto", None) == "llamacpp" else family
-# Cheap, picklable, CPU-bound: these may be spread over worker processes.
-PROCESS_PARALLEL = frozenset({"exact_match", "token_f1", "rouge", "bleu", "retrieval"})
-
-_OUTPUT_TO_FAMILY = {
-    "rouge1": "rouge", "rouge2": "rouge", "rougeL": "rouge",
-    "bertscore_precision": "bertscore", "bertscore_recall": "bertscore", "bertscore_f1": "bertscore",
-    "contradiction_rate": "faithfulness", "unverifiable_rate": "faithfulness",
-    "mrr": "retrieval", "map": "retrieval", "first_relevant_rank": "retrieval", "auc": "retrieval",
-}
-_CUTOFF_OUTPUT = re.compile(r"^(precision|recall|f1|hit_rate|ndcg|ndcg_exp|err)@(\d+)$")
+_FAMILIES: dict[str, type[Metric]] = {}
+_DISCOVERED = False
 
 
 class UnknownMetric(ValueError):
     pass
+
+
+def register(cls: type[Metric]) -> type[Metric]:
+    """Class decorator: make a metric available by its family name, after checking its declarations."""
+    name = cls.family
+    if not name or not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise TypeError(f"{cls.__name__}: family must be a lowercase name, got {name!r}")
+    if not cls.outputs or not all(isinstance(o, Output) for o in cls.outputs):
+        raise TypeError(f"{cls.__name__}: declare its outputs as a tuple of Output")
+    if cls.kind not in KINDS:
+        raise TypeError(f"{cls.__name__}: kind must be one of {', '.join(KINDS)}")
+    other = _FAMILIES.get(name)
+    if other is not None and other.__qualname__ != cls.__qualname__:
+        raise TypeError(f"metric family '{name}' is already registered by {other.__module__}.{other.__qualname__}")
+    _FAMILIES[name] = cls
+    return cls
+
+
+def _discover() -> None:
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    import genevals.metrics as package
+
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{module.name}")
+    _DISCOVERED = True
+
+
+def families() -> list[type[Metric]]:
+    """Every registered metric class, in listing order."""
+    _discover()
+    return sorted(_FAMILIES.values(), key=lambda cls: (cls.order, cls.family))
+
+
+def load_family(family: str) -> type[Metric]:
+    _discover()
+    try:
+        return _FAMILIES[family]
+    except KeyError:
+        raise UnknownMetric(f"unknown metric '{family}'; run `genevals metrics` for the list") from None
+
+
+def preset(name: str) -> tuple[str, ...]:
+    """The families of a preset ("default", "all"), in listing order; () for a name that is not one."""
+    return tuple(cls.family for cls in families() if name in cls.presets)
+
+
+def family_of(name: str) -> tuple[str, dict[str, str]]:
+    """The family a metric name belongs to, and the placeholder values it names (e.g. {"k": "5"})."""
+    _discover()
+    if name in _FAMILIES:
+        return name, {}
+    for cls in families():
+        found = cls.match_output(name)
+        if found is not None:
+            return cls.writes_for or cls.family, found[1]
+    raise UnknownMetric(f"unknown metric '{name}'; run `genevals metrics` for the list")
 
 
 @dataclass
@@ -69,6 +89,8 @@ class Selected:
     metric: Metric
     # None keeps every output of the family.
     outputs: frozenset[str] | None
+    #: why this metric runs instead of the one asked for (the offline default), or None
+    note: str | None = None
 
     @property
     def family(self) -> str:
@@ -78,71 +100,78 @@ class Selected:
         return self.outputs is None or name in self.outputs
 
 
-def load_family(family: str) -> type[Metric]:
-    try:
-        module_name, _, class_name = FAMILIES[family].partition(":")
-    except KeyError:
-        raise UnknownMetric(f"unknown metric '{family}'; run `genevals metrics` for the list") from None
-    module = importlib.import_module(module_name)
-    return getattr(module, class_name)
+def _build(cls: type[Metric], options: Mapping[str, Any], judge: Any) -> Metric:
+    if cls.kind == JUDGE:
+        return cls(judge=judge, **options)
+    return cls(**options)
 
 
-def family_of(name: str) -> tuple[str, int | None]:
-    """The family a metric name belongs to, and the retrieval cutoff it names, if any."""
-    if name in FAMILIES:
-        return name, None
-    if name in _OUTPUT_TO_FAMILY:
-        return _OUTPUT_TO_FAMILY[name], None
-    match = _CUTOFF_OUTPUT.match(name)
-    if match:
-        return "retrieval", int(match.group(2))
-    raise UnknownMetric(f"unknown metric '{name}'; run `genevals metrics` for the list")
+def select(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str, Any]] | None = None,
+           judge: Any = None) -> list[Selected]:
+    """Build the metrics for ``names``; ``options[family]`` holds that family's settings and ``judge`` (a
+    :class:`~genevals.judge.config.JudgeConfig`) is handed to every judge-backed one."""
+    from genevals.judge.config import JudgeConfig
 
-
-def select(names: list[str] | tuple[str, ...] | None = None,
-           options: Mapping[str, Mapping[str, Any]] | None = None) -> list[Selected]:
-    """Build the metrics for ``names``; ``options[family]`` holds that family's constructor arguments."""
-    names = [n for name in (names or DEFAULT_METRICS) for n in PRESETS.get(name, (name,))]
+    judge = judge if judge is not None else JudgeConfig()
+    names = [n for name in (names or ("default",)) for n in (preset(name) or (name,))]
     options = {k: dict(v) for k, v in (options or {}).items()}
     wanted: dict[str, set[str] | None] = {}
-    extra_cutoffs: set[int] = set()
     for name in names:
-        family, cutoff = family_of(name)
+        family, params = family_of(name)
         if name == family:
             wanted[family] = None
         elif wanted.get(family, set()) is not None:
             wanted.setdefault(family, set()).add(name)  # type: ignore[union-attr]
-        if cutoff is not None:
-            extra_cutoffs.add(cutoff)
-    if extra_cutoffs and "retrieval" in wanted:
-        retrieval_opts = options.setdefault("retrieval", {})
-        base = tuple(retrieval_opts.get("cutoffs", (1, 3, 5, 10)))
-        retrieval_opts["cutoffs"] = tuple(sorted(set(base) | extra_cutoffs))
-    judges = [f for f in wanted if f in FAITHFULNESS_JUDGES]
-    if len(judges) > 1:
-        raise UnknownMetric(f"choose one of {', '.join(judges)}: they write the same faithfulness outputs")
+        if params:
+            options[family] = load_family(family).widen(options.get(family, {}), params)
+    owners: dict[str, list[str]] = {}
+    for family in wanted:
+        owners.setdefault(load_family(family).writes_for or family, []).append(family)
+    for together in owners.values():
+        if len(together) > 1:
+            raise UnknownMetric(f"choose one of {', '.join(together)}: they write the same outputs")
     selected = []
     for family, outputs in wanted.items():
-        chosen = offline_default(family, options.get(family, {}))
+        cls, note = load_family(family), None
+        if cls.kind == JUDGE and cls.offline_alternative and not judge.configured:
+            alternative, note = cls.offline_alternative
+            cls = load_family(alternative)
         try:
-            metric = load_family(chosen)(**(options.get(family, {}) if chosen == family else {}))
+            metric = _build(cls, options.get(family, {}) if note is None else {}, judge)
         except (ValueError, TypeError) as exc:
             raise UnknownMetric(f"metric '{family}': {exc}") from None
-        if chosen != family:
-            metric.warning = OFFLINE_DEFAULT_NOTE
-        selected.append(Selected(metric, frozenset(outputs) if outputs is not None else None))
+        selected.append(Selected(metric, frozenset(outputs) if outputs is not None else None, note))
     return selected
 
 
-def describe_all(options: Mapping[str, Mapping[str, Any]] | None = None) -> list[tuple[str, str, str, str]]:
-    """(family, output, definition, signature) for every metric that can be built here."""
+def describe_all() -> list[tuple[str, str, Output, str]]:
+    """(family, output name, its declaration, signature) for every metric that can be built here."""
+    from genevals.judge.config import JudgeConfig
+
     rows = []
-    for family in FAMILIES:
+    for cls in families():
         try:
-            metric = load_family(family)(**dict((options or {}).get(family, {})))
+            metric = _build(cls, {}, JudgeConfig())
         except Exception as exc:  # an optional extra that is not installed: say so rather than hide it
-            rows.append((family, family, f"(unavailable: {exc})", ""))
+            rows.append((cls.family, cls.family, Output(cls.family, f"(unavailable: {exc})"), ""))
             continue
-        for output, definition in metric.describe().items():
-            rows.append((family, output, definition, metric.signature()))
+        signature = metric.signature()
+        for name in metric.output_names():
+            rows.append((cls.family, name, metric.output(name) or Output(name, ""), signature))
     return rows
+
+
+def declarations(selected: Sequence[Selected]) -> dict[str, dict[str, Any]]:
+    """Output name -> {family, definition, direction, range, kind} for the outputs a run writes: what the
+    report reads (it never imports a metric)."""
+    out: dict[str, dict[str, Any]] = {}
+    for sel in selected:
+        for name in sel.metric.output_names():
+            spec = sel.metric.output(name)
+            if sel.keep(name) and spec is not None:
+                out[name] = {"family": sel.family, "kind": sel.metric.kind, **spec.to_dict()}
+    return out
+
+
+__all__ = ["register", "select", "families", "load_family", "family_of", "preset", "Selected", "UnknownMetric",
+           "describe_all", "declarations", "CHEAP"]

@@ -11,14 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-from genevals.aggregate import DEFAULT_SEED, summarise
+from genevals import runfolder
 from genevals.columns import DEFAULT_BUFFER_VALUES, SpillingColumns
-from genevals.io import SkippedRow
-from genevals.types import SampleResult
-
-RESULTS_FILE = "results.jsonl"
-SUMMARY_FILE = "summary.json"
-SKIPPED_FILE = "skipped.jsonl"
+from genevals.stats import DEFAULT_SEED, summarise
+from genevals.types import SampleResult, SkippedRow
 
 
 class SummaryAccumulator:
@@ -104,29 +100,13 @@ class Results:
 
     @classmethod
     def load(cls, run_dir: str | Path) -> "Results":
-        run_dir = Path(run_dir)
-        samples = list(read_results(run_dir / RESULTS_FILE))
-        summary = json.loads((run_dir / SUMMARY_FILE).read_text()) if (run_dir / SUMMARY_FILE).exists() else {}
+        summary = runfolder.read_summary(run_dir)
         skipped = [SkippedRow(**row) for row in summary.get("skipped", [])]
-        results = cls(samples=samples, skipped=skipped, signatures=summary.get("signatures", {}),
-                      corpus=summary.get("corpus", {}), meta=summary.get("meta", {}),
-                      seed=summary.get("seed", DEFAULT_SEED))
+        results = cls(samples=list(runfolder.read_results(run_dir)), skipped=skipped,
+                      signatures=summary.get("signatures", {}), corpus=summary.get("corpus", {}),
+                      meta=summary.get("meta", {}), seed=summary.get("seed", DEFAULT_SEED))
         results._summary = summary or None
         return results
-
-
-def read_results(path: Path) -> Iterator[SampleResult]:
-    """Read a results file, tolerating a last line cut short by a crash (it is simply not done yet)."""
-    if not path.exists():
-        return
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            if not line.endswith("\n"):
-                break
-            try:
-                yield SampleResult.from_dict(json.loads(line))
-            except (json.JSONDecodeError, KeyError):
-                break
 
 
 def build_summary(acc: SummaryAccumulator, corpus: Mapping[str, Any], signatures: Mapping[str, str],

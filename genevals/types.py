@@ -121,6 +121,24 @@ UNVERIFIABLE = "unverifiable"
 VERDICT_LABELS = (SUPPORTED, CONTRADICTED, UNVERIFIABLE)
 
 
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what}: expected an integer, got {value!r}")
+    return value
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{what}: expected a string, got {type(value).__name__}")
+    return value
+
+
+def _span(value: Any, what: str) -> tuple[int, int]:
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise ValueError(f"{what}: expected [start, end], got {value!r}")
+    return _int(value[0], what), _int(value[1], what)
+
+
 @dataclass(frozen=True)
 class Claim:
     index: int
@@ -128,6 +146,28 @@ class Claim:
     spans: tuple[tuple[int, int], ...] = ()
     # False when the claim could not be found in the answer: it is then flagged, never scored as the answer's.
     located: bool = True
+    #: why the claim is not located (None when it is)
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"index": self.index, "text": self.text, "spans": [list(s) for s in self.spans],
+                             "located": self.located}
+        if self.note:
+            d["note"] = self.note
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Claim":
+        """The claim a :meth:`to_dict` wrote; ValueError naming the field when ``d`` is not one."""
+        if not isinstance(d, Mapping):
+            raise ValueError(f"claim: expected an object, got {type(d).__name__}")
+        spans = d.get("spans") or []
+        if not isinstance(spans, list):
+            raise ValueError(f"claim spans: expected a list, got {type(spans).__name__}")
+        note = d.get("note")
+        return cls(index=_int(d.get("index"), "claim index"), text=_text(d.get("text"), "claim text"),
+                   spans=tuple(_span(s, "claim span") for s in spans), located=bool(d.get("located", True)),
+                   note=_text(note, "claim note") if note is not None else None)
 
 
 @dataclass(frozen=True)
@@ -141,6 +181,49 @@ class Verdict:
     reason: str = ""
     # Set when no verdict came back for the claim; it then counts as unverifiable, never supported.
     missing: bool = False
+    #: numeric evidence a judge adds (the local checker's confidence, support and similarity), written after
+    #: the fixed fields
+    scores: Mapping[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"claim_index": self.claim_index, "label": self.label, "context_index": self.context_index,
+                "quote": self.quote, "quote_found": self.quote_found,
+                "quote_span": list(self.quote_span) if self.quote_span is not None else None,
+                "reason": self.reason, "missing": self.missing, **dict(self.scores)}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Verdict":
+        """The verdict a :meth:`to_dict` wrote; ValueError naming the field when ``d`` is not one."""
+        if not isinstance(d, Mapping):
+            raise ValueError(f"verdict: expected an object, got {type(d).__name__}")
+        label = d.get("label")
+        if label not in VERDICT_LABELS:
+            raise ValueError(f"verdict label: expected one of {', '.join(VERDICT_LABELS)}, got {label!r}")
+        context_index = d.get("context_index")
+        span = d.get("quote_span")
+        scores = {k: float(v) for k, v in d.items() if k not in _VERDICT_FIELDS
+                  and isinstance(v, (int, float)) and not isinstance(v, bool)}
+        return cls(claim_index=_int(d.get("claim_index"), "verdict claim_index"), label=label,
+                   context_index=_int(context_index, "verdict context_index") if context_index is not None else None,
+                   quote=_text(d.get("quote", ""), "verdict quote"), quote_found=bool(d.get("quote_found", False)),
+                   quote_span=_span(span, "verdict quote_span") if span is not None else None,
+                   reason=_text(d.get("reason", ""), "verdict reason"), missing=bool(d.get("missing", False)),
+                   scores=scores)
+
+
+_VERDICT_FIELDS = frozenset(Verdict.__dataclass_fields__)
+
+
+@dataclass(frozen=True)
+class SkippedRow:
+    """An input row left out with ``on_error="skip"``: where it was, which field, and why."""
+
+    origin: str
+    field: str | None
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"origin": self.origin, "field": self.field, "reason": self.reason}
 
 
 @dataclass

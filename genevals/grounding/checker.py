@@ -35,6 +35,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from genevals.grounding import entities as ent
+from genevals.text import content_words, detect_refusal
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 THRESHOLDS_PATH = Path(__file__).with_name("thresholds.json")
@@ -48,20 +49,9 @@ DEFAULT_THRESHOLDS: dict[str, dict[str, Any]] = {
 CONFIDENCE_SCALE = 10.0  # logistic slope of score-based confidence per unit of margin from the threshold
 RULE_CONFIDENCE = {"field": 0.9, "number_conflict": 0.85, "number": 0.75, "field_null": 0.7, "entity": 0.7}
 
-_STOP = set("""
-about above after again against also although among another around because been before being below between
-both could does doing during each either every from further have having here however into itself just many more
-most much must other otherwise over same should since some such than that their them then there these they this
-those through under until very were what when where whether which while will with within without would your
-based given passage passages include includes including according overall also well
-""".split())
 _BREAK = re.compile(r"\n+|(?<=[.!?])[\"')\]]*\s+(?=[\"'(*\-\u2022A-Z0-9])")
 _RECORD_BREAK = re.compile(r"\n+|\\n|(?<=[.!?])\s+|,\s*(?=\")|[{}\[\]]")
 _LIST_NUMBER = re.compile(r"(?:[*\-\u2022]\s+|\d{1,2}[.)]\s+|#+\s+)")  # used with .match(text, pos)
-
-
-def content_words(text: str) -> list[str]:
-    return [w for w in (t.lower() for t in ent.WORD.findall(text)) if (len(w) > 3 or w.isdigit()) and w not in _STOP]
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -94,8 +84,6 @@ def segment(text: str, record: bool = False) -> list[tuple[int, int]]:
 def split_claims(answer: str) -> list[tuple[int, int]]:
     """The answer's checkable sentences as spans; list headers (ending in ':'), tiny fragments and
     abstentions ("Unable to answer based on the given passages.") are skipped."""
-    from genevals.judge.runtime import detect_refusal
-
     out = []
     for s, e in segment(answer):
         piece = answer[s:e]

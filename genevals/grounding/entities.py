@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
+from genevals.text import WORD
+
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?![\w])")
 _TIME = re.compile(r"\b(\d{1,2}):(\d{1,2})\b")
 _CAP = re.compile(r"\b[A-Z][a-zA-Z'\-]*[a-zA-Z]\b|\b[A-Z]{2,}\b")

@@ -1,9 +1,8 @@
-"""LLM-as-judge plumbing: providers (OpenAI-compatible, embedded llama.cpp), retries, cache, prompts, parsing.
+"""LLM-as-judge plumbing: the provider protocol, one configuration, backends, retries, cache, prompts, parsing.
 
 Nothing heavy is imported here: ``openai`` and ``llama_cpp`` load only when a backend is built.
 """
-from genevals.judge.client import (SMOKE_MODEL_WARNING, Completion, JudgeClient, JudgeError, PermanentError,
-                                   Provider, TransientError, Usage)
+from genevals.judge.config import JudgeConfig
+from genevals.judge.protocol import Completion, JudgeError, PermanentError, Provider, TransientError, Usage
 
-__all__ = ["Completion", "JudgeClient", "JudgeError", "PermanentError", "Provider", "TransientError", "Usage",
-           "SMOKE_MODEL_WARNING"]
+__all__ = ["JudgeConfig", "Completion", "JudgeError", "PermanentError", "Provider", "TransientError", "Usage"]

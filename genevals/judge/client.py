@@ -1,10 +1,9 @@
-"""The judge provider protocol and the client that wraps it.
+"""The judge client: cache -> concurrency limit -> bounded retries -> provider.
 
-A provider does one thing (inspect_ai-style): ``await complete(messages, schema, params) -> Completion``.
-It makes exactly one request and raises :class:`TransientError` (429, 5xx, timeouts: worth retrying) or
-:class:`PermanentError` (anything else) on failure. Everything operational wraps the provider, never lives
-inside it: :class:`JudgeClient` adds the on-disk cache, bounded retries with backoff, a concurrency limit,
-token accounting and redaction of the API key from anything that is recorded.
+Every logical call returns a :class:`Call`, a typed record of what happened (the completion or the error, the
+requests it took, whether it came from the cache); nothing passed in is mutated. A sample's calls are kept in
+a :class:`CallLog`, which gives its transcript and token usage. The API key is redacted from everything that
+is recorded.
 """
 from __future__ import annotations
 
@@ -14,71 +13,10 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Mapping, Sequence
 
-Message = Mapping[str, str]  # {"role": "user" | "system" | "assistant", "content": str}
-
-#: Shown in details and signatures whenever the tiny packaged base model judges.
-SMOKE_MODEL_WARNING = (
-    "judge is the packaged Gemma 3 270M base model (not instruction-tuned): for offline smoke runs only; "
-    "its claims and verdicts are not trustworthy"
-)
-CHARS_PER_TOKEN = 4  # dry-run estimate; tiktoken is not available offline
-
-
-@dataclass
-class Usage:
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    def to_dict(self) -> dict[str, int]:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
-
-
-@dataclass
-class Completion:
-    text: str
-    usage: Usage = field(default_factory=Usage)
-    raw: Any = None
-    #: "length" when the reply was cut at max_tokens (then the JSON is likely truncated)
-    finish_reason: str | None = None
-    cached: bool = False
-    #: requests this completion took (more than 1 when a provider had to fall back, e.g. json_schema -> json_object)
-    requests: int = 1
-
-
-class JudgeError(Exception):
-    """A judge call failed."""
-
-
-class TransientError(JudgeError):
-    """Worth retrying: 429, 5xx, timeouts, dropped connections. ``retry_after`` in seconds if the server said."""
-
-    def __init__(self, message: str, retry_after: float | None = None, status: int | None = None):
-        super().__init__(message)
-        self.retry_after = retry_after
-        self.status = status
-
-
-class PermanentError(JudgeError):
-    """Not worth retrying (4xx other than 429, a bad model path, ...)."""
-
-
-@runtime_checkable
-class Provider(Protocol):
-    """One judge backend. ``schema`` is a JSON schema the reply must follow (or None for free text)."""
-
-    backend: str
-    model: str
-    base_url: str | None
-
-    async def complete(self, messages: Sequence[Message], schema: Mapping[str, Any] | None,
-                       params: Mapping[str, Any]) -> Completion: ...
-
-
-def estimate_tokens(text: str) -> int:
-    """About 4 characters per token (tiktoken is not available offline); a rough dry-run figure."""
-    return max(1, -(-len(text) // CHARS_PER_TOKEN))
+from genevals.judge.protocol import Completion, Message, Provider, Usage
+from genevals.judge.retry import RetryPolicy
 
 
 def default_cache_dir() -> Path:
@@ -86,44 +24,62 @@ def default_cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "genevals" / "judge"
 
 
-@dataclass
-class CallRecord:
-    """One logical judge call as it is kept in a transcript (never holding the API key)."""
+@dataclass(frozen=True)
+class Call:
+    """One logical judge call. ``completion`` is None when it failed; then ``error`` says why."""
 
     stage: str
+    completion: Completion | None
+    attempts: int
+    #: the redacted reply, as kept in transcripts
     reply: str | None = None
+    #: "ErrorType: message", redacted
     error: str | None = None
-    attempts: int = 0
-    cached: bool = False
-    finish_reason: str | None = None
+    #: the error's message alone, redacted
+    failure: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.completion is not None
+
+    @property
+    def cached(self) -> bool:
+        return self.completion is not None and self.completion.cached
 
     def to_dict(self) -> dict[str, Any]:
+        """The transcript record (never holding the API key)."""
         d: dict[str, Any] = {"stage": self.stage, "attempts": self.attempts, "cached": self.cached}
         if self.reply is not None:
             d["reply"] = self.reply
         if self.error is not None:
             d["error"] = self.error
-        if self.finish_reason is not None:
-            d["finish_reason"] = self.finish_reason
+        if self.completion is not None and self.completion.finish_reason is not None:
+            d["finish_reason"] = self.completion.finish_reason
         return d
 
 
 @dataclass
 class SampleUsage:
-    """Token and request counts of one sample; ``requests`` counts calls that reached the backend."""
+    """Token and request counts of one sample; ``requests`` counts requests that reached the backend."""
 
     requests: int = 0
     cached_requests: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
-    def add(self, completion: Completion, attempts: int) -> None:
-        if completion.cached:
+    def add(self, call: Call) -> None:
+        if call.completion is None:
+            self.requests += call.attempts
+        elif call.completion.cached:
             self.cached_requests += 1
         else:
-            self.requests += attempts - 1 + completion.requests
-            self.prompt_tokens += completion.usage.prompt_tokens
-            self.completion_tokens += completion.usage.completion_tokens
+            self.requests += call.attempts - 1 + call.completion.requests
+            self.prompt_tokens += call.completion.usage.prompt_tokens
+            self.completion_tokens += call.completion.usage.completion_tokens
+
+    def merge(self, other: "SampleUsage") -> None:
+        for name in ("requests", "cached_requests", "prompt_tokens", "completion_tokens"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def cost(self, model: str, prices: Mapping[str, Mapping[str, float]] | None) -> float | None:
         price = (prices or {}).get(model)
@@ -138,19 +94,37 @@ class SampleUsage:
                 "cost_usd": self.cost(model, prices)}
 
 
+@dataclass
+class CallLog:
+    """The calls made for one sample, in the order they were made."""
+
+    calls: list[Call] = field(default_factory=list)
+
+    def add(self, call: Call) -> Call:
+        self.calls.append(call)
+        return call
+
+    @property
+    def usage(self) -> SampleUsage:
+        usage = SampleUsage()
+        for call in self.calls:
+            usage.add(call)
+        return usage
+
+    def transcript(self) -> list[dict[str, Any]]:
+        return [call.to_dict() for call in self.calls]
+
+
 class JudgeClient:
     """Cache -> concurrency limit -> bounded retries -> provider. Safe to share across one event loop."""
 
     def __init__(self, provider: Provider, *, prompt_version: str, cache: Any = None, concurrency: int = 4,
-                 max_retries: int = 4, secret: str | None = None, backoff_base: float = 0.5,
-                 backoff_max: float = 30.0) -> None:
-        from genevals.judge.retry import RetryPolicy
-
+                 retry: RetryPolicy | None = None, secret: str | None = None) -> None:
         self.provider = provider
         self.prompt_version = prompt_version
         self.cache = cache
         self.concurrency = max(1, int(concurrency))
-        self.retry = RetryPolicy(max_tries=max(1, int(max_retries) + 1), base=backoff_base, cap=backoff_max)
+        self.retry = retry or RetryPolicy()
         self._secret = secret
         self._semaphore: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -177,70 +151,27 @@ class JudgeClient:
         return self._semaphore
 
     async def complete(self, stage: str, messages: Sequence[Message], schema: Mapping[str, Any] | None,
-                       params: Mapping[str, Any], usage: SampleUsage,
-                       transcript: list[CallRecord]) -> Completion:
-        """One logical call. Records it in ``transcript`` and ``usage``; raises JudgeError when it fails."""
-        record = CallRecord(stage=stage)
-        transcript.append(record)
+                       params: Mapping[str, Any]) -> Call:
+        """One logical call: from the cache, or from the provider with bounded retries. Never raises for a
+        failed call: the returned :class:`Call` carries the error."""
         key = self.cache_key(messages, schema, params)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
                 completion = Completion(text=hit["text"], usage=Usage(**hit.get("usage", {})),
                                         finish_reason=hit.get("finish_reason"), cached=True)
-                record.reply, record.cached, record.finish_reason = completion.text, True, completion.finish_reason
-                usage.add(completion, 0)
-                return completion
+                return Call(stage, completion, 0, reply=completion.text)
         async with self._sem():
-            try:
-                completion, attempts = await self.retry.run(
-                    lambda: self.provider.complete(messages, schema, params))
-            except JudgeError as exc:
-                record.attempts = getattr(exc, "attempts", 1)
-                record.error = self.redact(f"{type(exc).__name__}: {exc}")
-                usage.requests += record.attempts
-                raise
-        record.attempts = attempts
-        record.reply = self.redact(completion.text)
-        record.finish_reason = completion.finish_reason
-        usage.add(completion, attempts)
+            outcome = await self.retry.run(lambda: self.provider.complete(messages, schema, params))
+        if outcome.error is not None:
+            exc = outcome.error
+            return Call(stage, None, outcome.attempts, error=self.redact(f"{type(exc).__name__}: {exc}"),
+                        failure=self.redact(str(exc)))
+        completion = outcome.value
         if self.cache is not None:
             self.cache.put(key, {"text": completion.text, "usage": completion.usage.to_dict(),
                                  "finish_reason": completion.finish_reason})
-        return completion
-
-
-def make_provider(backend: str = "auto", *, base_url: str | None = None, model: str | None = None,
-                  api_key: str | None = None, timeout: float = 60.0, seed: int = 0,
-                  n_ctx: int = 4096, n_threads: int | None = None) -> tuple[Provider, str | None]:
-    """Build the provider for ``backend`` and return it with the secret to redact (the API key, if any).
-
-    ``auto``: OpenAI-compatible when a base_url, OPENAI_BASE_URL or OPENAI_API_KEY is set, else the embedded
-    llama.cpp backend with ``model`` as a GGUF path (default: the packaged Gemma 3 270M).
-    """
-    backend = resolve_backend(backend, base_url)
-    if backend == "openai":
-        from genevals.judge.openai_backend import OpenAIProvider
-
-        key = api_key or os.environ.get("OPENAI_API_KEY")
-        provider = OpenAIProvider(base_url=base_url or os.environ.get("OPENAI_BASE_URL"), model=model,
-                                  api_key=key, timeout=timeout, seed=seed)
-        return provider, key
-    if backend == "llamacpp":
-        from genevals.judge.llamacpp_backend import LlamaCppProvider
-
-        return LlamaCppProvider(model_path=model, n_ctx=n_ctx, n_threads=n_threads, seed=seed), None
-    raise ValueError(f"unknown judge backend '{backend}' (openai, llamacpp or auto)")
-
-
-def resolve_backend(backend: str, base_url: str | None) -> str:
-    if backend not in ("auto", "openai", "llamacpp"):
-        raise ValueError(f"unknown judge backend '{backend}' (openai, llamacpp or auto)")
-    if backend != "auto":
-        return backend
-    if base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"):
-        return "openai"
-    return "llamacpp"
+        return Call(stage, completion, outcome.attempts, reply=self.redact(completion.text))
 
 
 def run_sync(coro_factory):

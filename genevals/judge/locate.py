@@ -13,6 +13,8 @@ from typing import NamedTuple
 
 from rapidfuzz import fuzz
 
+from genevals.text import content_words
+
 FUZZY_THRESHOLD = 90.0
 MIN_FUZZY_CHARS = 12  # shorter excerpts must match exactly or after normalising
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
@@ -91,13 +93,9 @@ def locate_parts(source: str, text: str, *, fuzzy: bool = True,
     return sorted(found)
 
 
-def content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if len(w) > 3}
-
-
 def grounded_fraction(claim: str, *sources: str) -> float:
-    """Share of the claim's content words (over 3 letters) that occur in any of ``sources``; 1.0 if none."""
-    words = content_words(claim)
+    """Share of the claim's content words (:func:`genevals.text.content_words`) that occur in any of ``sources``; 1.0 if none."""
+    words = set(content_words(claim))
     if not words:
         return 1.0
     pool: set[str] = set()

@@ -1,5 +1,11 @@
 """The metric protocol, sacrebleu-style: a small object with settings, a signature, and batch scoring.
 
+A metric declares its own facts next to its code, as class attributes: its family name, its outputs (name,
+one-line definition, direction, range), its kind (cheap and process-parallel, model-backed, or judge-backed),
+and, through the methods it overrides, whether it gives corpus statistics and whether it needs a ``prepare``
+look at the whole input. ``@register`` (from :mod:`genevals.registry`) makes it available by name; the runner,
+the engines, the CLI and the report read these declarations and nothing else.
+
 A metric family may produce several named outputs (ROUGE gives rouge1, rouge2, rougeL). Scoring takes a
 batch so that families which benefit from batching (BERTScore, the judge) can do so; simple metrics loop.
 ``score_each`` hands each sample's outputs over as soon as they exist, so the runner can write a judged
@@ -9,8 +15,10 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import re
 from collections import Counter
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
 
 from genevals.types import MetricResult, Sample
 
@@ -18,13 +26,125 @@ from genevals.types import MetricResult, Sample
 Emit = Callable[[int, dict[str, MetricResult]], None]
 
 
+#: Kinds of metric: how the engines run it.
+CHEAP = "cheap"  # pure CPU work on one sample, picklable: may be spread over worker processes
+MODEL = "model"  # loads a model once per process (BERTScore): Ray runs it in an actor pool
+JUDGE = "judge"  # slow, paid calls: samples are written one by one as they finish, in judge actors on Ray
+KINDS = (CHEAP, MODEL, JUDGE)
+DIRECTIONS = ("higher", "lower", "neither")
+#: what an output template's placeholder matches
+_PLACEHOLDERS = {"k": r"(?P<k>[1-9]\d*)", "criterion": r"(?P<criterion>[a-z][a-z0-9_]*)"}
+
+
+def _pattern(template: str) -> re.Pattern:
+    parts = re.split(r"\{(\w+)\}", template)
+    return re.compile("".join(re.escape(p) if i % 2 == 0 else _PLACEHOLDERS[p] for i, p in enumerate(parts)) + r"\Z")
+
+
+@dataclass(frozen=True)
+class Output:
+    """One value a metric writes per sample.
+
+    ``name`` may hold one placeholder, ``{k}`` (a cutoff, an integer >= 1: "recall@{k}") or ``{criterion}``
+    (a lowercase name: "rubric_{criterion}"); the registry derives the metric-name grammar from them.
+    ``direction``: whether higher or lower values are better ("neither" for counts). ``range``: the values it
+    can take, None for unbounded on that side.
+    """
+
+    name: str
+    definition: str
+    direction: str = "higher"
+    range: tuple[float | None, float | None] = (0.0, 1.0)
+
+    def __post_init__(self) -> None:
+        if self.direction not in DIRECTIONS:
+            raise ValueError(f"output {self.name}: direction must be one of {', '.join(DIRECTIONS)}")
+
+    @property
+    def is_template(self) -> bool:
+        return "{" in self.name
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"definition": self.definition, "direction": self.direction, "range": list(self.range)}
+
+
 class Metric(abc.ABC):
     #: the family name used on the command line, e.g. "rouge"
-    family: str = ""
+    family: ClassVar[str] = ""
+    #: what it writes; templates ("recall@{k}") stand for the outputs a setting chooses
+    outputs: ClassVar[tuple[Output, ...]] = ()
+    #: CHEAP, MODEL or JUDGE
+    kind: ClassVar[str] = CHEAP
+    #: the named sets it belongs to: "default" (what runs when no metric is named) and "all"
+    presets: ClassVar[tuple[str, ...]] = ()
+    #: its position in listings, presets and each results line (smaller first)
+    order: ClassVar[int] = 100
+    #: another family whose outputs this one writes (grounding and cascade write faithfulness's): a run
+    #: holds one of them, and output names resolve to that family
+    writes_for: ClassVar[str | None] = None
+    #: a family to run instead when this judge-backed one has no judge configured, and why
+    offline_alternative: ClassVar[tuple[str, str] | None] = None
 
-    @abc.abstractmethod
     def output_names(self) -> list[str]:
-        """The names of the values this metric writes, e.g. ["rouge1", "rouge2", "rougeL"]."""
+        """The names of the values this metric writes, e.g. ["rouge1", "rouge2", "rougeL"]; metrics with
+        template outputs fill them in from their settings."""
+        return [o.name for o in self.outputs]
+
+    @classmethod
+    def match_output(cls, name: str) -> tuple[Output, dict[str, str]] | None:
+        """The declared output ``name`` is an instance of, with the placeholder values it fills in."""
+        for spec in cls.outputs:
+            if not spec.is_template:
+                if spec.name == name:
+                    return spec, {}
+                continue
+            found = _pattern(spec.name).match(name)
+            if found:
+                return spec, found.groupdict()
+        return None
+
+    @classmethod
+    def output(cls, name: str) -> Output | None:
+        """The declared output of a concrete output name, its definition filled in ("{k}" -> 5)."""
+        found = cls.match_output(name)
+        if found is None:
+            return None
+        spec, params = found
+        return Output(name, spec.definition.format(**params), spec.direction, spec.range) if params else spec
+
+    @classmethod
+    def widen(cls, options: Mapping[str, Any], params: Mapping[str, str]) -> dict[str, Any]:
+        """The settings that make an output named with ``params`` exist (retrieval adds a cutoff for
+        "recall@20"). Default: unchanged."""
+        return dict(options)
+
+    @property
+    def concurrency(self) -> int:
+        """Requests a judge-backed metric keeps in flight at once (1 for the others)."""
+        return 1
+
+    @property
+    def warning(self) -> str | None:
+        """A caution to show with every result (e.g. the tiny packaged judge model), or None."""
+        return None
+
+    @property
+    def needs_prepare(self) -> bool:
+        """Whether every sample must pass through :meth:`prepare_sample` before scoring starts."""
+        return type(self).prepare_sample is not Metric.prepare_sample
+
+    def prepare_sample(self, sample: Sample) -> None:
+        """Run-wide state, one sample at a time, from the planning pass over the whole input (BERTScore's
+        idf); :meth:`finish_prepare` follows the last sample. Default: none."""
+
+    def finish_prepare(self) -> None:
+        """Called once after the last :meth:`prepare_sample`."""
+
+    def prepare(self, samples: Iterable[Sample]) -> None:
+        """:meth:`prepare_sample` for every sample, then :meth:`finish_prepare`."""
+        for sample in samples:
+            self.prepare_sample(sample)
+        self.finish_prepare()
 
     @abc.abstractmethod
     def signature(self) -> str:
@@ -74,13 +194,18 @@ class Metric(abc.ABC):
 
     def describe(self) -> dict[str, str]:
         """Output name -> one-line definition, for ``genevals metrics``."""
-        doc = (type(self).__doc__ or "").strip()
-        return {name: doc for name in self.output_names()}
+        out = {}
+        for name in self.output_names():
+            spec = self.output(name)
+            out[name] = spec.definition if spec is not None else (type(self).__doc__ or "").strip()
+        return out
 
 
 class ConcurrentMetric(Metric):
     """A metric that scores each sample in its own coroutine, a whole batch at once (the LLM judges: their
     client's semaphore, not the batch, bounds the requests in flight)."""
+
+    kind = JUDGE
 
     @abc.abstractmethod
     async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from sacrebleu.metrics import BLEU
-
 from genevals import types
-from genevals.metrics.base import Metric
+from genevals.metrics.base import Metric, Output
+from genevals.registry import register
 from genevals.signature import make_signature, package_version
 from genevals.types import MetricResult, Sample
 
@@ -26,6 +25,7 @@ def _fraction(score: float) -> float:
     return min(score / 100.0, 1.0)
 
 
+@register
 class Bleu(Metric):
     """BLEU (Papineni et al. 2002) via sacrebleu: value = sacrebleu sentence BLEU / 100, capped at 1.
 
@@ -39,15 +39,18 @@ class Bleu(Metric):
     """
 
     family = "bleu"
+    outputs = (Output("bleu", "sacrebleu sentence BLEU / 100 (13a, exp smoothing, effective order); the summary "
+                              "adds corpus BLEU from summed statistics"),)
+    presets = ("default", "all")
+    order = 40
 
     def __init__(self) -> None:
+        from sacrebleu.metrics import BLEU
+
         self._sentence = BLEU(tokenize=_TOKENIZE, smooth_method=_SMOOTH, effective_order=True)
         # corpus_bleu's defaults: same tokenisation and smoothing, effective order off.
         self._corpus = BLEU(tokenize=_TOKENIZE, smooth_method=_SMOOTH, effective_order=False)
         self._ref_counts: set[int] = set()
-
-    def output_names(self) -> list[str]:
-        return [_NAME]
 
     def signature(self) -> str:
         """sacrebleu's own signature fields; nrefs over everything scored so far ("?" before any, "var" if mixed)."""
@@ -105,7 +108,7 @@ class Bleu(Metric):
         if n == 0:
             return {}
         self._ref_counts.update(int(k.split("=", 1)[1]) for k in totals if k.startswith("nrefs="))
-        score = BLEU.compute_bleu(
+        score = self._corpus.compute_bleu(
             correct=[int(totals.get(f"count{i}", 0)) for i in range(1, order + 1)],
             total=[int(totals.get(f"total{i}", 0)) for i in range(1, order + 1)],
             sys_len=int(totals["sys_len"]), ref_len=int(totals["ref_len"]),

@@ -17,8 +17,10 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from genevals import types
-from genevals.metrics.base import Emit, Metric, usage_statistics
-from genevals.metrics.grounding import OUTPUTS, Grounding
+from genevals.judge.config import JudgeConfig
+from genevals.metrics.base import JUDGE, Emit, Metric, Output, usage_statistics
+from genevals.metrics.grounding import Grounding
+from genevals.registry import register
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
@@ -26,6 +28,7 @@ _LOCAL_FINAL = frozenset({types.EMPTY_ANSWER, types.REFUSAL, types.NO_CONTEXT})
 DEFAULT_SETTLE = 0.9
 
 
+@register
 class Cascade(Metric):
     """Local grounding first; answers it is unsure of (confidence < settle_confidence) go to the LLM judge.
 
@@ -33,9 +36,21 @@ class Cascade(Metric):
     """
 
     family = "cascade"
+    outputs = (
+        Output("faithfulness", "Cascade: local grounding settles confident answers, the LLM judge the rest "
+                               "(share of supported claims)"),
+        Output("contradiction_rate", "Cascade: share of the answer's claims contradicted by the contexts",
+               direction="lower"),
+        Output("unverifiable_rate", "Cascade: share of the answer's claims the contexts neither support nor "
+                                    "contradict", direction="lower"),
+    )
+    kind = JUDGE
+    writes_for = "faithfulness"
+    order = 90
 
-    def __init__(self, settle_confidence: float = DEFAULT_SETTLE, grounding: Mapping[str, Any] | None = None,
-                 fallback: str = "local", judge: Any = None, **judge_options: Any) -> None:
+    def __init__(self, judge: JudgeConfig | None = None, settle_confidence: float = DEFAULT_SETTLE,
+                 grounding: Mapping[str, Any] | None = None, fallback: str = "local",
+                 llm: Any = None, **faithfulness_options: Any) -> None:
         settle = float(settle_confidence)
         if not 0.5 <= settle <= 1.0:
             raise ValueError("settle_confidence must lie in [0.5, 1] (1 sends every answer to the LLM)")
@@ -44,32 +59,26 @@ class Cascade(Metric):
         self.settle_confidence = settle
         self.fallback = fallback
         self.local = Grounding(**dict(grounding or {}))
-        self.judge_options = dict(judge_options)
-        self._judge = judge  # a ready Faithfulness (tests); built lazily otherwise
+        self.judge_config = judge if judge is not None else JudgeConfig()
+        self.faithfulness_options = dict(faithfulness_options)
+        self._llm = llm  # a ready LLM judge metric (tests); built lazily otherwise
 
     @property
-    def judge(self):
-        if self._judge is None:
+    def llm(self) -> Metric:
+        if self._llm is None:
             from genevals.metrics.faithfulness import Faithfulness
 
-            self._judge = Faithfulness(**self.judge_options)
-        return self._judge
+            self._llm = Faithfulness(self.judge_config, **self.faithfulness_options)
+        return self._llm
 
-    def output_names(self) -> list[str]:
-        return list(OUTPUTS)
+    @property
+    def concurrency(self) -> int:
+        return self.judge_config.concurrency
 
     def signature(self) -> str:
-        judge_sig = self.judge.signature().replace("|", ";")
+        judge_sig = self.llm.signature().replace("|", ";")
         return make_signature("cascade", settle=self.settle_confidence, fallback=self.fallback,
                               local=self.local.signature().replace("|", ";"), llm=judge_sig)
-
-    def describe(self) -> dict[str, str]:
-        return {
-            "faithfulness": "Cascade: local grounding settles confident answers, the LLM judge the rest "
-                            "(share of supported claims)",
-            "contradiction_rate": "Cascade: share of the answer's claims contradicted by the contexts",
-            "unverifiable_rate": "Cascade: share of the answer's claims the contexts neither support nor contradict",
-        }
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         return self._collect(samples)
@@ -99,7 +108,7 @@ class Cascade(Metric):
             else:
                 emit(i, self._tag(result, "llm", conf, sent_to_llm=True))
 
-        self.judge.score_each([samples[i] for i in to_llm], judged)
+        self.llm.score_each([samples[i] for i in to_llm], judged)
 
     def _tag(self, result: Mapping[str, MetricResult], by: str, conf: float | None,
              **extra: Any) -> dict[str, MetricResult]:

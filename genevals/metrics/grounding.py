@@ -13,11 +13,13 @@ import json
 from typing import Any, Mapping, Sequence
 
 from genevals import types
-from genevals.metrics.base import Metric
+from genevals.metrics.base import Metric, Output
+from genevals.metrics.verdicts import OUTPUTS, scored_outputs, unscored_outputs
+from genevals.registry import register
 from genevals.signature import make_signature, package_version
-from genevals.types import MetricResult, Sample
+from genevals.text import detect_refusal
+from genevals.types import Claim, MetricResult, Sample, Verdict
 
-OUTPUTS = ("faithfulness", "contradiction_rate", "unverifiable_rate")
 BACKEND = "local-grounding"
 
 
@@ -30,6 +32,7 @@ def response_confidence(labels: Sequence[str], confidences: Sequence[float]) -> 
     return min(confidences) if confidences else 0.5
 
 
+@register
 class Grounding(Metric):
     """Local grounding checker (no LLM): share of the answer's sentences aligned to supporting context.
 
@@ -39,6 +42,15 @@ class Grounding(Metric):
     """
 
     family = "grounding"
+    outputs = (
+        Output("faithfulness", "Local grounding (no LLM): share of answer sentences aligned to supporting context"),
+        Output("contradiction_rate", "Local grounding: share of answer sentences whose numbers or record fields "
+                                     "conflict with the aligned evidence", direction="lower"),
+        Output("unverifiable_rate", "Local grounding: share of answer sentences without close evidence, or with "
+                                    "numbers/names absent from the contexts", direction="lower"),
+    )
+    writes_for = "faithfulness"
+    order = 80
 
     def __init__(self, thresholds: str | Mapping[str, Any] | None = None, device: str = "cpu",
                  batch_size: int = 64) -> None:
@@ -56,9 +68,6 @@ class Grounding(Metric):
         if self.batch_size < 1:
             raise ValueError("batch_size must be at least 1")
 
-    def output_names(self) -> list[str]:
-        return list(OUTPUTS)
-
     def _thresholds_hash(self) -> str:
         return hashlib.sha256(json.dumps(self.thresholds, sort_keys=True).encode()).hexdigest()[:10]
 
@@ -67,15 +76,6 @@ class Grounding(Metric):
 
         return make_signature("grounding", model=MODEL_NAME, thresholds=self._thresholds_hash(),
                               claims="sentences", st=package_version("sentence-transformers"))
-
-    def describe(self) -> dict[str, str]:
-        return {
-            "faithfulness": "Local grounding (no LLM): share of answer sentences aligned to supporting context",
-            "contradiction_rate": "Local grounding: share of answer sentences whose numbers or record fields "
-                                  "conflict with the aligned evidence",
-            "unverifiable_rate": "Local grounding: share of answer sentences without close evidence, or with "
-                                 "numbers/names absent from the contexts",
-        }
 
     def judge_info(self, kind: str | None = None) -> dict[str, Any]:
         from genevals.grounding.checker import MODEL_NAME
@@ -92,14 +92,10 @@ class Grounding(Metric):
         return {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
 
     def _unscored(self, status: str, reason: str, **details: Any) -> dict[str, MetricResult]:
-        details = {"judge": self.judge_info(), "usage": self._usage(), **details}
-        return {"faithfulness": MetricResult.unscored("faithfulness", status, reason, **details),
-                "contradiction_rate": MetricResult.unscored("contradiction_rate", status, reason),
-                "unverifiable_rate": MetricResult.unscored("unverifiable_rate", status, reason)}
+        return unscored_outputs(status, reason, {"judge": self.judge_info(), "usage": self._usage(), **details})
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         from genevals.grounding import checker
-        from genevals.judge.runtime import detect_refusal
 
         out: list[dict[str, MetricResult] | None] = [None] * len(samples)
         todo = []
@@ -138,29 +134,18 @@ class Grounding(Metric):
         decisions = checker.decide_all(f, self.thresholds)
         claims, verdicts = [], []
         for c, d in zip(f.claims, decisions):
-            claims.append({"index": c.index, "text": c.text, "spans": [[c.start, c.end]], "located": True})
+            claims.append(Claim(c.index, c.text, ((c.start, c.end),), located=True))
             quote, span = "", None
             if d.quote_span is not None and d.context_index is not None:
-                span = list(d.quote_span)
+                span = tuple(d.quote_span)
                 quote = sample.contexts[d.context_index].text[span[0]:span[1]]
-            verdicts.append({
-                "claim_index": c.index, "label": d.label, "context_index": d.context_index, "quote": quote,
-                "quote_found": span is not None and bool(quote), "quote_span": span, "reason": d.reason,
-                "missing": False, "confidence": round(d.confidence, 4), "support": round(d.score, 4),
-                "similarity": round(c.sim, 4), "recall_aligned": round(c.recall_top, 4),
-                "recall_all": round(c.recall_all, 4)})
-        n = len(decisions)
-        counts = {label: sum(1 for d in decisions if d.label == label) for label in types.VERDICT_LABELS}
-        counts["missing"] = 0
+            verdicts.append(Verdict(
+                claim_index=c.index, label=d.label, context_index=d.context_index, quote=quote,
+                quote_found=span is not None and bool(quote), quote_span=span, reason=d.reason, missing=False,
+                scores={"confidence": round(d.confidence, 4), "support": round(d.score, 4),
+                        "similarity": round(c.sim, 4), "recall_aligned": round(c.recall_top, 4),
+                        "recall_all": round(c.recall_all, 4)}))
         labels = [d.label for d in decisions]
-        details = {"claims": claims, "verdicts": verdicts, "unlocated_claims": 0, "counts": counts, "issues": [],
-                   "confidence": round(response_confidence(labels, [d.confidence for d in decisions]), 4),
-                   "judge": self.judge_info(f.kind), "usage": self._usage()}
-        return {
-            "faithfulness": MetricResult("faithfulness", counts[types.SUPPORTED] / n, details=details),
-            "contradiction_rate": MetricResult("contradiction_rate", counts[types.CONTRADICTED] / n,
-                                               details={"contradicted": counts[types.CONTRADICTED], "claims": n}),
-            "unverifiable_rate": MetricResult("unverifiable_rate", counts[types.UNVERIFIABLE] / n,
-                                              details={"unverifiable": counts[types.UNVERIFIABLE], "missing": 0,
-                                                       "claims": n}),
-        }
+        return scored_outputs(claims, verdicts, {
+            "issues": [], "confidence": round(response_confidence(labels, [d.confidence for d in decisions]), 4),
+            "judge": self.judge_info(f.kind), "usage": self._usage()})

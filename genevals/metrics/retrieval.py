@@ -9,7 +9,8 @@ from typing import Any, Mapping, Sequence
 
 from genevals import types
 from genevals.metrics import ranking as rk
-from genevals.metrics.base import Metric
+from genevals.metrics.base import Metric, Output
+from genevals.registry import register
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
@@ -19,23 +20,7 @@ NO_RELEVANT = "no_relevant"
 UNDEFINED = "undefined"
 
 LEVELS = ("auto", "chunk", "doc")
-
-_AT_K = ("precision", "recall", "f1", "hit_rate", "ndcg", "ndcg_exp", "err")
-_SCALAR = ("mrr", "map", "first_relevant_rank", "auc")
-
-_DESCRIPTIONS = {
-    "precision": "relevant ids in the top {k} / {k} (trec_eval P_{k}; divides by {k} even if fewer were retrieved)",
-    "recall": "relevant ids in the top {k} / all relevant ids in the labels (trec_eval recall_{k})",
-    "f1": "harmonic mean of precision@{k} and recall@{k}",
-    "hit_rate": "1 if any of the top {k} is relevant, else 0 (trec_eval success_{k})",
-    "ndcg": "nDCG@{k}, linear gain = grade, 1/log2(rank+1) discount, ideal from all labels (trec_eval ndcg_cut_{k})",
-    "ndcg_exp": "nDCG@{k} with exponential gain 2^grade - 1 (Burges), 1/log2(rank+1) discount",
-    "err": "Expected Reciprocal Rank@{k} (Chapelle 2009), R = (2^grade - 1) / 2^max_grade_in_labels",
-    "mrr": "1 / rank of the first relevant id, 0 if none retrieved (trec_eval recip_rank; mean = MRR)",
-    "map": "average precision: sum of precision at each relevant hit / all relevant ids in the labels (trec_eval map)",
-    "first_relevant_rank": "1-based rank of the first relevant id (a rank, lower is better); not_found if none retrieved",
-    "auc": "P(relevant id ranked above a retrieved non-relevant id); unretrieved relevant ids rank below all retrieved",
-}
+DEFAULT_CUTOFFS = (1, 3, 5, 10)
 
 
 def build_ranking(contexts: Sequence[types.Context], level: str) -> tuple[list[str], int]:
@@ -80,12 +65,33 @@ def resolve_level(contexts: Sequence[types.Context], level: str,
     return "doc" if any(c.doc_id is not None for c in contexts) else "chunk"
 
 
+@register
 class Retrieval(Metric):
     """Ranked-retrieval metrics (trec_eval conventions) over the sample's contexts and its relevance labels."""
 
     family = "retrieval"
+    outputs = (
+        Output("precision@{k}", "relevant ids in the top {k} / {k} (trec_eval P_{k}; divides by {k} even if fewer "
+                                "were retrieved)"),
+        Output("recall@{k}", "relevant ids in the top {k} / all relevant ids in the labels (trec_eval recall_{k})"),
+        Output("f1@{k}", "harmonic mean of precision@{k} and recall@{k}"),
+        Output("hit_rate@{k}", "1 if any of the top {k} is relevant, else 0 (trec_eval success_{k})"),
+        Output("ndcg@{k}", "nDCG@{k}, linear gain = grade, 1/log2(rank+1) discount, ideal from all labels "
+                           "(trec_eval ndcg_cut_{k})"),
+        Output("ndcg_exp@{k}", "nDCG@{k} with exponential gain 2^grade - 1 (Burges), 1/log2(rank+1) discount"),
+        Output("err@{k}", "Expected Reciprocal Rank@{k} (Chapelle 2009), R = (2^grade - 1) / 2^max_grade_in_labels"),
+        Output("mrr", "1 / rank of the first relevant id, 0 if none retrieved (trec_eval recip_rank; mean = MRR)"),
+        Output("map", "average precision: sum of precision at each relevant hit / all relevant ids in the labels "
+                      "(trec_eval map)"),
+        Output("first_relevant_rank", "1-based rank of the first relevant id (a rank, lower is better); "
+                                      "not_found if none retrieved", direction="lower", range=(1.0, None)),
+        Output("auc", "P(relevant id ranked above a retrieved non-relevant id); unretrieved relevant ids rank "
+                      "below all retrieved"),
+    )
+    presets = ("default", "all")
+    order = 50
 
-    def __init__(self, cutoffs: Sequence[int] = (1, 3, 5, 10), level: str = "auto",
+    def __init__(self, cutoffs: Sequence[int] = DEFAULT_CUTOFFS, level: str = "auto",
                  relevance_level: float = 1) -> None:
         if level not in LEVELS:
             raise ValueError(f"retrieval level must be one of {', '.join(LEVELS)}, got {level!r}")
@@ -97,10 +103,19 @@ class Retrieval(Metric):
         self.cutoffs = tuple(cuts)
         self.level = level
         self.relevance_level = relevance_level
-        self._names = [f"{m}@{k}" for m in _AT_K for k in self.cutoffs] + list(_SCALAR)
+        self._names = ([o.name.format(k=k) for o in self.outputs if o.is_template for k in self.cutoffs]
+                       + [o.name for o in self.outputs if not o.is_template])
 
     def output_names(self) -> list[str]:
         return list(self._names)
+
+    @classmethod
+    def widen(cls, options: Mapping[str, Any], params: Mapping[str, str]) -> dict[str, Any]:
+        """Add the cutoff an output such as "recall@20" names to the default or given cutoffs."""
+        options = dict(options)
+        if "k" in params:
+            options["cutoffs"] = tuple(sorted(set(options.get("cutoffs", DEFAULT_CUTOFFS)) | {int(params["k"])}))
+        return options
 
     def signature(self) -> str:
         return make_signature(
@@ -113,15 +128,6 @@ class Retrieval(Metric):
             err_gmax="max_in_qrels",
             dedupe="first",
         )
-
-    def describe(self) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for m in _AT_K:
-            for k in self.cutoffs:
-                out[f"{m}@{k}"] = _DESCRIPTIONS[m].format(k=k)
-        for m in _SCALAR:
-            out[m] = _DESCRIPTIONS[m]
-        return out
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         return [self._score_one(s) for s in samples]

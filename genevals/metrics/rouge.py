@@ -13,11 +13,11 @@ from collections import Counter
 from typing import Sequence
 
 from rapidfuzz.distance import LCSseq
-from rouge_score import scoring, tokenize
-from rouge_score.tokenizers import DefaultTokenizer
+from rouge_score import scoring, tokenize  # light: rouge-score loads nltk only in rouge_score.tokenizers
 
 from genevals import types
-from genevals.metrics.base import Metric
+from genevals.metrics.base import Metric, Output
+from genevals.registry import register
 from genevals.signature import make_signature, package_version
 from genevals.types import MetricResult, Sample
 
@@ -31,6 +31,8 @@ class _CachedStemmer:
     """Duck-types nltk's PorterStemmer (``stem(word)``) for ``rouge_score.tokenize.tokenize``."""
 
     def __init__(self) -> None:
+        from rouge_score.tokenizers import DefaultTokenizer
+
         # Take the very stemmer instance rouge-score's DefaultTokenizer builds, so settings cannot drift.
         porter = DefaultTokenizer(use_stemmer=True)._stemmer
         self.stem = functools.lru_cache(maxsize=_STEM_CACHE_SIZE)(porter.stem)
@@ -88,6 +90,7 @@ def _scores(target: _Text, prediction: _Text) -> dict[str, tuple[float, float, f
     }
 
 
+@register
 class Rouge(Metric):
     """ROUGE-1/2/L F-measure (Lin 2004) exactly as rouge-score's RougeScorer computes it.
 
@@ -101,13 +104,16 @@ class Rouge(Metric):
     """
 
     family = "rouge"
+    outputs = (Output("rouge1", "ROUGE-1 F-measure: unigram overlap with the best reference (rouge-score)"),
+               Output("rouge2", "ROUGE-2 F-measure: bigram overlap with the best reference (rouge-score)"),
+               Output("rougeL", "ROUGE-L F-measure: longest common subsequence with the best reference "
+                                "(rouge-score)"))
+    presets = ("default", "all")
+    order = 30
 
     def __init__(self, use_stemmer: bool = False) -> None:
         self.use_stemmer = use_stemmer
         self._stemmer = _CachedStemmer() if use_stemmer else None
-
-    def output_names(self) -> list[str]:
-        return list(_OUTPUTS)
 
     def signature(self) -> str:
         return make_signature("rouge", stemmer=self.use_stemmer, tok="rouge_score-default", refs="max-f",

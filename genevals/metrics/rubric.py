@@ -12,10 +12,13 @@ from typing import Any, Mapping
 
 from genevals import types
 from genevals.judge import prompts
-from genevals.judge.client import CallRecord, JudgeError, SampleUsage, estimate_tokens
+from genevals.judge.client import CallLog
+from genevals.judge.config import JudgeConfig
 from genevals.judge.parse import ParseError, parse_rubric
+from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
-from genevals.metrics.base import ConcurrentMetric, usage_statistics
+from genevals.metrics.base import ConcurrentMetric, Output, usage_statistics
+from genevals.registry import register
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
@@ -27,10 +30,11 @@ DEFAULT_CRITERIA: dict[str, str] = {
     "coverage": "The answer covers the key information from the context that the question needs.",
 }
 PREFIX = "rubric_"
-DRY_RUN = "dry_run"
+DRY_RUN = types.DRY_RUN
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 
+@register
 class Rubric(ConcurrentMetric):
     """LLM judge rubric: 1-5 per criterion, reported as (score - 1) / 4.
 
@@ -39,15 +43,11 @@ class Rubric(ConcurrentMetric):
     """
 
     family = "llm_rubric"
+    outputs = (Output(PREFIX + "{criterion}", "LLM rubric, 1-5 as (s-1)/4, for one criterion"),)
+    order = 75
 
-    def __init__(self, criteria: Mapping[str, str] | None = None, default_criteria: bool = True,
-                 backend: str = "auto", base_url: str | None = None, model: str | None = None,
-                 api_key: str | None = None, concurrency: int = 4, max_retries: int = 4, timeout: float = 60.0,
-                 cache_dir: str | None = None, cache: bool = True, context_token_budget: int | None = None,
-                 prices: Mapping[str, Mapping[str, float]] | None = None, dry_run: bool = False, seed: int = 0,
-                 max_tokens: int | None = None, judge_model: str | None = None, n_ctx: int = 4096,
-                 n_threads: int | None = None, provider: Any = None, backoff_base: float = 0.5,
-                 backoff_max: float = 30.0) -> None:
+    def __init__(self, judge: JudgeConfig | None = None, criteria: Mapping[str, str] | None = None,
+                 default_criteria: bool = True) -> None:
         chosen = dict(DEFAULT_CRITERIA) if default_criteria else {}
         for name, description in (criteria or {}).items():
             if not _NAME.match(name):
@@ -58,15 +58,9 @@ class Rubric(ConcurrentMetric):
         if not chosen:
             raise ValueError("llm_rubric needs at least one criterion")
         self.criteria = chosen
-        self.runtime = JudgeRuntime(
-            backend=backend, base_url=base_url, model=model or judge_model, api_key=api_key,
-            concurrency=concurrency, max_retries=max_retries, timeout=timeout, cache_dir=cache_dir, cache=cache,
-            prices=prices, dry_run=dry_run, seed=seed, n_ctx=n_ctx, n_threads=n_threads, provider=provider,
-            backoff_base=backoff_base, backoff_max=backoff_max, prompt_version=prompts.prompt_version("rubric"))
-        if context_token_budget is None:
-            context_token_budget = max(256, n_ctx // 2 - 512) if self.runtime.backend == "llamacpp" else 6000
-        self.context_token_budget = int(context_token_budget)
-        self.max_tokens, self.dry_run, self.seed = max_tokens, dry_run, seed
+        self.judge = judge if judge is not None else JudgeConfig()
+        self.runtime = JudgeRuntime(self.judge, prompts.prompt_version("rubric"))
+        self.context_token_budget = self.judge.context_budget
 
     def output_names(self) -> list[str]:
         return [PREFIX + name for name in self.criteria]
@@ -74,6 +68,10 @@ class Rubric(ConcurrentMetric):
     @property
     def warning(self) -> str | None:
         return self.runtime.warning
+
+    @property
+    def concurrency(self) -> int:
+        return self.judge.concurrency
 
     def signature(self) -> str:
         return make_signature("llm_rubric", **self.runtime.signature_settings(), criteria=list(self.criteria),
@@ -94,31 +92,27 @@ class Rubric(ConcurrentMetric):
         return d
 
     def _all_unscored(self, status: str, reason: str, usage: dict[str, Any],
-                      transcript: list[CallRecord] | None) -> dict[str, MetricResult]:
+                      transcript: list[dict[str, Any]] | None) -> dict[str, MetricResult]:
         out = {}
         for k, name in enumerate(self.criteria):
             details = self._common()
             if k == 0:
                 details["usage"] = usage
                 if transcript:
-                    details["transcript"] = [r.to_dict() for r in transcript]
+                    details["transcript"] = transcript
             out[PREFIX + name] = MetricResult.unscored(PREFIX + name, status, reason, **details)
         return out
 
     async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:
-        usage = SampleUsage()
-        transcript: list[CallRecord] = []
+        log = CallLog()
         try:
-            return await self._score_one(sample, usage, transcript)
-        except JudgeError as exc:
-            reason = self.runtime.redact(f"rubric call failed after {getattr(exc, 'attempts', 1)} request(s): {exc}")
-            return self._all_unscored(types.JUDGE_ERROR, reason, self.runtime.usage_dict(usage), transcript)
+            return await self._score_one(sample, log)
         except Exception as exc:  # never lose a sample
             return self._all_unscored(types.ERROR, self.runtime.redact(f"internal error: {type(exc).__name__}: "
-                                                                       f"{exc}"), self.runtime.usage_dict(usage),
-                                      transcript)
+                                                                       f"{exc}"), self.runtime.usage_dict(log.usage),
+                                      log.transcript())
         finally:
-            self.runtime.add_total(usage)
+            self.runtime.add_total(log.usage)
 
     def _context_text(self, sample: Sample) -> tuple[str, bool]:
         budget = self.context_token_budget * 4
@@ -143,16 +137,14 @@ class Rubric(ConcurrentMetric):
                                            contexts=contexts, answer=sample.answer)), truncated
 
     def _params(self, n: int) -> dict[str, Any]:
-        want = 48 + 90 * n
-        return {"temperature": 0.0, "seed": self.seed,
-                "max_tokens": min(want, self.max_tokens) if self.max_tokens else want}
+        return self.runtime.params(48 + 90 * n)
 
-    async def _score_one(self, sample: Sample, usage: SampleUsage,
-                         transcript: list[CallRecord]) -> dict[str, MetricResult]:
+    async def _score_one(self, sample: Sample, log: CallLog) -> dict[str, MetricResult]:
         if not sample.answer.strip():
-            return self._all_unscored(types.EMPTY_ANSWER, "the answer is empty", self.runtime.usage_dict(usage), None)
+            return self._all_unscored(types.EMPTY_ANSWER, "the answer is empty", self.runtime.usage_dict(log.usage),
+                                      None)
         names = list(self.criteria)
-        if self.dry_run:
+        if self.judge.dry_run:
             messages, _ = self._messages(sample, names)
             p, c = estimate_tokens(messages[0]["content"]), self._params(len(names))["max_tokens"] // 2
             est = {"estimated_requests": 1, "estimated_prompt_tokens": p, "estimated_completion_tokens": c,
@@ -167,9 +159,13 @@ class Rubric(ConcurrentMetric):
         parsed_any = False
         for attempt in range(2):  # ask, then one targeted re-ask for the criteria that did not come back
             messages, truncated = self._messages(sample, todo)
-            completion = await client.complete("rubric" if attempt == 0 else "rubric-reask", messages,
-                                               prompts.rubric_schema(todo), self._params(len(todo)), usage,
-                                               transcript)
+            call = log.add(await client.complete("rubric" if attempt == 0 else "rubric-reask", messages,
+                                                 prompts.rubric_schema(todo), self._params(len(todo))))
+            if not call.ok:
+                return self._all_unscored(
+                    types.JUDGE_ERROR, f"rubric call failed after {call.attempts} request(s): {call.failure}",
+                    self.runtime.usage_dict(log.usage), log.transcript())
+            completion = call.completion
             try:
                 scores, found_issues = parse_rubric(completion.text, todo)
                 parsed_any = True
@@ -181,7 +177,7 @@ class Rubric(ConcurrentMetric):
             if not todo:
                 break
         out: dict[str, MetricResult] = {}
-        usage_d = self.runtime.usage_dict(usage)
+        usage_d = self.runtime.usage_dict(log.usage)
         for k, name in enumerate(names):
             details = self._common()
             if k == 0:
@@ -195,7 +191,7 @@ class Rubric(ConcurrentMetric):
                 details.update({"score": s, "reason": got[name]["reason"], "criterion": self.criteria[name]})
                 out[PREFIX + name] = MetricResult(PREFIX + name, (s - 1) / 4, details=details)
             else:
-                details["transcript"] = [r.to_dict() for r in transcript]
+                details["transcript"] = log.transcript()
                 why = "no reply could be parsed" if not parsed_any else f"no valid 1-5 score for '{name}'"
                 out[PREFIX + name] = MetricResult.unscored(PREFIX + name, types.PARSE_ERROR,
                                                            f"{why} (after one re-ask)", **details)

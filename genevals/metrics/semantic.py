@@ -27,19 +27,28 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from genevals.metrics import bertscore_model as bm
-from genevals.metrics.base import Metric
+from genevals.metrics.base import MODEL, Metric, Output
+from genevals.registry import register
 from genevals.signature import make_signature, package_version
 from genevals.types import EMPTY_ANSWER, EMPTY_REFERENCE, MetricResult, Sample
 
-OUTPUTS = ("bertscore_precision", "bertscore_recall", "bertscore_f1")
 #: pairs embedded and matched per step inside score(); bounds memory whatever the chunk size
 STEP_PAIRS = 256
 
 
+@register
 class BertScore(Metric):
     """BERTScore P/R/F1 of the answer against its references (greedy token matching of contextual embeddings)."""
 
     family = "bertscore"
+    outputs = (Output("bertscore_precision", "BERTScore precision: answer tokens matched in the reference",
+                      range=(None, 1.0)),
+               Output("bertscore_recall", "BERTScore recall: reference tokens matched in the answer",
+                      range=(None, 1.0)),
+               Output("bertscore_f1", "BERTScore F1, harmonic mean of precision and recall", range=(None, 1.0)))
+    kind = MODEL
+    presets = ("all",)
+    order = 60
 
     def __init__(self, model: str | None = None, layer: int | None = None, idf: bool = False,
                  rescale: bool = False, device: str | None = None, batch_size: int | None = None,
@@ -65,11 +74,9 @@ class BertScore(Metric):
         self._embedder: bm.Embedder | None = None
         self._run_idf: defaultdict | None = None
         self._run_idf_docs = 0
+        self._idf_counter: bm.IdfCounter | None = None
 
     # ---------------------------------------------------------------- metric protocol
-    def output_names(self) -> list[str]:
-        return list(OUTPUTS)
-
     def describe(self) -> dict[str, str]:
         what = (f"model {self.spec.name}, layer {self.layer}, idf {'on' if self.idf else 'off'}, "
                 f"{'rescaled with baseline' if self.rescale else 'raw'}; several references: best value")
@@ -113,24 +120,28 @@ class BertScore(Metric):
             self._baseline = bm.read_baseline(self.baseline_path, self.layer)
         return self._baseline
 
-    def prepare(self, samples: Iterable[Sample]) -> None:
-        """Compute idf over the whole run before scoring (a no-op without idf).
+    def prepare_sample(self, sample: Sample) -> None:
+        """Count one sample's references into the run's idf (a no-op without idf).
 
         The documents are the non-empty references of every sample whose answer is non-empty, each counted
         once per sample: exactly what ``bert_score.score(answers, references, idf=True)`` uses when given all
-        the run's pairs at once. Without this call, score() computes idf from the batch it is given.
+        the run's pairs at once. Without this pass, score() computes idf from the batch it is given.
         """
+        if not self.idf or not sample.answer.strip():
+            return
+        if self._idf_counter is None:
+            self._idf_counter = bm.IdfCounter()
+        for ref in sample.references:
+            if ref.strip():
+                self._idf_counter.add(self.embedder.ids(ref))
+
+    def finish_prepare(self) -> None:
         if not self.idf:
             return
-        counter = bm.IdfCounter()
-        for sample in samples:
-            if not sample.answer.strip():
-                continue
-            for ref in sample.references:
-                if ref.strip():
-                    counter.add(self.embedder.ids(ref))
+        counter = self._idf_counter if self._idf_counter is not None else bm.IdfCounter()
         self._run_idf = counter.idf_dict()
         self._run_idf_docs = counter.n_docs
+        self._idf_counter = None
 
     def _idf_dict(self, pairs: Sequence[tuple[int, str, str]]) -> defaultdict:
         tokenizer = self.embedder.loaded.tokenizer
@@ -197,6 +208,9 @@ class BertScore(Metric):
 
     def _unscored(self, status: str, reason: str) -> dict[str, MetricResult]:
         return {name: MetricResult.unscored(name, status, reason) for name in OUTPUTS}
+
+
+OUTPUTS = tuple(o.name for o in BertScore.outputs)
 
 
 def _steps(pairs: Sequence[tuple[int, str, str]], size: int) -> Iterable[list[tuple[int, str, str]]]:

@@ -12,7 +12,8 @@ from collections import Counter
 from typing import Sequence
 
 from genevals import types
-from genevals.metrics.base import Metric
+from genevals.metrics.base import Metric, Output
+from genevals.registry import register
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
@@ -44,6 +45,7 @@ def _references(sample: Sample) -> list[str]:
     return [r for r in sample.references if r.strip()]
 
 
+@register
 class ExactMatch(Metric):
     """SQuAD v1.1 exact match: 1 if normalize_answer(answer) == normalize_answer(ref) for some reference, else 0.
 
@@ -52,9 +54,10 @@ class ExactMatch(Metric):
     """
 
     family = "exact_match"
-
-    def output_names(self) -> list[str]:
-        return ["exact_match"]
+    outputs = (Output("exact_match", "SQuAD v1.1 exact match: 1 if the normalised answer equals a normalised "
+                                     "reference, else 0"),)
+    presets = ("default", "all")
+    order = 10
 
     def signature(self) -> str:
         return make_signature("exact_match", norm="squad-v1.1", refs="max")
@@ -76,6 +79,7 @@ class ExactMatch(Metric):
         return out
 
 
+@register
 class TokenF1(Metric):
     """SQuAD v1.1 token F1 with MULTISET overlap, best over references.
 
@@ -89,9 +93,9 @@ class TokenF1(Metric):
     """
 
     family = "token_f1"
-
-    def output_names(self) -> list[str]:
-        return ["token_f1"]
+    outputs = (Output("token_f1", "SQuAD v1.1 token F1 with multiset overlap, best over references"),)
+    presets = ("default", "all")
+    order = 20
 
     def signature(self) -> str:
         return make_signature("token_f1", norm="squad-v1.1", overlap="multiset", empty="zero", refs="max")

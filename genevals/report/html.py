@@ -26,8 +26,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from genevals.aggregate import DEFAULT_SEED, paired_comparison_of_differences
-from genevals.io import id_digest
+from genevals.stats import DEFAULT_SEED, paired_comparison_of_differences
+from genevals.keys import id_digest
 from genevals.report import bands
 from genevals.report.values import VERDICT_LABELS, SampleValues
 
@@ -587,7 +587,7 @@ def _clean_summary(metrics: Mapping[str, Any]) -> dict[str, Any]:
 
 def _fill_missing_summaries(systems: list[dict[str, Any]], store: SampleValues, metric_names: Sequence[str]) -> None:
     """A run without summary.json: summarise its samples the way the runner does."""
-    from genevals.aggregate import summarise
+    from genevals.stats import summarise
 
     missing = [index for index, system in enumerate(systems) if not system["summary"]]
     if not missing:

@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from genevals.io import id_digest
+from genevals.keys import id_digest
 from genevals.columns import DEFAULT_BUFFER_VALUES, SpillingColumns
 
 VERDICT_LABELS = ("supported", "contradicted", "unverifiable")

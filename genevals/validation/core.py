@@ -24,201 +24,16 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-import numpy as np
+from genevals import registry, types
+from genevals.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, agreement_cis, binary_metrics, confusion
+from genevals.types import Claim, MetricResult, Verdict
+from genevals.validation.labels import gold_label, gold_spans, row_to_sample
+from genevals.validation.spans import merge_spans, span_length, span_scores
 
-from genevals import types
-from genevals.types import Context, MetricResult, Sample
-
-DEFAULT_SEED = 12345
-DEFAULT_RESAMPLES = 1000
-JUDGES = ("local", "llm", "cascade")
-
-
-class LabelledInputError(ValueError):
-    pass
-
-
-# -- input ---------------------------------------------------------------------------------------------------
-def load_labelled(path: str | Path, limit: int | None = None, task_type: str | None = None) -> list[dict[str, Any]]:
-    """Read and check a labelled JSONL file; every bad row is named with its line number."""
-    rows, errors = [], []
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LabelledInputError(f"{path}: cannot read: {exc}") from None
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path.name}:{lineno}"
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            errors.append(f"{where}: malformed JSON: {exc}")
-            continue
-        problem = check_row(row)
-        if problem:
-            errors.append(f"{where}: {problem}")
-            continue
-        row = dict(row)
-        row.setdefault("id", str(lineno))
-        row["_origin"] = where
-        rows.append(row)
-    if errors:
-        shown = "\n  ".join(errors[:20]) + (f"\n  ... and {len(errors) - 20} more" if len(errors) > 20 else "")
-        raise LabelledInputError(f"{len(errors)} bad row(s) in {path}:\n  {shown}")
-    if task_type:
-        rows = [r for r in rows if str(r.get("task_type")) == task_type]
-    if limit is not None:
-        rows = rows[:max(0, limit)]
-    return rows
-
-
-def check_row(row: Any) -> str | None:
-    if not isinstance(row, dict):
-        return "expected a JSON object"
-    if not isinstance(row.get("response"), str):
-        return "field 'response': missing or not a string"
-    ctx = row.get("context")
-    if not (isinstance(ctx, str) or (isinstance(ctx, list) and all(isinstance(c, str) for c in ctx))):
-        return "field 'context': missing, or not a string / list of strings"
-    if row.get("question") is not None and not isinstance(row["question"], str):
-        return "field 'question': not a string"
-    spans = row.get("spans")
-    if spans is not None:
-        if not isinstance(spans, list):
-            return "field 'spans': expected a list of {start, end}"
-        for s in spans:
-            if not (isinstance(s, dict) and isinstance(s.get("start"), int) and isinstance(s.get("end"), int)
-                    and not isinstance(s.get("start"), bool) and 0 <= s["start"] <= s["end"] <= len(row["response"])):
-                return f"field 'spans': bad span {json.dumps(s)[:80]} (need 0 <= start <= end <= len(response))"
-    label = row.get("hallucinated")
-    if label is None and spans is None:
-        return "no label: give 'hallucinated' (true/false) or 'spans'"
-    if label is not None and not isinstance(label, bool):
-        return "field 'hallucinated': expected true or false"
-    return None
-
-
-def gold_label(row: Mapping[str, Any]) -> bool:
-    if row.get("hallucinated") is not None:
-        return bool(row["hallucinated"])
-    return bool(row.get("spans"))
-
-
-def gold_spans(row: Mapping[str, Any]) -> list[tuple[int, int]]:
-    return merge_spans((int(s["start"]), int(s["end"])) for s in row.get("spans") or [])
-
-
-def row_to_sample(row: Mapping[str, Any]) -> Sample:
-    ctx = row["context"]
-    texts = [ctx] if isinstance(ctx, str) else list(ctx)
-    return Sample(id=str(row["id"]), answer=row["response"], question=row.get("question") or "",
-                  contexts=tuple(Context(text=t, rank=i + 1) for i, t in enumerate(texts)),
-                  system=str(row.get("model") or "default"), origin=row.get("_origin", ""))
-
-
-# -- metric arithmetic ---------------------------------------------------------------------------------------
-def confusion(pred: Sequence[bool], gold: Sequence[bool]) -> dict[str, int]:
-    p, g = np.asarray(pred, bool), np.asarray(gold, bool)
-    return {"tp": int(np.sum(p & g)), "fp": int(np.sum(p & ~g)), "fn": int(np.sum(~p & g)),
-            "tn": int(np.sum(~p & ~g))}
-
-
-def binary_metrics(cm: Mapping[str, int]) -> dict[str, float | None]:
-    """Precision, recall, F1, accuracy, balanced accuracy and Cohen's kappa from a confusion matrix.
-
-    Conventions (as scikit-learn with ``zero_division=0``): precision is 0 with no predicted positives, recall 0
-    with no gold positives, F1 = 2tp / (2tp + fp + fn) (0 when that is 0/0); balanced accuracy is the mean
-    recall over the classes present in the gold labels; kappa = (p_o - p_e) / (1 - p_e), None when p_e = 1.
-    """
-    tp, fp, fn, tn = cm["tp"], cm["fp"], cm["fn"], cm["tn"]
-    n = tp + fp + fn + tn
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else 0.0
-    accuracy = (tp + tn) / n if n else None
-    class_recalls = []
-    if tp + fn:
-        class_recalls.append(tp / (tp + fn))
-    if tn + fp:
-        class_recalls.append(tn / (tn + fp))
-    balanced = sum(class_recalls) / len(class_recalls) if class_recalls else None
-    kappa = None
-    if n:
-        po = (tp + tn) / n
-        pe = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / (n * n)
-        kappa = (po - pe) / (1 - pe) if pe < 1 else None
-    return {"precision": precision, "recall": recall, "f1": f1, "accuracy": accuracy,
-            "balanced_accuracy": balanced, "kappa": kappa}
-
-
-STAT_NAMES = ("precision", "recall", "f1", "accuracy", "balanced_accuracy", "kappa")
-
-
-def bootstrap_cis(pred: Sequence[bool], gold: Sequence[bool], seed: int = DEFAULT_SEED,
-                  resamples: int = DEFAULT_RESAMPLES, confidence: float = 0.95) -> dict[str, list[float] | None]:
-    """Percentile bootstrap CIs of every binary metric, resampling rows with ``default_rng(seed)``."""
-    p, g = np.asarray(pred, bool), np.asarray(gold, bool)
-    n = len(p)
-    if n < 2:
-        return {k: None for k in STAT_NAMES}
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(resamples, n))
-    pp, gg = p[idx], g[idx]
-    tp = (pp & gg).sum(1); fp = (pp & ~gg).sum(1); fn = (~pp & gg).sum(1); tn = (~pp & ~gg).sum(1)
-    values: dict[str, list[float]] = {k: [] for k in STAT_NAMES}
-    for i in range(resamples):
-        stats = binary_metrics({"tp": int(tp[i]), "fp": int(fp[i]), "fn": int(fn[i]), "tn": int(tn[i])})
-        for k in STAT_NAMES:
-            if stats[k] is not None:
-                values[k].append(stats[k])
-    alpha = (1 - confidence) / 2
-    return {k: [float(x) for x in np.quantile(v, [alpha, 1 - alpha])] if v else None for k, v in values.items()}
-
-
-def merge_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[list[int]] = []
-    for s, e in sorted((int(a), int(b)) for a, b in spans if b > a):
-        if out and s <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], e)
-        else:
-            out.append([s, e])
-    return [(s, e) for s, e in out]
-
-
-def span_length(spans: Iterable[tuple[int, int]]) -> int:
-    return sum(e - s for s, e in merge_spans(spans))
-
-
-def span_intersection(a: Iterable[tuple[int, int]], b: Iterable[tuple[int, int]]) -> int:
-    a, b = merge_spans(a), merge_spans(b)
-    i = j = total = 0
-    while i < len(a) and j < len(b):
-        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
-        if hi > lo:
-            total += hi - lo
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
-
-
-def span_scores(pairs: Iterable[tuple[Sequence[tuple[int, int]], Sequence[tuple[int, int]]]]) -> dict[str, Any]:
-    """Character-level micro precision/recall/F1 over (predicted spans, gold spans) pairs."""
-    inter = pred_chars = gold_chars = 0
-    for pred, gold in pairs:
-        inter += span_intersection(pred, gold)
-        pred_chars += span_length(pred)
-        gold_chars += span_length(gold)
-    precision = inter / pred_chars if pred_chars else 0.0
-    recall = inter / gold_chars if gold_chars else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"precision": precision, "recall": recall, "f1": f1, "overlap_chars": inter,
-            "predicted_chars": pred_chars, "gold_chars": gold_chars}
+#: judge name -> the metric family that judges
+JUDGES = {"local": "grounding", "llm": "faithfulness", "cascade": "cascade"}
 
 
 # -- prediction rules ----------------------------------------------------------------------------------------
@@ -271,33 +86,30 @@ def predicted_spans(details: Mapping[str, Any], rule: Rule) -> list[tuple[int, i
     return merge_spans(spans)
 
 
+def _claims_and_verdicts(details: Mapping[str, Any]) -> tuple[dict[int, Claim], list[Verdict]]:
+    claims = {c.index: c for c in map(Claim.from_dict, details.get("claims", []))}
+    return claims, [Verdict.from_dict(v) for v in details.get("verdicts", [])]
+
+
+def predicted_spans(details: Mapping[str, Any], rule: Rule) -> list[tuple[int, int]]:
+    claims, verdicts = _claims_and_verdicts(details)
+    spans = []
+    for v in verdicts:
+        claim = claims.get(v.claim_index)
+        if claim is None or not claim.located or not rule.flags(v.label):
+            continue
+        spans += list(claim.spans)
+    return merge_spans(spans)
+
+
 # -- judges --------------------------------------------------------------------------------------------------
-def build_metric(judge: str, options: Mapping[str, Any] | None = None):
-    """The metric behind a judge name: local -> Grounding, llm -> Faithfulness, cascade -> Cascade."""
-    options = dict(options or {})
-    if judge == "local":
-        try:
-            from genevals.registry import select
-
-            return select(["grounding"], {"grounding": options})[0].metric
-        except Exception:  # not registered yet: build it directly
-            from genevals.metrics.grounding import Grounding
-
-            return Grounding(**options)
-    if judge == "llm":
-        from genevals.registry import select
-
-        return select(["faithfulness"], {"faithfulness": options})[0].metric
-    if judge == "cascade":
-        try:
-            from genevals.registry import select
-
-            return select(["cascade"], {"cascade": options})[0].metric
-        except Exception:
-            from genevals.metrics.cascade import Cascade
-
-            return Cascade(**options)
-    raise ValueError(f"unknown judge '{judge}'; expected one of {', '.join(JUDGES)}")
+def build_metric(judge: str, options: Mapping[str, Any] | None = None, config: Any = None):
+    """The metric behind a judge name (local -> grounding, llm -> faithfulness, cascade -> cascade), with
+    ``options`` as its settings and ``config`` (a JudgeConfig) for the LLM."""
+    if judge not in JUDGES:
+        raise ValueError(f"unknown judge '{judge}'; expected one of {', '.join(JUDGES)}")
+    family = JUDGES[judge]
+    return registry.select([family], {family: dict(options or {})}, config)[0].metric
 
 
 # -- the validation ------------------------------------------------------------------------------------------
@@ -359,7 +171,7 @@ def response_level(outcomes: Sequence[RowOutcome], seed: int, resamples: int) ->
            "unscored_by_status": dict(Counter(o.status for o in outcomes if o.pred is None)),
            "positive_rate": (sum(gold) / len(gold)) if gold else None,
            "predicted_positive_rate": (sum(pred) / len(pred)) if pred else None,
-           "confusion": cm, **binary_metrics(cm), "ci95": bootstrap_cis(pred, gold, seed, resamples),
+           "confusion": cm, **binary_metrics(cm), "ci95": agreement_cis(pred, gold, seed, resamples),
            "baseline_all_hallucinated": {**binary_metrics(baseline_cm), "confusion": baseline_cm}}
     return out
 
@@ -367,10 +179,10 @@ def response_level(outcomes: Sequence[RowOutcome], seed: int, resamples: int) ->
 def validate(rows: Sequence[dict[str, Any]], judge: str = "local", options: Mapping[str, Any] | None = None,
              rule: Rule | str = "any", seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES,
              metric=None, progress: Callable[[int, int], None] | None = None, worst: int = 15,
-             meta: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], list[RowOutcome]]:
+             meta: Mapping[str, Any] | None = None, config: Any = None) -> tuple[dict[str, Any], list[RowOutcome]]:
     """Score ``rows`` with the judge and compare with the human labels; returns (report, per-row outcomes)."""
     rule = Rule.parse(rule) if isinstance(rule, str) else rule
-    metric = metric if metric is not None else build_metric(judge, options)
+    metric = metric if metric is not None else build_metric(judge, options, config)
     started = time.perf_counter()
     outcomes = score_rows(rows, metric, rule, progress=progress)
     seconds = time.perf_counter() - started
@@ -435,13 +247,13 @@ def worst_disagreements(outcomes: Sequence[RowOutcome], n: int) -> dict[str, lis
 
 
 def disagreement_dict(o: RowOutcome) -> dict[str, Any]:
-    claims = {c["index"]: c for c in o.details.get("claims", [])}
+    claims, found = _claims_and_verdicts(o.details)
     verdicts = []
-    for v in o.details.get("verdicts", []):
-        c = claims.get(v.get("claim_index"), {})
-        verdicts.append({"claim": c.get("text", ""), "spans": c.get("spans", []), "label": v.get("label"),
-                         "reason": v.get("reason", ""), "quote": v.get("quote", ""),
-                         "context_index": v.get("context_index"), "confidence": v.get("confidence")})
+    for v in found:
+        c = claims.get(v.claim_index)
+        verdicts.append({"claim": c.text if c else "", "spans": [list(s) for s in c.spans] if c else [],
+                         "label": v.label, "reason": v.reason, "quote": v.quote,
+                         "context_index": v.context_index, "confidence": v.scores.get("confidence")})
     labelled = [{"start": s.get("start"), "end": s.get("end"), "label_type": s.get("label_type"),
                  "note": s.get("meta") or s.get("note")} for s in (o.row.get("spans") or []) if isinstance(s, dict)]
     return {"id": o.row.get("id"), "task_type": o.row.get("task_type"), "model": o.row.get("model"),
@@ -453,7 +265,7 @@ def disagreement_dict(o: RowOutcome) -> dict[str, Any]:
 
 
 def write_outputs(report: Mapping[str, Any], outcomes: Sequence[RowOutcome], out_dir: str | Path) -> dict[str, Path]:
-    from genevals.validate_report import render
+    from genevals.validation.page import render
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,41 @@
+"""The ``genevals`` command line: one module per subcommand, and :mod:`genevals.cli.common` for what they
+share (exit codes, option parsers, thresholds, the judge options).
+
+Exit codes: 0 success, 1 a --fail-under threshold was missed, 2 bad input, 130 interrupted (partial results
+and summary are written).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from genevals.cli import metrics, report, run, validate
+from genevals.cli.common import EXIT_BAD_INPUT
+
+SUBCOMMANDS = (run, metrics, report, validate)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from genevals import __version__
+
+    parser = argparse.ArgumentParser(prog="genevals", description="Score RAG answers and find hallucinations.")
+    parser.add_argument("--version", action="version", version=f"genevals {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for module in SUBCOMMANDS:
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.error(f"unknown command {args.command}")
+        return EXIT_BAD_INPUT
+    return handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""What the subcommands share: exit codes, option parsers, thresholds and the judge options.
+
+Exit codes, for every subcommand: 0 success, 1 a ``--fail-under`` threshold was missed, 2 bad input (file, row,
+option or metric name), 130 interrupted (partial results and the summary are written).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+EXIT_OK, EXIT_THRESHOLD, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def csv_list(text: str) -> list[str]:
+    """``"a, b,,c"`` -> ["a", "b", "c"]."""
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def count(text: str) -> int:
+    """A whole number, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
+    return value
+
+
+def json_file(path: str) -> Any:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"{path}: {exc}") from None
+
+
+def key_value(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE``; the value is read as JSON when it parses (numbers, true/false, lists), else kept as text.
+    Dashes in the key become underscores."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got '{text}'")
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = value
+    return key.strip().replace("-", "_"), parsed
+
+
+def parse_threshold(name: str, value: Any) -> float:
+    """A threshold's limit: a finite number (from the command line or a config file)."""
+    if isinstance(value, bool):
+        raise ValueError(f"threshold for '{name}' is not a number: {value!r}")
+    try:
+        limit = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"threshold for '{name}' is not a number: '{value}'") from None
+    if not math.isfinite(limit):
+        raise ValueError(f"threshold for '{name}' must be a finite number, got '{value}'")
+    return limit
+
+
+def threshold(text: str) -> tuple[str, float]:
+    """``METRIC=VALUE`` for ``--fail-under``."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got '{text}'")
+    try:
+        return name.strip(), parse_threshold(name.strip(), value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def check_thresholds(summary: Mapping[str, Any], thresholds: Sequence[tuple[str, float]]) -> list[str]:
+    """Every (system, metric) whose mean is below its threshold, or that has no score to compare."""
+    failures = []
+    for metric, limit in thresholds:
+        found = False
+        for system, metrics in summary.get("systems", {}).items():
+            if metric not in metrics:
+                continue
+            found = True
+            mean = metrics[metric]["mean"]
+            if mean is None:
+                failures.append(f"{system}: {metric} has no scored samples (threshold {limit})")
+            elif mean < limit:
+                failures.append(f"{system}: {metric} = {mean:.4f} < {limit}")
+        if not found:
+            failures.append(f"{metric}: not computed in this run (threshold {limit})")
+    return failures
+
+
+def add_fail_under(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--fail-under", action="append", type=threshold, default=[], metavar="METRIC=VALUE",
+                        help="exit 1 if any system's mean METRIC is below VALUE (repeatable)")
+
+
+def add_judge_options(parser: argparse.ArgumentParser) -> None:
+    """The LLM judge's options, with the same names in every subcommand that judges."""
+    judge = parser.add_argument_group("LLM judge")
+    judge.add_argument("--judge-backend", choices=("auto", "openai", "llamacpp"), default=None,
+                       help="auto: an OpenAI-compatible server when one is configured, else embedded llama.cpp")
+    judge.add_argument("--judge-base-url", default=None, help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)")
+    judge.add_argument("--judge-model", default=None, help="model name, or a path to a .gguf for llama.cpp")
+    judge.add_argument("--judge-concurrency", "--concurrency", dest="judge_concurrency", type=int, default=None,
+                       help="judge requests in flight (default 4)")
+    judge.add_argument("--judge-retries", type=int, default=None, help="retries on 429/5xx/timeouts (default 4)")
+    judge.add_argument("--judge-timeout", type=float, default=None, help="seconds per request (default 60)")
+    judge.add_argument("--judge-seed", type=int, default=None, help="sampling seed sent to the judge (default 0)")
+    judge.add_argument("--judge-max-tokens", type=int, default=None, help="cap on each reply's tokens")
+    judge.add_argument("--judge-n-ctx", type=int, default=None, help="llama.cpp context window (default 4096)")
+    judge.add_argument("--judge-cache", default=None, help="cache folder (default ~/.cache/genevals/judge)")
+    judge.add_argument("--no-judge-cache", action="store_true", help="do not read or write the judge cache")
+    judge.add_argument("--judge-prices", type=json_file, default=None,
+                       help='JSON file: {"MODEL": {"input_per_1k": X, "output_per_1k": Y}}')
+    judge.add_argument("--context-token-budget", type=int, default=None, help="tokens of context per call")
+    judge.add_argument("--dry-run", action="store_true", help="estimate judge tokens and cost; call nothing")
+    judge.add_argument("--judge-max-claims", "--max-claims", dest="judge_max_claims", type=int, default=None,
+                       help="faithfulness: claims per answer (default 12)")
+    judge.add_argument("--judge-worked-example", "--worked-example", dest="judge_worked_example",
+                       choices=("auto", "yes", "no"), default="auto",
+                       help="faithfulness: include the worked example in the prompts (auto: not for the tiny "
+                            "packaged model)")
+
+
+_JUDGE_FIELDS = {"judge_backend": "backend", "judge_base_url": "base_url", "judge_model": "model",
+                 "judge_concurrency": "concurrency", "judge_retries": "max_retries", "judge_timeout": "timeout",
+                 "judge_seed": "seed", "judge_max_tokens": "max_tokens", "judge_n_ctx": "n_ctx",
+                 "judge_cache": "cache_dir", "judge_prices": "prices", "context_token_budget": "context_token_budget"}
+
+
+def judge_config(args: argparse.Namespace, **extra: Any):
+    """The :class:`~genevals.judge.config.JudgeConfig` the options of :func:`add_judge_options` describe
+    (``extra``: more fields, e.g. from ``--judge-option``). ValueError for a bad value."""
+    from genevals.judge.config import JudgeConfig
+
+    options = {field: getattr(args, name) for name, field in _JUDGE_FIELDS.items()
+               if getattr(args, name, None) is not None}
+    if getattr(args, "no_judge_cache", False):
+        options["cache"] = False
+    if getattr(args, "dry_run", False):
+        options["dry_run"] = True
+    options.update(extra)
+    return JudgeConfig.from_options(options)
+
+
+def faithfulness_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The faithfulness judge's own settings (claims per answer, worked example) from the judge options."""
+    options: dict[str, Any] = {}
+    if getattr(args, "judge_max_claims", None) is not None:
+        options["max_claims"] = args.judge_max_claims
+    if getattr(args, "judge_worked_example", "auto") != "auto":
+        options["worked_example"] = args.judge_worked_example == "yes"
+    return options

@@ -1,0 +1,158 @@
+"""``genevals run INPUT --out DIR``: score a file of RAG outputs, write results.jsonl, summary.json and
+report.html."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_THRESHOLD, add_fail_under,
+                                 add_judge_options, check_thresholds, csv_list, faithfulness_options,
+                                 judge_config)
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    run = subparsers.add_parser("run", help="score a file of RAG outputs")
+    run.add_argument("input", help="JSONL, CSV or Parquet file")
+    run.add_argument("--out", default="reports/latest", help="output folder (default: reports/latest)")
+    run.add_argument("--metrics", type=csv_list, default=None,
+                     help="comma-separated metric families or outputs (default: exact_match,token_f1,rouge,"
+                          "bleu,retrieval); see `genevals metrics`")
+    run.add_argument("--map", action="append", default=[], metavar="NEW=OLD",
+                     help="read field NEW from column OLD (repeatable)")
+    run.add_argument("--on-error", choices=("stop", "skip"), default="stop",
+                     help="stop before scoring on any bad row (default), or skip bad rows with a reason")
+    run.add_argument("--resume", action="store_true", help="skip samples already in OUT/results.jsonl")
+    run.add_argument("--engine", choices=("local", "ray"), default="local",
+                     help="score in this process (default) or on a Ray cluster")
+    run.add_argument("--ray-address", default=None,
+                     help="Ray cluster address (auto, ray://HOST:10001); default: start a local Ray")
+    run.add_argument("--ray-judge-actors", type=int, default=None, metavar="N",
+                     help="Ray: judge actors across the whole cluster (default 4); at most N x --judge-concurrency "
+                          "judge requests are in flight at once")
+    run.add_argument("--workers", type=int, default=None, help="processes for lexical/retrieval metrics")
+    add_fail_under(run)
+    run.add_argument("--seed", type=int, default=None, help="bootstrap seed")
+    run.add_argument("--quiet", "-q", action="store_true", help="no progress bar or table")
+    lexical = run.add_argument_group("lexical and retrieval")
+    lexical.add_argument("--stem", action="store_true", help="Porter stemming for ROUGE")
+    lexical.add_argument("--cutoffs", type=lambda t: tuple(int(x) for x in csv_list(t)), default=None,
+                         help="retrieval cutoffs k (default 1,3,5,10)")
+    lexical.add_argument("--level", choices=("auto", "chunk", "doc"), default="auto",
+                         help="retrieval level; auto = doc when contexts carry doc_id")
+    semantic = run.add_argument_group("BERTScore")
+    semantic.add_argument("--bertscore-model", default=None, help="HF model name or local path")
+    semantic.add_argument("--bertscore-layer", type=int, default=None, help="hidden layer to use")
+    semantic.add_argument("--bertscore-idf", action="store_true", help="idf weights from the run's references")
+    semantic.add_argument("--bertscore-rescale", action="store_true", help="rescale with a baseline")
+    semantic.add_argument("--bertscore-baseline", default=None,
+                          help="baseline TSV (LAYER,P,R,F) for rescaling a model bert-score has none for")
+    semantic.add_argument("--device", default=None, help="cpu, cuda, cuda:0 (default: cuda if available)")
+    semantic.add_argument("--batch-size", type=int, default=None, help="BERTScore batch size")
+
+    add_judge_options(run)
+    rubric = run.add_argument_group("LLM rubric (llm_rubric)")
+    rubric.add_argument("--rubric-criteria", action="append", default=[], metavar="NAME=DESCRIPTION",
+                       help="an extra rubric criterion (repeatable)")
+    rubric.add_argument("--rubric-only-custom", action="store_true", help="drop the default rubric criteria")
+
+    run.set_defaults(handler=cmd_run)
+    return run
+
+
+def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """Each family's settings from the command line (the judge's own come from :func:`judge_config`)."""
+    options: dict[str, dict[str, Any]] = {"rouge": {"use_stemmer": args.stem}, "retrieval": {"level": args.level}}
+    if args.cutoffs:
+        options["retrieval"]["cutoffs"] = args.cutoffs
+    bert = {"model": args.bertscore_model, "layer": args.bertscore_layer, "idf": args.bertscore_idf or None,
+            "rescale": args.bertscore_rescale or None, "baseline": args.bertscore_baseline, "device": args.device,
+            "batch_size": args.batch_size}
+    options["bertscore"] = {k: v for k, v in bert.items() if v is not None}
+    options["faithfulness"] = faithfulness_options(args)
+    options["cascade"] = faithfulness_options(args)
+    rubric: dict[str, Any] = {}
+    if args.rubric_criteria:
+        rubric["criteria"] = dict(c.partition("=")[::2] for c in args.rubric_criteria)
+    if args.rubric_only_custom:
+        rubric["default_criteria"] = False
+    options["llm_rubric"] = rubric
+    return options
+
+
+def _progress(quiet: bool):
+    if quiet:
+        return None, None
+    from tqdm import tqdm
+
+    bar = tqdm(total=None, unit="sample", file=sys.stderr, dynamic_ncols=True)
+
+    def update(n: int, total: int) -> None:
+        if bar.total != total:
+            bar.total = total
+            bar.refresh()
+        bar.update(n)
+
+    return bar, update
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from genevals.engine.local import evaluate
+    from genevals.io import InputError, parse_column_map
+    from genevals.registry import UnknownMetric
+    from genevals.stats import DEFAULT_SEED
+
+    bar = None
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        print(f"genevals: error: --out {args.out}: exists and is not a folder", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        column_map = parse_column_map(args.map)
+        try:
+            judge = judge_config(args)
+        except ValueError as exc:
+            raise InputError("judge options", None, None, str(exc)) from None
+        common = dict(options=metric_options(args), judge=judge, column_map=column_map,
+                      on_error="skip" if args.on_error == "skip" else "raise", out_dir=args.out,
+                      seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False,
+                      meta={"input": str(args.input), "fail_under": dict(args.fail_under)})
+        bar, progress = _progress(args.quiet)
+        if args.engine == "ray":
+            from genevals.engine.ray import evaluate as ray_evaluate
+
+            results = ray_evaluate(args.input, args.metrics, resume=args.resume, address=args.ray_address,
+                                   judge_concurrency=args.ray_judge_actors, progress=progress, **common)
+        else:
+            results = evaluate(args.input, args.metrics, resume=args.resume, workers=args.workers,
+                               progress=progress, **common)
+    except (InputError, UnknownMetric) as exc:
+        print(f"genevals: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ConnectionError as exc:  # --ray-address that does not answer, or refuses this client
+        print(f"genevals: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(f"\ngenevals: interrupted; partial results and summary are in {args.out}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        if bar is not None:
+            bar.close()
+    summary = results.summary()
+    from genevals.report import write_report
+    from genevals.runfolder import REPORT_FILE
+
+    report_path = write_report([Path(args.out)], Path(args.out) / REPORT_FILE, dict(args.fail_under) or None)
+    if not args.quiet:
+        print(results.to_table())
+        for row in results.skipped:
+            print(f"skipped {row.origin}: {row.field or '-'}: {row.reason}", file=sys.stderr)
+        print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
+    for family, warning in (summary.get("meta", {}).get("judge_warnings") or {}).items():
+        print(f"genevals: note: {family}: {warning}", file=sys.stderr)
+    failures = check_thresholds(summary, args.fail_under)
+    for failure in failures:
+        print(f"genevals: threshold missed: {failure}", file=sys.stderr)
+    return EXIT_THRESHOLD if failures else EXIT_OK
+
+

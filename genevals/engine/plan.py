@@ -1,0 +1,114 @@
+"""What every engine does before scoring, in one pass over the input: build the metrics, read and validate
+every row (so by default nothing is scored when any row is bad), and let the metrics that need it see every
+sample (BERTScore's run-wide idf). Then :func:`start_run` opens the run folder and, when resuming, counts the
+results already there and leaves them out of what is still to score.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from genevals import registry, runfolder
+from genevals.engine.recorder import RunRecorder
+from genevals.io import InputError, iter_samples
+from genevals.keys import sample_key_digest
+from genevals.types import Sample
+
+
+class InputErrors(InputError):
+    """Every bad row found by the planning pass."""
+
+    def __init__(self, errors: Sequence[InputError]):
+        self.errors = list(errors)
+        first = self.errors[0]
+        super().__init__(first.source, first.line, first.field, first.message)
+        shown = "\n".join(f"  {e}" for e in self.errors[:20])
+        more = f"\n  ... and {len(self.errors) - 20} more" if len(self.errors) > 20 else ""
+        self.args = (f"{len(self.errors)} bad row(s); nothing was scored "
+                     f"(use on_error='skip' / --on-error skip to score the rest):\n{shown}{more}",)
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+@dataclass
+class Plan:
+    """The input (a path or a list of row dicts), its column map, the metrics, and what the pass found."""
+
+    data: Any
+    column_map: Mapping[str, str] | None
+    selected: list[registry.Selected]
+    n_good: int
+    errors: list[InputError] = field(default_factory=list)
+
+    @property
+    def n_rows(self) -> int:
+        return self.n_good + len(self.errors)
+
+    def samples(self) -> Iterator[Sample]:
+        """The good samples, read again (the input is never held whole)."""
+        return (s for s in iter_samples(self.data, self.column_map) if not isinstance(s, InputError))
+
+
+def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Mapping[str, Any]] | None,
+             column_map: Mapping[str, str] | None, on_error: str, judge: Any = None) -> Plan:
+    """Build the metrics, then read, validate and prepare in one pass over the input."""
+    if on_error not in ("raise", "skip"):
+        raise ValueError("on_error must be 'raise' or 'skip'")
+    if isinstance(data, (list, tuple)) and data and isinstance(data[0], Sample):
+        data = [s.to_dict() for s in data]
+    selected = registry.select(metrics, options, judge)
+    preparing = [s.metric for s in selected if s.metric.needs_prepare]
+    n_good, errors = 0, []
+    # Resumed samples are prepared too, so a resumed run scores exactly like an uninterrupted one.
+    for item in iter_samples(data, column_map):
+        if isinstance(item, InputError):
+            errors.append(item)
+            continue
+        n_good += 1
+        for metric in preparing:
+            metric.prepare_sample(item)
+    if errors and on_error == "raise":
+        raise InputErrors(errors)
+    for metric in preparing:
+        metric.finish_prepare()
+    return Plan(data, column_map, selected, n_good, errors)
+
+
+def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, keep_samples: bool,
+              meta: Mapping[str, Any]) -> tuple[RunRecorder, Iterator[Sample], int]:
+    """Prepare the run folder, open the recorder, count the results already there (when resuming) into it,
+    and return it, the samples still to score, and how many were done."""
+    out = Path(out_dir) if out_dir is not None else None
+    runfolder.prepare(out, resume)
+    recorder = RunRecorder(plan.selected, out, errors=plan.errors, seed=seed, keep_samples=keep_samples, meta=meta)
+    done = _replay_previous(recorder, out) if resume else set()
+    todo = (s for s in plan.samples() if sample_key_digest(s.system, s.id) not in done)
+    return recorder, todo, len(done)
+
+
+def _replay_previous(recorder: RunRecorder, out: Path | None) -> set[int]:
+    """Count the results already in the run folder into the summary; return their keys' digests.
+
+    Resumed samples are streamed, never held: only a 64-bit digest per sample is kept, to skip them."""
+    done: set[int] = set()
+    if out is None:
+        return done
+    for previous in runfolder.read_results(out):
+        key = sample_key_digest(previous.sample.system, previous.sample.id)
+        if key not in done:
+            done.add(key)
+            recorder.record(previous)
+    return done
+
+
+def chunked(items: Iterable[Sample], size: int) -> Iterator[list[Sample]]:
+    chunk: list[Sample] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

@@ -1,0 +1,120 @@
+"""One judge configuration, built once (from the command line or the Python API) and handed whole to every
+judge-backed metric.
+
+The API key lives here in memory only: it is left out of ``repr``, signatures, results, cache keys and
+transcripts.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+BACKENDS = ("auto", "openai", "llamacpp")
+#: Tokens of context per verify call for a hosted model; a local model's window sets its own (see below).
+DEFAULT_CONTEXT_BUDGET = 6000
+
+
+def resolve_backend(backend: str, base_url: str | None) -> str:
+    """``auto``: OpenAI-compatible when a base URL, OPENAI_BASE_URL or OPENAI_API_KEY is set, else the
+    embedded llama.cpp backend."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown judge backend '{backend}' ({', '.join(BACKENDS)})")
+    if backend != "auto":
+        return backend
+    if base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"):
+        return "openai"
+    return "llamacpp"
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """Everything that says which judge answers and how it is called.
+
+    Args:
+        backend: "auto" (an OpenAI-compatible server when one is configured, else llama.cpp in process),
+            "openai" or "llamacpp".
+        base_url: OpenAI-compatible endpoint (default: OPENAI_BASE_URL).
+        model: model name, or a GGUF path for llama.cpp (default: the packaged Gemma 3 270M).
+        api_key: default OPENAI_API_KEY; never recorded anywhere.
+        temperature, seed, max_tokens: sent with every request (max_tokens caps each call's own budget).
+        timeout: seconds per request. max_retries: extra tries on 429/5xx/timeouts, with exponential backoff
+            from ``backoff_base`` up to ``backoff_max`` seconds (Retry-After is honoured).
+        concurrency: requests in flight at once.
+        cache: read and write the on-disk reply cache in ``cache_dir`` (default ~/.cache/genevals/judge or
+            GENEVALS_CACHE_DIR).
+        context_token_budget: tokens of context per call (default: 6000, or what fits a llama.cpp window).
+        prices: model -> {"input_per_1k": X, "output_per_1k": Y}, for cost estimates.
+        dry_run: estimate tokens and cost; call nothing.
+        n_ctx, n_threads: llama.cpp's context window and threads.
+        provider: a ready provider (e.g. :class:`genevals.judge.backends.scripted.ScriptedProvider`); the
+            backend, model and URL are then the provider's own.
+    """
+
+    backend: str = "auto"
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = field(default=None, repr=False, compare=False)
+    temperature: float = 0.0
+    seed: int = 0
+    max_tokens: int | None = None
+    timeout: float = 60.0
+    max_retries: int = 4
+    backoff_base: float = 0.5
+    backoff_max: float = 30.0
+    concurrency: int = 4
+    cache: bool = True
+    cache_dir: str | None = None
+    context_token_budget: int | None = None
+    prices: Mapping[str, Mapping[str, float]] | None = None
+    dry_run: bool = False
+    n_ctx: int = 4096
+    n_threads: int | None = None
+    provider: Any = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise ValueError(f"unknown judge backend '{self.backend}' ({', '.join(BACKENDS)})")
+        for name in ("concurrency", "n_ctx"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"judge {name} must be at least 1, got {getattr(self, name)}")
+        if int(self.max_retries) < 0:
+            raise ValueError(f"judge max_retries must be 0 or more, got {self.max_retries}")
+        if not self.timeout > 0:
+            raise ValueError(f"judge timeout must be positive, got {self.timeout}")
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any] | None = None) -> "JudgeConfig":
+        """From a mapping of field names (unknown names are an error naming them)."""
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise ValueError(f"unknown judge option(s): {', '.join(unknown)}")
+        return cls(**options)
+
+    def with_options(self, **changes: Any) -> "JudgeConfig":
+        return replace(self, **changes)
+
+    @property
+    def configured(self) -> bool:
+        """Whether the user named a judge (a backend, endpoint, model or provider, or OPENAI_* in the
+        environment); ``faithfulness`` with none configured runs the local grounding checker."""
+        if self.backend != "auto" or self.base_url or self.model or self.provider is not None:
+            return True
+        return resolve_backend("auto", None) != "llamacpp"
+
+    @property
+    def resolved_backend(self) -> str:
+        if self.provider is not None:
+            return self.provider.backend
+        return resolve_backend(self.backend, self.base_url)
+
+    @property
+    def context_budget(self) -> int:
+        """Tokens of context per call: the option, else what leaves room in a llama.cpp window for the
+        instructions, the claims and the reply, else :data:`DEFAULT_CONTEXT_BUDGET`."""
+        if self.context_token_budget is not None:
+            return int(self.context_token_budget)
+        if self.resolved_backend == "llamacpp":
+            return max(256, self.n_ctx // 2 - 512)
+        return DEFAULT_CONTEXT_BUDGET

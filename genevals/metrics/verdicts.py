@@ -1,0 +1,47 @@
+"""The faithfulness outputs, computed from claims and verdicts: shared by every faithfulness judge (the LLM
+judge, the local grounding checker and the cascade), none of which this module imports."""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from genevals import types
+from genevals.metrics.base import Output
+from genevals.types import Claim, MetricResult, Verdict
+
+#: The outputs every faithfulness judge writes (the LLM judge, the local grounding checker, the cascade).
+FAITHFULNESS_OUTPUTS = (
+    Output("faithfulness", "share of the answer's claims supported by the contexts (supported / claims)"),
+    Output("contradiction_rate", "share of the answer's claims contradicted by the contexts", direction="lower"),
+    Output("unverifiable_rate", "share of the answer's claims the contexts neither support nor contradict "
+                                "(missing verdicts count here)", direction="lower"),
+)
+OUTPUTS = tuple(o.name for o in FAITHFULNESS_OUTPUTS)
+LABEL_ORDER = {types.SUPPORTED: 0, types.CONTRADICTED: 1, types.UNVERIFIABLE: 2}
+
+
+def unscored_outputs(status: str, reason: str, details: Mapping[str, Any]) -> dict[str, MetricResult]:
+    """The three outputs of an answer that could not be scored; ``details`` go on ``faithfulness``."""
+    return {"faithfulness": MetricResult.unscored("faithfulness", status, reason, **details),
+            "contradiction_rate": MetricResult.unscored("contradiction_rate", status, reason),
+            "unverifiable_rate": MetricResult.unscored("unverifiable_rate", status, reason)}
+
+
+def scored_outputs(claims: Sequence[Claim], verdicts: Sequence[Verdict], details: Mapping[str, Any]
+                   ) -> dict[str, MetricResult]:
+    """The three outputs from the verdicts on the n located claims: supported / n, contradicted / n and
+    (unverifiable + missing) / n; ``details`` (with the claims, verdicts and counts added) go on
+    ``faithfulness``."""
+    n = sum(1 for c in claims if c.located)
+    counts = {label: sum(1 for v in verdicts if v.label == label and not v.missing) for label in LABEL_ORDER}
+    missing = sum(1 for v in verdicts if v.missing)
+    counts["missing"] = missing
+    details = {"claims": [c.to_dict() for c in claims], "verdicts": [v.to_dict() for v in verdicts],
+               "unlocated_claims": len(claims) - n, "counts": counts, **details}
+    return {
+        "faithfulness": MetricResult("faithfulness", counts[types.SUPPORTED] / n, details=details),
+        "contradiction_rate": MetricResult("contradiction_rate", counts[types.CONTRADICTED] / n,
+                                           details={"contradicted": counts[types.CONTRADICTED], "claims": n}),
+        "unverifiable_rate": MetricResult("unverifiable_rate", (counts[types.UNVERIFIABLE] + missing) / n,
+                                          details={"unverifiable": counts[types.UNVERIFIABLE],
+                                                   "missing": missing, "claims": n}),
+    }

@@ -1,0 +1,98 @@
+"""Labelled answers for ``genevals validate``: read and check the rows, and their human labels.
+
+Rows carry ``context`` (a string, or a list of strings), ``response``, optional ``question``, the human
+label ``hallucinated`` (bool) and optional ``spans: [{start, end}, ...]`` (character offsets into the response;
+the RAGTruth schema). ``hallucinated`` may be left out when ``spans`` is given (any span = hallucinated).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+from genevals.types import Context, Sample
+from genevals.validation.spans import merge_spans
+
+
+class LabelledInputError(ValueError):
+    pass
+
+
+# -- input ---------------------------------------------------------------------------------------------------
+def load_labelled(path: str | Path, limit: int | None = None, task_type: str | None = None) -> list[dict[str, Any]]:
+    """Read and check a labelled JSONL file; every bad row is named with its line number."""
+    rows, errors = [], []
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LabelledInputError(f"{path}: cannot read: {exc}") from None
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path.name}:{lineno}"
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            errors.append(f"{where}: malformed JSON: {exc}")
+            continue
+        problem = check_row(row)
+        if problem:
+            errors.append(f"{where}: {problem}")
+            continue
+        row = dict(row)
+        row.setdefault("id", str(lineno))
+        row["_origin"] = where
+        rows.append(row)
+    if errors:
+        shown = "\n  ".join(errors[:20]) + (f"\n  ... and {len(errors) - 20} more" if len(errors) > 20 else "")
+        raise LabelledInputError(f"{len(errors)} bad row(s) in {path}:\n  {shown}")
+    if task_type:
+        rows = [r for r in rows if str(r.get("task_type")) == task_type]
+    if limit is not None:
+        rows = rows[:max(0, limit)]
+    return rows
+
+
+def check_row(row: Any) -> str | None:
+    if not isinstance(row, dict):
+        return "expected a JSON object"
+    if not isinstance(row.get("response"), str):
+        return "field 'response': missing or not a string"
+    ctx = row.get("context")
+    if not (isinstance(ctx, str) or (isinstance(ctx, list) and all(isinstance(c, str) for c in ctx))):
+        return "field 'context': missing, or not a string / list of strings"
+    if row.get("question") is not None and not isinstance(row["question"], str):
+        return "field 'question': not a string"
+    spans = row.get("spans")
+    if spans is not None:
+        if not isinstance(spans, list):
+            return "field 'spans': expected a list of {start, end}"
+        for s in spans:
+            if not (isinstance(s, dict) and isinstance(s.get("start"), int) and isinstance(s.get("end"), int)
+                    and not isinstance(s.get("start"), bool) and 0 <= s["start"] <= s["end"] <= len(row["response"])):
+                return f"field 'spans': bad span {json.dumps(s)[:80]} (need 0 <= start <= end <= len(response))"
+    label = row.get("hallucinated")
+    if label is None and spans is None:
+        return "no label: give 'hallucinated' (true/false) or 'spans'"
+    if label is not None and not isinstance(label, bool):
+        return "field 'hallucinated': expected true or false"
+    return None
+
+
+def gold_label(row: Mapping[str, Any]) -> bool:
+    if row.get("hallucinated") is not None:
+        return bool(row["hallucinated"])
+    return bool(row.get("spans"))
+
+
+def gold_spans(row: Mapping[str, Any]) -> list[tuple[int, int]]:
+    return merge_spans((int(s["start"]), int(s["end"])) for s in row.get("spans") or [])
+
+
+def row_to_sample(row: Mapping[str, Any]) -> Sample:
+    ctx = row["context"]
+    texts = [ctx] if isinstance(ctx, str) else list(ctx)
+    return Sample(id=str(row["id"]), answer=row["response"], question=row.get("question") or "",
+                  contexts=tuple(Context(text=t, rank=i + 1) for i, t in enumerate(texts)),
+                  system=str(row.get("model") or "default"), origin=row.get("_origin", ""))
