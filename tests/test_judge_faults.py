@@ -1,4 +1,4 @@
-"""The OpenAI-compatible backend against a local server that injects faults (tests/fault_server.py).
+"""The OpenAI-compatible backend against a local server that injects faults (tests/support/fault_server.py).
 
 No sample is lost, every failure is recorded with its reason, retries stay bounded (requests are counted),
 the cache makes a re-run free, json_schema falls back to json_object, and the API key never leaks.
@@ -14,7 +14,7 @@ import pytest
 from genevals import types
 from genevals.metrics.faithfulness import Faithfulness
 from genevals.runner import evaluate
-from tests.fault_server import FaultServer
+from support.fault_server import FaultServer
 
 CONTEXT = ("Marie Curie was born in Warsaw. Marie Curie won the Nobel Prize in Physics in 1903. "
            "Marie Curie discovered polonium.")

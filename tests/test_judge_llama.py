@@ -18,7 +18,7 @@ from genevals import types
 from genevals.metrics.faithfulness import Faithfulness
 from genevals.metrics.rubric import Rubric
 from genevals.types import Context, Sample
-from tests.llama_server import llama_server, packaged_gguf  # noqa: F401  (fixture)
+from support.llama_server import llama_server, packaged_gguf  # noqa: F401  (fixture)
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 STATUSES = {types.OK, types.NO_CLAIMS, types.REFUSAL, types.NO_CONTEXT, types.JUDGE_ERROR, types.PARSE_ERROR,

@@ -13,7 +13,7 @@ pytest.importorskip("ray.data")
 
 from genevals.io import InputError  # noqa: E402
 from genevals.runner import evaluate as local_evaluate  # noqa: E402
-from tests.fault_server import FaultServer  # noqa: E402
+from support.fault_server import FaultServer  # noqa: E402
 
 DEMO = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "demo.jsonl"
 METRICS = ["exact_match", "token_f1", "rouge", "bleu", "retrieval"]

@@ -1,6 +1,6 @@
 """Kill a judge run with SIGKILL mid-way, resume it, and get what an uninterrupted run gets, without paying twice.
 
-``genevals run --metrics token_f1,faithfulness`` runs as a subprocess against tests/fault_server.py's honest
+``genevals run --metrics token_f1,faithfulness`` runs as a subprocess against tests/support/fault_server.py's honest
 judge with latency added to every reply, so the run takes several seconds. It is SIGKILLed once results.jsonl
 has lines and a few more judge calls have completed, then run again with ``--resume``. Checked against an
 uninterrupted run into another folder with its own fresh judge cache:
@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fault_server import FaultServer
+from support.fault_server import FaultServer
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "datasets" / "demo" / "demo.jsonl"

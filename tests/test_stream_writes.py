@@ -1,6 +1,6 @@
 """Judged samples reach results.jsonl one by one, as each finishes, not when their whole chunk does.
 
-tests/fault_server.py's honest judge answers after a short latency, except for the one answer carrying the
+tests/support/fault_server.py's honest judge answers after a short latency, except for the one answer carrying the
 HOLD marker: its requests wait until the test releases them. All samples fit in one chunk, so before this
 behaviour nothing could be written until the held sample was done.
 """
@@ -20,7 +20,7 @@ from genevals import types
 from genevals.metrics.cascade import Cascade
 from genevals.runner import evaluate
 from genevals.types import MetricResult, Sample
-from tests.fault_server import FaultServer
+from support.fault_server import FaultServer
 
 REPO = Path(__file__).resolve().parents[1]
 HOLD = "HOLDTHISSAMPLE"

@@ -3,7 +3,7 @@
 Started once per session on a free port with ``python -m llama_cpp.server ... --chat_format gemma`` (by default
 with :func:`genevals.judge.llamacpp_backend.enable_fast_grammar` applied first), waited on until ``/v1/models`` answers,
 and stopped by PID at teardown. Skips cleanly when llama-cpp-python (with its server extra) or the packaged
-model is not installed. Import it into a test module with ``from tests.llama_server import llama_server``.
+model is not installed. Import it into a test module with ``from support.llama_server import llama_server``.
 """
 from __future__ import annotations
 
