@@ -3,7 +3,7 @@ import random
 
 import numpy as np
 
-from genevals.aggregate import summarise
+from genevals.stats import summarise
 from genevals.columns import SpillingColumns
 from genevals.results import SummaryAccumulator
 from genevals.types import MetricResult, Sample, SampleResult

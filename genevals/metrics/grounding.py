@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from genevals import types
 from genevals.metrics.base import Metric, Output
-from genevals.metrics.verdicts import OUTPUTS, scored_outputs, unscored_outputs
+from genevals.metrics.verdicts import scored_outputs, unscored_outputs
 from genevals.registry import register
 from genevals.signature import make_signature, package_version
 from genevals.text import detect_refusal

@@ -75,17 +75,6 @@ class Rule:
         return faith.value < self.threshold  # type: ignore[operator]
 
 
-def predicted_spans(details: Mapping[str, Any], rule: Rule) -> list[tuple[int, int]]:
-    claims = {c["index"]: c for c in details.get("claims", [])}
-    spans = []
-    for v in details.get("verdicts", []):
-        claim = claims.get(v.get("claim_index"))
-        if claim is None or not claim.get("located", True) or not rule.flags(v.get("label", "")):
-            continue
-        spans += [(int(s), int(e)) for s, e in claim.get("spans", [])]
-    return merge_spans(spans)
-
-
 def _claims_and_verdicts(details: Mapping[str, Any]) -> tuple[dict[int, Claim], list[Verdict]]:
     claims = {c.index: c for c in map(Claim.from_dict, details.get("claims", []))}
     return claims, [Verdict.from_dict(v) for v in details.get("verdicts", [])]

@@ -128,14 +128,3 @@ def test_samples_and_dataframes_are_accepted():
     from_frame = genevals.evaluate(frame, metrics=["token_f1"])
     from_samples = genevals.evaluate([r.sample for r in from_frame], metrics=["token_f1"])
     assert [r.metrics["token_f1"].value for r in from_frame] == [r.metrics["token_f1"].value for r in from_samples]
-
-
-def test_truncate_partial_line_reads_backwards_in_blocks(tmp_path):
-    from genevals.runner import _truncate_partial_line
-
-    cases = [b"", b"abc", b"a\nb\n", b"a\nbc", b"x" * 200 + b"\n" + b"y" * 300, b"\n", b"z" * 1000]
-    for i, content in enumerate(cases):
-        path = tmp_path / f"r{i}.jsonl"
-        path.write_bytes(content)
-        _truncate_partial_line(path, block=7)
-        assert path.read_bytes() == content[:content.rfind(b"\n") + 1]

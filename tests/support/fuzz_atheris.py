@@ -2,10 +2,10 @@
 
 Run standalone (needs ``pip install atheris``):
 
-    python tests/fuzz_atheris.py -atheris_runs=20000
+    python tests/support/fuzz_atheris.py -atheris_runs=20000
 
 The first byte picks the format (JSONL, CSV, or a mutation of a valid Parquet file); the rest is the file.
-``check_bytes`` is also used by the hypothesis tests in ``test_fuzz_readers.py``, so it must import without
+``check_bytes`` is also used by the hypothesis tests in ``tests/test_io_fuzz.py``, so it must import without
 atheris.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # when run as a script
 
 from genevals.io import InputError, iter_samples  # noqa: E402
 from genevals.types import Sample  # noqa: E402

@@ -5,7 +5,7 @@ a dozen named cases start the real command in a subprocess with a timeout, since
 Every case must end with exit 0 (sound scores, bad rows in skipped.jsonl with line and field) or exit 2 with
 every bad row named by file, line and field; never a traceback, a hang, NaN in results, or a wrong score.
 
-Case counts are printed; run with ``-rP`` to see them:  python -m pytest tests/test_fuzz_cli.py -q -rP
+Case counts are printed; run with ``-rP`` to see them:  python -m pytest tests/cli/test_fuzz.py -q -rP
 """
 from __future__ import annotations
 
@@ -22,13 +22,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fuzz_atheris import parquet_template, time_limit  # noqa: E402
-from test_fuzz_readers import expect, rows_strategy  # noqa: E402
+from support.fuzz_atheris import parquet_template, time_limit
+from support.fuzz_rows import expect, rows_strategy
 
-from genevals.cli import main  # noqa: E402
+from genevals.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "datasets" / "demo" / "demo.jsonl"
 METRICS = "exact_match,token_f1,rouge,bleu,retrieval"
 COUNTS = Counter()

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from genevals.aggregate import bootstrap_ci, paired_comparison, summarise
+from genevals.stats import bootstrap_ci, paired_comparison, summarise
 
 
 def test_bootstrap_is_seeded_and_brackets_the_mean():
