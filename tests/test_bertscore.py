@@ -23,6 +23,7 @@ from genevals.types import EMPTY_ANSWER, EMPTY_REFERENCE, OK, Sample  # noqa: E4
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+VECTORS = REPO / "tests" / "data" / "bertscore" / "bertscore_test_vectors.json"
 DEMO = REPO / "datasets" / "demo" / "demo.jsonl"
 TOL = 1e-6
 # bert_score.score itself warns when it reads a baseline file through pandas; not ours to fix.
@@ -119,11 +120,8 @@ def test_equals_bert_score_on_demo(model_path, idf, rescale):
     assert torch.allclose(_values(ours), expected, atol=TOL, rtol=0)
 
 
-def test_rescaling_arithmetic_matches_shared_vectors():
-    path = SHARED / "vectors" / "lexical" / "bertscore_test_vectors.json"
-    if not path.is_file():
-        pytest.skip("../shared/vectors/lexical/bertscore_test_vectors.json is not present")
-    vectors = json.loads(path.read_text(encoding="utf-8"))
+def test_rescaling_arithmetic_matches_golden_vectors():
+    vectors = json.loads(VECTORS.read_text(encoding="utf-8"))
     shipped = bm.shipped_baseline(bm.resolve_model("roberta-large"))
     assert shipped is not None and shipped.name == "roberta-large.tsv"
     baseline = bm.read_baseline(shipped, 17)

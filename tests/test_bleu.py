@@ -13,13 +13,10 @@ from genevals import types
 from genevals.metrics.bleu import Bleu
 from genevals.types import MetricResult, Sample
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-VECTORS = SHARED / "vectors" / "lexical" / "sacrebleu_test_vectors.json"
+VECTORS = Path(__file__).resolve().parent / "data" / "sacrebleu" / "sacrebleu_test_vectors.json"
 
 
 def _groups() -> dict[str, dict]:
-    if not VECTORS.exists():
-        pytest.skip(f"shared vectors not available: {VECTORS}")
     return {g["name"]: g for g in json.loads(VECTORS.read_text(encoding="utf-8"))["groups"]}
 
 

@@ -15,17 +15,10 @@ from genevals import types
 from genevals.metrics.rouge import Rouge
 from genevals.types import Sample
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-LEXICAL = SHARED / "vectors" / "lexical"
+GOLDEN = Path(__file__).resolve().parent / "data" / "rouge"
 OURS = ("rouge1", "rouge2", "rougeL")
 _SCORERS = {stem: rouge_scorer.RougeScorer(list(OURS), use_stemmer=stem) for stem in (False, True)}
 _METRICS = {stem: Rouge(use_stemmer=stem) for stem in (False, True)}
-
-
-def _shared(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"shared vectors not available: {path}")
-    return path
 
 
 def _ours(answer: str, refs: list[str], stem: bool = False) -> dict:
@@ -49,7 +42,7 @@ def _assert_identical(answer: str, refs: list[str], stem: bool) -> None:
 
 
 def _vector_cases() -> list[dict]:
-    cases = json.loads(_shared(LEXICAL / "rouge_test_vectors.json").read_text(encoding="utf-8"))["cases"]
+    cases = json.loads((GOLDEN / "rouge_test_vectors.json").read_text(encoding="utf-8"))["cases"]
     return [c for c in cases if set(c["rouge_types"]) <= set(OURS)]  # rougeLsum is not exposed
 
 
@@ -68,7 +61,7 @@ def test_golden_vectors() -> None:
 
 
 def test_testdata_files_line_by_line_and_whole() -> None:
-    data = _shared(LEXICAL / "rouge_testdata")
+    data = GOLDEN / "rouge_testdata"
     targets = (data / "target.txt").read_text(encoding="utf-8").splitlines()
     predictions = (data / "prediction.txt").read_text(encoding="utf-8").splitlines()
     assert len(targets) == len(predictions) > 0

@@ -15,13 +15,10 @@ from genevals import types
 from genevals.metrics.squad import ExactMatch, TokenF1, normalize_answer
 from genevals.types import Sample
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-VECTORS = SHARED / "vectors" / "lexical" / "squad_em_f1_vectors.json"
+VECTORS = Path(__file__).resolve().parent / "data" / "squad" / "squad_em_f1_vectors.json"
 
 
 def _vectors() -> dict:
-    if not VECTORS.exists():
-        pytest.skip(f"shared vectors not available: {VECTORS}")
     return json.loads(VECTORS.read_text(encoding="utf-8"))
 
 

@@ -1,6 +1,6 @@
 """genevals.metrics.ranking against reference values from trec_eval, pytrec_eval, ir_measures and ranx.
 
-The vectors live outside the repo in ``<repo>/../shared/vectors``; every test skips cleanly without them.
+The vectors are committed under ``tests/data/`` (sources and licences in ``tests/data/README.md``).
 trec_eval's own input handling (sort by score desc, ties by docno DESCENDING strcmp; only run topics
 averaged unless -c; -M truncation; -l relevance level) is reproduced here in the harness, because genevals
 itself uses the retrieved order as given.
@@ -17,18 +17,15 @@ import pytest
 
 from genevals.metrics import ranking as rk
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-VECTORS = SHARED / "vectors"
-TREC_FILE = VECTORS / "trec_eval" / "trec_eval_test_vectors.json"
-UNIT_DIR = VECTORS / "retrieval_unit"
+DATA = Path(__file__).resolve().parent / "data"
+TREC_FILE = DATA / "trec_eval" / "trec_eval_test_vectors.json"
+UNIT_DIR = DATA / "retrieval_unit"
 
 # Values are printed with 4 decimals: the rounding error is at most 5e-5 (plus float noise).
 TOL_4DP = 5e-5 + 1e-9
 
 
 def _load(path: Path) -> Any:
-    if not path.exists():
-        pytest.skip(f"reference vectors not found: {path}")
     return json.loads(path.read_text())
 
 
@@ -84,7 +81,7 @@ UNSUPPORTED_TREC = re.compile(
     r"ndcg_rel|Rndcg|rbp|rbp_resid|G|binG|unj_\d+|utility.*|relstring.*|ndcg_\d.*"
 )
 
-_TREC = json.loads(TREC_FILE.read_text()) if TREC_FILE.exists() else {"cases": []}
+_TREC = _load(TREC_FILE)
 
 
 def _case_id(c: Mapping[str, Any]) -> str:
@@ -114,10 +111,9 @@ def test_trec_eval_sort_tie_break() -> None:
 
 @pytest.mark.parametrize("case", _TREC["cases"], ids=_case_id)
 def test_trec_eval_case(case: Mapping[str, Any]) -> None:
-    data = _load(TREC_FILE)
-    qrels_all = {q: {d: float(v) for d, v in docs.items()} for q, docs in data["inputs"][case["qrels"]].items()}
+    qrels_all = {q: {d: float(v) for d, v in docs.items()} for q, docs in _TREC["inputs"][case["qrels"]].items()}
     rel_level, complete, max_docs = _options(case)
-    runs = trec_rankings(data["inputs"][case["run"]], max_docs)
+    runs = trec_rankings(_TREC["inputs"][case["run"]], max_docs)
     topics = sorted(qrels_all) if complete else sorted(q for q in runs if q in qrels_all)
     expected = case["expected"]
     assert expected["all"].get("num_q", len(topics)) == len(topics)
@@ -147,9 +143,8 @@ def test_trec_eval_case(case: Mapping[str, Any]) -> None:
 
 
 def test_trec_eval_cases_cover_required_measures() -> None:
-    data = _load(TREC_FILE)
     seen = set()
-    for case in data["cases"]:
+    for case in _TREC["cases"]:
         seen.update(case["expected"]["all"])
     for name in ("map", "recip_rank", "P_5", "recall_5", "ndcg_cut_10", "success_1"):
         assert name in seen
@@ -159,13 +154,12 @@ def test_trec_eval_cases_cover_required_measures() -> None:
 # pytrec_eval's own unit tests (q1 only; q2 has an empty run)
 
 _PTE_FILE = UNIT_DIR / "pytrec_eval_unit_cases.json"
-_PTE = json.loads(_PTE_FILE.read_text()) if _PTE_FILE.exists() else {"cases": [], "qrels": {}}
+_PTE = _load(_PTE_FILE)
 
 
 @pytest.mark.parametrize("case", _PTE["cases"], ids=lambda c: f"{c['measure']}-{c['expected_q1']}")
 def test_pytrec_eval_unit(case: Mapping[str, Any]) -> None:
-    data = _load(_PTE_FILE)
-    qrels = {d: float(v) for d, v in data["qrels"]["q1"].items()}
+    qrels = {d: float(v) for d, v in _PTE["qrels"]["q1"].items()}
     ranking = trec_sort([{"docno": d, "score": s} for d, s in case["run_q1"].items()])
     fn = measure_fn(case["measure"], 1.0)
     assert fn is not None, case["measure"]
@@ -176,7 +170,7 @@ def test_pytrec_eval_unit(case: Mapping[str, Any]) -> None:
 # ir_measures tests run through the pytrec_eval provider (trec_eval values)
 
 _IRM_FILE = UNIT_DIR / "ir_measures_pytrec_eval_cases.json"
-_IRM = json.loads(_IRM_FILE.read_text()) if _IRM_FILE.exists() else {"cases": []}
+_IRM = _load(_IRM_FILE)
 
 # ir_measures names genevals does not implement, by name.
 IRM_UNSUPPORTED = {
@@ -226,7 +220,6 @@ def _irm_fn(measure: str) -> tuple[Callable[[list[str], Mapping[str, float]], fl
 
 @pytest.mark.parametrize("case", _IRM["cases"], ids=lambda c: c["measure"])
 def test_ir_measures_pytrec_eval(case: Mapping[str, Any]) -> None:
-    _load(_IRM_FILE)
     fn, why = _irm_fn(case["measure"])
     if fn is None:
         pytest.skip(f"{case['measure']}: {why}")
@@ -245,7 +238,7 @@ def test_ir_measures_pytrec_eval(case: Mapping[str, Any]) -> None:
 # ranx unit tests (already-ranked lists)
 
 _RANX_FILE = UNIT_DIR / "ranx_unit_cases.json"
-_RANX = json.loads(_RANX_FILE.read_text()) if _RANX_FILE.exists() else {"cases": []}
+_RANX = _load(_RANX_FILE)
 
 
 def _dedupe(ids: Sequence[Any]) -> list[str]:
@@ -292,7 +285,6 @@ def _ranx_query(q: Mapping[str, Any]) -> tuple[list[str], dict[str, float]]:
 
 @pytest.mark.parametrize("case", _RANX["cases"], ids=lambda c: f"{c['test']}-{c['metric']}")
 def test_ranx_unit(case: Mapping[str, Any]) -> None:
-    _load(_RANX_FILE)
     fn, why = _ranx_fn(case["metric"])
     if fn is None:
         pytest.skip(f"{case['metric']}: {why}")
