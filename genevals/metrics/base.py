@@ -33,7 +33,7 @@ JUDGE = "judge"  # slow, paid calls: samples are written one by one as they fini
 KINDS = (CHEAP, MODEL, JUDGE)
 DIRECTIONS = ("higher", "lower", "neither")
 #: what an output template's placeholder matches
-_PLACEHOLDERS = {"k": r"(?P<k>[1-9]\d*)", "criterion": r"(?P<criterion>[a-z][a-z0-9_]*)"}
+_PLACEHOLDERS = {"k": r"(?P<k>\d+)", "criterion": r"(?P<criterion>[a-z][a-z0-9_]*)"}
 
 
 def _pattern(template: str) -> re.Pattern:

@@ -55,7 +55,8 @@ def run_subprocess(*args: str, timeout: int = 180) -> subprocess.CompletedProces
 def check_results_file(path: Path) -> list[dict]:
     """Strict JSON, one line per sample, every metric either a sound value or unscored with a reason."""
     lines = []
-    for raw in path.read_text(encoding="utf-8").splitlines():
+    # split on "\n" only: str.splitlines() also splits at U+2028 and U+0085, which JSON strings may hold raw
+    for raw in path.read_text(encoding="utf-8").split("\n")[:-1]:
         row = json.loads(raw, parse_constant=lambda c: pytest.fail(f"{c} in results.jsonl: {raw[:300]}"))
         for name, m in row["metrics"].items():
             if m["status"] == "ok":

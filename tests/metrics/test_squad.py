@@ -15,7 +15,7 @@ from genevals import types
 from genevals.metrics.squad import ExactMatch, TokenF1, normalize_answer
 from genevals.types import Sample
 
-VECTORS = Path(__file__).resolve().parent / "data" / "squad" / "squad_em_f1_vectors.json"
+VECTORS = Path(__file__).resolve().parents[1] / "data" / "squad" / "squad_em_f1_vectors.json"
 
 
 def _vectors() -> dict:

@@ -13,7 +13,7 @@ from genevals import types
 from genevals.metrics.bleu import Bleu
 from genevals.types import MetricResult, Sample
 
-VECTORS = Path(__file__).resolve().parent / "data" / "sacrebleu" / "sacrebleu_test_vectors.json"
+VECTORS = Path(__file__).resolve().parents[1] / "data" / "sacrebleu" / "sacrebleu_test_vectors.json"
 
 
 def _groups() -> dict[str, dict]:

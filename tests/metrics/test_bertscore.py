@@ -21,7 +21,7 @@ from genevals.metrics import bertscore_model as bm  # noqa: E402
 from genevals.metrics.semantic import OUTPUTS, BertScore  # noqa: E402
 from genevals.types import EMPTY_ANSWER, EMPTY_REFERENCE, OK, Sample  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 VECTORS = REPO / "tests" / "data" / "bertscore" / "bertscore_test_vectors.json"
 DEMO = REPO / "datasets" / "demo" / "demo.jsonl"

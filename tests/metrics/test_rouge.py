@@ -15,7 +15,7 @@ from genevals import types
 from genevals.metrics.rouge import Rouge
 from genevals.types import Sample
 
-GOLDEN = Path(__file__).resolve().parent / "data" / "rouge"
+GOLDEN = Path(__file__).resolve().parents[1] / "data" / "rouge"
 OURS = ("rouge1", "rouge2", "rougeL")
 _SCORERS = {stem: rouge_scorer.RougeScorer(list(OURS), use_stemmer=stem) for stem in (False, True)}
 _METRICS = {stem: Rouge(use_stemmer=stem) for stem in (False, True)}

@@ -17,7 +17,7 @@ import pytest
 
 from genevals.metrics import ranking as rk
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 TREC_FILE = DATA / "trec_eval" / "trec_eval_test_vectors.json"
 UNIT_DIR = DATA / "retrieval_unit"
 
