@@ -12,28 +12,25 @@ ray = pytest.importorskip("ray")
 pytest.importorskip("ray.data")
 
 from genevals.io import InputError  # noqa: E402
-from genevals.runner import evaluate as local_evaluate  # noqa: E402
+from genevals.engine import ray as ray_engine  # noqa: E402
+from genevals.engine.local import evaluate as local_evaluate  # noqa: E402
+from genevals.judge.config import JudgeConfig  # noqa: E402
 from support.fault_server import FaultServer  # noqa: E402
 
-DEMO = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "demo.jsonl"
+DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "demo.jsonl"
 METRICS = ["exact_match", "token_f1", "rouge", "bleu", "retrieval"]
 
 
-def test_genevals_ray_module_sees_the_real_ray():
-    import genevals.ray
-    import genevals.ray_engine
-
-    assert genevals.ray.evaluate is genevals.ray_engine.evaluate
+def test_the_ray_engine_module_sees_the_real_ray():
+    assert ray_engine.__name__ == "genevals.engine.ray"
     assert sys.modules["ray"] is ray and hasattr(ray, "init") and hasattr(ray, "data")
 
 
 def test_bad_input_is_located_as_locally_before_ray_starts(tmp_path):
-    import genevals.ray
-
     path = tmp_path / "bad.jsonl"
     path.write_text('{"answer": "a"}\n{"contexts": 3}\n{"answer": 1}\n')
     with pytest.raises(InputError) as on_ray:
-        genevals.ray.evaluate(path, METRICS)
+        ray_engine.evaluate(path, METRICS)
     with pytest.raises(InputError) as on_local:
         local_evaluate(path, METRICS)
     assert str(on_ray.value) == str(on_local.value) and f"{path}:2: field 'answer'" in str(on_ray.value)
@@ -42,10 +39,8 @@ def test_bad_input_is_located_as_locally_before_ray_starts(tmp_path):
 
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
-    import genevals.ray
-
     tmp = tmp_path_factory.mktemp("ray")
-    on_ray = genevals.ray.evaluate(DEMO, METRICS, out_dir=tmp / "ray", num_cpus=2, batch_size=32)
+    on_ray = ray_engine.evaluate(DEMO, METRICS, out_dir=tmp / "ray", num_cpus=2, batch_size=32)
     on_local = local_evaluate(DEMO, METRICS, out_dir=tmp / "local")
     return tmp, on_ray, on_local
 
@@ -100,11 +95,9 @@ def _comparable(result) -> dict:
 
 
 def test_bertscore_on_a_ray_actor_equals_local(tmp_path):
-    import genevals.ray
-
     metrics = ["token_f1", "bertscore"]
     options = {"bertscore": {"idf": True}}
-    on_ray = genevals.ray.evaluate(DEMO, metrics, options=options, out_dir=tmp_path / "ray", num_cpus=2,
+    on_ray = ray_engine.evaluate(DEMO, metrics, options=options, out_dir=tmp_path / "ray", num_cpus=2,
                                    batch_size=32)
     on_local = local_evaluate(DEMO, metrics, options=options, out_dir=tmp_path / "local")
     assert len(on_ray) == len(on_local) == 90
@@ -121,16 +114,14 @@ def test_bertscore_on_a_ray_actor_equals_local(tmp_path):
 
 
 def test_judge_on_ray_actors_equals_local_and_is_capped_cluster_wide(tmp_path):
-    import genevals.ray
-
     with CountingServer(latency=0.05) as server:
-        options = {"faithfulness": {"backend": "openai", "base_url": server.base_url, "model": "test",
-                                    "concurrency": 3, "cache": False, "api_key": "dummy"}}
-        on_ray = genevals.ray.evaluate(DEMO, ["faithfulness"], options=options, out_dir=tmp_path / "ray",
-                                       num_cpus=2, judge_concurrency=2)
+        judge = JudgeConfig(backend="openai", base_url=server.base_url, model="test", concurrency=3, cache=False,
+                            api_key="dummy")
+        on_ray = ray_engine.evaluate(DEMO, ["faithfulness"], judge=judge, out_dir=tmp_path / "ray",
+                                     num_cpus=2, judge_concurrency=2)
         ray_requests, ray_peak = server.total, server.max_in_flight
         server.reset_counts()
-        on_local = local_evaluate(DEMO, ["faithfulness"], options=options, out_dir=tmp_path / "local")
+        on_local = local_evaluate(DEMO, ["faithfulness"], judge=judge, out_dir=tmp_path / "local")
         local_requests = server.total
     assert [_comparable(r) for r in on_ray] == [_comparable(r) for r in on_local]
     assert sum(r.metrics["faithfulness"].status == "ok" for r in on_ray) > 60
@@ -194,7 +185,7 @@ def _loopback(address: str) -> bool:
 
 
 def test_local_ray_listens_on_loopback_only():
-    from genevals.ray_engine import _init_ray
+    from genevals.engine.ray import _init_ray
 
     if not Path("/proc/net/tcp").exists():
         pytest.skip("needs /proc/net/tcp (Linux)")
