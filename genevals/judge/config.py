@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
+from urllib.parse import urlsplit, urlunsplit
 
 BACKENDS = ("auto", "openai", "llamacpp")
 #: Tokens of context per verify call for a hosted model; a local model's window sets its own (see below).
@@ -25,6 +26,17 @@ def resolve_backend(backend: str, base_url: str | None) -> str:
     if base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"):
         return "openai"
     return "llamacpp"
+
+
+def public_url(url: str | None) -> str | None:
+    """The URL without user info, query or fragment (where keys sometimes hide)."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 @dataclass(frozen=True)
@@ -71,6 +83,12 @@ class JudgeConfig:
     n_ctx: int = 4096
     n_threads: int | None = None
     provider: Any = field(default=None, compare=False)
+
+    def __repr__(self) -> str:
+        # The key is never shown, and neither is what a URL may hide in its user info or query.
+        shown = {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "api_key"}
+        shown["base_url"] = public_url(self.base_url)
+        return "JudgeConfig(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:

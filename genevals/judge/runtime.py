@@ -8,22 +8,10 @@ from __future__ import annotations
 
 import os
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from genevals.judge.client import JudgeClient, SampleUsage, default_cache_dir
-from genevals.judge.config import JudgeConfig
+from genevals.judge.config import JudgeConfig, public_url
 from genevals.judge.retry import RetryPolicy
-
-
-def public_url(url: str | None) -> str | None:
-    """The URL without user info, query or fragment (where keys sometimes hide)."""
-    if not url:
-        return None
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 class JudgeRuntime:

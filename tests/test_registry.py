@@ -1,0 +1,123 @@
+"""The registry: the metric-name grammar comes from the metrics' declared outputs, presets from their
+declarations, and a metric registers with one decorator."""
+import pytest
+
+from genevals import registry
+from genevals.judge.config import JudgeConfig
+from genevals.metrics.base import CHEAP, JUDGE, MODEL, Metric, Output
+from genevals.types import MetricResult
+
+
+def test_every_shipped_family_registers_with_its_declarations():
+    families = {cls.family: cls for cls in registry.families()}
+    assert list(families) == ["exact_match", "token_f1", "rouge", "bleu", "retrieval", "bertscore", "faithfulness",
+                              "llm_rubric", "grounding", "cascade"]
+    assert families["bertscore"].kind == MODEL
+    assert {f for f, cls in families.items() if cls.kind == JUDGE} == {"faithfulness", "llm_rubric", "cascade"}
+    assert {f for f, cls in families.items() if cls.kind == CHEAP} == {
+        "exact_match", "token_f1", "rouge", "bleu", "retrieval", "grounding"}
+    for cls in families.values():
+        assert cls.outputs and all(o.definition for o in cls.outputs), cls.family
+
+
+def test_presets_are_read_from_the_declarations():
+    assert registry.preset("default") == ("exact_match", "token_f1", "rouge", "bleu", "retrieval")
+    assert registry.preset("all") == registry.preset("default") + ("bertscore", "faithfulness")
+    assert registry.preset("rouge") == ()
+
+
+@pytest.mark.parametrize("name, family, params", [
+    ("rouge", "rouge", {}), ("rougeL", "rouge", {}), ("rouge2", "rouge", {}),
+    ("recall@5", "retrieval", {"k": "5"}), ("ndcg_exp@20", "retrieval", {"k": "20"}), ("mrr", "retrieval", {}),
+    ("first_relevant_rank", "retrieval", {}), ("bertscore_f1", "bertscore", {}),
+    ("contradiction_rate", "faithfulness", {}), ("faithfulness", "faithfulness", {}),
+    ("grounding", "grounding", {}), ("rubric_coherence", "llm_rubric", {"criterion": "coherence"}),
+])
+def test_name_grammar(name, family, params):
+    assert registry.family_of(name) == (family, params)
+
+
+@pytest.mark.parametrize("name", ["rogue", "recall@", "recall@x", "@5", "rougel", "rubric_Coherence", "precision5"])
+def test_unknown_names_are_refused(name):
+    with pytest.raises(registry.UnknownMetric, match="unknown metric"):
+        registry.family_of(name)
+
+
+def test_naming_an_output_adds_its_cutoff_and_keeps_only_that_output():
+    [sel] = registry.select(["recall@20", "mrr"])
+    assert sel.family == "retrieval" and sel.metric.cutoffs == (1, 3, 5, 10, 20)
+    assert sel.keep("recall@20") and sel.keep("mrr") and not sel.keep("recall@5")
+    [sel] = registry.select(["retrieval"], {"retrieval": {"cutoffs": (2,)}})
+    assert sel.metric.output_names()[:2] == ["precision@2", "recall@2"] and sel.outputs is None
+
+
+def test_one_family_per_set_of_outputs():
+    with pytest.raises(registry.UnknownMetric, match="choose one of faithfulness, grounding"):
+        registry.select(["faithfulness", "grounding"])
+
+
+def test_faithfulness_without_a_judge_runs_the_local_checker_and_says_why(monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    [sel] = registry.select(["faithfulness"])
+    assert sel.family == "grounding" and "local grounding checker" in sel.note
+    [sel] = registry.select(["faithfulness"], judge=JudgeConfig(base_url="http://127.0.0.1:9/v1"))
+    assert sel.family == "faithfulness" and sel.note is None
+
+
+def test_bad_settings_name_the_family():
+    with pytest.raises(registry.UnknownMetric, match="metric 'retrieval': retrieval level"):
+        registry.select(["retrieval"], {"retrieval": {"level": "page"}})
+
+
+def test_declarations_describe_what_a_run_writes():
+    declared = registry.declarations(registry.select(["rougeL", "first_relevant_rank"]))
+    assert set(declared) == {"rougeL", "first_relevant_rank"}
+    assert declared["first_relevant_rank"]["direction"] == "lower"
+    assert declared["first_relevant_rank"]["range"] == [1.0, None]
+    assert declared["rougeL"] == {"family": "rouge", "kind": CHEAP, "direction": "higher", "range": [0.0, 1.0],
+                                  "definition": registry.load_family("rouge").output("rougeL").definition}
+    assert registry.load_family("retrieval").output("recall@7").definition.startswith(
+        "relevant ids in the top 7 / all relevant ids")
+
+
+def test_register_checks_the_declarations():
+    class NoOutputs(Metric):
+        family = "no_outputs"
+
+        def signature(self):
+            return "x"
+
+        def score(self, samples):
+            return []
+
+    with pytest.raises(TypeError, match="declare its outputs"):
+        registry.register(NoOutputs)
+
+    class Clash(NoOutputs):
+        family = "rouge"
+        outputs = (Output("x", "y"),)
+
+    with pytest.raises(TypeError, match="already registered"):
+        registry.register(Clash)
+    with pytest.raises(ValueError, match="direction"):
+        Output("x", "y", direction="up")
+
+
+def test_a_metric_registered_outside_the_package_is_selectable():
+    @registry.register
+    class AnswerLength(Metric):
+        family = "test_answer_length"
+        outputs = (Output("test_answer_length", "answer length in characters", direction="neither",
+                          range=(0.0, None)),)
+
+        def signature(self):
+            return "test_answer_length"
+
+        def score(self, samples):
+            return [{"test_answer_length": MetricResult("test_answer_length", float(len(s.answer)))}
+                    for s in samples]
+
+    [sel] = registry.select(["test_answer_length"])
+    assert isinstance(sel.metric, AnswerLength)
+    assert registry.family_of("test_answer_length") == ("test_answer_length", {})
