@@ -1,6 +1,6 @@
 """Metric name -> metric class, and the metric-name grammar, all read from the metrics' own declarations.
 
-``@register`` adds a :class:`~genevals.metrics.base.Metric` subclass. The metrics of ``genevals.metrics`` are
+``@register`` (defined beside :class:`~genevals.metrics.base.Metric`) adds a metric class. The metrics of ``genevals.metrics`` are
 found by importing every module of that package once (metric modules import their heavy libraries only when
 a metric is built, so this stays cheap); a metric defined elsewhere registers when its module is imported.
 
@@ -16,30 +16,13 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from genevals.metrics.base import CHEAP, JUDGE, KINDS, Metric, Output
+from genevals.metrics.base import _FAMILIES, CHEAP, JUDGE, Metric, Output, register
 
-_FAMILIES: dict[str, type[Metric]] = {}
 _DISCOVERED = False
 
 
 class UnknownMetric(ValueError):
     pass
-
-
-def register(cls: type[Metric]) -> type[Metric]:
-    """Class decorator: make a metric available by its family name, after checking its declarations."""
-    name = cls.family
-    if not name or not re.fullmatch(r"[a-z][a-z0-9_]*", name):
-        raise TypeError(f"{cls.__name__}: family must be a lowercase name, got {name!r}")
-    if not cls.outputs or not all(isinstance(o, Output) for o in cls.outputs):
-        raise TypeError(f"{cls.__name__}: declare its outputs as a tuple of Output")
-    if cls.kind not in KINDS:
-        raise TypeError(f"{cls.__name__}: kind must be one of {', '.join(KINDS)}")
-    other = _FAMILIES.get(name)
-    if other is not None and other.__qualname__ != cls.__qualname__:
-        raise TypeError(f"metric family '{name}' is already registered by {other.__module__}.{other.__qualname__}")
-    _FAMILIES[name] = cls
-    return cls
 
 
 def _discover() -> None:
@@ -101,7 +84,7 @@ class Selected:
 
 
 def _build(cls: type[Metric], options: Mapping[str, Any], judge: Any) -> Metric:
-    if cls.kind == JUDGE:
+    if cls.kind == JUDGE and judge is not None:
         return cls(judge=judge, **options)
     return cls(**options)
 
@@ -109,10 +92,7 @@ def _build(cls: type[Metric], options: Mapping[str, Any], judge: Any) -> Metric:
 def select(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str, Any]] | None = None,
            judge: Any = None) -> list[Selected]:
     """Build the metrics for ``names``; ``options[family]`` holds that family's settings and ``judge`` (a
-    :class:`~genevals.judge.config.JudgeConfig`) is handed to every judge-backed one."""
-    from genevals.judge.config import JudgeConfig
-
-    judge = judge if judge is not None else JudgeConfig()
+    :class:`~genevals.judge.config.JudgeConfig`; None: the defaults) is handed to every judge-backed one."""
     names = [n for name in (names or ("default",)) for n in (preset(name) or (name,))]
     options = {k: dict(v) for k, v in (options or {}).items()}
     wanted: dict[str, set[str] | None] = {}
@@ -133,7 +113,7 @@ def select(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str
     selected = []
     for family, outputs in wanted.items():
         cls, note = load_family(family), None
-        if cls.kind == JUDGE and cls.offline_alternative and not judge.configured:
+        if cls.kind == JUDGE and cls.offline_alternative and cls.offline(judge):
             alternative, note = cls.offline_alternative
             cls = load_family(alternative)
         try:
@@ -146,12 +126,10 @@ def select(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str
 
 def describe_all() -> list[tuple[str, str, Output, str]]:
     """(family, output name, its declaration, signature) for every metric that can be built here."""
-    from genevals.judge.config import JudgeConfig
-
     rows = []
     for cls in families():
         try:
-            metric = _build(cls, {}, JudgeConfig())
+            metric = _build(cls, {}, None)
         except Exception as exc:  # an optional extra that is not installed: say so rather than hide it
             rows.append((cls.family, cls.family, Output(cls.family, f"(unavailable: {exc})"), ""))
             continue

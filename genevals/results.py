@@ -111,7 +111,7 @@ class Results:
 
 def build_summary(acc: SummaryAccumulator, corpus: Mapping[str, Any], signatures: Mapping[str, str],
                   skipped: Iterable[SkippedRow], meta: Mapping[str, Any], seed: int) -> dict[str, Any]:
-    from genevals import __version__
+    from genevals._version import __version__
 
     systems = acc.summary(seed=seed)
     return {

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from importlib import metadata
 
+from genevals._version import __version__
+
 
 def package_version(dist: str) -> str:
     try:
@@ -13,8 +15,6 @@ def package_version(dist: str) -> str:
 
 def make_signature(metric: str, **settings: object) -> str:
     """Join a metric name and its settings into a stable string; genevals' version always comes last."""
-    from genevals import __version__
-
     parts = [metric]
     for key, value in settings.items():
         if isinstance(value, bool):

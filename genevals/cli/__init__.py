@@ -17,7 +17,7 @@ SUBCOMMANDS = (run, metrics, report, validate)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from genevals import __version__
+    from genevals._version import __version__
 
     parser = argparse.ArgumentParser(prog="genevals", description="Score RAG answers and find hallucinations.")
     parser.add_argument("--version", action="version", version=f"genevals {__version__}")

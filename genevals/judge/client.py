@@ -172,15 +172,3 @@ class JudgeClient:
             self.cache.put(key, {"text": completion.text, "usage": completion.usage.to_dict(),
                                  "finish_reason": completion.finish_reason})
         return Call(stage, completion, outcome.attempts, reply=self.redact(completion.text))
-
-
-def run_sync(coro_factory):
-    """Run ``coro_factory()`` to completion from synchronous code, also when a loop is already running."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro_factory())
-    import concurrent.futures
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(lambda: asyncio.run(coro_factory())).result()

@@ -3,7 +3,7 @@
 A metric declares its own facts next to its code, as class attributes: its family name, its outputs (name,
 one-line definition, direction, range), its kind (cheap and process-parallel, model-backed, or judge-backed),
 and, through the methods it overrides, whether it gives corpus statistics and whether it needs a ``prepare``
-look at the whole input. ``@register`` (from :mod:`genevals.registry`) makes it available by name; the runner,
+look at the whole input. ``@register`` makes it available by name (:mod:`genevals.registry`); the runner,
 the engines, the CLI and the report read these declarations and nothing else.
 
 A metric family may produce several named outputs (ROUGE gives rouge1, rouge2, rougeL). Scoring takes a
@@ -25,6 +25,9 @@ from genevals.types import MetricResult, Sample
 #: ``emit(index, outputs)``: the outputs of ``samples[index]``, called once per sample.
 Emit = Callable[[int, dict[str, MetricResult]], None]
 
+
+#: family name -> metric class, filled by :func:`register`; :mod:`genevals.registry` reads it
+_FAMILIES: dict[str, type["Metric"]] = {}
 
 #: Kinds of metric: how the engines run it.
 CHEAP = "cheap"  # pure CPU work on one sample, picklable: may be spread over worker processes
@@ -111,6 +114,12 @@ class Metric(abc.ABC):
             return None
         spec, params = found
         return Output(name, spec.definition.format(**params), spec.direction, spec.range) if params else spec
+
+    @classmethod
+    def offline(cls, judge: Any) -> bool:
+        """Whether this judge-backed metric has no judge configured in ``judge`` (a JudgeConfig, or None for
+        the defaults), so that :attr:`offline_alternative` runs instead."""
+        return False
 
     @classmethod
     def widen(cls, options: Mapping[str, Any], params: Mapping[str, str]) -> dict[str, Any]:
@@ -201,6 +210,22 @@ class Metric(abc.ABC):
         return out
 
 
+def register(cls: type[Metric]) -> type[Metric]:
+    """Class decorator: make a metric available by its family name, after checking its declarations."""
+    name = cls.family
+    if not name or not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise TypeError(f"{cls.__name__}: family must be a lowercase name, got {name!r}")
+    if not cls.outputs or not all(isinstance(o, Output) for o in cls.outputs):
+        raise TypeError(f"{cls.__name__}: declare its outputs as a tuple of Output")
+    if cls.kind not in KINDS:
+        raise TypeError(f"{cls.__name__}: kind must be one of {', '.join(KINDS)}")
+    other = _FAMILIES.get(name)
+    if other is not None and other.__qualname__ != cls.__qualname__:
+        raise TypeError(f"metric family '{name}' is already registered by {other.__module__}.{other.__qualname__}")
+    _FAMILIES[name] = cls
+    return cls
+
+
 class ConcurrentMetric(Metric):
     """A metric that scores each sample in its own coroutine, a whole batch at once (the LLM judges: their
     client's semaphore, not the batch, bounds the requests in flight)."""
@@ -215,8 +240,6 @@ class ConcurrentMetric(Metric):
         return self._collect(samples)
 
     def score_each(self, samples: Sequence[Sample], emit: Emit) -> None:
-        from genevals.judge.client import run_sync
-
         run_sync(lambda: self._score_each(samples, emit))
 
     async def _score_each(self, samples: Sequence[Sample], emit: Emit) -> None:
@@ -233,3 +256,15 @@ def usage_statistics(result: MetricResult | None, prefix: str) -> dict[str, floa
     usage = (result.details or {}).get("usage") or {}
     return {prefix + key: value for key, value in usage.items()
             if isinstance(value, (int, float)) and not isinstance(value, bool)}
+
+
+def run_sync(coro_factory: Callable[[], Any]) -> Any:
+    """Run ``coro_factory()`` to completion from synchronous code, also when a loop is already running."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro_factory())
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(coro_factory())).result()

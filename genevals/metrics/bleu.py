@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from genevals import types
-from genevals.metrics.base import Metric, Output
-from genevals.registry import register
+from genevals.metrics.base import Metric, Output, register
 from genevals.signature import make_signature, package_version
 from genevals.types import MetricResult, Sample
 

@@ -18,9 +18,15 @@ from typing import Any, Mapping, Sequence
 
 from genevals import types
 from genevals.judge.config import JudgeConfig
-from genevals.metrics.base import JUDGE, Emit, Metric, Output, usage_statistics
+from genevals.metrics.base import (
+    JUDGE,
+    Emit,
+    Metric,
+    Output,
+    register,
+    usage_statistics,
+)
 from genevals.metrics.grounding import Grounding
-from genevals.registry import register
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 

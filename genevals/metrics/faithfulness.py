@@ -37,14 +37,23 @@ from genevals import types
 from genevals.judge import prompts, windows
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
-from genevals.judge.locate import FUZZY_THRESHOLD, grounded_fraction, locate, locate_parts
+from genevals.judge.locate import (
+    FUZZY_THRESHOLD,
+    grounded_fraction,
+    locate,
+    locate_parts,
+)
 from genevals.judge.parse import ParseError, parse_claims, parse_verdicts
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
-from genevals.metrics.base import ConcurrentMetric, usage_statistics
-from genevals.metrics.verdicts import (FAITHFULNESS_OUTPUTS, LABEL_ORDER, OUTPUTS, scored_outputs,
-                                       unscored_outputs)
-from genevals.registry import register
+from genevals.metrics.base import ConcurrentMetric, register, usage_statistics
+from genevals.metrics.verdicts import (
+    FAITHFULNESS_OUTPUTS,
+    LABEL_ORDER,
+    OUTPUTS,
+    scored_outputs,
+    unscored_outputs,
+)
 from genevals.signature import make_signature
 from genevals.text import detect_refusal
 from genevals.types import Claim, Context, MetricResult, Sample, Verdict
@@ -112,6 +121,10 @@ class Faithfulness(ConcurrentMetric):
         self.worked_example = bool(worked_example)
 
     # -- metric protocol -------------------------------------------------------------------------------
+    @classmethod
+    def offline(cls, judge: JudgeConfig | None) -> bool:
+        return not (judge if judge is not None else JudgeConfig()).configured
+
     @property
     def warning(self) -> str | None:
         return self.runtime.warning

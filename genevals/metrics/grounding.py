@@ -13,9 +13,8 @@ import json
 from typing import Any, Mapping, Sequence
 
 from genevals import types
-from genevals.metrics.base import Metric, Output
+from genevals.metrics.base import Metric, Output, register
 from genevals.metrics.verdicts import scored_outputs, unscored_outputs
-from genevals.registry import register
 from genevals.signature import make_signature, package_version
 from genevals.text import detect_refusal
 from genevals.types import Claim, MetricResult, Sample, Verdict

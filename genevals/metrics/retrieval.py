@@ -9,8 +9,7 @@ from typing import Any, Mapping, Sequence
 
 from genevals import types
 from genevals.metrics import ranking as rk
-from genevals.metrics.base import Metric, Output
-from genevals.registry import register
+from genevals.metrics.base import Metric, Output, register
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 

@@ -13,11 +13,13 @@ from collections import Counter
 from typing import Sequence
 
 from rapidfuzz.distance import LCSseq
-from rouge_score import scoring, tokenize  # light: rouge-score loads nltk only in rouge_score.tokenizers
+from rouge_score import (  # light: rouge-score loads nltk only in rouge_score.tokenizers
+    scoring,
+    tokenize,
+)
 
 from genevals import types
-from genevals.metrics.base import Metric, Output
-from genevals.registry import register
+from genevals.metrics.base import Metric, Output, register
 from genevals.signature import make_signature, package_version
 from genevals.types import MetricResult, Sample
 

@@ -17,8 +17,7 @@ from genevals.judge.config import JudgeConfig
 from genevals.judge.parse import ParseError, parse_rubric
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
-from genevals.metrics.base import ConcurrentMetric, Output, usage_statistics
-from genevals.registry import register
+from genevals.metrics.base import ConcurrentMetric, Output, register, usage_statistics
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 

@@ -27,8 +27,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from genevals.metrics import bertscore_model as bm
-from genevals.metrics.base import MODEL, Metric, Output
-from genevals.registry import register
+from genevals.metrics.base import MODEL, Metric, Output, register
 from genevals.signature import make_signature, package_version
 from genevals.types import EMPTY_ANSWER, EMPTY_REFERENCE, MetricResult, Sample
 

@@ -12,8 +12,7 @@ from collections import Counter
 from typing import Sequence
 
 from genevals import types
-from genevals.metrics.base import Metric, Output
-from genevals.registry import register
+from genevals.metrics.base import Metric, Output, register
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
