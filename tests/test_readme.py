@@ -1,0 +1,24 @@
+"""The README's "Adding a metric" section runs as written: its metric registers and its test passes."""
+import re
+from pathlib import Path
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _blocks() -> list[str]:
+    section = README.read_text(encoding="utf-8").split("## Adding a metric", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", section, re.S)
+
+
+def test_adding_a_metric_example_registers_and_its_test_passes():
+    metric_code, test_code = _blocks()
+    namespace: dict = {}
+    exec(compile(metric_code, "README:answer_length.py", "exec"), namespace)
+    exec(compile(test_code, "README:test_answer_length.py", "exec"), namespace)
+    namespace["test_answer_length"]()
+
+    from genevals import registry
+
+    assert registry.family_of("within_budget") == ("answer_length", {})
+    [sel] = registry.select(["within_budget"])
+    assert sel.metric.max_words == 50 and sel.keep("within_budget") and not sel.keep("answer_words")
