@@ -71,11 +71,11 @@ def child(base_url: str, n: int, concurrency: int, chunk_size: int | None) -> di
     import genevals
 
     rows = demo_rows(n)
-    options = {"backend": "openai", "base_url": base_url, "model": "bench-judge", "api_key": "dummy",
-               "cache": False, "concurrency": concurrency}
+    judge = genevals.JudgeConfig(backend="openai", base_url=base_url, model="bench-judge", api_key="dummy",
+                                 cache=False, concurrency=concurrency)
     start = time.perf_counter()
     kwargs = {"chunk_size": chunk_size} if chunk_size else {}
-    results = genevals.evaluate(rows, ["faithfulness"], options={"faithfulness": options}, **kwargs)
+    results = genevals.evaluate(rows, ["faithfulness"], judge=judge, **kwargs)
     wall = time.perf_counter() - start
     usage = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0, "cached_requests": 0}
     statuses: dict[str, int] = {}

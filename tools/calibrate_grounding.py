@@ -1,6 +1,6 @@
 """Calibrate the grounding checker's thresholds on RAGTruth dev (response-level F1) and report honest figures.
 
-    python -m genevals.grounding.calibrate ../shared/datasets/ragtruth_dev.jsonl \
+    python tools/calibrate_grounding.py ../shared/datasets/ragtruth_dev.jsonl \
         [--out genevals/grounding/thresholds.json] [--folds 5] [--cache /tmp/grounding_features.pkl]
 
 For each context kind ("record" = JSON contexts, "text" = everything else) it grid-searches the support-score

@@ -10,7 +10,7 @@ with sentence 2i+1 when the two come from different documents.
 
 Run from the repository root (offline; about a minute on CPU):
 
-    HF_HUB_OFFLINE=1 python genevals/data/make_bertscore_baseline.py
+    HF_HUB_OFFLINE=1 python tools/make_bertscore_baseline.py
 """
 from __future__ import annotations
 
@@ -23,10 +23,9 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
+REPO = Path(__file__).resolve().parents[1]
 SOURCES = ("summac_subsets.jsonl", "ragtruth_dev.jsonl")
-OUT = HERE / "bertscore_baseline_minilm.tsv"
+OUT = REPO / "genevals" / "data" / "bertscore_baseline_minilm.tsv"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
 
 

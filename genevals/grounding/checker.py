@@ -20,7 +20,7 @@ For each answer:
    decides: supported when ``s >= threshold``, else unverifiable.
 
 Thresholds are per context kind ("record" for JSON contexts, "text" otherwise) and are calibrated on the
-RAGTruth dev set by ``genevals/grounding/calibrate.py`` into ``thresholds.json``.
+RAGTruth dev set by ``tools/calibrate_grounding.py`` into ``thresholds.json``.
 """
 from __future__ import annotations
 
