@@ -28,6 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from genevals.grounding import checker
+from genevals.stats import agreement_cis, binary_metrics, confusion
 
 WEIGHTS = [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0), (0.5, 0.5, 0.0), (0.5, 0.0, 0.5), (0.0, 0.5, 0.5),
            (0.5, 0.25, 0.25), (0.25, 0.5, 0.25), (0.25, 0.25, 0.5), (0.34, 0.33, 0.33), (0.75, 0.25, 0.0),
@@ -146,16 +147,10 @@ def group_folds(groups: Sequence[str], k: int, seed: int = 0) -> list[np.ndarray
 
 
 def stats(pred: np.ndarray, gold: np.ndarray, seed: int = 0, resamples: int = 1000) -> dict[str, Any]:
-    tp = int(np.sum(pred & gold)); fp = int(np.sum(pred & ~gold)); fn = int(np.sum(~pred & gold))
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    rng = np.random.default_rng(seed)
-    boot = []
-    for _ in range(resamples):
-        i = rng.integers(0, len(pred), len(pred))
-        boot.append(f1(pred[i], gold[i]))
-    low, high = np.quantile(boot, [0.025, 0.975])
-    return {"f1": f1(pred, gold), "precision": precision, "recall": recall, "f1_ci95": [float(low), float(high)],
+    """F1, precision and recall with genevals' own agreement statistics and bootstrap."""
+    found = binary_metrics(confusion(pred, gold))
+    ci = agreement_cis(pred, gold, seed=seed, resamples=resamples)["f1"]
+    return {"f1": found["f1"], "precision": found["precision"], "recall": found["recall"], "f1_ci95": ci,
             "n": int(len(pred)), "predicted_positive": int(pred.sum())}
 
 

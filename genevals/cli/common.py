@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -50,26 +49,15 @@ def key_value(text: str) -> tuple[str, Any]:
     return key.strip().replace("-", "_"), parsed
 
 
-def parse_threshold(name: str, value: Any) -> float:
-    """A threshold's limit: a finite number (from the command line or a config file)."""
-    if isinstance(value, bool):
-        raise ValueError(f"threshold for '{name}' is not a number: {value!r}")
-    try:
-        limit = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"threshold for '{name}' is not a number: '{value}'") from None
-    if not math.isfinite(limit):
-        raise ValueError(f"threshold for '{name}' must be a finite number, got '{value}'")
-    return limit
-
-
 def threshold(text: str) -> tuple[str, float]:
     """``METRIC=VALUE`` for ``--fail-under``."""
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
         raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got '{text}'")
+    from genevals.report.bands import threshold_value
+
     try:
-        return name.strip(), parse_threshold(name.strip(), value)
+        return name.strip(), threshold_value(name.strip(), value)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
