@@ -139,6 +139,21 @@ def describe_all() -> list[tuple[str, str, Output, str]]:
     return rows
 
 
+def declaration_of(name: str) -> dict[str, Any] | None:
+    """One output's declaration as :func:`declarations` writes it, from the metrics installed now (None for a
+    name no metric declares): for run folders written before outputs.json existed."""
+    try:
+        family, _params = family_of(name)
+    except UnknownMetric:
+        return None
+    for cls in families():
+        if (cls.writes_for or cls.family) == family:
+            spec = cls.output(name)
+            if spec is not None:
+                return {"family": cls.family, "kind": cls.kind, **spec.to_dict()}
+    return None
+
+
 def declarations(selected: Sequence[Selected]) -> dict[str, dict[str, Any]]:
     """Output name -> {family, definition, direction, range, kind} for the outputs a run writes: what the
     report reads (it never imports a metric)."""

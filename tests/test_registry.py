@@ -121,3 +121,18 @@ def test_a_metric_registered_outside_the_package_is_selectable():
     [sel] = registry.select(["test_answer_length"])
     assert isinstance(sel.metric, AnswerLength)
     assert registry.family_of("test_answer_length") == ("test_answer_length", {})
+
+
+def test_declarations_for_run_folders_written_before_outputs_json(tmp_path):
+    from genevals.engine.local import evaluate
+    from genevals.report.model import build_data
+
+    assert registry.declaration_of("contradiction_rate")["direction"] == "lower"
+    assert registry.declaration_of("recall@7")["definition"].startswith("relevant ids in the top 7")
+    assert registry.declaration_of("no_such_output") is None
+    rows = [{"id": "1", "answer": "Paris.", "references": ["Paris."], "contexts": ["a"], "relevant": ["2"]}]
+    evaluate(rows, ["token_f1", "first_relevant_rank", "bertscore_f1"], out_dir=tmp_path)
+    (tmp_path / "outputs.json").unlink()  # as a 0.1.0 run folder
+    facts = {m["name"]: m for m in build_data([tmp_path], declared=registry.declaration_of)["metrics"]}
+    assert facts["first_relevant_rank"]["lower_better"] and not facts["first_relevant_rank"]["banded"]
+    assert facts["bertscore_f1"]["banded"] and facts["token_f1"]["banded"]

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_THRESHOLD, add_fail_under, count
+from genevals.runfolder import REPORT_FILE
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -34,8 +35,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from genevals.registry import declaration_of
     from genevals.report import bands
-    from genevals.report.html import MAX_DETAILED_SAMPLES, build_data, render, threshold_failures
+    from genevals.report.model import MAX_DETAILED_SAMPLES, build_data
+    from genevals.report.render import threshold_failures, write_page
 
     thresholds: dict[str, float] = {}
     try:
@@ -44,16 +47,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         thresholds.update(dict(args.fail_under))
         run_dirs = [Path(d) for d in args.runs]
         limit = MAX_DETAILED_SAMPLES if args.max_samples is None else args.max_samples
-        data = build_data(run_dirs, thresholds or None, max_detailed_samples=limit)
+        data = build_data(run_dirs, thresholds or None, max_detailed_samples=limit, declared=declaration_of)
     except (OSError, ValueError) as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    out = Path(args.output) if args.output else (run_dirs[0] / "report.html" if len(run_dirs) == 1
+    out = Path(args.output) if args.output else (run_dirs[0] / REPORT_FILE if len(run_dirs) == 1
                                                   else Path("compare.html"))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(render(data), encoding="utf-8")
-    tmp.replace(out)
+    write_page(data, out)
     print(f"wrote {out}")
     failures = threshold_failures(data) if thresholds else []
     for failure in failures:

@@ -68,7 +68,9 @@ function metricStatus(sample, name) {
   if (metricValue(sample, name) !== null) return "ok";
   return sample.st && sample.st[name] ? sample.st[name][0] : null;
 }
-function isUnit(name) { var m = METRIC[name]; return !m || m.banded; }
+// Each metric's facts come from its declaration in the run folder (outputs.json): lower_better, unit (on a
+// 0-1 scale), banded.
+function isUnit(name) { var m = METRIC[name]; return !m || m.unit; }
 function keyMetrics(limit) {
   var present = D.metrics.map(function (m) { return m.name; });
   var out = KEY_METRICS.filter(function (n) { return present.indexOf(n) >= 0; });

@@ -60,8 +60,8 @@ function bandsCard() {
     el("h3", { text: "Interpretation bands" }),
     el("div", { "class": "legend" }, items),
     el("p", { "class": "small muted", text: "Bands are rough reading aids for means on a 0\u20131 scale, not calibrated quality levels. " +
-      "For rates where lower is better (contradiction_rate, unverifiable_rate) the band is read on 1 \u2212 mean; " +
-      "ranks (first_relevant_rank) get no band. Pass/fail comes only from the thresholds." })
+      "For metrics declared lower-is-better (such as contradiction_rate) the band is read on 1 \u2212 mean; " +
+      "metrics not on a 0\u20131 scale (such as first_relevant_rank) get no band. Pass/fail comes only from the thresholds." })
   ]);
 }
 

@@ -14,10 +14,9 @@ from typing import Sequence
 
 import numpy as np
 
-from genevals.keys import id_digest
 from genevals.columns import DEFAULT_BUFFER_VALUES, SpillingColumns
-
-VERDICT_LABELS = ("supported", "contradicted", "unverifiable")
+from genevals.keys import id_digest
+from genevals.types import VERDICT_LABELS
 
 
 class SampleValues:

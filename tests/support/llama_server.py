@@ -1,7 +1,7 @@
 """pytest fixture: a real ``llama_cpp.server`` on 127.0.0.1 serving the packaged Gemma 3 270M GGUF.
 
 Started once per session on a free port with ``python -m llama_cpp.server ... --chat_format gemma`` (by default
-with :func:`genevals.judge.llamacpp_backend.enable_fast_grammar` applied first), waited on until ``/v1/models`` answers,
+with :func:`genevals.judge.backends.llamacpp.enable_fast_grammar` applied first), waited on until ``/v1/models`` answers,
 and stopped by PID at teardown. Skips cleanly when llama-cpp-python (with its server extra) or the packaged
 model is not installed. Import it into a test module with ``from support.llama_server import llama_server``.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 N_CTX = 4096
-FAST_LAUNCH = ("import runpy; from genevals.judge.llamacpp_backend import enable_fast_grammar; "
+FAST_LAUNCH = ("import runpy; from genevals.judge.backends.llamacpp import enable_fast_grammar; "
                "enable_fast_grammar(); runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)")
 STARTUP_SECONDS = 180
 

@@ -1,38 +1,20 @@
-"""The HTML report in real headless Chromium (Python Playwright, sync API).
-
-Skipped when /usr/bin/chromium or playwright is missing; CI installs both. Screenshots go to tests/artifacts/.
+"""The HTML report in real headless Chromium (Python Playwright, sync API; the ``browser`` fixture is in this
+folder's conftest and skips when Chromium or playwright is missing). Screenshots go to tests/artifacts/.
 """
 from __future__ import annotations
 
 import csv
 import io
-import json
-import os
 import time
 from pathlib import Path
 
 import pytest
+from support.runs import TINY_WARNING, add_judge, make_run, make_synthetic_run, make_xss_run
 
-from test_report_build import TINY_WARNING, add_judge, make_run, make_synthetic_run, make_xss_run
+from genevals import runfolder
+from genevals.report import write_report
 
-from genevals.report.html import write_report
-
-CHROMIUM = os.environ.get("GENEVALS_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"{CHROMIUM} is not installed", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
 
 class Opened:
@@ -93,9 +75,9 @@ def reports(tmp_path_factory) -> dict[str, Path]:
     judged = add_judge(make_run(root / "judged"))
     tiny = add_judge(make_run(root / "tiny"), warning=TINY_WARNING)
     return {
-        "demo": write_report([demo], demo / "report.html"),
-        "judged": write_report([judged], judged / "report.html", {"token_f1": 0.3, "mrr": 0.99}),
-        "tiny": write_report([tiny], tiny / "report.html"),
+        "demo": write_report([demo], demo / runfolder.REPORT_FILE),
+        "judged": write_report([judged], judged / runfolder.REPORT_FILE, {"token_f1": 0.3, "mrr": 0.99}),
+        "tiny": write_report([tiny], tiny / runfolder.REPORT_FILE),
         "compare": write_report([demo, judged], root / "compare.html"),
         "xss": write_report([make_xss_run(root / "<svg onload=window.__xss=10>")], root / "xss.html"),
     }
@@ -109,8 +91,7 @@ def test_demo_report_loads_with_overview_and_charts(browser, reports):
     o = Opened(browser, reports["demo"])
     try:
         page = o.page
-        n_systems = len({json.loads(line)["system"] for line in
-                         (reports["demo"].parent / "results.jsonl").read_text().splitlines()})
+        n_systems = len({row["system"] for _, row in runfolder.iter_rows(reports["demo"].parent)})
         assert page.locator(".overview-table").count() == n_systems
         assert page.locator(".overview-table tbody tr").count() > 10 * n_systems
         assert page.locator(".band-Excellent, .band-Good, .band-Moderate, .band-Fair, .band-Poor").count() > 0
@@ -138,7 +119,10 @@ def test_judged_report_claim_shows_evidence_in_the_right_context(browser, report
     o = Opened(browser, reports["judged"])
     try:
         page = o.page
-        assert "fixture-judge-1" in page.inner_text("#tab-overview")
+        overview = page.inner_text("#tab-overview")
+        assert "fixture-judge-1" in overview
+        # Declared lower-is-better in outputs.json (the judge's declarations): marked so, banded on 1 - mean.
+        assert "contradiction_rate (lower is better)" in overview and "mrr (lower is better)" not in overview
         # Thresholds: token_f1 >= 0.3 passes, mrr >= 0.99 fails.
         thresholds = page.inner_text("#thresholds")
         assert "pass" in thresholds and "fail" in thresholds
@@ -324,7 +308,7 @@ def test_thousand_samples_offline_small_and_fast(browser, tmp_path):
 def test_run_with_no_samples_still_renders(browser, tmp_path):
     run = tmp_path / "empty"
     run.mkdir()
-    (run / "results.jsonl").write_text("")
+    (run / runfolder.RESULTS_FILE).write_text("")
     o = Opened(browser, write_report([run], tmp_path / "empty.html"))
     try:
         for tab in ("charts", "compare", "samples", "review", "overview"):

@@ -1,0 +1,295 @@
+"""The page's data: one JSON document (``format`` 2) built from one or more run folders by :func:`build_data`.
+
+results.jsonl is read twice, streamed. Pass 1 turns each row at once into compact values
+(:class:`~genevals.report.values.SampleValues`: 29 bytes per sample in memory, values spilled to a temporary
+file and read back one metric at a time); summaries, histograms, rank and verdict counts and paired
+comparisons (:mod:`genevals.report.stats`) use every sample. Pass 2 reads back only the lines of the samples
+the page embeds: at most ``max_detailed_samples`` with their texts (hallucination-review material first,
+:func:`select_detailed`) and at most ``max_table_samples`` with their values, for the table and scatter plot.
+
+What each metric means on the page (lower is better, drawn on 0-1, banded) comes from the runs'
+outputs.json (:func:`genevals.report.bands.metric_facts`). Every string from the files is cleaned as hostile
+input (:mod:`genevals.report.clean`).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Hashable, Mapping, Sequence
+
+import numpy as np
+
+from genevals.report import bands, stats
+from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, judge_info, num, page_summary,
+                                   sample_texts, text)
+from genevals.report.load import Run, declaration, load_run, unique_names
+from genevals.report.values import SampleValues
+from genevals.stats import DEFAULT_SEED
+
+FORMAT = 2
+#: Samples whose texts (question, answer, contexts, references, judge claims) the page embeds, by default.
+MAX_DETAILED_SAMPLES = 2_000
+#: Samples whose values (without texts) the page embeds for its table and scatter plot, by default.
+MAX_TABLE_SAMPLES = 10_000
+
+
+class _Numbering(list):
+    """Keys numbered 0, 1, ... in the order first seen (``self[i]`` is key ``i``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.position: dict[Hashable, int] = {}
+
+    def __call__(self, key: Hashable) -> int:
+        if key not in self.position:
+            self.position[key] = len(self)
+            self.append(key)
+        return self.position[key]
+
+
+class _Notes:
+    """The judges and judge warnings found in summaries and in the claims metric's details."""
+
+    def __init__(self) -> None:
+        self.judges: dict[str, dict[str, str]] = {}
+        self.warnings: set[str] = set()
+
+    def judge(self, value: Any) -> None:
+        info = judge_info(value)
+        if info is not None:
+            self.judges.setdefault(json.dumps(info, sort_keys=True), info)
+
+    def meta(self, meta: Any) -> None:
+        for key, value in (meta.items() if isinstance(meta, Mapping) else ()):
+            if "warning" in str(key).lower():
+                self.warnings.update(text(item) for item in (value if isinstance(value, list) else [value]) if item)
+            elif str(key).lower() == "judge":
+                self.judge(value)
+
+
+def _scan_row(row: Mapping[str, Any], k: int, store: SampleValues, metrics: _Numbering, notes: _Notes) -> None:
+    """Record one results row's values, statuses and verdict counts in ``store`` (its texts are not kept)."""
+    row_metrics = row.get("metrics")
+    for name, metric in (row_metrics.items() if isinstance(row_metrics, Mapping) else ()):
+        if not isinstance(metric, Mapping):
+            continue
+        name = text(name)
+        m = metrics(name)
+        status = text(metric.get("status") or "ok")
+        value = num(metric.get("value"), None)  # full precision for the comparisons
+        if status == "ok" and value is not None:
+            store.set_value(k, m, value)
+        else:
+            store.set_status(k, m, status, text(metric.get("reason")))
+        details = metric.get("details")
+        if name == CLAIMS_METRIC and isinstance(details, Mapping):
+            labels = claim_labels(details)
+            if labels is not None:
+                store.set_verdicts(k, labels)
+            notes.judge(details.get("judge"))
+            if details.get("warning"):
+                notes.warnings.add(text(details["warning"]))
+
+
+def select_detailed(store: SampleValues, limit: int) -> list[int]:
+    """Which samples keep their texts (at most ``limit``, returned in file order): first the hallucination
+    review material, the samples with a contradicted or unverifiable claim, then those with an unscored metric
+    (so a metric that is unscored everywhere, e.g. no references, does not crowd out the claims), then the
+    rest; each group in file order."""
+    limit = max(0, int(limit))
+    chosen: list[int] = []
+    for tier in (2, 1, 0):
+        if len(chosen) >= limit:
+            break
+        group = (k for k in range(len(store)) if store.flagged[k] == tier)
+        chosen += [k for _, k in zip(range(limit - len(chosen)), group)]
+    return sorted(chosen)
+
+
+def _table_samples(n: int, detailed: Sequence[int], max_table_samples: int | None) -> list[int]:
+    """The samples the page gets values for: the detailed ones, then the rest in file order (None: all)."""
+    if max_table_samples is None or n <= max(max_table_samples, len(detailed)):
+        return list(range(n))
+    chosen = set(detailed)
+    rest = (k for k in range(n) if k not in chosen)
+    return sorted(chosen.union(k for _, k in zip(range(max_table_samples - len(detailed)), rest)))
+
+
+def _page_samples(store: SampleValues, embedded: Sequence[int], heads: Mapping[int, tuple[str, str]],
+                  texts: Mapping[int, dict[str, Any]], metric_names: Sequence[str]) -> list[dict[str, Any]]:
+    """The page's samples: id, system, results.jsonl line and origin, values aligned with the report's metric
+    list (null where not scored), unscored statuses, and texts, or ``x: 1`` when they are left out.
+
+    Values carry 6 decimals with texts, 4 without (what the page shows; a quarter of the bytes of the rows that
+    dominate a large report's size). Summaries, histograms and comparisons are computed from full precision.
+    Metrics are read one column at a time, so only the embedded samples' values are ever held at once.
+    """
+    index = np.asarray(embedded, dtype=np.int64)
+    values: list[list[float | None]] = [[None] * len(metric_names) for _ in embedded]
+    for m in range(len(metric_names)):
+        for row, v in zip(values, store.column(m)[index].tolist()):
+            row[m] = None if v != v else v
+    statuses: list[dict[str, list[str]]] = [{} for _ in embedded]
+    for m in store.unscored_metrics:
+        for i, code in enumerate(store.status_codes(m)[index].tolist()):
+            if code:
+                statuses[i][metric_names[m]] = list(store.status_table[code])
+    out = []
+    for i, k in enumerate(embedded):
+        own = texts.get(k)
+        row = [num(v, 6 if own is not None else 4) for v in values[i]]
+        while row and row[-1] is None:
+            row.pop()
+        sample_id, origin = heads.get(k, ("", ""))
+        sample: dict[str, Any] = {"id": sample_id, "sys": store.sys[k], "line": store.line[k]}
+        if own is not None or origin:
+            sample["origin"] = origin
+        if own is not None:
+            sample.update(own)
+        else:
+            sample["x"] = 1
+            counts = store.verdicts(k)
+            if counts is not None:
+                sample["vc"] = counts
+        sample["v"] = row
+        if statuses[i]:
+            sample["st"] = statuses[i]
+        out.append(sample)
+    return out
+
+
+def _systems(runs: Sequence[Run], run_names: Sequence[str], keys: Sequence[tuple[int, str]],
+             sizes: Sequence[int]) -> list[dict[str, Any]]:
+    """Each system's label ("run/system" for a system name found in more than one run), run, sample count,
+    summary and corpus scores."""
+    seen_in: dict[str, set[int]] = {}
+    for r, system in keys:
+        seen_in.setdefault(system, set()).add(r)
+    labels: list[str] = []
+    out = []
+    for (r, system), count in zip(keys, sizes):
+        label = f"{run_names[r]}/{system}" if len(runs) > 1 and len(seen_in[system]) > 1 else system
+        base, i = label, 2
+        while label in labels:
+            label, i = f"{base}#{i}", i + 1
+        labels.append(label)
+        summary = runs[r].summary
+        summary_systems, corpus = summary.get("systems"), summary.get("corpus")
+        metrics = summary_systems.get(system) if isinstance(summary_systems, Mapping) else None
+        corpus = corpus.get(system) if isinstance(corpus, Mapping) else None
+        out.append({"label": label, "system": system, "run": r, "n": count, "summary": page_summary(metrics),
+                    "corpus": {text(k): num(v) for k, v in (corpus.items() if isinstance(corpus, Mapping) else ())
+                               if num(v) is not None}})
+    return out
+
+
+def _thresholds(given: Mapping[str, float] | None, runs: Sequence[Run]) -> dict[str, float]:
+    """The thresholds asked for, else the ``--fail-under`` ones the runs recorded."""
+    thresholds = {str(k): float(v) for k, v in (given or {}).items()}
+    if not thresholds:
+        for run in runs:
+            meta = run.summary.get("meta")
+            fail_under = meta.get("fail_under") if isinstance(meta, Mapping) else None
+            if isinstance(fail_under, Mapping):
+                thresholds.update({str(k): float(v) for k, v in fail_under.items() if num(v) is not None})
+    return thresholds
+
+
+def _seed(summary: Mapping[str, Any]) -> int | None:
+    seed = summary.get("seed")
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+
+def _run_info(run: Run, name: str, n_samples: int) -> dict[str, Any]:
+    summary = run.summary
+    signatures, skipped = summary.get("signatures"), summary.get("skipped")
+    signatures = signatures if isinstance(signatures, Mapping) else {}
+    return {"name": name, "path": str(run.path), "genevals_version": text(summary.get("genevals_version")),
+            "seed": _seed(summary), "n_samples": n_samples,
+            "signatures": {text(k): text(v) for k, v in signatures.items()},
+            "skipped": len(skipped) if isinstance(skipped, list) else 0, "meta": flat_meta(summary.get("meta"))}
+
+
+def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] | None = None,
+               max_detailed_samples: int = MAX_DETAILED_SAMPLES,
+               max_table_samples: int | None = MAX_TABLE_SAMPLES,
+               declared: Callable[[str], Mapping[str, Any] | None] | None = None) -> dict[str, Any]:
+    """The JSON document the page renders: runs, systems, metrics, samples, aggregates and comparisons.
+
+    The page gets the texts of at most ``max_detailed_samples`` samples and the values of at most
+    ``max_table_samples`` (None: all); everything else counts every sample. ``declared(name)``: an output's
+    declaration for runs whose folder has no outputs.json (the caller knows the metrics; the report does not).
+    """
+    if not run_dirs:
+        raise ValueError("no run folders given")
+    runs = [load_run(d) for d in run_dirs]
+    run_names = unique_names(runs)
+    systems, metrics, notes = _Numbering(), _Numbering(), _Notes()
+    for r, run in enumerate(runs):  # summary order first, so systems and metrics keep the summary's order
+        summary_systems = run.summary.get("systems")
+        for system, names in (summary_systems.items() if isinstance(summary_systems, Mapping) else ()):
+            systems((r, text(system)))
+            for name in names if isinstance(names, Mapping) else ():
+                metrics(text(name))
+
+    store = SampleValues()
+    for r, run in enumerate(runs):  # pass 1: values only
+        notes.meta(run.summary.get("meta"))
+        for number, row in run.rows():
+            k = store.slot(systems((r, text(row.get("system", "default")))), text(row.get("id")), number)
+            _scan_row(row, k, store, metrics, notes)
+    store.finish(len(metrics))
+    n = len(store)
+    sizes = np.bincount(np.asarray(store.sys, dtype=np.int64), minlength=len(systems)).tolist()
+
+    detailed = select_detailed(store, max_detailed_samples)
+    embedded = _table_samples(n, detailed, max_table_samples)
+    vc = np.frombuffer(store.vc, dtype=np.int32).reshape(-1, 3)
+    hallucinated = (vc[:, 1] > 0) | (vc[:, 2] > 0)
+    n_hallucinated_detailed = int(hallucinated[np.asarray(detailed, dtype=np.int64)].sum()) if detailed else 0
+    # Pass 2: reading only the embedded samples' lines, their ids and origins, and the detailed ones' texts.
+    chosen = set(detailed)
+    heads: dict[int, tuple[str, str]] = {}
+    texts: dict[int, dict[str, Any]] = {}
+    for r, run in enumerate(runs):
+        wanted = {store.line[k]: k for k in embedded if systems[store.sys[k]][0] == r}
+        for number, row in run.lines(wanted):
+            k = wanted[number]
+            heads[k] = (text(row.get("id")), text(row.get("origin")))
+            if k in chosen:
+                texts[k] = sample_texts(row)
+    samples = _page_samples(store, embedded, heads, texts, metrics)
+    del heads, texts
+
+    system_info = _systems(runs, run_names, systems, sizes)
+    missing = [s for s, info in enumerate(system_info) if not info["summary"]]
+    for s, summary in stats.summaries_from_samples(store, metrics, missing).items():
+        system_info[s]["summary"] = summary
+    labels = [info["label"] for info in system_info]
+    facts = [bands.metric_facts(name, declaration(runs, name) or (declared(name) if declared else None),
+                                stats.seen_range(store, m))
+             for m, name in enumerate(metrics)]
+    seed = next((s for s in map(_seed, (run.summary for run in runs)) if s is not None), DEFAULT_SEED)
+    per_run = [0] * len(runs)
+    for (r, _system), count in zip(systems, sizes):
+        per_run[r] += count
+    return {
+        "format": FORMAT,
+        "runs": [_run_info(run, run_names[r], per_run[r]) for r, run in enumerate(runs)],
+        "systems": system_info,
+        "metrics": facts,
+        "bands": bands.bands_table(),
+        "thresholds": _thresholds(thresholds, runs),
+        "judges": list(notes.judges.values()),
+        "warnings": sorted(notes.warnings),
+        "seed": seed,
+        "comparisons": stats.compare_systems(store, labels, metrics, seed),
+        "coverage": {"total": n, "detailed": len(detailed), "embedded": len(embedded),
+                     "flagged": n - store.flagged.count(0), "max_detailed": max(0, int(max_detailed_samples)),
+                     "max_table": max_table_samples, "hallucinated": int(hallucinated.sum()),
+                     "hallucinated_detailed": n_hallucinated_detailed},
+        "histograms": stats.histograms(store, facts, len(systems)),
+        "ranks": stats.ranks(store, metrics.position.get(stats.RANK_METRIC), len(systems)),
+        "verdicts": stats.verdict_totals(store, len(systems)),
+        "samples": samples,
+    }

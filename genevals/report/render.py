@@ -1,0 +1,97 @@
+"""The report page: one self-contained HTML file holding the data of :func:`genevals.report.model.build_data`.
+
+Everything the page needs is embedded once as JSON in a ``<script type="application/json">`` block
+(:func:`embed_json`: no ``<``, ``>`` or ``&`` survive, so no text can close the element); the page's own
+JavaScript (the ``*.js`` files here, concatenated into one inline script) builds every view from it with
+``textContent``/``createElement``, never ``innerHTML`` with data, under a Content-Security-Policy that allows
+only that script (by its SHA-256 hash), inline styles and ``data:`` images: nothing is ever fetched.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from genevals.report import bands
+from genevals.report.model import MAX_DETAILED_SAMPLES, MAX_TABLE_SAMPLES, build_data
+
+HERE = Path(__file__).resolve().parent
+#: The JavaScript parts, concatenated in this order into one inline script.
+JS_FILES = ("core.js", "overview.js", "charts.js", "samples.js", "review.js", "main.js")
+
+
+def embed_json(data: Any) -> str:
+    """JSON that is safe inside a <script> element: no '<' (so no '</script' or '<!--'), '>' or '&'."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _asset(name: str) -> str:
+    return (HERE / name).read_text(encoding="utf-8")
+
+
+def render(data: Mapping[str, Any]) -> str:
+    """The HTML page for ``data``."""
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+    from markupsafe import Markup
+
+    script = "(function () {\n\"use strict\";\n" + "\n".join(_asset(f) for f in JS_FILES) + "\n})();\n"
+    css = _asset("report.css")
+    if "</" in script or "<!--" in script or "</" in css:
+        raise ValueError("report assets must not contain '</' or '<!--'")
+    script_hash = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    csp = ("default-src 'none'; script-src 'sha256-" + script_hash + "'; style-src 'unsafe-inline'; "
+           "img-src data:; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'")
+    env = Environment(loader=FileSystemLoader(str(HERE)), autoescape=select_autoescape(["html"]))
+    names = [run["name"] for run in data["runs"]]
+    return env.get_template("template.html").render(
+        csp=Markup(csp), css=Markup(css), script=Markup(script), data=Markup(embed_json(data)),
+        title="genevals report - " + ", ".join(names[:3]) + (" ..." if len(names) > 3 else ""),
+        subtitle=" vs ".join(names) if len(names) > 1 else names[0],
+    )
+
+
+def write_page(data: Mapping[str, Any], out_path: str | Path) -> Path:
+    """Render ``data`` to ``out_path`` (written beside it first, then moved into place) and return the path."""
+    out_path = Path(out_path)
+    html = render(data)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out_path.with_name(out_path.name + ".tmp")
+    tmp.write_text(html, encoding="utf-8")
+    tmp.replace(out_path)
+    return out_path
+
+
+def write_report(run_dirs: Sequence[str | Path], out_path: str | Path, thresholds: Mapping[str, float] | None = None,
+                 max_detailed_samples: int = MAX_DETAILED_SAMPLES,
+                 max_table_samples: int | None = MAX_TABLE_SAMPLES) -> Path:
+    """Write one self-contained HTML report for ``run_dirs`` to ``out_path`` and return its path.
+
+    The page embeds the texts of at most ``max_detailed_samples`` samples and the values of at most
+    ``max_table_samples``; summaries, histograms and comparisons cover every sample (see
+    :func:`~genevals.report.model.build_data`).
+    """
+    data = build_data([Path(d) for d in run_dirs], thresholds, max_detailed_samples, max_table_samples)
+    return write_page(data, out_path)
+
+
+def threshold_failures(data: Mapping[str, Any]) -> list[str]:
+    """Every (system, metric) that misses a threshold in ``data`` (from ``build_data``): a mean below the
+    minimum, no scored sample, or a metric no run computed."""
+    failures = []
+    for metric, limit in data["thresholds"].items():
+        found = False
+        for system in data["systems"]:
+            summary = system["summary"].get(metric)
+            if summary is None:
+                continue
+            found = True
+            if not bands.check(summary["mean"], limit):
+                mean = "no scored samples" if summary["mean"] is None else f"{summary['mean']:.4f}"
+                failures.append(f"{system['label']}: {metric} = {mean} < {limit}")
+        if not found:
+            failures.append(f"{metric}: not computed in these runs (threshold {limit})")
+    return failures

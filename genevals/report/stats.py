@@ -1,0 +1,197 @@
+"""The report's statistics over every sample, embedded on the page or not: histograms, rank and verdict
+counts, summaries for runs without summary.json, and seeded paired comparisons between systems.
+
+All of them read :class:`~genevals.report.values.SampleValues` one metric column at a time, so memory stays
+flat in the number of samples.
+
+Paired comparisons use :func:`genevals.stats.paired_comparison_of_differences` on the question ids two
+systems share, matched through their 64-bit digests and taken in digest order (what
+:func:`genevals.stats.paired_comparison` does): the mean difference ``mean(a_i - b_i)`` with a bootstrap 95%
+CI, and a two-sided sign-flip test, ``p = (1 + #{|mean(s_i * d_i)| >= |mean(d_i)|}) / (1 + R)`` over ``R``
+random sign vectors ``s``; significant when p < 0.05. Seeded, so a report rebuilt from the same runs shows
+the same numbers.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from genevals.keys import id_digest
+from genevals.report.clean import num, page_summary
+from genevals.report.values import SampleValues
+from genevals.stats import DEFAULT_SEED, paired_comparison_of_differences, summarise
+from genevals.types import VERDICT_LABELS
+
+#: Above this many systems, each is compared with the first only, not every pair.
+ALL_PAIRS_MAX_SYSTEMS = 4
+#: Sign-flip resamples for the paired test (resolution 1/5001 is ample for p < 0.05).
+PAIRED_RESAMPLES = 5000
+#: The metric drawn as rank bars (1-10, >10, not found) rather than as a histogram.
+RANK_METRIC = "first_relevant_rank"
+
+
+def _owners(store: SampleValues) -> np.ndarray:
+    return np.frombuffer(store.sys, dtype=np.int32) if len(store) else np.empty(0, dtype=np.int32)
+
+
+def seen_range(store: SampleValues, m: int) -> tuple[float, float] | None:
+    """The smallest and largest value of metric ``m`` over every sample; None when it has none."""
+    col = store.column(m)
+    col = col[~np.isnan(col)]
+    return (float(col.min()), float(col.max())) if col.size else None
+
+
+def histograms(store: SampleValues, metrics: Sequence[Mapping[str, Any]], n_systems: int, bins: int = 10) -> dict:
+    """Per metric (the page's entries, in store order), ``bins`` equal bins (0-1 for a metric on the unit
+    scale, else min-max) of every sample's value, counted per system."""
+    systems = _owners(store)
+    out = {}
+    for m, facts in enumerate(metrics):
+        name = facts["name"]
+        if name == RANK_METRIC:
+            continue
+        col = np.round(store.column(m), 6)
+        mask = ~np.isnan(col)
+        if not mask.any():
+            continue
+        values, owners = col[mask], systems[mask]
+        lo, hi = 0.0, 1.0
+        if not facts["unit"]:
+            lo, hi = float(values.min()), float(values.max())
+            if hi == lo:
+                hi = lo + 1
+        width = (hi - lo) / bins
+        index = np.clip(np.floor((values - lo) / width), 0, bins - 1).astype(np.int64)
+        counts = np.zeros((n_systems, bins), dtype=np.int64)
+        np.add.at(counts, (owners, index), 1)
+        out[name] = {"lo": lo, "hi": hi, "n": int(values.size), "counts": counts.tolist()}
+    return out
+
+
+def ranks(store: SampleValues, m: int | None, n_systems: int) -> dict | None:
+    """The rank metric (position ``m``) per system in 12 bins (1-10, >10, not found), and how many samples
+    were unscored for another reason (no relevance labels)."""
+    if m is None:
+        return None
+    counts = np.zeros((n_systems, 12), dtype=np.int64)
+    systems = _owners(store)
+    values = store.column(m)
+    scored = ~np.isnan(values)
+    bins = np.where(values[scored] > 10, 10, np.maximum(0, np.floor(values[scored] + 0.5).astype(np.int64) - 1))
+    np.add.at(counts, (systems[scored], bins), 1)
+    codes = store.status_codes(m)
+    other = 0
+    if codes is not None:
+        not_found = np.isin(codes, [c for c, (status, _) in enumerate(store.status_table) if status == "not_found"])
+        not_found &= codes > 0
+        np.add.at(counts[:, 11], systems[not_found], 1)
+        other = int(((codes > 0) & ~not_found).sum())
+    return {"counts": counts.tolist(), "other": other}
+
+
+def verdict_totals(store: SampleValues, n_systems: int) -> list[dict[str, int]]:
+    """Per system: samples with judge claims, and their claims by verdict."""
+    out = [{"judged": 0, **{label: 0 for label in VERDICT_LABELS}} for _ in range(n_systems)]
+    for k in range(len(store)):
+        counts = store.verdicts(k)
+        if counts is not None:
+            totals = out[store.sys[k]]
+            totals["judged"] += 1
+            for label, c in zip(VERDICT_LABELS, counts):
+                totals[label] += c
+    return out
+
+
+def summaries_from_samples(store: SampleValues, metric_names: Sequence[str], systems: Iterable[int]) -> dict:
+    """System index -> its page summary computed from its samples, the way the runner summarises (for runs
+    without summary.json)."""
+    wanted = list(systems)
+    owners = _owners(store)
+    summaries: dict[int, dict[str, Any]] = {index: {} for index in wanted}
+    for m, name in enumerate(metric_names):
+        values, codes = store.column(m), store.status_codes(m)
+        for index in wanted:
+            mine = owners == index
+            scored = values[mine & ~np.isnan(values)]
+            unscored = codes[mine & (codes > 0)].tolist() if codes is not None else []
+            if not scored.size and not unscored:
+                continue
+            statuses = {"ok": int(scored.size)} if scored.size else {}
+            for code in unscored:
+                status = store.status_table[code][0]
+                statuses[status] = statuses.get(status, 0) + 1
+            summaries[index][name] = summarise(scored, statuses).to_dict()
+    return {index: page_summary(summary) for index, summary in summaries.items()}
+
+
+Differences = Callable[[int, int, str], "np.ndarray | None"]
+
+
+def _store_differences(store: SampleValues, metrics: Sequence[str], n: int) -> Differences:
+    owners = np.frombuffer(store.sys, dtype=np.int32)
+    keys = np.frombuffer(store.key, dtype=np.uint64)
+    members = {s: np.flatnonzero(owners == s) for s in range(n)}
+
+    def differences(a: int, b: int, metric: str) -> np.ndarray | None:
+        if metric not in metrics:
+            return None
+        col = store.column(metrics.index(metric))
+        ka, kb = members[a][~np.isnan(col[members[a]])], members[b][~np.isnan(col[members[b]])]
+        if not ka.size or not kb.size:
+            return None
+        _, ia, ib = np.intersect1d(keys[ka], keys[kb], assume_unique=True, return_indices=True)
+        return col[ka[ia]] - col[kb[ib]]
+
+    return differences
+
+
+def _dict_differences(samples: Iterable[Mapping[str, Any]]) -> Differences:
+    table: dict[int, dict[str, dict[str, float]]] = {}
+    for s in samples:
+        per_metric = table.setdefault(s["sys"], {})
+        for name, value in s["v"].items():
+            per_metric.setdefault(name, {})[s["id"]] = value
+
+    def differences(a: int, b: int, metric: str) -> np.ndarray | None:
+        va, vb = table.get(a, {}).get(metric), table.get(b, {}).get(metric)
+        if not va or not vb:
+            return None
+        shared = sorted((id_digest(k), k) for k in set(va) & set(vb))
+        return np.array([va[k] - vb[k] for _, k in shared], dtype=float)
+
+    return differences
+
+
+def compare_systems(samples: SampleValues | Iterable[Mapping[str, Any]], labels: Sequence[str],
+                    metrics: Sequence[str], seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
+    """Seeded paired comparisons (bootstrap CI + sign-flip test) on the question ids two systems share: every
+    pair of systems up to :data:`ALL_PAIRS_MAX_SYSTEMS`, else each against the first.
+
+    ``samples`` is a :class:`SampleValues` (values by metric position in ``metrics``), or sample dicts with
+    ``sys``, ``id`` and ``v`` (a metric name -> value mapping). Only one pair's values of one metric are
+    gathered at a time.
+    """
+    n = len(labels)
+    if n < 2:
+        return []
+    differences = (_store_differences(samples, metrics, n) if isinstance(samples, SampleValues)
+                   else _dict_differences(samples))
+    pairs = list(combinations(range(n), 2)) if n <= ALL_PAIRS_MAX_SYSTEMS else [(0, b) for b in range(1, n)]
+    out = []
+    for a, b in pairs:
+        for metric in metrics:
+            diffs = differences(a, b, metric)
+            if diffs is None:
+                continue
+            result = paired_comparison_of_differences(metric, labels[a], labels[b], diffs, seed=seed,
+                                                      resamples=PAIRED_RESAMPLES)
+            if result is None:
+                continue
+            d = result.to_dict()
+            out.append({"metric": metric, "a": a, "b": b, "n_pairs": d["n_pairs"],
+                        "mean_difference": num(d["mean_difference"]),
+                        "ci95": [num(d["ci95"][0]), num(d["ci95"][1])],
+                        "p_value": num(d["p_value"]), "significant": bool(d["significant"])})
+    return out
