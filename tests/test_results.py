@@ -1,0 +1,35 @@
+"""Results: the summary counts scored and unscored samples by status, reloads from its run folder unchanged,
+and prints as a table."""
+from genevals.engine.local import evaluate
+from genevals.results import Results, SummaryAccumulator
+from genevals.types import MetricResult, Sample, SampleResult
+
+
+def _result(system: str, value: float | None) -> SampleResult:
+    metric = (MetricResult("token_f1", value) if value is not None
+              else MetricResult.unscored("token_f1", "no_reference", "no reference"))
+    return SampleResult(Sample(id=f"{system}{value}", answer="a", system=system), {"token_f1": metric})
+
+
+def test_summary_means_cover_only_scored_samples_and_count_the_rest():
+    acc = SummaryAccumulator()
+    for system, value in (("a", 1.0), ("a", 0.5), ("a", None), ("b", None)):
+        acc.add(_result(system, value))
+    summary = acc.summary(seed=1)
+    assert summary["a"]["token_f1"]["mean"] == 0.75
+    assert summary["a"]["token_f1"]["scored"] == 2 and summary["a"]["token_f1"]["unscored"] == 1
+    assert summary["a"]["token_f1"]["statuses"] == {"ok": 2, "no_reference": 1}
+    assert summary["b"]["token_f1"] == {"mean": None, "ci95": None, "scored": 0, "unscored": 1,
+                                        "statuses": {"no_reference": 1}}
+    assert acc.n_samples == 4
+
+
+def test_results_reload_from_their_run_folder(tmp_path):
+    rows = [{"id": "1", "answer": "Paris", "references": ["Paris"]}, {"id": "2", "answer": "Rome"}]
+    first = evaluate(rows, ["token_f1"], out_dir=tmp_path, seed=3)
+    again = Results.load(tmp_path)
+    assert [r.to_dict() for r in again] == [r.to_dict() for r in first]
+    assert again.summary() == first.summary() and again.seed == 3
+    table = again.to_table()
+    assert "system: default" in table and "token_f1" in table and "1.0000" in table
+    assert list(again.to_pandas()["token_f1.status"]) == ["ok", "no_reference"]
