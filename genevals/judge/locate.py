@@ -13,14 +13,13 @@ from typing import NamedTuple
 
 from rapidfuzz import fuzz
 
-from genevals.text import content_words
+from genevals.text import WORD, content_words
 
 FUZZY_THRESHOLD = 90.0
 MIN_FUZZY_CHARS = 12  # shorter excerpts must match exactly or after normalising
 _TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
                             "\u2014": "-", "\u00a0": " "})
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|\u2026)\s*")
-_WORD = re.compile(r"[a-z0-9]+")
 
 
 class Match(NamedTuple):
@@ -94,14 +93,17 @@ def locate_parts(source: str, text: str, *, fuzzy: bool = True,
 
 
 def grounded_fraction(claim: str, *sources: str) -> float:
-    """Share of the claim's content words (:func:`genevals.text.content_words`) that occur in any of ``sources``; 1.0 if none."""
-    words = set(content_words(claim))
+    """Share of the claim's content words (:func:`genevals.text.content_words`) that occur in any of ``sources``;
+    1.0 if none. Words compare without an apostrophe ending ("Anna's" is "Anna") and by their first five
+    letters ("company" is "companies")."""
+    words = {_base(w) for w in content_words(claim)}
     if not words:
         return 1.0
-    pool: set[str] = set()
-    for s in sources:
-        pool |= set(_WORD.findall(s.lower()))
-    # allow simple inflection: "company" vs "companies", "opened" vs "open"
+    pool = {_base(w.lower()) for s in sources for w in WORD.findall(s)}
     stems = {w[:5] for w in pool}
     hits = sum(1 for w in words if w in pool or w[:5] in stems)
     return hits / len(words)
+
+
+def _base(word: str) -> str:
+    return word.split("'", 1)[0]

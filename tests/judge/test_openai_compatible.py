@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from genevals import types
+from genevals.engine.local import evaluate
+from genevals.judge.config import JudgeConfig
 from genevals.metrics.faithfulness import Faithfulness
-from genevals.runner import evaluate
+from genevals.types import Context, Sample
 from support.fault_server import FaultServer
 
 CONTEXT = ("Marie Curie was born in Warsaw. Marie Curie won the Nobel Prize in Physics in 1903. "
@@ -34,12 +36,12 @@ def server():
         yield s
 
 
-def options(server, tmp_path, **kw):
+def judge(server, tmp_path, **kw) -> JudgeConfig:
     opts = {"backend": "openai", "base_url": server.base_url, "model": "fault-judge", "api_key": FAKE_KEY,
             "cache_dir": str(tmp_path / "cache"), "max_retries": 2, "timeout": 1.0, "backoff_base": 0.01,
             "concurrency": 4}
     opts.update(kw)
-    return opts
+    return JudgeConfig(**opts)
 
 
 def test_every_fault_is_recorded_and_no_sample_lost(server, tmp_path, caplog, capsys):
@@ -47,7 +49,7 @@ def test_every_fault_is_recorded_and_no_sample_lost(server, tmp_path, caplog, ca
     markers = ["", "FAULT429", "FAULT500", "FAULTHANG", "FAULTMALFORMED", "FAULTBODY", "FAULTTRUNC",
                "FAULTWRONGID", "FAULTQUOTE", "FAULTAUTH"]
     out = tmp_path / "out"
-    evaluate(rows(markers), ["faithfulness"], options={"faithfulness": options(server, tmp_path)}, out_dir=out)
+    evaluate(rows(markers), ["faithfulness"], judge=judge(server, tmp_path), out_dir=out)
     results = {r["id"]: r["metrics"] for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
     assert set(results) == {m or "clean0" for m in markers}  # no sample lost
     f = {k: v["faithfulness"] for k, v in results.items()}
@@ -55,8 +57,16 @@ def test_every_fault_is_recorded_and_no_sample_lost(server, tmp_path, caplog, ca
         assert v["status"] == "ok" or v.get("reason"), k
         assert (v["value"] is None) == (v["status"] != "ok"), k
 
-    # clean: 2 claims of 4 supported ("liked tea" and the marker-less last sentence are not in the context)
-    assert f["clean0"]["status"] == "ok" and f["clean0"]["details"]["usage"]["requests"] >= 2
+    # clean: 3 claims of 4 supported. "Marie Curie liked tea." is not in the context; the marker-less last
+    # sentence "." is its own claim, whose empty core the honest judge finds in every passage. It went first,
+    # so its decompose took 2 requests (json_schema refused, then json_object) and its verify 1.
+    assert (f["clean0"]["status"], f["clean0"]["value"]) == ("ok", 0.75)
+    assert [v["label"] for v in f["clean0"]["details"]["verdicts"]] == ["supported", "supported", "unverifiable",
+                                                                        "supported"]
+    assert f["clean0"]["details"]["usage"]["requests"] == 3
+    # every marked answer that got through: 2 of its 4 claims supported (the tea and the marker are not)
+    for marker in ("FAULT429", "FAULTBODY", "FAULTTRUNC", "FAULTQUOTE"):
+        assert (f[marker]["status"], f[marker]["value"]) == ("ok", 0.5), marker
     # the first request met json_schema -> 400 -> fell back to json_object+schema and remembered it
     formats = [r["body"].get("response_format", {}).get("type") for r in server.requests]
     assert formats.count("json_schema") == 1 and set(formats[1:]) == {"json_object"}
@@ -123,7 +133,7 @@ def test_every_fault_is_recorded_and_no_sample_lost(server, tmp_path, caplog, ca
     # re-run: everything that succeeded (or was unparseable) comes from the cache; only failures are re-asked
     server.reset_counts()
     out2 = tmp_path / "out2"
-    evaluate(rows(markers), ["faithfulness"], options={"faithfulness": options(server, tmp_path)}, out_dir=out2)
+    evaluate(rows(markers), ["faithfulness"], judge=judge(server, tmp_path), out_dir=out2)
     again = {r["id"]: r["metrics"]["faithfulness"]
              for r in map(json.loads, (out2 / "results.jsonl").read_text().splitlines())}
     assert set(server.counts) <= {"FAULT500", "FAULTHANG", "FAULTAUTH"}
@@ -137,15 +147,13 @@ def test_clean_rerun_costs_zero_requests(server, tmp_path):
     for r, q in zip(data, ["a", "b", "c"]):
         r["question"] = q
         r["answer"] += f" Variant {q}."
-    metric = Faithfulness(**options(server, tmp_path))
-    from genevals.types import Context, Sample
-
+    metric = Faithfulness(judge(server, tmp_path))
     samples = [Sample(id=r["id"], answer=r["answer"], question=r["question"], contexts=(Context(CONTEXT, 1),))
                for r in data]
     first = metric.score(samples)
     n_first = server.total
     assert n_first >= 6 and all(o["faithfulness"].status == "ok" for o in first)
-    second = Faithfulness(**options(server, tmp_path)).score(samples)
+    second = Faithfulness(judge(server, tmp_path)).score(samples)
     assert server.total == n_first  # 0 requests on the re-run
     assert [o["faithfulness"].value for o in second] == [o["faithfulness"].value for o in first]
     cache_file = next(Path(tmp_path / "cache").glob("*.sqlite"))
@@ -172,10 +180,8 @@ def test_concurrency_limit_is_respected(tmp_path):
                     active[0] -= 1
 
         server._handle = counting
-        from genevals.types import Context, Sample
-
         samples = [Sample(id=str(i), answer=f"Marie Curie was born in Warsaw. Item {i}.", contexts=(Context(CONTEXT, 1),))
                    for i in range(8)]
-        out = Faithfulness(**options(server, tmp_path, concurrency=2, cache=False)).score(samples)
+        out = Faithfulness(judge(server, tmp_path, concurrency=2, cache=False)).score(samples)
         assert len(out) == 8 and all(o["faithfulness"].status == "ok" for o in out)
         assert peak[0] <= 2 and server.total == 16

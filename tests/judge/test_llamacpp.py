@@ -15,15 +15,17 @@ from pathlib import Path
 import pytest
 
 from genevals import types
+from genevals.judge.config import JudgeConfig
 from genevals.metrics.faithfulness import Faithfulness
 from genevals.metrics.rubric import Rubric
 from genevals.types import Context, Sample
 from support.llama_server import llama_server, packaged_gguf  # noqa: F401  (fixture)
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 STATUSES = {types.OK, types.NO_CLAIMS, types.REFUSAL, types.NO_CONTEXT, types.JUDGE_ERROR, types.PARSE_ERROR,
             types.EMPTY_ANSWER}
-SMALL = dict(max_claims=3, max_tokens=256, max_retries=1, timeout=120)
+SMALL = dict(max_tokens=256, max_retries=1, timeout=120)  # judge settings
+MAX_CLAIMS = 3
 
 SAMPLES = [
     Sample(id="curie", question="Where was Marie Curie born?", answer="Marie Curie was born in Warsaw in 1867.",
@@ -66,8 +68,9 @@ def check_structure(sample: Sample, out: dict) -> str:
 
 
 def test_llama_server_end_to_end(llama_server, tmp_path):  # noqa: F811
-    metric = Faithfulness(backend="openai", base_url=llama_server, model="gemma-3-270m", api_key="sk-local-unused",
-                          cache_dir=str(tmp_path), **SMALL)
+    metric = Faithfulness(JudgeConfig(backend="openai", base_url=llama_server, model="gemma-3-270m",
+                                      api_key="sk-local-unused", cache_dir=str(tmp_path), **SMALL),
+                          max_claims=MAX_CLAIMS)
     out = metric.score(SAMPLES)
     statuses = [check_structure(s, o) for s, o in zip(SAMPLES, out)]
     assert statuses[0] != types.JUDGE_ERROR, out[0]["faithfulness"].reason
@@ -79,16 +82,17 @@ def test_llama_server_end_to_end(llama_server, tmp_path):  # noqa: F811
                           "prompt_version": metric.runtime.prompt_version}
     assert d["usage"]["requests"] >= 1
     # llama.cpp's server takes json_object + schema, not json_schema: the provider found that out
-    assert metric.runtime.provider.mode == "json_object_schema"
+    assert metric.runtime.client().provider.mode == "json_object_schema"
     # a second run is free
-    again = Faithfulness(backend="openai", base_url=llama_server, model="gemma-3-270m", cache_dir=str(tmp_path),
-                         **SMALL).score(SAMPLES[:1])[0]["faithfulness"]
+    again = Faithfulness(JudgeConfig(backend="openai", base_url=llama_server, model="gemma-3-270m",
+                                     cache_dir=str(tmp_path), **SMALL),
+                         max_claims=MAX_CLAIMS).score(SAMPLES[:1])[0]["faithfulness"]
     assert again.details["usage"]["requests"] == 0 and again.status == out[0]["faithfulness"].status
 
-    rubric = Rubric(backend="openai", base_url=llama_server, model="gemma-3-270m", cache=False, max_tokens=400,
-                    max_retries=1, timeout=120)
+    rubric = Rubric(JudgeConfig(backend="openai", base_url=llama_server, model="gemma-3-270m", cache=False,
+                                max_tokens=400, max_retries=1, timeout=120))
     r = rubric.score(SAMPLES[:1])[0]
-    for name, res in r.items():
+    for res in r.values():
         assert res.status in (types.OK, types.PARSE_ERROR), res
         if res.status == types.OK:
             assert res.value == (res.details["score"] - 1) / 4
@@ -96,7 +100,7 @@ def test_llama_server_end_to_end(llama_server, tmp_path):  # noqa: F811
 
 def test_in_process_llamacpp(tmp_path):
     packaged_gguf()  # skips when not installed
-    metric = Faithfulness(backend="llamacpp", n_ctx=2048, cache=False, **SMALL)
+    metric = Faithfulness(JudgeConfig(backend="llamacpp", n_ctx=2048, cache=False, **SMALL), max_claims=MAX_CLAIMS)
     assert "warning:" in metric.signature()
     out = metric.score(SAMPLES[:1])[0]
     check_structure(SAMPLES[0], out)
@@ -125,8 +129,9 @@ def test_ragtruth_20_real_model(llama_server, tmp_path):  # noqa: F811
                       contexts=(Context(text=r["context"] or "", rank=1),)) for r in rows]
     # worked_example=False: the tiny base model copies any worked example verbatim (then every answer is
     # no_claims, as test_llama_server_end_to_end shows); without it the whole pipeline, verify included, runs.
-    metric = Faithfulness(backend="openai", base_url=llama_server, model="gemma-3-270m", cache=False,
-                          concurrency=2, worked_example=False, **{**SMALL, "max_tokens": 160})
+    metric = Faithfulness(JudgeConfig(backend="openai", base_url=llama_server, model="gemma-3-270m", cache=False,
+                                      concurrency=2, **{**SMALL, "max_tokens": 160}),
+                          max_claims=MAX_CLAIMS, worked_example=False)
     started = time.monotonic()
     out = metric.score(samples)
     elapsed = time.monotonic() - started

@@ -9,7 +9,7 @@ uninterrupted run into another folder with its own fresh judge cache:
    counters differ by design: the resumed run reads some replies from the cache);
 2. every sample exactly once in results.jsonl (no sample lost, none written twice) and the same summary means;
 3. no judge call paid twice, beyond the calls in flight at the moment of the kill: the requests the server got
-   from the killed run plus the resumed run equal the uninterrupted run's, plus at most ``--concurrency``
+   from the killed run plus the resumed run equal the uninterrupted run's, plus at most ``--judge-concurrency``
    (a request the server received but whose reply never reached the killed process's cache is asked again;
    there are at most ``concurrency`` such requests in flight). Requests are compared body by body, which pins
    the repeated ones down exactly: they are the only bodies both runs sent.
@@ -33,7 +33,7 @@ import pytest
 
 from support.fault_server import FaultServer
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "datasets" / "demo" / "demo.jsonl"
 N_SAMPLES = 60
 CONCURRENCY = 2
@@ -59,7 +59,8 @@ class SlowServer(FaultServer):
 def _command(data: Path, out: Path, cache: Path, base_url: str, *extra: str) -> list[str]:
     return [sys.executable, "-m", "genevals", "run", str(data), "--out", str(out),
             "--metrics", "token_f1,faithfulness", "--judge-backend", "openai", "--judge-base-url", base_url,
-            "--judge-model", "test", "--judge-cache", str(cache), "--concurrency", str(CONCURRENCY), "-q", *extra]
+            "--judge-model", "test", "--judge-cache", str(cache), "--judge-concurrency", str(CONCURRENCY), "-q",
+            *extra]
 
 
 def _env() -> dict[str, str]:

@@ -14,15 +14,14 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from genevals import types
-from genevals.metrics.cascade import Cascade
-from genevals.runner import evaluate
-from genevals.types import MetricResult, Sample
+from genevals.engine.local import evaluate
+from genevals.judge.config import JudgeConfig
 from support.fault_server import FaultServer
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 HOLD = "HOLDTHISSAMPLE"
 CONTEXT = ("Marie Curie was born in Warsaw. Marie Curie won the Nobel Prize in Physics in 1903. "
            "Marie Curie discovered polonium.")
@@ -76,11 +75,11 @@ def test_fast_samples_are_written_while_a_slow_one_of_the_same_chunk_is_judged(t
     results_path = out / "results.jsonl"
     got: dict[str, Any] = {}
     with HoldServer(latency=0.02) as server:
-        options = {"faithfulness": {"backend": "openai", "base_url": server.base_url, "model": "test",
-                                    "concurrency": 4, "cache": False, "api_key": "dummy"}}
+        judge = JudgeConfig(backend="openai", base_url=server.base_url, model="test", concurrency=4, cache=False,
+                            api_key="dummy")
 
         def run() -> None:
-            got["results"] = evaluate(rows(), ["faithfulness", "token_f1"], options=options, out_dir=out)
+            got["results"] = evaluate(rows(), ["faithfulness", "token_f1"], judge=judge, out_dir=out)
 
         thread = threading.Thread(target=run, daemon=True)
         thread.start()
@@ -135,57 +134,3 @@ def test_ctrl_c_keeps_every_sample_already_judged(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["meta"]["interrupted"] is True
     assert summary["systems"]["a"]["token_f1"]["scored"] == summary["systems"]["a"]["faithfulness"]["scored"] == N - 1
-
-
-# -- cascade: settled answers go out before the LLM is asked about the rest ----------------------------------
-
-def _outputs(value: float, status: str = types.OK, **details: Any) -> dict[str, MetricResult]:
-    if status != types.OK:
-        return {name: MetricResult.unscored(name, status, "reason", **details) for name in JUDGED}
-    return {"faithfulness": MetricResult("faithfulness", value, details=details),
-            "contradiction_rate": MetricResult("contradiction_rate", 0.0),
-            "unverifiable_rate": MetricResult("unverifiable_rate", 1.0 - value)}
-
-
-class _Local:
-    """Stands in for the grounding checker: the confidence is in the sample's question."""
-
-    def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
-        return [_outputs(0.5, confidence=float(s.question)) for s in samples]
-
-
-class _Judge:
-    """Emits its verdicts in reverse order, as a judge's samples may finish; remembers what was out before."""
-
-    def __init__(self, emitted: list[int]) -> None:
-        self.emitted = emitted
-        self.emitted_before: list[int] = []
-
-    def score_each(self, samples: Sequence[Sample], emit) -> None:
-        self.emitted_before = list(self.emitted)
-        for k in reversed(range(len(samples))):
-            emit(k, _outputs(1.0) if samples[k].id != "fails" else _outputs(0.0, types.JUDGE_ERROR))
-
-
-def test_cascade_emits_settled_answers_first_and_each_llm_verdict_once():
-    samples = [Sample(id=sid, answer="An answer.", question=conf)
-               for sid, conf in (("sure", "0.95"), ("unsure", "0.6"), ("fails", "0.7"), ("sure2", "0.99"))]
-    emitted: list[int] = []
-    outputs: dict[int, dict[str, MetricResult]] = {}
-    judge = _Judge(emitted)
-    cascade = Cascade(settle_confidence=0.9, judge=judge)
-    cascade.local = _Local()  # type: ignore[assignment]
-
-    def emit(index: int, out: dict[str, MetricResult]) -> None:
-        emitted.append(index)
-        outputs[index] = out
-
-    cascade.score_each(samples, emit)
-    assert judge.emitted_before == [0, 3]  # the settled answers were out before the judge was asked
-    assert emitted == [0, 3, 2, 1]  # then the judge's, in the order it finished them
-    settled = {i: outputs[i]["faithfulness"].details["cascade"]["settled_by"] for i in outputs}
-    assert settled == {0: "local", 1: "llm", 2: "local", 3: "local"}
-    assert "judge_error" in outputs[2]["faithfulness"].details["cascade"]["fallback"]
-    # score() gives the same outputs, in input order
-    in_order = cascade.score(samples)
-    assert [o["faithfulness"].value for o in in_order] == [outputs[i]["faithfulness"].value for i in range(4)]

@@ -1,0 +1,93 @@
+"""JudgeConfig: one frozen, validated judge configuration handed whole to every judge-backed metric."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from genevals.judge.backends.scripted import ScriptedProvider
+from genevals.judge.config import DEFAULT_CONTEXT_BUDGET, JudgeConfig, resolve_backend
+
+
+@pytest.fixture
+def no_openai_env(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+
+def test_defaults():
+    config = JudgeConfig()
+    assert (config.backend, config.temperature, config.seed, config.max_tokens, config.timeout) == (
+        "auto", 0.0, 0, None, 60.0)
+    assert (config.max_retries, config.backoff_base, config.backoff_max, config.concurrency) == (4, 0.5, 30.0, 4)
+    assert (config.cache, config.dry_run, config.n_ctx, config.context_token_budget) == (True, False, 4096, None)
+
+
+@pytest.mark.parametrize("options,message", [
+    ({"backend": "gpt"}, "unknown judge backend 'gpt' (auto, openai, llamacpp)"),
+    ({"concurrency": 0}, "judge concurrency must be at least 1, got 0"),
+    ({"n_ctx": 0}, "judge n_ctx must be at least 1, got 0"),
+    ({"max_retries": -1}, "judge max_retries must be 0 or more, got -1"),
+    ({"timeout": 0}, "judge timeout must be positive, got 0"),
+    ({"timeout": -2.5}, "judge timeout must be positive, got -2.5"),
+])
+def test_bad_values_are_refused(options, message):
+    with pytest.raises(ValueError) as err:
+        JudgeConfig(**options)
+    assert str(err.value) == message
+
+
+def test_from_options():
+    config = JudgeConfig.from_options({"model": "m", "concurrency": 2, "cache": False})
+    assert (config.model, config.concurrency, config.cache) == ("m", 2, False)
+    assert JudgeConfig.from_options(None) == JudgeConfig() == JudgeConfig.from_options({})
+    with pytest.raises(ValueError) as err:
+        JudgeConfig.from_options({"modle": "x", "bogus": 1, "seed": 3})
+    assert str(err.value) == "unknown judge option(s): bogus, modle"
+    with pytest.raises(ValueError, match="must be at least 1"):
+        JudgeConfig.from_options({"concurrency": 0})
+
+
+def test_frozen_with_options_and_the_key_kept_out_of_sight():
+    config = JudgeConfig(api_key="sk-secret", model="m")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.model = "other"  # type: ignore[misc]
+    changed = config.with_options(model="other", seed=3)
+    assert (changed.model, changed.seed, changed.api_key, config.model) == ("other", 3, "sk-secret", "m")
+    assert "sk-secret" not in repr(config)
+    assert JudgeConfig(api_key="a") == JudgeConfig(api_key="b")  # the key is no part of what a config is
+
+
+def test_resolved_backend(no_openai_env, monkeypatch):
+    assert JudgeConfig().resolved_backend == "llamacpp"
+    assert JudgeConfig(base_url="http://127.0.0.1:1/v1").resolved_backend == "openai"
+    assert JudgeConfig(backend="llamacpp", base_url="http://x").resolved_backend == "llamacpp"
+    assert JudgeConfig(provider=ScriptedProvider({})).resolved_backend == "scripted"
+    with pytest.raises(ValueError):
+        resolve_backend("gpt", None)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    assert JudgeConfig().resolved_backend == "openai"
+
+
+def test_context_budget(no_openai_env):
+    # llama.cpp: half the window less 512 tokens for the instructions, claims and reply, at least 256
+    assert JudgeConfig().context_budget == 4096 // 2 - 512 == 1536
+    assert JudgeConfig(backend="llamacpp", n_ctx=2048).context_budget == 512
+    assert JudgeConfig(backend="llamacpp", n_ctx=1024).context_budget == 256  # max(256, 0)
+    assert JudgeConfig(backend="openai").context_budget == DEFAULT_CONTEXT_BUDGET == 6000
+    assert JudgeConfig(provider=ScriptedProvider({})).context_budget == 6000
+    assert JudgeConfig(backend="llamacpp", context_token_budget=800).context_budget == 800
+    assert JudgeConfig(backend="openai", context_token_budget=800).context_budget == 800
+
+
+def test_configured(no_openai_env, monkeypatch):
+    assert JudgeConfig().configured is False  # nothing named: faithfulness runs the local checker
+    assert JudgeConfig(concurrency=8, seed=3).configured is False
+    for options in ({"backend": "llamacpp"}, {"backend": "openai"}, {"base_url": "http://x"}, {"model": "m.gguf"},
+                    {"provider": ScriptedProvider({})}):
+        assert JudgeConfig(**options).configured is True, options
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://x/v1")
+    assert JudgeConfig().configured is True
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    assert JudgeConfig().configured is True
