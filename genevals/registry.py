@@ -125,7 +125,8 @@ def select(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str
 
 
 def describe_all() -> list[tuple[str, str, Output, str]]:
-    """(family, output name, its declaration, signature) for every metric that can be built here."""
+    """(family, output name, its declaration, signature) for every metric that can be built here; the
+    declaration's definition is the metric's own :meth:`~Metric.describe` (which may name its settings)."""
     rows = []
     for cls in families():
         try:
@@ -133,9 +134,11 @@ def describe_all() -> list[tuple[str, str, Output, str]]:
         except Exception as exc:  # an optional extra that is not installed: say so rather than hide it
             rows.append((cls.family, cls.family, Output(cls.family, f"(unavailable: {exc})"), ""))
             continue
-        signature = metric.signature()
+        signature, described = metric.signature(), metric.describe()
         for name in metric.output_names():
-            rows.append((cls.family, name, metric.output(name) or Output(name, ""), signature))
+            spec = metric.output(name) or Output(name, "")
+            rows.append((cls.family, name, Output(name, described.get(name, spec.definition), spec.direction,
+                                                   spec.range), signature))
     return rows
 
 

@@ -13,12 +13,14 @@ from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    from genevals.registry import preset
+
     run = subparsers.add_parser("run", help="score a file of RAG outputs")
     run.add_argument("input", help="JSONL, CSV or Parquet file")
     run.add_argument("--out", default="reports/latest", help="output folder (default: reports/latest)")
     run.add_argument("--metrics", type=csv_list, default=None,
-                     help="comma-separated metric families or outputs (default: exact_match,token_f1,rouge,"
-                          "bleu,retrieval); see `genevals metrics`")
+                     help="comma-separated metric families, outputs (rougeL, recall@20) or presets (all); default: "
+                          f"{','.join(preset('default'))}; see `genevals metrics`")
     run.add_argument("--map", action="append", default=[], metavar="NEW=OLD",
                      help="read field NEW from column OLD (repeatable)")
     run.add_argument("--on-error", choices=("stop", "skip"), default="stop",
