@@ -1,6 +1,6 @@
 """LLM-judge throughput: faithfulness against a local OpenAI-compatible server that adds latency per call.
 
-The server is the test suite's FaultServer (``tests/fault_server.py``: an honest rule-based judge that counts
+The server is the test suite's FaultServer (``tests/support/fault_server.py``: an honest rule-based judge that counts
 every request) with a fixed sleep before each reply, so the figures show what genevals' client does with
 latency (concurrency, request count, tokens), not how fast a model is. Samples are the demo set
 (``datasets/demo/demo.jsonl``) cycled with distinct ids; the judge cache is off, so every run calls the server.
@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from fault_server import FaultServer  # noqa: E402
+from support.fault_server import FaultServer  # noqa: E402
 
 DEMO = REPO / "datasets" / "demo" / "demo.jsonl"
 SECTION = "## Judge throughput"
@@ -137,7 +137,7 @@ def render(figures: list[dict], latency: float, machine: str = "") -> str:
         SECTION, "",
         f"`python benchmarks/bench_judge.py` (also run by `benchmarks/run.py`): `faithfulness` on {f0['samples']} "
         f"samples (the 90-row demo set cycled with distinct ids; {f0['judged']} reach the judge, the rest are "
-        f"refusals detected before any call), against tests/fault_server.py's rule-based OpenAI-compatible judge "
+        f"refusals detected before any call), against tests/support/fault_server.py's rule-based OpenAI-compatible judge "
         f"with {latency * 1000:.0f} ms of sleep added before every reply, judge cache off. Each concurrency runs `genevals.evaluate` in a fresh "
         "subprocess (wall time excludes imports; peak RSS is its `ru_maxrss`); the server runs in the parent "
         "process. Requests are counted on the server; tokens are the server's usage figures (characters / 4) "

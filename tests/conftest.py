@@ -18,6 +18,17 @@ def shared_dir() -> Path:
     return SHARED
 
 
+@pytest.fixture
+def isolated_registry():
+    """Metrics a test registers are forgotten after it, so no other test sees them."""
+    from genevals.metrics import base
+
+    before = dict(base._FAMILIES)
+    yield
+    base._FAMILIES.clear()
+    base._FAMILIES.update(before)
+
+
 def pytest_terminal_summary(terminalreporter):
     """Show how many fuzz cases ran, even under -q, where passing tests' output is hidden."""
     lines = []

@@ -406,7 +406,7 @@ def test_json_looking_text_in_jsonl_stays_text(tmp_path):
 # ------------------------------------------------------------------ the atheris harness, bounded (opt-in)
 
 def test_atheris_harness_bounded(tmp_path):
-    """Runs tests/fuzz_atheris.py for 1,500 inputs (JSONL and CSV; Parquet mutation is pinned above as a bug),
+    """Runs tests/support/fuzz_atheris.py for 1,500 inputs (JSONL and CSV; Parquet mutation is pinned above as a bug),
     without coverage instrumentation to keep it short; run the script by hand for a real, instrumented campaign.
     Skips when atheris is not installed (``pip install atheris``)."""
     pytest.importorskip("atheris")
@@ -414,7 +414,7 @@ def test_atheris_harness_bounded(tmp_path):
     import subprocess
 
     env = dict(os.environ, GENEVALS_FUZZ_FORMATS="jsonl,csv", GENEVALS_FUZZ_INSTRUMENT="0")
-    done = subprocess.run([sys.executable, str(Path(__file__).with_name("fuzz_atheris.py")), "-atheris_runs=1500",
+    done = subprocess.run([sys.executable, str(Path(__file__).parent / "support" / "fuzz_atheris.py"), "-atheris_runs=1500",
                            "-max_len=512", "-seed=1"], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300)
     summary = [line for line in done.stdout.splitlines() if line.startswith("fuzz (atheris)")]

@@ -10,7 +10,7 @@ def _blocks() -> list[str]:
     return re.findall(r"```python\n(.*?)```", section, re.S)
 
 
-def test_adding_a_metric_example_registers_and_its_test_passes():
+def test_adding_a_metric_example_registers_and_its_test_passes(isolated_registry):
     metric_code, test_code = _blocks()
     namespace: dict = {}
     exec(compile(metric_code, "README:answer_length.py", "exec"), namespace)
