@@ -77,7 +77,7 @@ def main() -> None:
                         help="cli: `genevals run` whole (includes report.html); evaluate: scoring + summary only")
     args = parser.parse_args()
     print(f"mode: {args.mode}; metrics: {args.metrics}; load average {os.getloadavg()[0]:.2f}; python {sys.version.split()[0]}")
-    print(f"| samples | input MB | main peak RSS MB | largest worker peak RSS MB | wall s | samples/s |")
+    print("| samples | input MB | main peak RSS MB | largest worker peak RSS MB | wall s | samples/s |")
     print("|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(s) for s in args.sizes.split(",")):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 

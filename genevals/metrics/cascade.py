@@ -18,15 +18,9 @@ from typing import Any, Mapping, Sequence
 
 from genevals import types
 from genevals.judge.config import JudgeConfig
-from genevals.metrics.base import (
-    JUDGE,
-    Emit,
-    Metric,
-    Output,
-    register,
-    usage_statistics,
-)
+from genevals.metrics.base import JUDGE, Emit, Metric, register, usage_statistics
 from genevals.metrics.grounding import Grounding
+from genevals.metrics.verdicts import restate
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
@@ -42,14 +36,10 @@ class Cascade(Metric):
     """
 
     family = "cascade"
-    outputs = (
-        Output("faithfulness", "Cascade: local grounding settles confident answers, the LLM judge the rest "
-                               "(share of supported claims)"),
-        Output("contradiction_rate", "Cascade: share of the answer's claims contradicted by the contexts",
-               direction="lower"),
-        Output("unverifiable_rate", "Cascade: share of the answer's claims the contexts neither support nor "
-                                    "contradict", direction="lower"),
-    )
+    outputs = restate("Cascade: local grounding settles confident answers, the LLM judge the rest (share of "
+                      "supported claims)",
+                      "Cascade: share of the answer's claims contradicted by the contexts",
+                      "Cascade: share of the answer's claims the contexts neither support nor contradict")
     kind = JUDGE
     writes_for = "faithfulness"
     order = 90

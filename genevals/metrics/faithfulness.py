@@ -37,23 +37,12 @@ from genevals import types
 from genevals.judge import prompts, windows
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
-from genevals.judge.locate import (
-    FUZZY_THRESHOLD,
-    grounded_fraction,
-    locate,
-    locate_parts,
-)
+from genevals.judge.locate import FUZZY_THRESHOLD, grounded_fraction, locate, locate_parts
 from genevals.judge.parse import ParseError, parse_claims, parse_verdicts
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import ConcurrentMetric, register, usage_statistics
-from genevals.metrics.verdicts import (
-    FAITHFULNESS_OUTPUTS,
-    LABEL_ORDER,
-    OUTPUTS,
-    scored_outputs,
-    unscored_outputs,
-)
+from genevals.metrics.verdicts import FAITHFULNESS_OUTPUTS, LABEL_ORDER, scored_outputs, unscored_outputs
 from genevals.signature import make_signature
 from genevals.text import detect_refusal
 from genevals.types import Claim, Context, MetricResult, Sample, Verdict

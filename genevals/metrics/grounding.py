@@ -13,8 +13,8 @@ import json
 from typing import Any, Mapping, Sequence
 
 from genevals import types
-from genevals.metrics.base import Metric, Output, register
-from genevals.metrics.verdicts import scored_outputs, unscored_outputs
+from genevals.metrics.base import Metric, register
+from genevals.metrics.verdicts import restate, scored_outputs, unscored_outputs
 from genevals.signature import make_signature, package_version
 from genevals.text import detect_refusal
 from genevals.types import Claim, MetricResult, Sample, Verdict
@@ -41,13 +41,11 @@ class Grounding(Metric):
     """
 
     family = "grounding"
-    outputs = (
-        Output("faithfulness", "Local grounding (no LLM): share of answer sentences aligned to supporting context"),
-        Output("contradiction_rate", "Local grounding: share of answer sentences whose numbers or record fields "
-                                     "conflict with the aligned evidence", direction="lower"),
-        Output("unverifiable_rate", "Local grounding: share of answer sentences without close evidence, or with "
-                                    "numbers/names absent from the contexts", direction="lower"),
-    )
+    outputs = restate("Local grounding (no LLM): share of answer sentences aligned to supporting context",
+                      "Local grounding: share of answer sentences whose numbers or record fields conflict with the "
+                      "aligned evidence",
+                      "Local grounding: share of answer sentences without close evidence, or with numbers/names "
+                      "absent from the contexts")
     writes_for = "faithfulness"
     order = 80
 

@@ -2,6 +2,7 @@
 judge, the local grounding checker and the cascade), none of which this module imports."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from genevals import types
@@ -16,6 +17,11 @@ FAITHFULNESS_OUTPUTS = (
                                 "(missing verdicts count here)", direction="lower"),
 )
 OUTPUTS = tuple(o.name for o in FAITHFULNESS_OUTPUTS)
+
+
+def restate(*definitions: str) -> tuple[Output, ...]:
+    """:data:`FAITHFULNESS_OUTPUTS` with another judge's own definitions, in the same order."""
+    return tuple(replace(o, definition=d) for o, d in zip(FAITHFULNESS_OUTPUTS, definitions, strict=True))
 LABEL_ORDER = {types.SUPPORTED: 0, types.CONTRADICTED: 1, types.UNVERIFIABLE: 2}
 
 
