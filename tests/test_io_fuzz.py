@@ -35,35 +35,36 @@ from genevals.types import Sample
 
 # ------------------------------------------------------------------ JSONL and lists of dicts
 
-JSONL_COUNTS, OBJECT_COUNTS, CSV_COUNTS, PARQUET_COUNTS, BYTES_COUNTS = (Counter() for _ in range(5))
-
-
 @fuzz(300)
 @given(rows=rows_strategy)
-def test_fuzz_jsonl_rows(tmp_path, rows):
+def _fuzz_jsonl_rows(tmp_path, rows, counts):
     path = tmp_path / "fuzz.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     with time_limit(20):
         items = list(iter_samples(path))
-    compare(items, rows, str(path), JSONL_COUNTS)
+    compare(items, rows, str(path), counts)
 
 
-def test_fuzz_jsonl_report():
-    line = report("jsonl", JSONL_COUNTS)
-    assert JSONL_COUNTS["cases"] >= 300 and JSONL_COUNTS["errors"] and JSONL_COUNTS["valid"], line
+def test_fuzz_jsonl_rows(tmp_path):
+    counts = Counter()
+    _fuzz_jsonl_rows(tmp_path, counts)
+    line = report("jsonl", counts)
+    assert counts["cases"] >= 300 and counts["errors"] and counts["valid"], line
 
 
 @fuzz(300)
 @given(rows=rows_strategy)
-def test_fuzz_list_of_dicts(rows):
+def _fuzz_list_of_dicts(rows, counts):
     with time_limit(20):
         items = list(iter_samples(rows))
-    compare(items, rows, "<data>", OBJECT_COUNTS)
+    compare(items, rows, "<data>", counts)
 
 
-def test_fuzz_objects_report():
-    line = report("list-of-dicts", OBJECT_COUNTS)
-    assert OBJECT_COUNTS["cases"] >= 300 and OBJECT_COUNTS["errors"] and OBJECT_COUNTS["valid"], line
+def test_fuzz_list_of_dicts():
+    counts = Counter()
+    _fuzz_list_of_dicts(counts)
+    line = report("list-of-dicts", counts)
+    assert counts["cases"] >= 300 and counts["errors"] and counts["valid"], line
 
 
 # ------------------------------------------------------------------ CSV: every cell is text
@@ -92,7 +93,7 @@ def _csv_expected_row(row: dict) -> dict:
 
 @fuzz(200)
 @given(rows=csv_rows)
-def test_fuzz_csv_rows(tmp_path, rows):
+def _fuzz_csv_rows(tmp_path, rows, counts):
     header = sorted({k for r in rows for k in r})
     buffer = io.StringIO()
     # RFC 4180 line ends: with "\n" the csv module leaves a bare "\r" unquoted, which no reader can tell apart
@@ -112,18 +113,20 @@ def test_fuzz_csv_rows(tmp_path, rows):
         items = list(iter_samples(path))
     # A record whose every cell is whitespace is a blank line: skipped, not an error (a documented skip).
     kept = [(r, ln) for r, ln in zip(rows, lines) if any(r.get(k, "").strip() for k in header)]
-    CSV_COUNTS["skipped"] += len(rows) - len(kept)
-    CSV_COUNTS["cases"] += len(rows) - len(kept)
+    counts["skipped"] += len(rows) - len(kept)
+    counts["cases"] += len(rows) - len(kept)
     expected = [{k: v for k, v in _csv_expected_row({k: r.get(k, "") for k in header}).items()} for r, _ in kept]
-    compare(items, expected, str(path), CSV_COUNTS, lines=[ln for _, ln in kept])
+    compare(items, expected, str(path), counts, lines=[ln for _, ln in kept])
     for item in items:  # a CSV "nan" is the text nan, and an empty answer cell is an empty (unscored) answer
         if isinstance(item, Sample):
             assert isinstance(item.answer, str) and isinstance(item.id, str)
 
 
-def test_fuzz_csv_report():
-    line = report("csv", CSV_COUNTS)
-    assert CSV_COUNTS["cases"] >= 200 and CSV_COUNTS["valid"], line
+def test_fuzz_csv_rows(tmp_path):
+    counts = Counter()
+    _fuzz_csv_rows(tmp_path, counts)
+    line = report("csv", counts)
+    assert counts["cases"] >= 200 and counts["valid"], line
 
 
 # ------------------------------------------------------------------ Parquet: typed columns
@@ -160,17 +163,19 @@ def parquet_table(draw):
 
 @fuzz(150)
 @given(rows=parquet_table())
-def test_fuzz_parquet_typed_columns(tmp_path, rows):
+def _fuzz_parquet_typed_columns(tmp_path, rows, counts):
     path = tmp_path / "fuzz.parquet"
     pq.write_table(pa.Table.from_pylist(rows), path)
     with time_limit(20):
         items = list(iter_samples(path))
-    compare(items, rows, str(path), PARQUET_COUNTS)
+    compare(items, rows, str(path), counts)
 
 
-def test_fuzz_parquet_report():
-    line = report("parquet", PARQUET_COUNTS)
-    assert PARQUET_COUNTS["cases"] >= 150 and PARQUET_COUNTS["errors"] and PARQUET_COUNTS["valid"], line
+def test_fuzz_parquet_typed_columns(tmp_path):
+    counts = Counter()
+    _fuzz_parquet_typed_columns(tmp_path, counts)
+    line = report("parquet", counts)
+    assert counts["cases"] >= 150 and counts["errors"] and counts["valid"], line
 
 
 # ------------------------------------------------------------------ raw bytes (same checks as the atheris harness)
@@ -181,18 +186,20 @@ def test_fuzz_parquet_report():
                                                 b"NaN", b"null", b"1e999", b'"\\ud800"', b"\xff", b"\xc3",
                                                 b'"', b"answer,id\n", b"\r\n", b"\x00"]), max_size=40)
                       .map(lambda parts: b"".join(parts))))
-def test_fuzz_bytes_jsonl_csv(tmp_path, data):
+def _fuzz_bytes_jsonl_csv(tmp_path, data, counts):
     """Random and token-soup bytes as JSONL or CSV: file error, located row error, or a sound Sample."""
     for suffix in (b"\x00", b"\x01"):  # FORMATS[0] = .jsonl, FORMATS[1] = .csv
         samples, located, file_level = check_bytes(suffix + data, str(tmp_path), formats=(".jsonl", ".csv"))
-        BYTES_COUNTS["cases"] += 1
-        BYTES_COUNTS["valid"] += samples
-        BYTES_COUNTS["errors"] += located + file_level
+        counts["cases"] += 1
+        counts["valid"] += samples
+        counts["errors"] += located + file_level
 
 
-def test_fuzz_bytes_report():
-    line = report("bytes", BYTES_COUNTS)
-    assert BYTES_COUNTS["cases"] >= 800, line
+def test_fuzz_bytes_jsonl_csv(tmp_path):
+    counts = Counter()
+    _fuzz_bytes_jsonl_csv(tmp_path, counts)
+    line = report("bytes", counts)
+    assert counts["cases"] >= 800, line
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".parquet"])
