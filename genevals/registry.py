@@ -11,6 +11,7 @@ and keeps only the outputs asked for.
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -112,10 +113,12 @@ def select(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str
     selected = []
     for family, outputs in wanted.items():
         cls, note = load_family(family), None
-        if cls.kind == JUDGE and cls.offline_alternative and cls.offline(judge):
-            alternative, note = cls.offline_alternative
-            cls = load_family(alternative)
         try:
+            if cls.kind == JUDGE and cls.offline_alternative and cls.offline(judge):
+                # The settings meant for the judge are not used, but a misspelt one is still an error.
+                inspect.signature(cls).bind_partial(**options.get(family, {}))
+                alternative, note = cls.offline_alternative
+                cls = load_family(alternative)
             metric = _build(cls, options.get(family, {}) if note is None else {}, judge)
         except (ValueError, TypeError) as exc:
             raise UnknownMetric(f"metric '{family}': {exc}") from None

@@ -136,3 +136,12 @@ def test_declarations_for_run_folders_written_before_outputs_json(tmp_path):
     facts = {m["name"]: m for m in build_data([tmp_path], declared=registry.declaration_of)["metrics"]}
     assert facts["first_relevant_rank"]["lower_better"] and not facts["first_relevant_rank"]["banded"]
     assert facts["bertscore_f1"]["banded"] and facts["token_f1"]["banded"]
+
+
+def test_a_misspelt_judge_setting_is_an_error_also_when_the_offline_checker_runs(monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(registry.UnknownMetric, match="metric 'faithfulness': .*'max_claim'"):
+        registry.select(["faithfulness"], {"faithfulness": {"max_claim": 3}})
+    [sel] = registry.select(["faithfulness"], {"faithfulness": {"max_claims": 3}})
+    assert sel.family == "grounding"
