@@ -42,12 +42,32 @@ def families() -> list[type[Metric]]:
     return sorted(_FAMILIES.values(), key=lambda cls: (cls.order, cls.family))
 
 
+def known_names() -> list[str]:
+    """Every name a user may write without a placeholder: families, presets and plain outputs (templates as
+    their ``{k}`` form is written, e.g. "recall@5"), for did-you-mean suggestions."""
+    names: set[str] = set()
+    for cls in families():
+        names.add(cls.family)
+        names.update(cls.presets)
+        for spec in cls.outputs:
+            names.add(spec.name.replace("{k}", "5") if spec.is_template else spec.name)
+    return sorted(n for n in names if "{" not in n)
+
+
+def _unknown(name: str) -> UnknownMetric:
+    import difflib
+
+    close = difflib.get_close_matches(name, known_names(), n=1, cutoff=0.6)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return UnknownMetric(f"unknown metric '{name}'{hint} (run `genevals metrics` for the list)")
+
+
 def load_family(family: str) -> type[Metric]:
     _discover()
     try:
         return _FAMILIES[family]
     except KeyError:
-        raise UnknownMetric(f"unknown metric '{family}'; run `genevals metrics` for the list") from None
+        raise _unknown(family) from None
 
 
 def preset(name: str) -> tuple[str, ...]:
@@ -64,7 +84,7 @@ def family_of(name: str) -> tuple[str, dict[str, str]]:
         found = cls.match_output(name)
         if found is not None:
             return cls.writes_for or cls.family, found[1]
-    raise UnknownMetric(f"unknown metric '{name}'; run `genevals metrics` for the list")
+    raise _unknown(name)
 
 
 @dataclass
@@ -172,4 +192,5 @@ def declarations(selected: Sequence[Selected]) -> dict[str, dict[str, Any]]:
 
 
 __all__ = ["register", "select", "families", "load_family", "family_of", "preset", "Selected", "UnknownMetric",
+           "known_names",
            "describe_all", "declarations", "CHEAP"]

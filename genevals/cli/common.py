@@ -1,14 +1,15 @@
 """What the subcommands share: exit codes, option parsers, thresholds and the judge options.
 
-Exit codes, for every subcommand: 0 success, 1 a ``--fail-under`` threshold was missed, 2 bad input (file, row,
-option or metric name), 130 interrupted (partial results and the summary are written).
+Exit codes, for every subcommand: 0 success, 1 a ``--fail-under`` / ``--fail-over`` threshold was missed, 2 bad
+input (file, row, option, metric name or threshold, found before anything is scored), 130 interrupted (partial
+results and the summary are written).
 """
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -49,41 +50,53 @@ def key_value(text: str) -> tuple[str, Any]:
     return key.strip().replace("-", "_"), parsed
 
 
-def threshold(text: str) -> tuple[str, float]:
-    """``METRIC=VALUE`` for ``--fail-under``."""
-    name, sep, value = text.partition("=")
-    if not sep or not name.strip():
-        raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got '{text}'")
-    from genevals.report.bands import threshold_value
+def _threshold_of(kind: str):
+    def parse(text: str):
+        from genevals.thresholds import parse as parse_threshold
 
+        try:
+            return parse_threshold(text, kind)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = kind  # argparse names the option's type in its messages
+    return parse
+
+
+def share(text: str) -> float:
+    """A share between 0 and 1."""
     try:
-        return name.strip(), threshold_value(name.strip(), value)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got '{text}'") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value}")
+    return value
 
 
-def check_thresholds(summary: Mapping[str, Any], thresholds: Sequence[tuple[str, float]]) -> list[str]:
-    """Every (system, metric) whose mean is below its threshold, or that has no score to compare."""
-    failures = []
-    for metric, limit in thresholds:
-        found = False
-        for system, metrics in summary.get("systems", {}).items():
-            if metric not in metrics:
-                continue
-            found = True
-            mean = metrics[metric]["mean"]
-            if mean is None:
-                failures.append(f"{system}: {metric} has no scored samples (threshold {limit})")
-            elif mean < limit:
-                failures.append(f"{system}: {metric} = {mean:.4f} < {limit}")
-        if not found:
-            failures.append(f"{metric}: not computed in this run (threshold {limit})")
-    return failures
+def add_thresholds(parser: argparse.ArgumentParser) -> None:
+    """``--fail-under`` (higher-is-better metrics), ``--fail-over`` (lower-is-better ones) and
+    ``--min-coverage``; the thresholds land in ``args.thresholds`` in the order given."""
+    from genevals.thresholds import FAIL_OVER, FAIL_UNDER
+
+    parser.add_argument("--fail-under", action="append", type=_threshold_of(FAIL_UNDER), dest="thresholds",
+                        default=[], metavar="METRIC=VALUE",
+                        help="exit 1 if any system's mean METRIC is below VALUE; for higher-is-better metrics "
+                             "(repeatable)")
+    parser.add_argument("--fail-over", action="append", type=_threshold_of(FAIL_OVER), dest="thresholds",
+                        metavar="METRIC=VALUE",
+                        help="exit 1 if any system's mean METRIC is above VALUE; for lower-is-better metrics "
+                             "such as contradiction_rate (repeatable)")
+    parser.add_argument("--min-coverage", type=share, default=None, metavar="SHARE",
+                        help="a mean that covers less than this share of its samples gets no band and a "
+                             "warning (default 0.8)")
 
 
-def add_fail_under(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--fail-under", action="append", type=threshold, default=[], metavar="METRIC=VALUE",
-                        help="exit 1 if any system's mean METRIC is below VALUE (repeatable)")
+def recorded_thresholds(thresholds) -> dict[str, dict[str, float]]:
+    """{"fail_under": {metric: limit}, "fail_over": {...}} for the run's summary."""
+    from genevals.thresholds import KINDS
+
+    return {kind: {t.metric: t.limit for t in thresholds if t.kind == kind} for kind in KINDS}
 
 
 def add_judge_options(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_THRESHOLD, add_fail_under, count
+from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_THRESHOLD, add_thresholds, count
 from genevals.runfolder import REPORT_FILE
 
 
@@ -21,10 +21,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     report.add_argument("runs", nargs="+", metavar="DIR", help="run folders written by `genevals run --out`")
     report.add_argument("-o", "--output", default=None,
                         help="HTML file to write (default: DIR/report.html for one run, compare.html for several)")
-    add_fail_under(report)
+    add_thresholds(report)
     report.add_argument("--config", default=None, metavar="THRESHOLDS.json",
-                        help='JSON thresholds: {"metric": minimum} or {"fail_under": {...}}; '
-                             "--fail-under wins for the same metric")
+                        help='JSON thresholds: {"fail_under": {"metric": minimum}, "fail_over": {"metric": '
+                             'maximum}} (a flat {"metric": minimum} reads as fail_under); --fail-under and '
+                             "--fail-over win for the same metric")
     report.add_argument("--max-samples", type=count, default=None, metavar="N",
                         help="embed the texts (question, answer, contexts, judge claims) of at most N samples; "
                              "samples with contradicted/unverifiable claims or unscored metrics come first "
@@ -35,19 +36,29 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from genevals import thresholds as th
+    from genevals.cli.gates import check_report
     from genevals.registry import declaration_of
-    from genevals.report import bands
+    from genevals.report.bands import DEFAULT_MIN_COVERAGE
     from genevals.report.model import MAX_DETAILED_SAMPLES, build_data
     from genevals.report.render import threshold_failures, write_page
+    from genevals.runfolder import read_summary
 
-    thresholds: dict[str, float] = {}
+    given: dict[str, th.Threshold] = {}
     try:
         if args.config:
-            thresholds.update(bands.load_thresholds(args.config))
-        thresholds.update(dict(args.fail_under))
+            given.update(th.normalise(th.load(args.config)))
+        given.update(th.normalise(args.thresholds))
         run_dirs = [Path(d) for d in args.runs]
+        check_report(list(given.values()), run_dirs)
+        min_coverage = args.min_coverage
+        if min_coverage is None:  # the one the (first) run was made with
+            meta = read_summary(run_dirs[0]).get("meta") if run_dirs[0].is_dir() else None
+            recorded = meta.get("min_coverage") if isinstance(meta, dict) else None
+            min_coverage = recorded if isinstance(recorded, (int, float)) else DEFAULT_MIN_COVERAGE
         limit = MAX_DETAILED_SAMPLES if args.max_samples is None else args.max_samples
-        data = build_data(run_dirs, thresholds or None, max_detailed_samples=limit, declared=declaration_of)
+        data = build_data(run_dirs, list(given.values()) or None, max_detailed_samples=limit,
+                          declared=declaration_of, min_coverage=min_coverage)
     except (OSError, ValueError) as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -55,7 +66,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                                                   else Path("compare.html"))
     write_page(data, out)
     print(f"wrote {out}")
-    failures = threshold_failures(data) if thresholds else []
+    failures = threshold_failures(data) if data["thresholds"] and given else []
     for failure in failures:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
     return EXIT_THRESHOLD if failures else EXIT_OK

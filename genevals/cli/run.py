@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_THRESHOLD, add_fail_under,
-                                 add_judge_options, check_thresholds, csv_list, faithfulness_options,
-                                 judge_config)
+from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_THRESHOLD, add_judge_options,
+                                 add_thresholds, csv_list, faithfulness_options, judge_config,
+                                 recorded_thresholds)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -34,7 +34,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                      help="Ray: judge actors across the whole cluster (default 4); at most N x --judge-concurrency "
                           "judge requests are in flight at once")
     run.add_argument("--workers", type=int, default=None, help="processes for lexical/retrieval metrics")
-    add_fail_under(run)
+    add_thresholds(run)
     run.add_argument("--seed", type=int, default=None, help="bootstrap seed")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar or table")
     lexical = run.add_argument_group("lexical and retrieval")
@@ -102,10 +102,14 @@ def _progress(quiet: bool):
 def cmd_run(args: argparse.Namespace) -> int:
     from genevals.engine.local import evaluate
     from genevals.io import InputError, parse_column_map
-    from genevals.registry import UnknownMetric
+    from genevals.cli.gates import check_run
+    from genevals.report.bands import DEFAULT_MIN_COVERAGE
+    from genevals.registry import UnknownMetric, select
     from genevals.stats import DEFAULT_SEED
+    from genevals.thresholds import ThresholdError, failures as threshold_failures
 
     bar = None
+    min_coverage = DEFAULT_MIN_COVERAGE if args.min_coverage is None else args.min_coverage
     if Path(args.out).exists() and not Path(args.out).is_dir():
         print(f"genevals: error: --out {args.out}: exists and is not a folder", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -115,10 +119,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             judge = judge_config(args)
         except ValueError as exc:
             raise InputError("judge options", None, None, str(exc)) from None
-        common = dict(options=metric_options(args), judge=judge, column_map=column_map,
+        options = metric_options(args)
+        check_run(args.thresholds, select(args.metrics, options, judge))  # before anything is scored
+        common = dict(options=options, judge=judge, column_map=column_map,
                       on_error="skip" if args.on_error == "skip" else "raise", out_dir=args.out,
                       seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False,
-                      meta={"input": str(args.input), "fail_under": dict(args.fail_under)})
+                      meta={"input": str(args.input), **recorded_thresholds(args.thresholds),
+                            "min_coverage": min_coverage})
         bar, progress = _progress(args.quiet)
         if args.engine == "ray":
             from genevals.engine.ray import evaluate as ray_evaluate
@@ -128,7 +135,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         else:
             results = evaluate(args.input, args.metrics, resume=args.resume, workers=args.workers,
                                progress=progress, **common)
-    except (InputError, UnknownMetric) as exc:
+    except (InputError, UnknownMetric, ThresholdError) as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except ConnectionError as exc:  # --ray-address that does not answer, or refuses this client
@@ -144,7 +151,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.report import write_report
     from genevals.runfolder import REPORT_FILE
 
-    report_path = write_report([Path(args.out)], Path(args.out) / REPORT_FILE, dict(args.fail_under) or None)
+    report_path = write_report([Path(args.out)], Path(args.out) / REPORT_FILE, args.thresholds or None,
+                               min_coverage=min_coverage)
     if not args.quiet:
         print(results.to_table())
         for row in results.skipped:
@@ -152,7 +160,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
     for family, warning in (summary.get("meta", {}).get("judge_warnings") or {}).items():
         print(f"genevals: note: {family}: {warning}", file=sys.stderr)
-    failures = check_thresholds(summary, args.fail_under)
+    failures = threshold_failures(args.thresholds, summary.get("systems", {}))
     for failure in failures:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
     return EXIT_THRESHOLD if failures else EXIT_OK

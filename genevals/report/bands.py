@@ -1,41 +1,37 @@
-"""Interpretation bands, what each metric's declaration says about them, and pass/fail thresholds.
+"""Interpretation bands, what each metric's declaration says about them, and the coverage a band needs.
 
-Bands describe a mean on the 0-1 scale that most genevals metrics share:
+Bands describe a mean on the 0-1 scale that most genevals metrics share. A higher-is-better mean is read
+against :data:`BANDS`; a lower-is-better one (an error rate) against :data:`LOWER_BANDS`, on the mean itself,
+with limits far stricter than ``1 - mean`` would give, so an error rate is never flattered (a contradiction
+rate of 0.14 is "Fair", not "Excellent"):
 
-=========  ===================
-band       mean (higher better)
-=========  ===================
-Excellent  >= 0.80
-Good       >= 0.60
-Moderate   >= 0.40
-Fair       >= 0.20
-Poor       <  0.20
-=========  ===================
+=========  ====================  ===================
+band       higher is better      lower is better
+=========  ====================  ===================
+Excellent  >= 0.80               <= 0.02
+Good       >= 0.60               <= 0.05
+Moderate   >= 0.40               <= 0.10
+Fair       >= 0.20               <= 0.20
+Poor       <  0.20               >  0.20
+=========  ====================  ===================
 
 They are rough reading aids, not calibrated quality levels: what counts as "good" ROUGE-2 is far lower than
-what counts as "good" hit rate, so pass/fail in a report comes only from explicit thresholds.
+what counts as "good" hit rate, so pass/fail in a report comes only from explicit thresholds
+(:mod:`genevals.thresholds`). A mean that covers less than ``min_coverage`` (default
+:data:`DEFAULT_MIN_COVERAGE`) of its samples gets no band at all: 1.0 on 2 of 9 samples says little.
 
 Which metric gets a band, and which way, comes from the run folder's ``outputs.json`` (each output's declared
 ``direction`` and ``range``), never from a list of metric names here (:func:`metric_facts`):
 
 * an output declared on ``[0, 1]`` (or on ``[null, 1]``, a score capped at 1 such as BERTScore) is on the unit
   scale; one declared on any other range (``first_relevant_rank``: ``[1, null]``) is not, and gets no band;
-* ``direction`` "lower" is banded on ``1 - mean`` (a contradiction rate of 0.05 is "Excellent"); "neither"
-  gets no band;
+* ``direction`` "lower" is banded with :data:`LOWER_BANDS`; "neither" gets no band;
 * for a run written before ``outputs.json`` existed, ``genevals report`` supplies the declarations of the metrics
   installed now; an output declared nowhere counts as "higher", and as on the unit scale when every value seen
   lies in ``[0, 1]``.
-
-Thresholds are minimums, exactly as ``genevals run --fail-under``: a system passes METRIC=VALUE when its mean
-is >= VALUE and fails when it is below, or when the metric has no scored sample. A config file is JSON,
-either a flat ``{"metric": value}`` object or ``{"fail_under": {"metric": value}}``; every limit goes through
-:func:`threshold_value`, the one check the command line uses too.
 """
 from __future__ import annotations
 
-import json
-import math
-from pathlib import Path
 from typing import Any, Mapping
 
 #: (name, lower limit) from best to worst; a mean falls into the first band whose limit it reaches.
@@ -46,6 +42,16 @@ BANDS: tuple[tuple[str, float], ...] = (
     ("Fair", 0.2),
     ("Poor", 0.0),
 )
+#: (name, upper limit) from best to worst for a lower-is-better mean; it falls into the first band it stays within.
+LOWER_BANDS: tuple[tuple[str, float], ...] = (
+    ("Excellent", 0.02),
+    ("Good", 0.05),
+    ("Moderate", 0.10),
+    ("Fair", 0.20),
+    ("Poor", 1.0),
+)
+#: Below this share of scored samples a mean gets no band (``--min-coverage``).
+DEFAULT_MIN_COVERAGE = 0.8
 #: The directions an output may declare; an undeclared or unknown one reads as the first.
 DIRECTIONS = ("higher", "lower", "neither")
 #: A starting point for a thresholds config (see README); never applied unless asked for.
@@ -85,58 +91,37 @@ def metric_facts(name: str, declaration: Any, seen: tuple[float, float] | None) 
             "banded": unit and direction != "neither"}
 
 
-def band(facts: Mapping[str, Any], mean: float | None) -> str | None:
+def coverage(summary: Mapping[str, Any] | None) -> float | None:
+    """scored / (scored + unscored) of one metric's summary; None when it covers no sample."""
+    if not isinstance(summary, Mapping):
+        return None
+    scored, unscored = summary.get("scored") or 0, summary.get("unscored") or 0
+    total = scored + unscored
+    return scored / total if total else None
+
+
+def band(facts: Mapping[str, Any], mean: float | None, covered: float | None = None,
+         min_coverage: float = DEFAULT_MIN_COVERAGE) -> str | None:
     """The band name for ``mean`` of the metric described by ``facts`` (from :func:`metric_facts`), or None
-    when it has no band or no mean. The page's ``bandOf`` applies the same rule."""
+    when it has no band, no mean, or covers (``covered``: scored share) less than ``min_coverage``. The page's
+    ``bandOf`` applies the same rule."""
     if mean is None or not facts.get("banded"):
         return None
-    value = 1.0 - mean if facts.get("lower_better") else mean
-    if value < 0.0 or value > 1.0 + 1e-9:
+    if covered is not None and covered < min_coverage:
         return None
+    if mean < 0.0 or mean > 1.0 + 1e-9:
+        return None
+    if facts.get("lower_better"):
+        for name, limit in LOWER_BANDS:
+            if mean <= limit + 1e-12:
+                return name
+        return LOWER_BANDS[-1][0]
     for name, limit in BANDS:
-        if value >= limit:
+        if mean >= limit:
             return name
     return BANDS[-1][0]
 
 
 def bands_table() -> list[dict[str, Any]]:
-    """The band limits as the report shows them."""
-    return [{"name": name, "min": limit} for name, limit in BANDS]
-
-
-def threshold_value(name: str, value: Any) -> float:
-    """A threshold's limit: a finite number, given as a number or as text (command line or config file).
-    ValueError naming the metric otherwise."""
-    if isinstance(value, bool):
-        raise ValueError(f"threshold for '{name}' is not a number: {value!r}")
-    try:
-        limit = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"threshold for '{name}' is not a number: '{value}'") from None
-    if not math.isfinite(limit):
-        raise ValueError(f"threshold for '{name}' must be a finite number, got '{value}'")
-    return limit
-
-
-def check(mean: float | None, limit: float) -> bool:
-    """True when ``mean`` passes the minimum ``limit`` (same rule as ``genevals run --fail-under``)."""
-    return mean is not None and mean >= limit
-
-
-def load_thresholds(path: str | Path) -> dict[str, float]:
-    """Read a thresholds config: ``{"metric": value}`` or ``{"fail_under": {"metric": value}}``; each value a
-    JSON number (:func:`threshold_value`)."""
-    raw: Any = json.loads(Path(path).read_text(encoding="utf-8"))
-    if isinstance(raw, Mapping) and isinstance(raw.get("fail_under"), Mapping):
-        raw = raw["fail_under"]
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{path}: expected a JSON object of metric -> minimum")
-    out: dict[str, float] = {}
-    for name, value in raw.items():
-        if isinstance(value, str):  # text is for the command line; a JSON config holds numbers
-            raise ValueError(f"{path}: threshold for '{name}' is not a number: {value!r}")
-        try:
-            out[str(name)] = threshold_value(str(name), value)
-        except ValueError as exc:
-            raise ValueError(f"{path}: {exc}") from None
-    return out
+    """The band limits as the report shows them: ``min`` for higher-is-better, ``max`` for lower-is-better."""
+    return [{"name": name, "min": limit, "max": upper} for (name, limit), (_, upper) in zip(BANDS, LOWER_BANDS)]

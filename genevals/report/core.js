@@ -78,14 +78,31 @@ function keyMetrics(limit) {
   return out.slice(0, limit);
 }
 
-function bandOf(name, mean) {
+// The band of a mean (bands.py's band(), same rule): none below D.min_coverage of scored samples; a
+// lower-is-better mean is read against its own, stricter limits (b.max), never as 1 - mean.
+function coverageOf(s) {
+  var total = s ? (s.scored || 0) + (s.unscored || 0) : 0;
+  return total ? s.scored / total : null;
+}
+function bandOf(name, mean, s) {
   var m = METRIC[name];
   if (mean === null || mean === undefined || (m && !m.banded)) return null;
-  var v = m && m.lower_better ? 1 - mean : mean;
-  if (v < 0 || v > 1 + 1e-9) return null;
-  for (var i = 0; i < D.bands.length; i++) if (v >= D.bands[i].min) return D.bands[i].name;
+  var covered = coverageOf(s);
+  if (covered !== null && covered < D.min_coverage) return null;
+  if (mean < 0 || mean > 1 + 1e-9) return null;
+  var i;
+  if (m && m.lower_better) {
+    for (i = 0; i < D.bands.length; i++) if (mean <= D.bands[i].max + 1e-12) return D.bands[i].name;
+    return D.bands[D.bands.length - 1].name;
+  }
+  for (i = 0; i < D.bands.length; i++) if (mean >= D.bands[i].min) return D.bands[i].name;
   return D.bands[D.bands.length - 1].name;
 }
+// A threshold: {limit, kind}; fail_under is a minimum, fail_over a maximum.
+function thresholdPasses(t, mean) {
+  return mean !== null && mean !== undefined && (t.kind === "fail_over" ? mean <= t.limit : mean >= t.limit);
+}
+function thresholdText(t) { return (t.kind === "fail_over" ? "\u2264 " : "\u2265 ") + t.limit; }
 
 function chip(text, cls, title) { return el("span", { "class": "chip " + (cls || ""), title: title || null, text: text }); }
 function verdictChip(label) { return chip(label, "v-" + label); }

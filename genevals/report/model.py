@@ -19,6 +19,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
+from genevals import thresholds
 from genevals.report import bands, stats
 from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, judge_info, num, page_summary,
                                    sample_texts, text)
@@ -62,7 +63,10 @@ class _Notes:
     def meta(self, meta: Any) -> None:
         for key, value in (meta.items() if isinstance(meta, Mapping) else ()):
             if "warning" in str(key).lower():
-                self.warnings.update(text(item) for item in (value if isinstance(value, list) else [value]) if item)
+                # {family: warning} (judge_warnings) reads "family: warning", never as a raw dict
+                items = ([f"{text(k)}: {text(v)}" for k, v in value.items() if v] if isinstance(value, Mapping)
+                         else value if isinstance(value, list) else [value])
+                self.warnings.update(text(item) for item in items if item)
             elif str(key).lower() == "judge":
                 self.judge(value)
 
@@ -183,16 +187,19 @@ def _systems(runs: Sequence[Run], run_names: Sequence[str], keys: Sequence[tuple
     return out
 
 
-def _thresholds(given: Mapping[str, float] | None, runs: Sequence[Run]) -> dict[str, float]:
-    """The thresholds asked for, else the ``--fail-under`` ones the runs recorded."""
-    thresholds = {str(k): float(v) for k, v in (given or {}).items()}
-    if not thresholds:
+def _thresholds(given: Any, runs: Sequence[Run]) -> dict[str, dict[str, Any]]:
+    """The thresholds asked for, else the ``--fail-under`` / ``--fail-over`` ones the runs recorded; metric ->
+    {"limit", "kind"} (:mod:`genevals.thresholds`)."""
+    found = thresholds.normalise(given)
+    if not found:
         for run in runs:
             meta = run.summary.get("meta")
-            fail_under = meta.get("fail_under") if isinstance(meta, Mapping) else None
-            if isinstance(fail_under, Mapping):
-                thresholds.update({str(k): float(v) for k, v in fail_under.items() if num(v) is not None})
-    return thresholds
+            for kind in thresholds.KINDS:
+                recorded = meta.get(kind) if isinstance(meta, Mapping) else None
+                if isinstance(recorded, Mapping):
+                    found.update({str(k): thresholds.Threshold(str(k), float(v), kind)
+                                  for k, v in recorded.items() if num(v) is not None})
+    return {name: t.to_dict() for name, t in found.items()}
 
 
 def _seed(summary: Mapping[str, Any]) -> int | None:
@@ -210,15 +217,18 @@ def _run_info(run: Run, name: str, n_samples: int) -> dict[str, Any]:
             "skipped": len(skipped) if isinstance(skipped, list) else 0, "meta": flat_meta(summary.get("meta"))}
 
 
-def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] | None = None,
+def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
                max_detailed_samples: int = MAX_DETAILED_SAMPLES,
                max_table_samples: int | None = MAX_TABLE_SAMPLES,
-               declared: Callable[[str], Mapping[str, Any] | None] | None = None) -> dict[str, Any]:
+               declared: Callable[[str], Mapping[str, Any] | None] | None = None,
+               min_coverage: float = bands.DEFAULT_MIN_COVERAGE) -> dict[str, Any]:
     """The JSON document the page renders: runs, systems, metrics, samples, aggregates and comparisons.
 
     The page gets the texts of at most ``max_detailed_samples`` samples and the values of at most
     ``max_table_samples`` (None: all); everything else counts every sample. ``declared(name)``: an output's
     declaration for runs whose folder has no outputs.json (the caller knows the metrics; the report does not).
+    ``thresholds``: :class:`~genevals.thresholds.Threshold` objects, or a mapping metric -> minimum; a mean
+    covering less than ``min_coverage`` of its samples gets no band.
     """
     if not run_dirs:
         raise ValueError("no run folders given")
@@ -280,6 +290,7 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] |
         "metrics": facts,
         "bands": bands.bands_table(),
         "thresholds": _thresholds(thresholds, runs),
+        "min_coverage": float(min_coverage),
         "judges": list(notes.judges.values()),
         "warnings": sorted(notes.warnings),
         "seed": seed,

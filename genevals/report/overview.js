@@ -13,10 +13,37 @@ function ciBar(mean, ci) {
 
 function thresholdCell(name, mean) {
   if (!(name in D.thresholds)) return el("td", { "class": "muted" }, "\u2013");
-  var limit = D.thresholds[name];
-  var ok = mean !== null && mean >= limit;
-  return el("td", null, chip((ok ? "pass" : "fail") + " \u2265 " + limit, ok ? "pass" : "fail",
-    ok ? "mean reaches the minimum" : (mean === null ? "no scored samples" : "mean is below the minimum")));
+  var t = D.thresholds[name];
+  var ok = thresholdPasses(t, mean);
+  return el("td", null, chip((ok ? "pass " : "fail ") + thresholdText(t), ok ? "pass" : "fail",
+    ok ? "mean is within the limit" : (mean === null ? "no scored samples" : "mean is beyond the limit")));
+}
+
+// Scored of total, e.g. "2 of 9 (22%)".
+function coverageText(s) {
+  var total = (s.scored || 0) + (s.unscored || 0);
+  return s.scored + " of " + total + (total ? " (" + Math.round(100 * s.scored / total) + "%)" : "");
+}
+
+// One banner naming the metrics whose mean covers too few samples, and their top unscored reasons.
+function lowCoverageBanner() {
+  var lines = [];
+  D.systems.forEach(function (sys) {
+    D.metrics.forEach(function (m) {
+      var s = sys.summary[m.name];
+      var covered = coverageOf(s);
+      if (covered === null || covered >= D.min_coverage) return;
+      var reasons = Object.keys(s.statuses || {}).filter(function (k) { return k !== "ok"; })
+        .sort(function (a, b) { return s.statuses[b] - s.statuses[a]; }).slice(0, 3)
+        .map(function (k) { return k + " " + s.statuses[k]; }).join(", ");
+      lines.push(sys.label + ": " + m.name + " scored " + coverageText(s) + (reasons ? "; unscored: " + reasons : ""));
+    });
+  });
+  if (!lines.length) return null;
+  return el("div", { "class": "warning", id: "coverage-warning", role: "alert" }, [
+    el("strong", { text: "Low coverage: these means cover less than " + Math.round(100 * D.min_coverage) +
+      "% of their samples and get no band" })].concat(lines.slice(0, 20).map(function (t) { return el("div", { text: t }); }))
+    .concat(lines.length > 20 ? [el("div", { text: "... and " + (lines.length - 20) + " more" })] : []));
 }
 
 function systemTable(sys, index) {
@@ -24,7 +51,7 @@ function systemTable(sys, index) {
   D.metrics.forEach(function (m) {
     var s = sys.summary[m.name];
     if (!s) return;
-    var band = bandOf(m.name, s.mean);
+    var band = bandOf(m.name, s.mean, s);
     var statuses = Object.keys(s.statuses || {}).filter(function (k) { return k !== "ok"; })
       .map(function (k) { return k + ": " + s.statuses[k]; }).join(", ");
     body.appendChild(el("tr", null, [
@@ -32,14 +59,14 @@ function systemTable(sys, index) {
       el("td", { "class": "num", text: fmt(s.mean, 4) }),
       el("td", { "class": "num", text: s.ci95 ? "[" + fmt(s.ci95[0]) + ", " + fmt(s.ci95[1]) + "]" : "\u2013" }),
       el("td", null, isUnit(m.name) ? ciBar(s.mean, s.ci95) : null),
-      el("td", { "class": "num", text: String(s.scored) }),
+      el("td", { "class": "num", text: coverageText(s) }),
       el("td", { "class": "num", title: statuses || null, text: String(s.unscored) + (statuses ? " \u24D8" : "") }),
       el("td", null, band ? chip(band, "band-" + band) : el("span", { "class": "muted", text: "\u2013" })),
       thresholdCell(m.name, s.mean)
     ]));
   });
   var corpus = Object.keys(sys.corpus || {}).filter(function (k) { return typeof sys.corpus[k] === "number"; });
-  var head = el("thead", null, el("tr", null, ["Metric", "Mean", "95% CI", "", "Scored", "Unscored", "Band", "Threshold"].map(function (h, i) {
+  var head = el("thead", null, el("tr", null, ["Metric", "Mean", "95% CI", "", "Scored of total", "Unscored", "Band", "Threshold"].map(function (h, i) {
     return el("th", { "class": i === 1 || i === 2 || i === 4 || i === 5 ? "num" : null, text: h });
   })));
   return el("div", { "class": "card", "data-system": String(index) }, [
@@ -53,15 +80,18 @@ function systemTable(sys, index) {
 
 function bandsCard() {
   var items = D.bands.map(function (b, i) {
-    var upper = i === 0 ? "" : " and < " + D.bands[i - 1].min.toFixed(2);
-    return el("span", null, [chip(b.name, "band-" + b.name), " " + (i === D.bands.length - 1 ? "< " + D.bands[i - 1].min.toFixed(2) : "\u2265 " + b.min.toFixed(2) + upper)]);
+    var last = i === D.bands.length - 1;
+    var higher = last ? "< " + D.bands[i - 1].min.toFixed(2) : "\u2265 " + b.min.toFixed(2);
+    var lower = last ? "> " + D.bands[i - 1].max.toFixed(2) : "\u2264 " + b.max.toFixed(2);
+    return el("span", null, [chip(b.name, "band-" + b.name), " " + higher + " (lower is better: " + lower + ")"]);
   });
   return el("div", { "class": "card" }, [
     el("h3", { text: "Interpretation bands" }),
     el("div", { "class": "legend" }, items),
     el("p", { "class": "small muted", text: "Bands are rough reading aids for means on a 0\u20131 scale, not calibrated quality levels. " +
-      "For metrics declared lower-is-better (such as contradiction_rate) the band is read on 1 \u2212 mean; " +
-      "metrics not on a 0\u20131 scale (such as first_relevant_rank) get no band. Pass/fail comes only from the thresholds." })
+      "Metrics declared lower-is-better (such as contradiction_rate) have their own, stricter limits; " +
+      "metrics not on a 0\u20131 scale (such as first_relevant_rank) get no band, nor does a mean that covers less than " +
+      Math.round(100 * D.min_coverage) + "% of its samples. Pass/fail comes only from the thresholds." })
   ]);
 }
 
@@ -69,22 +99,23 @@ function thresholdsCard() {
   var names = Object.keys(D.thresholds);
   if (!names.length) {
     return el("div", { "class": "card" }, [el("h3", { text: "Thresholds" }),
-      el("p", { "class": "muted", text: "No thresholds were set. Pass --fail-under METRIC=VALUE or --config thresholds.json to genevals report." })]);
+      el("p", { "class": "muted", text: "No thresholds were set. Pass --fail-under METRIC=VALUE (higher is better), --fail-over METRIC=VALUE (lower is better) or --config thresholds.json to genevals report." })]);
   }
   var failed = 0;
   var rows = names.map(function (name) {
-    return el("tr", null, [el("td", { "class": "mono", text: name }), el("td", { "class": "num", text: "\u2265 " + D.thresholds[name] })]
+    var t = D.thresholds[name];
+    return el("tr", null, [el("td", { "class": "mono", text: name }), el("td", { "class": "num", text: thresholdText(t) })]
       .concat(D.systems.map(function (sys) {
         var s = sys.summary[name];
         if (!s) { failed += 1; return el("td", null, chip("not computed", "fail")); }
-        var ok = s.mean !== null && s.mean >= D.thresholds[name];
+        var ok = thresholdPasses(t, s.mean);
         if (!ok) failed += 1;
         return el("td", null, [chip(ok ? "pass" : "fail", ok ? "pass" : "fail"), " ", el("span", { "class": "small muted", text: fmt(s.mean) })]);
       })));
   });
   return el("div", { "class": "card", id: "thresholds" }, [
     el("h3", null, ["Thresholds ", chip(failed ? failed + " missed" : "all passed", failed ? "fail" : "pass")]),
-    el("table", null, [el("thead", null, el("tr", null, [el("th", { text: "Metric" }), el("th", { "class": "num", text: "Minimum" })]
+    el("table", null, [el("thead", null, el("tr", null, [el("th", { text: "Metric" }), el("th", { "class": "num", text: "Limit" })]
       .concat(D.systems.map(function (s) { return el("th", { text: s.label }); })))), el("tbody", null, rows)])
   ]);
 }
@@ -133,6 +164,8 @@ TABS.overview = function (root) {
     root.appendChild(el("div", { "class": "warning", id: "judge-warning", role: "alert" }, [
       el("strong", { text: "Judge warning: verdicts may be unreliable" })].concat(D.warnings.map(function (w) { return el("div", { text: w }); }))));
   }
+  var low = lowCoverageBanner();
+  if (low) root.appendChild(low);
   var note = coverageNote();
   if (note) root.appendChild(note);
   root.appendChild(runCard());

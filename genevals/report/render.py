@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from genevals import thresholds
 from genevals.report import bands
 from genevals.report.model import MAX_DETAILED_SAMPLES, MAX_TABLE_SAMPLES, build_data
 
@@ -65,33 +66,23 @@ def write_page(data: Mapping[str, Any], out_path: str | Path) -> Path:
     return out_path
 
 
-def write_report(run_dirs: Sequence[str | Path], out_path: str | Path, thresholds: Mapping[str, float] | None = None,
+def write_report(run_dirs: Sequence[str | Path], out_path: str | Path, thresholds: Any = None,
                  max_detailed_samples: int = MAX_DETAILED_SAMPLES,
-                 max_table_samples: int | None = MAX_TABLE_SAMPLES) -> Path:
+                 max_table_samples: int | None = MAX_TABLE_SAMPLES,
+                 min_coverage: float = bands.DEFAULT_MIN_COVERAGE) -> Path:
     """Write one self-contained HTML report for ``run_dirs`` to ``out_path`` and return its path.
 
     The page embeds the texts of at most ``max_detailed_samples`` samples and the values of at most
     ``max_table_samples``; summaries, histograms and comparisons cover every sample (see
     :func:`~genevals.report.model.build_data`).
     """
-    data = build_data([Path(d) for d in run_dirs], thresholds, max_detailed_samples, max_table_samples)
+    data = build_data([Path(d) for d in run_dirs], thresholds, max_detailed_samples, max_table_samples,
+                      min_coverage=min_coverage)
     return write_page(data, out_path)
 
 
 def threshold_failures(data: Mapping[str, Any]) -> list[str]:
-    """Every (system, metric) that misses a threshold in ``data`` (from ``build_data``): a mean below the
-    minimum, no scored sample, or a metric no run computed."""
-    failures = []
-    for metric, limit in data["thresholds"].items():
-        found = False
-        for system in data["systems"]:
-            summary = system["summary"].get(metric)
-            if summary is None:
-                continue
-            found = True
-            if not bands.check(summary["mean"], limit):
-                mean = "no scored samples" if summary["mean"] is None else f"{summary['mean']:.4f}"
-                failures.append(f"{system['label']}: {metric} = {mean} < {limit}")
-        if not found:
-            failures.append(f"{metric}: not computed in these runs (threshold {limit})")
-    return failures
+    """Every (system, metric) that misses a threshold in ``data`` (from ``build_data``): a mean on the wrong
+    side of its limit, no scored sample, or a metric no run computed."""
+    given = list(thresholds.normalise(data["thresholds"]).values())
+    return thresholds.failures(given, {system["label"]: system["summary"] for system in data["systems"]})

@@ -18,7 +18,9 @@ from genevals.cli import main
 from genevals.engine.local import evaluate
 from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
+from genevals import thresholds
 from genevals.report import bands, write_report
+from genevals.thresholds import Threshold
 from genevals.report.model import build_data
 from genevals.report.render import embed_json
 from genevals.results import Results
@@ -182,10 +184,17 @@ def test_bands_follow_declarations(demo_run):
     higher = bands.metric_facts("token_f1", {"direction": "higher", "range": [0.0, 1.0]}, None)
     assert [bands.band(higher, v) for v in (0.95, 0.8, 0.79, 0.5, 0.3, 0.1)] == [
         "Excellent", "Excellent", "Good", "Moderate", "Fair", "Poor"]
-    # What the faithfulness judge declares: its rates are lower-is-better, banded on 1 - mean.
+    # What the faithfulness judge declares: its rates are lower-is-better, banded by their own strict limits,
+    # never as 1 - mean (0.14 would read "Excellent" so).
     judged = judge_declarations()
     contradiction = bands.metric_facts("contradiction_rate", judged["contradiction_rate"], (0.0, 1.0))
-    assert contradiction["lower_better"] and bands.band(contradiction, 0.05) == "Excellent"
+    assert contradiction["lower_better"]
+    assert [bands.band(contradiction, v) for v in (0.0, 0.02, 0.05, 0.1, 0.14, 0.2, 0.25, 1.0)] == [
+        "Excellent", "Excellent", "Good", "Moderate", "Fair", "Fair", "Poor", "Poor"]
+    # A mean covering less than the minimum share of its samples gets no band: 1.0 on 2 of 9 says little.
+    assert bands.band(higher, 1.0, covered=2 / 9) is None and bands.band(higher, 1.0, covered=0.8) == "Excellent"
+    assert bands.band(higher, 1.0, covered=0.5, min_coverage=0.5) == "Excellent"
+    assert bands.coverage({"scored": 2, "unscored": 7}) == 2 / 9 and bands.coverage({"scored": 0}) is None
     # What a real run folder declares: first_relevant_rank is on [1, null], so it gets no band.
     facts = facts_of(build_data([demo_run]))
     assert runfolder.read_outputs(demo_run)["first_relevant_rank"]["range"] == [1.0, None]
@@ -220,14 +229,14 @@ def test_judge_run_declares_its_rates_lower_is_better(tmp_path):
     assert means == {"faithfulness": 0.5, "contradiction_rate": 0.25, "unverifiable_rate": 0.25}
     assert facts["contradiction_rate"]["lower_better"] and facts["unverifiable_rate"]["lower_better"]
     assert not facts["faithfulness"]["lower_better"]
-    assert [bands.band(facts[name], means[name]) for name in means] == ["Moderate", "Good", "Good"]
+    assert [bands.band(facts[name], means[name]) for name in means] == ["Moderate", "Poor", "Poor"]
     assert data["verdicts"][0] == {"judged": 1, "supported": 2, "contradicted": 1, "unverifiable": 1}
     cited = [v for v in data["samples"][0]["j"]["verdicts"] if v["label"] == "contradicted"]
     assert cited and "quote" not in cited[0] and cited[0]["context_index"] == 1
 
 
 def test_outputs_json_drives_direction_and_range(demo_run, tmp_path):
-    """A custom output declared "lower" is banded on 1 - mean; one declared off [0, 1] gets no band and a
+    """A custom output declared "lower" is banded by the error-rate limits; one declared off [0, 1] gets no band and a
     min-max histogram, whatever its values; "neither" gets no band."""
     run = copy_run(demo_run, tmp_path / "custom")
     rows = [row for _, row in runfolder.iter_rows(run)]
@@ -244,7 +253,7 @@ def test_outputs_json_drives_direction_and_range(demo_run, tmp_path):
     data = build_data([run])
     facts = facts_of(data)
     assert facts["error_share"] == {"name": "error_share", "lower_better": True, "unit": True, "banded": True}
-    assert bands.band(facts["error_share"], 0.1) == "Excellent"  # 1 - 0.1
+    assert bands.band(facts["error_share"], 0.1) == "Moderate"  # an error rate of 10%, not 1 - 0.1
     assert facts["hops"] == {"name": "hops", "lower_better": False, "unit": False, "banded": False}
     assert bands.band(facts["hops"], 0.4) is None
     assert (data["histograms"]["hops"]["lo"], data["histograms"]["hops"]["hi"]) == (0.25, 0.5)
@@ -270,17 +279,24 @@ def test_old_run_folder_without_outputs_json_still_renders(demo_run, tmp_path):
 
 def test_thresholds(tmp_path):
     (tmp_path / "a.json").write_text('{"mrr": 0.6, "faithfulness": 0.8}')
-    (tmp_path / "b.json").write_text('{"fail_under": {"ndcg@10": 0.7}}')
-    assert bands.load_thresholds(tmp_path / "a.json") == {"mrr": 0.6, "faithfulness": 0.8}
-    assert bands.load_thresholds(tmp_path / "b.json") == {"ndcg@10": 0.7}
-    for bad in ('{"mrr": "high"}', '{"mrr": "0.5"}', '{"mrr": NaN}', '{"mrr": Infinity}', '{"mrr": true}', "[1]"):
+    (tmp_path / "b.json").write_text('{"fail_under": {"ndcg@10": 0.7}, "fail_over": {"contradiction_rate": 0.1}}')
+    assert thresholds.load(tmp_path / "a.json") == [Threshold("mrr", 0.6), Threshold("faithfulness", 0.8)]
+    assert thresholds.load(tmp_path / "b.json") == [Threshold("ndcg@10", 0.7),
+                                                    Threshold("contradiction_rate", 0.1, thresholds.FAIL_OVER)]
+    for bad in ('{"mrr": "high"}', '{"mrr": "0.5"}', '{"mrr": NaN}', '{"mrr": Infinity}', '{"mrr": true}', "[1]",
+                '{"fail_under": {"mrr": 1}, "mrr": 2}', '{"fail_over": [1]}'):
         (tmp_path / "c.json").write_text(bad)
         with pytest.raises(ValueError):
-            bands.load_thresholds(tmp_path / "c.json")
-    assert bands.threshold_value("mrr", "0.5") == 0.5 and bands.threshold_value("mrr", 1) == 1.0
+            thresholds.load(tmp_path / "c.json")
+    with pytest.raises(ValueError, match="nosuch.json: file not found"):
+        thresholds.load(tmp_path / "nosuch.json")
+    assert thresholds.limit_value("mrr", "0.5") == 0.5 and thresholds.limit_value("mrr", 1) == 1.0
     for bad in ("high", "nan", "inf", "-inf", True, None):
         with pytest.raises(ValueError, match="'mrr'"):
-            bands.threshold_value("mrr", bad)
+            thresholds.limit_value("mrr", bad)
+    under, over = Threshold("mrr", 0.5), Threshold("contradiction_rate", 0.1, thresholds.FAIL_OVER)
+    assert under.passes(0.5) and not under.passes(0.49) and not under.passes(None)
+    assert over.passes(0.1) and not over.passes(0.25) and not over.passes(None)
 
 
 def test_cli_report(demo_run, tmp_path, capsys):
@@ -289,10 +305,12 @@ def test_cli_report(demo_run, tmp_path, capsys):
     config.write_text(json.dumps({"token_f1": 0.01, "mrr": 0.3}))
     assert main(["report", str(demo_run), str(demo_run), "-o", str(out), "--config", str(config)]) == 0
     data = embedded(out.read_text(encoding="utf-8"))
-    assert data["thresholds"] == {"token_f1": 0.01, "mrr": 0.3} and len(data["runs"]) == 2
+    assert data["thresholds"] == {"token_f1": {"limit": 0.01, "kind": "fail_under"},
+                                  "mrr": {"limit": 0.3, "kind": "fail_under"}} and len(data["runs"]) == 2
     assert main(["report", str(demo_run), "-o", str(out), "--fail-under", "token_f1=0.99"]) == 1
     assert "threshold missed" in capsys.readouterr().err
-    assert embedded(out.read_text(encoding="utf-8"))["thresholds"] == {"token_f1": 0.99}
+    assert embedded(out.read_text(encoding="utf-8"))["thresholds"] == {"token_f1": {"limit": 0.99,
+                                                                                 "kind": "fail_under"}}
     assert main(["report", str(tmp_path / "missing")]) == 2
     assert main(["report", str(demo_run)]) == 0 and (demo_run / runfolder.REPORT_FILE).exists()
 
