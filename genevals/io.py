@@ -8,12 +8,14 @@ from __future__ import annotations
 import csv
 import json
 import math
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Mapping
 from typing import Any, Iterable, Iterator
 
+from genevals.input_fields import FieldTracker
 from genevals.keys import sample_key_digest
 from genevals.types import Context, Sample
 
@@ -36,6 +38,9 @@ ALIASES: dict[str, str] = {
     "query": "question",
 }
 KNOWN_FIELDS = ("id", "question", "answer", "contexts", "references", "relevant", "system")
+#: relevance grades beyond these are refused: exponential gain (2^g) overflows long before 1024, and no
+#: judging scale comes near them
+MIN_GRADE, MAX_GRADE = -100.0, 100.0
 
 
 class InputError(ValueError):
@@ -144,12 +149,31 @@ def _read_parquet(path: Path) -> Iterator[RawRow | InputError]:
             yield RawRow(str(path), row_no, row)
 
 
+def _check_readable(path: Path) -> None:
+    """Refuse, up front, what is not a readable regular file: a FIFO or a device (/dev/zero) would hang or
+    never end, an unreadable file would fail mid-run."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise InputError(str(path), None, None, "file not found") from None
+    except OSError as exc:
+        raise InputError(str(path), None, None, f"cannot read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise InputError(str(path), None, None, "is a directory, not a file")
+    if not stat.S_ISREG(mode):
+        kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or
+                stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+        raise InputError(str(path), None, None, f"is {kind}, not a regular file; save the input to a file first")
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as exc:
+        raise InputError(str(path), None, None, f"cannot read: {exc.strerror or exc}") from None
+
+
 def read_raw(path: str | Path) -> Iterator[RawRow | InputError]:
     path = Path(path)
-    if not path.exists():
-        raise InputError(str(path), None, None, "file not found")
-    if path.is_dir():
-        raise InputError(str(path), None, None, "is a directory, not a file")
+    _check_readable(path)
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".json", ".ndjson"):
         return _read_jsonl(path)
@@ -207,8 +231,9 @@ class RowValidator:
     100,000-row file costs a few MB here (two different pairs share a digest with odds near 2^-64/pair).
     """
 
-    def __init__(self, column_map: Mapping[str, str] | None = None):
+    def __init__(self, column_map: Mapping[str, str] | None = None, tracker: FieldTracker | None = None):
         self.column_map = dict(column_map or {})
+        self.tracker = tracker
         self.seen: dict[int, int | str] = {}
         self._source: str | None = None
 
@@ -219,6 +244,8 @@ class RowValidator:
         err = lambda field, msg: InputError(row.source, row.line, field, msg)  # noqa: E731
         if not isinstance(row.data, Mapping):
             raise err(None, f"expected an object per row, got {type(row.data).__name__}")
+        if self.tracker is not None:
+            self.tracker.see(f"{row.source}:{row.line}", row.data)
         data = self._rename(row.data)
         decode = _maybe_json if row.text_cells else (lambda value: value)
         for name in ("answer", "question", "system", "id"):
@@ -226,7 +253,8 @@ class RowValidator:
 
         answer = data.get("answer")
         if _is_missing(answer):
-            raise err("answer", "missing answer")
+            hint = (self.tracker or FieldTracker(KNOWN_FIELDS, ALIASES, self.column_map)).hint("answer", row.data)
+            raise err("answer", f"missing answer{hint}")
         if not isinstance(answer, str):
             raise err("answer", f"expected a string, got {type(answer).__name__}")
 
@@ -306,6 +334,7 @@ class RowValidator:
                 raw = item.get(name)
                 if raw is not None and (isinstance(raw, bool) or not isinstance(raw, (str, int))):
                     raise err(f"contexts[{rank - 1}].{name}", f"expected a string, got {type(raw).__name__}")
+                _check_unicode(raw, f"contexts[{rank - 1}].{name}", err)
                 ids[name] = None if raw is None else str(raw)
             contexts.append(Context(text=text, rank=rank, score=score, **ids))
         return tuple(contexts)
@@ -336,32 +365,63 @@ class RowValidator:
             for index, item in enumerate(value):
                 if isinstance(item, bool) or not isinstance(item, (str, int)):
                     raise err(f"relevant[{index}]", f"expected an id, got {type(item).__name__}")
+                _check_unicode(item, f"relevant[{index}]", err)
             return {str(item): 1.0 for item in value}
         if isinstance(value, Mapping):
             grades = {}
             for key, grade in value.items():
                 if grade is None:  # a Parquet struct column fills the keys of other rows with None
                     continue
+                _check_unicode(key, "relevant", err)
                 if isinstance(grade, bool) or not isinstance(grade, (int, float)) or not math.isfinite(grade):
                     raise err(f"relevant.{key}", f"expected a finite number grade, got {grade!r}")
+                if not MIN_GRADE <= grade <= MAX_GRADE:
+                    raise err(f"relevant.{key}", f"relevance grade {grade!r} is outside the supported range "
+                                                 f"[{MIN_GRADE:g}, {MAX_GRADE:g}]")
                 grades[str(key)] = float(grade)
             return grades
         raise err("relevant", f"expected a list of ids or a mapping id -> grade, got {type(value).__name__}")
 
 
+class HeaderError(InputError):
+    """A file whose header lacks a required column: one error for the file, not one per row."""
+
+
+def _has_header(source: Any) -> bool:
+    if isinstance(source, (str, Path)):
+        return Path(source).suffix.lower() in (".csv", ".parquet", ".pq")
+    return hasattr(source, "columns") and hasattr(source, "to_dict")
+
+
 def iter_samples(
-    source: Any, column_map: Mapping[str, str] | None = None
+    source: Any, column_map: Mapping[str, str] | None = None, tracker: FieldTracker | None = None
 ) -> Iterator[Sample | InputError]:
-    """Yield a Sample or an InputError per row, in order, without stopping."""
+    """Yield a Sample or an InputError per row, in order, without stopping; for a file with a header (CSV,
+    Parquet, DataFrame) that lacks a required column, a single :class:`HeaderError` instead. ``tracker``
+    records the field names seen (unknown fields, ``--map`` sources)."""
     if isinstance(source, (str, Path)):
         raws: Iterable[RawRow | InputError] = read_raw(source)
     else:
         raws = rows_from_objects(source)
-    validate = RowValidator(column_map)
+    header = _has_header(source)
+    if header and not isinstance(source, (str, Path)):  # a DataFrame: its columns are its header
+        columns = [str(c) for c in source.columns]
+        problem = FieldTracker(KNOWN_FIELDS, ALIASES, column_map).header_problem(columns)
+        if problem is not None and len(source):
+            yield HeaderError("<data>", None, "answer", problem)
+            return
+        header = False
+    validate = RowValidator(column_map, tracker)
     for raw in raws:
         if isinstance(raw, InputError):
             yield raw
             continue
+        if header and isinstance(raw.data, Mapping):
+            header = False
+            problem = (tracker or FieldTracker(KNOWN_FIELDS, ALIASES, column_map)).header_problem(raw.data)
+            if problem is not None:
+                yield HeaderError(raw.source, 1 if raw.text_cells else None, "answer", problem)
+                return
         try:
             yield validate(raw)
         except InputError as exc:

@@ -55,11 +55,10 @@ def known_names() -> list[str]:
 
 
 def _unknown(name: str) -> UnknownMetric:
-    import difflib
+    from genevals.suggest import did_you_mean
 
-    close = difflib.get_close_matches(name, known_names(), n=1, cutoff=0.6)
-    hint = f"; did you mean '{close[0]}'?" if close else ""
-    return UnknownMetric(f"unknown metric '{name}'{hint} (run `genevals metrics` for the list)")
+    return UnknownMetric(f"unknown metric '{name}'{did_you_mean(name, known_names())} "
+                         "(run `genevals metrics` for the list)")
 
 
 def load_family(family: str) -> type[Metric]:

@@ -14,12 +14,13 @@ This module imports nothing of scoring: the report and the command line share it
 """
 from __future__ import annotations
 
-import difflib
 import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Mapping
+
+from genevals.suggest import did_you_mean
 
 FAIL_UNDER, FAIL_OVER = "fail_under", "fail_over"
 KINDS = (FAIL_UNDER, FAIL_OVER)
@@ -141,12 +142,6 @@ def load(path: str | Path) -> list[Threshold]:
             except ThresholdError as exc:
                 raise ThresholdError(f"{path}: {exc}") from None
     return out
-
-
-def did_you_mean(name: str, candidates: Iterable[str]) -> str:
-    """``"; did you mean 'x'?"`` for the closest candidate, or "" when none is close."""
-    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
-    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def validate(thresholds: Iterable[Threshold], computed: Mapping[str, Mapping[str, Any] | None],

@@ -30,7 +30,7 @@ from support.fuzz_atheris import check_bytes, check_file, parquet_template, time
 from support.fuzz_rows import (compare, fuzz, report,
                                rows_strategy, text)
 
-from genevals.io import InputError, iter_samples
+from genevals.io import HeaderError, InputError, iter_samples
 from genevals.types import Sample
 
 # ------------------------------------------------------------------ JSONL and lists of dicts
@@ -328,7 +328,10 @@ def test_gigantic_answer_is_read_and_scored(tmp_path):
 def test_wrong_schema_parquet_and_not_a_parquet(tmp_path):
     path = tmp_path / "d.parquet"
     pq.write_table(pa.table({"prediction": ["a", "b"]}), path)
-    assert [(e.line, e.field) for e in iter_samples(path)] == [(1, "answer"), (2, "answer")]
+    # one error for the file, at its header, naming the columns found: not one per row
+    header = _one(list(iter_samples(path)))
+    assert isinstance(header, HeaderError) and (header.line, header.field) == (None, "answer")
+    assert "columns found: prediction" in header.message and "--map answer=COLUMN" in header.message
     bogus = tmp_path / "bogus.parquet"
     bogus.write_bytes(b"PAR1 this is not parquet")
     item = _one(list(iter_samples(bogus)))

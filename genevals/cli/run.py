@@ -25,6 +25,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                      help="read field NEW from column OLD (repeatable)")
     run.add_argument("--on-error", choices=("stop", "skip"), default="stop",
                      help="stop before scoring on any bad row (default), or skip bad rows with a reason")
+    run.add_argument("--strict", action="store_true",
+                     help="an unknown field in the input is an error (default: a warning, once per field)")
     run.add_argument("--resume", action="store_true", help="skip samples already in OUT/results.jsonl")
     run.add_argument("--engine", choices=("local", "ray"), default="local",
                      help="score in this process (default) or on a Ray cluster")
@@ -122,7 +124,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         options = metric_options(args)
         check_run(args.thresholds, select(args.metrics, options, judge))  # before anything is scored
         common = dict(options=options, judge=judge, column_map=column_map,
-                      on_error="skip" if args.on_error == "skip" else "raise", out_dir=args.out,
+                      on_error="skip" if args.on_error == "skip" else "raise", strict=args.strict, out_dir=args.out,
                       seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False,
                       meta={"input": str(args.input), **recorded_thresholds(args.thresholds),
                             "min_coverage": min_coverage})
@@ -141,6 +143,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ConnectionError as exc:  # --ray-address that does not answer, or refuses this client
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except PermissionError as exc:  # an --out folder (or a file in it) this user may not write
+        print(f"genevals: error: {exc.filename or args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print(f"\ngenevals: interrupted; partial results and summary are in {args.out}", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -148,6 +153,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     summary = results.summary()
+    for warning in summary.get("meta", {}).get("unknown_fields") or ():
+        print(f"genevals: warning: {warning} (--strict makes this an error)", file=sys.stderr)
     from genevals.report import write_report
     from genevals.runfolder import REPORT_FILE
 

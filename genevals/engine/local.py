@@ -112,6 +112,7 @@ def evaluate(
     judge: Any = None,
     column_map: Mapping[str, str] | None = None,
     on_error: str = "raise",
+    strict: bool = False,
     out_dir: str | Path | None = None,
     resume: bool = False,
     workers: int | None = None,
@@ -127,10 +128,11 @@ def evaluate(
     family's settings; ``judge``: the :class:`~genevals.judge.config.JudgeConfig` of every judge-backed metric.
 
     ``on_error="raise"`` stops before scoring if any row is bad; ``"skip"`` records bad rows with their
-    reason and scores the rest. With ``out_dir``, results.jsonl grows as samples finish and summary.json is
+    reason and scores the rest. An unknown field is a warning (``Results.meta["unknown_fields"]``), with
+    ``strict`` an error. With ``out_dir``, results.jsonl grows as samples finish and summary.json is
     written at the end, also when the run is interrupted.
     """
-    plan = plan_run(data, metrics, options, column_map, on_error, judge)
+    plan = plan_run(data, metrics, options, column_map, on_error, judge, strict)
     selected = plan.selected
     if workers is None:
         workers = min(2, os.cpu_count() or 1) if plan.n_good >= PARALLEL_THRESHOLD else 1

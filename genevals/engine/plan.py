@@ -11,7 +11,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from genevals import registry, runfolder
 from genevals.engine.recorder import RunRecorder
-from genevals.io import InputError, iter_samples
+from genevals.input_fields import FieldTracker
+from genevals.io import ALIASES, KNOWN_FIELDS, HeaderError, InputError, iter_samples
 from genevals.keys import sample_key_digest
 from genevals.types import Sample
 
@@ -19,14 +20,16 @@ from genevals.types import Sample
 class InputErrors(InputError):
     """Every bad row found by the planning pass."""
 
-    def __init__(self, errors: Sequence[InputError]):
+    def __init__(self, errors: Sequence[InputError], n_good: int | None = None):
         self.errors = list(errors)
         first = self.errors[0]
         super().__init__(first.source, first.line, first.field, first.message)
         shown = "\n".join(f"  {e}" for e in self.errors[:20])
         more = f"\n  ... and {len(self.errors) - 20} more" if len(self.errors) > 20 else ""
-        self.args = (f"{len(self.errors)} bad row(s); nothing was scored "
-                     f"(use on_error='skip' / --on-error skip to score the rest):\n{shown}{more}",)
+        # Skipping is no way out when no row is good: it would skip them all.
+        rest = ("no row is valid" if n_good == 0
+                else "use on_error='skip' / --on-error skip to score the rest")
+        self.args = (f"{len(self.errors)} bad row(s); nothing was scored ({rest}):\n{shown}{more}",)
 
     def __str__(self) -> str:
         return self.args[0]
@@ -41,6 +44,8 @@ class Plan:
     selected: list[registry.Selected]
     n_good: int
     errors: list[InputError] = field(default_factory=list)
+    #: input mistakes that did not stop the run (unknown fields), one line each
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def n_rows(self) -> int:
@@ -51,29 +56,48 @@ class Plan:
         return (s for s in iter_samples(self.data, self.column_map) if not isinstance(s, InputError))
 
 
+def _source_name(data: Any) -> str:
+    return str(data) if isinstance(data, (str, Path)) else "<data>"
+
+
 def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Mapping[str, Any]] | None,
-             column_map: Mapping[str, str] | None, on_error: str, judge: Any = None) -> Plan:
-    """Build the metrics, then read, validate and prepare in one pass over the input."""
+             column_map: Mapping[str, str] | None, on_error: str, judge: Any = None, strict: bool = False) -> Plan:
+    """Build the metrics, then read, validate and prepare in one pass over the input.
+
+    Mistakes about the input as a whole are InputErrors too, whatever ``on_error``: no rows at all, a header
+    without a required column, a ``--map`` source no row has, and with ``strict`` an unknown field (else a
+    warning in :attr:`Plan.warnings`)."""
     if on_error not in ("raise", "skip"):
         raise ValueError("on_error must be 'raise' or 'skip'")
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], Sample):
         data = [s.to_dict() for s in data]
     selected = registry.select(metrics, options, judge)
     preparing = [s.metric for s in selected if s.metric.needs_prepare]
+    tracker = FieldTracker(KNOWN_FIELDS, ALIASES, column_map)
     n_good, errors = 0, []
     # Resumed samples are prepared too, so a resumed run scores exactly like an uninterrupted one.
-    for item in iter_samples(data, column_map):
+    for item in iter_samples(data, column_map, tracker):
+        if isinstance(item, HeaderError):
+            raise item
         if isinstance(item, InputError):
             errors.append(item)
             continue
         n_good += 1
         for metric in preparing:
             metric.prepare_sample(item)
+    source = _source_name(data)
+    if n_good == 0 and not errors:
+        raise InputError(source, None, None, "no rows (the input is empty, blank or only a header)")
+    unmapped = tracker.unmapped()
+    if unmapped:
+        raise InputError(source, None, None, "; ".join(unmapped))
+    if strict and tracker.unknown:
+        raise InputError(source, None, None, "unknown fields (--strict):\n  " + "\n  ".join(tracker.warnings()))
     if errors and on_error == "raise":
-        raise InputErrors(errors)
+        raise InputErrors(errors, n_good)
     for metric in preparing:
         metric.finish_prepare()
-    return Plan(data, column_map, selected, n_good, errors)
+    return Plan(data, column_map, selected, n_good, errors, tracker.warnings())
 
 
 def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, keep_samples: bool,
@@ -81,6 +105,8 @@ def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, k
     """Prepare the run folder, open the recorder, count the results already there (when resuming) into it,
     and return it, the samples still to score, and how many were done."""
     out = Path(out_dir) if out_dir is not None else None
+    if plan.warnings:
+        meta = {**meta, "unknown_fields": list(plan.warnings)}
     runfolder.prepare(out, resume)
     recorder = RunRecorder(plan.selected, out, errors=plan.errors, seed=seed, keep_samples=keep_samples, meta=meta)
     done = _replay_previous(recorder, out) if resume else set()

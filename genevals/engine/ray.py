@@ -132,6 +132,7 @@ def evaluate(
     judge: Any = None,
     column_map: Mapping[str, str] | None = None,
     on_error: str = "raise",
+    strict: bool = False,
     out_dir: str | Path | None = None,
     resume: bool = False,
     address: str | None = None,
@@ -168,7 +169,7 @@ def evaluate(
     data = dataset_or_path
     if hasattr(data, "iter_rows") and hasattr(data, "map_batches"):  # a ray.data.Dataset
         data = list(data.iter_rows())
-    plan = plan_run(data, metrics, options, column_map, on_error, judge)
+    plan = plan_run(data, metrics, options, column_map, on_error, judge, strict)
     stages = Stages(
         lexical=[s for s in plan.selected if s.metric.kind == CHEAP],
         model=[s for s in plan.selected if s.metric.kind == MODEL],

@@ -127,9 +127,9 @@ def test_subprocess_hostile_files(tmp_path):
         "nan.jsonl": ('{"answer": NaN}\n', 2, ":1: field 'answer': missing answer"),
         "ctx.jsonl": ('{"answer": "a", "contexts": "one string"}\n', 2, ":1: field 'contexts': expected a list"),
         "dup.jsonl": ('{"id": 1, "answer": "a"}\n{"id": "1", "answer": "b"}\n', 2, ":2: field 'id': duplicate id '1'"),
-        "schema.csv": ("prediction,gold\nx,y\n", 2, ":2: field 'answer': missing answer"),
+        "schema.csv": ("prediction,gold\nx,y\n", 2, ":1: field 'answer': no 'answer' column (columns found: prediction, gold)"),
         "noise.parquet": (bytes(range(256)) * 4, 2, ": malformed Parquet"),
-        "empty.jsonl": ("", 0, None),
+        "empty.jsonl": ("", 2, ": no rows"),
     }
     for name, (content, code, message) in cases.items():
         path = _write(tmp_path / name, content)
@@ -137,9 +137,109 @@ def test_subprocess_hostile_files(tmp_path):
         assert done.returncode == code, (name, done.returncode, done.stderr[-2000:])
         if message:
             assert f"{path}{message}" in done.stderr, (name, done.stderr[-2000:])
-    empty = json.loads((tmp_path / "out-empty.jsonl" / "summary.json").read_text())
-    assert empty["n_samples"] == 0
+    assert not (tmp_path / "out-empty.jsonl").exists()
     print(f"fuzz cli (subprocess): {len(cases)} hostile files through the real command")
+
+
+# Each: file name, content, the message expected after the path (exit 2, no traceback, no hang, nothing written).
+CORPUS = {
+    "blank.jsonl": ("\n\n   \n", ": no rows (the input is empty, blank or only a header)"),
+    "header.csv": ("id,answer,references\n", ": no rows"),
+    "empty.csv": ("", ": no rows"),
+    "noanswer.csv": ("id,answr,references\n1,a,a\n2,b,b\n",
+                     ":1: field 'answer': no 'answer' column (columns found: id, answr, references); "
+                     "did you mean 'answr'? (--map answer=answr reads it)"),
+    "answr.jsonl": ('{"id": 1, "answr": "a"}\n',
+                    ":1: field 'answer': missing answer; did you mean 'answr'? (--map answer=answr reads it)"),
+    "ctxid.jsonl": ('{"answer": "a", "contexts": [{"text": "x", "id": "\\udc00"}]}\n',
+                    ":1: field 'contexts[0].id': invalid Unicode: lone surrogate"),
+    "docid.jsonl": ('{"answer": "a", "contexts": [{"text": "x", "doc_id": "d\\ud800"}]}\n',
+                    ":1: field 'contexts[0].doc_id': invalid Unicode: lone surrogate"),
+    "relkey.jsonl": ('{"answer": "a", "relevant": {"\\udc00": 1}}\n', ":1: field 'relevant': invalid Unicode"),
+    "rellist.jsonl": ('{"answer": "a", "relevant": ["\\udc00"]}\n', ":1: field 'relevant[0]': invalid Unicode"),
+    "grade.jsonl": ('{"answer": "a", "contexts": ["x"], "relevant": {"1": -1024}}\n',
+                    ":1: field 'relevant.1': relevance grade -1024 is outside the supported range [-100, 100]"),
+    "bigrade.jsonl": ('{"answer": "a", "contexts": ["x"], "relevant": {"1": 1024}}\n',
+                      ":1: field 'relevant.1': relevance grade 1024"),
+}
+
+
+def test_subprocess_corpus_of_input_mistakes(tmp_path):
+    """Every case of the corpus through the real command: exit 2 with file, line and field, and no
+    --on-error skip suggestion where skipping would skip every row."""
+    for name, (content, message) in CORPUS.items():
+        path = _write(tmp_path / name, content)
+        out = tmp_path / f"out-{name}"
+        done = run_subprocess("run", str(path), "--out", str(out), "-q", "--metrics", METRICS, timeout=60)
+        assert done.returncode == 2, (name, done.returncode, done.stderr[-2000:])
+        assert f"{path}{message}" in done.stderr, (name, done.stderr[-2000:])
+        assert "--on-error skip" not in done.stderr, (name, done.stderr)
+        assert not (out / "results.jsonl").exists() or not (out / "results.jsonl").read_text(), name
+    print(f"fuzz cli (subprocess): {len(CORPUS)} cases of the input-mistake corpus")
+
+
+def test_subprocess_paths_that_are_not_regular_files(tmp_path):
+    """A FIFO and a device are refused up front (they would hang or never end); a folder is named."""
+    import os
+
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    for path, message in ((fifo, "is a named pipe (FIFO), not a regular file"),
+                          (Path("/dev/zero"), "is a device, not a regular file"),
+                          (tmp_path, "is a directory, not a file")):
+        done = run_subprocess("run", str(path), "--out", str(tmp_path / "out"), "-q", timeout=60)
+        assert done.returncode == 2 and f"{path}: {message}" in done.stderr, (path, done.stderr[-2000:])
+
+
+def _as_unprivileged() -> list[str] | None:
+    """The command prefix under which file permissions apply: none for a normal user; for root, setpriv
+    dropping the capabilities that let root read and write any file (None where that is not possible)."""
+    import os
+    import shutil
+
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return None
+    drop = "-dac_override,-dac_read_search"
+    prefix = [setpriv, f"--inh-caps={drop}", f"--bounding-set={drop}"]
+    return prefix if subprocess.run([*prefix, "true"], capture_output=True).returncode == 0 else None
+
+
+def test_subprocess_unreadable_file_and_folder(tmp_path):
+    import os
+
+    prefix = _as_unprivileged()
+    if prefix is None:
+        pytest.skip("running as root without setpriv: every file is readable")
+
+    def run(*args):
+        done = subprocess.run([*prefix, sys.executable, "-m", "genevals", *args], capture_output=True, text=True,
+                              timeout=120, cwd=REPO, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        assert "Traceback" not in done.stderr, done.stderr[-3000:]
+        return done
+
+    path = tmp_path / "secret.jsonl"
+    path.write_text('{"answer": "a", "references": ["a"]}\n')
+    os.chmod(path, 0)
+    done = run("run", str(path), "--out", str(tmp_path / "out"), "-q", "--metrics", "token_f1")
+    assert done.returncode == 2 and f"{path}: cannot read: Permission denied" in done.stderr, done.stderr
+    os.chmod(path, 0o600)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    os.chmod(locked, 0o500)
+    done = run("run", str(path), "--out", str(locked / "out"), "-q", "--metrics", "token_f1")
+    assert done.returncode == 2 and "Permission denied" in done.stderr, done.stderr
+    folder = tmp_path / "run"
+    assert run("run", str(path), "--out", str(folder), "-q", "--metrics", "token_f1").returncode == 0
+    os.chmod(folder / "results.jsonl", 0)
+    done = run("report", str(folder))
+    assert done.returncode == 2 and "Permission denied" in done.stderr, done.stderr
+    os.chmod(folder, 0)
+    done = run("report", str(folder))
+    assert done.returncode == 2 and "Permission denied" in done.stderr, done.stderr
+    os.chmod(folder, 0o700)
 
 
 def test_subprocess_gigantic_answer_and_skip_mode(tmp_path):

@@ -109,7 +109,7 @@ def expect(row, line: int, seen: dict) -> tuple[str, object]:
         for k, g in rel.items():
             if g is None:  # an unlabelled key (how a Parquet struct column fills other rows' keys)
                 continue
-            if not _is_num(g) or not math.isfinite(g):
+            if not _is_num(g) or not math.isfinite(g) or not -100 <= g <= 100:  # grades beyond overflow 2^g
                 return "error", f"relevant.{k}"
         rel = {str(k): float(g) for k, g in rel.items() if g is not None}
     else:
@@ -167,7 +167,9 @@ fields = {
     "references": st.one_of(text, st.lists(text, max_size=3), st.lists(nasty_scalar, max_size=2), nasty_scalar),
     "relevant": st.one_of(st.lists(st.one_of(st.sampled_from(["1", "2", "c1"]), st.integers(0, 5)), max_size=3),
                           st.dictionaries(st.sampled_from(["1", "2", "c1"]),
-                                          st.one_of(st.integers(0, 3), st.floats(0, 3), nasty_scalar), max_size=3),
+                                          st.one_of(st.integers(0, 3), st.floats(0, 3), nasty_scalar,
+                                                    st.sampled_from([-1024, 1024, 101, -101, 100, -100])),
+                                          max_size=3),
                           nasty_scalar),
 }
 row_strategy = st.one_of(

@@ -1,0 +1,75 @@
+"""Input mistakes that concern a field rather than one value, named once for the whole input.
+
+:class:`FieldTracker` watches every raw row's field names during the planning pass
+(:func:`genevals.engine.plan.plan_run`) and says, once:
+
+* which fields no reader knows (``refrences``), each with where it first appeared and a did-you-mean; they
+  are ignored with a warning, or refused with ``strict``;
+* which ``--map`` source column no row has (an error: the mapping would silently read nothing);
+* for a file with a header (CSV, Parquet), that a required column is missing, at the header, with the columns
+  found: one error instead of one per row.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from genevals.suggest import closest, did_you_mean
+
+#: the fields a row must provide (after ``--map`` and the aliases)
+REQUIRED = ("answer",)
+#: distinct field names remembered, so a row with a million keys costs nothing more
+MAX_COLUMNS = 1000
+
+
+class FieldTracker:
+    def __init__(self, known: tuple[str, ...], aliases: Mapping[str, str],
+                 column_map: Mapping[str, str] | None = None) -> None:
+        self.column_map = dict(column_map or {})
+        self.aliases = dict(aliases)
+        self.names = set(known) | set(aliases)
+        self.known = self.names | set(self.column_map.values())
+        #: field name -> "file:line" where it first appeared
+        self.unknown: dict[str, str] = {}
+        self.columns: dict[str, None] = {}  # every field name seen, in first-seen order
+
+    def see(self, origin: str, data: Any) -> None:
+        if not isinstance(data, Mapping):
+            return
+        for name in data:
+            if not isinstance(name, str):
+                continue
+            if name not in self.columns and len(self.columns) < MAX_COLUMNS:
+                self.columns[name] = None
+            if name not in self.known and name not in self.unknown and len(self.unknown) < MAX_COLUMNS:
+                self.unknown[name] = origin
+
+    def provides(self, columns: Any, field: str) -> bool:
+        """Whether a row with ``columns`` has ``field``: itself, an alias of it, or its ``--map`` source."""
+        source = self.column_map.get(field)
+        return (field in columns or (source is not None and source in columns)
+                or any(alias in columns for alias, target in self.aliases.items() if target == field))
+
+    def hint(self, field: str, columns: Any) -> str:
+        """``; did you mean 'answr'? (--map answer=answr reads it)`` for a column close to ``field``."""
+        found = closest(field, [c for c in columns if isinstance(c, str) and c not in self.names])
+        return f"; did you mean '{found}'? (--map {field}={found} reads it)" if found else ""
+
+    def header_problem(self, columns: Any) -> str | None:
+        """The message for a header without a required column, or None."""
+        for field in REQUIRED:
+            if not self.provides(columns, field):
+                found = ", ".join(str(c) for c in list(columns)[:30]) or "none"
+                return (f"no '{field}' column (columns found: {found}){self.hint(field, columns)}; "
+                        f"every row needs one (or --map {field}=COLUMN)")
+        return None
+
+    def warnings(self) -> list[str]:
+        """One line per unknown field: where it first appeared, and the field it may have meant."""
+        return [f"{origin}: unknown field '{name}' is ignored{did_you_mean(name, self.names)}"
+                for name, origin in self.unknown.items()]
+
+    def unmapped(self) -> list[str]:
+        """The ``--map NEW=OLD`` whose OLD no row has, as messages."""
+        return [f"--map {new}={old}: no row has a field '{old}'{did_you_mean(old, self.columns)}"
+                f" (fields found: {', '.join(list(self.columns)[:30]) or 'none'})"
+                for new, old in self.column_map.items() if old not in self.columns]
