@@ -1,7 +1,8 @@
 """The run folder: the one owner of its file names, the writer and the readers.
 
 A run folder holds ``results.jsonl`` (one :meth:`SampleResult.to_dict` per line, appended and flushed as
-samples finish), ``summary.json``, ``skipped.jsonl``, ``outputs.json`` (what each output means, for the report) and ``report.html``. The summary, the report, ``--resume``
+samples finish), ``summary.json``, ``skipped.jsonl``, ``outputs.json`` (what each output means, for the report), ``manifest.json`` (what the run was made from, checked
+by ``--resume``) and ``report.html``. The summary, the report, ``--resume``
 and ``Results.load`` all read through here, so the schema has one definition.
 """
 from __future__ import annotations
@@ -20,6 +21,9 @@ SKIPPED_FILE = "skipped.jsonl"
 REPORT_FILE = "report.html"
 #: the declarations (definition, direction, range) of the outputs the run wrote, for the report
 OUTPUTS_FILE = "outputs.json"
+#: what the run was made from (input digest, metrics and their settings, options, genevals version), written
+#: before scoring starts, so ``--resume`` can refuse to mix a different run into this folder
+MANIFEST_FILE = "manifest.json"
 
 
 def _results_path(where: str | Path) -> Path:
@@ -115,6 +119,27 @@ def read_outputs(run_dir: str | Path) -> dict[str, Any]:
     """outputs.json: output name -> {family, kind, definition, direction, range}; {} for a run without one."""
     path = Path(run_dir) / OUTPUTS_FILE
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def write_manifest(run_dir: str | Path, manifest: Mapping[str, Any]) -> None:
+    (Path(run_dir) / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
+
+
+def read_manifest(run_dir: str | Path) -> dict[str, Any] | None:
+    """manifest.json, or None for a run folder written before it existed (or whose manifest is not JSON)."""
+    path = Path(run_dir) / MANIFEST_FILE
+    if not path.exists():
+        return None
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def has_results(run_dir: str | Path) -> bool:
+    path = Path(run_dir) / RESULTS_FILE
+    return path.exists() and path.stat().st_size > 0
 
 
 def prepare(run_dir: Path | None, resume: bool) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from genevals import registry, runfolder
+from genevals.engine import manifest
 from genevals.engine.recorder import RunRecorder
 from genevals.input_fields import FieldTracker
 from genevals.io import ALIASES, KNOWN_FIELDS, HeaderError, InputError, iter_samples
@@ -46,6 +47,8 @@ class Plan:
     errors: list[InputError] = field(default_factory=list)
     #: input mistakes that did not stop the run (unknown fields), one line each
     warnings: list[str] = field(default_factory=list)
+    #: a digest of every row, for the run folder's manifest
+    digest: manifest.InputDigest = field(default_factory=manifest.InputDigest)
 
     @property
     def n_rows(self) -> int:
@@ -74,11 +77,13 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
     selected = registry.select(metrics, options, judge)
     preparing = [s.metric for s in selected if s.metric.needs_prepare]
     tracker = FieldTracker(KNOWN_FIELDS, ALIASES, column_map)
+    digest = manifest.InputDigest()
     n_good, errors = 0, []
     # Resumed samples are prepared too, so a resumed run scores exactly like an uninterrupted one.
     for item in iter_samples(data, column_map, tracker):
         if isinstance(item, HeaderError):
             raise item
+        digest.add(item)
         if isinstance(item, InputError):
             errors.append(item)
             continue
@@ -97,7 +102,7 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
         raise InputErrors(errors, n_good)
     for metric in preparing:
         metric.finish_prepare()
-    return Plan(data, column_map, selected, n_good, errors, tracker.warnings())
+    return Plan(data, column_map, selected, n_good, errors, tracker.warnings(), digest)
 
 
 def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, keep_samples: bool,
@@ -107,11 +112,38 @@ def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, k
     out = Path(out_dir) if out_dir is not None else None
     if plan.warnings:
         meta = {**meta, "unknown_fields": list(plan.warnings)}
+    if out is not None:
+        wanted = manifest.build(plan.selected, plan.digest, input_name=_source_name(plan.data),
+                                column_map=plan.column_map, seed=seed)
+        if resume:
+            check_resume(out, wanted)
     runfolder.prepare(out, resume)
+    if out is not None:
+        runfolder.write_manifest(out, wanted)
     recorder = RunRecorder(plan.selected, out, errors=plan.errors, seed=seed, keep_samples=keep_samples, meta=meta)
     done = _replay_previous(recorder, out) if resume else set()
     todo = (s for s in plan.samples() if sample_key_digest(s.system, s.id) not in done)
     return recorder, todo, len(done)
+
+
+class ResumeMismatch(InputError):
+    """``resume`` against a run folder made from another input, other metrics or other settings."""
+
+
+def check_resume(out: Path, wanted: Mapping[str, Any]) -> None:
+    """ResumeMismatch naming every difference between the folder's manifest and the run asked for. A folder
+    without results has nothing to mix; one written before manifests existed cannot be checked."""
+    if not runfolder.has_results(out):
+        return
+    found = runfolder.read_manifest(out)
+    if found is None:
+        return
+    differ = manifest.differences(found, wanted)
+    if differ:
+        raise ResumeMismatch(str(out), None, None, "--resume would mix two different runs; this folder was "
+                             "made with different\n  " + "\n  ".join(differ) + "\nTo start a fresh run, "
+                             "use another --out, or leave out --resume (the earlier results are then kept "
+                             "beside the new ones as results.<date-time>.jsonl).")
 
 
 def _replay_previous(recorder: RunRecorder, out: Path | None) -> set[int]:

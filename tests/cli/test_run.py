@@ -86,3 +86,32 @@ def test_demo_quick_start_runs(tmp_path):
     assert {"grounding", "bertscore", "rouge", "retrieval"} <= set(summary["signatures"])
     assert summary["systems"]["dense"]["faithfulness"]["statuses"]["refusal"] == 1
     assert (tmp_path / "demo" / "report.html").stat().st_size > 10_000
+
+
+def test_resume_refuses_a_different_run(tmp_path):
+    """--resume continues the same run only: another input, metric set or option exits 2 naming what differs,
+    and leaves the folder's results as they were."""
+    path = write(tmp_path / "d.jsonl", GOOD + [{"id": "2", "answer": "Lyon", "references": ["Lyon"]}])
+    out = tmp_path / "out"
+    assert genevals("run", str(path), "--out", str(out), "-q", "--metrics", "exact_match").returncode == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["input_rows"] == 2 and list(manifest["metrics"]) == ["exact_match"]
+    before = (out / "results.jsonl").read_text()
+    same = genevals("run", str(path), "--out", str(out), "-q", "--metrics", "exact_match", "--resume")
+    assert same.returncode == 0, same.stderr
+    changed = write(tmp_path / "d2.jsonl", GOOD + [{"id": "2", "answer": "Nice", "references": ["Lyon"]}])
+    cases = [
+        ([str(changed), "--metrics", "exact_match"], "the input: "),
+        ([str(path), "--metrics", "exact_match,token_f1"], "the metrics: exact_match were scored, now exact_match, "
+                                                           "token_f1"),
+        ([str(path), "--metrics", "exact_match", "--seed", "7"], "the option seed: 12345 was used, now 7"),
+        ([str(path), "--metrics", "exact_match", "--map", "question=answer"], "the option column_map"),
+    ]
+    for args, message in cases:
+        done = genevals("run", *args, "--out", str(out), "-q", "--resume")
+        assert done.returncode == 2, (args, done.stderr)
+        assert "--resume would mix two different runs" in done.stderr and message in done.stderr, done.stderr
+        assert "use another --out, or leave out --resume" in done.stderr
+        assert (out / "results.jsonl").read_text() == before
+    fresh = genevals("run", str(changed), "--out", str(out), "-q", "--metrics", "exact_match")
+    assert fresh.returncode == 0 and list(out.glob("results.*.jsonl"))  # the earlier results are kept
