@@ -7,8 +7,12 @@ import pytest
 from genevals import registry, types
 from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
-from genevals.metrics.local_relevance import AnswerCorrectnessLocal, AnswerRelevanceLocal, ContextRecallLocal, \
-    ContextRelevanceLocal
+from genevals.metrics.local_relevance import (
+    AnswerCorrectnessLocal,
+    AnswerRelevanceLocal,
+    ContextRecallLocal,
+    ContextRelevanceLocal,
+)
 from genevals.metrics.rag_formulas import context_precision
 from genevals.types import Context, Sample
 
