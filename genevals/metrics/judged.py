@@ -102,7 +102,7 @@ class SingleCallJudge(ConcurrentMetric):
     # -- shared machinery -----------------------------------------------------------------------------
     def _details(self, log: CallLog) -> dict[str, Any]:
         details: dict[str, Any] = {"judge": {**self.runtime.judge_info(), "variant": "llm"},
-                                   "usage": self.runtime.usage_dict(log.usage)}
+                                   "usage": self.runtime.usage_dict(log.usage), "judge_calls": len(log.calls)}
         if self.warning:
             details["warning"] = self.warning
         return details

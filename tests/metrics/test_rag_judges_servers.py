@@ -8,18 +8,19 @@ import re
 from collections import Counter
 
 import pytest
+from support.fault_server import FaultServer
+from support.llama_server import llama_server  # noqa: F401  (fixture)
 
 from genevals import types
 from genevals.engine.local import evaluate
 from genevals.judge.config import JudgeConfig
 from genevals.types import Context, Sample
-from support.fault_server import FaultServer
-from support.llama_server import llama_server  # noqa: F401  (fixture)
 
 FAMILIES = ["answer_relevance", "context_relevance", "context_recall", "answer_correctness"]
 FIRST_LINES = {f: open_line for f, open_line in (
     ("answer_relevance", "You judge whether an answer addresses"), ("context_relevance", "You judge which retrieved"),
-    ("context_recall", "You check which facts of a reference"), ("answer_correctness", "You compare an answer with"))}
+    ("context_recall", "You check which facts of a reference"), ("answer_correctness", "You compare an answer with"),
+    ("pairwise", "You compare two answers"))}
 _SENT = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -37,6 +38,9 @@ def honest_judge(content: str) -> object:
     if kind is None:
         return None
     passages = re.findall(r"\[(\d+)\] (.*)", content.split("Passages:", 1)[1]) if "Passages:" in content else []
+    if kind == "pairwise":  # the longer answer wins, whatever the order
+        a, b = block(content, 'Answer A: """', '"""'), block(content, 'Answer B: """', '"""')
+        return {"reason": "longer", "winner": "A" if len(a) > len(b) else "B" if len(b) > len(a) else "tie"}
     if kind == "answer_relevance":
         return {"parts": [{"part": "the question", "answered": True}], "off_topic": [], "reason": "on topic"}
     if kind == "context_relevance":
@@ -122,14 +126,34 @@ def test_llama_server_structured_replies_statuses_and_cache(llama_server, tmp_pa
     for f in FAMILIES:
         r = first.metrics[f]
         assert r.status in allowed, (f, r.status, r.reason)
-        assert r.details["usage"]["requests"] == 1  # one call per answer and metric
+        assert r.details["judge_calls"] == 1  # one call per answer and metric
+        # llama.cpp's server refuses json_schema: the provider's first request finds that out, then json_object
+        assert r.details["usage"]["requests"] in (1, 2)
         assert r.details["judge"]["base_url"] == llama_server and r.details["judge"]["variant"] == "llm"
         if r.status == types.OK:
             assert 0.0 <= r.value <= 1.0
     assert refusal.metrics["answer_relevance"].status == types.REFUSAL
     assert refusal.metrics["answer_correctness"].status == types.REFUSAL
-    assert refusal.metrics["context_relevance"].details["usage"]["requests"] == 1  # judged: no answer needed
+    assert refusal.metrics["context_relevance"].details["judge_calls"] == 1  # judged: no answer needed
+    assert refusal.metrics["answer_relevance"].details["judge_calls"] == 0
     again = evaluate([samples[0].to_dict()], FAMILIES, judge=judge).samples[0]
     for f in FAMILIES:
         assert again.metrics[f].details["usage"]["requests"] == 0
         assert again.metrics[f].status == first.metrics[f].status and again.metrics[f].value == first.metrics[f].value
+
+
+def test_fault_server_pairwise_two_calls_per_pair(tmp_path):
+    rows = [dict(row(i, marker), system=system, answer=answer) for i, marker in ((0, ""), (1, ""), (2, "FAULT500"))
+            for system, answer in (("long", "The ferry crossing takes 55 minutes."), ("short", "55 minutes."))]
+    with FaultServer(replies=honest_judge) as server:
+        judge = JudgeConfig(base_url=server.base_url, model="fault", max_retries=2, backoff_base=0.01,
+                            backoff_max=0.05, cache=False, timeout=10)
+        results = evaluate(rows, ["pairwise"], judge=judge)
+        # 2 clean questions x 2 orders, for 4 samples; the failing pair: 3 requests, then judge_error
+        assert per_kind(server, "clean") == Counter({"pairwise": 4})
+        assert per_kind(server, "FAULT500") == Counter({"pairwise": 3})
+    by = {(r.sample.id, r.sample.system): r.metrics["pairwise"] for r in results.samples}
+    assert by["s0", "long"].value == 1.0 and by["s0", "short"].value == 0.0
+    assert by["s2", "long"].status == by["s2", "short"].status == types.JUDGE_ERROR
+    assert results.corpus["long"]["pairwise_vs:short:win_rate"] == 1.0
+    assert results.corpus["long"]["pairwise_vs:short:n"] == 2
