@@ -3,13 +3,14 @@
 One judge call per answer (``prompts/answer_correctness.md``): the answer's facts, each with a verbatim
 excerpt of the answer and whether the reference states it; the reference's facts, each with a verbatim
 excerpt of the reference and whether the answer states it. Over the facts located in their own text:
-TP = answer facts the reference states, FP = answer facts it does not, FN = reference facts the answer misses,
+TP / FP = answer facts the reference states / does not, F / FN = reference facts the answer states / misses,
 
 .. math::
-    P = \\frac{TP}{TP + FP}, \\quad R = \\frac{TP}{TP + FN}, \\quad
-    \\mathrm{answer\\_correctness} = F_1 = \\frac{TP}{TP + \\frac{1}{2}(FP + FN)}
+    P = \\frac{TP}{TP + FP}, \\quad R = \\frac{F}{F + FN}, \\quad
+    \\mathrm{answer\\_correctness} = F_1 = \\frac{2PR}{P + R}
 
-(:func:`genevals.metrics.rag_formulas.claim_scores`, ragas' ``FactualCorrectness``). The reference is the
+(:func:`genevals.metrics.rag_formulas.claim_scores`; ragas' ``FactualCorrectness`` with recall counted on the
+reference's own claims). The reference is the
 sample's first non-empty one. Unscored: ``empty_answer``, ``refusal`` (no call), ``no_reference``,
 ``no_claims`` (no located fact in the answer or in the reference), ``judge_error``, ``parse_error``,
 ``dry_run``.
@@ -58,7 +59,7 @@ class AnswerCorrectness(SingleCallJudge):
         self.max_claims = int(max_claims)
 
     def settings(self) -> dict[str, Any]:
-        return {"max_claims": self.max_claims, "reference": "first", "f1": "tp/(tp+(fp+fn)/2)"}
+        return {"max_claims": self.max_claims, "reference": "first", "recall": "reference-claims", "f1": "2pr/(p+r)"}
 
     def _check(self, sample: Sample) -> None:
         check_answer(sample)

@@ -44,6 +44,8 @@ from genevals.text import detect_refusal
 from genevals.types import MetricResult, Sample
 
 ANSWER_THRESHOLD = 0.2
+SHORT = ("{} has no sentence of three or more words, the local checker's unit of claim (short references such "
+         "as 'Thursday.' need the LLM variant)")
 CONTEXT_THRESHOLD = 0.45
 
 
@@ -227,8 +229,10 @@ class ContextRecallLocal(_Local):
         if not any(c.text.strip() for c in sample.contexts):
             raise Unscored(types.NO_CONTEXT, "the sample has no retrieved chunk to find the reference's facts in")
         [(f, decisions)] = _checked([(ref[1], [c.text for c in sample.contexts], sample.question)])
+        if f.status == "no_claims":
+            raise Unscored(types.NO_CLAIMS, SHORT.format("the reference"))
         if f.status != "ok":
-            raise Unscored(types.NO_CLAIMS if f.status == "no_claims" else types.ERROR, f.reason)
+            raise Unscored(types.ERROR, f.reason)
         claims = _sentence_claims(f, decisions)
         for c in claims:
             c["found"] = c.pop("match")
@@ -257,6 +261,10 @@ class AnswerCorrectnessLocal(_Local):
             raise Unscored(types.EMPTY_REFERENCE, "the sample has no reference answer to compare with")
         (fa, da), (fr, dr) = _checked([(sample.answer, [ref[1]], sample.question),
                                        (ref[1], [sample.answer], sample.question)])
-        a = _sentence_claims(fa, da) if fa.status == "ok" else []
-        r = _sentence_claims(fr, dr) if fr.status == "ok" else []
+        for f, which in ((fa, "the answer"), (fr, "the reference")):
+            if f.status == "no_claims":
+                raise Unscored(types.NO_CLAIMS, SHORT.format(which))
+            if f.status != "ok":
+                raise Unscored(types.ERROR, f.reason)
+        a, r = _sentence_claims(fa, da), _sentence_claims(fr, dr)
         return correctness_results(a, r, ref[0], details)

@@ -63,20 +63,25 @@ def context_precision(relevant: Sequence[bool], k: int | None = None) -> float:
     return total / hits if hits else 0.0
 
 
-def claim_scores(tp: int, fp: int, fn: int) -> dict[str, float | None]:
-    r"""Claim-level precision, recall and F1.
+def claim_scores(tp: int, fp: int, found: int, fn: int) -> dict[str, float | None]:
+    r"""Claim-level precision, recall and F1, each side counted on its own claims.
 
     .. math::
-        P = \frac{TP}{TP + FP}, \quad R = \frac{TP}{TP + FN}, \quad F_1 = \frac{TP}{TP + \frac{1}{2}(FP + FN)}
+        P = \frac{TP}{TP + FP}, \quad R = \frac{F}{F + FN}, \quad F_1 = \frac{2PR}{P + R}
 
-    TP: answer claims the reference states; FP: answer claims it does not; FN: reference claims the answer
-    misses (ragas ``FactualCorrectness``). This F1 equals 2PR / (P + R) whenever both exist. P is
-    None without answer claims, R without reference claims; F1 is 0 when TP = 0 and there is any claim.
+    TP / FP: the answer's claims that the reference states / does not; F / FN: the reference's claims that the
+    answer states / misses. (ragas' ``FactualCorrectness`` takes R = TP / (TP + FN), mixing the answer's TP
+    with the reference's FN; when two answer claims restate one reference claim, or one answer claim covers
+    two, that R is not a share of anything and can be undefined with claims on both sides.) P is None without
+    answer claims, R without reference claims, F1 when either is None; F1 = 0 when P + R = 0.
     """
     precision = tp / (tp + fp) if tp + fp else None
-    recall = tp / (tp + fn) if tp + fn else None
-    denom = tp + 0.5 * (fp + fn)
-    return {"precision": precision, "recall": recall, "f1": tp / denom if denom else None}
+    recall = found / (found + fn) if found + fn else None
+    if precision is None or recall is None:
+        f1 = None
+    else:
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1}
 
 
 # -- the outputs, declared once for both variants ------------------------------------------------------
@@ -89,9 +94,9 @@ CONTEXT_RELEVANCE_OUTPUTS = (
 CONTEXT_RECALL_OUTPUTS = (
     Output("context_recall", "share of the reference answer's facts found in the retrieved chunks"),)
 ANSWER_CORRECTNESS_OUTPUTS = (
-    Output("answer_correctness", "claim-level F1 of the answer against the reference: TP / (TP + (FP + FN) / 2)"),
+    Output("answer_correctness", "claim-level F1 of the answer against the reference: 2PR / (P + R)"),
     Output("answer_correctness_precision", "share of the answer's claims that the reference states: TP / (TP + FP)"),
-    Output("answer_correctness_recall", "share of the reference's claims the answer states: TP / (TP + FN)"),
+    Output("answer_correctness_recall", "share of the reference's claims the answer states: F / (F + FN)"),
 )
 
 
@@ -124,20 +129,21 @@ def correctness_results(answer_claims: list[dict[str, Any]], reference_claims: l
     a = [c for c in answer_claims if c["located"]]
     r = [c for c in reference_claims if c["located"]]
     tp = sum(1 for c in a if c["match"])
-    fp, fn = len(a) - tp, sum(1 for c in r if not c["match"])
+    found = sum(1 for c in r if c["match"])
+    fp, fn = len(a) - tp, len(r) - found
     for c in answer_claims:
         c["label"] = ("tp" if c["match"] else "fp") if c["located"] else None
     for c in reference_claims:
         c["label"] = ("found" if c["match"] else "fn") if c["located"] else None
     details.update({"answer_claims": answer_claims, "reference_claims": reference_claims,
-                    "reference_index": ref_index, "counts": {"tp": tp, "fp": fp, "fn": fn},
+                    "reference_index": ref_index, "counts": {"tp": tp, "fp": fp, "found": found, "fn": fn},
                     "missed": [c["text"] for c in r if not c["match"]],
                     "unlocated_claims": len(answer_claims) + len(reference_claims) - len(a) - len(r)})
     if not a or not r:
         side = "the answer" if not a else "the reference"
         raise Unscored(types.NO_CLAIMS, f"no located claim in {side}", **details)
-    s = claim_scores(tp, fp, fn)
-    counts = {"tp": tp, "fp": fp, "fn": fn}
+    s = claim_scores(tp, fp, found, fn)
+    counts = {"tp": tp, "fp": fp, "found": found, "fn": fn}
     return {"answer_correctness": MetricResult("answer_correctness", s["f1"], details=details),
             "answer_correctness_precision": MetricResult("answer_correctness_precision", s["precision"],
                                                          details=counts),

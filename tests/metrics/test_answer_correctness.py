@@ -33,8 +33,8 @@ def judged(reply):
 def test_tp_fp_fn_and_scores_by_hand():
     metric, provider = judged(REPLY)
     out = metric.score([SAMPLE])[0]
-    # TP 1, FP 2, FN 2: P = 1/3, R = 1/3, F1 = 1 / (1 + 2) = 1/3
-    assert out["answer_correctness"].details["counts"] == {"tp": 1, "fp": 2, "fn": 2}
+    # answer: TP 1, FP 2 -> P = 1/3; reference: found 1, FN 2 -> R = 1/3; F1 = 2PR / (P + R) = 1/3
+    assert out["answer_correctness"].details["counts"] == {"tp": 1, "fp": 2, "found": 1, "fn": 2}
     assert out["answer_correctness_precision"].value == pytest.approx(1 / 3)
     assert out["answer_correctness_recall"].value == pytest.approx(1 / 3)
     assert out["answer_correctness"].value == pytest.approx(1 / 3)
@@ -51,10 +51,10 @@ def test_asymmetric_counts():
     reply = {"answer_claims": REPLY["answer_claims"][:1] + [dict(REPLY["answer_claims"][2], in_reference=True)],
              "reference_claims": REPLY["reference_claims"]}
     out = judged(reply)[0].score([SAMPLE])[0]
-    # TP 2, FP 0, FN 2: P = 1, R = 2/4, F1 = 2 / (2 + 1) = 2/3 = 2PR/(P+R)
+    # answer: TP 2, FP 0 -> P = 1; reference: found 1, FN 2 -> R = 1/3; F1 = 2 * 1/3 / (4/3) = 1/2
     assert out["answer_correctness_precision"].value == 1.0
-    assert out["answer_correctness_recall"].value == pytest.approx(0.5)
-    assert out["answer_correctness"].value == pytest.approx(2 / 3)
+    assert out["answer_correctness_recall"].value == pytest.approx(1 / 3)
+    assert out["answer_correctness"].value == pytest.approx(0.5)
 
 
 @pytest.mark.parametrize("sample,status", [

@@ -63,11 +63,11 @@ def test_answer_correctness_offline_both_ways():
     same = Sample("a", "The ferry crossing takes about 55 minutes.", QUESTION, references=SAMPLE.references)
     r = AnswerCorrectnessLocal().score([same])[0]
     assert r["answer_correctness"].value == 1.0 and r["answer_correctness"].details["counts"] == {
-        "tp": 1, "fp": 0, "fn": 0}
+        "tp": 1, "fp": 0, "found": 1, "fn": 0}
     r = AnswerCorrectnessLocal().score([SAMPLE])[0]
     counts = r["answer_correctness"].details["counts"]
-    assert counts == {"tp": 1, "fp": 1, "fn": 0}  # the colour sentence is not in the reference
-    assert r["answer_correctness"].value == pytest.approx(1 / (1 + 0.5))
+    assert counts == {"tp": 1, "fp": 1, "found": 1, "fn": 0}  # the colour sentence is not in the reference
+    assert r["answer_correctness"].value == pytest.approx(2 * 0.5 * 1 / 1.5)
     assert r["answer_correctness_precision"].value == 0.5 and r["answer_correctness_recall"].value == 1.0
 
 
@@ -87,6 +87,8 @@ def test_context_recall_offline():
     (ContextRecallLocal(), Sample("n", "a", QUESTION, SAMPLE.contexts), types.EMPTY_REFERENCE),
     (AnswerCorrectnessLocal(), Sample("n", "An answer of words.", QUESTION), types.EMPTY_REFERENCE),
     (AnswerCorrectnessLocal(), Sample("r", "I cannot answer that.", QUESTION, references=("x y z",)), types.REFUSAL),
+    (ContextRecallLocal(), Sample("t", "a", QUESTION, SAMPLE.contexts, references=("Thursday.",)), types.NO_CLAIMS),
+    (AnswerCorrectnessLocal(), Sample("t", "It is on Thursday.", QUESTION, references=("Thursday.",)), types.NO_CLAIMS),
 ])
 def test_statuses(metric, sample, status):
     out = metric.score([sample])[0]

@@ -22,15 +22,18 @@ def test_context_precision_on_a_ranking_worked_by_hand():
 
 
 def test_claim_level_precision_recall_f1_by_hand():
-    # 3 answer claims in the reference, 1 not; 2 reference claims missed
-    s = claim_scores(tp=3, fp=1, fn=2)
+    # answer: 3 claims in the reference, 1 not; reference: 3 claims found in the answer, 2 missed
+    s = claim_scores(tp=3, fp=1, found=3, fn=2)
     assert s["precision"] == pytest.approx(3 / 4)
     assert s["recall"] == pytest.approx(3 / 5)
-    assert s["f1"] == pytest.approx(3 / (3 + 0.5 * 3))  # = 2/3
-    p, r = s["precision"], s["recall"]
-    assert s["f1"] == pytest.approx(2 * p * r / (p + r))
-    assert claim_scores(0, 2, 1) == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
-    assert claim_scores(0, 0, 0) == {"precision": None, "recall": None, "f1": None}
+    assert s["f1"] == pytest.approx(2 * (3 / 4) * (3 / 5) / (3 / 4 + 3 / 5))  # = 2/3
+    assert s["f1"] == pytest.approx(2 / 3)
+    # one answer claim covering two reference claims: P = 1/1, R = 2/3 (ragas' TP / (TP + FN) would say 1/2)
+    assert claim_scores(tp=1, fp=0, found=2, fn=1) == pytest.approx({"precision": 1.0, "recall": 2 / 3, "f1": 0.8})
+    assert claim_scores(0, 2, 0, 1) == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    # nothing the answer says is in the reference, but the answer covers the reference: P 0, R 1
+    assert claim_scores(0, 1, 1, 0) == {"precision": 0.0, "recall": 1.0, "f1": 0.0}
+    assert claim_scores(0, 0, 0, 0) == {"precision": None, "recall": None, "f1": None}
 
 
 def test_share():

@@ -89,7 +89,7 @@ def test_fault_server_calls_per_answer_statuses_and_cache(tmp_path):
         assert clean["context_recall"].value == 0.5  # "Dogs travel free." is in no chunk
         assert clean["context_recall"].details["missed"] == ["Dogs travel free."]
         # TP 1 ("The ferry crossing ..."), FP 1 ("It is cheap."), FN 1 ("Dogs travel free.")
-        assert clean["answer_correctness"].details["counts"] == {"tp": 1, "fp": 1, "fn": 1}
+        assert clean["answer_correctness"].details["counts"] == {"tp": 1, "fp": 1, "found": 1, "fn": 1}
         assert clean["answer_correctness"].value == pytest.approx(0.5)
         for f in ("answer_relevance", "context_relevance", "context_recall", "answer_correctness"):
             assert clean[f].details["usage"]["requests"] == 1
