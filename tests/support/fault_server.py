@@ -33,8 +33,11 @@ _SENT = re.compile(r"(?<=[.!?])\s+")
 
 
 class FaultServer:
-    def __init__(self, *, reject_json_schema: bool = False, hang_seconds: float = 3.0) -> None:
+    def __init__(self, *, reject_json_schema: bool = False, hang_seconds: float = 3.0,
+                 replies: Any = None) -> None:
         self.reject_json_schema = reject_json_schema
+        #: ``replies(content) -> object or None``: the reply to a prompt that is neither decompose nor verify
+        self.replies = replies
         self.hang_seconds = hang_seconds
         self.requests: list[dict[str, Any]] = []
         self.counts: Counter = Counter()  # marker (or "clean") -> requests
@@ -115,7 +118,10 @@ class FaultServer:
             if marker == "FAULTTRUNC" and self._nth(marker, "verify") == 1:
                 text, finish = text[: max(20, len(text) * 2 // 3)], "length"
         else:
-            text = json.dumps({"scores": {}})
+            other = self.replies(content) if self.replies is not None else None
+            if marker == "FAULTMALFORMED" and other is not None:
+                other = "Sure! Here is my verdict, not as JSON {"
+            text = other if isinstance(other, str) else json.dumps({"scores": {}} if other is None else other)
         _send(h, 200, {"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body.get("model"),
                        "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                                     "finish_reason": finish}],

@@ -18,7 +18,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from genevals.judge.protocol import Completion, Message, Usage
 
-PROMPT_KINDS = ("decompose", "verify", "rubric")
+PROMPT_KINDS = ("decompose", "verify", "rubric", "answer_relevance", "context_relevance", "context_recall",
+                "answer_correctness", "pairwise")
 
 
 def _first_lines() -> dict[str, str]:

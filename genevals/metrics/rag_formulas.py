@@ -1,0 +1,150 @@
+"""What both variants (LLM judge and offline) of answer_relevance, context_relevance, context_recall and
+answer_correctness share: their outputs, their statuses, and their arithmetic as pure functions of verdicts and
+counts, so the two variants can differ only in their verdicts. Neither the judge nor a model is imported here.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from genevals import types
+from genevals.metrics.base import Output
+from genevals.types import MetricResult, Sample
+
+#: statuses these metrics add to :mod:`genevals.types`' own
+NO_QUESTION = "no_question"
+NO_PAIR = "no_pair"
+
+
+class Unscored(Exception):
+    """Raised inside scoring: the sample gets ``status`` with ``reason`` and ``details`` instead of a value."""
+
+    def __init__(self, status: str, reason: str, **details: Any):
+        super().__init__(reason)
+        self.status, self.reason, self.details = status, reason, details
+
+
+def first_reference(sample: Sample) -> tuple[int, str] | None:
+    """(index, text) of the sample's first non-empty reference answer (the one both variants score
+    against, as ragas takes one ``reference``), or None."""
+    for i, ref in enumerate(sample.references):
+        if ref.strip():
+            return i, ref
+    return None
+
+
+def share(flags: Sequence[bool]) -> float:
+    r"""Share of true flags: :math:`\frac{1}{n}\sum_i b_i` (n >= 1)."""
+    if not flags:
+        raise ValueError("share of an empty list")
+    return sum(1 for f in flags if f) / len(flags)
+
+
+def context_precision(relevant: Sequence[bool], k: int | None = None) -> float:
+    r"""Rank-aware context precision@K, as ragas defines it.
+
+    .. math::
+        \mathrm{CP@K} = \frac{\sum_{k=1}^{K} \mathrm{precision@}k \cdot v_k}{\sum_{k=1}^{K} v_k},
+        \qquad \mathrm{precision@}k = \frac{1}{k}\sum_{j=1}^{k} v_j
+
+    with :math:`v_k \in \{0, 1\}` the relevance of the chunk at rank k and K = min(k, number of chunks)
+    (all chunks when ``k`` is None). 0 when no chunk in the top K is relevant (ragas: the same, via its
+    epsilon denominator). Example: v = 1, 0, 1, 1, 0 gives (1/1 + 2/3 + 3/4) / 3 = 0.80556.
+
+    Reference: ragas ``LLMContextPrecisionWithoutReference`` / ``_calculate_average_precision``.
+    """
+    if not relevant:
+        raise ValueError("context precision of an empty ranking")
+    top = list(relevant[: len(relevant) if k is None else max(1, int(k))])
+    hits, total = 0, 0.0
+    for rank, v in enumerate(top, start=1):
+        if v:
+            hits += 1
+            total += hits / rank
+    return total / hits if hits else 0.0
+
+
+def claim_scores(tp: int, fp: int, found: int, fn: int) -> dict[str, float | None]:
+    r"""Claim-level precision, recall and F1, each side counted on its own claims.
+
+    .. math::
+        P = \frac{TP}{TP + FP}, \quad R = \frac{F}{F + FN}, \quad F_1 = \frac{2PR}{P + R}
+
+    TP / FP: the answer's claims that the reference states / does not; F / FN: the reference's claims that the
+    answer states / misses. (ragas' ``FactualCorrectness`` takes R = TP / (TP + FN), mixing the answer's TP
+    with the reference's FN; when two answer claims restate one reference claim, or one answer claim covers
+    two, that R is not a share of anything and can be undefined with claims on both sides.) P is None without
+    answer claims, R without reference claims, F1 when either is None; F1 = 0 when P + R = 0.
+    """
+    precision = tp / (tp + fp) if tp + fp else None
+    recall = found / (found + fn) if found + fn else None
+    if precision is None or recall is None:
+        f1 = None
+    else:
+        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1}
+
+
+# -- the outputs, declared once for both variants ------------------------------------------------------
+ANSWER_RELEVANCE_OUTPUTS = (
+    Output("answer_relevance", "coverage of the question's parts x (1 - off-topic share of the answer)"),)
+CONTEXT_RELEVANCE_OUTPUTS = (
+    Output("context_relevance", "share of the retrieved chunks judged relevant to the question"),
+    Output("context_precision", "rank-aware precision of the chunks judged relevant (ragas context precision@k)"),
+)
+CONTEXT_RECALL_OUTPUTS = (
+    Output("context_recall", "share of the reference answer's facts found in the retrieved chunks"),)
+ANSWER_CORRECTNESS_OUTPUTS = (
+    Output("answer_correctness", "claim-level F1 of the answer against the reference: 2PR / (P + R)"),
+    Output("answer_correctness_precision", "share of the answer's claims that the reference states: TP / (TP + FP)"),
+    Output("answer_correctness_recall", "share of the reference's claims the answer states: F / (F + FN)"),
+)
+
+
+def chunk_scores(chunks: list[dict[str, Any]], k: int | None, details: dict[str, Any]) -> dict[str, MetricResult]:
+    """Both outputs from per-chunk records carrying a boolean ``relevant`` (shared with the offline variant)."""
+    flags = [c["relevant"] for c in chunks]
+    details.update({"chunks": chunks, "relevant_chunks": sum(flags), "n_chunks": len(flags), "k": k})
+    return {"context_relevance": MetricResult("context_relevance", share(flags), details=details),
+            "context_precision": MetricResult("context_precision", context_precision(flags, k),
+                                              details={"k": k, "relevant_in_top_k": sum(flags[:k] if k else flags)})}
+
+
+def recall_result(claims: list[dict[str, Any]], ref_index: int, details: dict[str, Any]) -> MetricResult:
+    """The output from fact records with ``located`` and ``found`` (shared with the offline variant)."""
+    located = [c for c in claims if c["located"]]
+    found = sum(1 for c in located if c["found"])
+    details.update({"claims": claims, "reference_index": ref_index, "found": found, "n_claims": len(located),
+                    "missed": [c["text"] for c in located if not c["found"]],
+                    "unlocated_claims": len(claims) - len(located)})
+    if not located:
+        raise Unscored(types.NO_CLAIMS, "no fact of the reference could be located in it" if claims else
+                       "no fact was found in the reference", **details)
+    return MetricResult("context_recall", found / len(located), details=details)
+
+
+def correctness_results(answer_claims: list[dict[str, Any]], reference_claims: list[dict[str, Any]],
+                        ref_index: int, details: dict[str, Any]) -> dict[str, MetricResult]:
+    """The three outputs from claim records (``located``; ``match`` True/False) on both sides; shared with the
+    offline variant."""
+    a = [c for c in answer_claims if c["located"]]
+    r = [c for c in reference_claims if c["located"]]
+    tp = sum(1 for c in a if c["match"])
+    found = sum(1 for c in r if c["match"])
+    fp, fn = len(a) - tp, len(r) - found
+    for c in answer_claims:
+        c["label"] = ("tp" if c["match"] else "fp") if c["located"] else None
+    for c in reference_claims:
+        c["label"] = ("found" if c["match"] else "fn") if c["located"] else None
+    details.update({"answer_claims": answer_claims, "reference_claims": reference_claims,
+                    "reference_index": ref_index, "counts": {"tp": tp, "fp": fp, "found": found, "fn": fn},
+                    "missed": [c["text"] for c in r if not c["match"]],
+                    "unlocated_claims": len(answer_claims) + len(reference_claims) - len(a) - len(r)})
+    if not a or not r:
+        side = "the answer" if not a else "the reference"
+        raise Unscored(types.NO_CLAIMS, f"no located claim in {side}", **details)
+    s = claim_scores(tp, fp, found, fn)
+    counts = {"tp": tp, "fp": fp, "found": found, "fn": fn}
+    return {"answer_correctness": MetricResult("answer_correctness", s["f1"], details=details),
+            "answer_correctness_precision": MetricResult("answer_correctness_precision", s["precision"],
+                                                         details=counts),
+            "answer_correctness_recall": MetricResult("answer_correctness_recall", s["recall"], details=counts)}
