@@ -1,13 +1,14 @@
 """Sentence BLEU per sample and corpus BLEU from summed statistics, scored by sacrebleu's own ``compute_bleu``.
 
 The tokens are sacrebleu's 13a tokens (:mod:`genevals.metrics.tokenize13a`: the same rules, run in C) and
-sacrebleu's ``compute_bleu`` turns the statistics into the score, so the values are sacrebleu's (``tests/metrics/test_bleu.py`` checks them against
-``sentence_bleu`` and ``corpus_bleu``). What differs is the counting in between: ``sentence_bleu`` builds a new ``BLEU`` object per call
-and extracts every n-gram into one list of tuples before counting; here each distinct text is tokenised and its
-n-grams counted once, one ``Counter`` per order, kept while the text recurs (a reference shared by several
-systems, an answer scored against several references), and the clipped matches are summed over the keys the
-two texts share. The statistics are the same integers (``_segment_statistics`` is sacrebleu's
-``_compute_segment_statistics`` reorganised), so the scores are the same floats.
+sacrebleu's ``compute_bleu`` turns the statistics into the score, so the values are sacrebleu's
+(``tests/metrics/test_bleu.py`` checks them against ``sentence_bleu`` and ``corpus_bleu``). What differs is the
+counting in between: ``sentence_bleu`` builds a new ``BLEU`` object per call and extracts every n-gram into one
+list of tuples before counting; here each distinct text is tokenised and its n-grams counted once, one
+``Counter`` per order, kept while the text recurs (a reference shared by several systems, an answer scored
+against several references), and the clipped matches are summed over the keys the two texts share. The
+statistics are the same integers (``_segment_statistics`` is sacrebleu's ``_compute_segment_statistics``
+reorganised), so the scores are the same floats.
 """
 from __future__ import annotations
 
