@@ -14,7 +14,6 @@ sample without waiting for the slowest one of its batch.
 from __future__ import annotations
 
 import abc
-import asyncio
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -243,6 +242,8 @@ class ConcurrentMetric(Metric):
         run_sync(lambda: self._score_each(samples, emit))
 
     async def _score_each(self, samples: Sequence[Sample], emit: Emit) -> None:
+        import asyncio
+
         async def one(index: int, sample: Sample) -> None:
             emit(index, await self._score_safe(sample))
 
@@ -260,6 +261,8 @@ def usage_statistics(result: MetricResult | None, prefix: str) -> dict[str, floa
 
 def run_sync(coro_factory: Callable[[], Any]) -> Any:
     """Run ``coro_factory()`` to completion from synchronous code, also when a loop is already running."""
+    import asyncio  # here, not at the top: only judge-backed metrics need it, and it costs startup time
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

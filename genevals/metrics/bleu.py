@@ -1,15 +1,23 @@
-"""Sentence BLEU per sample and corpus BLEU from summed statistics, both computed by sacrebleu.
+"""Sentence BLEU per sample and corpus BLEU from summed statistics, scored by sacrebleu's own ``compute_bleu``.
 
-Nothing of BLEU is reimplemented here: sacrebleu tokenises, counts and scores. This module only
-keeps one ``sacrebleu.metrics.BLEU`` object alive (``sentence_bleu`` builds a new one per call),
-stores each sample's sufficient statistics, and sums them for the corpus score.
+The tokens are sacrebleu's 13a tokens (:mod:`genevals.metrics.tokenize13a`: the same rules, run in C) and
+sacrebleu's ``compute_bleu`` turns the statistics into the score, so the values are sacrebleu's
+(``tests/metrics/test_bleu.py`` checks them against ``sentence_bleu`` and ``corpus_bleu``). What differs is the
+counting in between: ``sentence_bleu`` builds a new ``BLEU`` object per call and extracts every n-gram into one
+list of tuples before counting; here each distinct text is tokenised and its n-grams counted once, one
+``Counter`` per order, kept while the text recurs (a reference shared by several systems, an answer scored
+against several references), and the clipped matches are summed over the keys the two texts share. The
+statistics are the same integers (``_segment_statistics`` is sacrebleu's ``_compute_segment_statistics``
+reorganised), so the scores are the same floats.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from genevals import types
 from genevals.metrics.base import Metric, Output, register
+from genevals.metrics.tokenize13a import tokens_13a
 from genevals.signature import make_signature, package_version
 from genevals.types import MetricResult, Sample
 
@@ -17,6 +25,42 @@ _NAME = "bleu"
 _NO_REFERENCE = "sample has no reference answer"
 _TOKENIZE = "13a"
 _SMOOTH = "exp"
+_ORDER = 4  # sacrebleu's MAX_NGRAM_ORDER
+#: distinct texts whose n-gram counts are kept (oldest dropped first): an 850-character text's n-grams take
+#: ~43 KB (measured with tracemalloc), so at most ~22 MB; enough for references shared within a chunk
+_CACHE_TEXTS = 512
+
+
+class _Counted:
+    """One tokenised text: its length in tokens and its n-gram counts, one Counter per order 1..4."""
+
+    __slots__ = ("length", "ngrams")
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.length = len(tokens)
+        # sacrebleu's n-grams, split by order (unigrams as plain tokens); zip builds each tuple in C.
+        t = tokens
+        self.ngrams = (Counter(t), Counter(zip(t, t[1:])), Counter(zip(t, t[1:], t[2:])),
+                       Counter(zip(t, t[1:], t[2:], t[3:])))
+
+
+def _clipped(hypothesis: Counter, reference: Counter) -> int:
+    """sum_g min(hyp[g], ref[g]) over the n-grams both have (the integer sum is order-free)."""
+    common = hypothesis.keys() & reference.keys()
+    return sum(map(min, map(hypothesis.__getitem__, common), map(reference.__getitem__, common)))
+
+
+def _max_counts(refs: Sequence[_Counted]) -> tuple[Counter, ...]:
+    """Per order, each n-gram's largest count over the references (sacrebleu's ``_extract_reference_info``)."""
+    if len(refs) == 1:
+        return refs[0].ngrams
+    merged = tuple(Counter(c) for c in refs[0].ngrams)
+    for ref in refs[1:]:
+        for into, counts in zip(merged, ref.ngrams):
+            for gram, count in counts.items():
+                if count > into[gram]:
+                    into[gram] = count
+    return merged
 
 
 def _fraction(score: float) -> float:
@@ -50,6 +94,30 @@ class Bleu(Metric):
         # corpus_bleu's defaults: same tokenisation and smoothing, effective order off.
         self._corpus = BLEU(tokenize=_TOKENIZE, smooth_method=_SMOOTH, effective_order=False)
         self._ref_counts: set[int] = set()
+        self._texts: dict[str, _Counted] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Sent to worker processes without the counted texts: a fresh cache is equivalent.
+        return {**self.__dict__, "_texts": {}}
+
+    def _counted(self, text: str) -> _Counted:
+        """The text as sacrebleu's ``_preprocess_segment`` gives it (13a, ``rstrip``), counted once."""
+        got = self._texts.get(text)
+        if got is None:
+            if len(self._texts) >= _CACHE_TEXTS:
+                del self._texts[next(iter(self._texts))]
+            got = self._texts[text] = _Counted(tokens_13a(text.rstrip()))
+        return got
+
+    def _segment_statistics(self, answer: str, refs: Sequence[str]) -> tuple[int, int, list[int], list[int]]:
+        """(sys_len, ref_len, correct, total), as sacrebleu's ``_compute_segment_statistics``."""
+        hyp = self._counted(answer)
+        counted = [self._counted(r) for r in refs]
+        ref_max = _max_counts(counted)
+        ref_len = self._sentence._get_closest_ref_len(hyp.length, [r.length for r in counted])
+        correct = [_clipped(h, r) for h, r in zip(hyp.ngrams, ref_max)]
+        total = [max(hyp.length - n, 0) for n in range(_ORDER)]
+        return hyp.length, ref_len, correct, total
 
     def signature(self) -> str:
         """sacrebleu's own signature fields; nrefs over everything scored so far ("?" before any, "var" if mixed)."""
@@ -68,7 +136,11 @@ class Bleu(Metric):
         if not refs:
             return MetricResult.unscored(_NAME, types.EMPTY_REFERENCE, _NO_REFERENCE)
         self._ref_counts.add(len(refs))
-        result = self._sentence.sentence_score(sample.answer, refs)
+        sys_len, ref_len, correct, total = self._segment_statistics(sample.answer, refs)
+        bleu = self._sentence
+        result = bleu.compute_bleu(correct, total, sys_len, ref_len, smooth_method=bleu.smooth_method,
+                                   smooth_value=bleu.smooth_value, effective_order=bleu.effective_order,
+                                   max_ngram_order=bleu.max_ngram_order)
         # Under exp smoothing sacrebleu leaves counts/totals untouched, so they are the raw statistics.
         counts, totals = [int(c) for c in result.counts], [int(t) for t in result.totals]
         details: dict[str, Any] = {

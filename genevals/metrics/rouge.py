@@ -13,10 +13,7 @@ from collections import Counter
 from typing import Sequence
 
 from rapidfuzz.distance import LCSseq
-from rouge_score import (  # light: rouge-score loads nltk only in rouge_score.tokenizers
-    scoring,
-    tokenize,
-)
+from rouge_score import tokenize  # light: rouge-score loads nltk only in rouge_score.tokenizers
 
 from genevals import types
 from genevals.metrics.base import Metric, Output, register
@@ -58,6 +55,16 @@ class _Text:
         self.bigrams = Counter(zip(self.ids, self.ids[1:]))
 
 
+def _fmeasure(precision: float, recall: float) -> float:
+    """rouge-score's own ``scoring.fmeasure``, imported on first use (rouge_score.scoring loads numpy, which
+    `genevals --help` should not pay for); it then replaces this function."""
+    global _fmeasure
+    from rouge_score.scoring import fmeasure
+
+    _fmeasure = fmeasure
+    return fmeasure(precision, recall)
+
+
 def _overlap(target: Counter, prediction: Counter) -> int:
     """sum_g min(target[g], prediction[g]), with every loop in C (the integer sum is order-free)."""
     common = target.keys() & prediction.keys()
@@ -69,7 +76,7 @@ def _ngram_score(target: Counter, prediction: Counter, n_target: int, n_predicti
     hits = _overlap(target, prediction)
     precision = hits / max(n_prediction, 1)
     recall = hits / max(n_target, 1)
-    return scoring.fmeasure(precision, recall), precision, recall
+    return _fmeasure(precision, recall), precision, recall
 
 
 def _lcs_score(target: list[int], prediction: list[int]) -> tuple[float, float, float]:
@@ -79,7 +86,7 @@ def _lcs_score(target: list[int], prediction: list[int]) -> tuple[float, float, 
     lcs = LCSseq.similarity(target, prediction)
     precision = lcs / len(prediction)
     recall = lcs / len(target)
-    return scoring.fmeasure(precision, recall), precision, recall
+    return _fmeasure(precision, recall), precision, recall
 
 
 def _scores(target: _Text, prediction: _Text) -> dict[str, tuple[float, float, float]]:

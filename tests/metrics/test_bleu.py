@@ -146,3 +146,27 @@ def test_identity_scores_one(text: str) -> None:
     # With effective order, any answer identical to its reference with >= 1 token (13a) gets 1.
     got = Bleu().score([Sample(id="s", answer=text, references=(text,))])[0]["bleu"]
     assert got.value == 1.0
+
+
+def test_real_text_identical_to_sacrebleu(shared_dir: Path) -> None:
+    """RAGTruth responses scored against the other models' responses to the same source (1-5 references each,
+    texts recurring as answer and as reference): every sentence BLEU and the corpus BLEU equal sacrebleu's."""
+    rows = [json.loads(line) for line in (shared_dir / "datasets" / "ragtruth_dev.jsonl").open(encoding="utf-8")]
+    by_source: dict[str, list[str]] = {}
+    for row in rows:
+        by_source.setdefault(row["source_id"], []).append(row["response"])
+    samples = [Sample(id=str(i), answer=row["response"],
+                      references=tuple(r for r in by_source[row["source_id"]] if r != row["response"])
+                      or (row["context"],))
+               for i, row in enumerate(rows)]
+    metric = Bleu()
+    got = metric.score(samples)
+    for sample, result in zip(samples, got):
+        want = sacrebleu.sentence_bleu(sample.answer, [r for r in sample.references if r.strip()])
+        assert result["bleu"].value == _capped(want.score)
+        assert result["bleu"].details["counts"] == want.counts and result["bleu"].details["totals"] == want.totals
+    width = max(len(s.references) for s in samples)
+    streams = [[s.references[k] if k < len(s.references) else None for s in samples] for k in range(width)]
+    assert metric.corpus_scores(got)["bleu"] == _capped(
+        sacrebleu.corpus_bleu([s.answer for s in samples], streams).score)
+    assert len({len(s.references) for s in samples}) > 1
