@@ -2,7 +2,8 @@
 share (exit codes, option parsers, thresholds, the judge options).
 
 Exit codes: 0 success, 1 a --fail-under / --fail-over threshold was missed, 2 bad input (found before anything
-is scored), 130 interrupted (partial results and summary are written).
+is scored) or a judge that fails its preflight, 3 too many judge errors (--max-judge-errors), 130 interrupted
+(partial results and summary are written).
 """
 from __future__ import annotations
 

@@ -1,8 +1,10 @@
 """What the subcommands share: exit codes, option parsers, thresholds and the judge options.
 
 Exit codes, for every subcommand: 0 success, 1 a ``--fail-under`` / ``--fail-over`` threshold was missed, 2 bad
-input (file, row, option, metric name or threshold, found before anything is scored), 130 interrupted (partial
-results and the summary are written).
+input (file, row, option, metric name or threshold, found before anything is scored) or a judge that fails its
+preflight request (unreachable, unknown model, refused key, missing extra), 3 more than ``--max-judge-errors`` of the
+judged samples ended in ``judge_error`` (everything scored is written first), 130 interrupted (partial results and
+the summary are written).
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_JUDGE_ERRORS = 3
 
 
 def csv_list(text: str) -> list[str]:
@@ -27,6 +30,17 @@ def count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
+    return value
+
+
+def fraction(text: str) -> float:
+    """A number in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got '{text}'") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {value:g}")
     return value
 
 
@@ -125,6 +139,11 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
                        choices=("auto", "yes", "no"), default="auto",
                        help="faithfulness: include the worked example in the prompts (auto: not for the tiny "
                             "packaged model)")
+    judge.add_argument("--max-judge-errors", type=fraction, default=0.05, metavar="SHARE",
+                       help="exit 3 when more than this share of judged samples end in judge_error "
+                            "(default 0.05; results are written first)")
+    judge.add_argument("--no-preflight", action="store_true",
+                       help="skip the one test request that checks the judge before scoring")
 
 
 _JUDGE_FIELDS = {"judge_backend": "backend", "judge_base_url": "base_url", "judge_model": "model",

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_THRESHOLD, add_judge_options,
-                                 add_thresholds, csv_list, faithfulness_options, judge_config,
+from genevals.cli import failures
+from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
+                                 add_judge_options, add_thresholds, csv_list, faithfulness_options, judge_config,
                                  recorded_thresholds)
 
 
@@ -123,6 +124,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise InputError("judge options", None, None, str(exc)) from None
         options = metric_options(args)
         check_run(args.thresholds, select(args.metrics, options, judge))  # before anything is scored
+        problem = None if args.no_preflight else failures.preflight_for(args.metrics, options, judge)
+        if problem is not None:
+            print(f"genevals: error: {problem}", file=sys.stderr)
+            return EXIT_BAD_INPUT
         common = dict(options=options, judge=judge, column_map=column_map,
                       on_error="skip" if args.on_error == "skip" else "raise", strict=args.strict, out_dir=args.out,
                       seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False,
@@ -167,9 +172,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
     for family, warning in (summary.get("meta", {}).get("judge_warnings") or {}).items():
         print(f"genevals: note: {family}: {warning}", file=sys.stderr)
-    failures = threshold_failures(args.thresholds, summary.get("systems", {}))
-    for failure in failures:
+    missed = threshold_failures(args.thresholds, summary.get("systems", {}))
+    for failure in missed:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
-    return EXIT_THRESHOLD if failures else EXIT_OK
+    if failures.report(failures.from_run(Path(args.out)), args.max_judge_errors):
+        return EXIT_JUDGE_ERRORS
+    return EXIT_THRESHOLD if missed else EXIT_OK
 
 

@@ -1,6 +1,8 @@
 """``genevals validate LABELLED.jsonl --judge local|llm|cascade --out DIR``: agreement of a judge with human labels.
 
-Exit codes (:mod:`genevals.cli.common`): 0 written, 2 bad input or options, 130 interrupted.
+Exit codes (:mod:`genevals.cli.common`): 0 written, 2 bad input or options or a judge that fails its preflight,
+3 more than ``--max-judge-errors`` of the answers ended in ``judge_error`` (everything is written first),
+130 interrupted.
 """
 from __future__ import annotations
 
@@ -9,8 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, add_judge_options, faithfulness_options,
-                                 judge_config, key_value)
+from genevals.cli import failures
+from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, add_judge_options,
+                                 faithfulness_options, judge_config, key_value)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -91,6 +94,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     except (LabelledInputError, ValueError, TypeError) as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.judge != "local" and not args.no_preflight:
+        from genevals.judge.preflight import preflight
+
+        problem = preflight(config)
+        if problem is not None:
+            print(f"genevals: error: {problem}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     bar = None
     progress = None
     if not args.quiet:
@@ -115,6 +125,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(summary_text(report))
         print(f"wrote {paths['json']}, {paths['html']} and {paths['rows']}")
+    if args.judge != "local":
+        found = failures.from_statuses(args.judge, ((o.status, o.reason) for o in outcomes))
+        if failures.report(found, args.max_judge_errors):
+            return EXIT_JUDGE_ERRORS
     return EXIT_OK
 
 

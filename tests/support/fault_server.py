@@ -15,7 +15,9 @@ verify labels a claim "supported" with the claim as quote when the claim's text 
     FAULTAUTH      401 whose error message echoes the API key (as OpenAI's does)
 
 ``reject_json_schema=True`` makes it answer 400 to ``response_format.type == "json_schema"`` (a llama.cpp-style
-server), so the client has to fall back to ``json_object`` with a schema. Every request is counted and kept.
+server), so the client has to fall back to ``json_object`` with a schema. ``models`` (a set of names) makes it
+answer 404 model_not_found for any other model, and ``api_key`` 401 (echoing the key sent, as OpenAI does) for
+any other key. Every request is counted and kept.
 """
 from __future__ import annotations
 
@@ -34,10 +36,12 @@ _SENT = re.compile(r"(?<=[.!?])\s+")
 
 class FaultServer:
     def __init__(self, *, reject_json_schema: bool = False, hang_seconds: float = 3.0,
-                 replies: Any = None) -> None:
+                 replies: Any = None, models: set[str] | None = None, api_key: str | None = None) -> None:
         self.reject_json_schema = reject_json_schema
         #: ``replies(content) -> object or None``: the reply to a prompt that is neither decompose nor verify
         self.replies = replies
+        self.models = models
+        self.api_key = api_key
         self.hang_seconds = hang_seconds
         self.requests: list[dict[str, Any]] = []
         self.counts: Counter = Counter()  # marker (or "clean") -> requests
@@ -92,6 +96,13 @@ class FaultServer:
             self.times.setdefault(marker, []).append(time.monotonic())
             self.requests.append({"marker": marker, "kind": kind, "body": body,
                                   "authorization": h.headers.get("Authorization")})
+        sent_key = (h.headers.get("Authorization") or "").removeprefix("Bearer ")
+        if self.api_key is not None and sent_key != self.api_key:
+            return _send(h, 401, {"error": {"message": f"Incorrect API key provided: {sent_key}.",
+                                            "type": "invalid_request_error", "code": "invalid_api_key"}})
+        if self.models is not None and body.get("model") not in self.models:
+            return _send(h, 404, {"error": {"message": f"The model `{body.get('model')}` does not exist",
+                                            "type": "invalid_request_error", "code": "model_not_found"}})
         fmt = body.get("response_format") or {}
         if self.reject_json_schema and fmt.get("type") == "json_schema":
             return _send(h, 400, {"error": {"message": "response_format type json_schema not supported",
