@@ -198,3 +198,167 @@ def test_deep_link_mark_reload_second_reviewer_and_export_into_validate(browser,
     assert main(["validate", str(labels), "--judge", "local", "--out", str(out), "--quiet", "--resamples", "50"]) == 0
     report = json.loads((out / "validation.json").read_text())
     assert report["response_level"]["n"] == 2 and report["response_level"]["positive_rate"] == 1.0
+
+
+def rescore(run: Path, sample, answer: str) -> None:
+    """What a re-run writes for ``sample`` after its answer changed: the new answer and the judge's new claims."""
+    path = run / runfolder.RESULTS_FILE
+    lines = path.read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[sample.line - 1])
+    row["answer"] = answer
+    details, labels = judge_details(answer, [c["text"] for c in row["contexts"]])
+    row["metrics"]["faithfulness"]["details"].update(details)
+    lines[sample.line - 1] = json.dumps(row)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_a_decision_on_a_claim_that_changed_in_a_rerun_is_shown_stale(browser, run):
+    [(sample, positions)] = flagged_samples(run, 1)
+    server = ReviewProcess(run)
+    try:
+        ann = Page(browser, server.url + link(sample, positions[0]))
+        ann.name("Ann")
+        ann.mark(positions[0], "false_alarm", "fine as written")
+        assert ann.page.locator("#review-panel .stale").count() == 0
+        claim = sample.claims[positions[0]]
+        rescore(run, sample, sample.answer.replace(claim.text, claim.text.rstrip(".") + " in 1820."))
+        ann.reload()  # the server sees the new results and checks the decision against the new claim
+        stale = ann.page.locator("#review-panel .decision.stale")
+        assert stale.count() == 1 and "the claim's text changed" in stale.inner_text()
+        ann.goto(server.url + "#tab=review")
+        assert "1 decision made on an earlier version" in ann.page.inner_text("#review-stale")
+        assert "Reviewed 0 of" in ann.page.inner_text("#review-progress")
+        assert "the claim's text changed" in ann.page.inner_text("#decisions-table")
+        ann.shot("review-stale")
+        ann.close()
+    finally:
+        server.stop()
+
+
+def test_hostile_names_and_notes_stay_text_and_a_write_without_the_token_is_refused(browser, run):
+    [(sample, positions)] = flagged_samples(run, 1)
+    server = ReviewProcess(run)
+    try:
+        o = Page(browser, server.url + link(sample))
+        page = o.page
+        for name, note in ((XSS[2], XSS[0]), (XSS[1], XSS[3])):  # two reviewers with hostile names and notes
+            o.name(name)
+            o.mark(positions[0], "unsure", note)
+        o.reload()
+        o.goto(server.url + "#tab=review")
+        o.goto(server.url + link(sample))
+        state = page.evaluate("""() => ({xss: window.__xss === undefined ? null : window.__xss,
+            imgs: document.querySelectorAll('img, iframe, object, embed').length,
+            scripts: document.querySelectorAll('script').length})""")
+        assert state == {"xss": None, "imgs": 0, "scripts": 2}
+        text = page.inner_text("#review-panel")
+        assert all(x in text for x in XSS[:4])
+        # The page's own origin, without the token: refused, nothing stored.
+        before = len(read_decisions(run))
+        status = page.evaluate("""([body]) => fetch('/api/decisions', {method: 'POST',
+            headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)}).then(r => r.status)""",
+                               [{"reviewer": "mallory", "system": sample.system, "sample_id": sample.id,
+                                 "claim": sample.claims[positions[0]].index, "decision": "confirmed"}])
+        assert status == 403 and len(read_decisions(run)) == before
+        assert o.errors == ["Failed to load resource: the server responded with a status of 403 (Forbidden)"]
+        o.errors.clear()
+        o.close()
+    finally:
+        server.stop()
+    # The static report, rebuilt, shows the same hostile text read-only.
+    from genevals.cli import main
+
+    assert main(["report", str(run)]) == 0
+    static = Page(browser, (run / runfolder.REPORT_FILE).as_uri() + link(sample), live=False)
+    try:
+        state = static.page.evaluate("() => ({xss: window.__xss === undefined ? null : window.__xss, "
+                                     "imgs: document.querySelectorAll('img').length})")
+        assert state == {"xss": None, "imgs": 0} and XSS[0] in static.page.inner_text("#review-panel")
+    finally:
+        static.close()
+
+
+def test_the_static_report_shows_stored_decisions_read_only_and_how_to_review(browser, run):
+    from genevals.cli import main
+
+    remote: list[str] = []
+    (sample, positions), = flagged_samples(run, 1)
+    assert main(["report", str(run)]) == 0  # no store yet
+    o = Page(browser, (run / runfolder.REPORT_FILE).as_uri() + "#tab=review", live=False)
+    assert "No reviewer decisions stored yet" in o.page.inner_text("#review-mode")
+    assert f"genevals review {run}" in o.page.inner_text("#review-mode")
+    o.close()
+    server = ReviewProcess(run)
+    try:
+        status, _ = server.call("POST", "/api/decisions", {"reviewer": "Ann", "system": sample.system,
+                                                           "sample_id": sample.id, "decision": "confirmed",
+                                                           "claim": sample.claims[positions[0]].index, "note": "n1"})
+        assert status == 201
+    finally:
+        server.stop()
+    assert main(["report", str(run)]) == 0
+    o = Page(browser, (run / runfolder.REPORT_FILE).as_uri() + link(sample, positions[0]), live=False)
+    try:
+        o.page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
+                     else (remote.append(r.request.url), r.abort()))
+        panel = o.page.inner_text("#review-panel")
+        assert "Read-only" in panel and "Ann" in panel and "n1" in panel and f"genevals review {run}" in panel
+        assert o.page.locator("#review-panel button, #review-panel input").count() == 0
+        # Filters of the review tab live in the address; changing one rewrites it, and the link restores it.
+        o.goto((run / runfolder.REPORT_FILE).as_uri() + "#tab=review&verdict=unverifiable&q=inferred")
+        count = o.page.inner_text("#review-count")
+        assert o.page.locator("#review-table tbody tr").count() == int(count.split()[0]) > 0
+        assert "Read-only: the 1 decision" in o.page.inner_text("#review-mode")
+        o.page.select_option("#review-filters select >> nth=1", "contradicted")
+        assert "verdict=contradicted" in o.page.url and "q=inferred" in o.page.url
+        o.shot("review-static")
+        assert remote == []
+    finally:
+        o.close()
+
+
+def test_run_against_run_view_sorted_by_regression_and_linkable(browser, tmp_path):
+    from genevals.cli import main
+
+    rows = input_rows()
+    changed = [dict(r, answer="It was first recorded in 1820 by the royal archive. " + r["answer"]) if i % 3 == 0 else r
+               for i, r in enumerate(rows)]
+    a = add_judge(make_run(tmp_path / "before", rows))
+    b = add_judge(make_run(tmp_path / "after", changed))
+    out = tmp_path / "compare.html"
+    assert main(["report", str(a), str(b), "-o", str(out)]) == 0
+    samples_a, samples_b = load_samples(a), load_samples(b)
+
+    def faith(samples, key):
+        [claim_labels] = [[c.label for c in samples[key].claims]]
+        return claim_labels.count("supported") / len(claim_labels) if claim_labels else None
+
+    drops = {k: faith(samples_a, k) - faith(samples_b, k) for k in samples_a
+             if k in samples_b and faith(samples_a, k) is not None and faith(samples_b, k) is not None}
+    o = Page(browser, out.as_uri(), live=False)
+    try:
+        page = o.page
+        page.click("button[data-tab=runs]")
+        assert "tab=runs" in page.url and "sort=regression" in page.url and "metric=faithfulness" in page.url
+        assert f"of {len(set(samples_a) & set(samples_b))} paired questions" in page.inner_text("#runs-count")
+        first = page.locator("#runs-table tbody tr").first
+        delta = float(first.locator("td.num").first.get_attribute("data-delta"))
+        assert delta == pytest.approx(-max(drops.values()), abs=1e-6)
+        page.check("#runs-changed")
+        assert "changed=1" in page.url
+        first = page.locator("#runs-table tbody tr").first
+        system, sid = first.get_attribute("data-pair").split("/", 1)
+        first.click()
+        answers = page.inner_text("#pair-answers")
+        assert samples_a[(system, sid)].answer in answers and samples_b[(system, sid)].answer in answers
+        assert "\u2192" in page.inner_text("#pair-verdicts") and page.locator("#pair-metrics tbody tr").count() > 3
+        address = page.url
+        assert f"pid={sid}" in address
+        o.shot("report-run-vs-run")
+        o.close()
+        # The address reopens the same question.
+        o = Page(browser, address, live=False)
+        assert sid in o.page.inner_text("#drawer-title") and o.page.locator("#pair-answers").count() == 1
+        assert o.page.locator("#runs-changed").is_checked()
+    finally:
+        o.close()
