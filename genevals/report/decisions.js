@@ -79,7 +79,8 @@ function reviewPanel(index) {
   var rows = claimRows(sample), mine = sampleDecisions(sample), card = el("div", { "class": "card", id: "review-panel" });
   append(card, el("h3", { text: "Review" }));
   if (!LIVE) {
-    append(card, el("p", { "class": "small muted", id: "review-readonly", text: (REV.state ? "Read-only: decisions stored when this report was built." : "No stored decisions.") +
+    append(card, el("p", { "class": "small muted", id: "review-readonly", text: (REV.state ? "Read-only: decisions stored when this report was built." : REVIEW ? "No stored decisions." :
+      "This report carries no reviewer decisions (genevals report RUN_DIR embeds the stored ones).") +
       " To review, run: " + reviewCommand() }));
   } else {
     append(card, nameBox());
