@@ -59,6 +59,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         limit = MAX_DETAILED_SAMPLES if args.max_samples is None else args.max_samples
         data = build_data(run_dirs, list(given.values()) or None, max_detailed_samples=limit,
                           declared=declaration_of, min_coverage=min_coverage)
+        if len(run_dirs) == 1:  # reviewers' decisions, shown read-only (genevals review RUN_DIR writes them)
+            from genevals.review.tally import report_state
+
+            data["review"] = report_state(run_dirs[0])
     except (OSError, ValueError) as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

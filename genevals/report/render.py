@@ -20,7 +20,8 @@ from genevals.report.model import MAX_DETAILED_SAMPLES, MAX_TABLE_SAMPLES, build
 
 HERE = Path(__file__).resolve().parent
 #: The JavaScript parts, concatenated in this order into one inline script.
-JS_FILES = ("core.js", "overview.js", "charts.js", "samples.js", "review.js", "main.js")
+JS_FILES = ("core.js", "overview.js", "charts.js", "samples.js", "review.js", "runs.js", "decisions.js", "main.js",
+            "links.js")
 
 
 def embed_json(data: Any) -> str:
@@ -34,8 +35,9 @@ def _asset(name: str) -> str:
     return (HERE / name).read_text(encoding="utf-8")
 
 
-def render(data: Mapping[str, Any]) -> str:
-    """The HTML page for ``data``."""
+def render(data: Mapping[str, Any], connect_src: str = "'none'") -> str:
+    """The HTML page for ``data``; ``connect_src`` is what the page may fetch from (the review server serves it
+    with ``'self'``: the static file fetches nothing)."""
     from jinja2 import Environment, FileSystemLoader, select_autoescape
     from markupsafe import Markup
 
@@ -45,7 +47,7 @@ def render(data: Mapping[str, Any]) -> str:
         raise ValueError("report assets must not contain '</' or '<!--'")
     script_hash = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     csp = ("default-src 'none'; script-src 'sha256-" + script_hash + "'; style-src 'unsafe-inline'; "
-           "img-src data:; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'")
+           "img-src data:; font-src 'none'; connect-src " + connect_src + "; base-uri 'none'; form-action 'none'")
     env = Environment(loader=FileSystemLoader(str(HERE)), autoescape=select_autoescape(["html"]))
     names = [run["name"] for run in data["runs"]]
     return env.get_template("template.html").render(

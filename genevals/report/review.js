@@ -69,7 +69,11 @@ TABS.review = function (root) {
       " detailed samples); the rest are in results.jsonl, or embed them with genevals report --max-samples N." }));
   }
   var names = D.metrics.map(function (m) { return m.name; });
-  var state = { system: "", verdict: "", metric: names.indexOf("faithfulness") >= 0 ? "faithfulness" : names[0], min: null, max: null, text: "" };
+  // The filters start from the address (links.js) and are written back to it.
+  var link = linkParams(), linkedMetric = link.get("metric");
+  var state = { system: systemIndex(link.get("rsys")), verdict: VERDICTS.indexOf(link.get("verdict")) > 0 ? link.get("verdict") : "",
+    metric: METRIC[linkedMetric] ? linkedMetric : names.indexOf("faithfulness") >= 0 ? "faithfulness" : names[0],
+    min: linkNumber(link, "min"), max: linkNumber(link, "max"), text: link.get("q") || "" };
   var view = all;
   var body = el("tbody"), count = el("span", { "class": "count", id: "review-count" });
   function apply() {
@@ -86,6 +90,8 @@ TABS.review = function (root) {
       return true;
     });
     count.textContent = view.length + " of " + all.length + " flagged claims";
+    updateLink({ rsys: state.system === "" ? null : sysLabel(Number(state.system)), verdict: state.verdict, metric: state.metric,
+      min: state.min, max: state.max, q: state.text });
     pager.update(view.length);
   }
   function draw(page) {
@@ -112,17 +118,17 @@ TABS.review = function (root) {
     });
     download("genevals-hallucinations.csv", toCSV(header, rows), "text/csv;charset=utf-8");
   }
-  var search = el("input", { type: "search", placeholder: "claim, answer or id", id: "review-search" });
+  var search = el("input", { type: "search", placeholder: "claim, answer or id", id: "review-search", value: state.text });
   search.addEventListener("input", function () { state.text = search.value; apply(); });
   var metricHead = el("th", { "class": "num", text: state.metric });
   var card = el("div", { "class": "card" }, [
     el("div", { "class": "toolbar", id: "review-filters" }, [
       el("label", null, ["Search", search]),
-      selectBox(systemOptions(), "", function (v) { state.system = v; apply(); }, "System"),
-      selectBox([["", "Contradicted + unverifiable"], ["contradicted", "Contradicted"], ["unverifiable", "Unverifiable"]], "", function (v) { state.verdict = v; apply(); }, "Verdict"),
+      selectBox(systemOptions(), state.system, function (v) { state.system = v; apply(); }, "System"),
+      selectBox([["", "Contradicted + unverifiable"], ["contradicted", "Contradicted"], ["unverifiable", "Unverifiable"]], state.verdict, function (v) { state.verdict = v; apply(); }, "Verdict"),
       selectBox(metricOptions(false), state.metric, function (v) { state.metric = v; metricHead.textContent = v; apply(); }, "Metric"),
-      numberInput(null, function (v) { state.min = v; apply(); }, "min"),
-      numberInput(null, function (v) { state.max = v; apply(); }, "max"),
+      numberInput(state.min, function (v) { state.min = v; apply(); }, "min"),
+      numberInput(state.max, function (v) { state.max = v; apply(); }, "max"),
       el("button", { type: "button", "class": "btn btn-primary", id: "export-csv", text: "Export CSV", onclick: exportCSV }),
       count
     ]),

@@ -1,0 +1,93 @@
+"""``genevals review RUN_DIR``: serve a run's report for reviewers; ``genevals review export RUN_DIR -o FILE``:
+the reviewed answers as labelled JSONL for ``genevals validate``.
+
+Exit codes (:mod:`genevals.cli.common`): 0 done (or the server was stopped), 2 bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, count
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``review`` subcommand to ``subparsers`` (from ``parser.add_subparsers``)."""
+    p = subparsers.add_parser(
+        "review", help="review a run's hallucination verdicts in the browser; export the decisions as labels",
+        description="`genevals review RUN_DIR` serves the run's report on 127.0.0.1 so reviewers can mark the "
+                    "judge's claims (confirmed hallucination, false alarm, unsure, with a note) and mark "
+                    "hallucinations the judge missed; decisions are stored in RUN_DIR/review.sqlite. "
+                    "`genevals review export RUN_DIR -o labels.jsonl` writes the reviewed answers in the schema "
+                    "`genevals validate` reads.")
+    p.add_argument("target", metavar="RUN_DIR | export", help="a run folder to serve, or `export`")
+    p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="with `export`: the run folder")
+    p.add_argument("-o", "--output", default=None, help="with `export`: the JSONL file to write")
+    p.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765; 0 picks a free one)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to bind (default 127.0.0.1: this machine only); anything else needs --allow-remote")
+    p.add_argument("--allow-remote", action="store_true",
+                   help="allow --host to be a non-loopback address: anyone who can reach it can read the run and "
+                        "write decisions")
+    p.add_argument("--max-samples", type=count, default=None, metavar="N",
+                   help="embed the texts of at most N samples, flagged ones first (default 2000)")
+    p.add_argument("--verbose", action="store_true", help="log every request")
+    p.set_defaults(handler=cmd_review)
+    return p
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    if args.target == "export" and args.run_dir is not None:
+        return _export(Path(args.run_dir), args.output)
+    if args.run_dir is not None or args.output is not None:
+        print("genevals: error: use `genevals review RUN_DIR` or `genevals review export RUN_DIR -o FILE`",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return _serve(args)
+
+
+def _export(run_dir: Path, output: str | None) -> int:
+    from genevals.review.export import export_labels
+    from genevals.review.store import StoreError
+
+    if not output:
+        print("genevals: error: review export needs -o FILE", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if not (run_dir / "results.jsonl").is_file():
+        print(f"genevals: error: {run_dir}: not a run folder (no results.jsonl)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        counts = export_labels(run_dir, output)
+    except (OSError, StoreError) as exc:
+        print(f"genevals: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(f"wrote {output}: {counts.written} reviewed answers ({counts.hallucinated} hallucinated)"
+          + (f"; {counts.unsettled} left out with flagged claims still undecided" if counts.unsettled else ""))
+    return EXIT_OK
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from genevals.registry import declaration_of
+    from genevals.review.server import ServeConfig, is_loopback, serve
+    from genevals.review.store import StoreError
+
+    run_dir = Path(args.target)
+    if not (run_dir / "results.jsonl").is_file():
+        print(f"genevals: error: {run_dir}: not a run folder (no results.jsonl)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if not is_loopback(args.host):
+        if not args.allow_remote:
+            print(f"genevals: error: --host {args.host} is not a loopback address; the review server has no "
+                  "login, so binding it needs --allow-remote", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        print(f"genevals: warning: binding {args.host}: anyone who can reach this port can read the run and "
+              "write decisions", file=sys.stderr)
+    config = ServeConfig(run_dir=run_dir, host=args.host, port=args.port, allow_remote=args.allow_remote,
+                         max_samples=args.max_samples)
+    try:
+        serve(config, declared=declaration_of)
+    except (OSError, ValueError, StoreError) as exc:
+        print(f"genevals: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return EXIT_OK

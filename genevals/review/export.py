@@ -1,0 +1,81 @@
+"""Reviewed answers as labelled rows for ``genevals validate`` (the schema of
+:mod:`genevals.validation.labels`: ``context``, ``response``, ``question``, ``hallucinated``, ``spans``).
+
+Only fresh decisions count (:func:`genevals.review.tally.stale_reason`). An answer is written when the reviewers
+settled it:
+
+* **hallucinated** when a claim's reviewers confirmed it (:func:`~genevals.review.tally.consensus`) or someone
+  marked answer text as a missed hallucination; ``spans`` are those claims' spans and the marked spans;
+* **not hallucinated** when every claim the judge flagged was called a false alarm, and nothing was marked.
+
+An answer with flagged claims still undecided (or only unsure, or tied) is left out and counted.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from genevals.review.claims import load_samples
+from genevals.review.store import current, read_decisions
+from genevals.review.tally import Samples, consensus, fresh_by_claim, stale_reason
+
+
+def merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping or touching spans joined, sorted (as ``genevals validate`` merges them; not imported from
+    there, so the review never loads scoring code)."""
+    out: list[list[int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return [(s, e) for s, e in out]
+
+
+@dataclass(frozen=True)
+class ExportCounts:
+    written: int
+    hallucinated: int
+    #: answers with decisions, left out because some flagged claim has no reviewers' verdict
+    unsettled: int
+
+
+def labelled_rows(decisions: list, samples: Samples) -> tuple[list[dict[str, Any]], ExportCounts]:
+    by_claim = fresh_by_claim(decisions, samples)
+    missed: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for d in current(decisions):
+        if d.decision == "missed" and not stale_reason(d, samples):
+            missed.setdefault((d.system, d.sample_id), []).append(d.span)
+    touched = {(s, i) for s, i, _ in by_claim} | set(missed)
+    rows, unsettled = [], 0
+    for key, sample in samples.items():
+        if key not in touched:
+            continue
+        verdicts = {c.index: consensus(by_claim.get((*key, c.index), [])) for c in sample.claims}
+        confirmed = [c for c in sample.claims if verdicts[c.index] == "confirmed"]
+        if confirmed or missed.get(key):
+            spans = [s for c in confirmed for s in c.spans] + missed.get(key, [])
+            label = True
+        elif all(verdicts[c.index] == "false_alarm" for c in sample.claims if c.flagged):
+            spans, label = [], False
+        else:
+            unsettled += 1
+            continue
+        rows.append({"id": sample.id, "model": sample.system, "question": sample.question,
+                     "context": list(sample.contexts), "response": sample.answer, "hallucinated": label,
+                     "spans": [{"start": s, "end": e} for s, e in merge_spans(spans)],
+                     "source": f"review of results.jsonl line {sample.line}"})
+    return rows, ExportCounts(len(rows), sum(r["hallucinated"] for r in rows), unsettled)
+
+
+def export_labels(run_dir: str | Path, out_path: str | Path) -> ExportCounts:
+    """Write the run's reviewed answers to ``out_path`` (JSONL) and return what was written."""
+    rows, counts = labelled_rows(read_decisions(run_dir), load_samples(run_dir))
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out_path.with_name(out_path.name + ".tmp")
+    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    tmp.replace(out_path)
+    return counts

@@ -1,0 +1,281 @@
+"""``genevals review RUN_DIR``: the run's report served on 127.0.0.1 with reviewers' writes enabled.
+
+The standard library's :mod:`http.server` (a :class:`~http.server.ThreadingHTTPServer`): the review needs a
+handful of routes on one machine, so nothing new has to be installed. Routes:
+
+* ``GET /``: the report page, built from the run folder (rebuilt when results.jsonl changes), carrying a token
+  made for this server process;
+* ``GET /api/state`` and ``POST /api/decisions`` (JSON): the stored decisions with progress, agreement and the
+  judge's precision (:func:`genevals.review.tally.tally`), and a new decision;
+* ``GET /files/NAME``: a file of the run folder, as a download that cannot run (``sandbox`` CSP).
+
+Security: bound to 127.0.0.1 unless the caller allows otherwise; the Host header must name the loopback address
+(so a DNS-rebinding page cannot read the token); API calls need the token in ``X-Genevals-Token`` (a cross-site
+page can neither read it nor send that header without a CORS preflight, which is never granted), a JSON body of
+at most :data:`MAX_BODY` bytes and, when the browser sends one, a same-origin ``Origin``. Every response forbids
+framing, sniffing and caching.
+"""
+from __future__ import annotations
+
+import hmac
+import json
+import re
+import secrets
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from genevals import runfolder
+from genevals.report.model import build_data
+from genevals.report.render import render
+from genevals.review.claims import ReviewSample, digest, load_samples, utf16_to_code_points
+from genevals.review.store import CLAIM_DECISIONS, ReviewStore, StoreError, decision_from_request
+from genevals.review.tally import tally
+
+MAX_BODY = 16 * 1024
+TOKEN_HEADER = "X-Genevals-Token"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_COMMON_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+                   "X-Frame-Options": "DENY", "Cache-Control": "no-store",
+                   "Cross-Origin-Resource-Policy": "same-origin"}
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    run_dir: Path
+    host: str = "127.0.0.1"
+    #: 0 picks a free port
+    port: int = 8765
+    #: needed to bind anything but a loopback address
+    allow_remote: bool = False
+    #: embed the texts of at most this many samples (the report's --max-samples)
+    max_samples: int | None = None
+
+
+class RequestError(Exception):
+    def __init__(self, status: HTTPStatus, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ReviewApp:
+    """The served run: its page and samples (rebuilt when results.jsonl changes) and its decisions."""
+
+    def __init__(self, config: ServeConfig, declared: Callable[[str], Mapping[str, Any] | None] | None = None):
+        self.config = config
+        self.run_dir = Path(config.run_dir)
+        self.token = secrets.token_urlsafe(32)
+        self._declared = declared
+        self._lock = threading.Lock()
+        self._version: tuple[int, int] | None = None
+        self.samples: dict[tuple[str, str], ReviewSample] = {}
+        self.page = b""
+        ReviewStore(self.run_dir).close()  # create it (and fail now, not on the first write, if it cannot be)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Rebuild the page and the sample index when results.jsonl changed (a re-run)."""
+        stat = (self.run_dir / runfolder.RESULTS_FILE).stat()
+        version = (stat.st_mtime_ns, stat.st_size)
+        with self._lock:
+            if version == self._version:
+                return
+            kwargs: dict[str, Any] = {"declared": self._declared}
+            if self.config.max_samples is not None:
+                kwargs["max_detailed_samples"] = self.config.max_samples
+            data = build_data([self.run_dir], **kwargs)
+            data["review"] = {"mode": "live", "token": self.token, "run": str(self.run_dir)}
+            self.page = render(data, connect_src="'self'").encode("utf-8")
+            self.samples = load_samples(self.run_dir)
+            self._version = version
+
+    def state(self) -> dict[str, Any]:
+        with ReviewStore(self.run_dir) as store:
+            return tally(store.all(), self.samples)
+
+    def decide(self, body: Any) -> dict[str, Any]:
+        """Store one decision from a request body and return the new state; RequestError when it is bad."""
+        if not isinstance(body, dict):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "expected a JSON object")
+        sample = self.samples.get((str(body.get("system")), str(body.get("sample_id"))))
+        if sample is None:
+            raise RequestError(HTTPStatus.NOT_FOUND, "no such sample in this run")
+        claim_index, span = body.get("claim"), body.get("span")
+        try:
+            if claim_index is not None:
+                claim = sample.claim(claim_index)
+                if claim is None:
+                    raise RequestError(HTTPStatus.NOT_FOUND, "no such claim in this sample")
+                if body.get("decision") not in (*CLAIM_DECISIONS, "withdrawn"):
+                    raise StoreError("decision: confirmed, false_alarm, unsure or withdrawn for a claim")
+                decision = decision_from_request(body, digest(claim.text), claim.index, None)
+            else:
+                if not (isinstance(span, list) and len(span) == 2 and all(type(x) is int for x in span)):
+                    raise StoreError("give a claim index or span [start, end] (UTF-16 offsets into the answer)")
+                to_cp = utf16_to_code_points(sample.answer)
+                start, end = to_cp(span[0]), to_cp(span[1])
+                if start is None or end is None or not start < end:
+                    raise StoreError("span: not inside the answer")
+                if body.get("decision") not in ("missed", "withdrawn"):
+                    raise StoreError("decision: missed or withdrawn for marked text")
+                decision = decision_from_request(body, digest(sample.answer[start:end]), None, (start, end))
+        except StoreError as exc:
+            raise RequestError(HTTPStatus.BAD_REQUEST, str(exc)) from None
+        with ReviewStore(self.run_dir) as store:
+            store.add(decision)
+            return tally(store.all(), self.samples)
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "genevals-review"
+    sys_version = ""
+    server: ReviewServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.server.verbose:
+            super().log_message(format, *args)
+
+    # -- responses ---------------------------------------------------------------------------------------------
+    def _send(self, status: HTTPStatus, body: bytes, content_type: str, headers: Mapping[str, str] = {}) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for key, value in {**_COMMON_HEADERS, **headers}.items():
+            self.send_header(key, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, status: HTTPStatus, data: Any) -> None:
+        self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8",
+                   {"Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'"})
+
+    def _error(self, exc: RequestError) -> None:
+        self.close_connection = True
+        self._json(exc.status, {"error": str(exc)})
+
+    # -- checks ------------------------------------------------------------------------------------------------
+    def _check_host(self) -> None:
+        if self.server.app.config.allow_remote:
+            return
+        host = urlsplit("//" + (self.headers.get("Host") or "")).hostname
+        if host not in (*LOOPBACK, self.server.app.config.host):
+            raise RequestError(HTTPStatus.MISDIRECTED_REQUEST, "this server answers only to its loopback address")
+
+    def _check_token(self) -> None:
+        given = self.headers.get(TOKEN_HEADER) or ""
+        if not hmac.compare_digest(given.encode("utf-8", "replace"), self.server.app.token.encode("ascii")):
+            raise RequestError(HTTPStatus.FORBIDDEN, "missing or wrong review token (reload the page)")
+
+    def _check_origin(self) -> None:
+        origin = self.headers.get("Origin")
+        if origin is None or self.server.app.config.allow_remote:
+            return
+        parts = urlsplit(origin)
+        if parts.hostname not in (*LOOPBACK, self.server.app.config.host) or parts.port != self.server.server_address[1]:
+            raise RequestError(HTTPStatus.FORBIDDEN, "cross-origin writes are refused")
+
+    def _body(self) -> Any:
+        if (self.headers.get("Content-Type") or "").split(";")[0].strip().lower() != "application/json":
+            raise RequestError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send application/json")
+        length = self.headers.get("Content-Length")
+        if length is None or not length.isdigit():
+            raise RequestError(HTTPStatus.LENGTH_REQUIRED, "Content-Length needed")
+        if int(length) > MAX_BODY:
+            raise RequestError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"request bodies are limited to {MAX_BODY} bytes")
+        try:
+            return json.loads(self.rfile.read(int(length)).decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "malformed JSON") from None
+
+    # -- routes ------------------------------------------------------------------------------------------------
+    def do_GET(self) -> None:
+        try:
+            self._check_host()
+            path = urlsplit(self.path).path
+            app = self.server.app
+            if path in ("/", "/index.html"):
+                app.refresh()
+                self._send(HTTPStatus.OK, app.page, "text/html; charset=utf-8",
+                           {"Content-Security-Policy": "frame-ancestors 'none'"})
+            elif path == "/api/state":
+                self._check_token()
+                app.refresh()
+                self._json(HTTPStatus.OK, app.state())
+            elif path.startswith("/files/"):
+                self._file(unquote(path[len("/files/"):]))
+            else:
+                raise RequestError(HTTPStatus.NOT_FOUND, "not found")
+        except RequestError as exc:
+            self._error(exc)
+
+    do_HEAD = do_GET
+
+    def do_POST(self) -> None:
+        try:
+            self._check_host()
+            if urlsplit(self.path).path != "/api/decisions":
+                raise RequestError(HTTPStatus.NOT_FOUND, "not found")
+            self._check_token()
+            self._check_origin()
+            body = self._body()
+            self.server.app.refresh()
+            self._json(HTTPStatus.CREATED, self.server.app.decide(body))
+        except RequestError as exc:
+            self._error(exc)
+
+    def _file(self, name: str) -> None:
+        """A file inside the run folder, never outside it (no ``..``, links out or hidden names)."""
+        root = self.server.app.run_dir.resolve()
+        parts = Path(name).parts
+        if not name or any(p.startswith(".") or p in ("/", "\\") for p in parts) or "\x00" in name:
+            raise RequestError(HTTPStatus.NOT_FOUND, "not found")
+        target = (root / name).resolve()
+        if not target.is_relative_to(root) or not target.is_file():
+            raise RequestError(HTTPStatus.NOT_FOUND, "not found")
+        content_type = "application/json" if target.suffix in (".json", ".jsonl") else "application/octet-stream"
+        filename = re.sub(r"[^A-Za-z0-9._-]", "_", target.name)
+        self._send(HTTPStatus.OK, target.read_bytes(), content_type,
+                   {"Content-Security-Policy": "sandbox; default-src 'none'",
+                    "Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+class ReviewServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, app: ReviewApp, verbose: bool = False) -> None:
+        self.app = app
+        self.verbose = verbose
+        super().__init__((app.config.host, app.config.port), Handler)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        host = f"[{host}]" if ":" in host else host
+        return f"http://{host}:{port}/"
+
+
+def is_loopback(host: str) -> bool:
+    return host in LOOPBACK or host.startswith("127.")
+
+
+def serve(config: ServeConfig, declared: Callable[[str], Mapping[str, Any] | None] | None = None,
+          out=sys.stdout) -> None:
+    """Serve ``config.run_dir`` until interrupted, printing the address first."""
+    if not is_loopback(config.host) and not config.allow_remote:
+        raise ValueError(f"--host {config.host}: not a loopback address; pass --allow-remote to bind it anyway")
+    server = ReviewServer(ReviewApp(config, declared))
+    where = "loopback only: other machines cannot reach it" if is_loopback(config.host) else "REACHABLE FROM OTHER MACHINES"
+    print(f"genevals review: serving {config.run_dir} at {server.url} ({where}); Ctrl-C stops it", file=out, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

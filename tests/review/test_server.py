@@ -1,0 +1,177 @@
+"""``genevals review`` as a real process: what it refuses (no token, another host or origin, other content, big
+bodies, files outside the run folder, a non-loopback address without the flag), and a store that survives two
+writers at once and a SIGKILL in the middle of writes."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from support.review_server import REPO, ReviewProcess
+from support.runs import add_judge, make_run
+
+from genevals.review.claims import load_samples
+from genevals.review.server import MAX_BODY
+from genevals.review.store import ReviewStore, read_decisions
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory):
+    return add_judge(make_run(tmp_path_factory.mktemp("base") / "judged"))
+
+
+@pytest.fixture
+def run(judged, tmp_path):
+    return shutil.copytree(judged, tmp_path / "run")
+
+
+def flagged(run):
+    return [(s, c) for s in load_samples(run).values() for c in s.claims if c.flagged]
+
+
+def body(sample, claim, reviewer="ann", decision="confirmed", note=""):
+    return {"reviewer": reviewer, "system": sample.system, "sample_id": sample.id, "claim": claim.index,
+            "decision": decision, "note": note}
+
+
+def test_writes_need_the_token_a_loopback_host_and_json(run):
+    server = ReviewProcess(run)
+    try:
+        assert "127.0.0.1" in server.banner and "loopback only" in server.banner
+        sample, claim = flagged(run)[0]
+        good = body(sample, claim)
+        assert server.call("POST", "/api/decisions", good, token=None)[0] == 403
+        assert server.call("POST", "/api/decisions", good, token="wrong")[0] == 403
+        assert server.call("GET", "/api/state", token=None)[0] == 403
+        assert server.call("POST", "/api/decisions", good, headers={"Host": "evil.example:80"})[0] == 421
+        assert server.call("GET", "/", headers={"Host": "rebound.example"}, raw=True)[0] == 421
+        assert server.call("POST", "/api/decisions", good, headers={"Origin": "http://evil.example"})[0] == 403
+        assert server.call("POST", "/api/decisions", good, headers={"Content-Type": "text/plain"})[0] == 415
+        big = {**good, "note": "x" * MAX_BODY}
+        assert server.call("POST", "/api/decisions", big)[0] == 413
+        assert server.call("POST", "/api/decisions", data=b"{not json")[0] == 400
+        assert server.call("POST", "/api/decisions", {**good, "decision": "maybe"})[0] == 400
+        assert server.call("POST", "/api/decisions", {**good, "sample_id": "nope"})[0] == 404
+        assert server.call("POST", "/api/decisions", {**good, "claim": 999})[0] == 404
+        assert server.call("POST", "/api/decisions", {**good, "reviewer": ""})[0] == 400
+        assert read_decisions(run) == []
+        status, state = server.call("POST", "/api/decisions", good, headers={"Origin": server.url.rstrip("/")})
+        assert status == 201 and state["progress"]["reviewed"] == 1
+        assert state["progress"]["flagged"] == len(flagged(run))
+        [stored] = read_decisions(run)
+        assert (stored.reviewer, stored.sample_id, stored.claim_index) == ("ann", sample.id, claim.index)
+    finally:
+        server.stop()
+
+
+def test_only_files_of_the_run_folder_are_served(run, tmp_path):
+    (tmp_path / "secret.txt").write_text("secret")
+    os.symlink(tmp_path / "secret.txt", run / "link.txt")
+    (run / ".hidden").write_text("hidden")
+    server = ReviewProcess(run)
+    try:
+        status, text = server.call("GET", "/files/summary.json", raw=True)
+        assert status == 200 and '"systems"' in text
+        for path in ("/files/../secret.txt", "/files/%2e%2e/secret.txt", "/files/..%2fsecret.txt", "/files/link.txt",
+                     "/files/.hidden", "/files//etc/passwd", "/files/%2fetc%2fpasswd", "/files/", "/../secret.txt",
+                     "/files/review.sqlite/../../secret.txt"):
+            status, text = server.call("GET", path, raw=True)
+            assert status == 404 and "secret" not in text and "hidden" not in text, path
+    finally:
+        server.stop()
+
+
+def test_headers_forbid_framing_and_the_page_may_only_call_its_own_server(run):
+    import urllib.request
+
+    server = ReviewProcess(run)
+    try:
+        with urllib.request.urlopen(server.url, timeout=30) as response:
+            headers, html = response.headers, response.read().decode()
+        assert headers["X-Frame-Options"] == "DENY" and "frame-ancestors 'none'" in headers["Content-Security-Policy"]
+        assert headers["X-Content-Type-Options"] == "nosniff" and headers["Cache-Control"] == "no-store"
+        assert "connect-src 'self'" in html and "connect-src 'none'" not in html
+        request = urllib.request.Request(server.url + "files/results.jsonl")
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert "sandbox" in response.headers["Content-Security-Policy"]
+            assert response.headers["Content-Disposition"].startswith("attachment")
+    finally:
+        server.stop()
+
+
+def test_other_addresses_need_an_explicit_flag(run):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    refused = subprocess.run([sys.executable, "-m", "genevals", "review", str(run), "--host", "0.0.0.0", "--port", "0"],
+                             capture_output=True, text=True, env=env, timeout=120)
+    assert refused.returncode == 2 and "--allow-remote" in refused.stderr
+    server = ReviewProcess(run, "--host", "0.0.0.0", "--allow-remote")
+    try:
+        assert "REACHABLE FROM OTHER MACHINES" in server.banner
+    finally:
+        server.stop()
+    assert "warning: binding 0.0.0.0" in server.stderr
+
+
+def post_many(server, items, acked, errors, reviewer):
+    for n, (sample, claim) in enumerate(items):
+        try:
+            status, _ = server.call("POST", "/api/decisions", body(sample, claim, reviewer, note=f"{reviewer} {n}"))
+        except OSError as exc:  # the server was killed
+            errors.append(exc)
+            return
+        if status == 201:
+            acked.append(f"{reviewer} {n}")
+        else:
+            errors.append(status)
+
+
+def test_two_servers_writing_at_once_lose_nothing(run):
+    items = flagged(run)[:30]
+    servers = [ReviewProcess(run), ReviewProcess(run)]
+    acked, errors = [], []
+    try:
+        threads = [threading.Thread(target=post_many, args=(servers[i % 2], items, acked, errors, f"r{i}"))
+                   for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        for s in servers:
+            s.stop()
+    assert errors == []
+    stored = read_decisions(run)
+    assert len(stored) == len(acked) == 4 * len(items)
+    assert sorted(d.note for d in stored) == sorted(acked) and len({d.id for d in stored}) == len(stored)
+    with ReviewStore(run) as store:
+        assert store.integrity() == "ok"
+
+
+def test_a_sigkill_during_writes_loses_at_most_the_writes_in_flight(run):
+    items = flagged(run) * 20
+    server = ReviewProcess(run)
+    acked, errors = [], []
+    threads = [threading.Thread(target=post_many, args=(server, items, acked, errors, f"k{i}")) for i in range(2)]
+    for t in threads:
+        t.start()
+    deadline = time.time() + 30
+    while len(acked) < 40 and time.time() < deadline:
+        time.sleep(0.01)
+    server.proc.send_signal(signal.SIGKILL)
+    for t in threads:
+        t.join(30)
+    server.stop()
+    with ReviewStore(run) as store:  # opening recovers the WAL; the file is sound and every acknowledged row is there
+        assert store.integrity() == "ok"
+        notes = {d.note for d in store.all()}
+        assert set(acked) <= notes and len(notes) <= len(acked) + len(threads)
+        first = store.all()[0]
+        store.add(dataclasses.replace(first, id=None, note="after"))
+        assert store.all()[-1].note == "after"
+    assert len(acked) >= 40 and len(errors) == len(threads)
