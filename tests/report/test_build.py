@@ -22,8 +22,8 @@ from genevals.report import bands, write_report
 from genevals.report.model import build_data
 from genevals.report.render import embed_json
 from genevals.results import Results
-from genevals.thresholds import Threshold
 from genevals.stats import paired_comparison
+from genevals.thresholds import Threshold
 
 
 @pytest.fixture(scope="module")
