@@ -135,7 +135,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise InputError("judge options", None, None, str(exc)) from None
         options = metric_options(args)
-        check_run(args.thresholds, select(args.metrics, options, judge))  # before anything is scored
+        if args.thresholds:  # checked against what the metrics declare, before anything is scored
+            check_run(args.thresholds, select(args.metrics, options, judge))
         common = dict(options=options, judge=judge, column_map=column_map,
                       on_error="skip" if args.on_error == "skip" else "raise", strict=args.strict, out_dir=args.out,
                       seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False,
