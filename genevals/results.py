@@ -92,11 +92,16 @@ class Results:
     def to_json(self) -> str:
         return json.dumps(self.summary(), indent=2, ensure_ascii=False)
 
-    def to_table(self) -> str:
-        return format_table(self.summary())
+    def to_table(self, verbose: bool = False) -> str:
+        """The summary as text: one compact table (metrics x systems, each mean with its interval and
+        scored/total), or with ``verbose`` one block per system with every unscored status."""
+        return format_table(self.summary(), verbose)
 
     def __str__(self) -> str:
         return self.to_table()
+
+    def __repr__(self) -> str:
+        return f"<Results: {len(self.samples)} samples in memory>\n{self.to_table()}"
 
     @classmethod
     def load(cls, run_dir: str | Path) -> "Results":
@@ -126,22 +131,8 @@ def build_summary(acc: SummaryAccumulator, corpus: Mapping[str, Any], signatures
     }
 
 
-def format_table(summary: Mapping[str, Any]) -> str:
-    """A plain-text table: one block per system, one line per metric."""
-    lines = []
-    for system, metrics in summary.get("systems", {}).items():
-        lines.append(f"system: {system}")
-        lines.append(f"  {'metric':<22} {'mean':>8} {'95% CI':>19} {'scored':>7} {'unscored':>9}")
-        for name, m in metrics.items():
-            if m["mean"] is None:
-                mean, ci = "-", "-"
-            else:
-                mean, ci = f"{m['mean']:.4f}", f"[{m['ci95'][0]:.4f}, {m['ci95'][1]:.4f}]"
-            lines.append(f"  {name:<22} {mean:>8} {ci:>19} {m['scored']:>7} {m['unscored']:>9}")
-        for name, value in summary.get("corpus", {}).get(system, {}).items():
-            if isinstance(value, (int, float)):
-                lines.append(f"  {'corpus ' + name:<22} {value:>8.4f}")
-        lines.append("")
-    if summary.get("skipped"):
-        lines.append(f"skipped rows: {len(summary['skipped'])}")
-    return "\n".join(lines)
+def format_table(summary: Mapping[str, Any], verbose: bool = False) -> str:
+    """See :mod:`genevals.table`."""
+    from genevals import table
+
+    return table.detailed(summary) if verbose else table.compact(summary)

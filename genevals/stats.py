@@ -15,6 +15,8 @@ from genevals.keys import id_digest
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 1000
+#: below this share of scored samples a mean gets no band and a warning (``--min-coverage``)
+DEFAULT_MIN_COVERAGE = 0.8
 
 
 @dataclass
@@ -32,6 +34,9 @@ class MetricSummary:
             "ci95": [self.ci_low, self.ci_high] if self.mean is not None else None,
             "scored": self.scored,
             "unscored": self.unscored,
+            # the samples the mean covers, beside it: scored of total
+            "total": self.scored + self.unscored,
+            "coverage": self.scored / (self.scored + self.unscored) if self.scored + self.unscored else None,
             "statuses": self.statuses,
         }
 

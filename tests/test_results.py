@@ -19,8 +19,9 @@ def test_summary_means_cover_only_scored_samples_and_count_the_rest():
     assert summary["a"]["token_f1"]["mean"] == 0.75
     assert summary["a"]["token_f1"]["scored"] == 2 and summary["a"]["token_f1"]["unscored"] == 1
     assert summary["a"]["token_f1"]["statuses"] == {"ok": 2, "no_reference": 1}
-    assert summary["b"]["token_f1"] == {"mean": None, "ci95": None, "scored": 0, "unscored": 1,
-                                        "statuses": {"no_reference": 1}}
+    assert summary["a"]["token_f1"]["total"] == 3 and summary["a"]["token_f1"]["coverage"] == 2 / 3
+    assert summary["b"]["token_f1"] == {"mean": None, "ci95": None, "scored": 0, "unscored": 1, "total": 1,
+                                        "coverage": 0.0, "statuses": {"no_reference": 1}}
     assert acc.n_samples == 4
 
 
@@ -31,5 +32,12 @@ def test_results_reload_from_their_run_folder(tmp_path):
     assert [r.to_dict() for r in again] == [r.to_dict() for r in first]
     assert again.summary() == first.summary() and again.seed == 3
     table = again.to_table()
-    assert "system: default" in table and "token_f1" in table and "1.0000" in table
+    # one row per metric, one column per system; the mean covers 1 of the 2 samples (the other has no reference)
+    assert table.splitlines()[1].split() == ["metric", "default"]
+    assert table.splitlines()[2].split() == ["token_f1", "1.0000", "[1.00,", "1.00]", "1/2*"]
+    assert "default token_f1: 1/2 scored; unscored: no_reference 1" in table
+    assert "system: default" in again.to_table(verbose=True) and "no_reference 1" in again.to_table(verbose=True)
+    assert "1/2*" in repr(again)
+    assert again.summary()["systems"]["default"]["token_f1"]["total"] == 2
+    assert again.summary()["systems"]["default"]["token_f1"]["coverage"] == 0.5
     assert list(again.to_pandas()["token_f1.status"]) == ["ok", "no_reference"]

@@ -40,6 +40,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     add_thresholds(run)
     run.add_argument("--seed", type=int, default=None, help="bootstrap seed")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar or table")
+    run.add_argument("--verbose", "-v", action="store_true",
+                     help="one table per system with every unscored status, and every skipped row")
     lexical = run.add_argument_group("lexical and retrieval")
     lexical.add_argument("--stem", action="store_true", help="Porter stemming for ROUGE")
     lexical.add_argument("--cutoffs", type=lambda t: tuple(int(x) for x in csv_list(t)), default=None,
@@ -86,20 +88,31 @@ def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     return options
 
 
-def _progress(quiet: bool):
-    if quiet:
-        return None, None
-    from tqdm import tqdm
+class _Progress:
+    """A progress bar that appears with the first scored sample (never an empty "0sample" bar while the input
+    is read), only on a terminal."""
 
-    bar = tqdm(total=None, unit="sample", file=sys.stderr, dynamic_ncols=True)
+    def __init__(self) -> None:
+        self.bar = None
 
-    def update(n: int, total: int) -> None:
-        if bar.total != total:
-            bar.total = total
-            bar.refresh()
-        bar.update(n)
+    def __call__(self, n: int, total: int) -> None:
+        if self.bar is None:
+            from tqdm import tqdm
 
-    return bar, update
+            self.bar = tqdm(total=total, unit="sample", file=sys.stderr, dynamic_ncols=True, disable=None,
+                            leave=False)
+        elif self.bar.total != total:
+            self.bar.total = total
+            self.bar.refresh()
+        self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+#: skipped rows named on the terminal without -v (skipped.jsonl has them all)
+SHOWN_SKIPPED = 5
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -123,7 +136,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise InputError("judge options", None, None, str(exc)) from None
         options = metric_options(args)
-        check_run(args.thresholds, select(args.metrics, options, judge))  # before anything is scored
+        if args.thresholds:  # checked against what the metrics declare, before anything is scored
+            check_run(args.thresholds, select(args.metrics, options, judge))
         problem = None if args.no_preflight else failures.preflight_for(args.metrics, options, judge)
         if problem is not None:
             print(f"genevals: error: {problem}", file=sys.stderr)
@@ -133,7 +147,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                       seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False,
                       meta={"input": str(args.input), **recorded_thresholds(args.thresholds),
                             "min_coverage": min_coverage})
-        bar, progress = _progress(args.quiet)
+        bar = None if args.quiet else _Progress()
+        progress = bar
         if args.engine == "ray":
             from genevals.engine.ray import evaluate as ray_evaluate
 
@@ -166,9 +181,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     report_path = write_report([Path(args.out)], Path(args.out) / REPORT_FILE, args.thresholds or None,
                                min_coverage=min_coverage)
     if not args.quiet:
-        print(results.to_table())
-        for row in results.skipped:
+        print(results.to_table(verbose=args.verbose))
+        shown = results.skipped if args.verbose else results.skipped[:SHOWN_SKIPPED]
+        for row in shown:
             print(f"skipped {row.origin}: {row.field or '-'}: {row.reason}", file=sys.stderr)
+        if len(shown) < len(results.skipped):
+            print(f"skipped ... and {len(results.skipped) - len(shown)} more rows (-v, or {Path(args.out)}/"
+                  "skipped.jsonl)", file=sys.stderr)
         print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
     for family, warning in (summary.get("meta", {}).get("judge_warnings") or {}).items():
         print(f"genevals: note: {family}: {warning}", file=sys.stderr)

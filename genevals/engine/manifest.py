@@ -7,13 +7,15 @@ It is written before the first sample is scored. Resuming compares the manifest 
 one in the folder and refuses, naming every difference, when they differ: results of another input or other
 settings must never be mixed into the folder's results.
 
-The input digest is BLAKE2b over each row as validated (``Sample.to_dict()`` without its origin, so moving
-or renaming the file changes nothing), and over each bad row's message, in input order.
+The input digest is BLAKE2b over a file's bytes (moving or renaming it changes nothing); for in-memory data
+(a DataFrame, a list of dicts) over each row as validated (``Sample.to_dict()`` without its origin) and each bad
+row's message, in input order. Hashing the bytes costs a fraction of reading the rows.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from genevals.io import InputError
@@ -36,6 +38,13 @@ class InputDigest:
             record.pop("origin", None)
         self._hash.update(json.dumps(record, sort_keys=True, ensure_ascii=True, default=str).encode("ascii"))
         self._hash.update(b"\n")
+
+    def add_file(self, path: str | Path, rows: int, block: int = 1 << 20) -> None:
+        """Digest a file's bytes instead of its rows (``rows``: how many it holds)."""
+        with open(path, "rb") as handle:
+            while chunk := handle.read(block):
+                self._hash.update(chunk)
+        self.rows = rows
 
     def hexdigest(self) -> str:
         return self._hash.hexdigest()

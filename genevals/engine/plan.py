@@ -78,12 +78,14 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
     preparing = [s.metric for s in selected if s.metric.needs_prepare]
     tracker = FieldTracker(KNOWN_FIELDS, ALIASES, column_map)
     digest = manifest.InputDigest()
+    from_file = isinstance(data, (str, Path))
     n_good, errors = 0, []
     # Resumed samples are prepared too, so a resumed run scores exactly like an uninterrupted one.
     for item in iter_samples(data, column_map, tracker):
         if isinstance(item, HeaderError):
             raise item
-        digest.add(item)
+        if not from_file:
+            digest.add(item)
         if isinstance(item, InputError):
             errors.append(item)
             continue
@@ -91,6 +93,8 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
         for metric in preparing:
             metric.prepare_sample(item)
     source = _source_name(data)
+    if from_file:
+        digest.add_file(data, n_good + len(errors))
     if n_good == 0 and not errors:
         raise InputError(source, None, None, "no rows (the input is empty, blank or only a header)")
     unmapped = tracker.unmapped()

@@ -34,6 +34,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from genevals.stats import DEFAULT_MIN_COVERAGE
+
 #: (name, lower limit) from best to worst; a mean falls into the first band whose limit it reaches.
 BANDS: tuple[tuple[str, float], ...] = (
     ("Excellent", 0.8),
@@ -50,8 +52,6 @@ LOWER_BANDS: tuple[tuple[str, float], ...] = (
     ("Fair", 0.20),
     ("Poor", 1.0),
 )
-#: Below this share of scored samples a mean gets no band (``--min-coverage``).
-DEFAULT_MIN_COVERAGE = 0.8
 #: The directions an output may declare; an undeclared or unknown one reads as the first.
 DIRECTIONS = ("higher", "lower", "neither")
 #: A starting point for a thresholds config (see README); never applied unless asked for.

@@ -115,3 +115,33 @@ def test_resume_refuses_a_different_run(tmp_path):
         assert (out / "results.jsonl").read_text() == before
     fresh = genevals("run", str(changed), "--out", str(out), "-q", "--metrics", "exact_match")
     assert fresh.returncode == 0 and list(out.glob("results.*.jsonl"))  # the earlier results are kept
+
+
+def test_one_compact_table_with_coverage_and_integer_counts(tmp_path):
+    rows = [{"id": str(i), "answer": "Paris is nice", "references": ["Paris is nice"] if i == 0 else []}
+            for i in range(5)]
+    path = write(tmp_path / "d.jsonl", rows)
+    done = genevals("run", str(path), "--out", str(tmp_path / "o"), "--metrics", "exact_match,bleu")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "5 samples, 1 system(s); each mean: [95% CI] scored/total"
+    assert lines[1].split() == ["metric", "default"]
+    assert lines[2].split() == ["exact_match", "1.0000", "[1.00,", "1.00]", "1/5*"]
+    assert "* covers less than 80% of its samples (no band):" in done.stdout
+    assert "default exact_match: 1/5 scored; unscored: no_reference 4" in done.stdout
+    corpus = [line.split() for line in lines if line.startswith("corpus bleu_sys_len")]
+    assert corpus == [["corpus", "bleu_sys_len", "3"]]  # a count, not 3.0000
+    assert "sample [" not in done.stderr and "0sample" not in done.stderr  # no progress bar off a terminal
+    assert len(lines) < 20
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    em = summary["systems"]["default"]["exact_match"]
+    assert (em["scored"], em["total"], em["coverage"], em["statuses"]) == (1, 5, 0.2, {"ok": 1, "no_reference": 4})
+    assert summary["meta"]["min_coverage"] == 0.8
+    verbose = genevals("run", str(path), "--out", str(tmp_path / "v"), "--metrics", "exact_match", "-v")
+    assert "system: default" in verbose.stdout and "no_reference 4" in verbose.stdout
+    lenient = genevals("run", str(path), "--out", str(tmp_path / "l"), "--metrics", "exact_match",
+                       "--min-coverage", "0.2")
+    assert "1/5\n" in lenient.stdout and "1/5*" not in lenient.stdout
+    assert json.loads((tmp_path / "l" / "summary.json").read_text())["meta"]["min_coverage"] == 0.2
+    bad = genevals("run", str(path), "--out", str(tmp_path / "b"), "--min-coverage", "80")
+    assert bad.returncode == 2 and "expected a number between 0 and 1" in bad.stderr

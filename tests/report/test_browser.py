@@ -317,3 +317,32 @@ def test_run_with_no_samples_still_renders(browser, tmp_path):
         o.assert_clean()
     finally:
         o.close()
+
+
+def test_low_coverage_banner_no_band_and_a_maximum_threshold(browser, tmp_path):
+    """A mean on 1 of 5 samples gets no band and a banner naming its unscored reasons; a --fail-over limit
+    reads as a maximum; an error rate is banded by its own limits."""
+    from genevals.engine.local import evaluate
+    from genevals.thresholds import FAIL_OVER, Threshold
+
+    rows = [{"id": str(i), "answer": "Paris", "references": ["Paris"] if i == 0 else [], "contexts": ["Paris."],
+             "relevant": ["1"] if i < 4 else ["9"]} for i in range(5)]
+    run = tmp_path / "low"
+    evaluate(rows, ["exact_match", "mrr", "first_relevant_rank"], out_dir=run)
+    out = write_report([run], tmp_path / "low.html", [Threshold("first_relevant_rank", 1.5, FAIL_OVER)])
+    o = Opened(browser, out)
+    try:
+        banner = o.page.locator("#coverage-warning")
+        assert banner.is_visible()
+        text = banner.inner_text()
+        assert "less than 80%" in text and "exact_match scored 1 of 5 (20%); unscored: no_reference 4" in text
+        assert "mrr" not in text  # 5 of 5
+        row = o.page.locator(".overview-table tbody tr", has_text="exact_match").first
+        assert "1 of 5 (20%)" in row.inner_text() and row.locator("[class*=band-]").count() == 0
+        mrr = o.page.locator(".overview-table tbody tr", has_text="mrr").first
+        assert "5 of 5 (100%)" in mrr.inner_text() and mrr.locator(".band-Excellent").count() == 1  # 0.8, covered
+        thresholds = o.page.inner_text("#thresholds")
+        assert "\u2264 1.5" in thresholds and "pass" in thresholds  # mean rank 1.0 on the 4 found
+        o.assert_clean()
+    finally:
+        o.close()

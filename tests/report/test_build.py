@@ -13,18 +13,17 @@ import pytest
 from support.runs import (JUDGE, add_judge, embedded, judge_declarations, make_run, make_synthetic_run,
                           make_xss_run)
 
-from genevals import runfolder
+from genevals import runfolder, thresholds
 from genevals.cli import main
 from genevals.engine.local import evaluate
 from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
-from genevals import thresholds
 from genevals.report import bands, write_report
-from genevals.thresholds import Threshold
 from genevals.report.model import build_data
 from genevals.report.render import embed_json
 from genevals.results import Results
 from genevals.stats import paired_comparison
+from genevals.thresholds import Threshold
 
 
 @pytest.fixture(scope="module")
@@ -329,3 +328,18 @@ def test_synthetic_thousand_is_small(tmp_path):
     out = write_report([run], tmp_path / "big.html")
     assert out.stat().st_size < 3_000_000
     assert len(embedded(out.read_text(encoding="utf-8"))["samples"]) == 1000
+
+
+def test_judge_warnings_read_as_text_and_low_coverage_is_in_the_data(tmp_path):
+    """summary.json's {family: warning} reaches the banner as "family: warning", never as a raw dict; the page
+    gets the minimum coverage and every metric's scored/unscored counts for its banner."""
+    rows = [{"id": str(i), "answer": "Paris", "references": ["Paris"] if i == 0 else []} for i in range(5)]
+    run = tmp_path / "run"
+    evaluate(rows, ["exact_match"], out_dir=run)
+    summary = json.loads((run / runfolder.SUMMARY_FILE).read_text())
+    summary["meta"]["judge_warnings"] = {"faithfulness": "the tiny model"}
+    (run / runfolder.SUMMARY_FILE).write_text(json.dumps(summary))
+    data = build_data([run], min_coverage=0.5)
+    assert data["warnings"] == ["faithfulness: the tiny model"] and data["min_coverage"] == 0.5
+    em = data["systems"][0]["summary"]["exact_match"]
+    assert (em["scored"], em["unscored"], em["statuses"]) == (1, 4, {"ok": 1, "no_reference": 4})

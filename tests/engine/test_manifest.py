@@ -1,0 +1,47 @@
+"""The run folder's manifest: what --resume compares, for files and for in-memory data."""
+import json
+
+import pytest
+
+from genevals import runfolder
+from genevals.engine.local import evaluate
+from genevals.engine.plan import ResumeMismatch
+
+ROWS = [{"id": str(i), "answer": f"a{i}", "references": [f"a{i}"]} for i in range(4)]
+
+
+def test_in_memory_rows_are_digested_and_a_changed_row_refuses_resume(tmp_path):
+    evaluate(ROWS, ["exact_match"], out_dir=tmp_path)
+    manifest = runfolder.read_manifest(tmp_path)
+    assert manifest["input"] == "<data>" and manifest["input_rows"] == 4
+    assert evaluate(ROWS, ["exact_match"], out_dir=tmp_path, resume=True).summary()["n_samples"] == 4
+    changed = [dict(ROWS[0], answer="other")] + ROWS[1:]
+    with pytest.raises(ResumeMismatch, match="the input: <data> \\(4 rows\\) was scored"):
+        evaluate(changed, ["exact_match"], out_dir=tmp_path, resume=True)
+    with pytest.raises(ResumeMismatch, match="the metrics: exact_match were scored, now exact_match, retrieval"):
+        evaluate(ROWS, ["exact_match", "retrieval"], out_dir=tmp_path, resume=True)
+    evaluate(ROWS, ["rougeL"], out_dir=tmp_path / "rouge")
+    with pytest.raises(ResumeMismatch, match="the outputs of rouge: rougeL were scored, now rouge1, rouge2, rougeL"):
+        evaluate(ROWS, ["rouge"], out_dir=tmp_path / "rouge", resume=True)
+    with pytest.raises(ResumeMismatch, match=r"the settings of rouge: rouge\|stemmer:no"):
+        evaluate(ROWS, ["rougeL"], options={"rouge": {"use_stemmer": True}}, out_dir=tmp_path / "rouge", resume=True)
+
+
+def test_a_file_is_digested_by_its_bytes_wherever_it_lies(tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    out = tmp_path / "out"
+    evaluate(str(path), ["exact_match"], out_dir=out)
+    moved = tmp_path / "b.jsonl"
+    path.rename(moved)
+    assert evaluate(str(moved), ["exact_match"], out_dir=out, resume=True).summary()["n_samples"] == 4
+    moved.write_text(moved.read_text().replace('"a3"', '"a4"', 1))
+    with pytest.raises(ResumeMismatch, match="has different rows"):
+        evaluate(str(moved), ["exact_match"], out_dir=out, resume=True)
+
+
+def test_a_folder_without_a_manifest_resumes_as_before(tmp_path):
+    evaluate(ROWS, ["exact_match"], out_dir=tmp_path)
+    (tmp_path / runfolder.MANIFEST_FILE).unlink()
+    assert evaluate(ROWS, ["exact_match"], out_dir=tmp_path, resume=True).summary()["n_samples"] == 4
+    assert runfolder.read_manifest(tmp_path) is not None  # written again for the next resume

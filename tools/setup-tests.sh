@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Everything the tests need, from scratch: torch (a CPU build), genevals with its test, llama and ray extras,
+# and headless Chromium from the system's packages for the report's browser tests (never `playwright
+# install`). The README's test command and CI (.ci/run) both run it; then `python -m pytest -q`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# torch first: this version is a local CPU build; anything else pulls GBs of CUDA packages.
+python -m pip install "torch==2.13.0"
+# llama-cpp-python compiles from source (about 6 minutes); pip caches the wheel for later runs.
+python -m pip install -e ".[test,llama,ray]"
+
+# Headless Chromium for tests/report/test_browser.py (GENEVALS_CHROMIUM may point at another binary).
+if [ -n "${GENEVALS_CHROMIUM:-}" ] && [ -x "${GENEVALS_CHROMIUM}" ]; then
+    :
+elif ! command -v chromium >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1; then
+        SUDO=""
+        if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+        $SUDO apt-get update
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y chromium
+    else
+        echo "setup-tests: install Chromium with your system's package manager, or set GENEVALS_CHROMIUM" >&2
+        exit 1
+    fi
+fi
