@@ -2,8 +2,9 @@
 
 Every logical call returns a :class:`Call`, a typed record of what happened (the completion or the error, the
 requests it took, whether it came from the cache); nothing passed in is mutated. A sample's calls are kept in
-a :class:`CallLog`, which gives its transcript and token usage. The API key is redacted from everything that
-is recorded.
+a :class:`CallLog`, which gives its transcript and token usage. The API key is redacted from the reply itself,
+before it is cached, parsed into claims, verdicts and evidence, or kept in a transcript, so nothing built from
+a reply (results.jsonl, the cache, the report) can hold it; a cached reply written before is redacted as read.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import asyncio
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -158,7 +159,7 @@ class JudgeClient:
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                completion = Completion(text=hit["text"], usage=Usage(**hit.get("usage", {})),
+                completion = Completion(text=self.redact(hit["text"]) or "", usage=Usage(**hit.get("usage", {})),
                                         finish_reason=hit.get("finish_reason"), cached=True)
                 return Call(stage, completion, 0, reply=completion.text)
         async with self._sem():
@@ -167,8 +168,9 @@ class JudgeClient:
             exc = outcome.error
             return Call(stage, None, outcome.attempts, error=self.redact(f"{type(exc).__name__}: {exc}"),
                         failure=self.redact(str(exc)))
-        completion = outcome.value
+        # A server can echo what it was sent (the Authorization header included): redact before anything reads it.
+        completion = replace(outcome.value, text=self.redact(outcome.value.text) or "", raw=None)
         if self.cache is not None:
             self.cache.put(key, {"text": completion.text, "usage": completion.usage.to_dict(),
                                  "finish_reason": completion.finish_reason})
-        return Call(stage, completion, outcome.attempts, reply=self.redact(completion.text))
+        return Call(stage, completion, outcome.attempts, reply=completion.text)

@@ -13,6 +13,8 @@ verify labels a claim "supported" with the claim as quote when the claim's text 
     FAULTWRONGID   verify replies carry claim ids that were never asked for
     FAULTQUOTE     verify quotes text that is not in the context
     FAULTAUTH      401 whose error message echoes the API key (as OpenAI's does)
+    FAULTECHO      replies echo the API key sent into every claim and every verdict's reason
+    FAULTINVENT    decompose adds a claim copied from the prompt's worked example and one invented claim
 
 ``reject_json_schema=True`` makes it answer 400 to ``response_format.type == "json_schema"`` (a llama.cpp-style
 server), so the client has to fall back to ``json_object`` with a schema. ``models`` (a set of names) makes it
@@ -30,7 +32,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 MARKERS = ("FAULT429", "FAULT500", "FAULTHANG", "FAULTMALFORMED", "FAULTBODY", "FAULTTRUNC", "FAULTWRONGID",
-           "FAULTQUOTE", "FAULTAUTH")
+           "FAULTQUOTE", "FAULTAUTH", "FAULTECHO",
+           "FAULTINVENT")
 _SENT = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -120,11 +123,16 @@ class FaultServer:
         if marker == "FAULTBODY" and n == 1:
             return _send_raw(h, 200, b'{"id": "x", "choices": [ this is not json')
         finish = "stop"
+        echo = sent_key if marker == "FAULTECHO" else None
         if kind == "decompose":
-            text = "Here you go: claims are ... not JSON {" if marker == "FAULTMALFORMED" else \
-                json.dumps(_decompose(content))
+            reply = _decompose(content, echo)
+            if marker == "FAULTINVENT":  # what the tiny packaged model does: copy the example, make things up
+                first = reply["claims"][0]["source"]
+                reply["claims"] += [{"claim": "The Varnholt Bridge opened in 1931.", "source": first},
+                                    {"claim": "Quantum chromodynamics governs gluon confinement.", "source": first}]
+            text = "Here you go: claims are ... not JSON {" if marker == "FAULTMALFORMED" else json.dumps(reply)
         elif kind == "verify":
-            reply = _verify(content, marker)
+            reply = _verify(content, marker, echo)
             text = json.dumps(reply)
             if marker == "FAULTTRUNC" and self._nth(marker, "verify") == 1:
                 text, finish = text[: max(20, len(text) * 2 // 3)], "length"
@@ -148,13 +156,13 @@ def _answer_of(content: str) -> str:
     return content.rsplit('Answer: """', 1)[1].rsplit('"""', 1)[0]
 
 
-def _decompose(content: str) -> dict[str, Any]:
+def _decompose(content: str, echo: str | None = None) -> dict[str, Any]:
     answer = _answer_of(content)
     sentences = [s.strip() for s in _SENT.split(answer) if s.strip()]
-    return {"claims": [{"claim": s, "source": s} for s in sentences]}
+    return {"claims": [{"claim": f"{s} ({echo})" if echo else s, "source": s} for s in sentences]}
 
 
-def _verify(content: str, marker: str) -> dict[str, Any]:
+def _verify(content: str, marker: str, echo: str | None = None) -> dict[str, Any]:
     passages = content.split("Context passages:")[1].split("\nClaims:\n")[0]
     claims_block = content.split("\nClaims:\n")[1].split("\nReply:")[0]
     verdicts = []
@@ -170,7 +178,8 @@ def _verify(content: str, marker: str) -> dict[str, Any]:
         if marker == "FAULTQUOTE":
             quote = "this sentence is nowhere in the context"
         verdicts.append({"id": cid + 100 if marker == "FAULTWRONGID" else cid, "context": ctx, "quote": quote,
-                         "label": "supported" if supported else "unverifiable", "reason": "checked"})
+                         "label": "supported" if supported else "unverifiable",
+                         "reason": f"checked with {echo}" if echo else "checked"})
     return {"verdicts": verdicts}
 
 
