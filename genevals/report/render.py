@@ -19,7 +19,7 @@ from genevals.report.model import MAX_DETAILED_SAMPLES, MAX_TABLE_SAMPLES, build
 
 HERE = Path(__file__).resolve().parent
 #: The JavaScript parts, concatenated in this order into one inline script.
-JS_FILES = ("core.js", "overview.js", "charts.js", "samples.js", "review.js", "main.js")
+JS_FILES = ("core.js", "overview.js", "charts.js", "samples.js", "review.js", "rag.js", "main.js")
 
 
 def embed_json(data: Any) -> str:
