@@ -189,11 +189,6 @@ def sample_texts(row: Mapping[str, Any]) -> dict[str, Any]:
         judge = page_judge(details, answer, contexts)
         if judge is not None:
             out["j"] = judge
-    from genevals.report.rag import page_rag  # the RAG judges' drill-down (its own module)
-
-    rag = page_rag(metrics, answer, contexts, out["refs"])
-    if rag is not None:
-        out["rag"] = rag
     return out
 
 
