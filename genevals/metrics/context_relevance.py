@@ -16,12 +16,12 @@ needed, so empty answers and refusals are scored too.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Mapping
 
 from genevals import types
 from genevals.judge import prompts
 from genevals.judge.parse import ParseError, _as_int
-from genevals.metrics.base import register
+from genevals.metrics.base import register, usage_statistics
 from genevals.metrics.judged import (
     NO_QUESTION,
     SingleCallJudge,
@@ -31,10 +31,18 @@ from genevals.metrics.judged import (
     spans_of,
     text_field,
 )
-from genevals.metrics.rag_formulas import CONTEXT_RELEVANCE_OUTPUTS, chunk_scores
+from genevals.metrics.rag_formulas import (
+    CONTEXT_RELEVANCE_OUTPUTS,
+    chunk_label,
+    chunk_scores,
+    label_agreement,
+    label_statistics,
+)
 from genevals.types import MetricResult, Sample
 
 RELEVANT, PARTLY, NOT_RELEVANT = "relevant", "partly", "not_relevant"
+#: a verdict's score, for the AUC against labels
+VERDICT_SCORE = {RELEVANT: 1.0, PARTLY: 0.5, NOT_RELEVANT: 0.0}
 _VERDICTS = {"relevant": RELEVANT, "yes": RELEVANT, "highly relevant": RELEVANT, "partly": PARTLY,
              "partly relevant": PARTLY, "partial": PARTLY, "partially relevant": PARTLY, "partially": PARTLY,
              "not relevant": NOT_RELEVANT, "irrelevant": NOT_RELEVANT, "no": NOT_RELEVANT,
@@ -76,6 +84,15 @@ class ContextRelevance(SingleCallJudge):
     def settings(self) -> dict[str, Any]:
         return {"k": self.k or "all", "partly": "relevant" if self.partly_counts else "not_relevant",
                 "budget": self.context_token_budget}
+
+    def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
+        """Judge usage, and the verdicts' agreement with the ``relevant`` labels where the input has them."""
+        result = outputs.get("context_relevance")
+        return {**(usage_statistics(result, "context_relevance_judge_") or {}), **label_statistics(result)}
+
+    def corpus_from_statistics(self, totals: Mapping[str, float]) -> dict[str, Any]:
+        return {**{k: v for k, v in totals.items() if not k.startswith("context_relevance_labels:")},
+                **label_agreement(totals)}
 
     def _check(self, sample: Sample) -> None:
         if not any(c.text.strip() for c in sample.contexts):
@@ -120,13 +137,14 @@ class ContextRelevance(SingleCallJudge):
         chunks = []
         for i, ctx in enumerate(sample.contexts):
             v = got.get(i + 1)
-            record: dict[str, Any] = {"index": i, "rank": ctx.rank, "id": ctx.key}
+            record: dict[str, Any] = {"index": i, "rank": ctx.rank, "id": ctx.key, "label": chunk_label(sample, i)}
             if v is None:
-                record.update({"verdict": None, "relevant": False, "missing": True,
+                record.update({"verdict": None, "relevant": False, "missing": True, "score": 0.0,
                                "reason": "no verdict in the reply; counted as not relevant"})
             else:
                 span = spans_of(v["sentence"], ctx.text) if v["sentence"] else []
                 record.update({"verdict": v["verdict"], "reason": v["reason"], "sentence": v["sentence"],
+                               "score": VERDICT_SCORE[v["verdict"]],
                                "sentence_span": span[0] if span else None, "missing": False,
                                "relevant": v["verdict"] == RELEVANT or (v["verdict"] == PARTLY and self.partly_counts)})
             chunks.append(record)

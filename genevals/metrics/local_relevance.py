@@ -34,9 +34,12 @@ from genevals.metrics.rag_formulas import (
     CONTEXT_RELEVANCE_OUTPUTS,
     NO_QUESTION,
     Unscored,
+    chunk_label,
     chunk_scores,
     correctness_results,
     first_reference,
+    label_agreement,
+    label_statistics,
     recall_result,
 )
 from genevals.signature import make_signature, package_version
@@ -164,6 +167,13 @@ class ContextRelevanceLocal(_Local):
     def settings(self) -> dict[str, Any]:
         return {"threshold": f"{self.threshold:g}", "k": self.k or "all"}
 
+    def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
+        """The verdicts' agreement with the ``relevant`` labels, where the input has them."""
+        return label_statistics(outputs.get("context_relevance"))
+
+    def corpus_from_statistics(self, totals: Mapping[str, float]) -> dict[str, Any]:
+        return label_agreement(totals)
+
     def chunk_similarities(self, sample: Sample) -> list[tuple[float, tuple[int, int] | None]]:
         """(best sentence similarity, its span) per chunk; (0, None) for an empty chunk."""
         from genevals.grounding.checker import segment
@@ -185,7 +195,8 @@ class ContextRelevanceLocal(_Local):
         chunks = []
         for i, (ctx, (sim, span)) in enumerate(zip(sample.contexts, self.chunk_similarities(sample))):
             relevant = span is not None and sim >= self.threshold
-            chunks.append({"index": i, "rank": ctx.rank, "id": ctx.key, "relevant": relevant, "missing": False,
+            chunks.append({"index": i, "rank": ctx.rank, "id": ctx.key, "label": chunk_label(sample, i),
+                           "score": round(sim, 2), "relevant": relevant, "missing": False,
                            "verdict": "relevant" if relevant else "not_relevant", "similarity": round(sim, 4),
                            "sentence": ctx.text[span[0]:span[1]] if span else "",
                            "sentence_span": list(span) if span else None,

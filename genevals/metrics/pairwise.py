@@ -6,7 +6,8 @@ winner or a tie, with a reason; when the two orders disagree, the pair is a tie 
 preference). The two calls serve both systems' samples: the outcome is memoised in the process (and the
 judge cache holds the replies), so a pair costs 2 calls, not 4.
 
-Per sample of system S, against the k other systems T on the same question:
+Outputs, per-pair rates and the paired CI: :mod:`genevals.metrics.preference`. Per sample of system S, against
+the k other systems T on the same question:
 
 .. math::
     \\mathrm{pairwise} = \\frac{1}{k}\\sum_{T} o_T, \\qquad o_T = 1\\ (\\text{win}),\\ 0.5\\ (\\text{tie}),\\ 0\\
@@ -27,7 +28,6 @@ refusal can be the better answer.
 from __future__ import annotations
 
 import asyncio
-import math
 from typing import Any, Mapping
 
 from genevals import types
@@ -37,34 +37,11 @@ from genevals.judge.config import JudgeConfig
 from genevals.judge.parse import ParseError, extract_json
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
-from genevals.metrics.base import ConcurrentMetric, Output, register, usage_statistics
+from genevals.metrics.base import ConcurrentMetric, register
+from genevals.metrics.preference import PAIRWISE_OUTPUTS, SCORE, PairwiseStats, combine
 from genevals.metrics.rag_formulas import NO_PAIR, Unscored
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
-
-PREFIX = "pairwise_vs:"
-SCORE = {"win": 1.0, "tie": 0.5, "loss": 0.0}
-Z95 = 1.959964
-
-
-def net_preference(win: float, tie: float, loss: float) -> dict[str, float | None]:
-    """Rates and the paired 95% CI of net preference (win rate - loss rate) from the counts of one pair."""
-    n = win + tie + loss
-    if n <= 0:
-        return {}
-    d = (win - loss) / n
-    out: dict[str, float | None] = {"n": n, "win_rate": win / n, "tie_rate": tie / n, "loss_rate": loss / n,
-                                    "net": d, "net_ci_low": None, "net_ci_high": None}
-    if n >= 2:
-        half = Z95 * math.sqrt(max(0.0, (win + loss - n * d * d) / (n - 1)) / n)
-        out["net_ci_low"], out["net_ci_high"] = max(-1.0, d - half), min(1.0, d + half)
-    return out
-
-
-def combine(first: str, second: str) -> tuple[str, bool]:
-    """The pair's winner ("a", "b" or "tie") from both orders' winners (already mapped back to a / b), and
-    whether they agreed; disagreement is a tie."""
-    return (first, True) if first == second else ("tie", False)
 
 
 def _winner(reply: Any) -> tuple[str, str]:
@@ -78,8 +55,13 @@ def _winner(reply: Any) -> tuple[str, str]:
     return value, reason if isinstance(reason, str) else ""
 
 
+OFFLINE_NOTE = ("no judge endpoint or model configured: pairwise comes from the offline variant (the answers' "
+                "offline answer_correctness against the reference, else their offline answer_relevance); use "
+                "--judge-base-url for an LLM judge")
+
+
 @register
-class Pairwise(ConcurrentMetric):
+class Pairwise(PairwiseStats, ConcurrentMetric):
     """LLM judge: preference between systems on the same question, asked in both orders (disagreement = tie).
 
     Args:
@@ -89,9 +71,9 @@ class Pairwise(ConcurrentMetric):
     """
 
     family = "pairwise"
-    outputs = (Output("pairwise", "preference over the other systems on the same question (win 1, tie 0.5, loss 0; "
-                                  "both orders asked, disagreement is a tie)"),)
+    outputs = PAIRWISE_OUTPUTS
     order = 76
+    offline_alternative = ("pairwise_local", OFFLINE_NOTE)
 
     def __init__(self, judge: JudgeConfig | None = None, contexts: bool = True, references: bool = True) -> None:
         self.judge = judge if judge is not None else JudgeConfig()
@@ -109,6 +91,10 @@ class Pairwise(ConcurrentMetric):
         return {**self.__dict__, "_tasks": {}, "_loop": None}
 
     # -- metric protocol -------------------------------------------------------------------------------
+    @classmethod
+    def offline(cls, judge: JudgeConfig | None) -> bool:
+        return not (judge if judge is not None else JudgeConfig()).configured
+
     @property
     def warning(self) -> str | None:
         return self.runtime.warning
@@ -117,35 +103,13 @@ class Pairwise(ConcurrentMetric):
     def concurrency(self) -> int:
         return self.judge.concurrency
 
-    def prepare_sample(self, sample: Sample) -> None:
-        """Remember every system's sample of each question: a system's answer is judged against the others'."""
-        self._by_id.setdefault(sample.id, {})[sample.system] = sample
-
     def signature(self) -> str:
-        return make_signature("pairwise", **self.runtime.signature_settings(), orders="both", disagreement="tie",
+        return make_signature("pairwise", variant="llm", **self.runtime.signature_settings(), orders="both",
+                              disagreement="tie",
                               contexts=self.contexts, references=self.references, budget=self.context_token_budget)
 
     def describe(self) -> dict[str, str]:
         return {"pairwise": "LLM judge: " + self.outputs[0].definition}
-
-    def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
-        """Wins, ties and losses against each other system, and the judge usage."""
-        result = outputs.get("pairwise")
-        stats = dict(usage_statistics(result, "pairwise_judge_") or {})
-        if result is not None and result.status == types.OK:
-            for duel in result.details.get("duels", []):
-                stats[f"{PREFIX}{duel['opponent']}:{duel['outcome']}"] = 1
-        return stats
-
-    def corpus_from_statistics(self, totals: Mapping[str, float]) -> dict[str, Any]:
-        out = {k: v for k, v in totals.items() if not k.startswith(PREFIX)}
-        opponents = sorted({k[len(PREFIX):].rsplit(":", 1)[0] for k in totals if k.startswith(PREFIX)})
-        for t in opponents:
-            counts = {o: totals.get(f"{PREFIX}{t}:{o}", 0) for o in SCORE}
-            for key, value in net_preference(counts["win"], counts["tie"], counts["loss"]).items():
-                if value is not None:
-                    out[f"{PREFIX}{t}:{key}"] = value
-        return out
 
     # -- scoring ---------------------------------------------------------------------------------------
     def _details(self, log: CallLog) -> dict[str, Any]:
@@ -173,7 +137,7 @@ class Pairwise(ConcurrentMetric):
             self.runtime.add_total(log.usage)
 
     async def _score_one(self, sample: Sample, log: CallLog) -> MetricResult:
-        others = sorted(t for t in self._by_id.get(sample.id, {}) if t != sample.system)
+        others = self.opponents(sample)
         if not others:
             raise Unscored(NO_PAIR, f"no other system answered question '{sample.id}'; nothing to compare with")
         if self.judge.dry_run:

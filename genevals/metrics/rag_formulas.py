@@ -4,7 +4,7 @@ counts, so the two variants can differ only in their verdicts. Neither the judge
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from genevals import types
 from genevals.metrics.base import Output
@@ -107,6 +107,62 @@ def chunk_scores(chunks: list[dict[str, Any]], k: int | None, details: dict[str,
     return {"context_relevance": MetricResult("context_relevance", share(flags), details=details),
             "context_precision": MetricResult("context_precision", context_precision(flags, k),
                                               details={"k": k, "relevant_in_top_k": sum(flags[:k] if k else flags)})}
+
+
+LABEL_KEY = "context_relevance_labels:"
+
+
+def chunk_label(sample: Sample, index: int) -> float | None:
+    """The ``relevant`` label of the sample's chunk ``index`` (0 when labels exist but name another chunk), or
+    None when the sample has no labels."""
+    if sample.relevant is None:
+        return None
+    return float(sample.relevant.get(sample.contexts[index].key, 0))
+
+
+def label_statistics(result: MetricResult | None) -> dict[str, float]:
+    """Sufficient statistics of the verdicts' agreement with the ``relevant`` labels, summed per system: chunk
+    counts by (score, label > 0) for the AUC, and the binary verdict's confusion counts for P / R / F1."""
+    stats: dict[str, float] = {}
+    if result is None or result.status != types.OK:
+        return stats
+    for chunk in (result.details or {}).get("chunks", []):
+        label, score = chunk.get("label"), chunk.get("score")
+        if label is None or score is None:
+            continue
+        gold = "pos" if label > 0 else "neg"
+        key = f"{LABEL_KEY}score={score:.2f}:{gold}"
+        stats[key] = stats.get(key, 0) + 1
+        cell = LABEL_KEY + ("tp" if chunk["relevant"] and gold == "pos" else "fp" if chunk["relevant"] else
+                            "fn" if gold == "pos" else "tn")
+        stats[cell] = stats.get(cell, 0) + 1
+    return stats
+
+
+def label_agreement(totals: Mapping[str, float]) -> dict[str, float]:
+    r"""Agreement of the chunk verdicts with the ``relevant`` labels (label > 0 is relevant), as ``genevals
+    validate`` reports a judge's: ROC AUC of the chunk scores (ties count one half:
+    :math:`\mathrm{AUC} = P(s_+ > s_-) + \tfrac12 P(s_+ = s_-)`; the LLM's scores are 1 / 0.5 / 0 for relevant /
+    partly / not relevant, the offline variant's its similarity rounded to 0.01), and precision, recall and F1 of
+    the binary verdict. Keys are ``context_relevance_label_*``; none without labelled chunks or with one class."""
+    pos: dict[float, float] = {}
+    neg: dict[float, float] = {}
+    for key, count in totals.items():
+        if key.startswith(LABEL_KEY + "score="):
+            score, gold = key[len(LABEL_KEY) + 6:].rsplit(":", 1)
+            (pos if gold == "pos" else neg)[float(score)] = count
+    n_pos, n_neg = sum(pos.values()), sum(neg.values())
+    if not n_pos or not n_neg:
+        return {}
+    wins = sum(cp * cn * (1.0 if sp > sn else 0.5 if sp == sn else 0.0)
+               for sp, cp in pos.items() for sn, cn in neg.items())
+    tp, fp, fn = (totals.get(LABEL_KEY + k, 0) for k in ("tp", "fp", "fn"))
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"context_relevance_label_auc": wins / (n_pos * n_neg), "context_relevance_label_precision": precision,
+            "context_relevance_label_recall": recall, "context_relevance_label_f1": f1,
+            "context_relevance_label_chunks": n_pos + n_neg, "context_relevance_label_relevant": n_pos}
 
 
 def recall_result(claims: list[dict[str, Any]], ref_index: int, details: dict[str, Any]) -> MetricResult:

@@ -24,6 +24,7 @@ from genevals.report import bands, stats
 from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, judge_info, num, page_summary,
                                    sample_texts, text)
 from genevals.report.load import Run, declaration, load_run, unique_names
+from genevals.report.rag import page_rag
 from genevals.report.values import SampleValues
 from genevals.stats import DEFAULT_SEED
 
@@ -268,6 +269,9 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
             heads[k] = (text(row.get("id")), text(row.get("origin")))
             if k in chosen:
                 texts[k] = sample_texts(row)
+                rag = page_rag(row.get("metrics"), texts[k]["a"], texts[k]["ctx"], texts[k]["refs"])
+                if rag is not None:  # the RAG judges' drill-down
+                    texts[k]["rag"] = rag
     samples = _page_samples(store, embedded, heads, texts, metrics)
     del heads, texts
 

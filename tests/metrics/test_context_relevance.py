@@ -67,3 +67,20 @@ def test_statuses_without_calls(sample, status):
 def test_no_readable_verdict_is_a_parse_error():
     r = judged({"passages": [{"id": 9, "verdict": "relevant", "sentence": "", "reason": ""}]})[0].score([SAMPLE])[0]
     assert r["context_relevance"].status == types.PARSE_ERROR and r["context_precision"].status == types.PARSE_ERROR
+
+
+def test_agreement_with_labels_goes_into_the_corpus_scores():
+    from genevals.engine.local import evaluate
+
+    provider = ScriptedProvider({"context_relevance": REPLY})
+    labelled = Sample(SAMPLE.id, SAMPLE.answer, SAMPLE.question, SAMPLE.contexts, relevant={"c1": 2, "c2": 1})
+    results = evaluate([labelled], ["context_relevance"], judge=JudgeConfig(provider=provider, cache=False))
+    corpus = results.corpus["default"]
+    # scores 1, 0, 0.5, 1, 0 against labels +, +, -, -, -: pairs (1 vs .5, 1, 0) -> 1, .5, 1; (0 vs .5, 1, 0) -> 0, 0, .5
+    assert corpus["context_relevance_label_auc"] == pytest.approx(3 / 6)
+    # binary: relevant c1 (tp), c3 and c4 (fp), c2 missed (fn)
+    assert corpus["context_relevance_label_precision"] == pytest.approx(1 / 3)
+    assert corpus["context_relevance_label_recall"] == pytest.approx(1 / 2)
+    assert corpus["context_relevance_judge_requests"] == 1
+    chunks = results.samples[0].metrics["context_relevance"].details["chunks"]
+    assert [c["label"] for c in chunks] == [2.0, 1.0, 0.0, 0.0, 0.0]

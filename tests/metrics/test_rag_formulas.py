@@ -40,3 +40,20 @@ def test_share():
     assert share([True, False, True, False]) == 0.5
     with pytest.raises(ValueError):
         share([])
+
+
+def test_agreement_with_relevance_labels_by_hand():
+    from genevals.metrics.rag_formulas import label_agreement, label_statistics
+    from genevals.types import MetricResult
+
+    chunks = [{"score": 1.0, "label": 2, "relevant": True}, {"score": 0.5, "label": 0, "relevant": True},
+              {"score": 0.0, "label": 1, "relevant": False}, {"score": 0.0, "label": 0, "relevant": False},
+              {"score": 1.0, "label": None, "relevant": True}]  # no labels for this one: left out
+    stats = label_statistics(MetricResult("context_relevance", 0.6, details={"chunks": chunks}))
+    a = label_agreement(stats)
+    # positives score 1 and 0, negatives 0.5 and 0: pairs 1>0.5, 1>0, 0<0.5, 0=0 (a half) -> 2.5 / 4
+    assert a["context_relevance_label_auc"] == pytest.approx(0.625)
+    # tp 1, fp 1, fn 1, tn 1
+    assert a["context_relevance_label_precision"] == a["context_relevance_label_recall"] == 0.5
+    assert a["context_relevance_label_f1"] == 0.5 and a["context_relevance_label_chunks"] == 4
+    assert label_agreement(label_statistics(MetricResult("x", 1.0, details={"chunks": chunks[:1]}))) == {}

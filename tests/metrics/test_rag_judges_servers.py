@@ -4,62 +4,17 @@ counted on the server, retries, statuses, the cache) and against llama.cpp's ser
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 
 import pytest
 from support.fault_server import FaultServer
 from support.llama_server import llama_server  # noqa: F401  (fixture)
+from support.rag_judge import FAMILIES, block, honest_judge, prompt_kind  # noqa: F401
 
 from genevals import types
 from genevals.engine.local import evaluate
 from genevals.judge.config import JudgeConfig
 from genevals.types import Context, Sample
-
-FAMILIES = ["answer_relevance", "context_relevance", "context_recall", "answer_correctness"]
-FIRST_LINES = {f: open_line for f, open_line in (
-    ("answer_relevance", "You judge whether an answer addresses"), ("context_relevance", "You judge which retrieved"),
-    ("context_recall", "You check which facts of a reference"), ("answer_correctness", "You compare an answer with"),
-    ("pairwise", "You compare two answers"))}
-_SENT = re.compile(r"(?<=[.!?])\s+")
-
-
-def prompt_kind(content: str) -> str | None:
-    return next((f for f, line in FIRST_LINES.items() if content.startswith(line)), None)
-
-
-def block(content: str, start: str, end: str) -> str:
-    return content.split(start, 1)[1].split(end, 1)[0]
-
-
-def honest_judge(content: str) -> object:
-    """Replies of a simple honest judge: sentences are facts, a fact is 'in' a text when it occurs verbatim."""
-    kind = prompt_kind(content)
-    if kind is None:
-        return None
-    passages = re.findall(r"\[(\d+)\] (.*)", content.split("Passages:", 1)[1]) if "Passages:" in content else []
-    if kind == "pairwise":  # the longer answer wins, whatever the order
-        a, b = block(content, 'Answer A: """', '"""'), block(content, 'Answer B: """', '"""')
-        return {"reason": "longer", "winner": "A" if len(a) > len(b) else "B" if len(b) > len(a) else "tie"}
-    if kind == "answer_relevance":
-        return {"parts": [{"part": "the question", "answered": True}], "off_topic": [], "reason": "on topic"}
-    if kind == "context_relevance":
-        question = block(content, "Question: ", "\n").lower()
-        return {"passages": [{"id": int(i), "verdict": "relevant" if "ferry" in text.lower() and "ferry" in question
-                              else "not_relevant", "sentence": "", "reason": "word match"} for i, text in passages]}
-    if kind == "context_recall":
-        reference = block(content, 'Reference answer: """', '"""')
-        claims = []
-        for s in _SENT.split(reference.strip()):
-            found = next((int(i) for i, text in passages if s.rstrip(".") in text), 0)
-            claims.append({"claim": s, "source": s, "passage": found, "reason": "verbatim"})
-        return {"claims": claims}
-    reference, answer = block(content, 'Reference answer: """', '"""'), block(content, 'Answer: """', '"""')
-    return {"answer_claims": [{"claim": s, "source": s, "in_reference": s in reference}
-                              for s in _SENT.split(answer.strip())],
-            "reference_claims": [{"claim": s, "source": s, "in_answer": s in answer}
-                                 for s in _SENT.split(reference.strip())]}
-
 
 CONTEXTS = (Context("The ferry crossing takes 55 minutes.", 1), Context("Bins are emptied on Mondays.", 2))
 
