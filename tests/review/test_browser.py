@@ -175,6 +175,13 @@ def test_deep_link_mark_reload_second_reviewer_and_export_into_validate(browser,
         assert f"Judge precision on reviewed claims: {expected['precision']['precision']:.3f}" in text
         assert bob.page.locator("#decisions-table tbody tr").count() == 7
         bob.shot("review-live-status")
+        # The review filter finds what is left to review, and the table shows each reviewer's decision.
+        bob.goto(server.url + "#tab=review&review=done")
+        assert bob.page.inner_text("#review-count").startswith("3 of ")
+        assert "Ann: Confirmed hallucination" in bob.page.inner_text("#review-table")
+        bob.goto(server.url + "#tab=review&review=todo")
+        total = int(bob.page.inner_text("#review-count").split()[2])
+        assert bob.page.inner_text("#review-count").startswith(f"{total - 3} of ")
         bob.close()
     finally:
         server.stop()
