@@ -57,7 +57,11 @@ function reviewCell(sample, claimIndex) {
   });
 }
 function decisionLine(d) {
+  var own = LIVE && REV.name && d.reviewer === REV.name && !d.stale;
   return el("li", { "class": "decision" + (d.stale ? " stale" : "") }, [
+    own ? el("button", { type: "button", "class": "btn withdraw", text: "Withdraw", onclick: function () {
+      decide({ system: d.system, sample_id: d.sample_id, claim: d.claim, span: d.claim === null ? d.span : null, decision: "withdrawn" });
+    } }) : null,
     el("strong", { "class": "reviewer", text: d.reviewer }), ": ", chip(DECISION_LABELS[d.decision] || d.decision, "d-" + d.decision),
     d.text ? [" ", el("q", { text: d.text })] : null, d.note ? [" \u2014 ", el("span", { "class": "note", text: d.note })] : null,
     d.stale ? [" ", chip("stale", "status", d.stale), el("span", { "class": "small muted", text: " " + d.stale })] : null,

@@ -142,6 +142,12 @@ def test_deep_link_mark_reload_second_reviewer_and_export_into_validate(browser,
         assert page.evaluate(SELECT, [0, len(word)]) == word
         page.click("#mark-missed")
         page.wait_for_selector("#missed-list .decision")
+        # A decision taken back disappears (its row stays in the store), and is made again.
+        page.click("#missed-list .withdraw")
+        page.wait_for_selector("#missed-list", state="detached")
+        assert page.evaluate(SELECT, [0, len(word)]) == word
+        page.click("#mark-missed")
+        page.wait_for_selector("#missed-list .decision")
         # Clicking another claim puts it in the address.
         page.locator(".claim-list li").nth(1).click()
         assert "claim=2" in page.url
