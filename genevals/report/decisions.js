@@ -22,6 +22,7 @@ function reviewApi(method, path, body) {
 function redrawReview() {
   if (REV.panel !== null && !drawer.hidden) reviewPanel(REV.panel);
   if (REV.status) drawStatus(REV.status);
+  if (REV.refreshTable) REV.refreshTable();
 }
 function loadDecisions() {
   return reviewApi("GET", "/api/state").then(function (s) { REV.state = s; REV.error = ""; redrawReview(); document.documentElement.setAttribute("data-review", "ready"); },
@@ -32,12 +33,35 @@ function decide(body) {
   return reviewApi("POST", "/api/decisions", body).then(function (s) { REV.state = s; REV.error = ""; redrawReview(); },
     function (err) { REV.error = String(err.message || err); redrawReview(); });
 }
+// Decisions by system and sample id, rebuilt when the state changes.
 function sampleDecisions(sample) {
+  if (!REV.state) return [];
+  if (REV.indexed !== REV.state) {
+    REV.index = {};
+    REV.state.decisions.forEach(function (d) { (REV.index[d.system + "\u0000" + d.sample_id] = REV.index[d.system + "\u0000" + d.sample_id] || []).push(d); });
+    REV.indexed = REV.state;
+  }
   var system = D.systems[sample.sys] ? D.systems[sample.sys].system : "";
-  return REV.state ? REV.state.decisions.filter(function (d) { return d.system === system && d.sample_id === sample.id; }) : [];
+  return REV.index[system + "\u0000" + sample.id] || [];
+}
+function claimDecisions(sample, claimIndex) { return sampleDecisions(sample).filter(function (d) { return d.claim === claimIndex; }); }
+// Whether a claim has a decision that still applies (for the review tab's "Review" filter).
+function claimReviewed(sample, claimIndex) { return claimDecisions(sample, claimIndex).some(function (d) { return !d.stale; }); }
+// The review tab's "Review" cell: each reviewer's decision on the claim.
+function reviewCell(sample, claimIndex) {
+  var ds = claimDecisions(sample, claimIndex);
+  if (!ds.length) return el("span", { "class": "small muted", text: "not reviewed" });
+  return ds.map(function (d) {
+    return el("div", { "class": "small" + (d.stale ? " stale" : "") }, [el("span", { "class": "reviewer", text: d.reviewer + ": " }),
+      chip(DECISION_LABELS[d.decision] || d.decision, "d-" + d.decision, d.stale || d.note || null)]);
+  });
 }
 function decisionLine(d) {
+  var own = LIVE && REV.name && d.reviewer === REV.name && !d.stale;
   return el("li", { "class": "decision" + (d.stale ? " stale" : "") }, [
+    own ? el("button", { type: "button", "class": "btn withdraw", text: "Withdraw", onclick: function () {
+      decide({ system: d.system, sample_id: d.sample_id, claim: d.claim, span: d.claim === null ? d.span : null, decision: "withdrawn" });
+    } }) : null,
     el("strong", { "class": "reviewer", text: d.reviewer }), ": ", chip(DECISION_LABELS[d.decision] || d.decision, "d-" + d.decision),
     d.text ? [" ", el("q", { text: d.text })] : null, d.note ? [" \u2014 ", el("span", { "class": "note", text: d.note })] : null,
     d.stale ? [" ", chip("stale", "status", d.stale), el("span", { "class": "small muted", text: " " + d.stale })] : null,

@@ -73,7 +73,8 @@ TABS.review = function (root) {
   var link = linkParams(), linkedMetric = link.get("metric");
   var state = { system: systemIndex(link.get("rsys")), verdict: VERDICTS.indexOf(link.get("verdict")) > 0 ? link.get("verdict") : "",
     metric: METRIC[linkedMetric] ? linkedMetric : names.indexOf("faithfulness") >= 0 ? "faithfulness" : names[0],
-    min: linkNumber(link, "min"), max: linkNumber(link, "max"), text: link.get("q") || "" };
+    min: linkNumber(link, "min"), max: linkNumber(link, "max"), text: link.get("q") || "",
+    review: ["todo", "done"].indexOf(link.get("review")) >= 0 ? link.get("review") : "" };
   var view = all;
   var body = el("tbody"), count = el("span", { "class": "count", id: "review-count" });
   function apply() {
@@ -83,6 +84,7 @@ TABS.review = function (root) {
       if (state.system !== "" && String(s.sys) !== state.system) return false;
       if (state.verdict && item.row.label !== state.verdict) return false;
       if (text && (item.row.claim.text + "\n" + s.a + "\n" + s.id).toLowerCase().indexOf(text) < 0) return false;
+      if (state.review && claimReviewed(s, item.row.claim.index) !== (state.review === "done")) return false;
       if (state.metric && (state.min !== null || state.max !== null)) {
         var v = metricValue(s, state.metric);
         if (v === null || (state.min !== null && v < state.min) || (state.max !== null && v > state.max)) return false;
@@ -91,7 +93,7 @@ TABS.review = function (root) {
     });
     count.textContent = view.length + " of " + all.length + " flagged claims";
     updateLink({ rsys: state.system === "" ? null : sysLabel(Number(state.system)), verdict: state.verdict, metric: state.metric,
-      min: state.min, max: state.max, q: state.text });
+      min: state.min, max: state.max, q: state.text, review: state.review });
     pager.update(view.length);
   }
   function draw(page) {
@@ -106,7 +108,7 @@ TABS.review = function (root) {
         el("td", null, contextSnippet(s, item)),
         el("td", { "class": "num", text: fmt(metricValue(s, state.metric)) }),
         el("td", null, el("div", { "class": "clip-2 small", text: s.a }))
-      ]));
+      ].concat(REVIEW ? [el("td", { "class": "review-cell" }, reviewCell(s, item.row.claim.index))] : [])));
     });
   }
   function exportCSV() {
@@ -129,14 +131,17 @@ TABS.review = function (root) {
       selectBox(metricOptions(false), state.metric, function (v) { state.metric = v; metricHead.textContent = v; apply(); }, "Metric"),
       numberInput(state.min, function (v) { state.min = v; apply(); }, "min"),
       numberInput(state.max, function (v) { state.max = v; apply(); }, "max"),
+      REVIEW ? selectBox([["", "Any"], ["todo", "Not reviewed"], ["done", "Reviewed"]], state.review, function (v) { state.review = v; apply(); }, "Review") : null,
       el("button", { type: "button", "class": "btn btn-primary", id: "export-csv", text: "Export CSV", onclick: exportCSV }),
       count
     ]),
     el("div", { "class": "table-wrap" }, el("table", { id: "review-table" }, [
       el("thead", null, el("tr", null, [el("th", { text: "System / sample" }), el("th", { text: "Verdict" }), el("th", { text: "Claim" }),
-        el("th", { text: "Reason" }), el("th", { text: "Nearest context" }), metricHead, el("th", { text: "Answer" })])), body]))
+        el("th", { text: "Reason" }), el("th", { text: "Nearest context" }), metricHead, el("th", { text: "Answer" })]
+        .concat(REVIEW ? [el("th", { text: "Review" })] : []))), body]))
   ]);
   root.appendChild(card);
   var pager = makePager(card, PAGE_SIZE, draw);
+  REV.refreshTable = function () { if (state.review) apply(); else pager.update(view.length, true); };
   apply();
 };

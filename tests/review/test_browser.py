@@ -142,6 +142,12 @@ def test_deep_link_mark_reload_second_reviewer_and_export_into_validate(browser,
         assert page.evaluate(SELECT, [0, len(word)]) == word
         page.click("#mark-missed")
         page.wait_for_selector("#missed-list .decision")
+        # A decision taken back disappears (its row stays in the store), and is made again.
+        page.click("#missed-list .withdraw")
+        page.wait_for_selector("#missed-list", state="detached")
+        assert page.evaluate(SELECT, [0, len(word)]) == word
+        page.click("#mark-missed")
+        page.wait_for_selector("#missed-list .decision")
         # Clicking another claim puts it in the address.
         page.locator(".claim-list li").nth(1).click()
         assert "claim=2" in page.url
@@ -151,7 +157,7 @@ def test_deep_link_mark_reload_second_reviewer_and_export_into_validate(browser,
         ann.reload()
         assert page.locator("#review-panel .decision").count() == 1  # s3's decision, after the reload
         ann.open(server.url + link(s1), s1)
-        assert "Confirmed hallucination" in page.inner_text("#review-panel [data-review-claim='%d']" % p1[0])
+        assert "Confirmed hallucination" in page.inner_text(f"#review-panel [data-review-claim='{p1[0]}']")
         assert "the context says otherwise" in page.inner_text("#review-panel")
         assert word in page.inner_text("#missed-list")
         ann.shot("review-live-sample")
@@ -175,13 +181,20 @@ def test_deep_link_mark_reload_second_reviewer_and_export_into_validate(browser,
         assert f"Judge precision on reviewed claims: {expected['precision']['precision']:.3f}" in text
         assert bob.page.locator("#decisions-table tbody tr").count() == 7
         bob.shot("review-live-status")
+        # The review filter finds what is left to review, and the table shows each reviewer's decision.
+        bob.goto(server.url + "#tab=review&review=done")
+        assert bob.page.inner_text("#review-count").startswith("3 of ")
+        assert "Ann: Confirmed hallucination" in bob.page.inner_text("#review-table")
+        bob.goto(server.url + "#tab=review&review=todo")
+        total = int(bob.page.inner_text("#review-count").split()[2])
+        assert bob.page.inner_text("#review-count").startswith(f"{total - 3} of ")
         bob.close()
     finally:
         server.stop()
 
     labels = tmp_path / "labels.jsonl"
     done = subprocess.run([sys.executable, "-m", "genevals", "review", "export", str(run), "-o", str(labels)],
-                          capture_output=True, text=True, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+                          capture_output=True, text=True, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, check=False)
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in labels.read_text().splitlines()]
     by_key = {(r["model"], r["id"]): r for r in rows}
@@ -206,7 +219,7 @@ def rescore(run: Path, sample, answer: str) -> None:
     lines = path.read_text(encoding="utf-8").splitlines()
     row = json.loads(lines[sample.line - 1])
     row["answer"] = answer
-    details, labels = judge_details(answer, [c["text"] for c in row["contexts"]])
+    details, _labels = judge_details(answer, [c["text"] for c in row["contexts"]])
     row["metrics"]["faithfulness"]["details"].update(details)
     lines[sample.line - 1] = json.dumps(row)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -6,8 +6,7 @@ import sqlite3
 
 import pytest
 
-from genevals.review.store import (SCHEMA_VERSION, Decision, ReviewStore, StoreError, current, read_decisions,
-                                   store_path)
+from genevals.review.store import SCHEMA_VERSION, Decision, ReviewStore, StoreError, current, read_decisions, store_path
 
 HOSTILE = "Robert'); DROP TABLE decisions;-- <script>window.__xss=1</script>"
 
@@ -47,8 +46,8 @@ def test_rows_are_appended_and_the_latest_per_reviewer_and_claim_counts(tmp_path
 
 
 def test_bad_decisions_are_refused_before_they_reach_the_file(tmp_path):
-    for bad in (dict(reviewer=" "), dict(decision="maybe"), dict(claim=None), dict(note="x" * 5000),
-                dict(reviewer="r" * 81), dict(claim=None, decision="missed", span=(5, 5))):
+    for bad in ({"reviewer": " "}, {"decision": "maybe"}, {"claim": None}, {"note": "x" * 5000},
+                {"reviewer": "r" * 81}, {"claim": None, "decision": "missed", "span": (5, 5)}):
         with pytest.raises(StoreError):
             decision(**bad)
     with pytest.raises(StoreError, match="span"):
