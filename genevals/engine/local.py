@@ -4,14 +4,15 @@ each result as soon as it exists.
 After the planning pass (:mod:`genevals.engine.plan`), samples are scored in chunks. Without a judge-backed
 metric, results are appended and flushed chunk by chunk; with one, each sample is appended and flushed the
 moment the judge is done with it (results.jsonl is then in completion order), so a crash loses at most the
-samples in flight, and ``resume`` skips what is already in the results file.
+samples in flight, and ``resume`` skips what is already in the results file. The judge slides a window over
+the whole run: a new sample starts whenever one finishes, with no barrier between chunks.
 """
 from __future__ import annotations
 
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from genevals import registry
 from genevals.engine.plan import chunked, plan_run, start_run
@@ -44,64 +45,75 @@ def _streamed_family(selected: Sequence[registry.Selected]) -> registry.Selected
 
 
 def _score_chunk(selected: Sequence[registry.Selected], chunk: Sequence[Sample],
-                 pool: ProcessPoolExecutor | None, workers: int,
-                 on_done: Callable[[int, SampleResult], None] | None = None) -> list[SampleResult]:
-    """The chunk's results, in input order.
-
-    With ``on_done``, the last judge family (if any) runs last, through ``score_each``, and
-    ``on_done(index, result)`` is called for each sample the moment that family is done with it; the other
-    families score the whole chunk first, the fast ones before the judges."""
-    streamed = _streamed_family(selected) if on_done is not None else None
+                 pool: ProcessPoolExecutor | None, workers: int) -> list[SampleResult]:
+    """The chunk's results, in input order."""
     outputs: list[dict[str, dict[str, MetricResult]]] = [{} for _ in chunk]  # per sample: family -> outputs
-    for sel in sorted((s for s in selected if s is not streamed), key=lambda s: s.metric.kind == JUDGE):
+    for sel in selected:
         for by_family, got in zip(outputs, _score_family(sel, chunk, pool, workers)):
             by_family[sel.family] = got
-    results = [SampleResult(sample=s) for s in chunk]
-
-    def finish(index: int) -> SampleResult:
-        # The selected order, whatever order the families ran in: results.jsonl has always listed them so.
-        for sel in selected:
-            for name, value in outputs[index][sel.family].items():
-                if sel.keep(name):
-                    results[index].metrics[name] = value
-        return results[index]
-
-    if streamed is None or on_done is None:
-        return [finish(index) for index in range(len(chunk))]
-    family, done = streamed.family, on_done
-
-    def emit(index: int, got: dict[str, MetricResult]) -> None:
-        outputs[index][family] = got
-        done(index, finish(index))
-
-    streamed.metric.score_each(chunk, emit)
-    return results
+    return [_assemble(selected, sample, by_family) for sample, by_family in zip(chunk, outputs)]
 
 
-def _write_streamed(recorder: RunRecorder, selected: Sequence[registry.Selected], chunk: Sequence[Sample],
-                    pool: ProcessPoolExecutor | None, workers: int,
+def _assemble(selected: Sequence[registry.Selected], sample: Sample,
+              by_family: dict[str, dict[str, MetricResult]]) -> SampleResult:
+    """One sample's result: the kept outputs of every family, in the selected order whatever order the
+    families ran in (results.jsonl has always listed them so)."""
+    result = SampleResult(sample=sample)
+    for sel in selected:
+        for name, value in by_family[sel.family].items():
+            if sel.keep(name):
+                result.metrics[name] = value
+    return result
+
+
+def _write_streamed(recorder: RunRecorder, selected: Sequence[registry.Selected], todo: Iterable[Sample],
+                    chunk_size: int, pool: ProcessPoolExecutor | None, workers: int,
                     progress: Callable[[int], None] | None) -> None:
-    """Score a chunk with a judge family, writing each sample to results.jsonl the moment it is done.
+    """Score every sample with a judge family, writing each to results.jsonl the moment it is done.
 
-    results.jsonl is then in completion order; ``Results.samples`` stays in input order, also when the chunk
-    is cut short (Ctrl-C), for what was written by then."""
-    written: dict[int, SampleResult] = {}
+    The last judge family slides a window over the whole run (``Metric.score_stream``): a new sample starts
+    whenever one finishes, with no barrier between chunks. The other families score a chunk at a time, just
+    before the judge takes its first sample. results.jsonl is then in completion order; ``Results.samples``
+    stays in input order, also when the run is cut short (Ctrl-C), for what was written by then."""
+    streamed = _streamed_family(selected)
+    assert streamed is not None
+    others = sorted((s for s in selected if s is not streamed), key=lambda s: s.metric.kind == JUDGE)
+    waiting: dict[int, tuple[Sample, dict[str, dict[str, MetricResult]]]] = {}  # taken, not yet finished
+    kept: dict[int, SampleResult] = {}
 
-    def write_one(index: int, result: SampleResult) -> None:
-        if index in written:  # a metric that emitted a sample twice must not write it twice
-            raise RuntimeError(f"sample {result.sample.origin or index} was finished twice")
+    def samples() -> Iterator[Sample]:
+        index = 0
+        for chunk in chunked(todo, chunk_size):
+            outputs: list[dict[str, dict[str, MetricResult]]] = [{} for _ in chunk]
+            for sel in others:
+                for by_family, got in zip(outputs, _score_family(sel, chunk, pool, workers)):
+                    by_family[sel.family] = got
+            for sample, by_family in zip(chunk, outputs):
+                waiting[index] = (sample, by_family)
+                index += 1
+                yield sample
+
+    def write_one(index: int, got: dict[str, MetricResult]) -> None:
+        if index not in waiting:  # a metric that emitted a sample twice must not write it twice
+            raise RuntimeError(f"sample #{index} was finished twice (or never started)")
+        sample, by_family = waiting.pop(index)
+        by_family[streamed.family] = got
+        result = _assemble(selected, sample, by_family)
         recorder.write([result], in_memory=False)
-        written[index] = result
+        if recorder.keep_samples:
+            kept[index] = result
         if progress is not None:
             progress(1)
 
+    # Enough samples in flight to keep every judge slot busy while each answer's calls run one after another.
+    window = max(chunk_size, 2 * streamed.metric.concurrency)
     try:
-        _score_chunk(selected, chunk, pool, workers, write_one)
+        streamed.metric.score_stream(samples(), write_one, window)
     finally:
-        recorder.keep(written[index] for index in sorted(written))
-    if len(written) != len(chunk):
-        missing = [chunk[i].origin or chunk[i].id for i in range(len(chunk)) if i not in written]
-        raise RuntimeError(f"{len(missing)} sample(s) were scored but never finished: {missing[:5]}")
+        recorder.keep(kept[index] for index in sorted(kept))
+    if waiting:
+        missing = [sample.origin or sample.id for sample, _ in list(waiting.values())[:5]]
+        raise RuntimeError(f"{len(waiting)} sample(s) were scored but never finished: {missing}")
 
 
 def evaluate(
@@ -137,11 +149,9 @@ def evaluate(
     if workers is None:
         workers = min(2, os.cpu_count() or 1) if plan.n_good >= PARALLEL_THRESHOLD else 1
     if chunk_size is None:
-        # Judged samples are written one by one as they finish, whatever the chunk size. A chunk's samples
-        # are all in flight together and the next chunk waits for its slowest, so keep at least 2x the
-        # judge's concurrency per chunk, or --concurrency above 8 would buy nothing (benchmarks/RESULTS.md,
-        # "Judge throughput"); but no more: the judge client serves calls about in arrival order, so every
-        # sample's first call goes before any second one, and a bigger chunk delays its first results.
+        # With a judge, the chunk is what the other families score at once before the judge takes its samples,
+        # and the judge's sliding window is at least as wide: 2x its concurrency keeps every slot busy while
+        # each answer's calls run one after another, and no more, or the first results come later.
         judges = [s for s in selected if s.metric.kind == JUDGE]
         chunk_size = max(16, 2 * max(s.metric.concurrency for s in judges)) if judges else 512
 
@@ -151,11 +161,10 @@ def evaluate(
     try:
         total = plan.n_good - n_done
         advance = (lambda n: progress(n, total)) if progress is not None else None
-        stream = _streamed_family(selected) is not None
-        for chunk in chunked(todo, chunk_size if pool is None else max(chunk_size, 1000)):
-            if stream:
-                _write_streamed(recorder, selected, chunk, pool, workers, advance)
-            else:
+        if _streamed_family(selected) is not None:
+            _write_streamed(recorder, selected, todo, chunk_size, pool, workers, advance)
+        else:
+            for chunk in chunked(todo, chunk_size if pool is None else max(chunk_size, 1000)):
                 recorder.write(_score_chunk(selected, chunk, pool, workers))
                 if advance is not None:
                     advance(len(chunk))

@@ -9,7 +9,8 @@ the engines, the CLI and the report read these declarations and nothing else.
 A metric family may produce several named outputs (ROUGE gives rouge1, rouge2, rougeL). Scoring takes a
 batch so that families which benefit from batching (BERTScore, the judge) can do so; simple metrics loop.
 ``score_each`` hands each sample's outputs over as soon as they exist, so the runner can write a judged
-sample without waiting for the slowest one of its batch.
+sample without waiting for the slowest one of its batch; ``score_stream`` does the same for a whole run, and
+the judges start a new sample whenever one finishes (a sliding window, no barrier between batches).
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import abc
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
 
 from genevals.types import MetricResult, Sample
 
@@ -170,6 +171,23 @@ class Metric(abc.ABC):
         for index, outputs in enumerate(self.score(samples)):
             emit(index, outputs)
 
+    def score_stream(self, samples: Iterable[Sample], emit: Emit, window: int) -> None:
+        """``score_each`` over an iterable of any length: ``emit(index, outputs)`` once per sample, ``index``
+        counting from 0 over the whole iterable; at most ``window`` samples are taken before being emitted.
+
+        Default: ``score_each`` on consecutive batches of ``window`` samples (each batch waits for its
+        slowest); :class:`ConcurrentMetric` slides the window instead."""
+        batch: list[Sample] = []
+        start = 0
+        for sample in samples:
+            batch.append(sample)
+            if len(batch) >= window:
+                self.score_each(batch, lambda i, outputs, at=start: emit(at + i, outputs))
+                start += len(batch)
+                batch = []
+        if batch:
+            self.score_each(batch, lambda i, outputs, at=start: emit(at + i, outputs))
+
     def _collect(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         """``score`` for metrics built on ``score_each``: its outputs, back in input order."""
         out: list[dict[str, MetricResult]] = [{} for _ in samples]
@@ -240,6 +258,35 @@ class ConcurrentMetric(Metric):
 
     def score_each(self, samples: Sequence[Sample], emit: Emit) -> None:
         run_sync(lambda: self._score_each(samples, emit))
+
+    def score_stream(self, samples: Iterable[Sample], emit: Emit, window: int) -> None:
+        """A sliding window: up to ``window`` samples in flight, and the next one starts the moment one finishes
+        (its outputs emitted first), so no sample waits for the slowest of a batch."""
+        run_sync(lambda: self._score_stream(iter(samples), emit, max(1, window)))
+
+    async def _score_stream(self, samples: Iterator[Sample], emit: Emit, window: int) -> None:
+        import asyncio
+
+        async def one(index: int, sample: Sample) -> tuple[int, dict[str, MetricResult]]:
+            return index, await self._score_safe(sample)
+
+        in_flight: set[asyncio.Task] = set()
+        index = 0
+        try:
+            while True:
+                for sample in samples:  # taking a sample may score the cheap metrics of its chunk first
+                    in_flight.add(asyncio.ensure_future(one(index, sample)))
+                    index += 1
+                    if len(in_flight) >= window:
+                        break
+                if not in_flight:
+                    return
+                done, in_flight = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
+                for task in sorted(done, key=lambda t: t.result()[0]):
+                    emit(*task.result())
+        finally:
+            for task in in_flight:
+                task.cancel()
 
     async def _score_each(self, samples: Sequence[Sample], emit: Emit) -> None:
         import asyncio

@@ -48,11 +48,11 @@ class HoldServer(FaultServer):
         return super()._handle(h, body)
 
 
-def rows() -> list[dict[str, Any]]:
+def rows(n: int = N) -> list[dict[str, Any]]:
     return [{"id": f"s{i}", "system": "a", "question": "Who was Marie Curie?",
              "answer": "Marie Curie was born in Warsaw. Marie Curie liked tea." + (f" {HOLD}." if f"s{i}" == HELD
                                                                                     else f" Variant {i}."),
-             "references": ["Marie Curie was born in Warsaw."], "contexts": [CONTEXT]} for i in range(N)]
+             "references": ["Marie Curie was born in Warsaw."], "contexts": [CONTEXT]} for i in range(n)]
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
@@ -105,6 +105,32 @@ def test_fast_samples_are_written_while_a_slow_one_of_the_same_chunk_is_judged(t
     assert [r.sample.id for r in results] == [f"s{i}" for i in range(N)]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["systems"]["a"]["faithfulness"]["scored"] == summary["systems"]["a"]["token_f1"]["scored"] == N
+
+
+def test_a_slow_sample_holds_back_no_later_chunk(tmp_path):
+    """The judge slides a window over the run: with chunks of 8 and the held sample in the first, the 40 - 1 other
+    samples are all judged and written while it waits (chunks with a barrier would stop at the first 8)."""
+    out = tmp_path / "out"
+    n = 40
+    got: dict[str, Any] = {}
+    with HoldServer(latency=0.01) as server:
+        judge = JudgeConfig(backend="openai", base_url=server.base_url, model="test", concurrency=4, cache=False,
+                            api_key="dummy")
+
+        def run() -> None:
+            got["results"] = evaluate(rows(n), ["faithfulness"], judge=judge, out_dir=out, chunk_size=8)
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        try:
+            early = wait_for_lines(out / "results.jsonl", n - 1, thread.is_alive)
+            assert thread.is_alive() and server.holding.is_set()
+            assert len(early) == n - 1 and HELD not in {r["id"] for r in early}
+        finally:
+            server.release.set()
+            thread.join(120)
+    assert [r.sample.id for r in got["results"]] == [f"s{i}" for i in range(n)]
+    assert lines(out / "results.jsonl")[-1]["id"] == HELD
 
 
 def test_ctrl_c_keeps_every_sample_already_judged(tmp_path):
