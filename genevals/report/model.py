@@ -20,8 +20,8 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 import numpy as np
 
 from genevals.report import bands, stats
-from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, judge_info, num, page_summary,
-                                   sample_texts, text)
+from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, invented_of, judge_info, num,
+                                   page_summary, sample_texts, text)
 from genevals.report.load import Run, declaration, load_run, unique_names
 from genevals.report.values import SampleValues
 from genevals.stats import DEFAULT_SEED
@@ -53,6 +53,15 @@ class _Notes:
     def __init__(self) -> None:
         self.judges: dict[str, dict[str, str]] = {}
         self.warnings: set[str] = set()
+        self.invented = [0, 0]  # claims not in their answer, samples with any
+
+    def invented_warning(self) -> None:
+        claims, samples = self.invented
+        if claims:
+            self.warnings.add(
+                f"Judge quality: the judge returned {claims} claim(s) in {samples} sample(s) that are not in the "
+                "answer (invented, or copied from the prompt's worked example). They are not counted or listed "
+                "as the answers' claims; each such sample's details show them with the judge's replies.")
 
     def judge(self, value: Any) -> None:
         info = judge_info(value)
@@ -87,6 +96,10 @@ def _scan_row(row: Mapping[str, Any], k: int, store: SampleValues, metrics: _Num
             if labels is not None:
                 store.set_verdicts(k, labels)
             notes.judge(details.get("judge"))
+            invented = len(invented_of(details))
+            if invented:
+                notes.invented[0] += invented
+                notes.invented[1] += 1
             if details.get("warning"):
                 notes.warnings.add(text(details["warning"]))
 
@@ -261,6 +274,7 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] |
     samples = _page_samples(store, embedded, heads, texts, metrics)
     del heads, texts
 
+    notes.invented_warning()
     system_info = _systems(runs, run_names, systems, sizes)
     missing = [s for s, info in enumerate(system_info) if not info["summary"]]
     for s, summary in stats.summaries_from_samples(store, metrics, missing).items():
