@@ -30,6 +30,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                              "samples with contradicted/unverifiable claims or unscored metrics come first "
                              "(default 2000). Every sample's values still count in summaries, charts and "
                              "comparisons")
+    report.add_argument("--all-pairs", action="store_true",
+                        help="paired comparisons between every two systems, also different systems of different "
+                             "runs (default: the systems of each run, and the same system across runs)")
     report.set_defaults(handler=cmd_report)
     return report
 
@@ -47,7 +50,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         thresholds.update(dict(args.fail_under))
         run_dirs = [Path(d) for d in args.runs]
         limit = MAX_DETAILED_SAMPLES if args.max_samples is None else args.max_samples
-        data = build_data(run_dirs, thresholds or None, max_detailed_samples=limit, declared=declaration_of)
+        data = build_data(run_dirs, thresholds or None, max_detailed_samples=limit, declared=declaration_of,
+                          all_pairs=args.all_pairs)
     except (OSError, ValueError) as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -226,7 +226,8 @@ def _run_info(run: Run, name: str, n_samples: int) -> dict[str, Any]:
 def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] | None = None,
                max_detailed_samples: int = MAX_DETAILED_SAMPLES,
                max_table_samples: int | None = MAX_TABLE_SAMPLES,
-               declared: Callable[[str], Mapping[str, Any] | None] | None = None) -> dict[str, Any]:
+               declared: Callable[[str], Mapping[str, Any] | None] | None = None,
+               all_pairs: bool = False) -> dict[str, Any]:
     """The JSON document the page renders: runs, systems, metrics, samples, aggregates and comparisons.
 
     The page gets the texts of at most ``max_detailed_samples`` samples and the values of at most
@@ -297,7 +298,8 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Mapping[str, float] |
         "judges": list(notes.judges.values()),
         "warnings": sorted(notes.warnings),
         "seed": seed,
-        "comparisons": stats.compare_systems(store, labels, metrics, seed),
+        "comparisons": stats.compare_systems(store, labels, metrics, seed, groups=list(systems), all_pairs=all_pairs),
+        "comparison_pairs": "all" if all_pairs else "meaningful",
         "coverage": {"total": n, "detailed": len(detailed), "embedded": len(embedded),
                      "flagged": n - store.flagged.count(0), "max_detailed": max(0, int(max_detailed_samples)),
                      "max_table": max_table_samples, "hallucinated": int(hallucinated.sum()),
