@@ -54,7 +54,7 @@ class AdaptiveLimit:
         return self._cond
 
     @contextlib.asynccontextmanager
-    async def slot(self) -> AsyncIterator["_Slot"]:
+    async def slot(self) -> AsyncIterator[_Slot]:
         """Hold one of the ``limit`` slots while sending one request; report its outcome on the slot."""
         cond = self._condition()
         async with cond:
