@@ -156,7 +156,7 @@ class JudgeClient:
                 completion = await self.provider.complete(messages, schema, params)
             except TransientError as exc:
                 if is_overload(exc.status, str(exc)):
-                    slot.overloaded(str(exc))
+                    slot.overloaded(self.redact(str(exc)) or "")
                 raise
             slot.succeeded()
             return completion
