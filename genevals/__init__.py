@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 from genevals._version import __version__
 
 if TYPE_CHECKING:
-    from genevals.engine.local import evaluate
+    from genevals.api import GenevalsWarning, evaluate
     from genevals.io import InputError
     from genevals.judge.config import JudgeConfig
     from genevals.registry import register
@@ -14,12 +14,12 @@ if TYPE_CHECKING:
     from genevals.types import Claim, Context, MetricResult, Sample, SampleResult, Verdict
 
 __all__ = ["evaluate", "Results", "Sample", "Context", "MetricResult", "SampleResult", "Claim", "Verdict",
-           "InputError", "JudgeConfig", "register", "__version__"]
+           "InputError", "JudgeConfig", "register", "GenevalsWarning", "__version__"]
 
 # Imported on first use (PEP 562), so that `genevals --help` and the CLI do not pay for numpy and the engine
 # before they need them.
-_WHERE = {"evaluate": "genevals.engine.local", "InputError": "genevals.io", "JudgeConfig": "genevals.judge.config",
-          "register": "genevals.registry", "Results": "genevals.results",
+_WHERE = {"evaluate": "genevals.api", "GenevalsWarning": "genevals.api", "InputError": "genevals.io",
+          "JudgeConfig": "genevals.judge.config", "register": "genevals.registry", "Results": "genevals.results",
           **{name: "genevals.types" for name in ("Claim", "Context", "MetricResult", "Sample", "SampleResult",
                                                   "Verdict")}}
 

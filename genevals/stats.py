@@ -102,24 +102,40 @@ class PairedComparison:
                 "p_value": self.p_value, "significant": self.significant}
 
 
-#: Sign-flip draws held in memory at once (16 MB of float64), whatever the number of shared ids.
-SIGN_FLIP_BLOCK = 2_000_000
+#: Bootstrap draws (resamples x pairs) held in memory at once (16 MB of float64), whatever the number of pairs.
+SIGN_FLIP_BLOCK = 2_000_000  # the name is kept for callers; the draws are now bootstrap resamples
 
 
 def paired_comparison(metric: str, a_name: str, a: Mapping[str, float], b_name: str, b: Mapping[str, float],
                       seed: int = DEFAULT_SEED, resamples: int = 10_000,
                       block: int = SIGN_FLIP_BLOCK) -> PairedComparison | None:
-    r"""Compare two systems on the question ids both scored.
+    r"""Compare two systems on the question ids both scored, with one paired bootstrap for both the interval
+    and the p-value, so the two can never disagree.
 
-    :math:`d_i = a_i - b_i`; the interval is a percentile bootstrap of :math:`\bar d`, and the p-value is a
-    two-sided paired randomisation (sign-flip) test: the share of random sign assignments whose
-    :math:`|\bar d|` is at least the observed one, with the +1 correction so it is never exactly 0.
-    Signs are drawn from one seeded generator in blocks of rows, so memory stays bounded and the result does
-    not depend on the block size. Pairs are taken in the order of :func:`id_digest` of their ids.
+    :math:`d_i = a_i - b_i`. Draw ``R = resamples`` resamples of the n pairs with replacement (one seeded
+    generator) and sort their means :math:`m_{(1)} \le \dots \le m_{(R)}`. With :math:`c = \lceil 0.025 R
+    \rceil`, the 95% interval is :math:`[m_{(c)}, m_{(R+1-c)}]` (percentile bootstrap), and the two-sided
+    p-value is :math:`p = \min(1, \max(1, 2 \min(\#\{m \le 0\}, \#\{m \ge 0\})) / R)` (the bootstrap test by
+    inverting the interval; never 0). Then ``p < 0.05`` exactly when the interval excludes 0, for every
+    R >= 40 (fewer are raised to 40). Resamples are
+    drawn in blocks of rows, so memory stays bounded and the result does not depend on the block size. Pairs
+    are taken in the order of :func:`id_digest` of their ids.
     """
     shared = sorted((id_digest(k), k) for k in set(a) & set(b))
     diffs = np.array([a[k] - b[k] for _, k in shared], dtype=float)
     return paired_comparison_of_differences(metric, a_name, b_name, diffs, seed, resamples, block)
+
+
+def paired_bootstrap_means(diffs: np.ndarray, seed: int, resamples: int, block: int = SIGN_FLIP_BLOCK
+                           ) -> np.ndarray:
+    """The sorted means of ``resamples`` bootstrap resamples of ``diffs`` (one seeded generator, in blocks)."""
+    rng = np.random.default_rng(seed)
+    rows = max(1, block // diffs.size)
+    means = np.empty(resamples)
+    for start in range(0, resamples, rows):
+        stop = min(resamples, start + rows)
+        means[start:stop] = diffs[rng.integers(0, diffs.size, size=(stop - start, diffs.size))].mean(axis=1)
+    return np.sort(means)
 
 
 def paired_comparison_of_differences(metric: str, a_name: str, b_name: str, diffs: np.ndarray,
@@ -128,17 +144,15 @@ def paired_comparison_of_differences(metric: str, a_name: str, b_name: str, diff
     """:func:`paired_comparison` from the paired differences, already in :func:`id_digest` order."""
     if diffs.size < 2:
         return None
-    observed = float(diffs.mean())
-    low, high = bootstrap_ci(diffs, seed=seed)
-    rng = np.random.default_rng(seed)
-    rows = max(1, block // diffs.size)
-    hits = 0
-    for start in range(0, resamples, rows):
-        signs = rng.choice((-1.0, 1.0), size=(min(resamples, start + rows) - start, diffs.size))
-        flipped = np.abs((signs * diffs).mean(axis=1))
-        hits += int(np.sum(flipped >= abs(observed) - 1e-12))
-    p_value = float((hits + 1) / (resamples + 1))
-    return PairedComparison(metric, a_name, b_name, int(diffs.size), observed, low, high, p_value)
+    resamples = max(40, int(resamples))
+    means = paired_bootstrap_means(diffs, seed, resamples, block)
+    c = -(-resamples // 40)  # ceil(0.025 R)
+    low, high = float(means[c - 1]), float(means[resamples - c])
+    at_or_below = int(np.searchsorted(means, 0.0, side="right"))
+    at_or_above = resamples - int(np.searchsorted(means, 0.0, side="left"))
+    # Never exactly 0: with no resample on the far side of 0, p < 1/R is all R resamples can say.
+    p_value = min(1.0, max(1, 2 * min(at_or_below, at_or_above)) / resamples)
+    return PairedComparison(metric, a_name, b_name, int(diffs.size), float(diffs.mean()), low, high, p_value)
 
 
 # ----------------------------------------------------------------------------------------------- agreement

@@ -43,7 +43,33 @@ def test_paired_comparison_detects_a_real_difference_only():
     noisy = {k: v + float(e) for (k, v), e in zip(base.items(), rng.normal(0, 0.01, 40))}
     strong = paired_comparison("token_f1", "b", better, "a", base)
     assert strong.mean_difference == pytest.approx(0.2) and strong.significant
-    assert strong.p_value == pytest.approx(1 / 10001)  # every sign flip is smaller: the +1 floor
+    assert strong.p_value == pytest.approx(1 / 10000)  # no resample mean at or below 0: the 1/R floor
     weak = paired_comparison("token_f1", "n", noisy, "a", base)
     assert not weak.significant
     assert paired_comparison("x", "a", {"q1": 1.0}, "b", {"q2": 0.0}) is None  # nothing shared
+
+
+def test_paired_ci_and_p_value_never_contradict():
+    """One paired bootstrap gives both: p < 0.05 exactly when the 95% interval excludes 0, also at the edge."""
+    rng = np.random.default_rng(3)
+    seen = set()
+    for case in range(300):
+        n = int(rng.integers(2, 30))
+        a = {f"q{i}": float(v) for i, v in enumerate(rng.random(n))}
+        shift = float(rng.normal(0, 0.15))
+        b = {k: v + shift + float(rng.normal(0, 0.3)) for k, v in a.items()}
+        for resamples in (40, 1000, 1001):
+            c = paired_comparison("m", "a", a, "b", b, seed=case, resamples=resamples)
+            excludes = c.ci_low > 0 or c.ci_high < 0
+            assert (c.p_value < 0.05) == excludes == c.significant, (case, resamples, c)
+            seen.add(excludes)
+    assert seen == {True, False}
+
+
+def test_paired_bootstrap_by_hand():
+    """Two pairs, differences 0 and 1: each resample mean is 0, 0.5 or 1 with probability 1/4, 1/2, 1/4."""
+    c = paired_comparison("m", "a", {"x": 1.0, "y": 2.0}, "b", {"x": 1.0, "y": 1.0}, seed=5, resamples=4000)
+    assert c.mean_difference == 0.5 and (c.ci_low, c.ci_high) == (0.0, 1.0)
+    # p = 2 * #(means <= 0) / R, and #(means <= 0) ~ Binomial(4000, 1/4)
+    assert c.p_value == pytest.approx(0.5, abs=0.04) and not c.significant
+    assert paired_comparison("m", "a", {"x": 1.0, "y": 1.0}, "b", {"x": 1.0, "y": 1.0}).p_value == 1.0

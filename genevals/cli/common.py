@@ -122,6 +122,9 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     judge.add_argument("--judge-model", default=None, help="model name, or a path to a .gguf for llama.cpp")
     judge.add_argument("--judge-concurrency", "--concurrency", dest="judge_concurrency", type=int, default=None,
                        help="judge requests in flight (default 4)")
+    judge.add_argument("--judge-fixed-concurrency", action="store_true",
+                       help="keep --judge-concurrency fixed (by default it halves on timeouts and 429s and "
+                            "recovers as requests succeed)")
     judge.add_argument("--judge-retries", type=int, default=None, help="retries on 429/5xx/timeouts (default 4)")
     judge.add_argument("--judge-timeout", type=float, default=None, help="seconds per request (default 60)")
     judge.add_argument("--judge-seed", type=int, default=None, help="sampling seed sent to the judge (default 0)")
@@ -161,6 +164,8 @@ def judge_config(args: argparse.Namespace, **extra: Any):
                if getattr(args, name, None) is not None}
     if getattr(args, "no_judge_cache", False):
         options["cache"] = False
+    if getattr(args, "judge_fixed_concurrency", False):
+        options["adaptive_concurrency"] = False
     if getattr(args, "dry_run", False):
         options["dry_run"] = True
     options.update(extra)

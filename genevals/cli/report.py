@@ -31,6 +31,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                              "samples with contradicted/unverifiable claims or unscored metrics come first "
                              "(default 2000). Every sample's values still count in summaries, charts and "
                              "comparisons")
+    report.add_argument("--all-pairs", action="store_true",
+                        help="paired comparisons between every two systems, also different systems of different "
+                             "runs (default: the systems of each run, and the same system across runs)")
     report.set_defaults(handler=cmd_report)
     return report
 
@@ -58,7 +61,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             min_coverage = recorded if isinstance(recorded, (int, float)) else DEFAULT_MIN_COVERAGE
         limit = MAX_DETAILED_SAMPLES if args.max_samples is None else args.max_samples
         data = build_data(run_dirs, list(given.values()) or None, max_detailed_samples=limit,
-                          declared=declaration_of, min_coverage=min_coverage)
+                          declared=declaration_of, min_coverage=min_coverage,
+                          all_pairs=args.all_pairs)
         if len(run_dirs) == 1:  # reviewers' decisions, shown read-only (genevals review RUN_DIR writes them)
             from genevals.review.tally import report_state
 

@@ -1,4 +1,5 @@
-"""The judge client: cache -> concurrency limit -> bounded retries -> provider.
+"""The judge client: cache -> bounded retries -> adaptive concurrency limit (:mod:`genevals.judge.limiter`) ->
+provider.
 
 Every logical call returns a :class:`Call`, a typed record of what happened (the completion or the error, the
 requests it took, whether it came from the cache); nothing passed in is mutated. A sample's calls are kept in
@@ -8,7 +9,6 @@ a reply (results.jsonl, the cache, the report) can hold it; a cached reply writt
 """
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import os
@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from genevals.judge.protocol import Completion, Message, Provider, Usage
+from genevals.judge.limiter import AdaptiveLimit, is_overload
+from genevals.judge.protocol import Completion, Message, Provider, TransientError, Usage
 from genevals.judge.retry import RetryPolicy
 
 
@@ -117,18 +118,20 @@ class CallLog:
 
 
 class JudgeClient:
-    """Cache -> concurrency limit -> bounded retries -> provider. Safe to share across one event loop."""
+    """Cache -> bounded retries -> adaptive concurrency limit -> provider. Safe to share across one event loop.
+
+    The limit wraps each request, not the logical call: a retry's backoff sleep holds no slot."""
 
     def __init__(self, provider: Provider, *, prompt_version: str, cache: Any = None, concurrency: int = 4,
-                 retry: RetryPolicy | None = None, secret: str | None = None) -> None:
+                 retry: RetryPolicy | None = None, secret: str | None = None, adaptive: bool = True) -> None:
         self.provider = provider
         self.prompt_version = prompt_version
         self.cache = cache
         self.concurrency = max(1, int(concurrency))
         self.retry = retry or RetryPolicy()
         self._secret = secret
-        self._semaphore: asyncio.Semaphore | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        #: requests in flight: at most ``concurrency``, fewer while the server times out or answers 429
+        self.limit = AdaptiveLimit(self.concurrency, adaptive=adaptive)
 
     def redact(self, text: str | None) -> str | None:
         if text is None or not self._secret:
@@ -145,11 +148,18 @@ class JudgeClient:
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
-    def _sem(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        if self._semaphore is None or self._loop is not loop:
-            self._semaphore, self._loop = asyncio.Semaphore(self.concurrency), loop
-        return self._semaphore
+    async def _request(self, messages: Sequence[Message], schema: Mapping[str, Any] | None,
+                       params: Mapping[str, Any]) -> Completion:
+        """One request to the provider in one slot of the adaptive limit, telling it how the request went."""
+        async with self.limit.slot() as slot:
+            try:
+                completion = await self.provider.complete(messages, schema, params)
+            except TransientError as exc:
+                if is_overload(exc.status, str(exc)):
+                    slot.overloaded(self.redact(str(exc)) or "")
+                raise
+            slot.succeeded()
+            return completion
 
     async def complete(self, stage: str, messages: Sequence[Message], schema: Mapping[str, Any] | None,
                        params: Mapping[str, Any]) -> Call:
@@ -162,8 +172,7 @@ class JudgeClient:
                 completion = Completion(text=self.redact(hit["text"]) or "", usage=Usage(**hit.get("usage", {})),
                                         finish_reason=hit.get("finish_reason"), cached=True)
                 return Call(stage, completion, 0, reply=completion.text)
-        async with self._sem():
-            outcome = await self.retry.run(lambda: self.provider.complete(messages, schema, params))
+        outcome = await self.retry.run(lambda: self._request(messages, schema, params))
         if outcome.error is not None:
             exc = outcome.error
             return Call(stage, None, outcome.attempts, error=self.redact(f"{type(exc).__name__}: {exc}"),

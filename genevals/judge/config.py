@@ -52,7 +52,8 @@ class JudgeConfig:
         temperature, seed, max_tokens: sent with every request (max_tokens caps each call's own budget).
         timeout: seconds per request. max_retries: extra tries on 429/5xx/timeouts, with exponential backoff
             from ``backoff_base`` up to ``backoff_max`` seconds (Retry-After is honoured).
-        concurrency: requests in flight at once.
+        concurrency: requests in flight at once, at most. ``adaptive_concurrency`` (default on) halves it on
+            timeouts, 429s and 503s and raises it again as requests succeed (:mod:`genevals.judge.limiter`).
         cache: read and write the on-disk reply cache in ``cache_dir`` (default ~/.cache/genevals/judge or
             GENEVALS_CACHE_DIR).
         context_token_budget: tokens of context per call (default: 6000, or what fits a llama.cpp window).
@@ -75,6 +76,7 @@ class JudgeConfig:
     backoff_base: float = 0.5
     backoff_max: float = 30.0
     concurrency: int = 4
+    adaptive_concurrency: bool = True
     cache: bool = True
     cache_dir: str | None = None
     context_token_budget: int | None = None

@@ -59,7 +59,7 @@ def _check_openai(config: JudgeConfig) -> str | None:
         return _redact(_advice(str(exc), url, provider.model, exc.status), secret)
     except JudgeError as exc:
         return _redact(_advice(str(exc), url, provider.model, _status(str(exc))), secret)
-    except Exception as exc:  # a bug or an unexpected client error must still stop with its cause
+    except Exception as exc:  # noqa: BLE001  (an unexpected client error must still stop the run, with its cause)
         return _redact(f"judge preflight at {url} failed: {type(exc).__name__}: {exc}", secret)
     return None
 

@@ -78,7 +78,8 @@ class JudgeRuntime:
             retry = RetryPolicy(max_tries=max(1, int(self.config.max_retries) + 1), base=self.config.backoff_base,
                                 cap=self.config.backoff_max)
             self._client = JudgeClient(provider, prompt_version=self.prompt_version, cache=cache,
-                                       concurrency=self.config.concurrency, retry=retry, secret=secret)
+                                       concurrency=self.config.concurrency, retry=retry, secret=secret,
+                                       adaptive=self.config.adaptive_concurrency)
         return self._client
 
     def redact(self, text: str) -> str:

@@ -20,7 +20,7 @@ from genevals import types
 from genevals.judge.config import JudgeConfig
 from genevals.metrics.base import JUDGE, Emit, Metric, register, usage_statistics
 from genevals.metrics.grounding import Grounding
-from genevals.metrics.verdicts import restate
+from genevals.metrics.verdicts import OUTPUTS, restate
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
@@ -112,7 +112,8 @@ class Cascade(Metric):
         cascade = {"settled_by": by, "local_confidence": conf, "settle_confidence": self.settle_confidence, **extra}
         details = {**dict(faith.details or {}), "cascade": cascade}
         tagged = MetricResult(faith.name, faith.value, faith.status, faith.reason, details)
-        return {**dict(result), "faithfulness": tagged}
+        # The cascade writes faithfulness's three outputs only (not the LLM judge's invented_claims count).
+        return {**{k: v for k, v in result.items() if k in OUTPUTS}, "faithfulness": tagged}
 
     def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
         """Whether the answer was settled locally or sent to the LLM, plus the LLM's usage."""

@@ -5,9 +5,11 @@ Pipeline per answer (normally 2 judge calls; a repair re-ask only when a reply i
 1. Decompose (``prompts/decompose.md``): the answer -> atomic, self-contained claims, each with a verbatim
    ``source`` excerpt of the answer. The excerpt is located in the answer (exact, then whitespace/case
    normalised, then fuzzy with rapidfuzz ``partial_ratio_alignment`` >= 90); its spans are kept for the
-   report. A claim is ``located=False`` (listed, counted in ``unlocated_claims``, never scored) when its
-   excerpt is not in the answer, when it copies the prompt's worked example, or when fewer than half of its
-   content words occur in the answer or question (invented content).
+   report. A claim is not the answer's when its excerpt is not in the answer, when it copies the prompt's
+   worked example, or when fewer than half of its content words occur in the answer or question (invented
+   content): it is never listed, counted or verified as the answer's claim, but kept apart in
+   ``details["invented_claims"]`` with the judge's transcript, and counted in the ``invented_claims`` output
+   (a judge-quality figure, scored whenever the decompose reply was read).
 2. Verify (``prompts/verify.md``): the located claims, numbered, against the numbered contexts; verdicts come
    back by claim id with a label, the context relied on, a verbatim quote and a reason. Quotes are matched in
    their context (whitespace/case normalised; ``quote_found`` flags the rest). Contexts longer than
@@ -41,7 +43,7 @@ from genevals.judge.locate import FUZZY_THRESHOLD, grounded_fraction, locate, lo
 from genevals.judge.parse import ParseError, parse_claims, parse_verdicts
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
-from genevals.metrics.base import ConcurrentMetric, register, usage_statistics
+from genevals.metrics.base import ConcurrentMetric, Output, register, usage_statistics
 from genevals.metrics.verdicts import FAITHFULNESS_OUTPUTS, LABEL_ORDER, scored_outputs, unscored_outputs
 from genevals.signature import make_signature
 from genevals.text import detect_refusal
@@ -55,6 +57,11 @@ OFFLINE_DEFAULT_NOTE = (
     "default because it scored F1 0.81 against 0.60 for the packaged Gemma 270M on 40 RAGTruth answers "
     "(benchmarks/RESULTS.md); use --judge-base-url for an LLM judge, or --judge-backend llamacpp for the "
     "embedded model")
+
+
+INVENTED_CLAIMS = Output("invented_claims", "claims the judge returned that are not in the answer (invented, or "
+                         "copied from the prompt's example): a judge-quality count, never the answer's claims",
+                         direction="neither", range=(0.0, None))
 
 
 @dataclass
@@ -89,7 +96,7 @@ class Faithfulness(ConcurrentMetric):
     """
 
     family = "faithfulness"
-    outputs = FAITHFULNESS_OUTPUTS
+    outputs = FAITHFULNESS_OUTPUTS + (INVENTED_CLAIMS,)
     presets = ("all",)
     order = 70
     offline_alternative = ("grounding", OFFLINE_DEFAULT_NOTE)
@@ -145,18 +152,32 @@ class Faithfulness(ConcurrentMetric):
     async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:
         log = CallLog()
         try:
-            return await self._score_one(sample, log)
+            outputs = await self._score_one(sample, log)
+            details = outputs["faithfulness"].details
         except _Unscored as exc:
             details = {**self._base_details(log), **exc.details}
             if exc.status in (types.PARSE_ERROR, types.JUDGE_ERROR, types.ERROR):
                 details["transcript"] = log.transcript()
-            return unscored_outputs(exc.status, exc.reason, details)
+            outputs = unscored_outputs(exc.status, exc.reason, details)
         except Exception as exc:  # a bug must not lose the sample: record it
             details = {**self._base_details(log), "transcript": log.transcript()}
             reason = self.runtime.redact(f"internal error: {type(exc).__name__}: {exc}")
-            return unscored_outputs(types.ERROR, reason, details)
+            return {**unscored_outputs(types.ERROR, reason, details),
+                    "invented_claims": MetricResult.unscored("invented_claims", types.ERROR, reason)}
         finally:
             self.runtime.add_total(log.usage)
+        return {**outputs, "invented_claims": self._invented(outputs["faithfulness"], details, log)}
+
+    @staticmethod
+    def _invented(faith: MetricResult, details: dict[str, Any], log: CallLog) -> MetricResult:
+        """The count of claims not found in the answer; with any, the transcript goes beside them (a
+        judge-quality warning the report shows). Unscored, like faithfulness, when no claims were read."""
+        invented = details.get("invented_claims")
+        if invented is None:
+            return MetricResult.unscored("invented_claims", faith.status, faith.reason or "no claims were read")
+        if invented and "transcript" not in details:
+            details["transcript"] = log.transcript()
+        return MetricResult("invented_claims", float(len(invented)))
 
     async def _score_one(self, sample: Sample, log: CallLog) -> dict[str, MetricResult]:
         answer = sample.answer
@@ -173,23 +194,24 @@ class Faithfulness(ConcurrentMetric):
 
         claims, issues = await self._decompose(sample, log)
         located = [c for c in claims if c.located]
-        claim_dicts = [c.to_dict() for c in claims]
+        claim_dicts = [c.to_dict() for c in located]
+        invented = [c.to_dict() for c in claims if not c.located]
         if not claims:
             raise _Unscored(types.NO_CLAIMS, "the judge found no checkable claims in the answer",
-                            claims=[], verdicts=[], unlocated_claims=0, issues=issues)
+                            claims=[], verdicts=[], invented_claims=[], issues=issues)
         if not located:
             raise _Unscored(types.NO_CLAIMS, f"the judge returned {len(claims)} claim(s) but none could be "
                             "located in the answer (not verbatim, invented, or copied from the prompt example)",
-                            claims=claim_dicts, verdicts=[], unlocated_claims=len(claims), issues=issues)
+                            claims=[], verdicts=[], invented_claims=invented, issues=issues)
 
         verdicts, v_issues, any_parsed = await self._verify(sample, located, log)
         issues += v_issues
         if not any_parsed:
             raise _Unscored(types.PARSE_ERROR, "no verdict could be read from the judge's verify replies "
                             "(after one repair re-ask)", claims=claim_dicts,
-                            verdicts=[v.to_dict() for v in verdicts],
-                            unlocated_claims=len(claims) - len(located), issues=issues)
-        return scored_outputs(claims, verdicts, {"issues": issues, **self._base_details(log)})
+                            verdicts=[v.to_dict() for v in verdicts], invented_claims=invented, issues=issues)
+        return scored_outputs(located, verdicts, {"issues": issues, "invented_claims": invented,
+                                                  **self._base_details(log)})
 
     async def _call(self, log: CallLog, stage: str, messages, schema, max_tokens: int):
         call = log.add(await self.runtime.client().complete(stage, messages, schema, self.runtime.params(max_tokens)))

@@ -37,12 +37,13 @@ def scored_outputs(claims: Sequence[Claim], verdicts: Sequence[Verdict], details
     """The three outputs from the verdicts on the n located claims: supported / n, contradicted / n and
     (unverifiable + missing) / n; ``details`` (with the claims, verdicts and counts added) go on
     ``faithfulness``."""
-    n = sum(1 for c in claims if c.located)
+    located = [c for c in claims if c.located]  # a claim not found in the answer is never the answer's
+    n = len(located)
     counts = {label: sum(1 for v in verdicts if v.label == label and not v.missing) for label in LABEL_ORDER}
     missing = sum(1 for v in verdicts if v.missing)
     counts["missing"] = missing
-    details = {"claims": [c.to_dict() for c in claims], "verdicts": [v.to_dict() for v in verdicts],
-               "unlocated_claims": len(claims) - n, "counts": counts, **details}
+    details = {"claims": [c.to_dict() for c in located], "verdicts": [v.to_dict() for v in verdicts],
+               "counts": counts, **details}
     return {
         "faithfulness": MetricResult("faithfulness", counts[types.SUPPORTED] / n, details=details),
         "contradiction_rate": MetricResult("contradiction_rate", counts[types.CONTRADICTED] / n,

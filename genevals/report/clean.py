@@ -89,7 +89,33 @@ def claims_of(details: Mapping[str, Any]) -> tuple[list[Claim], list[Verdict]] |
         if isinstance(raw, Mapping) and raw.get("label") not in VERDICT_LABELS:
             raw = {**raw, "label": UNVERIFIABLE}
         verdicts.append(_parse(Verdict.from_dict, raw, ("claim_index", "label", "missing")))
-    return [c for c in claims if c is not None], [v for v in verdicts if v is not None]
+    # A claim not located in the answer is not the answer's (run folders written before invented_claims
+    # existed kept such claims in the list, marked located=False): see invented_of.
+    return [c for c in claims if c is not None and c.located], [v for v in verdicts if v is not None]
+
+
+def invented_of(details: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The claims the judge returned that are not in the answer: text and why, from ``invented_claims`` (and
+    from claims marked ``located: false`` in older run folders)."""
+    raws = [raw for key in ("invented_claims", "claims") if isinstance(details.get(key), list)
+            for raw in details[key] if isinstance(raw, Mapping) and (key == "invented_claims" or
+                                                                     raw.get("located") is False)]
+    return [{"text": text(raw.get("text")), "note": text(raw.get("note") or "not found in the answer")}
+            for raw in raws]
+
+
+#: characters of each judge reply the page shows beside invented claims
+TRANSCRIPT_CHARS = 4000
+
+
+def page_transcript(details: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The judge's replies (or errors) by stage, each cut at :data:`TRANSCRIPT_CHARS`."""
+    out = []
+    for call in details.get("transcript") if isinstance(details.get("transcript"), list) else []:
+        if isinstance(call, Mapping):
+            said = text(call.get("reply") if call.get("reply") is not None else call.get("error"))
+            out.append({"stage": text(call.get("stage")), "reply": said[:TRANSCRIPT_CHARS]})
+    return out
 
 
 def claim_labels(details: Mapping[str, Any]) -> list[str] | None:
@@ -144,8 +170,13 @@ def page_judge(details: Mapping[str, Any], answer: str, contexts: Sequence[Mappi
         return None
     claims, verdicts = parsed
     to16 = utf16_offsets(answer)
-    return {"claims": [_page_claim(c, answer, to16) for c in claims],
-            "verdicts": [_page_verdict(v, contexts) for v in verdicts]}
+    out = {"claims": [_page_claim(c, answer, to16) for c in claims],
+           "verdicts": [_page_verdict(v, contexts) for v in verdicts]}
+    invented = invented_of(details)
+    if invented:  # a judge-quality warning in the drill-down, with what the judge said
+        out["inv"] = invented
+        out["tr"] = page_transcript(details)
+    return out
 
 
 def judge_info(value: Any) -> dict[str, str] | None:

@@ -21,8 +21,8 @@ import numpy as np
 
 from genevals import thresholds
 from genevals.report import bands, stats
-from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, judge_info, num, page_summary,
-                                   sample_texts, text)
+from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, invented_of, judge_info, num,
+                                   page_summary, sample_texts, text)
 from genevals.report.load import Run, declaration, load_run, unique_names
 from genevals.report.rag import page_rag
 from genevals.report.values import SampleValues
@@ -55,6 +55,15 @@ class _Notes:
     def __init__(self) -> None:
         self.judges: dict[str, dict[str, str]] = {}
         self.warnings: set[str] = set()
+        self.invented = [0, 0]  # claims not in their answer, samples with any
+
+    def invented_warning(self) -> None:
+        claims, samples = self.invented
+        if claims:
+            self.warnings.add(
+                f"Judge quality: the judge returned {claims} claim(s) in {samples} sample(s) that are not in the "
+                "answer (invented, or copied from the prompt's worked example). They are not counted or listed "
+                "as the answers' claims; each such sample's details show them with the judge's replies.")
 
     def judge(self, value: Any) -> None:
         info = judge_info(value)
@@ -92,6 +101,10 @@ def _scan_row(row: Mapping[str, Any], k: int, store: SampleValues, metrics: _Num
             if labels is not None:
                 store.set_verdicts(k, labels)
             notes.judge(details.get("judge"))
+            invented = len(invented_of(details))
+            if invented:
+                notes.invented[0] += invented
+                notes.invented[1] += 1
             if details.get("warning"):
                 notes.warnings.add(text(details["warning"]))
 
@@ -222,7 +235,7 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
                max_detailed_samples: int = MAX_DETAILED_SAMPLES,
                max_table_samples: int | None = MAX_TABLE_SAMPLES,
                declared: Callable[[str], Mapping[str, Any] | None] | None = None,
-               min_coverage: float = bands.DEFAULT_MIN_COVERAGE) -> dict[str, Any]:
+               min_coverage: float = bands.DEFAULT_MIN_COVERAGE, all_pairs: bool = False) -> dict[str, Any]:
     """The JSON document the page renders: runs, systems, metrics, samples, aggregates and comparisons.
 
     The page gets the texts of at most ``max_detailed_samples`` samples and the values of at most
@@ -275,6 +288,7 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
     samples = _page_samples(store, embedded, heads, texts, metrics)
     del heads, texts
 
+    notes.invented_warning()
     system_info = _systems(runs, run_names, systems, sizes)
     missing = [s for s, info in enumerate(system_info) if not info["summary"]]
     for s, summary in stats.summaries_from_samples(store, metrics, missing).items():
@@ -298,7 +312,8 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
         "judges": list(notes.judges.values()),
         "warnings": sorted(notes.warnings),
         "seed": seed,
-        "comparisons": stats.compare_systems(store, labels, metrics, seed),
+        "comparisons": stats.compare_systems(store, labels, metrics, seed, groups=list(systems), all_pairs=all_pairs),
+        "comparison_pairs": "all" if all_pairs else "meaningful",
         "coverage": {"total": n, "detailed": len(detailed), "embedded": len(embedded),
                      "flagged": n - store.flagged.count(0), "max_detailed": max(0, int(max_detailed_samples)),
                      "max_table": max_table_samples, "hallucinated": int(hallucinated.sum()),

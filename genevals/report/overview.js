@@ -185,9 +185,11 @@ TABS.compare = function (root) {
     return;
   }
   root.appendChild(el("p", { "class": "small muted", text: "Differences are A \u2212 B on the question ids both systems scored. " +
-    "The 95% CI is a seeded percentile bootstrap of the mean difference (seed " + D.seed + "); p is a two-sided paired " +
-    "sign-flip randomisation test; significant means p < 0.05. There is no correction for multiple comparisons: " +
-    "with many metrics, some significant differences are expected by chance." }));
+    "The 95% CI and p come from the same seeded paired bootstrap of the mean difference (seed " + D.seed + "): p is " +
+    "two-sided, and significant (p < 0.05) means exactly that the CI excludes 0. " +
+    (D.comparison_pairs === "all" ? "Every pair of systems is listed (--all-pairs). " :
+      "Listed: the systems within each run, and the same system across runs (genevals report --all-pairs lists every pair). ") +
+    "There is no correction for multiple comparisons: with many metrics, some significant differences are expected by chance." }));
   var state = { metric: "", pair: "", sig: false };
   var pairs = [];
   D.comparisons.forEach(function (c) { var k = c.a + ":" + c.b; if (pairs.indexOf(k) < 0) pairs.push(k); });

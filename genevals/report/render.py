@@ -71,15 +71,16 @@ def write_page(data: Mapping[str, Any], out_path: str | Path) -> Path:
 def write_report(run_dirs: Sequence[str | Path], out_path: str | Path, thresholds: Any = None,
                  max_detailed_samples: int = MAX_DETAILED_SAMPLES,
                  max_table_samples: int | None = MAX_TABLE_SAMPLES,
-                 min_coverage: float = bands.DEFAULT_MIN_COVERAGE) -> Path:
+                 min_coverage: float = bands.DEFAULT_MIN_COVERAGE, all_pairs: bool = False) -> Path:
     """Write one self-contained HTML report for ``run_dirs`` to ``out_path`` and return its path.
 
     The page embeds the texts of at most ``max_detailed_samples`` samples and the values of at most
     ``max_table_samples``; summaries, histograms and comparisons cover every sample (see
-    :func:`~genevals.report.model.build_data`).
+    :func:`~genevals.report.model.build_data`; ``all_pairs``: compare every pair of systems, not only those of
+    one run and the same system across runs).
     """
     data = build_data([Path(d) for d in run_dirs], thresholds, max_detailed_samples, max_table_samples,
-                      min_coverage=min_coverage)
+                      min_coverage=min_coverage, all_pairs=all_pairs)
     return write_page(data, out_path)
 
 

@@ -72,6 +72,17 @@ function showEvidence(sample, rows, k, evidence, ctxHolder) {
   if (node.scrollIntoView) node.scrollIntoView({ block: "nearest" });
 }
 
+// Claims the judge returned that are not in the answer: a judge-quality warning, with the judge's replies.
+function inventedCard(sample) {
+  var j = sample.j;
+  if (!j || !j.inv || !j.inv.length) return null;
+  return el("div", { "class": "card notice warning", id: "invented-claims" }, [
+    el("h3", { text: "Judge quality: " + j.inv.length + " claim(s) not in the answer (not counted)" }),
+    el("ul", null, j.inv.map(function (c) { return el("li", null, [el("span", { text: c.text }), " ", chip(c.note, "status")]); })),
+    el("details", null, [el("summary", { text: "Judge transcript" })].concat((j.tr || []).map(function (t) {
+      return el("div", null, [el("strong", { text: t.stage }), el("pre", { "class": "text-block small", text: t.reply })]); })))]);
+}
+
 function openSample(index, claimIndex) {
   var sample = D.samples[index], rows = claimRows(sample);
   var evidence = el("div", { "class": "card evidence", id: "evidence" }, el("p", { "class": "muted", text: rows.length ? "Click a claim to see its evidence." : "No judge claims for this sample." }));
@@ -112,6 +123,7 @@ function openSample(index, claimIndex) {
       rows.length ? el("div", { "class": "legend", style: { marginTop: "8px" } }, VERDICTS.map(function (v) {
         return el("span", null, [el("span", { "class": "swatch", style: { background: VERDICT_COLORS[v] } }), v]); })) : null,
       rows.length ? el("h4", { text: "Claims" }) : null, rows.length ? list : null]),
+    inventedCard(sample),
     evidence,
     el("div", { "class": "card" }, [el("h3", { text: "Retrieved contexts (" + sample.ctx.length + ")" }),
       sample.ctx.length ? ctxHolder : el("p", { "class": "empty", text: "No contexts." })]),

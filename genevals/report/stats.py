@@ -6,10 +6,10 @@ flat in the number of samples.
 
 Paired comparisons use :func:`genevals.stats.paired_comparison_of_differences` on the question ids two
 systems share, matched through their 64-bit digests and taken in digest order (what
-:func:`genevals.stats.paired_comparison` does): the mean difference ``mean(a_i - b_i)`` with a bootstrap 95%
-CI, and a two-sided sign-flip test, ``p = (1 + #{|mean(s_i * d_i)| >= |mean(d_i)|}) / (1 + R)`` over ``R``
-random sign vectors ``s``; significant when p < 0.05. Seeded, so a report rebuilt from the same runs shows
-the same numbers.
+:func:`genevals.stats.paired_comparison` does): the mean difference ``mean(a_i - b_i)``, and its 95% CI and
+two-sided p-value from the same paired bootstrap, so "significant" (p < 0.05) is exactly "the CI excludes 0".
+Seeded, so a report rebuilt from the same runs shows the same numbers. Only meaningful pairs are compared:
+systems of the same run, and the same system across runs (see :func:`meaningful_pairs`).
 """
 from __future__ import annotations
 
@@ -164,10 +164,36 @@ def _dict_differences(samples: Iterable[Mapping[str, Any]]) -> Differences:
     return differences
 
 
+def _pairs_among(members: Sequence[int]) -> list[tuple[int, int]]:
+    """Every pair of ``members`` up to :data:`ALL_PAIRS_MAX_SYSTEMS`, else each against the first."""
+    if len(members) <= ALL_PAIRS_MAX_SYSTEMS:
+        return list(combinations(members, 2))
+    return [(members[0], b) for b in members[1:]]
+
+
+def meaningful_pairs(groups: Sequence[tuple[Any, str]], all_pairs: bool = False) -> list[tuple[int, int]]:
+    """The system pairs worth comparing, ``groups[i]`` being system i's (run, system name): the systems within
+    one run, then the same system across runs (each run against the first that has it). ``all_pairs``: every
+    pair, across runs and systems too, however many."""
+    if all_pairs:
+        return list(combinations(range(len(groups)), 2))
+    by_run: dict[Any, list[int]] = {}
+    by_name: dict[str, list[int]] = {}
+    for i, (run, name) in enumerate(groups):
+        by_run.setdefault(run, []).append(i)
+        by_name.setdefault(name, []).append(i)
+    pairs = [pair for members in by_run.values() for pair in _pairs_among(members)]
+    pairs += [(members[0], b) for members in by_name.values() for b in members[1:]]
+    return pairs
+
+
 def compare_systems(samples: SampleValues | Iterable[Mapping[str, Any]], labels: Sequence[str],
-                    metrics: Sequence[str], seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
-    """Seeded paired comparisons (bootstrap CI + sign-flip test) on the question ids two systems share: every
-    pair of systems up to :data:`ALL_PAIRS_MAX_SYSTEMS`, else each against the first.
+                    metrics: Sequence[str], seed: int = DEFAULT_SEED,
+                    groups: Sequence[tuple[Any, str]] | None = None,
+                    all_pairs: bool = False) -> list[dict[str, Any]]:
+    """Seeded paired comparisons (one paired bootstrap for the CI and the p-value) on the question ids two
+    systems share, for the :func:`meaningful_pairs` of ``groups`` (each system's (run, name); None: all
+    systems are of one run).
 
     ``samples`` is a :class:`SampleValues` (values by metric position in ``metrics``), or sample dicts with
     ``sys``, ``id`` and ``v`` (a metric name -> value mapping). Only one pair's values of one metric are
@@ -178,7 +204,7 @@ def compare_systems(samples: SampleValues | Iterable[Mapping[str, Any]], labels:
         return []
     differences = (_store_differences(samples, metrics, n) if isinstance(samples, SampleValues)
                    else _dict_differences(samples))
-    pairs = list(combinations(range(n), 2)) if n <= ALL_PAIRS_MAX_SYSTEMS else [(0, b) for b in range(1, n)]
+    pairs = meaningful_pairs(groups if groups is not None else [(0, label) for label in labels], all_pairs)
     out = []
     for a, b in pairs:
         for metric in metrics:

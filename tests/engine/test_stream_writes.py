@@ -27,7 +27,7 @@ CONTEXT = ("Marie Curie was born in Warsaw. Marie Curie won the Nobel Prize in P
            "Marie Curie discovered polonium.")
 N = 8
 HELD = "s2"
-JUDGED = ["faithfulness", "contradiction_rate", "unverifiable_rate"]
+JUDGED = ["faithfulness", "contradiction_rate", "unverifiable_rate", "invented_claims"]
 
 
 class HoldServer(FaultServer):

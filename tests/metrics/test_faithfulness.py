@@ -77,7 +77,7 @@ def test_arithmetic_spans_and_quotes():
     assert v[3]["label"] == "contradicted" and v[3]["quote_span"] == [94, 120]
     assert CONTEXTS[1].text[94:120] == "She died in 1934, aged 66."
     assert v[2]["quote_span"] is None and not v[2]["quote_found"] and v[2]["context_index"] == 1
-    assert d["unlocated_claims"] == 0 and d["issues"] == []
+    assert d["invented_claims"] == [] and d["issues"] == []
     assert d["judge"] == {"backend": "scripted", "model": "scripted-judge", "base_url": None,
                           "prompt_version": metric.runtime.prompt_version}
     # usage: the scripted provider counts len(prompt) // 4 and len(reply) // 4 tokens per request
@@ -162,25 +162,28 @@ def test_no_claims():
     metric, p = faith({"decompose": {"claims": []}, "verify": VERDICTS})
     f = metric.score([SAMPLE])[0]["faithfulness"]
     assert f.status == types.NO_CLAIMS and f.value is None and p.count("verify") == 0
-    assert f.details["claims"] == [] and f.details["unlocated_claims"] == 0
+    assert f.details["claims"] == [] and f.details["invented_claims"] == []
+    assert metric.score([SAMPLE])[0]["invented_claims"].value == 0.0
 
 
-def test_unlocated_and_example_copies_are_flagged_and_not_scored():
+def test_invented_and_example_copies_are_never_the_answers_claims():
     claims = {"claims": CLAIMS["claims"][:2] + [
         {"claim": "Marie Curie invented the telephone.", "source": "She invented the telephone"},
         {"claim": "The Varnholt Bridge opened in 1931.", "source": "Marie Curie was born in Warsaw"},
         {"claim": "Quantum chromodynamics governs gluon confinement.", "source": "She discovered polonium"},
     ]}
     metric, p = faith({"decompose": claims, "verify": {"verdicts": VERDICTS["verdicts"][:2]}})
-    f = metric.score([SAMPLE])[0]["faithfulness"]
+    out = metric.score([SAMPLE])[0]
+    f = out["faithfulness"]
     assert f.status == "ok" and f.value == 1.0  # 2 of the 2 located claims supported
-    by_index = {c["index"]: c for c in f.details["claims"]}
-    assert [by_index[i]["located"] for i in range(5)] == [True, True, False, False, False]
+    assert [c["index"] for c in f.details["claims"]] == [0, 1]  # only the answer's claims are listed
+    by_index = {c["index"]: c for c in f.details["invented_claims"]}
+    assert sorted(by_index) == [2, 3, 4] and out["invented_claims"].value == 3.0
     assert by_index[2]["note"] == "source excerpt not found in the answer"
     assert by_index[3]["note"] == "copied from the prompt's worked example, not in the answer"
     assert by_index[4]["note"] == "claim words mostly absent from the answer and question (invented content)"
     assert by_index[4]["spans"] == [[76, 99]]  # located, but its words are not the answer's
-    assert f.details["unlocated_claims"] == 3
+    assert [c["stage"] for c in f.details["transcript"]] == ["decompose", "verify"]  # beside the warning
     verify_prompt = claims_block([c for k, c in p.calls if k == "verify"][0])
     assert "telephone" not in verify_prompt and "Varnholt" not in verify_prompt and "Quantum" not in verify_prompt
     assert {v["claim_index"] for v in f.details["verdicts"]} == {0, 1}
@@ -201,7 +204,8 @@ def test_all_claims_unlocated_is_no_claims():
                                                  "source": "It spans the river Elde"}]}, "verify": VERDICTS})
     f = metric.score([SAMPLE])[0]["faithfulness"]
     assert f.status == types.NO_CLAIMS and "none could be located" in f.reason
-    assert f.details["unlocated_claims"] == 1 and p.count("verify") == 0
+    assert f.details["claims"] == [] and len(f.details["invented_claims"]) == 1 and p.count("verify") == 0
+    assert metric.score([SAMPLE])[0]["invented_claims"].value == 1.0  # counted even though unscored
 
 
 def test_fuzzy_and_multi_part_sources():

@@ -152,7 +152,7 @@ def test_latest_row_wins_and_values_match(tmp_path):
             assert value == (None if metric["value"] is None else round(metric["value"], digits))
 
 
-def test_blockwise_sign_flip_equals_paired_comparison():
+def test_blockwise_bootstrap_equals_paired_comparison():
     rng = np.random.default_rng(0)
     a = {f"q{i}": float(v) for i, v in enumerate(rng.random(3001))}
     b = {f"q{i}": float(v) + 0.01 for i, v in enumerate(rng.random(3001))}

@@ -19,7 +19,8 @@ verify labels a claim "supported" with the claim as quote when the claim's text 
 ``reject_json_schema=True`` makes it answer 400 to ``response_format.type == "json_schema"`` (a llama.cpp-style
 server), so the client has to fall back to ``json_object`` with a schema. ``models`` (a set of names) makes it
 answer 404 model_not_found for any other model, and ``api_key`` 401 (echoing the key sent, as OpenAI does) for
-any other key. Every request is counted and kept.
+any other key. ``slots=1`` with ``latency=S`` plays llama.cpp's one-slot server: requests are answered one at
+a time, each taking S seconds, also when the client has given up on it. Every request is counted and kept.
 """
 from __future__ import annotations
 
@@ -39,10 +40,13 @@ _SENT = re.compile(r"(?<=[.!?])\s+")
 
 class FaultServer:
     def __init__(self, *, reject_json_schema: bool = False, hang_seconds: float = 3.0,
-                 replies: Any = None, models: set[str] | None = None, api_key: str | None = None) -> None:
+                 replies: Any = None, models: set[str] | None = None, api_key: str | None = None,
+                 slots: int | None = None, latency: float = 0.0) -> None:
         self.reject_json_schema = reject_json_schema
         #: ``replies(content) -> object or None``: the reply to a prompt that is neither decompose nor verify
         self.replies = replies
+        self.slots = threading.Semaphore(slots) if slots else None
+        self.latency = latency
         self.models = models
         self.api_key = api_key
         self.hang_seconds = hang_seconds
@@ -89,6 +93,13 @@ class FaultServer:
 
     # -- behaviour -----------------------------------------------------------------------------------------
     def _handle(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        if self.slots is None:
+            return self._answer(h, body)
+        with self.slots:  # queued like a server with that many slots; the work is done even if nobody waits
+            time.sleep(self.latency)
+            return self._answer(h, body)
+
+    def _answer(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         content = body["messages"][0]["content"]
         marker = next((m for m in MARKERS if m in content), "clean")
         kind = "decompose" if "split an answer into atomic claims" in content else (
