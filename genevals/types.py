@@ -184,12 +184,18 @@ class Verdict:
     #: numeric evidence a judge adds (the local checker's confidence, support and similarity), written after
     #: the fixed fields
     scores: Mapping[str, float] = field(default_factory=dict)
+    #: the answer's characters the verdict is about, when narrower than its claim (the local detector's
+    #: unsupported phrase, e.g. "four return sailings"); written only when set
+    answer_span: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"claim_index": self.claim_index, "label": self.label, "context_index": self.context_index,
-                "quote": self.quote, "quote_found": self.quote_found,
-                "quote_span": list(self.quote_span) if self.quote_span is not None else None,
-                "reason": self.reason, "missing": self.missing, **dict(self.scores)}
+        d = {"claim_index": self.claim_index, "label": self.label, "context_index": self.context_index,
+             "quote": self.quote, "quote_found": self.quote_found,
+             "quote_span": list(self.quote_span) if self.quote_span is not None else None,
+             "reason": self.reason, "missing": self.missing, **dict(self.scores)}
+        if self.answer_span is not None:
+            d["answer_span"] = list(self.answer_span)
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Verdict":
@@ -208,7 +214,8 @@ class Verdict:
                    quote=_text(d.get("quote", ""), "verdict quote"), quote_found=bool(d.get("quote_found", False)),
                    quote_span=_span(span, "verdict quote_span") if span is not None else None,
                    reason=_text(d.get("reason", ""), "verdict reason"), missing=bool(d.get("missing", False)),
-                   scores=scores)
+                   scores=scores, answer_span=(_span(d["answer_span"], "verdict answer_span")
+                                               if d.get("answer_span") is not None else None))
 
 
 _VERDICT_FIELDS = frozenset(Verdict.__dataclass_fields__)

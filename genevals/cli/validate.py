@@ -38,8 +38,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--worst", type=int, default=15, help="disagreements of each kind shown in the HTML (default 15)")
     p.add_argument("--quiet", "-q", action="store_true")
     local = p.add_argument_group("local grounding checker")
+    local.add_argument("--grounding-method", choices=("learned", "rules"), default=None,
+                       help="learned: the trained detector (default); rules: the hand-set thresholds")
     local.add_argument("--grounding-thresholds", default=None, metavar="JSON",
-                       help="thresholds file (default: the packaged genevals/grounding/thresholds.json)")
+                       help="thresholds file for --grounding-method rules (implies it; default: the packaged "
+                            "genevals/grounding/thresholds.json)")
     local.add_argument("--settle-confidence", type=float, default=None,
                        help="cascade: answers the local checker is at least this sure of are settled locally "
                             "(0.5-1; default 0.9)")
@@ -59,8 +62,11 @@ def judge_settings(args: argparse.Namespace):
     config_fields = {k: v for k, v in extra.items() if k in JudgeConfig.__dataclass_fields__}
     llm = {**faithfulness_options(args), **{k: v for k, v in extra.items() if k not in config_fields}}
     local: dict[str, Any] = {}
+    if args.grounding_method:
+        local["method"] = args.grounding_method
     if args.grounding_thresholds:
         local["thresholds"] = args.grounding_thresholds
+        local.setdefault("method", "rules")
     config = judge_config(args, **config_fields)
     if args.judge == "local":
         return config, local

@@ -49,7 +49,15 @@ DEFAULT_THRESHOLDS: dict[str, dict[str, Any]] = {
 CONFIDENCE_SCALE = 10.0  # logistic slope of score-based confidence per unit of margin from the threshold
 RULE_CONFIDENCE = {"field": 0.9, "number_conflict": 0.85, "number": 0.75, "field_null": 0.7, "entity": 0.7}
 
-_BREAK = re.compile(r"\n+|(?<=[.!?])[\"')\]]*\s+(?=[\"'(*\-\u2022A-Z0-9])")
+_BREAK = re.compile(r"\n+|(?<=[.!?])([\"')\]\u201d\u2019]*)\s+(?=[\"'(*\-\u2022\u201c\u2018A-Z0-9])")
+# a sentence end right after one of these is not one ("Capt. Smith", "U.S. troops", "J. Smith")
+_ABBREVIATION = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|Capt|Col|Gen|Lt|Sgt|Cpl|Maj|Adm|Cmdr|Gov|Sen|Rep|Rev|St|Mt|"
+                           r"Jr|Sr|Inc|Ltd|Co|Corp|No|Nos|vs|etc|approx|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|"
+                           r"Dec|e\.g|i\.e|U\.S|U\.K|a\.m|p\.m)|\b[A-Z])\.$")
+# sentences that only point at the sources ("This is mentioned in passage 2.") make no claim about the world
+_NON_FACTUAL = re.compile(r"^(?:\W*(?:this|that|these|it|which|as)\b.{0,40}\b(?:mentioned|stated|noted|described|"
+                          r"discussed|given|found|shown|explained)\s+in\s+(?:the\s+)?(?:passage|passages|context|"
+                          r"article|text|document|source)s?\b[\w\s,&]*[.!]?\s*)$", re.I)
 _RECORD_BREAK = re.compile(r"\n+|\\n|(?<=[.!?])\s+|,\s*(?=\")|[{}\[\]]")
 _LIST_NUMBER = re.compile(r"(?:[*\-\u2022]\s+|\d{1,2}[.)]\s+|#+\s+)")  # used with .match(text, pos)
 
@@ -70,7 +78,10 @@ def segment(text: str, record: bool = False) -> list[tuple[int, int]]:
     pattern = _RECORD_BREAK if record else _BREAK
     spans, start = [], 0
     for m in pattern.finditer(text):
-        spans.append((start, m.start()))
+        closing = len(m.group(1) or "") if pattern is _BREAK else 0  # a closing quote stays with its sentence
+        if closing == 0 and pattern is _BREAK and "\n" not in m.group(0) and _ABBREVIATION.search(text[start:m.start()]):
+            continue
+        spans.append((start, m.start() + closing))
         start = m.end()
     spans.append((start, len(text)))
     out = []
@@ -89,7 +100,7 @@ def split_claims(answer: str) -> list[tuple[int, int]]:
         piece = answer[s:e]
         if piece.rstrip().endswith(":") and len(ent.WORD.findall(piece)) < 25:
             continue
-        if len(ent.WORD.findall(piece)) < 3 or detect_refusal(piece):
+        if len(ent.WORD.findall(piece)) < 3 or detect_refusal(piece) or _NON_FACTUAL.match(piece):
             continue
         out.append((s, e))
     return out
@@ -163,6 +174,7 @@ class ClaimFeatures:
     recall_top: float          # content-word recall over the top-k aligned units
     recall_all: float          # content-word recall over all contexts and the question
     best_unit: int | None      # index into SampleFeatures.units of the quote
+    top_units: list[int] = field(default_factory=list)  # the TOP_K aligned units, best first
     missing_numbers: list[str] = field(default_factory=list)
     conflict_numbers: list[str] = field(default_factory=list)  # missing numbers where the evidence has others
     conflict_unit: int | None = None
@@ -248,6 +260,7 @@ def _claim_features(p: SampleFeatures, sims: np.ndarray, contexts: list[str], qu
         words = content_words(c.text)
         top = np.argsort(-row)[:TOP_K]
         top_tokens = set().union(*(unit_tokens[j] for j in top)) if len(top) else set()
+        c.top_units = [int(j) for j in top]
         c.sim = float(row[top[0]]) if len(top) else 0.0
         c.recall_top = _recall(words, top_tokens, {ent.stem(w) for w in top_tokens})
         c.recall_all = _recall(words, all_tokens, all_stems)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from genevals import types
@@ -20,6 +21,10 @@ from genevals.text import detect_refusal
 from genevals.types import Claim, MetricResult, Sample, Verdict
 
 BACKEND = "local-grounding"
+#: "learned": the detector trained by tools/train_grounding.py (default); "rules": the hand-set thresholds
+METHODS = ("learned", "rules")
+RULE_CONFIDENCE = 0.8  # an answer flagged by an explicit rule against its p: the rules' precision on RAGTruth dev
+RELATED_SIMILARITY = 0.35  # below this (and with under half the words shared) no context unit is related
 
 
 def response_confidence(labels: Sequence[str], confidences: Sequence[float]) -> float:
@@ -50,8 +55,21 @@ class Grounding(Metric):
     order = 80
 
     def __init__(self, thresholds: str | Mapping[str, Any] | None = None, device: str = "cpu",
-                 batch_size: int = 64) -> None:
+                 batch_size: int = 64, method: str = "learned", detector: str | None = None) -> None:
         from genevals.grounding import checker
+
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        if method == "learned" and thresholds is not None:
+            raise ValueError("thresholds apply to method 'rules' (the learned detector has its own weights: "
+                             "set detector=PATH, or method='rules')")
+        self.method = method
+        self.detector_source = detector or "packaged"
+        self.detector = None
+        if method == "learned":
+            from genevals.grounding import detector as learned
+
+            self.detector = learned.load(detector)
 
         if isinstance(thresholds, Mapping):
             base = checker.load_thresholds()
@@ -65,20 +83,47 @@ class Grounding(Metric):
         if self.batch_size < 1:
             raise ValueError("batch_size must be at least 1")
 
+    def training_record(self) -> dict[str, Any] | None:
+        """What the learned detector was trained on and its cross-validated scores beside the baselines (from
+        its weights file); None for the rules."""
+        if self.detector is None:
+            return None
+        from genevals.grounding import detector as learned
+
+        path = learned.WEIGHTS_PATH if self.detector_source == "packaged" else self.detector_source
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        judges = data["scores"]["cross_validated"]["judges"]
+        keep = ("f1", "precision", "recall", "balanced_accuracy", "f1_minus_word_overlap", "ece")
+        return {"trained_on": data["trained_on"],
+                "cross_validated": {name: {**{k: v for k, v in r.items() if k in keep},
+                                           "span_f1": r["span"]["f1"],
+                                           "per_task_f1": {t: x["f1"] for t, x in r["per_task"].items()}}
+                                    for name, r in judges.items()},
+                "transfer": data["scores"].get("transfer")}
+
     def _thresholds_hash(self) -> str:
         return hashlib.sha256(json.dumps(self.thresholds, sort_keys=True).encode()).hexdigest()[:10]
 
     def signature(self) -> str:
         from genevals.grounding.checker import MODEL_NAME
 
+        if self.detector is not None:
+            return make_signature("grounding", model=MODEL_NAME, method="learned", weights=self.detector.digest,
+                                  claims="sentences", st=package_version("sentence-transformers"))
         return make_signature("grounding", model=MODEL_NAME, thresholds=self._thresholds_hash(),
                               claims="sentences", st=package_version("sentence-transformers"))
 
     def judge_info(self, kind: str | None = None) -> dict[str, Any]:
         from genevals.grounding.checker import MODEL_NAME
 
-        info: dict[str, Any] = {"backend": BACKEND, "model": MODEL_NAME, "thresholds": self.thresholds_source,
-                                "thresholds_hash": self._thresholds_hash()}
+        if self.detector is not None:
+            info: dict[str, Any] = {"backend": BACKEND, "model": MODEL_NAME, "method": "learned",
+                                    "weights": self.detector_source, "weights_hash": self.detector.digest}
+            if kind:
+                info["context_kind"] = kind
+            return info
+        info = {"backend": BACKEND, "model": MODEL_NAME, "thresholds": self.thresholds_source,
+                "thresholds_hash": self._thresholds_hash()}
         if kind:
             info["context_kind"] = kind
             info["settings"] = dict(self.thresholds[kind])
@@ -128,6 +173,8 @@ class Grounding(Metric):
             status = {"no_claims": types.NO_CLAIMS, "empty_context": types.NO_CONTEXT,
                       "empty_answer": types.EMPTY_ANSWER}.get(f.status, types.ERROR)
             return self._unscored(status, f.reason, claims=[], verdicts=[])
+        if self.detector is not None:
+            return self._learned(sample, f)
         decisions = checker.decide_all(f, self.thresholds)
         claims, verdicts = [], []
         for c, d in zip(f.claims, decisions):
@@ -145,4 +192,46 @@ class Grounding(Metric):
         labels = [d.label for d in decisions]
         return scored_outputs(claims, verdicts, {
             "issues": [], "confidence": round(response_confidence(labels, [d.confidence for d in decisions]), 4),
+            "judge": self.judge_info(f.kind), "usage": self._usage()})
+
+    def _learned(self, sample: Sample, f) -> dict[str, MetricResult]:
+        """Verdicts of the learned detector: the answer's probability decides whether it is flagged, the claims'
+        which sentences; a flagged sentence names its unsupported phrase (answer_span) when one is found."""
+        contexts = [c.text for c in sample.contexts]
+        pa, pc, analyses = self.detector.predict(f, contexts, sample.question, sample.answer)
+        flags = self.detector.flagged(pa, pc, [a.rule for a in analyses])
+        claims, verdicts = [], []
+        for c, p, a, flag in zip(f.claims, pc, analyses, flags):
+            claims.append(Claim(c.index, c.text, ((c.start, c.end),), located=True))
+            unit = f.units[c.best_unit] if c.best_unit is not None else None
+            related = unit is not None and (c.sim >= RELATED_SIMILARITY or c.recall_top >= 0.5)
+            quote, span, ci = "", None, None
+            if related:
+                span, ci = (unit.start, unit.end), unit.context_index
+                quote = sample.contexts[ci].text[span[0]:span[1]]
+            phrase = None
+            if flag and a.phrase is not None:
+                phrase = (c.start + a.phrase[0], c.start + a.phrase[1])
+            stats = f"similarity {c.sim:.2f}, word recall {c.recall_top:.2f}; p(hallucinated) {p:.2f}"
+            if not flag:
+                label = types.SUPPORTED
+                reason = f"aligned evidence found ({stats})" if related else f"no contradiction found ({stats})"
+            else:
+                label = types.CONTRADICTED if a.conflict and related else types.UNVERIFIABLE
+                what = f"'{c.text[a.phrase[0]:a.phrase[1]]}'" if a.phrase else "the sentence"
+                if label == types.CONTRADICTED:
+                    reason = f"{a.conflict} ({stats})"
+                elif related:
+                    reason = f"{what} is not supported by the closest evidence ({stats})"
+                else:
+                    reason = f"no related evidence in the contexts for {what} ({stats})"
+            verdicts.append(Verdict(
+                claim_index=c.index, label=label, context_index=ci, quote=quote, quote_found=bool(quote),
+                quote_span=span, reason=reason, missing=False, answer_span=phrase,
+                scores={"confidence": round(float(p if flag else 1 - p), 4), "probability": round(float(p), 4),
+                        "similarity": round(c.sim, 4), "recall_aligned": round(c.recall_top, 4),
+                        "recall_all": round(c.recall_all, 4)}))
+        return scored_outputs(claims, verdicts, {
+            "issues": [], "confidence": round(max(pa, 1 - pa) if not any(flags) or pa >= self.detector.answer_threshold
+                                              else RULE_CONFIDENCE, 4), "probability": round(pa, 4),
             "judge": self.judge_info(f.kind), "usage": self._usage()})

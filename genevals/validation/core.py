@@ -87,7 +87,7 @@ def predicted_spans(details: Mapping[str, Any], rule: Rule) -> list[tuple[int, i
         claim = claims.get(v.claim_index)
         if claim is None or not claim.located or not rule.flags(v.label):
             continue
-        spans += list(claim.spans)
+        spans += [v.answer_span] if v.answer_span is not None else list(claim.spans)
     return merge_spans(spans)
 
 
@@ -197,7 +197,14 @@ def validate(rows: Sequence[dict[str, Any]], judge: str = "local", options: Mapp
     report["span_level"] = span_scores((o.pred_spans, o.gold_spans) for o in scored) if has_spans else None
     if has_spans:
         report["span_level"]["note"] = ("character overlap, micro over the scored rows; predicted spans are the "
-                                        "answer spans of the claims the rule flags")
+                                        "answer spans of the claims the rule flags (the flagged phrase when the "
+                                        "verdict names one)")
+    record = getattr(metric, "training_record", None)
+    if callable(record) and record():
+        report["judge_training_record"] = record()  # the judge's own cross-validated figures, for comparison
+    calibration = calibration_report(outcomes)
+    if calibration:
+        report["calibration"] = calibration
     cascades = [o.details.get("cascade") for o in outcomes if o.details.get("cascade")]
     if cascades:
         sent = sum(1 for c in cascades if c.get("sent_to_llm", c.get("settled_by") == "llm"))
@@ -215,6 +222,30 @@ def validate(rows: Sequence[dict[str, Any]], judge: str = "local", options: Mapp
     report["usage"] = dict(usage)
     report["disagreements"] = worst_disagreements(outcomes, worst)
     return report, outcomes
+
+
+def calibration_report(outcomes: Sequence[RowOutcome], bins: int = 10) -> dict[str, Any] | None:
+    r"""How well the judge's per-answer probability of hallucination (``details.probability``, the local
+    detector's) matches the labels: :math:`ECE = \sum_b (n_b / n) |\bar p_b - \bar y_b|` over ``bins``
+    equal-width bins, and the share of answers at each confidence max(p, 1 - p) a cascade could settle
+    locally with its accuracy there. None when no scored answer carries a probability."""
+    rows = [(float(o.details["probability"]), o.gold, o.pred) for o in outcomes
+            if o.pred is not None and isinstance(o.details.get("probability"), (int, float))]
+    if not rows:
+        return None
+    total = 0.0
+    for b in range(bins):
+        lo, hi = b / bins, (b + 1) / bins
+        inside = [(p, g) for p, g, _ in rows if lo <= p < hi or (b == bins - 1 and p == 1.0)]
+        if inside:
+            total += len(inside) / len(rows) * abs(sum(p for p, _ in inside) / len(inside)
+                                                   - sum(g for _, g in inside) / len(inside))
+    settle = []
+    for level in (0.6, 0.7, 0.8, 0.9):
+        kept = [(g, pred) for p, g, pred in rows if max(p, 1 - p) >= level]
+        settle.append({"settle_confidence": level, "settled_local_share": len(kept) / len(rows),
+                       "accuracy_settled": (sum(g == pred for g, pred in kept) / len(kept)) if kept else None})
+    return {"ece": total, "bins": bins, "n": len(rows), "cascade_settle": settle}
 
 
 def _severity(o: RowOutcome) -> float:

@@ -18,7 +18,8 @@ RAGTRUTH = SHARED / "datasets" / "ragtruth_dev.jsonl"
 
 @pytest.fixture(scope="module")
 def grounding():
-    return Grounding()
+    """The hand-set rule checker (method "rules"); the learned default is tested in tests/grounding."""
+    return Grounding(method="rules")
 
 
 def _sample(answer, *contexts, question="", sid="s"):
@@ -39,19 +40,22 @@ def test_response_confidence():
 
 
 def test_settings_thresholds_and_signature(tmp_path):
-    inline = Grounding(thresholds={"text": {"threshold": 0.8}})
+    inline = Grounding(thresholds={"text": {"threshold": 0.8}}, method="rules")
+    rules = Grounding(method="rules")
     assert inline.thresholds["text"]["threshold"] == 0.8
     assert inline.thresholds["record"] == checker.load_thresholds()["record"]
-    assert inline.thresholds_source == "inline" and Grounding().thresholds_source == "packaged"
-    assert inline.signature() != Grounding().signature()
-    assert Grounding().signature().startswith("grounding|model:all-MiniLM-L6-v2|thresholds:")
+    assert inline.thresholds_source == "inline" and rules.thresholds_source == "packaged"
+    assert inline.signature() != rules.signature()
+    assert rules.signature().startswith("grounding|model:all-MiniLM-L6-v2|thresholds:")
     path = tmp_path / "t.json"
     path.write_text(json.dumps({"text": {"threshold": 0.3}}))
-    assert Grounding(thresholds=str(path)).thresholds_source == str(path)
+    assert Grounding(thresholds=str(path), method="rules").thresholds_source == str(path)
     with pytest.raises(ValueError, match="batch_size"):
         Grounding(batch_size=0)
     with pytest.raises(FileNotFoundError):
-        Grounding(thresholds=str(tmp_path / "missing.json"))
+        Grounding(thresholds=str(tmp_path / "missing.json"), method="rules")
+    with pytest.raises(ValueError, match="thresholds apply to method 'rules'"):
+        Grounding(thresholds={"text": {"threshold": 0.8}})
 
 
 # -- hand-written cases --------------------------------------------------------------------------------------
@@ -134,7 +138,9 @@ def test_details_contract(grounding):
 
 
 @pytest.mark.skipif(not RAGTRUTH.exists(), reason="../shared/datasets/ragtruth_dev.jsonl absent")
-def test_spans_and_quotes_on_ragtruth(grounding):
+@pytest.mark.parametrize("method", ["rules", "learned"])
+def test_spans_and_quotes_on_ragtruth(method):
+    grounding = Grounding(method=method)
     rows = [json.loads(line) for line in RAGTRUTH.read_text().splitlines()[:30]]
     samples = [_sample(r["response"], r["context"], question=r["question"] or "", sid=str(r["id"])) for r in rows]
     results = grounding.score(samples)
@@ -149,6 +155,9 @@ def test_spans_and_quotes_on_ragtruth(grounding):
             [(start, end)] = c["spans"]
             assert s.answer[start:end] == c["text"]
         for v in d["verdicts"]:
+            if v.get("answer_span"):  # the flagged phrase lies inside its claim
+                [(start, end)] = d["claims"][v["claim_index"]]["spans"]
+                assert start <= v["answer_span"][0] < v["answer_span"][1] <= end
             if v["quote_found"]:
                 ctx = s.contexts[v["context_index"]].text
                 assert ctx[v["quote_span"][0]:v["quote_span"][1]] == v["quote"]

@@ -1,0 +1,170 @@
+"""Phrase-level support: which of a claim's content tokens (numbers, dates, names, negations, other content
+words) the contexts support, each with its exact character span in the answer.
+
+A token is *supported globally* when it (or its 5-letter stem, or a normal form of its number) occurs anywhere
+in the contexts or the question, and *supported locally* when it occurs in the evidence units the claim is
+aligned to. A number present somewhere in the contexts but not in the aligned evidence usually belongs to
+another fact ("four sailings" where the aligned sentence says six and a "4" is elsewhere); a name absent from
+the aligned evidence but present elsewhere usually belongs to another person ("Buzz Aldrin stayed in lunar
+orbit" against "Michael Collins remained in lunar orbit").
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from genevals.grounding import entities as ent
+from genevals.text import STOPWORDS, WORD
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_UNITS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+          "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+          "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+_ORDINALS = {"third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}
+# number words too common as pronouns or idioms to count as a claim's number ("one of", "the first", "once")
+_WEAK_NUMBER_WORDS = {"one", "zero"}
+_SPELLED = re.compile(r"\b(?:(" + "|".join(_TENS) + r")(?:[-\s](" + "|".join(k for k in _UNITS if _UNITS[k] < 10)
+                      + r"))?|(" + "|".join(_UNITS) + r")|(" + "|".join(_ORDINALS) + r"))\b", re.I)
+_MONTH = re.compile(r"\b(" + "|".join(m.capitalize() for m in ent.MONTHS) + r")\b")
+_WEEKDAY = re.compile(r"\b(" + "|".join(d.capitalize() for d in WEEKDAYS) + r")s?\b")
+
+
+def spelled_numbers(text: str) -> list[tuple[str, int, int]]:
+    """Spelled-out numbers ("Thirty-one", "fifteen", "fourth") as (digits, start, end)."""
+    out = []
+    for m in _SPELLED.finditer(text):
+        if m.group(1):
+            value = _TENS[m.group(1).lower()] + (_UNITS[m.group(2).lower()] if m.group(2) else 0)
+        elif m.group(3):
+            if m.group(3).lower() in _WEAK_NUMBER_WORDS:
+                continue
+            value = _UNITS[m.group(3).lower()]
+        else:
+            value = _ORDINALS[m.group(4).lower()]
+        out.append((str(value), m.start(), m.end()))
+    return out
+
+
+def number_forms(text: str) -> set[str]:
+    """Every normal form of the numbers in ``text`` (digits, number words, compounds, 12-hour times)."""
+    return ent.number_forms(text) | {n for n, _, _ in spelled_numbers(text)}
+
+
+def dates_in(text: str) -> list[tuple[str, int, int]]:
+    """Month and weekday names as (lowercase singular, start, end); "May" only next to a number."""
+    out = []
+    for m in _MONTH.finditer(text):
+        if m.group(1) == "May" and not (re.search(r"\d\s*(?:st|nd|rd|th)?\s*(?:of\s+)?$", text[:m.start()]) or
+                                        re.match(r"\s*\d", text[m.end():])):
+            continue
+        out.append((m.group(1).lower(), m.start(), m.end()))
+    out += [(m.group(1).lower(), m.start(), m.end()) for m in _WEEKDAY.finditer(text)]
+    return out
+
+
+_CLAUSE = re.compile(r"[;:()]|,\s|\s(?:and|but|while|whereas|or)\s|(?<=[.!?])\s+")
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    start: int          # in the claim's own text
+    end: int
+    kind: str           # number / date / name / negation / word
+    in_context: bool    # anywhere in the contexts or the question
+    in_aligned: bool    # in the aligned evidence units
+
+
+class Evidence:
+    """The vocabulary of a set of texts, for membership tests of claim tokens."""
+
+    def __init__(self, texts: Iterable[str]):
+        texts = list(texts)
+        joined = " ".join(ent.expand_abbreviations(t) for t in texts)
+        self.tokens = ent.token_set(joined)
+        self.stems = {ent.stem(w) for w in self.tokens}
+        self.compact = ent.compact(joined)
+        self.numbers: set[str] = set()
+        for t in texts:
+            self.numbers |= number_forms(t)
+        self.negated = any(w in ent.NEGATIONS or w.endswith("n't") for w in self.tokens)
+        # clauses, for binding: "on Mondays in Port Ansel and on Tuesdays in the rest" binds Tuesdays to "rest"
+        self.clauses = [(ent.token_set(part), number_forms(part))
+                        for t in texts for part in _CLAUSE.split(t) if part and part.strip()]
+
+    def bound(self, token: "Token", others: Sequence["Token"]) -> bool:
+        """Whether ``token`` occurs in one clause together with another of the claim's words (or, for a claim
+        with no other word, anywhere here)."""
+        mates = [o for o in others if o is not token and o.kind == "word" and o.text.islower()] or [
+            o for o in others if o is not token and o.kind == "name"]
+        if not mates:
+            return token.in_aligned
+        key = token.text.lower()
+        for words, numbers in self.clauses:
+            here = key in numbers if token.kind == "number" else (
+                key in words or key.rstrip("s") in words or key + "s" in words)
+            if here and any(m.text.lower() in words or ent.stem(m.text.lower()) in {ent.stem(w) for w in words}
+                            for m in mates):
+                return True
+        return False
+
+    def has_word(self, word: str) -> bool:
+        w = word.lower()
+        return w in self.tokens or ent.stem(w) in self.stems or w.rstrip("s") in self.tokens
+
+    def has_name(self, word: str) -> bool:
+        return ent.present(word, self.tokens, self.stems, self.compact)
+
+
+def claim_tokens(claim: str, everywhere: Evidence, aligned: Evidence) -> list[Token]:
+    """The claim's checkable tokens, each with global and local support."""
+    out: list[Token] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(text: str, s: int, e: int, kind: str, glob: bool, loc: bool) -> None:
+        if any(s < te and ts < e for ts, te in taken):
+            return
+        taken.append((s, e))
+        out.append(Token(text, s, e, kind, glob, loc))
+
+    for n, s, e in ent.numbers_in(claim) + spelled_numbers(claim):
+        add(n, s, e, "number", n in everywhere.numbers, n in aligned.numbers)
+    for d, s, e in dates_in(claim):
+        add(d, s, e, "date", everywhere.has_word(d), aligned.has_word(d))
+    for m in WORD.finditer(claim):
+        w = m.group(0)
+        low = w.lower()
+        if low in ent.NEGATIONS or low.endswith("n't"):
+            add(low, m.start(), m.end(), "negation", everywhere.negated, aligned.negated)
+            continue
+        first = not claim[:m.start()].strip(" \t\"'\u201c*-")  # a capital that only starts the sentence
+        plain_start = first and w[1:].islower() and not re.match(r"\s+[A-Z][a-z]", claim[m.end():])
+        is_name = (w[0].isupper() and not plain_start and low not in ent._NOT_NAMES
+                   and low not in STOPWORDS and len(w) > 1)
+        if is_name:
+            add(w, m.start(), m.end(), "name", everywhere.has_name(w), aligned.has_name(w))
+        elif (len(low) > 3 or low.isdigit()) and low not in STOPWORDS:
+            add(w if first else low, m.start(), m.end(), "word", everywhere.has_word(low), aligned.has_word(low))
+    out.sort(key=lambda t: t.start)
+    # a number, date or name counts as aligned only when bound to another claim word in the same clause
+    return [Token(t.text, t.start, t.end, t.kind, t.in_context, aligned.bound(t, out))
+            if t.kind in ("number", "date", "name") and t.in_aligned else t for t in out]
+
+
+def unsupported_phrase(claim: str, tokens: Sequence[Token]) -> tuple[int, int] | None:
+    """The smallest span of the claim covering its unsupported tokens: critical ones (numbers, dates, names)
+    missing from the aligned evidence first, else any content word missing from every context; widened to
+    whole words. None when every token is supported."""
+    critical = [t for t in tokens if t.kind in ("number", "date", "name") and not t.in_aligned]
+    chosen = critical or [t for t in tokens if not t.in_context]
+    if not chosen:
+        return None
+    s, e = min(t.start for t in chosen), max(t.end for t in chosen)
+    while s > 0 and not claim[s - 1].isspace():
+        s -= 1
+    while e < len(claim) and (claim[e].isalnum() or claim[e] in "-%'"):
+        e += 1
+    return s, e
