@@ -14,6 +14,8 @@
 3. Offline ``answer_relevance`` on planted off-topic answers: each demo answer (refusals left out) against the
    same system's answer to a question about another document (swapped), and against itself with that answer's
    first sentence appended (appended).
+4. The LLM variants' calls, counted on the project's fault server (tests/support/fault_server.py, answering as
+   tests/support/rag_judge.py's rule-based judge) for the whole demo, cache off.
 """
 from __future__ import annotations
 
@@ -154,6 +156,30 @@ def answer_relevance(samples: list[Sample]) -> list[str]:
             f"({own.count(False) / len(own):.1%}, false alarms)."]
 
 
+def calls_per_answer() -> list[str]:
+    from collections import Counter
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from support.fault_server import FaultServer
+    from support.rag_judge import FAMILIES, honest_judge, prompt_kind
+
+    from genevals.judge.config import JudgeConfig
+
+    with FaultServer(replies=honest_judge) as server:
+        judge = JudgeConfig(base_url=server.base_url, model="fault", api_key="x", cache=False, concurrency=8)
+        results = evaluate(str(DEMO), [*FAMILIES, "pairwise"], judge=judge)
+        kinds = Counter(prompt_kind(r["body"]["messages"][0]["content"]) for r in server.requests)
+    lines = ["| metric | requests on the server | answers (or pairs) sent to the judge | requests per answer | "
+             "statuses |", "|---|---:|---:|---:|---|"]
+    for family in [*FAMILIES, "pairwise"]:
+        st = Counter(r.metrics[family].status for r in results.samples)
+        sent = sum(1 for r in results.samples if r.metrics[family].details.get("judge_calls", 0) > 0) \
+            if family != "pairwise" else len({r.sample.id for r in results.samples}) * 3
+        lines.append(f"| {family} | {kinds[family]} | {sent}{' pairs' if family == 'pairwise' else ''} | "
+                     f"{kinds[family] / sent:.2f} | " + ", ".join(f"{k} {v}" for k, v in sorted(st.items())) + " |")
+    return lines
+
+
 def main() -> None:
     start, load = time.perf_counter(), os.getloadavg()
     samples = [s for s in iter_samples(str(DEMO)) if isinstance(s, Sample)]
@@ -164,6 +190,8 @@ def main() -> None:
     print("\n".join(answer_correctness(samples, labels)))
     print("\n### Offline answer_relevance on planted off-topic answers (demo)\n")
     print("\n".join(answer_relevance(samples)))
+    print("\n### LLM variants: judge calls counted on the fault server (demo, 90 rows, 3 systems)\n")
+    print("\n".join(calls_per_answer()))
     print(f"\nMachine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; load average at start "
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {time.perf_counter() - start:.0f} s wall.")
 

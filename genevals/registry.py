@@ -138,7 +138,10 @@ def select(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str
                 inspect.signature(cls).bind_partial(**options.get(family, {}))
                 alternative, note = cls.offline_alternative
                 cls = load_family(alternative)
-            metric = _build(cls, options.get(family, {}) if note is None else {}, judge)
+                # settings both variants take (context_relevance's k) carry over; the judge's alone do not
+                shared = inspect.signature(cls).parameters
+                options[family] = {k: v for k, v in options.get(family, {}).items() if k in shared}
+            metric = _build(cls, options.get(family, {}), judge)
         except (ValueError, TypeError) as exc:
             raise UnknownMetric(f"metric '{family}': {exc}") from None
         selected.append(Selected(metric, frozenset(outputs) if outputs is not None else None, note))

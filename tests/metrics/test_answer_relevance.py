@@ -63,3 +63,24 @@ def test_signature_names_the_variant_and_prompt_hash():
 
     sig = judged({})[0].signature()
     assert sig.startswith("answer_relevance|variant:llm|backend:scripted") and prompt_version("answer_relevance") in sig
+
+
+def test_dry_run_estimates_and_calls_nothing():
+    metric, provider = judged({}, dry_run=True)
+    r = metric.score([Sample("s", ANSWER, QUESTION)])[0]["answer_relevance"]
+    assert r.status == types.DRY_RUN and provider.calls == []
+    assert r.details["usage"]["estimated_requests"] == 1 and r.details["usage"]["estimated_prompt_tokens"] > 20
+
+
+def test_the_cache_key_holds_the_prompt_hash(tmp_path):
+    reply = {"parts": [{"part": "x", "answered": True}], "off_topic": [], "reason": ""}
+    metric, provider = judged(reply, cache=True, cache_dir=str(tmp_path))
+    metric.score([Sample("s", ANSWER, QUESTION)])
+    again, provider2 = judged(reply, cache=True, cache_dir=str(tmp_path))
+    r = again.score([Sample("s", ANSWER, QUESTION)])[0]["answer_relevance"]
+    assert provider2.calls == [] and r.details["usage"]["cached_requests"] == 1
+    # another prompt version is another key: the cached reply is not reused
+    again.runtime.prompt_version = "0" * 12
+    again.runtime._client = None
+    r = again.score([Sample("s", ANSWER, QUESTION)])[0]["answer_relevance"]
+    assert len(provider2.calls) == 1 and r.details["usage"]["requests"] == 1

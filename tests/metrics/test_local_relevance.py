@@ -36,6 +36,9 @@ def test_the_registry_picks_the_offline_variant_without_a_judge_and_says_why():
         assert llm.metric.family == family and llm.note is None and "|variant:llm|" in llm.metric.signature()
     with pytest.raises(registry.UnknownMetric):
         registry.select(["context_relevance"], {"context_relevance": {"kk": 3}})
+    # a setting both variants take reaches the offline one; the judge's own are left out
+    [sel] = registry.select(["context_relevance"], {"context_relevance": {"k": 3, "partly_counts": False}})
+    assert sel.metric.k == 3 and "|k:3|" in sel.metric.signature()
 
 
 def test_context_relevance_offline_ranks_the_answering_chunk_first_and_applies_the_formulas():
