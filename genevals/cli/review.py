@@ -6,6 +6,7 @@ Exit codes (:mod:`genevals.cli.common`): 0 done (or the server was stopped), 2 b
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -59,7 +60,7 @@ def _export(run_dir: Path, output: str | None) -> int:
         return EXIT_BAD_INPUT
     try:
         counts = export_labels(run_dir, output)
-    except (OSError, StoreError) as exc:
+    except (OSError, StoreError, sqlite3.Error) as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     print(f"wrote {output}: {counts.written} reviewed answers ({counts.hallucinated} hallucinated)"
@@ -70,7 +71,6 @@ def _export(run_dir: Path, output: str | None) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from genevals.registry import declaration_of
     from genevals.review.server import ServeConfig, is_loopback, serve
-    from genevals.review.store import StoreError
 
     run_dir = Path(args.target)
     if not (run_dir / "results.jsonl").is_file():
@@ -87,7 +87,7 @@ def _serve(args: argparse.Namespace) -> int:
                          max_samples=args.max_samples)
     try:
         serve(config, declared=declaration_of)
-    except (OSError, ValueError, StoreError) as exc:
+    except (OSError, ValueError, sqlite3.Error) as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     return EXIT_OK

@@ -156,9 +156,14 @@ class Handler(BaseHTTPRequestHandler):
         self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8",
                    {"Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'"})
 
-    def _error(self, exc: RequestError) -> None:
+    def _error(self, exc: Exception) -> None:
         self.close_connection = True
-        self._json(exc.status, {"error": str(exc)})
+        if isinstance(exc, RequestError):
+            self._json(exc.status, {"error": str(exc)})
+            return
+        # A run folder being rewritten (a re-run in progress) can fail a rebuild: say so, keep serving.
+        print(f"genevals review: error: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"{type(exc).__name__}: {exc}"})
 
     # -- checks ------------------------------------------------------------------------------------------------
     def _check_host(self) -> None:
@@ -212,7 +217,7 @@ class Handler(BaseHTTPRequestHandler):
                 self._file(unquote(path[len("/files/"):]))
             else:
                 raise RequestError(HTTPStatus.NOT_FOUND, "not found")
-        except RequestError as exc:
+        except Exception as exc:  # noqa: BLE001 (every failure becomes a response)
             self._error(exc)
 
     do_HEAD = do_GET
@@ -227,7 +232,7 @@ class Handler(BaseHTTPRequestHandler):
             body = self._body()
             self.server.app.refresh()
             self._json(HTTPStatus.CREATED, self.server.app.decide(body))
-        except RequestError as exc:
+        except Exception as exc:  # noqa: BLE001
             self._error(exc)
 
     def _file(self, name: str) -> None:

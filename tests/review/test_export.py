@@ -65,3 +65,7 @@ def test_export_command_errors(tmp_path, capsys):
     assert "not a run folder" in capsys.readouterr().err
     assert main(["review", str(tmp_path)]) == 2
     assert main(["review", str(tmp_path), "extra"]) == 2
+    (tmp_path / "results.jsonl").write_text("")
+    (tmp_path / "review.sqlite").write_text("not a database, but long enough to be read as one" * 20)
+    assert main(["review", "export", str(tmp_path), "-o", str(tmp_path / "x.jsonl")]) == 2
+    assert "genevals: error:" in capsys.readouterr().err

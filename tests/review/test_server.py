@@ -175,3 +175,18 @@ def test_a_sigkill_during_writes_loses_at_most_the_writes_in_flight(run):
         store.add(dataclasses.replace(first, id=None, note="after"))
         assert store.all()[-1].note == "after"
     assert len(acked) >= 40 and len(errors) == len(threads)
+
+
+def test_a_run_folder_changing_under_the_server_gives_an_error_response_not_a_dead_server(run):
+    server = ReviewProcess(run)
+    try:
+        results = run / "results.jsonl"
+        results.rename(run / "moved.jsonl")
+        status, reply = server.call("GET", "/api/state")
+        assert status == 500 and "FileNotFoundError" in reply["error"]
+        (run / "moved.jsonl").rename(results)
+        status, reply = server.call("GET", "/api/state")
+        assert status == 200 and reply["progress"]["flagged"] == len(flagged(run))
+    finally:
+        server.stop()
+    assert "genevals review: error: FileNotFoundError" in server.stderr
