@@ -67,7 +67,8 @@ def make_run(out: Path, n: int, sentences: int, n_ctx: int, seed: int = 3) -> Pa
             q0 = (i * 37) % max(1, len(ctxs[ci]) - 60)
             claims.append({"index": i, "text": answer[spans[0][0]:spans[0][1]], "spans": spans, "located": True})
             verdicts.append({"claim_index": i, "label": label, "context_index": ci, "quote": ctxs[ci][q0:q0 + 60],
-                             "quote_found": True, "quote_span": [q0, q0 + 60], "reason": f"reason {i} {HOSTILE[i % 9]}"})
+                             "quote_found": True, "quote_span": [q0, q0 + 60],
+                             "reason": f"reason {i} {HOSTILE[i % 9]}"})
         total = len(claims)
         details = {"claims": claims, "verdicts": verdicts, "judge": {"model": "fixture"}}
         from genevals.types import MetricResult
