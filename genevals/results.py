@@ -13,7 +13,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from genevals import runfolder
 from genevals.columns import DEFAULT_BUFFER_VALUES, SpillingColumns
-from genevals.stats import DEFAULT_SEED, summarise
+from genevals.stats import DEFAULT_SEED, summarise_many
 from genevals.types import SampleResult, SkippedRow
 
 
@@ -44,9 +44,19 @@ class SummaryAccumulator:
 
     def summary(self, seed: int = DEFAULT_SEED) -> dict[str, dict[str, dict[str, Any]]]:
         systems: dict[str, dict[str, dict[str, Any]]] = {}
-        for system, name in sorted(self.values.keys(), key=lambda key: key[0]):
-            systems.setdefault(system, {})[name] = summarise(
-                self.values.column((system, name)), self.statuses[system][name], seed=seed).to_dict()
+        keys = sorted(self.values.keys(), key=lambda key: key[0])
+        # The columns of one length together, so they share their bootstrap draw (stats.bootstrap_cis), and
+        # only one length's columns in memory at a time.
+        by_length: dict[int, list] = {}
+        for key in keys:
+            by_length.setdefault(self.values.length(key), []).append(key)
+        done: dict[Any, dict[str, Any]] = {}
+        for group in by_length.values():
+            summaries = summarise_many([(self.values.column(key), self.statuses[key[0]][key[1]]) for key in group],
+                                       seed=seed)
+            done.update((key, summary.to_dict()) for key, summary in zip(group, summaries))
+        for system, name in keys:
+            systems.setdefault(system, {})[name] = done[(system, name)]
         return systems
 
 

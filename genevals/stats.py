@@ -49,36 +49,70 @@ def bootstrap_ci(values: Sequence[float], seed: int = DEFAULT_SEED, resamples: i
     mean, and return the :math:`(1-c)/2` and :math:`(1+c)/2` quantiles. The same values and seed give the
     same interval, so summaries reproduce exactly.
     """
-    data = np.asarray(values, dtype=float)
-    if data.size == 1:
-        return float(data[0]), float(data[0])
-    rng = np.random.default_rng(seed)
-    means = np.empty(resamples)
-    # Resample in blocks so 100,000 values x 1,000 resamples never materialise at once.
-    block = max(1, 2_000_000 // data.size)
-    for start in range(0, resamples, block):
-        stop = min(resamples, start + block)
-        idx = rng.integers(0, data.size, size=(stop - start, data.size))
-        means[start:stop] = data[idx].mean(axis=1)
+    return bootstrap_cis([values], seed, resamples, confidence)[0]
+
+
+def bootstrap_cis(columns: Sequence[Sequence[float]], seed: int = DEFAULT_SEED,
+                  resamples: int = DEFAULT_RESAMPLES, confidence: float = 0.95) -> list[tuple[float, float]]:
+    """:func:`bootstrap_ci` of each column, each interval exactly as that function gives it.
+
+    The resampled positions depend only on the seed and a column's length, so the columns of one length share
+    one draw (a run's 32 retrieval outputs all have one length): each block of indices is drawn once and every
+    column of that length is averaged over it."""
+    data = [np.asarray(values, dtype=float) for values in columns]
+    out: list[tuple[float, float] | None] = [None] * len(data)
+    by_size: dict[int, list[int]] = {}
+    for i, column in enumerate(data):
+        if column.size == 1:
+            out[i] = (float(column[0]), float(column[0]))
+        else:
+            by_size.setdefault(column.size, []).append(i)
     alpha = (1.0 - confidence) / 2.0
-    low, high = np.quantile(means, [alpha, 1.0 - alpha])
-    return float(low), float(high)
+    for size, members in by_size.items():
+        rng = np.random.default_rng(seed)
+        means = np.empty((len(members), resamples))
+        # Resample in blocks so 100,000 values x 1,000 resamples never materialise at once.
+        block = max(1, 2_000_000 // size)
+        for start in range(0, resamples, block):
+            stop = min(resamples, start + block)
+            idx = rng.integers(0, size, size=(stop - start, size))
+            for row, i in enumerate(members):
+                means[row, start:stop] = data[i][idx].mean(axis=1)
+        for row, i in enumerate(members):
+            low, high = np.quantile(means[row], [alpha, 1.0 - alpha])
+            out[i] = (float(low), float(high))
+    return out  # type: ignore[return-value]
 
 
 def summarise(values: Iterable[float | None], statuses: Iterable[str] | Mapping[str, int],
               seed: int = DEFAULT_SEED) -> MetricSummary:
     """Mean and bootstrap interval of the scored values; ``statuses`` is one status per sample, or their counts."""
-    scored = (values if isinstance(values, np.ndarray)
-              else np.asarray([v for v in values if v is not None], dtype=float))
-    # Sorted, so the mean and the bootstrap depend on the values only, not on the order samples finished in
-    # (judged samples are written as they finish): the same input gives the same summary, byte for byte.
-    scored = np.sort(scored)
-    counts = Counter(statuses) if not isinstance(statuses, Mapping) else Counter(dict(statuses))
-    unscored = sum(n for status, n in counts.items() if status != "ok")
-    if not scored.size:
-        return MetricSummary(None, None, None, 0, unscored, dict(counts))
-    low, high = bootstrap_ci(scored, seed=seed)
-    return MetricSummary(float(np.mean(scored)), low, high, len(scored), unscored, dict(counts))
+    return summarise_many([(values, statuses)], seed)[0]
+
+
+def summarise_many(columns: Sequence[tuple[Iterable[float | None], Iterable[str] | Mapping[str, int]]],
+                   seed: int = DEFAULT_SEED) -> list[MetricSummary]:
+    """:func:`summarise` of each (values, statuses), with one bootstrap draw per column length
+    (:func:`bootstrap_cis`): the same summaries, byte for byte."""
+    prepared = []
+    for values, statuses in columns:
+        scored = (values if isinstance(values, np.ndarray)
+                  else np.asarray([v for v in values if v is not None], dtype=float))
+        # Sorted, so the mean and the bootstrap depend on the values only, not on the order samples finished in
+        # (judged samples are written as they finish): the same input gives the same summary, byte for byte.
+        counts = Counter(statuses) if not isinstance(statuses, Mapping) else Counter(dict(statuses))
+        prepared.append((np.sort(scored), counts))
+    scored_columns = [scored for scored, _ in prepared if scored.size]
+    intervals = iter(bootstrap_cis(scored_columns, seed=seed))
+    out = []
+    for scored, counts in prepared:
+        unscored = sum(n for status, n in counts.items() if status != "ok")
+        if not scored.size:
+            out.append(MetricSummary(None, None, None, 0, unscored, dict(counts)))
+            continue
+        low, high = next(intervals)
+        out.append(MetricSummary(float(np.mean(scored)), low, high, len(scored), unscored, dict(counts)))
+    return out
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """Retrieval metrics for a RAG sample: how well ``sample.contexts`` rank the ids in ``sample.relevant``.
 
-The pure math lives in :mod:`genevals.metrics.ranking` (trec_eval conventions); this module builds the
-ranking from a sample's contexts and turns the numbers into :class:`MetricResult` values with statuses.
+The pure math lives in :mod:`genevals.metrics.ranking` (trec_eval conventions; one batch at a time in
+:mod:`genevals.metrics.ranking_columns`); this module builds the ranking from a sample's contexts and turns
+the numbers into :class:`MetricResult` values with statuses.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any, Mapping, Sequence
 from genevals import types
 from genevals.metrics import ranking as rk
 from genevals.metrics.base import Metric, Output, register
+from genevals.metrics.ranking_columns import evaluate_many
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
@@ -129,17 +131,36 @@ class Retrieval(Metric):
         )
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
-        return [self._score_one(s) for s in samples]
+        """The batch's rankings scored together (:func:`~genevals.metrics.ranking_columns.evaluate_many`, the
+        same values as :func:`~genevals.metrics.ranking.evaluate` query by query), then one result per output."""
+        out: list[dict[str, MetricResult] | None] = [None] * len(samples)
+        scored: list[tuple[int, list[str], dict[str, Any]]] = []
+        labels: list[Mapping[str, float]] = []
+        for index, sample in enumerate(samples):
+            prepared = self._prepare(sample)
+            if isinstance(prepared, dict):
+                out[index] = prepared
+            else:
+                ids, qrels, details = prepared
+                scored.append((index, ids, details))
+                labels.append(qrels)
+        if scored:
+            values = evaluate_many([ids for _, ids, _ in scored], labels, self.cutoffs, self.relevance_level)
+            columns = [(name, values[name].tolist()) for name in self._names]
+            for row, (index, ids, details) in enumerate(scored):
+                out[index] = self._results(ids, details, {name: column[row] for name, column in columns})
+        return out  # type: ignore[return-value]
 
     def _unscored(self, status: str, reason: str, **details: Any) -> dict[str, MetricResult]:
         return {name: MetricResult.unscored(name, status, reason, **details) for name in self._names}
 
-    def _score_one(self, sample: Sample) -> dict[str, MetricResult]:
+    def _prepare(self, sample: Sample) -> dict[str, MetricResult] | tuple[list[str], dict[str, float], dict[str, Any]]:
+        """The sample's ranking, labels and details, or its unscored results when it cannot be scored."""
         level = resolve_level(sample.contexts, self.level, sample.relevant)
         if sample.relevant is None:
             return self._unscored(types.NO_RELEVANCE_LABELS,
                                   "no relevance labels given for this sample", level=level)
-        qrels: Mapping[str, float] = {str(k): float(v) for k, v in sample.relevant.items()}
+        qrels = {str(k): float(v) for k, v in sample.relevant.items()}
         ids, missing_doc = build_ranking(sample.contexts, level)
         details: dict[str, Any] = {
             "level": level,
@@ -157,15 +178,17 @@ class Retrieval(Metric):
                 **details)
         if not ids:
             details["note"] = "no contexts retrieved: scored as an empty ranking"
-        values = rk.evaluate(ids, qrels, self.cutoffs, self.relevance_level)
+        return ids, qrels, details
+
+    def _results(self, ids: list[str], details: dict[str, Any], values: Mapping[str, float]) -> dict[str, MetricResult]:
         out: dict[str, MetricResult] = {}
         for name in self._names:
             v = values[name]
-            if name == "first_relevant_rank" and v is None:
+            if name == "first_relevant_rank" and v == 0:
                 out[name] = MetricResult.unscored(
                     name, types.NOT_FOUND,
                     f"none of the {len(ids)} retrieved ids is relevant", **details)
-            elif name == "auc" and v is None:
+            elif name == "auc" and v != v:  # NaN: undefined
                 out[name] = MetricResult.unscored(
                     name, UNDEFINED,
                     "AUC needs at least one retrieved non-relevant id to compare against; "

@@ -1,6 +1,9 @@
 // samples.js: the filterable, sortable, paginated samples table and the per-sample drill-down.
 
 var PAGE_SIZE = 50;
+// Answers longer than this are built in blocks of about TEXT_CHUNK characters, which the stylesheet lets the
+// browser lay out only when on screen (content-visibility), so a 300,000-character answer opens at once.
+var LONG_TEXT = 20000, TEXT_CHUNK = 4000;
 
 // The answer with each located claim highlighted by its verdict; overlapping claims show the worst verdict.
 function answerWithClaims(sample, rows, onClaim) {
@@ -8,19 +11,27 @@ function answerWithClaims(sample, rows, onClaim) {
   rows.forEach(function (r, k) {
     r.claim.spans.forEach(function (sp) { cuts.push(sp[0], sp[1]); covering.push([sp[0], sp[1], k]); });
   });
-  cuts = cuts.filter(function (c, i, a) { return a.indexOf(c) === i; }).sort(function (a, b) { return a - b; });
+  cuts.sort(function (a, b) { return a - b; });
+  cuts = cuts.filter(function (c, i, a) { return i === 0 || a[i - 1] !== c; });
+  // Spans by start; a sweep keeps those open over each piece, so thousands of claims cost n log n, not n^2.
+  covering.sort(function (a, b) { return a[0] - b[0]; });
+  var open = [], next = 0;
   var worst = { contradicted: 3, unverifiable: 2, supported: 1 };
-  var node = el("div", { "class": "text-block answer" });
+  var node = el("div", { "class": "text-block answer" }), into = node, chunked = text.length > LONG_TEXT, filled = 0;
   for (var i = 0; i + 1 < cuts.length; i++) {
+    if (chunked && (into === node || filled >= TEXT_CHUNK)) { into = node.appendChild(el("div", { "class": "text-chunk" })); filled = 0; }
+    filled += cuts[i + 1] - cuts[i];
     var s = cuts[i], e = cuts[i + 1], best = -1;
-    covering.forEach(function (c) { if (c[0] <= s && e <= c[1] && (best < 0 || worst[rows[c[2]].label] > worst[rows[best].label])) best = c[2]; });
+    while (next < covering.length && covering[next][0] <= s) open.push(covering[next++]);
+    open = open.filter(function (c) { return c[1] > s; });
+    open.forEach(function (c) { if (c[0] <= s && e <= c[1] && (best < 0 || worst[rows[c[2]].label] > worst[rows[best].label] || (worst[rows[c[2]].label] === worst[rows[best].label] && c[2] < best))) best = c[2]; });
     var piece = text.slice(s, e);
-    if (best < 0) { node.appendChild(document.createTextNode(piece)); continue; }
+    if (best < 0) { into.appendChild(document.createTextNode(piece)); continue; }
     (function (k) {
       var span = el("span", { "class": "claim v-" + rows[k].label, "data-claim": String(k), tabindex: "0", title: rows[k].label, text: piece });
       span.addEventListener("click", function () { onClaim(k); });
       span.addEventListener("keydown", function (ev) { if (ev.key === "Enter") onClaim(k); });
-      node.appendChild(span);
+      into.appendChild(span);
     })(best);
   }
   return node;
@@ -45,10 +56,12 @@ function showEvidence(sample, rows, k, evidence, ctxHolder) {
   Array.prototype.forEach.call(drawerBody.querySelectorAll("[data-claim]"), function (n) {
     n.classList.toggle("active", n.getAttribute("data-claim") === String(k));
   });
-  Array.prototype.forEach.call(ctxHolder.querySelectorAll(".ctx"), function (n, i) {
+  // Only the context cited before carries a mark: restore just that one (rebuilding every long context's text
+  // made the browser lay them all out again).
+  Array.prototype.forEach.call(ctxHolder.querySelectorAll(".ctx.cited"), function (n) {
     n.classList.remove("cited");
-    var textNode = n.querySelector(".ctx-text");
-    n.replaceChild(el("div", { "class": "text-block ctx-text", text: sample.ctx[i].text }), textNode);
+    var i = Number(n.getAttribute("data-context"));
+    n.replaceChild(el("div", { "class": "text-block ctx-text", text: sample.ctx[i].text }), n.querySelector(".ctx-text"));
   });
   clear(evidence);
   append(evidence, [el("h3", null, ["Evidence for claim ", String(r.claim.index + 1), " ", verdictChip(r.label)]),

@@ -9,10 +9,11 @@ import time
 from pathlib import Path
 
 import pytest
-from support.runs import TINY_WARNING, add_judge, make_run, make_synthetic_run, make_xss_run
+from support.runs import TINY_WARNING, add_judge, make_run, make_synthetic_run, make_xss_run, write_results
 
 from genevals import runfolder
 from genevals.report import write_report
+from genevals.results import Results
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
@@ -346,3 +347,45 @@ def test_low_coverage_banner_no_band_and_a_maximum_threshold(browser, tmp_path):
         o.assert_clean()
     finally:
         o.close()
+
+
+def test_long_answer_with_overlapping_claims_keeps_text_and_worst_verdicts(browser, tmp_path):
+    """A 30,000-character answer is built in chunks the browser may skip laying out; its text is unchanged, every
+    piece shows the worst verdict of the claims covering it, and clicking claims one after another leaves exactly
+    one context marked."""
+    sentence = "The harbour ferry <b>sails</b> at dawn & returns at dusk. "
+    answer = sentence * 520
+    rows = [{"id": "long", "question": "When?", "answer": answer, "references": ["dawn"],
+             "contexts": ["The harbour ferry sails at dawn.", "It returns at dusk."]}]
+    run = add_judge(make_run(tmp_path / "run", rows))
+    # Overlapping claims: the first spans two sentences and is contradicted, so it outranks the supported one.
+    results = runfolder.read_results(run)
+    result = next(iter(results))
+    details = result.metrics["faithfulness"].details
+    n = len(sentence)
+    details["claims"][0]["spans"] = [[0, 2 * n - 1]]
+    details["verdicts"][0]["label"] = "contradicted"
+    details["verdicts"][1]["label"] = "supported"
+    loaded = Results.load(run)
+    loaded.samples[0].metrics["faithfulness"] = result.metrics["faithfulness"]
+    write_results(run, loaded)
+    o = Opened(browser, write_report([run], tmp_path / "report.html"))
+    try:
+        page = o.page
+        o.tab("samples")
+        page.click("#samples-table tbody tr >> nth=0")
+        page.wait_for_selector("#drawer:not([hidden])")
+        assert page.locator("#drawer .answer .text-chunk").count() > 3
+        assert page.evaluate("() => document.querySelector('#drawer .answer').textContent") == answer
+        first = page.locator("#drawer .answer .claim").first
+        assert first.get_attribute("data-claim") == "0" and "v-contradicted" in first.get_attribute("class")
+        assert page.evaluate("() => document.querySelector('#drawer .answer .claim').textContent") == answer[:n]
+        second = page.evaluate("() => document.querySelectorAll('#drawer .answer .claim')[1].textContent")
+        assert second == answer[n:2 * n - 1]  # sentence 2 lies inside claim 0: the worse verdict wins
+        for k in (5, 6, 7):
+            page.locator(f"#drawer .claim-list li[data-claim='{k}']").click()
+            assert page.locator("#contexts .ctx.cited").count() <= 1
+            assert page.locator("#contexts mark").count() <= 1
+        assert not o.errors, o.errors
+    finally:
+        o.context.close()
