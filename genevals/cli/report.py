@@ -42,10 +42,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     from genevals import thresholds as th
     from genevals.cli.gates import check_report
     from genevals.registry import declaration_of
-    from genevals.report.bands import DEFAULT_MIN_COVERAGE
     from genevals.report.model import MAX_DETAILED_SAMPLES, build_data
     from genevals.report.render import threshold_failures, write_page
     from genevals.runfolder import read_summary
+    from genevals.stats import DEFAULT_MIN_COVERAGE
 
     given: dict[str, th.Threshold] = {}
     try:

@@ -116,12 +116,11 @@ SHOWN_SKIPPED = 5
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from genevals.cli.gates import check_run
     from genevals.engine.local import evaluate
     from genevals.io import InputError, parse_column_map
-    from genevals.cli.gates import check_run
-    from genevals.report.bands import DEFAULT_MIN_COVERAGE
     from genevals.registry import UnknownMetric, select
-    from genevals.stats import DEFAULT_SEED
+    from genevals.stats import DEFAULT_MIN_COVERAGE, DEFAULT_SEED
     from genevals.thresholds import ThresholdError, failures as threshold_failures
 
     bar = None
