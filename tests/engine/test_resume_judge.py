@@ -60,7 +60,7 @@ def _command(data: Path, out: Path, cache: Path, base_url: str, *extra: str) -> 
     return [sys.executable, "-m", "genevals", "run", str(data), "--out", str(out),
             "--metrics", "token_f1,faithfulness", "--judge-backend", "openai", "--judge-base-url", base_url,
             "--judge-model", "test", "--judge-cache", str(cache), "--judge-concurrency", str(CONCURRENCY), "-q",
-            *extra]
+            "--no-preflight", *extra]  # the preflight is asked once per run by design; this counts scoring calls
 
 
 def _env() -> dict[str, str]:

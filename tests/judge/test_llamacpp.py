@@ -39,7 +39,11 @@ SAMPLES = [
 def check_structure(sample: Sample, out: dict) -> str:
     """Assert the output contract for one sample and return its status."""
     f = out["faithfulness"]
-    assert set(out) == {"faithfulness", "contradiction_rate", "unverifiable_rate"}
+    assert set(out) == {"faithfulness", "contradiction_rate", "unverifiable_rate", "invented_claims"}
+    invented = out["invented_claims"]
+    if invented.status == types.OK:  # the decompose reply was read: its claims not in the answer, counted apart
+        assert invented.value == len(f.details["invented_claims"])
+        assert all(c["located"] for c in f.details["claims"])
     assert f.status in STATUSES, f.status
     if f.status == types.OK:
         assert 0.0 <= f.value <= 1.0
