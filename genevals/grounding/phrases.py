@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from genevals.grounding import entities as ent
@@ -117,6 +118,13 @@ class Evidence:
 
     def has_name(self, word: str) -> bool:
         return ent.present(word, self.tokens, self.stems, self.compact)
+
+
+@lru_cache(maxsize=256)
+def evidence_of(texts: tuple[str, ...]) -> Evidence:
+    """The Evidence of ``texts``, kept for contexts shared by several answers (built once per batch, not per
+    answer)."""
+    return Evidence(texts)
 
 
 def claim_tokens(claim: str, everywhere: Evidence, aligned: Evidence) -> list[Token]:
