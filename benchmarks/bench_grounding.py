@@ -62,7 +62,7 @@ def main() -> int:
     if not DATA.exists():
         print(f"{DATA} not found", file=sys.stderr)
         return 2
-    print(f"| judge | answers | CPU ms / answer | wall ms / answer | load avg (1/5/15 min) |")
+    print("| judge | answers | CPU ms / answer | wall ms / answer | load avg (1/5/15 min) |")
     print("|---|---|---|---|---|")
     for which in ("learned", "rules", "minilm"):
         r = measure(which, args.n, args.threads)

@@ -25,11 +25,13 @@ def main(argv: list[str]) -> int:
     if not checker.__file__.startswith(checkout):
         raise SystemExit(f"genevals imported from {checker.__file__}, not {checkout}")
     if "--embeddings" in argv:
-        checker._CACHE.update(pickle.load(open(argv[argv.index("--embeddings") + 1], "rb")))
+        with open(argv[argv.index("--embeddings") + 1], "rb") as fh:
+            checker._CACHE.update(pickle.load(fh))
     spec = importlib.util.spec_from_file_location("cal", f"{checkout}/tools/calibrate_grounding.py")
     cal = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(cal)
-    rows = [json.loads(line) for line in open(data, encoding="utf-8") if line.strip()]
+    with open(data, encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
     feats = checker.featurize([(r["response"], [r["context"]], r.get("question") or "") for r in rows])
     gold = np.array([bool(r["hallucinated"]) for r in rows])
     table = cal.Table(feats)
@@ -44,7 +46,8 @@ def main(argv: list[str]) -> int:
                 spans[i] = [(c.start, c.end) for c, d in zip(feats[i].claims, checker.decide_all(feats[i], cfgs))
                             if d.label != "supported"]
     print("rule checker CV F1", cal.f1(oof, gold))
-    json.dump({"pred": oof.tolist(), "spans": spans}, open(out, "w"))
+    with open(out, "w", encoding="utf-8") as fh:
+        json.dump({"pred": oof.tolist(), "spans": spans}, fh)
     return 0
 
 
