@@ -212,7 +212,7 @@ def load_calibrator():
     return module
 
 
-def cross_validate(d: Data, feats, folds: int, seed: int) -> dict[str, Any]:
+def cross_validate(d: Data, feats, folds: int, seed: int, extra: dict[str, dict] | None = None) -> dict[str, Any]:
     cal = load_calibrator()
     table = cal.Table(feats)
     n = len(d.rows)
@@ -251,10 +251,15 @@ def cross_validate(d: Data, feats, folds: int, seed: int) -> dict[str, Any]:
     preds["flag_all"][:] = True
     for k in ("word_overlap", "json_record", "flag_all"):
         spans[k] = [whole[i] if preds[k][i] else [] for i in range(n)]
+    for name, oof in (extra or {}).items():  # out-of-fold predictions made elsewhere on the same folds
+        preds[name] = np.array(oof["pred"], dtype=bool)
+        spans[name] = [[tuple(s) for s in row] for row in oof["spans"]]
     report = {name: summary(d, preds[name], spans[name], seed) for name in preds}
     for name in preds:
         if name != "word_overlap":
             report[name]["f1_minus_word_overlap"] = paired_difference(d, preds[name], preds["word_overlap"], seed)
+    report["detector"]["f1_minus"] = {name: paired_difference(d, preds["detector"], preds[name], seed)
+                                      for name in preds if name != "detector"}
     report["detector"]["ece"] = ece(proba[d.ok], d.gold[d.ok])
     report["detector"]["cascade"] = cascade_table(d, proba, preds["detector"])
     return {"folds": folds, "grouped_by": "source_id", "seed": seed, "fold_settings": chosen, "judges": report,
@@ -352,6 +357,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cache-dir", default=None)
+    parser.add_argument("--extra-oof", action="append", default=[], metavar="NAME=JSON",
+                        help="another judge's out-of-fold predictions on the same folds ({pred: [bool], spans: "
+                             "[[[start, end]]]}), reported beside the others; repeatable")
     parser.add_argument("--limit-transfer", type=int, default=0, help="a seeded random sample of N transfer rows (0 = all)")
     args = parser.parse_args(argv)
     cache = Path(args.cache_dir) if args.cache_dir else None
@@ -360,7 +368,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     feats = featurize(rows, cache, Path(args.data).stem)
     d = Data(rows, feats)
     print(f"features: {time.perf_counter() - started:.1f}s", file=sys.stderr)
-    cv = cross_validate(d, feats, args.folds, args.seed)
+    extra = {k: json.loads(Path(v).read_text()) for k, v in (x.split("=", 1) for x in args.extra_oof)}
+    cv = cross_validate(d, feats, args.folds, args.seed, extra)
     report: dict[str, Any] = {"data": Path(args.data).name, "rows": len(rows), "cross_validated": cv}
     if args.transfer:
         trows = [json.loads(x) for x in Path(args.transfer).read_text(encoding="utf-8").splitlines() if x.strip()]

@@ -64,21 +64,17 @@ def answer_absent_share(answer: str, contexts: Sequence[str], question: str = ""
     words = content_words(answer)
     if not words:
         return 0.0
-    ev = phrases.Evidence(list(contexts) + [question])
+    ev = phrases.evidence_of(tuple(contexts) + (question,))
     return sum(1 for w in words if not ev.has_word(w)) / len(words)
 
 
 def analyse(p: SampleFeatures, contexts: Sequence[str], question: str = "") -> list[ClaimAnalysis]:
     """Per-claim features, tokens and unsupported phrase of a featurised sample (status "ok")."""
-    everywhere = phrases.Evidence(list(contexts) + [question])
-    unit_ev: dict[int, phrases.Evidence] = {}
+    everywhere = phrases.evidence_of(tuple(contexts) + (question,))
     out = []
     for c in p.claims:
         aligned_ids = tuple(c.top_units)
-        for j in aligned_ids:
-            if j not in unit_ev:
-                unit_ev[j] = phrases.Evidence([p.units[j].text])
-        aligned = phrases.Evidence([p.units[j].text for j in aligned_ids] + [question])
+        aligned = phrases.evidence_of(tuple(p.units[j].text for j in aligned_ids) + (question,))
         tokens = phrases.claim_tokens(c.text, everywhere, aligned)
         out.append(_claim_analysis(p, c, tokens, aligned))
     return out

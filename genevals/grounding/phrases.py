@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from genevals.grounding import entities as ent
@@ -65,7 +66,10 @@ def dates_in(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-_CLAUSE = re.compile(r"[;:()]|,\s|\s(?:and|but|while|whereas|or)\s|(?<=[.!?])\s+")
+# a clause ends at ; : ( ) and sentence ends, and at a comma or "and"/"but"/... that opens a new phrase ("on Mondays
+# in Port Ansel and on Tuesdays elsewhere"), not at one inside a list ("Wednesdays, Saturdays and Sundays")
+_CLAUSE = re.compile(r"[;:()]|(?<=[.!?])\s+|(?:,|\s(?:and|but|while|whereas|or))\s+(?=(?:on|in|at|for|from|to|the|a|an|"
+                     r"with|by|during|until|after|before|while|when|it|they|he|she|which|who)\b)", re.I)
 
 
 @dataclass(frozen=True)
@@ -98,15 +102,14 @@ class Evidence:
     def bound(self, token: "Token", others: Sequence["Token"]) -> bool:
         """Whether ``token`` occurs in one clause together with another of the claim's words (or, for a claim
         with no other word, anywhere here)."""
-        mates = [o for o in others if o is not token and o.kind == "word" and o.text.islower()] or [
-            o for o in others if o is not token and o.kind == "name"]
+        mates = [o for o in others if o is not token and o.kind in ("word", "name")]
         if not mates:
             return token.in_aligned
         key = token.text.lower()
         for words, numbers in self.clauses:
             here = key in numbers if token.kind == "number" else (
                 key in words or key.rstrip("s") in words or key + "s" in words)
-            if here and any(m.text.lower() in words or ent.stem(m.text.lower()) in {ent.stem(w) for w in words}
+            if here and any(m.text.lower()[:4] in {w[:4] for w in words if len(w) >= 4} or m.text.lower() in words
                             for m in mates):
                 return True
         return False
@@ -117,6 +120,13 @@ class Evidence:
 
     def has_name(self, word: str) -> bool:
         return ent.present(word, self.tokens, self.stems, self.compact)
+
+
+@lru_cache(maxsize=256)
+def evidence_of(texts: tuple[str, ...]) -> Evidence:
+    """The Evidence of ``texts``, kept for contexts shared by several answers (built once per batch, not per
+    answer)."""
+    return Evidence(texts)
 
 
 def claim_tokens(claim: str, everywhere: Evidence, aligned: Evidence) -> list[Token]:

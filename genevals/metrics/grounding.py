@@ -1,10 +1,12 @@
-"""Local grounding (no LLM): the faithfulness outputs from MiniLM alignment, word overlap and explicit rules.
+"""Local grounding (no LLM): the faithfulness outputs from the learned detector (default) or the rule checker.
 
 Same outputs and details layout as the LLM ``faithfulness`` metric, so the report, ``genevals validate`` and the
 cascade read either: claims with spans in the answer, verdicts with context_index / quote / quote_found /
 quote_span / reason, plus a per-verdict ``confidence`` in [0.5, 1] and a response-level ``confidence``.
-See :mod:`genevals.grounding.checker` for the method and ``genevals/grounding/thresholds.json`` for the
-thresholds calibrated on RAGTruth dev.
+``method="learned"`` (:mod:`genevals.grounding.detector`, weights in ``genevals/grounding/detector.json``) also
+gives each verdict ``probability`` (of the claim being hallucinated) and, when flagged, ``answer_span`` (the
+unsupported phrase), and the answer ``probability``; its confidence is max(p, 1 - p). ``method="rules"`` uses
+``genevals/grounding/thresholds.json`` (calibrated on RAGTruth dev by tools/calibrate_grounding.py).
 """
 from __future__ import annotations
 
@@ -38,11 +40,13 @@ def response_confidence(labels: Sequence[str], confidences: Sequence[float]) -> 
 
 @register
 class Grounding(Metric):
-    """Local grounding checker (no LLM): share of the answer's sentences aligned to supporting context.
+    """Local hallucination detector (no LLM): share of the answer's sentences it does not flag.
 
     Claims are the answer's sentences; each is aligned to context sentences with all-MiniLM-L6-v2 embeddings
-    and word recall; numbers, names and JSON record fields absent from or conflicting with the contexts flag
-    it. faithfulness = supported / n, contradiction_rate = contradicted / n, unverifiable_rate = unverifiable / n.
+    and word recall. By default a logistic regression over the answer's and claims' features (word overlap,
+    alignment, numbers/dates/names missing or bound elsewhere) flags the answer and its likeliest claims; with
+    method="rules", hand-set thresholds and rules. faithfulness = supported / n, contradiction_rate =
+    contradicted / n, unverifiable_rate = unverifiable / n.
     """
 
     family = "grounding"
