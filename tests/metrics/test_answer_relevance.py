@@ -74,7 +74,7 @@ def test_dry_run_estimates_and_calls_nothing():
 
 def test_the_cache_key_holds_the_prompt_hash(tmp_path):
     reply = {"parts": [{"part": "x", "answered": True}], "off_topic": [], "reason": ""}
-    metric, provider = judged(reply, cache=True, cache_dir=str(tmp_path))
+    metric, _ = judged(reply, cache=True, cache_dir=str(tmp_path))
     metric.score([Sample("s", ANSWER, QUESTION)])
     again, provider2 = judged(reply, cache=True, cache_dir=str(tmp_path))
     r = again.score([Sample("s", ANSWER, QUESTION)])[0]["answer_relevance"]

@@ -24,7 +24,7 @@ def answers(messages) -> tuple[str, str]:
 
 def judge_reply(messages):
     """Prefers the answer saying 55 on q1; says "A" whatever the order on q2 (position bias); tie on q3."""
-    a, b = answers(messages)
+    a, _ = answers(messages)
     content = messages[0]["content"]
     if "Q1" in content:
         return {"reason": "states the time", "winner": "A" if "55" in a else "B"}

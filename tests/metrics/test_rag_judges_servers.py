@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from support.fault_server import FaultServer
 from support.llama_server import llama_server  # noqa: F401  (fixture)
-from support.rag_judge import FAMILIES, block, honest_judge, prompt_kind  # noqa: F401
+from support.rag_judge import FAMILIES, honest_judge, prompt_kind
 
 from genevals import types
 from genevals.engine.local import evaluate
