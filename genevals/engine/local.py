@@ -60,6 +60,9 @@ def _assemble(selected: Sequence[registry.Selected], sample: Sample,
     families ran in (results.jsonl has always listed them so)."""
     result = SampleResult(sample=sample)
     for sel in selected:
+        if sel.outputs is None:  # every output kept
+            result.metrics.update(by_family[sel.family])
+            continue
         for name, value in by_family[sel.family].items():
             if sel.keep(name):
                 result.metrics[name] = value

@@ -41,13 +41,17 @@ class Plan:
     selected: list[registry.Selected]
     n_good: int
     errors: list[InputError] = field(default_factory=list)
+    #: the good samples, kept from the planning pass when the input was already in memory (a list of rows)
+    kept: list[Sample] | None = None
 
     @property
     def n_rows(self) -> int:
         return self.n_good + len(self.errors)
 
     def samples(self) -> Iterator[Sample]:
-        """The good samples, read again (the input is never held whole)."""
+        """The good samples: those the planning pass kept, else read again (a file is never held whole)."""
+        if self.kept is not None:
+            return iter(self.kept)
         return (s for s in iter_samples(self.data, self.column_map) if not isinstance(s, InputError))
 
 
@@ -61,19 +65,24 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
     selected = registry.select(metrics, options, judge)
     preparing = [s.metric for s in selected if s.metric.needs_prepare]
     n_good, errors = 0, []
+    # Rows given in memory are read once: their samples are kept for scoring (the rows themselves are held by
+    # the caller anyway); a file is read again instead, so that it is never held whole.
+    kept: list[Sample] | None = [] if isinstance(data, (list, tuple)) else None
     # Resumed samples are prepared too, so a resumed run scores exactly like an uninterrupted one.
     for item in iter_samples(data, column_map):
         if isinstance(item, InputError):
             errors.append(item)
             continue
         n_good += 1
+        if kept is not None:
+            kept.append(item)
         for metric in preparing:
             metric.prepare_sample(item)
     if errors and on_error == "raise":
         raise InputErrors(errors)
     for metric in preparing:
         metric.finish_prepare()
-    return Plan(data, column_map, selected, n_good, errors)
+    return Plan(data, column_map, selected, n_good, errors, kept)
 
 
 def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, keep_samples: bool,
