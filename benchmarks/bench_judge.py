@@ -160,11 +160,10 @@ def render(figures: list[dict], latency: float, machine: str = "") -> str:
     lines += ["", "Each judged answer costs 2 calls (decompose, then verify all its claims in one call); the two "
               "are sequential per answer, so wall time cannot drop below 2 x latency even with unlimited "
               "concurrency; floor = max(requests x latency / concurrency, 2 x latency). The runner "
-              "scores judge metrics in chunks of 16 samples by default (results are written per chunk, so a crash "
-              "loses little); a chunk's samples are in flight together and the next chunk starts only when its "
-              "slowest sample is done, so at most 16 calls are ever in flight and concurrency 32 behaves like 16 "
-              "with a barrier every 16 samples. The `chunk_size=256` row (`evaluate(chunk_size=256)`, not "
-              "reachable from the CLI) shows what concurrency 32 gives without that cap." + overhead + " Statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(f0["statuses"].items()))
+              "slides a window over the samples (up to 2 x concurrency answers in flight; a new one starts "
+              "whenever one finishes, and each is written the moment it is done), so no answer waits for the "
+              "slowest of a batch; a `chunk_size` row only sets how many samples the other metrics score at "
+              "once." + overhead + " Statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(f0["statuses"].items()))
               + "." + (f" {machine}" if machine else ""), ""]
     return "\n".join(lines)
 

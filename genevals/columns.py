@@ -39,6 +39,19 @@ class SpillingColumns:
         if len(buffer) >= self.buffer_values:
             self._spill(key, buffer)
 
+    def extend(self, key: Hashable, values: list[float]) -> None:
+        """:meth:`append` each of ``values``, in one call per column (a batch's values, recorded together)."""
+        self.ensure(key)
+        buffer = self._buffers[key]
+        room = self.buffer_values - len(buffer)
+        self._lengths[key] += len(values)
+        while len(values) >= room:  # fill and spill exactly as one append at a time would
+            buffer.extend(values[:room])
+            self._spill(key, buffer)
+            values = values[room:]
+            room = self.buffer_values
+        buffer.extend(values)
+
     def _spill(self, key: Hashable, buffer: array) -> None:
         if self._file is None:
             self._file = tempfile.TemporaryFile(prefix="genevals-values-")

@@ -217,7 +217,7 @@ def _as_list(value: Any) -> Any:
 
 def _check_unicode(value: Any, field: str, err) -> None:
     """A lone surrogate (JSON "\\ud800") cannot be written as UTF-8: reject it here, not mid-run."""
-    if isinstance(value, str):
+    if isinstance(value, str) and not value.isascii():  # isascii is O(1)-fast in C: no surrogate there
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as exc:
@@ -320,7 +320,7 @@ class RowValidator:
                 _check_unicode(item, f"contexts[{rank - 1}]", err)
                 contexts.append(Context(text=item, rank=rank))
                 continue
-            if not isinstance(item, Mapping):
+            if type(item) is not dict and not isinstance(item, Mapping):  # the ABC check is slow: dicts first
                 raise err(f"contexts[{rank - 1}]", f"expected a string or object, got {type(item).__name__}")
             text = item.get("text", item.get("content"))
             if not isinstance(text, str):

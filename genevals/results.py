@@ -38,6 +38,26 @@ class SummaryAccumulator:
                 self.values.ensure((system, name))
             statuses.setdefault(name, Counter())[metric.status] += 1
 
+    def add_batch(self, results: Iterable[SampleResult]) -> None:
+        """:meth:`add` each result, with one append per column for the whole batch (the same columns)."""
+        batch: dict[tuple[str, str], list[float]] = {}
+        for result in results:
+            system = result.sample.system
+            statuses = self.statuses.setdefault(system, {})
+            self.counts[system] = self.counts.get(system, 0) + 1
+            for name, metric in result.metrics.items():
+                values = batch.get((system, name))
+                if values is None:
+                    values = batch[(system, name)] = []
+                if metric.value is not None:
+                    values.append(metric.value)
+                counter = statuses.get(name)
+                if counter is None:
+                    counter = statuses[name] = Counter()
+                counter[metric.status] += 1
+        for key, values in batch.items():
+            self.values.extend(key, values)
+
     @property
     def n_samples(self) -> int:
         return sum(self.counts.values())

@@ -46,3 +46,18 @@ def test_spilled_accumulator_summary_equals_plain_summarise():
     assert small.summary()["s"]["m"] == expected == large.summary()["s"]["m"]
     assert expected["scored"] == sum(v is not None for v in values)
     assert np.isclose(expected["mean"], np.mean([v for v in values if v is not None]))
+
+
+def test_extend_equals_appends_across_spills():
+    import numpy as np
+
+    from genevals.columns import SpillingColumns
+
+    one, many = SpillingColumns(buffer_values=4), SpillingColumns(buffer_values=4)
+    values = [float(i) for i in range(23)]
+    for v in values:
+        one.append("k", v)
+    for part in (values[:3], values[3:4], values[4:17], [], values[17:]):
+        many.extend("k", part)
+    assert one.length("k") == many.length("k") == 23
+    assert np.array_equal(one.column("k"), many.column("k")) and many.spilled_bytes == one.spilled_bytes

@@ -10,7 +10,9 @@ the whole run: a new sample starts whenever one finishes, with no barrier betwee
 from __future__ import annotations
 
 import os
+import time
 from concurrent.futures import ProcessPoolExecutor
+from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -23,10 +25,27 @@ from genevals.stats import DEFAULT_SEED
 from genevals.types import MetricResult, Sample, SampleResult
 
 PARALLEL_THRESHOLD = 2000  # below this, starting worker processes costs more than it saves
+#: With ``workers=None``, worker processes start only when the cheap metrics' work still to do, measured on the
+#: first chunk in this process, is at least this many seconds: starting them, importing the metrics there and
+#: sending samples and results back and forth costs a few seconds of CPU (and the columnar retrieval metrics
+#: finish a 10,000-sample run sooner than that), so below it one process is never slower.
+PARALLEL_MIN_SECONDS = 10.0
 
 
 def _score_with(metric: Metric, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
     return metric.score(samples)
+
+
+def parallel_workers(cheap_seconds_per_sample: float, samples_left: int, n_samples: int,
+                     cores: int | None = None) -> int:
+    """How many processes score the rest of a run (``workers=None``): 2 when the cheap metrics' measured cost
+    of what is left is at least :data:`PARALLEL_MIN_SECONDS` (and the run has at least
+    :data:`PARALLEL_THRESHOLD` samples and a second core), else 1."""
+    cores = min(2, os.cpu_count() or 1) if cores is None else cores
+    enough = cheap_seconds_per_sample * samples_left >= PARALLEL_MIN_SECONDS
+    if cores > 1 and n_samples >= PARALLEL_THRESHOLD and enough:
+        return cores
+    return 1
 
 
 def _score_family(sel: registry.Selected, chunk: Sequence[Sample], pool: ProcessPoolExecutor | None,
@@ -45,12 +64,16 @@ def _streamed_family(selected: Sequence[registry.Selected]) -> registry.Selected
 
 
 def _score_chunk(selected: Sequence[registry.Selected], chunk: Sequence[Sample],
-                 pool: ProcessPoolExecutor | None, workers: int) -> list[SampleResult]:
-    """The chunk's results, in input order."""
+                 pool: ProcessPoolExecutor | None, workers: int, cheap_seconds: list[float] | None = None
+                 ) -> list[SampleResult]:
+    """The chunk's results, in input order; adds the seconds the cheap families took to ``cheap_seconds[0]``."""
     outputs: list[dict[str, dict[str, MetricResult]]] = [{} for _ in chunk]  # per sample: family -> outputs
     for sel in selected:
+        started = time.perf_counter()
         for by_family, got in zip(outputs, _score_family(sel, chunk, pool, workers)):
             by_family[sel.family] = got
+        if cheap_seconds is not None and sel.metric.kind == CHEAP:
+            cheap_seconds[0] += time.perf_counter() - started
     return [_assemble(selected, sample, by_family) for sample, by_family in zip(chunk, outputs)]
 
 
@@ -60,6 +83,9 @@ def _assemble(selected: Sequence[registry.Selected], sample: Sample,
     families ran in (results.jsonl has always listed them so)."""
     result = SampleResult(sample=sample)
     for sel in selected:
+        if sel.outputs is None:  # every output kept
+            result.metrics.update(by_family[sel.family])
+            continue
         for name, value in by_family[sel.family].items():
             if sel.keep(name):
                 result.metrics[name] = value
@@ -146,8 +172,9 @@ def evaluate(
     """
     plan = plan_run(data, metrics, options, column_map, on_error, judge, strict)
     selected = plan.selected
-    if workers is None:
-        workers = min(2, os.cpu_count() or 1) if plan.n_good >= PARALLEL_THRESHOLD else 1
+    # workers=None: decided after the first chunk, from the measured cost of the cheap metrics (see below).
+    auto = workers is None
+    workers = 1 if auto else workers
     if chunk_size is None:
         # With a judge, the chunk is what the other families score at once before the judge takes its samples,
         # and the judge's sliding window is at least as wide: 2x its concurrency keeps every slot busy while
@@ -164,6 +191,16 @@ def evaluate(
         if _streamed_family(selected) is not None:
             _write_streamed(recorder, selected, todo, chunk_size, pool, workers, advance)
         else:
+            todo = iter(todo)
+            cheap = [0.0]
+            first = list(islice(todo, chunk_size))
+            if first:
+                recorder.write(_score_chunk(selected, first, pool, workers, cheap))
+                if advance is not None:
+                    advance(len(first))
+            if auto and first:
+                workers = parallel_workers(cheap[0] / len(first), plan.n_good - n_done - len(first), plan.n_good)
+                pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
             for chunk in chunked(todo, chunk_size if pool is None else max(chunk_size, 1000)):
                 recorder.write(_score_chunk(selected, chunk, pool, workers))
                 if advance is not None:

@@ -49,13 +49,17 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
     #: a digest of every row, for the run folder's manifest
     digest: manifest.InputDigest = field(default_factory=manifest.InputDigest)
+    #: the good samples, kept from the planning pass when the input was already in memory (a list of rows)
+    kept: list[Sample] | None = None
 
     @property
     def n_rows(self) -> int:
         return self.n_good + len(self.errors)
 
     def samples(self) -> Iterator[Sample]:
-        """The good samples, read again (the input is never held whole)."""
+        """The good samples: those the planning pass kept, else read again (a file is never held whole)."""
+        if self.kept is not None:
+            return iter(self.kept)
         return (s for s in iter_samples(self.data, self.column_map) if not isinstance(s, InputError))
 
 
@@ -80,6 +84,9 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
     digest = manifest.InputDigest()
     from_file = isinstance(data, (str, Path))
     n_good, errors = 0, []
+    # Rows given in memory are read once: their samples are kept for scoring (the rows themselves are held by
+    # the caller anyway); a file is read again instead, so that it is never held whole.
+    kept: list[Sample] | None = [] if isinstance(data, (list, tuple)) else None
     # Resumed samples are prepared too, so a resumed run scores exactly like an uninterrupted one.
     for item in iter_samples(data, column_map, tracker):
         if isinstance(item, HeaderError):
@@ -90,6 +97,8 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
             errors.append(item)
             continue
         n_good += 1
+        if kept is not None:
+            kept.append(item)
         for metric in preparing:
             metric.prepare_sample(item)
     source = _source_name(data)
@@ -106,7 +115,7 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
         raise InputErrors(errors, n_good)
     for metric in preparing:
         metric.finish_prepare()
-    return Plan(data, column_map, selected, n_good, errors, tracker.warnings(), digest)
+    return Plan(data, column_map, selected, n_good, errors, tracker.warnings(), digest, kept)
 
 
 def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, keep_samples: bool,

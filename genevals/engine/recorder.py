@@ -46,8 +46,13 @@ class RunRecorder:
         results = list(results)
         if self.writer is not None:
             self.writer.write(results)
-        for result in results:
-            self.record(result, in_memory=in_memory)
+        self.acc.add_batch(results)
+        if in_memory:
+            self.keep(results)
+        for sel in self.corpus_families:
+            for result in results:
+                totals = self.corpus_totals[sel.family].setdefault(result.sample.system, Counter())
+                totals.update(sel.metric.corpus_statistics(result.metrics) or {})
 
     def keep(self, results: Iterable[SampleResult]) -> None:
         """Add results already written and counted to ``Results.samples`` (when keeping samples)."""

@@ -8,11 +8,12 @@ checks equality). Formulas and conventions: :mod:`genevals.metrics.ranking`.
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from genevals.metrics.ranking import _check_k, _discounts
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def evaluate_many(rankings: Sequence[Sequence[str]], qrels: Sequence[Mapping[str, float]], cutoffs: Iterable[int],
@@ -21,6 +22,8 @@ def evaluate_many(rankings: Sequence[Sequence[str]], qrels: Sequence[Mapping[str
 
     Same keys; ``first_relevant_rank`` is 0 and ``auc`` is NaN where ``evaluate`` gives None; ``num_relevant``
     is an integer array."""
+    import numpy as np  # here: the registry imports every metrics module, also for `genevals --help`
+
     cuts = sorted(set(cutoffs))
     for k in cuts:
         _check_k(k)

@@ -11,7 +11,6 @@ from typing import Any, Mapping, Sequence
 from genevals import types
 from genevals.metrics import ranking as rk
 from genevals.metrics.base import Metric, Output, register
-from genevals.metrics.ranking_columns import evaluate_many
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
@@ -145,6 +144,8 @@ class Retrieval(Metric):
                 scored.append((index, ids, details))
                 labels.append(qrels)
         if scored:
+            from genevals.metrics.ranking_columns import evaluate_many  # numpy: not for `genevals --help`
+
             values = evaluate_many([ids for _, ids, _ in scored], labels, self.cutoffs, self.relevance_level)
             columns = [(name, values[name].tolist()) for name in self._names]
             for row, (index, ids, details) in enumerate(scored):

@@ -128,3 +128,24 @@ def test_samples_and_dataframes_are_accepted():
     from_frame = genevals.evaluate(frame, metrics=["token_f1"])
     from_samples = genevals.evaluate([r.sample for r in from_frame], metrics=["token_f1"])
     assert [r.metrics["token_f1"].value for r in from_frame] == [r.metrics["token_f1"].value for r in from_samples]
+
+
+def test_worker_processes_start_only_for_enough_measured_work():
+    """workers=None decides from the cheap metrics' measured cost: 2,000 retrieval samples (scored in columns) stay
+    in one process; ROUGE on long texts, whose first chunk shows more than PARALLEL_MIN_SECONDS left, gets two."""
+    import time
+
+    from genevals.engine.local import PARALLEL_MIN_SECONDS, parallel_workers
+    from genevals.metrics.retrieval import Retrieval
+    from genevals.types import Context
+
+    chunk = [Sample(id=str(i), answer="a", contexts=tuple(Context(text="t", rank=r + 1, id=f"d{(i + r) % 7}")
+                                                          for r in range(5)), relevant={f"d{i % 7}": 1})
+             for i in range(512)]
+    start = time.perf_counter()
+    Retrieval().score(chunk)
+    per_sample = (time.perf_counter() - start) / len(chunk)
+    assert parallel_workers(per_sample, 2000 - 512, 2000, cores=2) == 1
+    assert parallel_workers(PARALLEL_MIN_SECONDS / 1000, 1000, 2000, cores=2) == 2
+    assert parallel_workers(PARALLEL_MIN_SECONDS / 1000, 1000, 2000, cores=1) == 1
+    assert parallel_workers(1.0, 1000, 1999, cores=2) == 1  # small runs never pay for the start-up
