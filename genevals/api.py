@@ -30,9 +30,11 @@ def evaluate(*args: Any, **kwargs: Any) -> Results:
 
 
 def caveats(summary: Mapping[str, Any]) -> list[str]:
-    """The run's caveats: each judge warning, and how many samples the judge failed on (the metric most
-    affected), as sentences."""
-    out = [f"{family}: {note}" for family, note in (summary.get("meta", {}).get("judge_warnings") or {}).items()]
+    """The run's caveats: each unknown input field (with its did-you-mean), each judge warning, and how many
+    samples the judge failed on (the metric most affected), as sentences."""
+    meta = summary.get("meta", {})
+    out = [str(line) for line in meta.get("unknown_fields") or ()]
+    out += [f"{family}: {note}" for family, note in (meta.get("judge_warnings") or {}).items()]
     failed: dict[str, list[int]] = {}
     for metrics in (summary.get("systems") or {}).values():
         for name, m in metrics.items():

@@ -42,3 +42,14 @@ def test_judge_failures_warn_with_counts():
     assert "GenevalsWarning: faithfulness: the judge failed on 1 of 2 samples (1 judge_error, 0 parse_error)" \
            in done.stderr
     assert "raised GenevalsWarning" in done.stdout
+
+
+def test_unknown_field_warns_with_did_you_mean():
+    script = textwrap.dedent("""
+        import genevals
+        genevals.evaluate([{"id": "1", "answer": "Paris", "refrences": ["Paris"]}], ["exact_match"])
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "GenevalsWarning: " in done.stderr and "unknown field 'refrences' is ignored; did you mean 'references'?" \
+        in done.stderr
