@@ -4,6 +4,9 @@ their files are the same by construction.
 """
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -12,6 +15,24 @@ from genevals import registry, runfolder
 from genevals.io import InputError
 from genevals.results import Results, SummaryAccumulator, build_summary
 from genevals.types import SampleResult, SkippedRow
+
+
+@contextlib.contextmanager
+def _ctrl_c_held():
+    """Hold a Ctrl-C (SIGINT) until the block ends, then raise it: a batch is written to results.jsonl and counted
+    in the summary together or not at all, so an interrupted run's summary counts exactly the lines written."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 
 class RunRecorder:
@@ -44,15 +65,16 @@ class RunRecorder:
     def write(self, results: Iterable[SampleResult], *, in_memory: bool = True) -> None:
         """Append new results to results.jsonl, flush, then count them (``in_memory`` as for :meth:`record`)."""
         results = list(results)
-        if self.writer is not None:
-            self.writer.write(results)
-        self.acc.add_batch(results)
-        if in_memory:
-            self.keep(results)
-        for sel in self.corpus_families:
-            for result in results:
-                totals = self.corpus_totals[sel.family].setdefault(result.sample.system, Counter())
-                totals.update(sel.metric.corpus_statistics(result.metrics) or {})
+        with _ctrl_c_held():
+            if self.writer is not None:
+                self.writer.write(results)
+            self.acc.add_batch(results)
+            if in_memory:
+                self.keep(results)
+            for sel in self.corpus_families:
+                for result in results:
+                    totals = self.corpus_totals[sel.family].setdefault(result.sample.system, Counter())
+                    totals.update(sel.metric.corpus_statistics(result.metrics) or {})
 
     def keep(self, results: Iterable[SampleResult]) -> None:
         """Add results already written and counted to ``Results.samples`` (when keeping samples)."""
