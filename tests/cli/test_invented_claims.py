@@ -15,7 +15,6 @@ from support.fault_server import FaultServer
 
 CONTEXT = "Marie Curie was born in Warsaw. Marie Curie discovered polonium."
 INVENTED = ("The Varnholt Bridge opened in 1931.", "Quantum chromodynamics governs gluon confinement.")
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 @pytest.fixture(scope="module")
@@ -46,33 +45,29 @@ def test_invented_claims_are_counted_apart_and_never_scored(run):
     assert summary["invented_claims"]["mean"] == 1.0 and summary["invented_claims"]["scored"] == 2
 
 
-def test_report_review_and_export_leave_them_out_and_warn(run):
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is not installed")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--headless", "--no-sandbox"])
-        page = browser.new_context(accept_downloads=True).new_page()
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto((run / "report.html").resolve().as_uri())
-        page.wait_for_selector("html[data-ready=true]", timeout=15_000)
-        assert "Judge quality: the judge returned 2 claim(s) in 1 sample(s)" in page.inner_text("body")
-        page.click("button[data-tab=review]")
-        page.wait_for_selector("#tab-review:not([hidden])")
-        review = page.inner_text("#review-table")
-        assert "She liked tea." in review and "Varnholt" not in review and "Quantum" not in review
-        with page.expect_download() as info:
-            page.click("#export-csv")
-        exported = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8-sig"))))
-        assert {r[4] for r in exported[1:]} == {"She liked tea.", "FAULTINVENT.", "She liked cats."}
-        page.click("#review-table tbody tr >> text=She liked tea.")
-        page.wait_for_selector("#drawer:not([hidden]) #invented-claims")
-        card = page.inner_text("#invented-claims")
-        assert "2 claim(s) not in the answer (not counted)" in card and INVENTED[0] in card
-        assert "copied from the prompt's worked example" in card
-        assert "Varnholt" not in page.inner_text("#drawer .claim-list")
-        page.click("#invented-claims summary")
-        assert '"claims"' in page.inner_text("#invented-claims details")  # the decompose reply, as sent
-        browser.close()
+def test_report_review_and_export_leave_them_out_and_warn(run, browser):
+    context = browser.new_context(accept_downloads=True)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto((run / "report.html").resolve().as_uri())
+    page.wait_for_selector("html[data-ready=true]", timeout=15_000)
+    assert "Judge quality: the judge returned 2 claim(s) in 1 sample(s)" in page.inner_text("body")
+    page.click("button[data-tab=review]")
+    page.wait_for_selector("#tab-review:not([hidden])")
+    review = page.inner_text("#review-table")
+    assert "She liked tea." in review and "Varnholt" not in review and "Quantum" not in review
+    with page.expect_download() as info:
+        page.click("#export-csv")
+    exported = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8-sig"))))
+    assert {r[4] for r in exported[1:]} == {"She liked tea.", "FAULTINVENT.", "She liked cats."}
+    page.click("#review-table tbody tr >> text=She liked tea.")
+    page.wait_for_selector("#drawer:not([hidden]) #invented-claims")
+    card = page.inner_text("#invented-claims")
+    assert "2 claim(s) not in the answer (not counted)" in card and INVENTED[0] in card
+    assert "copied from the prompt's worked example" in card
+    assert "Varnholt" not in page.inner_text("#drawer .claim-list")
+    page.click("#invented-claims summary")
+    assert '"claims"' in page.inner_text("#invented-claims details")  # the decompose reply, as sent
+    context.close()
     assert errors == []

@@ -1,5 +1,5 @@
-"""The HTML report in real headless Chromium (Python Playwright, sync API; the ``browser`` fixture is in this
-folder's conftest and skips when Chromium or playwright is missing). Screenshots go to tests/artifacts/.
+"""The HTML report in real headless Chromium (Python Playwright, sync API; the ``browser`` fixture is in
+tests/conftest.py and fails, with the setup instruction, when Chromium or playwright is missing). Screenshots go to tests/artifacts/.
 """
 from __future__ import annotations
 
