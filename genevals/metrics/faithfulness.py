@@ -43,7 +43,8 @@ from genevals.judge.locate import FUZZY_THRESHOLD, grounded_fraction, locate, lo
 from genevals.judge.parse import ParseError, parse_claims, parse_verdicts
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
-from genevals.metrics.base import ConcurrentMetric, Output, register, usage_statistics
+from genevals.metrics.base import Output, register, usage_statistics
+from genevals.metrics.judge_metric import JudgeMetric
 from genevals.metrics.verdicts import FAITHFULNESS_OUTPUTS, LABEL_ORDER, scored_outputs, unscored_outputs
 from genevals.signature import make_signature
 from genevals.text import detect_refusal
@@ -80,7 +81,7 @@ class _Unscored(Exception):
 
 
 @register
-class Faithfulness(ConcurrentMetric):
+class Faithfulness(JudgeMetric):
     """Share of the answer's claims that the contexts support (LLM judge: decompose, verify, score).
 
     faithfulness = supported / n, contradiction_rate = contradicted / n, unverifiable_rate =
@@ -117,18 +118,6 @@ class Faithfulness(ConcurrentMetric):
         self.worked_example = bool(worked_example)
 
     # -- metric protocol -------------------------------------------------------------------------------
-    @classmethod
-    def offline(cls, judge: JudgeConfig | None) -> bool:
-        return not (judge if judge is not None else JudgeConfig()).configured
-
-    @property
-    def warning(self) -> str | None:
-        return self.runtime.warning
-
-    @property
-    def concurrency(self) -> int:
-        return self.judge.concurrency
-
     def signature(self) -> str:
         return make_signature("faithfulness", **self.runtime.signature_settings(),
                               budget=self.context_token_budget, max_claims=self.max_claims,

@@ -19,7 +19,8 @@ from genevals.judge.locate import FUZZY_THRESHOLD, locate_parts
 from genevals.judge.parse import ParseError, extract_json
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
-from genevals.metrics.base import ConcurrentMetric, usage_statistics
+from genevals.metrics.base import usage_statistics
+from genevals.metrics.judge_metric import JudgeMetric
 from genevals.metrics.rag_formulas import NO_PAIR, NO_QUESTION, Unscored, first_reference  # noqa: F401
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
@@ -45,7 +46,7 @@ def numbered_contexts(sample: Sample, budget_chars: int) -> tuple[str, bool]:
     return "\n\n".join(parts), truncated
 
 
-class SingleCallJudge(ConcurrentMetric):
+class SingleCallJudge(JudgeMetric):
     """Base of the one-call judges: subclasses set ``family``, ``outputs``, ``prompt`` and implement
     :meth:`_check` (statuses before any call), :meth:`_prompt`, :meth:`_schema` and :meth:`_score_reply`."""
 
@@ -58,18 +59,6 @@ class SingleCallJudge(ConcurrentMetric):
         self.judge = judge if judge is not None else JudgeConfig()
         self.runtime = JudgeRuntime(self.judge, prompts.prompt_version(self.prompt))
         self.context_token_budget = self.judge.context_budget
-
-    @classmethod
-    def offline(cls, judge: JudgeConfig | None) -> bool:
-        return not (judge if judge is not None else JudgeConfig()).configured
-
-    @property
-    def warning(self) -> str | None:
-        return self.runtime.warning
-
-    @property
-    def concurrency(self) -> int:
-        return self.judge.concurrency
 
     def settings(self) -> dict[str, Any]:
         """The metric's own settings for its signature (beside the judge's)."""

@@ -37,7 +37,8 @@ from genevals.judge.config import JudgeConfig
 from genevals.judge.parse import ParseError, extract_json
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
-from genevals.metrics.base import ConcurrentMetric, register
+from genevals.metrics.base import register
+from genevals.metrics.judge_metric import JudgeMetric
 from genevals.metrics.preference import PAIRWISE_OUTPUTS, SCORE, PairwiseStats, combine
 from genevals.metrics.rag_formulas import NO_PAIR, Unscored
 from genevals.signature import make_signature
@@ -61,7 +62,7 @@ OFFLINE_NOTE = ("no judge endpoint or model configured: pairwise comes from the 
 
 
 @register
-class Pairwise(PairwiseStats, ConcurrentMetric):
+class Pairwise(PairwiseStats, JudgeMetric):
     """LLM judge: preference between systems on the same question, asked in both orders (disagreement = tie).
 
     Args:
@@ -91,18 +92,6 @@ class Pairwise(PairwiseStats, ConcurrentMetric):
         return {**self.__dict__, "_tasks": {}, "_loop": None}
 
     # -- metric protocol -------------------------------------------------------------------------------
-    @classmethod
-    def offline(cls, judge: JudgeConfig | None) -> bool:
-        return not (judge if judge is not None else JudgeConfig()).configured
-
-    @property
-    def warning(self) -> str | None:
-        return self.runtime.warning
-
-    @property
-    def concurrency(self) -> int:
-        return self.judge.concurrency
-
     def signature(self) -> str:
         return make_signature("pairwise", variant="llm", **self.runtime.signature_settings(), orders="both",
                               disagreement="tie",

@@ -17,7 +17,8 @@ from genevals.judge.config import JudgeConfig
 from genevals.judge.parse import ParseError, parse_rubric
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
-from genevals.metrics.base import ConcurrentMetric, Output, register, usage_statistics
+from genevals.metrics.base import Output, register, usage_statistics
+from genevals.metrics.judge_metric import JudgeMetric
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
@@ -34,7 +35,7 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 
 @register
-class Rubric(ConcurrentMetric):
+class Rubric(JudgeMetric):
     """LLM judge rubric: 1-5 per criterion, reported as (score - 1) / 4.
 
     Criteria: coherence, relevance, fluency, coverage, plus ``criteria`` (name -> description; a default
@@ -63,14 +64,6 @@ class Rubric(ConcurrentMetric):
 
     def output_names(self) -> list[str]:
         return [PREFIX + name for name in self.criteria]
-
-    @property
-    def warning(self) -> str | None:
-        return self.runtime.warning
-
-    @property
-    def concurrency(self) -> int:
-        return self.judge.concurrency
 
     def signature(self) -> str:
         return make_signature("llm_rubric", **self.runtime.signature_settings(), criteria=list(self.criteria),
