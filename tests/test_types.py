@@ -1,8 +1,10 @@
 """The records of the results schema: a value only with status ok, and claims and verdicts that round-trip
 through their dicts (and say which field is wrong when they cannot)."""
+import dataclasses
+
 import pytest
 
-from genevals.types import Claim, MetricResult, Verdict
+from genevals.types import Claim, Context, MetricResult, Sample, Verdict
 
 
 def test_metric_result_keeps_a_value_only_when_ok():
@@ -15,6 +17,15 @@ def test_metric_result_keeps_a_value_only_when_ok():
     r = MetricResult.unscored("m", "judge_error", "timeout", transcript=[])
     assert r.to_dict() == {"value": None, "status": "judge_error", "reason": "timeout", "details": {"transcript": []}}
     assert MetricResult.from_dict("m", r.to_dict()) == r
+
+
+def test_context_to_dict_is_asdict_field_for_field_in_order():
+    # results.jsonl and the manifest's input digest were written with dataclasses.asdict: byte for byte the same
+    for context in (Context("t", 3), Context("t\u00e9", 1, id="c1", doc_id="d", score=0.25)):
+        assert list(context.to_dict().items()) == list(dataclasses.asdict(context).items())
+    assert set(Context.__dataclass_fields__) == set(Context("x", 1).to_dict())  # a new field must be added there
+    sample = Sample("1", "a", contexts=(Context("t", 1, id="c"),))
+    assert sample.to_dict()["contexts"] == [dataclasses.asdict(sample.contexts[0])]
 
 
 def test_claims_round_trip():
