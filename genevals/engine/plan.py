@@ -47,14 +47,33 @@ class Plan:
     errors: list[InputError] = field(default_factory=list)
     #: input mistakes that did not stop the run (unknown fields), one line each
     warnings: list[str] = field(default_factory=list)
-    #: a digest of every row, for the run folder's manifest
-    digest: manifest.InputDigest = field(default_factory=manifest.InputDigest)
+    #: a digest of every row, for the run folder's manifest (None: taken from ``kept`` when asked)
+    digest: manifest.InputDigest | None = field(default_factory=manifest.InputDigest)
     #: the good samples, kept from the planning pass when the input was already in memory (a list of rows)
     kept: list[Sample] | None = None
+    #: with ``kept``: the row number (0-based) of each of ``errors``, to digest the rows in input order
+    error_rows: list[int] = field(default_factory=list)
 
     @property
     def n_rows(self) -> int:
         return self.n_good + len(self.errors)
+
+    def input_digest(self) -> manifest.InputDigest:
+        """The digest of every row in input order. For rows kept in memory it is taken only now, when a run
+        folder needs it: hashing each validated row is as costly as scoring cheap metrics, and a run without a
+        folder never uses it."""
+        if self.digest is None:
+            digest = manifest.InputDigest()
+            samples, errors = iter(self.kept or ()), iter(zip(self.error_rows, self.errors))
+            pending = next(errors, None)
+            for row in range(self.n_rows):
+                if pending is not None and pending[0] == row:
+                    digest.add(pending[1])
+                    pending = next(errors, None)
+                else:
+                    digest.add(next(samples))
+            self.digest = digest
+        return self.digest
 
     def samples(self) -> Iterator[Sample]:
         """The good samples: those the planning pass kept, else read again (a file is never held whole)."""
@@ -81,19 +100,21 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
     selected = registry.select(metrics, options, judge)
     preparing = [s.metric for s in selected if s.metric.needs_prepare]
     tracker = FieldTracker(KNOWN_FIELDS, ALIASES, column_map)
-    digest = manifest.InputDigest()
     from_file = isinstance(data, (str, Path))
-    n_good, errors = 0, []
+    n_good, errors, error_rows = 0, [], []
     # Rows given in memory are read once: their samples are kept for scoring (the rows themselves are held by
     # the caller anyway); a file is read again instead, so that it is never held whole.
     kept: list[Sample] | None = [] if isinstance(data, (list, tuple)) else None
+    # Kept rows are digested later, only if a run folder asks (Plan.input_digest); others during this pass.
+    digest = None if kept is not None else manifest.InputDigest()
     # Resumed samples are prepared too, so a resumed run scores exactly like an uninterrupted one.
     for item in iter_samples(data, column_map, tracker):
         if isinstance(item, HeaderError):
             raise item
-        if not from_file:
+        if digest is not None and not from_file:
             digest.add(item)
         if isinstance(item, InputError):
+            error_rows.append(n_good + len(errors))
             errors.append(item)
             continue
         n_good += 1
@@ -103,6 +124,7 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
             metric.prepare_sample(item)
     source = _source_name(data)
     if from_file:
+        assert digest is not None
         digest.add_file(data, n_good + len(errors))
     if n_good == 0 and not errors:
         raise InputError(source, None, None, "no rows (the input is empty, blank or only a header)")
@@ -115,7 +137,7 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
         raise InputErrors(errors, n_good)
     for metric in preparing:
         metric.finish_prepare()
-    return Plan(data, column_map, selected, n_good, errors, tracker.warnings(), digest, kept)
+    return Plan(data, column_map, selected, n_good, errors, tracker.warnings(), digest, kept, error_rows)
 
 
 def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, keep_samples: bool,
@@ -126,7 +148,7 @@ def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, k
     if plan.warnings:
         meta = {**meta, "unknown_fields": list(plan.warnings)}
     if out is not None:
-        wanted = manifest.build(plan.selected, plan.digest, input_name=_source_name(plan.data),
+        wanted = manifest.build(plan.selected, plan.input_digest(), input_name=_source_name(plan.data),
                                 column_map=plan.column_map, seed=seed)
         if resume:
             check_resume(out, wanted)

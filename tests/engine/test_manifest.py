@@ -27,6 +27,25 @@ def test_in_memory_rows_are_digested_and_a_changed_row_refuses_resume(tmp_path):
         evaluate(ROWS, ["rougeL"], options={"rouge": {"use_stemmer": True}}, out_dir=tmp_path / "rouge", resume=True)
 
 
+@pytest.mark.parametrize("bad_rows", [(), (0,), (1, 2), (4,), (0, 3, 4)])
+def test_rows_in_memory_are_digested_later_exactly_as_during_the_pass(bad_rows):
+    # kept rows are digested only when a run folder asks (Plan.input_digest): the same digest, bad rows in place
+    from genevals.engine import manifest
+    from genevals.engine.plan import plan_run
+    from genevals.io import iter_samples
+
+    rows = [dict(r) for r in ROWS] + [{"id": "9", "answer": "x", "contexts": [{"text": "c", "id": 1}]}]
+    for i in bad_rows:
+        rows[i] = {"id": f"bad{i}", "answer": 5}
+    eager = manifest.InputDigest()
+    for item in iter_samples(rows):
+        eager.add(item)
+    plan = plan_run(rows, ["exact_match"], None, None, "skip")
+    assert plan.digest is None and len(plan.errors) == len(bad_rows)
+    got = plan.input_digest()
+    assert (got.hexdigest(), got.rows) == (eager.hexdigest(), len(rows)) == (eager.hexdigest(), eager.rows)
+
+
 def test_a_file_is_digested_by_its_bytes_wherever_it_lies(tmp_path):
     path = tmp_path / "a.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
