@@ -11,7 +11,8 @@
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from genevals.suggest import closest, did_you_mean
 
@@ -33,7 +34,7 @@ class FieldTracker:
         self.columns: dict[str, None] = {}  # every field name seen, in first-seen order
 
     def see(self, origin: str, data: Any) -> None:
-        if not isinstance(data, Mapping):
+        if type(data) is not dict and not isinstance(data, Mapping):
             return
         for name in data:
             if not isinstance(name, str):

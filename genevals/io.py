@@ -224,6 +224,21 @@ def _check_unicode(value: Any, field: str, err) -> None:
             raise err(field, f"invalid Unicode: lone surrogate at character {exc.start}") from None
 
 
+_ABSENT = object()
+
+
+def _context_id(raw: Any, rank: int, name: str, err) -> str:
+    """A context's ``id`` or ``doc_id`` (not None) as a string: integers are written as strings."""
+    if type(raw) is str:
+        if not raw.isascii():
+            _check_unicode(raw, f"contexts[{rank - 1}].{name}", err)
+        return raw
+    if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+        raise err(f"contexts[{rank - 1}].{name}", f"expected a string, got {type(raw).__name__}")
+    _check_unicode(raw, f"contexts[{rank - 1}].{name}", err)
+    return str(raw)
+
+
 class RowValidator:
     """Turns raw rows into Samples; remembers (system, id) pairs to catch duplicates.
 
@@ -315,28 +330,33 @@ class RowValidator:
         if not isinstance(value, list):
             raise err("contexts", f"expected a list, got {type(value).__name__}")
         contexts = []
+        # The common case (plain str and dict values, ASCII text) takes only type tests here: a 20-context row
+        # is 20 of these, and field names for errors are formatted only when there is one.
         for rank, item in enumerate(value, start=1):
             if isinstance(item, str):
-                _check_unicode(item, f"contexts[{rank - 1}]", err)
-                contexts.append(Context(text=item, rank=rank))
+                if not item.isascii():
+                    _check_unicode(item, f"contexts[{rank - 1}]", err)
+                contexts.append(Context(item, rank))
                 continue
             if type(item) is not dict and not isinstance(item, Mapping):  # the ABC check is slow: dicts first
                 raise err(f"contexts[{rank - 1}]", f"expected a string or object, got {type(item).__name__}")
-            text = item.get("text", item.get("content"))
+            text = item.get("text", _ABSENT)
+            if text is _ABSENT:
+                text = item.get("content")
             if not isinstance(text, str):
                 raise err(f"contexts[{rank - 1}].text", "expected a string")
-            _check_unicode(text, f"contexts[{rank - 1}].text", err)
+            if not text.isascii():
+                _check_unicode(text, f"contexts[{rank - 1}].text", err)
             score = item.get("score")
-            if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
+            if score is not None and (type(score) is not float and type(score) is not int) and \
+                    (isinstance(score, bool) or not isinstance(score, (int, float))):
                 raise err(f"contexts[{rank - 1}].score", f"expected a number, got {type(score).__name__}")
-            ids = {}
-            for name in ("id", "doc_id"):
-                raw = item.get(name)
-                if raw is not None and (isinstance(raw, bool) or not isinstance(raw, (str, int))):
-                    raise err(f"contexts[{rank - 1}].{name}", f"expected a string, got {type(raw).__name__}")
-                _check_unicode(raw, f"contexts[{rank - 1}].{name}", err)
-                ids[name] = None if raw is None else str(raw)
-            contexts.append(Context(text=text, rank=rank, score=score, **ids))
+            chunk_id, doc_id = item.get("id"), item.get("doc_id")
+            if chunk_id is not None:
+                chunk_id = _context_id(chunk_id, rank, "id", err)
+            if doc_id is not None:
+                doc_id = _context_id(doc_id, rank, "doc_id", err)
+            contexts.append(Context(text, rank, chunk_id, doc_id, score))
         return tuple(contexts)
 
     @staticmethod
@@ -372,7 +392,8 @@ class RowValidator:
             for key, grade in value.items():
                 if grade is None:  # a Parquet struct column fills the keys of other rows with None
                     continue
-                _check_unicode(key, "relevant", err)
+                if type(key) is not str or not key.isascii():
+                    _check_unicode(key, "relevant", err)
                 if isinstance(grade, bool) or not isinstance(grade, (int, float)) or not math.isfinite(grade):
                     raise err(f"relevant.{key}", f"expected a finite number grade, got {grade!r}")
                 if not MIN_GRADE <= grade <= MAX_GRADE:

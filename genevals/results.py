@@ -14,7 +14,8 @@ from typing import Any, Iterable, Iterator, Mapping
 from genevals import runfolder
 from genevals.columns import DEFAULT_BUFFER_VALUES, SpillingColumns
 from genevals.stats import DEFAULT_SEED, summarise_many
-from genevals.types import SampleResult, SkippedRow
+from genevals.scored import ScoredBatch
+from genevals.types import OK, SampleResult, SkippedRow
 
 
 class SummaryAccumulator:
@@ -39,7 +40,23 @@ class SummaryAccumulator:
             statuses.setdefault(name, Counter())[metric.status] += 1
 
     def add_batch(self, results: Iterable[SampleResult]) -> None:
-        """:meth:`add` each result, with one append per column for the whole batch (the same columns)."""
+        """:meth:`add` each result, with one append per column for the whole batch (the same columns); a
+        :class:`~genevals.scored.ScoredBatch` in columns is counted from its columns, building no result."""
+        columns = results.columns_by_system() if isinstance(results, ScoredBatch) else None
+        if columns is not None:
+            for system, n, outputs in columns:
+                statuses = self.statuses.setdefault(system, {})
+                self.counts[system] = self.counts.get(system, 0) + n
+                for name, scored, status_list in outputs:
+                    self.values.extend((system, name), scored)
+                    counter = statuses.get(name)
+                    if counter is None:
+                        counter = statuses[name] = Counter()
+                    if status_list is None:
+                        counter[OK] += n
+                    else:
+                        counter.update(status_list)
+            return
         batch: dict[tuple[str, str], list[float]] = {}
         for result in results:
             system = result.sample.system

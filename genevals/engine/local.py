@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from genevals import registry
+from genevals.engine.gcpause import collector_paused
 from genevals.engine.plan import chunked, plan_run, start_run
 from genevals.engine.recorder import RunRecorder
 from genevals.metrics.base import CHEAP, JUDGE, Metric
 from genevals.results import Results
+from genevals.scored import Columns, ScoredBatch
 from genevals.stats import DEFAULT_SEED
 from genevals.types import MetricResult, Sample, SampleResult
 
@@ -49,12 +51,13 @@ def parallel_workers(cheap_seconds_per_sample: float, samples_left: int, n_sampl
 
 
 def _score_family(sel: registry.Selected, chunk: Sequence[Sample], pool: ProcessPoolExecutor | None,
-                  workers: int) -> list[dict[str, MetricResult]]:
+                  workers: int, columns: bool = False) -> Columns | list[dict[str, MetricResult]]:
+    """One family's results for the chunk; with ``columns``, as the metric keeps them (``score_columns``)."""
     if pool is not None and sel.metric.kind == CHEAP and len(chunk) >= 2 * workers:
         step = -(-len(chunk) // workers)
         parts = [chunk[i:i + step] for i in range(0, len(chunk), step)]
         return [r for part in pool.map(_score_with, [sel.metric] * len(parts), parts) for r in part]
-    return sel.metric.score(chunk)
+    return sel.metric.score_columns(chunk) if columns else sel.metric.score(chunk)
 
 
 def _streamed_family(selected: Sequence[registry.Selected]) -> registry.Selected | None:
@@ -65,16 +68,16 @@ def _streamed_family(selected: Sequence[registry.Selected]) -> registry.Selected
 
 def _score_chunk(selected: Sequence[registry.Selected], chunk: Sequence[Sample],
                  pool: ProcessPoolExecutor | None, workers: int, cheap_seconds: list[float] | None = None
-                 ) -> list[SampleResult]:
-    """The chunk's results, in input order; adds the seconds the cheap families took to ``cheap_seconds[0]``."""
-    outputs: list[dict[str, dict[str, MetricResult]]] = [{} for _ in chunk]  # per sample: family -> outputs
+                 ) -> ScoredBatch:
+    """The chunk's results, in input order, each sample's outputs in the selected families' order; adds the
+    seconds the cheap families took to ``cheap_seconds[0]``."""
+    parts = []
     for sel in selected:
         started = time.perf_counter()
-        for by_family, got in zip(outputs, _score_family(sel, chunk, pool, workers)):
-            by_family[sel.family] = got
+        parts.append((_score_family(sel, chunk, pool, workers, columns=True), None if sel.outputs is None else sel.keep))
         if cheap_seconds is not None and sel.metric.kind == CHEAP:
             cheap_seconds[0] += time.perf_counter() - started
-    return [_assemble(selected, sample, by_family) for sample, by_family in zip(chunk, outputs)]
+    return ScoredBatch(chunk, parts)
 
 
 def _assemble(selected: Sequence[registry.Selected], sample: Sample,
@@ -170,7 +173,8 @@ def evaluate(
     ``strict`` an error. With ``out_dir``, results.jsonl grows as samples finish and summary.json is
     written at the end, also when the run is interrupted.
     """
-    plan = plan_run(data, metrics, options, column_map, on_error, judge, strict)
+    with collector_paused():
+        plan = plan_run(data, metrics, options, column_map, on_error, judge, strict)
     selected = plan.selected
     # workers=None: decided after the first chunk, from the measured cost of the cheap metrics (see below).
     auto = workers is None
@@ -191,20 +195,9 @@ def evaluate(
         if _streamed_family(selected) is not None:
             _write_streamed(recorder, selected, todo, chunk_size, pool, workers, advance)
         else:
-            todo = iter(todo)
-            cheap = [0.0]
-            first = list(islice(todo, chunk_size))
-            if first:
-                recorder.write(_score_chunk(selected, first, pool, workers, cheap))
-                if advance is not None:
-                    advance(len(first))
-            if auto and first:
-                workers = parallel_workers(cheap[0] / len(first), plan.n_good - n_done - len(first), plan.n_good)
-                pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
-            for chunk in chunked(todo, chunk_size if pool is None else max(chunk_size, 1000)):
-                recorder.write(_score_chunk(selected, chunk, pool, workers))
-                if advance is not None:
-                    advance(len(chunk))
+            with collector_paused(all(s.metric.kind == CHEAP for s in selected)):
+                _write_chunks(recorder, selected, todo, chunk_size, workers, auto, plan.n_good - n_done, plan.n_good,
+                              advance, pool)
     except KeyboardInterrupt:
         interrupted = True
         raise
@@ -213,3 +206,29 @@ def evaluate(
             pool.shutdown(cancel_futures=True)
         results = recorder.finish(n_input_rows=plan.n_rows, interrupted=interrupted)
     return results
+
+
+def _write_chunks(recorder: RunRecorder, selected: Sequence[registry.Selected], todo: Iterable[Sample],
+                  chunk_size: int, workers: int, auto: bool, left: int, n_good: int,
+                  advance: Callable[[int], None] | None, pool: ProcessPoolExecutor | None) -> None:
+    """Score and write the samples chunk by chunk (no judge); with ``auto``, decide on worker processes after
+    the first chunk (``left`` samples to score of the run's ``n_good``)."""
+    todo = iter(todo)
+    cheap = [0.0]
+    first = list(islice(todo, chunk_size))
+    if first:
+        recorder.write(_score_chunk(selected, first, pool, workers, cheap))
+        if advance is not None:
+            advance(len(first))
+    started = None
+    try:
+        if auto and first:
+            workers = parallel_workers(cheap[0] / len(first), left - len(first), n_good)
+            pool = started = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+        for chunk in chunked(todo, chunk_size if pool is None else max(chunk_size, 1000)):
+            recorder.write(_score_chunk(selected, chunk, pool, workers))
+            if advance is not None:
+                advance(len(chunk))
+    finally:
+        if started is not None:
+            started.shutdown(cancel_futures=True)

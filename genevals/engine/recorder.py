@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from genevals import registry, runfolder
 from genevals.io import InputError
 from genevals.results import Results, SummaryAccumulator, build_summary
+from genevals.scored import ScoredBatch
 from genevals.types import SampleResult, SkippedRow
 
 
@@ -64,7 +65,8 @@ class RunRecorder:
 
     def write(self, results: Iterable[SampleResult], *, in_memory: bool = True) -> None:
         """Append new results to results.jsonl, flush, then count them (``in_memory`` as for :meth:`record`)."""
-        results = list(results)
+        if not isinstance(results, ScoredBatch):  # a batch keeps its columns, for the summary
+            results = list(results)
         with _ctrl_c_held():
             if self.writer is not None:
                 self.writer.write(results)

@@ -18,9 +18,12 @@ import abc
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
 
 from genevals.types import MetricResult, Sample
+
+if TYPE_CHECKING:
+    from genevals.scored import Columns
 
 #: ``emit(index, outputs)``: the outputs of ``samples[index]``, called once per sample.
 Emit = Callable[[int, dict[str, MetricResult]], None]
@@ -162,6 +165,12 @@ class Metric(abc.ABC):
     @abc.abstractmethod
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         """One dict (output name -> result) per sample, in the order given."""
+
+    def score_columns(self, samples: Sequence[Sample]) -> Columns | list[dict[str, MetricResult]]:
+        """The batch's results for the engine: :meth:`score`'s, or the same results kept in columns
+        (:class:`genevals.scored.Columns`) by metrics that compute them so, which then never build a result object
+        per sample and output unless one is read."""
+        return self.score(samples)
 
     def score_each(self, samples: Sequence[Sample], emit: Emit) -> None:
         """Call ``emit`` once per sample, as soon as that sample's outputs exist (in any order).

@@ -11,6 +11,7 @@ from typing import Any, Mapping, Sequence
 from genevals import types
 from genevals.metrics import ranking as rk
 from genevals.metrics.base import Metric, Output, register
+from genevals.scored import Columns
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
@@ -130,37 +131,70 @@ class Retrieval(Metric):
         )
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
+        return self.score_columns(samples).rows()
+
+    def score_columns(self, samples: Sequence[Sample]) -> Columns:
         """The batch's rankings scored together (:func:`~genevals.metrics.ranking_columns.evaluate_many`, the
-        same values as :func:`~genevals.metrics.ranking.evaluate` query by query), then one result per output."""
-        out: list[dict[str, MetricResult] | None] = [None] * len(samples)
-        scored: list[tuple[int, list[str], dict[str, Any]]] = []
+        same values as :func:`~genevals.metrics.ranking.evaluate` query by query), kept as one column per
+        output: a result object is built only for a sample whose results are read (``genevals.scored``)."""
+        n, names = len(samples), self._names
+        details: list[dict[str, Any]] = []
+        unscored: list[tuple[int, str, str]] = []  # (row, status, reason) for every output
+        scored: list[int] = []
+        rankings: list[list[str]] = []
         labels: list[Mapping[str, float]] = []
         for index, sample in enumerate(samples):
-            prepared = self._prepare(sample)
-            if isinstance(prepared, dict):
-                out[index] = prepared
+            ids, qrels, row_details, problem = self._prepare(sample)
+            details.append(row_details)
+            if problem is not None:
+                unscored.append((index, *problem))
             else:
-                ids, qrels, details = prepared
-                scored.append((index, ids, details))
+                scored.append(index)
+                rankings.append(ids)
                 labels.append(qrels)
+        values: dict[str, list[float | None]] = {}
         if scored:
             from genevals.metrics.ranking_columns import evaluate_many  # numpy: not for `genevals --help`
 
-            values = evaluate_many([ids for _, ids, _ in scored], labels, self.cutoffs, self.relevance_level)
-            columns = [(name, values[name].tolist()) for name in self._names]
-            for row, (index, ids, details) in enumerate(scored):
-                out[index] = self._results(ids, details, {name: column[row] for name, column in columns})
-        return out  # type: ignore[return-value]
+            computed = evaluate_many(rankings, labels, self.cutoffs, self.relevance_level)
+            for name in names:
+                column = computed[name].astype(float).tolist()
+                if len(scored) < n:
+                    full: list[float | None] = [None] * n
+                    for row, value in zip(scored, column):
+                        full[row] = value
+                    column = full
+                values[name] = column
+        else:
+            values = {name: [None] * n for name in names}
+        statuses: dict[str, list[str] | None] = dict.fromkeys(names)
+        reasons: dict[str, list[str | None] | None] = dict.fromkeys(names)
 
-    def _unscored(self, status: str, reason: str, **details: Any) -> dict[str, MetricResult]:
-        return {name: MetricResult.unscored(name, status, reason, **details) for name in self._names}
+        def mark(name: str, row: int, status: str, reason: str) -> None:
+            if statuses[name] is None:
+                statuses[name], reasons[name] = [types.OK] * n, [None] * n
+            statuses[name][row], reasons[name][row] = status, reason  # type: ignore[index]
+            values[name][row] = None
 
-    def _prepare(self, sample: Sample) -> dict[str, MetricResult] | tuple[list[str], dict[str, float], dict[str, Any]]:
-        """The sample's ranking, labels and details, or its unscored results when it cannot be scored."""
+        for row, status, reason in unscored:
+            for name in names:
+                mark(name, row, status, reason)
+        first, auc = values.get("first_relevant_rank"), values.get("auc")
+        for row, ids in zip(scored, rankings):
+            if first is not None and first[row] == 0:
+                mark("first_relevant_rank", row, types.NOT_FOUND, f"none of the {len(ids)} retrieved ids is relevant")
+            if auc is not None and auc[row] != auc[row]:  # NaN: undefined
+                mark("auc", row, UNDEFINED,
+                     "AUC needs at least one retrieved non-relevant id to compare against; "
+                     "every retrieved id is relevant" if ids else
+                     "AUC needs at least one retrieved non-relevant id; nothing was retrieved")
+        return Columns(names, values, statuses, reasons, details)
+
+    def _prepare(self, sample: Sample) -> tuple[list[str], dict[str, float], dict[str, Any], tuple[str, str] | None]:
+        """The sample's ranking, labels and details, and (status, reason) when it cannot be scored."""
         level = resolve_level(sample.contexts, self.level, sample.relevant)
         if sample.relevant is None:
-            return self._unscored(types.NO_RELEVANCE_LABELS,
-                                  "no relevance labels given for this sample", level=level)
+            return [], {}, {"level": level}, (types.NO_RELEVANCE_LABELS, "no relevance labels given for this sample")
         qrels = {str(k): float(v) for k, v in sample.relevant.items()}
         ids, missing_doc = build_ranking(sample.contexts, level)
         details: dict[str, Any] = {
@@ -172,33 +206,13 @@ class Retrieval(Metric):
         if missing_doc:
             details["contexts_without_doc_id"] = missing_doc
         if details["n_relevant"] == 0:
-            return self._unscored(
+            return ids, qrels, details, (
                 NO_RELEVANT,
                 f"no labelled id has relevance >= {_fmt_num(self.relevance_level)} "
-                f"({len(qrels)} labels): recall and the rank metrics are undefined",
-                **details)
+                f"({len(qrels)} labels): recall and the rank metrics are undefined")
         if not ids:
             details["note"] = "no contexts retrieved: scored as an empty ranking"
-        return ids, qrels, details
-
-    def _results(self, ids: list[str], details: dict[str, Any], values: Mapping[str, float]) -> dict[str, MetricResult]:
-        out: dict[str, MetricResult] = {}
-        for name in self._names:
-            v = values[name]
-            if name == "first_relevant_rank" and v == 0:
-                out[name] = MetricResult.unscored(
-                    name, types.NOT_FOUND,
-                    f"none of the {len(ids)} retrieved ids is relevant", **details)
-            elif name == "auc" and v != v:  # NaN: undefined
-                out[name] = MetricResult.unscored(
-                    name, UNDEFINED,
-                    "AUC needs at least one retrieved non-relevant id to compare against; "
-                    "every retrieved id is relevant" if ids else
-                    "AUC needs at least one retrieved non-relevant id; nothing was retrieved",
-                    **details)
-            else:
-                out[name] = MetricResult(name=name, value=float(v), details=details)
-        return out
+        return ids, qrels, details, None
 
 
 def _fmt_num(x: float) -> str:
