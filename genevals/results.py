@@ -13,8 +13,8 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from genevals import runfolder
 from genevals.columns import DEFAULT_BUFFER_VALUES, SpillingColumns
-from genevals.stats import DEFAULT_SEED, summarise_many
 from genevals.scored import ScoredBatch
+from genevals.stats import DEFAULT_SEED, summarise_many
 from genevals.types import OK, SampleResult, SkippedRow
 
 

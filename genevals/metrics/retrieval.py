@@ -185,8 +185,8 @@ class Retrieval(Metric):
                 mark("first_relevant_rank", row, types.NOT_FOUND, f"none of the {len(ids)} retrieved ids is relevant")
             if auc is not None and auc[row] != auc[row]:  # NaN: undefined
                 mark("auc", row, UNDEFINED,
-                     "AUC needs at least one retrieved non-relevant id to compare against; "
-                     "every retrieved id is relevant" if ids else
+                     ("AUC needs at least one retrieved non-relevant id to compare against; "
+                      "every retrieved id is relevant") if ids else
                      "AUC needs at least one retrieved non-relevant id; nothing was retrieved")
         return Columns(names, values, statuses, reasons, details)
 
