@@ -271,6 +271,8 @@ def main() -> None:
     parser.add_argument("--goals", action="store_true",
                         help="measure every row of issue #16's goals table instead (see benchmarks/goals.py)")
     parser.add_argument("--repeat", type=int, default=3, help="--goals: alternating runs per side")
+    parser.add_argument("--only", default="", help="--goals: these rows only, comma-separated (print only): "
+                        "retrieval, ranking, lexical-run, lexical, bleu, five, help, bertscore, judge, report")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--goals-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -286,7 +288,8 @@ def main() -> None:
     if args.goals:
         import goals
 
-        goals.main(args.smoke, args.repeat, write=not args.no_write)
+        only = {x.strip() for x in args.only.split(",") if x.strip()} or None
+        goals.main(args.smoke, args.repeat, write=not args.no_write and only is None, only=only)
         return
     import bench_judge
 

@@ -24,7 +24,7 @@ class GenevalsWarning(UserWarning):
 @functools.wraps(_evaluate)
 def evaluate(*args: Any, **kwargs: Any) -> Results:
     results = _evaluate(*args, **kwargs)
-    for message in caveats(results.summary()):
+    for message in caveats(results.status_counts()):
         warnings.warn(message, GenevalsWarning, stacklevel=2)
     return results
 

@@ -79,6 +79,17 @@ class SummaryAccumulator:
     def n_samples(self) -> int:
         return sum(self.counts.values())
 
+    def status_counts(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """Per system and metric, what :meth:`summary` counts (scored, unscored, statuses), without the means
+        and bootstrap intervals."""
+        systems: dict[str, dict[str, dict[str, Any]]] = {}
+        for system, name in sorted(self.values.keys(), key=lambda key: key[0]):
+            statuses = dict(self.statuses[system][name])
+            systems.setdefault(system, {})[name] = {
+                "scored": self.values.length((system, name)),
+                "unscored": sum(n for status, n in statuses.items() if status != OK), "statuses": statuses}
+        return systems
+
     def summary(self, seed: int = DEFAULT_SEED) -> dict[str, dict[str, dict[str, Any]]]:
         systems: dict[str, dict[str, dict[str, Any]]] = {}
         keys = sorted(self.values.keys(), key=lambda key: key[0])
@@ -106,6 +117,9 @@ class Results:
     meta: dict[str, Any] = field(default_factory=dict)
     seed: int = DEFAULT_SEED
     _summary: dict[str, Any] | None = None
+    #: a run without a folder leaves its summary to be built on first use: its 1,000 bootstrap resamples of
+    #: every column cost more than scoring cheap metrics, and many callers only read the samples
+    _deferred: DeferredSummary | None = field(default=None, repr=False, compare=False)
 
     def __iter__(self) -> Iterator[SampleResult]:
         return iter(self.samples)
@@ -115,12 +129,21 @@ class Results:
 
     def summary(self) -> dict[str, Any]:
         """{"systems": {system: {metric: {mean, ci95, scored, unscored, statuses}}}, "corpus": ..., ...}."""
+        if self._summary is None and self._deferred is not None:
+            self._summary, self._deferred = self._deferred.build(), None
         if self._summary is None:
             acc = SummaryAccumulator()
             for result in self.samples:
                 acc.add(result)
             self._summary = build_summary(acc, self.corpus, self.signatures, self.skipped, self.meta, self.seed)
         return self._summary
+
+    def status_counts(self) -> dict[str, Any]:
+        """The summary's "meta" and, per system and metric, its scored and unscored counts and statuses (the
+        means and intervals too once the summary exists): what a caveat needs, without the bootstrap."""
+        if self._summary is None and self._deferred is not None:
+            return {"meta": self._deferred.meta, "systems": self._deferred.acc.status_counts()}
+        return self.summary()
 
     def to_pandas(self):
         """One row per sample: id, system, question, answer, then each metric's value and status."""
@@ -159,6 +182,21 @@ class Results:
                       meta=summary.get("meta", {}), seed=summary.get("seed", DEFAULT_SEED))
         results._summary = summary or None
         return results
+
+
+@dataclass(frozen=True)
+class DeferredSummary:
+    """What :func:`build_summary` needs, kept as the run ended, to build the summary when first asked."""
+
+    acc: SummaryAccumulator
+    corpus: dict[str, Any]
+    signatures: dict[str, str]
+    skipped: list[SkippedRow]
+    meta: dict[str, Any]
+    seed: int
+
+    def build(self) -> dict[str, Any]:
+        return build_summary(self.acc, self.corpus, self.signatures, self.skipped, self.meta, self.seed)
 
 
 def build_summary(acc: SummaryAccumulator, corpus: Mapping[str, Any], signatures: Mapping[str, str],

@@ -41,3 +41,22 @@ def test_results_reload_from_their_run_folder(tmp_path):
     assert again.summary()["systems"]["default"]["token_f1"]["total"] == 2
     assert again.summary()["systems"]["default"]["token_f1"]["coverage"] == 0.5
     assert list(again.to_pandas()["token_f1.status"]) == ["ok", "no_reference"]
+
+
+def test_a_run_without_a_folder_builds_its_summary_when_first_asked_the_same_as_one_written(tmp_path):
+    import json
+
+    rows = [{"id": str(i), "system": "ab"[i % 2], "answer": f"a {i}", "references": [f"a {i % 3}"] if i % 5 else [],
+             "contexts": [{"text": "t", "id": f"d{j}"} for j in range(3)], "relevant": {f"d{i % 4}": 1}}
+            for i in range(40)]
+    written = evaluate(rows, ["token_f1", "retrieval"], out_dir=tmp_path, meta={"tag": 1})
+    later = evaluate(rows, ["token_f1", "retrieval"], meta={"tag": 1})
+    assert later._summary is None and later._deferred is not None  # nothing bootstrapped yet
+    counts = later.status_counts()
+    assert later._summary is None
+    full = later.summary()
+    assert json.dumps(full) == json.dumps(written.summary()) == json.dumps(Results.load(tmp_path).summary())
+    for system, metrics in full["systems"].items():
+        for name, m in metrics.items():
+            assert counts["systems"][system][name] == {k: m[k] for k in ("scored", "unscored", "statuses")}
+    assert counts["meta"] == full["meta"] and later.status_counts() is full

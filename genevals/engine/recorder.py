@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from genevals import registry, runfolder
 from genevals.io import InputError
-from genevals.results import Results, SummaryAccumulator, build_summary
+from genevals.results import DeferredSummary, Results, SummaryAccumulator
 from genevals.scored import ScoredBatch
 from genevals.types import SampleResult, SkippedRow
 
@@ -99,9 +99,12 @@ class RunRecorder:
         warnings = {s.family: s.note or s.metric.warning for s in self.selected if s.note or s.metric.warning}
         if warnings:
             results.meta["judge_warnings"] = warnings
-        results._summary = build_summary(self.acc, results.corpus, results.signatures, results.skipped,
-                                         results.meta, self.seed)
-        if self.out is not None:
-            runfolder.write_summary(self.out, results._summary, results.skipped)
-            runfolder.write_outputs(self.out, registry.declarations(self.selected))
+        deferred = DeferredSummary(self.acc, dict(results.corpus), dict(results.signatures), list(results.skipped),
+                                   dict(results.meta), self.seed)
+        if self.out is None:  # built when first asked for (Results.summary)
+            results._deferred = deferred
+            return results
+        results._summary = deferred.build()
+        runfolder.write_summary(self.out, results._summary, results.skipped)
+        runfolder.write_outputs(self.out, registry.declarations(self.selected))
         return results

@@ -6,6 +6,7 @@ the numbers into :class:`MetricResult` values with statuses.
 """
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any, Mapping, Sequence
 
 from genevals import types
@@ -22,6 +23,7 @@ UNDEFINED = "undefined"
 
 LEVELS = ("auto", "chunk", "doc")
 DEFAULT_CUTOFFS = (1, 3, 5, 10)
+_RANK = attrgetter("rank")
 
 
 def build_ranking(contexts: Sequence[types.Context], level: str) -> tuple[list[str], int]:
@@ -31,16 +33,19 @@ def build_ranking(contexts: Sequence[types.Context], level: str) -> tuple[list[s
     document to its first (best) occurrence; a context without ``doc_id`` falls back to its key.
     Returns (ids, number of doc-level contexts that had no doc_id).
     """
+    ordered = sorted(contexts, key=_RANK)
+    if level != "doc":
+        keys = [c.id if c.id is not None else str(c.rank) for c in ordered]  # Context.key, without the call
+        if len(set(keys)) == len(keys):
+            return keys, 0
+        return list(dict.fromkeys(keys)), 0  # first occurrence of each, in order
     seen: set[str] = set()
     out: list[str] = []
     missing = 0
-    for c in sorted(contexts, key=lambda c: c.rank):
-        if level == "doc":
-            key = c.doc_id
-            if key is None:
-                missing += 1
-                key = c.key
-        else:
+    for c in ordered:
+        key = c.doc_id
+        if key is None:
+            missing += 1
             key = c.key
         if key not in seen:
             seen.add(key)
@@ -201,7 +206,7 @@ class Retrieval(Metric):
             "level": level,
             "n_retrieved": len(ids),
             "n_relevant": rk.num_relevant(qrels, self.relevance_level),
-            "n_judged_retrieved": sum(1 for d in ids if d in qrels),
+            "n_judged_retrieved": len(qrels.keys() & ids),  # ids are distinct
         }
         if missing_doc:
             details["contexts_without_doc_id"] = missing_doc
