@@ -336,7 +336,7 @@ class RowValidator:
             if isinstance(item, str):
                 if not item.isascii():
                     _check_unicode(item, f"contexts[{rank - 1}]", err)
-                contexts.append(Context(item, rank))
+                contexts.append(Context.checked(item, rank))
                 continue
             if type(item) is not dict and not isinstance(item, Mapping):  # the ABC check is slow: dicts first
                 raise err(f"contexts[{rank - 1}]", f"expected a string or object, got {type(item).__name__}")
@@ -356,7 +356,7 @@ class RowValidator:
                 chunk_id = _context_id(chunk_id, rank, "id", err)
             if doc_id is not None:
                 doc_id = _context_id(doc_id, rank, "doc_id", err)
-            contexts.append(Context(text, rank, chunk_id, doc_id, score))
+            contexts.append(Context.checked(text, rank, chunk_id, doc_id, score))
         return tuple(contexts)
 
     @staticmethod

@@ -23,6 +23,9 @@ DRY_RUN = "dry_run"
 ERROR = "error"
 
 
+_set = object.__setattr__
+
+
 @dataclass(frozen=True)
 class Context:
     """One retrieved chunk. ``rank`` is 1-based in retrieval order."""
@@ -37,6 +40,16 @@ class Context:
     def key(self) -> str:
         """The id used for chunk-level relevance: the explicit id, else the rank."""
         return self.id if self.id is not None else str(self.rank)
+
+    @classmethod
+    def checked(cls, text: str, rank: int, id: str | None = None, doc_id: str | None = None,
+                score: float | None = None) -> "Context":
+        """``Context(text, rank, id, doc_id, score)`` from values the reader has already checked, in half the
+        time: a frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, and the reader
+        makes one context per retrieved chunk (200,000 for 10,000 rows of 20)."""
+        self = object.__new__(cls)
+        _set(self, "__dict__", {"text": text, "rank": rank, "id": id, "doc_id": doc_id, "score": score})
+        return self
 
     def to_dict(self) -> dict[str, Any]:
         """The fields in declaration order, as ``dataclasses.asdict`` gives them (which deep-copies each value

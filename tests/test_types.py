@@ -24,6 +24,12 @@ def test_context_to_dict_is_asdict_field_for_field_in_order():
     for context in (Context("t", 3), Context("t\u00e9", 1, id="c1", doc_id="d", score=0.25)):
         assert list(context.to_dict().items()) == list(dataclasses.asdict(context).items())
     assert set(Context.__dataclass_fields__) == set(Context("x", 1).to_dict())  # a new field must be added there
+    for args in (("t", 3), ("t", 1, "c1", "d", 0.25), ("t", 2, None, "d", 1)):
+        fast, slow = Context.checked(*args), Context(*args)
+        assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+        assert fast.to_dict() == slow.to_dict() and vars(fast) == vars(slow)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            fast.rank = 5
     sample = Sample("1", "a", contexts=(Context("t", 1, id="c"),))
     assert sample.to_dict()["contexts"] == [dataclasses.asdict(sample.contexts[0])]
 
