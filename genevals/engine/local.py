@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from genevals import registry
-from genevals.engine.gcpause import collector_paused
+from genevals.gcpause import collector_paused
 from genevals.engine.plan import chunked, plan_run, start_run
 from genevals.engine.recorder import RunRecorder
 from genevals.metrics.base import CHEAP, JUDGE, Metric
