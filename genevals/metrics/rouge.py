@@ -129,7 +129,11 @@ class Rouge(Metric):
                               **{"rouge-score": package_version("rouge-score")})
 
     def tokenize(self, text: str) -> list[str]:
-        """rouge-score's own tokenisation (with the cached stemmer when stemming)."""
+        """rouge-score's own tokenisation (with the cached stemmer when stemming). Without a stemmer its last
+        step, keeping the tokens that match ``^[a-z0-9]+$``, keeps every non-empty one (the text is only [a-z0-9]
+        and spaces by then), so ``str.split`` gives the same list without a regex match per token."""
+        if self._stemmer is None:
+            return tokenize.NON_ALPHANUM_RE.sub(" ", text.lower()).split()
         return tokenize.tokenize(text, self._stemmer)
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:

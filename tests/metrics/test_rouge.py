@@ -157,3 +157,11 @@ def test_identity_scores_one_when_there_are_enough_tokens(text: str, stem: bool)
     # ROUGE-1/L need one token and ROUGE-2 two (a single token has no bigram, so it scores 0).
     assert got["rouge1"].value == got["rougeL"].value == (1.0 if n >= 1 else 0.0)
     assert got["rouge2"].value == (1.0 if n >= 2 else 0.0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXT | st.text(alphabet=st.characters(), max_size=80))
+def test_the_unstemmed_tokens_are_rouge_scores_own(text: str) -> None:
+    from rouge_score import tokenize
+
+    assert _METRICS[False].tokenize(text) == tokenize.tokenize(text, None)
