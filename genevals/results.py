@@ -138,6 +138,11 @@ class Results:
             self._summary = build_summary(acc, self.corpus, self.signatures, self.skipped, self.meta, self.seed)
         return self._summary
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A deferred summary holds the run's value columns, perhaps in an open temporary file: build it first.
+        self.summary()
+        return self.__dict__
+
     def status_counts(self) -> dict[str, Any]:
         """The summary's "meta" and, per system and metric, its scored and unscored counts and statuses (the
         means and intervals too once the summary exists): what a caveat needs, without the bootstrap."""

@@ -60,3 +60,15 @@ def test_a_run_without_a_folder_builds_its_summary_when_first_asked_the_same_as_
         for name, m in metrics.items():
             assert counts["systems"][system][name] == {k: m[k] for k in ("scored", "unscored", "statuses")}
     assert counts["meta"] == full["meta"] and later.status_counts() is full
+
+
+def test_results_of_a_large_run_without_a_folder_pickle_with_their_summary():
+    import pickle
+
+    rows = [{"id": str(i), "answer": "a", "contexts": [{"text": "t", "id": f"d{j}"} for j in range(4)],
+             "relevant": {f"d{i % 5}": 1}} for i in range(5000)]  # > 4,096 values a column: spilled to a file
+    results = evaluate(rows, ["retrieval"], options={"retrieval": {"cutoffs": (1,)}})
+    assert results._deferred is not None and results._deferred.acc.values.spilled_bytes > 0
+    back = pickle.loads(pickle.dumps(results))
+    assert back.summary() == results.summary() and back.samples == results.samples
+    assert back.samples[3].metrics["mrr"] == results.samples[3].metrics["mrr"]
