@@ -61,6 +61,8 @@ def child(kind: str, impl: str, n: int) -> dict:
             evaluate = genevals.evaluate  # imported here, as pytrec_eval is imported before its timer
             job = lambda: evaluate(rows, ["retrieval"], options=options, workers=1)  # noqa: E731
         else:
+            import numpy  # noqa: F401  # imported before the timer, as pytrec_eval is (evaluate_many imports it late)
+
             from genevals.metrics.ranking_columns import evaluate_many
 
             lists = list(rankings.values())
