@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from genevals import registry
-from genevals.gcpause import collector_paused
 from genevals.engine.plan import chunked, plan_run, start_run
 from genevals.engine.recorder import RunRecorder
+from genevals.gcpause import collector_paused
 from genevals.metrics.base import CHEAP, JUDGE, Metric
 from genevals.results import Results
 from genevals.scored import Columns, ScoredBatch
@@ -74,7 +74,8 @@ def _score_chunk(selected: Sequence[registry.Selected], chunk: Sequence[Sample],
     parts = []
     for sel in selected:
         started = time.perf_counter()
-        parts.append((_score_family(sel, chunk, pool, workers, columns=True), None if sel.outputs is None else sel.keep))
+        got = _score_family(sel, chunk, pool, workers, columns=True)
+        parts.append((got, None if sel.outputs is None else sel.keep))
         if cheap_seconds is not None and sel.metric.kind == CHEAP:
             cheap_seconds[0] += time.perf_counter() - started
     return ScoredBatch(chunk, parts)
