@@ -116,7 +116,8 @@ class Results:
     corpus: dict[str, dict[str, Any]] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
     seed: int = DEFAULT_SEED
-    _summary: dict[str, Any] | None = None
+    #: not compared: it follows from the fields above, and may not be built yet (see ``_deferred``)
+    _summary: dict[str, Any] | None = field(default=None, compare=False)
     #: a run without a folder leaves its summary to be built on first use: its 1,000 bootstrap resamples of
     #: every column cost more than scoring cheap metrics, and many callers only read the samples
     _deferred: DeferredSummary | None = field(default=None, repr=False, compare=False)

@@ -60,6 +60,8 @@ def test_a_run_without_a_folder_builds_its_summary_when_first_asked_the_same_as_
         for name, m in metrics.items():
             assert counts["systems"][system][name] == {k: m[k] for k in ("scored", "unscored", "statuses")}
     assert counts["meta"] == full["meta"] and later.status_counts() is full
+    again = evaluate(rows, ["token_f1", "retrieval"], meta={"tag": 1})
+    assert again == later and again._summary is None  # equal whether or not the summary was built yet
 
 
 def test_results_of_a_large_run_without_a_folder_pickle_with_their_summary():
