@@ -329,34 +329,36 @@ class RowValidator:
             raise err("contexts", "expected a list of strings or objects, got a string")
         if not isinstance(value, list):
             raise err("contexts", f"expected a list, got {type(value).__name__}")
-        contexts = []
-        # The common case (plain str and dict values, ASCII text) takes only type tests here: a 20-context row
-        # is 20 of these, and field names for errors are formatted only when there is one.
+        contexts: list[Context] = []
+        add, make = contexts.append, Context.checked
+        # The common case (plain str and dict values, ASCII text and ids) takes only type tests here: a
+        # 20-context row is 20 of these, and field names for errors are formatted only when there is one.
         for rank, item in enumerate(value, start=1):
             if isinstance(item, str):
                 if not item.isascii():
                     _check_unicode(item, f"contexts[{rank - 1}]", err)
-                contexts.append(Context.checked(item, rank))
+                add(make(item, rank))
                 continue
             if type(item) is not dict and not isinstance(item, Mapping):  # the ABC check is slow: dicts first
                 raise err(f"contexts[{rank - 1}]", f"expected a string or object, got {type(item).__name__}")
-            text = item.get("text", _ABSENT)
+            get = item.get
+            text = get("text", _ABSENT)
             if text is _ABSENT:
-                text = item.get("content")
+                text = get("content")
             if not isinstance(text, str):
                 raise err(f"contexts[{rank - 1}].text", "expected a string")
             if not text.isascii():
                 _check_unicode(text, f"contexts[{rank - 1}].text", err)
-            score = item.get("score")
+            score = get("score")
             if score is not None and (type(score) is not float and type(score) is not int) and \
                     (isinstance(score, bool) or not isinstance(score, (int, float))):
                 raise err(f"contexts[{rank - 1}].score", f"expected a number, got {type(score).__name__}")
-            chunk_id, doc_id = item.get("id"), item.get("doc_id")
-            if chunk_id is not None:
+            chunk_id, doc_id = get("id"), get("doc_id")
+            if chunk_id is not None and (type(chunk_id) is not str or not chunk_id.isascii()):
                 chunk_id = _context_id(chunk_id, rank, "id", err)
-            if doc_id is not None:
+            if doc_id is not None and (type(doc_id) is not str or not doc_id.isascii()):
                 doc_id = _context_id(doc_id, rank, "doc_id", err)
-            contexts.append(Context.checked(text, rank, chunk_id, doc_id, score))
+            add(make(text, rank, chunk_id, doc_id, score))
         return tuple(contexts)
 
     @staticmethod
