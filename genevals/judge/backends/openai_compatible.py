@@ -6,7 +6,11 @@ or OPENAI_API_KEY (kept only in the client object; never in results, logs or the
 Structured output, in order of preference, remembered per provider once a server refuses one:
 ``json_schema`` (OpenAI, vLLM) -> ``json_object`` with a ``schema`` field (llama.cpp server) -> plain
 ``json_object`` -> no response_format. A 400/422 answer to a request with a response_format moves one step
-down and re-sends at once. The openai client's own retries are off: retries wrap the provider
+down and re-sends at once. Requests do not wait for the first one to show which mode the server takes: that
+would leave every slot idle for one round trip per run (11% of the ideal at concurrency 32). A server that
+refuses a mode refuses the requests already in flight with it too (at most the concurrency, each answered at
+once); the step down is taken once per mode (the first refusal moves it, later refusals of the same mode only
+re-send). The openai client's own retries are off: retries wrap the provider
 (:mod:`genevals.judge.client`).
 
 Requests go over :mod:`genevals.judge.backends.http` (a lean keep-alive HTTP/1.1 client) whenever it can serve
@@ -68,8 +72,6 @@ class OpenAIProvider:
         self.mode = mode or "json_schema"
         self._client: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._probe: asyncio.Lock | None = None
-        self._mode_confirmed = mode is not None
 
     def __repr__(self) -> str:  # never show the key
         return f"OpenAIProvider(base_url={self.base_url!r}, model={self.model!r}, mode={self.mode!r})"
@@ -96,7 +98,6 @@ class OpenAIProvider:
 
                 self._client = openai.AsyncOpenAI(api_key=key, base_url=url, timeout=self.timeout, max_retries=0)
             self._loop = loop
-            self._probe = asyncio.Lock()
         return self._client
 
     @staticmethod
@@ -111,16 +112,7 @@ class OpenAIProvider:
 
     async def complete(self, messages: Sequence[Message], schema: Mapping[str, Any] | None,
                        params: Mapping[str, Any]) -> Completion:
-        client = self._get_client()
-        if schema is not None and not self._mode_confirmed:
-            # Until one request has shown which response_format the server takes, send one at a time, so a
-            # burst of concurrent requests does not all meet the same 400.
-            async with self._probe:  # type: ignore[union-attr]
-                if not self._mode_confirmed:
-                    completion = await self._complete(client, messages, schema, params)
-                    self._mode_confirmed = True
-                    return completion
-        return await self._complete(client, messages, schema, params)
+        return await self._complete(self._get_client(), messages, schema, params)
 
     async def _complete(self, client, messages: Sequence[Message], schema: Mapping[str, Any] | None,
                         params: Mapping[str, Any]) -> Completion:
@@ -132,7 +124,8 @@ class OpenAIProvider:
             }
             if params.get("max_tokens"):
                 kwargs["max_tokens"] = int(params["max_tokens"])
-            fmt = self._response_format(self.mode, schema)
+            mode = self.mode
+            fmt = self._response_format(mode, schema)
             if fmt is not None:
                 kwargs["response_format"] = fmt
             requests += 1
@@ -143,9 +136,10 @@ class OpenAIProvider:
                     raise TransientError(f"HTTP 429: {_short(exc)}", _retry_after(exc.headers), 429) from None
                 # An error that names the response_format (400/422 from most servers; llama_cpp.server answers
                 # 500 to an unknown type): take the next, simpler structured-output mode and re-send.
-                if fmt is not None and MODES.index(self.mode) < len(MODES) - 1 and \
+                if fmt is not None and MODES.index(mode) < len(MODES) - 1 and \
                         re.search(r"response_format|json_schema|schema", str(exc), re.I):
-                    self.mode = MODES[MODES.index(self.mode) + 1]
+                    if self.mode == mode:  # not yet moved by another refusal of the same mode
+                        self.mode = MODES[MODES.index(mode) + 1]
                     continue
                 if exc.status >= 500 or exc.status in (408, 409):
                     raise TransientError(f"HTTP {exc.status}: {_short(exc)}", _retry_after(exc.headers),
