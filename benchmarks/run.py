@@ -271,6 +271,8 @@ def main() -> None:
     parser.add_argument("--goals", action="store_true",
                         help="measure every row of issue #16's goals table instead (see benchmarks/goals.py)")
     parser.add_argument("--repeat", type=int, default=3, help="--goals: alternating runs per side")
+    parser.add_argument("--goals-only", help="--goals: only these rows, comma-separated (bertscore, judge, report); "
+                        "prints only")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--goals-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -286,7 +288,8 @@ def main() -> None:
     if args.goals:
         import goals
 
-        goals.main(args.smoke, args.repeat, write=not args.no_write)
+        goals.main(args.smoke, args.repeat, write=not args.no_write,
+                   only=set(args.goals_only.split(",")) if args.goals_only else None)
         return
     import bench_judge
 

@@ -197,6 +197,8 @@ class Embedder:
         self._ids: OrderedDict[str, list[int]] = OrderedDict()
         #: texts run through the model (a test hook: shared references must be embedded once)
         self.texts_embedded = 0
+        #: token positions run through the model, padding included (what the forward pass costs)
+        self.padded_tokens = 0
 
     def _default_budget(self) -> int:
         import torch
@@ -304,6 +306,7 @@ class Embedder:
             for row, seq in enumerate(batch):
                 results.append(hidden[row, :len(seq)].clone())
             self.texts_embedded += len(batch)
+            self.padded_tokens += len(batch) * width
             k += 1
         return results
 
