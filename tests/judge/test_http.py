@@ -104,7 +104,7 @@ def test_a_kept_alive_connection_the_server_dropped_is_replaced_once():
 def test_errors_read_like_the_openai_clients_and_map_to_transient_or_permanent():
     async def main():
         error = json.dumps({"error": {"message": "model `m` does not exist"}}).encode()
-        server, port, log = await _raw_server([
+        server, port, _ = await _raw_server([
             lambda _: _reply(404, error),
             lambda _: _reply(429, b'{"error": {"message": "slow down"}}', "Retry-After: 2"),
             lambda _: _reply(503, b"<html>busy</html>"),

@@ -185,7 +185,7 @@ class _Status(Exception):
 
 
 def _version() -> str:
-    from genevals import __version__
+    from genevals._version import __version__
 
     return __version__
 
