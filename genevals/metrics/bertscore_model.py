@@ -26,9 +26,11 @@ DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 # was 5, the second to last. MiniLM-L6-H384-uncased is such a model, so genevals uses layer 5. See semantic.py.
 DEFAULT_LAYER = 5
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
-#: what one more forward pass costs, in token positions (Python and operator dispatch of ~100 ops, ~5-10 ms on a
-#: CPU, where one position of MiniLM costs ~0.1-0.3 ms): the batching trades padding against passes with it
-BATCH_COST = 32
+#: what one more forward pass costs, in token positions. Each pass runs ~100 operators, each a parallel region
+#: whose threads must all be scheduled: on a busy CPU a pass costs far more than its arithmetic. Measured on 2
+#: loaded cores (300 long texts): passes of <= 8,192 tokens cut for the least padding took 73-76 s, passes of
+#: <= 16,384 tokens with this cost 42-47 s (6% more padded positions), bert_score's 64 texts a pass 63-72 s.
+BATCH_COST = 512
 DEFAULT_BASELINE = DATA_DIR / "bertscore_baseline_minilm.tsv"
 
 
@@ -212,7 +214,7 @@ class Embedder:
             # activations are roughly (layers * 12 * hidden) floats per token; keep a quarter of free memory
             per_token = 4 * 12 * hidden * max(1, self.loaded.layer)
             return max(512, int(free * 0.25 / per_token))
-        return 8192
+        return 16384
 
     def ids(self, text: str) -> list[int]:
         """bert-score's ``sent_encode`` (strip, special tokens, truncation), memoised."""
@@ -265,9 +267,8 @@ class Embedder:
         """[start, end) ranges over length-sorted (longest first) sequences, under the batch and token caps,
         cut where they cost least: padded tokens plus :data:`BATCH_COST` token-equivalents per forward pass.
 
-        A padded position costs as much as a real one, and the forward pass is nearly all of BERTScore's time,
-        so greedy full batches (each padded to its longest) wasted ~12% on long texts; the cheapest cuts are
-        found exactly by dynamic programming over the sorted lengths (n x batch_size steps)."""
+        A padded position costs as much as a real one, and so does every extra pass (:data:`BATCH_COST`); the
+        cheapest cuts are found exactly by dynamic programming over the sorted lengths (n x batch_size steps)."""
         n = len(lengths)
         best = [0.0] + [float("inf")] * n  # best[j]: least cost of the first j sequences
         cut = [0] * (n + 1)
