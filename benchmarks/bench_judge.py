@@ -165,8 +165,9 @@ def render(figures: list[dict], latency: float, machine: str = "") -> str:
     serial = next((f for f in figures if f["concurrency"] == 1), None)
     overhead = "" if serial is None else (
         f" At concurrency 1 each call took {serial['wall_s'] / serial['server_requests'] * 1000:.0f} ms of wall "
-        f"time against {latency * 1000:.0f} ms of server sleep: the rest is the client (openai client, JSON "
-        "parsing, claim location) and the local HTTP round trip on this shared machine.")
+        f"time against {latency * 1000:.0f} ms of server sleep: the rest is the client (HTTP, JSON parsing, "
+        "prompts, claim location) and the server's own handling on this shared machine. The server speaks HTTP/1.1 "
+        "with keep-alive, as OpenAI, vLLM and llama.cpp's server do.")
     lines += ["", "Each judged answer costs 2 calls (decompose, then verify all its claims in one call); the two "
               "are sequential per answer, so wall time cannot drop below 2 x latency even with unlimited "
               "concurrency; floor = max(requests x latency / concurrency, 2 x latency). The runner "
