@@ -102,7 +102,8 @@ def measure(impl: str, kind: str, n: int, out: str) -> None:
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     Path(out).write_text(json.dumps({"impl": impl, "kind": kind, "pairs": len(cands), "seconds": seconds,
                                      "pairs_per_s": len(cands) / seconds, "peak_mb": peak_mb,
-                                     "distinct_refs": len(set(refs)), "texts_embedded": embedded, "padded_tokens": padded,
+                                     "distinct_refs": len(set(refs)), "texts_embedded": embedded,
+                                     "padded_tokens": padded,
                                      "mean_cand_chars": sum(map(len, cands)) / len(cands),
                                      "values": values}))
 
