@@ -46,20 +46,21 @@ def judge(server, tmp_path, **kw) -> JudgeConfig:
 
 def test_every_fault_is_recorded_and_no_sample_lost(server, tmp_path, caplog, capsys):
     caplog.set_level(logging.DEBUG)
-    markers = ["", "FAULT429", "FAULT500", "FAULTHANG", "FAULTMALFORMED", "FAULTBODY", "FAULTTRUNC",
+    # four clean answers first: the first burst (concurrency 4) meets the json_schema refusal, not the faults
+    markers = ["", "", "", "", "FAULT429", "FAULT500", "FAULTHANG", "FAULTMALFORMED", "FAULTBODY", "FAULTTRUNC",
                "FAULTWRONGID", "FAULTQUOTE", "FAULTAUTH"]
     out = tmp_path / "out"
     evaluate(rows(markers), ["faithfulness"], judge=judge(server, tmp_path), out_dir=out)
     results = {r["id"]: r["metrics"] for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
-    assert set(results) == {m or "clean0" for m in markers}  # no sample lost
+    assert set(results) == {m or f"clean{i}" for i, m in enumerate(markers)}  # no sample lost
     f = {k: v["faithfulness"] for k, v in results.items()}
     for k, v in f.items():
         assert v["status"] == "ok" or v.get("reason"), k
         assert (v["value"] is None) == (v["status"] != "ok"), k
 
     # clean: 3 claims of 4 supported. "Marie Curie liked tea." is not in the context; the marker-less last
-    # sentence "." is its own claim, whose empty core the honest judge finds in every passage. It went first,
-    # so its decompose took 2 requests (json_schema refused, then json_object) and its verify 1.
+    # sentence "." is its own claim, whose empty core the honest judge finds in every passage. It went in the
+    # first burst, so its decompose took 2 requests (json_schema refused, then json_object) and its verify 1.
     assert (f["clean0"]["status"], f["clean0"]["value"]) == ("ok", 0.75)
     assert [v["label"] for v in f["clean0"]["details"]["verdicts"]] == ["supported", "supported", "unverifiable",
                                                                         "supported"]
@@ -67,10 +68,14 @@ def test_every_fault_is_recorded_and_no_sample_lost(server, tmp_path, caplog, ca
     # every marked answer that got through: 2 of its 4 claims supported (the tea and the marker are not)
     for marker in ("FAULT429", "FAULTBODY", "FAULTTRUNC", "FAULTQUOTE"):
         assert (f[marker]["status"], f[marker]["value"]) == ("ok", 0.5), marker
-    # the first request met json_schema -> 400 -> fell back to json_object+schema and remembered it
+    # the first burst (no request waits for another to learn the mode) met json_schema -> 400; the mode stepped
+    # down once, to json_object+schema, each refused request was re-sent with it, and nothing after used json_schema
     formats = [r["body"].get("response_format", {}).get("type") for r in server.requests]
-    assert formats.count("json_schema") == 1 and set(formats[1:]) == {"json_object"}
-    assert all(r["body"]["response_format"].get("schema") for r in server.requests[1:])
+    refused = [r for r in server.requests if r["body"]["response_format"]["type"] == "json_schema"]
+    assert len(refused) == 4 and {r["marker"] for r in refused} == {"clean"}
+    assert formats.count("json_object") == len(formats) - 4
+    assert all(r["body"]["response_format"].get("schema") for r in server.requests if r not in refused)
+    assert all(f[f"clean{i}"]["details"]["usage"]["requests"] == 3 for i in range(4))
     assert all(r["body"]["temperature"] == 0 and r["body"]["seed"] == 0 for r in server.requests)
 
     # 429 with Retry-After: retried after waiting, then fine

@@ -246,3 +246,29 @@ def test_batch_halves_on_out_of_memory():
     assert max(calls) > 2 and flaky.batch_size <= 2
     for text in texts:
         assert torch.allclose(got[text][1], want[text][1], atol=1e-5)
+
+
+def test_batches_are_the_cheapest_cuts_under_the_caps():
+    """The batching's cuts against every way of cutting small length-sorted lists (brute force): the least
+    padded positions plus BATCH_COST per pass, no batch over batch_size or (beyond one text) the token budget."""
+    import itertools
+
+    loaded = BertScore(device="cpu").embedder.loaded
+    embedder = bm.Embedder(loaded, batch_size=4, token_budget=300)
+    rng = random.Random(7)
+
+    def cost(ranges, lengths):
+        return sum((e - s) * lengths[s] + bm.BATCH_COST for s, e in ranges)
+
+    for _ in range(60):
+        lengths = sorted((rng.choice([3, 5, 40, 41, 90, 200, 400]) for _ in range(rng.randint(1, 9))), reverse=True)
+        got = embedder._batches(lengths)
+        assert [s for s, _ in got] == [0] + [e for _, e in got[:-1]] and got[-1][1] == len(lengths)
+        assert all(e - s <= 4 and (e - s == 1 or (e - s) * lengths[s] <= 300) for s, e in got)
+        best = min(
+            cost(ranges, lengths)
+            for k in range(len(lengths))
+            for cuts in itertools.combinations(range(1, len(lengths)), k)
+            for ranges in [list(zip((0, *cuts), (*cuts, len(lengths))))]
+            if all(e - s <= 4 and (e - s == 1 or (e - s) * lengths[s] <= 300) for s, e in ranges))
+        assert cost(got, lengths) == best, lengths

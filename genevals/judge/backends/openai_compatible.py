@@ -6,14 +6,27 @@ or OPENAI_API_KEY (kept only in the client object; never in results, logs or the
 Structured output, in order of preference, remembered per provider once a server refuses one:
 ``json_schema`` (OpenAI, vLLM) -> ``json_object`` with a ``schema`` field (llama.cpp server) -> plain
 ``json_object`` -> no response_format. A 400/422 answer to a request with a response_format moves one step
-down and re-sends at once. The openai client's own retries are off: retries wrap the provider
+down and re-sends at once. Requests do not wait for the first one to show which mode the server takes: that
+would leave every slot idle for one round trip per run (11% of the ideal at concurrency 32). A server that
+refuses a mode refuses the requests already in flight with it too (at most the concurrency, each answered at
+once); the step down is taken once per mode (the first refusal moves it, later refusals of the same mode only
+re-send). The openai client's own retries are off: retries wrap the provider
 (:mod:`genevals.judge.client`).
+
+Requests go over :mod:`genevals.judge.backends.http` (a lean keep-alive HTTP/1.1 client) whenever it can serve
+the URL, and otherwise (a proxy, a URL with a query) through the openai client's own ``post``, its reply read as
+bytes: the typed ``chat.completions.create`` path, and httpx under it, spent 3-5 ms of CPU a call, and at
+concurrency 32 that CPU, not the server, set the pace (benchmarks/RESULTS.md, issue 16). Both paths give the
+same errors: 429 -> transient with Retry-After, 5xx/408/409/timeouts/dropped connections -> transient, other
+statuses -> permanent, with the server's error message.
 """
 from __future__ import annotations
 
 import asyncio
-import re
 import email.utils
+import json
+import os
+import re
 import time
 from typing import Any, Mapping, Sequence
 
@@ -21,6 +34,7 @@ from genevals.judge.protocol import Completion, Message, PermanentError, Transie
 
 MODES = ("json_schema", "json_object_schema", "json_object", "none")
 DEFAULT_MODEL = "gpt-4o-mini"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -58,22 +72,32 @@ class OpenAIProvider:
         self.mode = mode or "json_schema"
         self._client: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._probe: asyncio.Lock | None = None
-        self._mode_confirmed = mode is not None
 
     def __repr__(self) -> str:  # never show the key
         return f"OpenAIProvider(base_url={self.base_url!r}, model={self.model!r}, mode={self.mode!r})"
 
     def _get_client(self):
+        """The request transport of this event loop: a :class:`JsonPoster`, or the openai client."""
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
-            import openai
+            from genevals.judge.backends import http
 
-            # Servers without auth (llama.cpp, vLLM) accept any key; the client insists on one.
-            self._client = openai.AsyncOpenAI(api_key=self._api_key or "not-needed", base_url=self.base_url,
-                                              timeout=self.timeout, max_retries=0)
+            url = self.base_url or DEFAULT_BASE_URL
+            # Servers without auth (llama.cpp, vLLM) accept any key; the openai client insists on one.
+            key = self._api_key or "not-needed"
+            if http.lean_url(url):
+                headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json",
+                           "Accept": "application/json", "User-Agent": f"genevals/{_version()}"}
+                # what the openai client would send from the environment
+                for env, header in (("OPENAI_ORG_ID", "OpenAI-Organization"), ("OPENAI_PROJECT_ID", "OpenAI-Project")):
+                    if os.environ.get(env):
+                        headers[header] = os.environ[env]
+                self._client = http.JsonPoster(url, headers, self.timeout)
+            else:
+                import openai
+
+                self._client = openai.AsyncOpenAI(api_key=key, base_url=url, timeout=self.timeout, max_retries=0)
             self._loop = loop
-            self._probe = asyncio.Lock()
         return self._client
 
     @staticmethod
@@ -88,21 +112,10 @@ class OpenAIProvider:
 
     async def complete(self, messages: Sequence[Message], schema: Mapping[str, Any] | None,
                        params: Mapping[str, Any]) -> Completion:
-        client = self._get_client()
-        if schema is not None and not self._mode_confirmed:
-            # Until one request has shown which response_format the server takes, send one at a time, so a
-            # burst of concurrent requests does not all meet the same 400.
-            async with self._probe:  # type: ignore[union-attr]
-                if not self._mode_confirmed:
-                    completion = await self._complete(client, messages, schema, params)
-                    self._mode_confirmed = True
-                    return completion
-        return await self._complete(client, messages, schema, params)
+        return await self._complete(self._get_client(), messages, schema, params)
 
     async def _complete(self, client, messages: Sequence[Message], schema: Mapping[str, Any] | None,
                         params: Mapping[str, Any]) -> Completion:
-        import openai
-
         requests = 0
         while True:
             kwargs: dict[str, Any] = {
@@ -111,49 +124,94 @@ class OpenAIProvider:
             }
             if params.get("max_tokens"):
                 kwargs["max_tokens"] = int(params["max_tokens"])
-            fmt = self._response_format(self.mode, schema)
+            mode = self.mode
+            fmt = self._response_format(mode, schema)
             if fmt is not None:
                 kwargs["response_format"] = fmt
             requests += 1
             try:
-                resp = await client.chat.completions.create(**kwargs)
-            except openai.RateLimitError as exc:
-                raise TransientError(f"HTTP 429: {_short(exc)}", _retry_after(exc.response.headers), 429) from None
-            except openai.APIStatusError as exc:
+                body = await self._post(client, kwargs)
+            except _Status as exc:
+                if exc.status == 429:
+                    raise TransientError(f"HTTP 429: {_short(exc)}", _retry_after(exc.headers), 429) from None
                 # An error that names the response_format (400/422 from most servers; llama_cpp.server answers
                 # 500 to an unknown type): take the next, simpler structured-output mode and re-send.
-                if fmt is not None and MODES.index(self.mode) < len(MODES) - 1 and \
+                if fmt is not None and MODES.index(mode) < len(MODES) - 1 and \
                         re.search(r"response_format|json_schema|schema", str(exc), re.I):
-                    self.mode = MODES[MODES.index(self.mode) + 1]
+                    if self.mode == mode:  # not yet moved by another refusal of the same mode
+                        self.mode = MODES[MODES.index(mode) + 1]
                     continue
-                if isinstance(exc, (openai.BadRequestError, openai.UnprocessableEntityError)):
-                    raise PermanentError(f"HTTP {exc.status_code}: {_short(exc)}") from None
-                raise _status_error(exc) from None
-            except openai.APITimeoutError:
-                raise TransientError(f"timeout after {self.timeout:g}s") from None
-            except openai.APIConnectionError as exc:
-                raise TransientError(f"connection error: {type(exc).__name__}") from None
-            except (ValueError, TypeError) as exc:  # a 200 whose body is not a chat completion
-                raise TransientError(f"malformed response body: {exc}") from None
+                if exc.status >= 500 or exc.status in (408, 409):
+                    raise TransientError(f"HTTP {exc.status}: {_short(exc)}", _retry_after(exc.headers),
+                                         exc.status) from None
+                raise PermanentError(f"HTTP {exc.status}: {_short(exc)}") from None
             break
-        if not getattr(resp, "choices", None):
-            raise TransientError("response has no choices")
-        choice = resp.choices[0]
-        text = (choice.message.content if choice.message is not None else None) or ""
-        u = getattr(resp, "usage", None)
-        if u is not None and getattr(u, "prompt_tokens", None) is not None:
-            usage = Usage(int(u.prompt_tokens or 0), int(u.completion_tokens or 0))
-        else:
-            usage = Usage(sum(estimate_tokens(m["content"]) for m in messages), estimate_tokens(text))
-        return Completion(text=text, usage=usage, raw=resp, finish_reason=choice.finish_reason,
-                          requests=requests)
+        return _completion(body, messages, requests)
+
+    async def _post(self, client, payload: dict[str, Any]) -> bytes:
+        """The reply body; raises :class:`_Status` for an HTTP error status and :class:`TransientError` for a
+        timeout or a failed connection, whichever transport ``client`` is."""
+        from genevals.judge.backends import http
+
+        if isinstance(client, http.JsonPoster):
+            try:
+                return await client.post("/chat/completions", payload)
+            except http.StatusError as exc:
+                raise _Status(exc.status, exc.headers, exc.message) from None
+            except asyncio.TimeoutError:
+                raise TransientError(f"timeout after {self.timeout:g}s") from None
+            except (OSError, EOFError) as exc:  # refused, reset, TLS failure, a reply cut short
+                raise TransientError(f"connection error: {type(exc).__name__}") from None
+        import openai
+
+        try:
+            return await client.post("/chat/completions", body=payload, cast_to=bytes)
+        except openai.APIStatusError as exc:
+            raise _Status(exc.status_code, exc.response.headers, str(getattr(exc, "message", None) or exc)) from None
+        except openai.APITimeoutError:
+            raise TransientError(f"timeout after {self.timeout:g}s") from None
+        except openai.APIConnectionError as exc:
+            raise TransientError(f"connection error: {type(exc).__name__}") from None
 
 
-def _status_error(exc) -> Exception:
-    status = exc.status_code
-    if status >= 500 or status in (408, 409):
-        return TransientError(f"HTTP {status}: {_short(exc)}", _retry_after(exc.response.headers), status)
-    return PermanentError(f"HTTP {status}: {_short(exc)}")
+class _Status(Exception):
+    """An HTTP error status from either transport."""
+
+    def __init__(self, status: int, headers: Any, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.headers = headers
+        self.message = message
+
+
+def _version() -> str:
+    from genevals._version import __version__
+
+    return __version__
+
+
+def _completion(body: bytes, messages: Sequence[Message], requests: int) -> Completion:
+    """The reply text, finish reason and usage of a chat-completion body; a body that is not one is transient
+    (a proxy's HTML page, a cut-off reply) and worth retrying."""
+    try:
+        resp = json.loads(body)
+        choices = resp.get("choices") if isinstance(resp, dict) else None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise TransientError(f"malformed response body: {exc}") from None
+    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
+        raise TransientError("response has no choices")
+    choice = choices[0]
+    message = choice.get("message")
+    text = (message.get("content") if isinstance(message, dict) else None) or ""
+    if not isinstance(text, str):
+        raise TransientError(f"malformed response body: message content is {type(text).__name__}, not text")
+    u = resp.get("usage")
+    if isinstance(u, dict) and u.get("prompt_tokens") is not None:
+        usage = Usage(int(u.get("prompt_tokens") or 0), int(u.get("completion_tokens") or 0))
+    else:
+        usage = Usage(sum(estimate_tokens(m["content"]) for m in messages), estimate_tokens(text))
+    return Completion(text=text, usage=usage, raw=resp, finish_reason=choice.get("finish_reason"),
+                      requests=requests)
 
 
 def _short(exc: Exception, limit: int = 300) -> str:
