@@ -4,6 +4,7 @@ server that answers in the ways real servers do (chunked bodies, Content-Length,
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 
 import pytest
@@ -21,15 +22,17 @@ async def _raw_server(replies):
     """A server that reads one request at a time and writes ``replies[i](request_bytes)`` for the i-th request
     overall (bytes, or None to close the connection without answering). Returns (server, port, log)."""
     log: list[dict] = []
+    connections = itertools.count()
 
     async def handle(reader, writer):
+        conn = next(connections)  # not id(writer): a closed writer's id can be reused by the next one
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
                 lines = head.decode("latin-1").split("\r\n")
                 headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
                 body = await reader.readexactly(int(headers.get("content-length", 0)))
-                log.append({"line": lines[0], "headers": headers, "body": json.loads(body), "conn": id(writer)})
+                log.append({"line": lines[0], "headers": headers, "body": json.loads(body), "conn": conn})
                 out = replies[len(log) - 1](body)
                 if out is None:
                     writer.close()
