@@ -4,8 +4,8 @@ Same outputs and details layout as the LLM ``faithfulness`` metric, so the repor
 cascade read either: claims with spans in the answer, verdicts with context_index / quote / quote_found /
 quote_span / reason, plus a per-verdict ``confidence`` in [0.5, 1] and a response-level ``confidence``.
 ``method="learned"`` (:mod:`genevals.grounding.detector`, weights in ``genevals/grounding/detector.json``) also
-gives each verdict ``probability`` (of the claim being hallucinated) and, when flagged, ``answer_span`` (the
-unsupported phrase), and the answer ``probability``; its confidence is max(p, 1 - p). ``method="rules"`` uses
+gives each verdict ``probability`` (of the claim being hallucinated) and, when flagged, ``answer_span`` (the span
+the weights' span mode names: the unsupported phrase, its clause or the sentence), and the answer ``probability``; its confidence is max(p, 1 - p). ``method="rules"`` uses
 ``genevals/grounding/thresholds.json`` (calibrated on RAGTruth dev by tools/calibrate_grounding.py).
 """
 from __future__ import annotations
