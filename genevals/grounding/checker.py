@@ -120,7 +120,7 @@ class Encoder:
     def name(self) -> str:
         if self == FULL:
             return MODEL_NAME
-        return f"{MODEL_NAME} (first {self.layers} layers{', int8' if self.int8 else ''})"
+        return f"{MODEL_NAME}-first{self.layers}{'-int8' if self.int8 else ''}"  # no signature delimiters
 
 
 FULL = Encoder()
