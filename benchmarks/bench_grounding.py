@@ -6,8 +6,8 @@ and MiniLM encoding alone (sentence-transformers called directly on the same tex
 The learned detector encodes with the MiniLM layers named in its weights (first 3 layers, int8 linear
 layers); the rule checker with the full model. Rows are the first N of ../shared/datasets/ragtruth_dev.jsonl
 (about 860-char answers, 2,800-char contexts; the ~3 answers per source share a context, as in a RAG
-evaluation, and each distinct context sentence is encoded once per batch). Each judge runs in a fresh process so that the
-embedding cache starts empty; model loading is outside the timing. CPU seconds are process time (all threads).
+evaluation, and each distinct context sentence is encoded once per batch). Each judge runs in a fresh process so
+that the embedding cache starts empty; model loading is outside the timing. CPU seconds are process time (all threads).
 """
 from __future__ import annotations
 

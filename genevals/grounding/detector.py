@@ -175,7 +175,7 @@ class Detector:
     claim: Logistic
     answer_threshold: float
     claim_threshold: float
-    spans: str                    # what a flagged claim reports: "phrase", "clause" or "sentence" (phrases.answer_span)
+    spans: str                    # what a flagged claim reports: phrase / clause / sentence (phrases.answer_span)
     digest: str                   # identifies the weights in signatures
     rules: tuple[str, ...] = ()   # explicit rules that flag a claim whatever p (field, number, date, names)
     encoder: Encoder = FULL       # the MiniLM layers (and int8) the features were trained with

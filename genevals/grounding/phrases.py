@@ -82,7 +82,9 @@ def dates_in(text: str) -> list[tuple[str, int, int]]:
 
 # a clause ends at ; : ( ) and sentence ends, and at a comma or "and"/"but"/... that opens a new phrase ("on Mondays
 # in Port Ansel and on Tuesdays elsewhere"), not at one inside a list ("Wednesdays, Saturdays and Sundays")
-_CLAUSE = re.compile(r"[;()]|:(?!\d)|(?<=[.!?])\s+|(?:,|\s(?:and|but|while|whereas|or))\s+(?=(?:on|in|at|for|from|to|the|a|an|"
+# (a colon inside a time, "11:00", is not a break)
+_CLAUSE = re.compile(r"[;()]|:(?!\d)|(?<=[.!?])\s+|(?:,|\s(?:and|but|while|whereas|or))\s+"
+                     r"(?=(?:on|in|at|for|from|to|the|a|an|"
                      r"with|by|during|until|after|before|while|when|it|they|he|she|which|who)\b)", re.I)
 
 
@@ -112,8 +114,9 @@ class Evidence:
         # clauses, for binding: "on Mondays in Port Ansel and on Tuesdays in the rest" binds Tuesdays to "rest"
         self.clauses = [(ent.token_set(part), number_forms(part))
                         for t in texts for part in _CLAUSE.split(t) if part and part.strip()]
-        self.date_clauses = [(ent.token_set(part), sentence) for t, sentence in
-                             ((t, ent.token_set(t)) for t in texts) for part in _CLAUSE.split(t) if part and part.strip()]
+        self.date_clauses = [(ent.token_set(part), sentence)
+                             for t, sentence in ((t, ent.token_set(t)) for t in texts)
+                             for part in _CLAUSE.split(t) if part and part.strip()]
 
     def bound(self, token: "Token", others: Sequence["Token"]) -> bool:
         """Whether ``token`` occurs in one clause together with another of the claim's words (or, for a claim

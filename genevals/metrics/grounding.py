@@ -5,7 +5,8 @@ cascade read either: claims with spans in the answer, verdicts with context_inde
 quote_span / reason, plus a per-verdict ``confidence`` in [0.5, 1] and a response-level ``confidence``.
 ``method="learned"`` (:mod:`genevals.grounding.detector`, weights in ``genevals/grounding/detector.json``) also
 gives each verdict ``probability`` (of the claim being hallucinated) and, when flagged, ``answer_span`` (the span
-the weights' span mode names: the unsupported phrase, its clause or the sentence), and the answer ``probability``; its confidence is max(p, 1 - p). ``method="rules"`` uses
+the weights' span mode names: the unsupported phrase, its clause or the sentence), and the answer
+``probability``; its confidence is max(p, 1 - p). ``method="rules"`` uses
 ``genevals/grounding/thresholds.json`` (calibrated on RAGTruth dev by tools/calibrate_grounding.py).
 """
 from __future__ import annotations
@@ -113,7 +114,8 @@ class Grounding(Metric):
 
         if self.detector is not None:
             return make_signature("grounding", model=self.encoder.name, method="learned",
-                                  weights=self.detector.digest, claims="sentences", st=package_version("sentence-transformers"))
+                                  weights=self.detector.digest, claims="sentences",
+                                  st=package_version("sentence-transformers"))
         return make_signature("grounding", model=MODEL_NAME, thresholds=self._thresholds_hash(),
                               claims="sentences", st=package_version("sentence-transformers"))
 
