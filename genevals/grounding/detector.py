@@ -21,8 +21,13 @@ the claim features plus ``answer_absent`` and gives ``p(claim hallucinated)``; i
 claim overlaps a labelled hallucinated span. The answer is flagged when p >= the answer threshold; its flagged
 claims are those with claim probability >= the claim threshold (at least the most likely one).
 
-The weights, thresholds, training data, seed and cross-validated scores are in ``detector.json``, written by
-``tools/train_grounding.py``.
+A flagged claim reports the span chosen under cross-validation (``spans``): its unsupported phrase, the clause
+around it, or the whole sentence (:func:`genevals.grounding.phrases.answer_span`). The features are computed
+with the encoder named in the weights (``encoder``: the first MiniLM layers, int8), cheaper than the full model
+at no measured cost in F1.
+
+The weights, thresholds, encoder, training data, seed and cross-validated scores are in ``detector.json``,
+written by ``tools/train_grounding.py``.
 """
 from __future__ import annotations
 
@@ -36,7 +41,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from genevals.grounding import phrases
-from genevals.grounding.checker import ClaimFeatures, SampleFeatures
+from genevals.grounding.checker import FULL, ClaimFeatures, Encoder, SampleFeatures
 from genevals.text import content_words
 
 WEIGHTS_PATH = Path(__file__).with_name("detector.json")
@@ -170,9 +175,16 @@ class Detector:
     claim: Logistic
     answer_threshold: float
     claim_threshold: float
-    spans: str                    # "phrase" (the unsupported phrase when one is found) or "sentence"
+    spans: str                    # what a flagged claim reports: phrase / clause / sentence (phrases.answer_span)
     digest: str                   # identifies the weights in signatures
     rules: tuple[str, ...] = ()   # explicit rules that flag a claim whatever p (field, number, date, names)
+    encoder: Encoder = FULL       # the MiniLM layers (and int8) the features were trained with
+    related_similarity: float = 0.35  # a context unit this similar (or sharing half the words) is related
+
+    def answer_span(self, claim: ClaimFeatures, analysis: ClaimAnalysis) -> tuple[int, int] | None:
+        """The flagged claim's reported span in the answer (None: the sentence, no phrase found)."""
+        span = phrases.answer_span(claim.text, analysis.phrase, self.spans)
+        return (claim.start + span[0], claim.start + span[1]) if span else None
 
     def predict(self, p: SampleFeatures, contexts: Sequence[str], question: str = "", answer: str = ""
                 ) -> tuple[float, np.ndarray, list[ClaimAnalysis]]:
@@ -205,7 +217,8 @@ def from_dict(data: Mapping[str, Any]) -> Detector:
     m = data["model"]
     return Detector(Logistic.from_dict(m["answer"], ANSWER_FEATURES),
                     Logistic.from_dict(m["claim"], CLAIM_MODEL_FEATURES), float(m["answer_threshold"]),
-                    float(m["claim_threshold"]), str(m.get("spans", "phrase")), digest, tuple(m.get("rules", ())))
+                    float(m["claim_threshold"]), str(m.get("spans", "phrase")), digest, tuple(m.get("rules", ())),
+                    Encoder(**m.get("encoder", {})), float(m.get("related_similarity", 0.35)))
 
 
 @lru_cache(maxsize=4)

@@ -19,6 +19,7 @@ from genevals.grounding import entities as ent
 from genevals.text import STOPWORDS, WORD
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DATE_WORDS = frozenset(WEEKDAYS) | frozenset(ent.MONTHS) - {"may"}  # "may" is mostly the verb
 _UNITS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
           "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
@@ -33,10 +34,23 @@ _MONTH = re.compile(r"\b(" + "|".join(m.capitalize() for m in ent.MONTHS) + r")\
 _WEEKDAY = re.compile(r"\b(" + "|".join(d.capitalize() for d in WEEKDAYS) + r")s?\b")
 
 
+_FRACTION = re.compile(r"-(halves|half|thirds?|quarters?|fifths?|tenths?)\b", re.I)
+_DENOMINATOR = {"half": 2, "halve": 2, "third": 3, "quarter": 4, "fifth": 5, "tenth": 10}
+
+
 def spelled_numbers(text: str) -> list[tuple[str, int, int]]:
-    """Spelled-out numbers ("Thirty-one", "fifteen", "fourth") as (digits, start, end)."""
+    """Spelled-out numbers ("Thirty-one", "fifteen", "fourth") as (digits, start, end); a fraction
+    ("seven-tenths", "three-quarters") as its whole percentage ("70", "75"), or nothing when it has none."""
     out = []
     for m in _SPELLED.finditer(text):
+        fraction = _FRACTION.match(text, m.end())
+        if fraction and (m.group(1) or m.group(3)):
+            whole = _TENS[m.group(1).lower()] + (_UNITS[m.group(2).lower()] if m.group(2) else 0) if m.group(1) \
+                else _UNITS[m.group(3).lower()]
+            percent = 100 * whole / _DENOMINATOR[fraction.group(1).lower().rstrip("s")]
+            if percent == int(percent):
+                out.append((str(int(percent)), m.start(), fraction.end()))
+            continue
         if m.group(1):
             value = _TENS[m.group(1).lower()] + (_UNITS[m.group(2).lower()] if m.group(2) else 0)
         elif m.group(3):
@@ -68,7 +82,9 @@ def dates_in(text: str) -> list[tuple[str, int, int]]:
 
 # a clause ends at ; : ( ) and sentence ends, and at a comma or "and"/"but"/... that opens a new phrase ("on Mondays
 # in Port Ansel and on Tuesdays elsewhere"), not at one inside a list ("Wednesdays, Saturdays and Sundays")
-_CLAUSE = re.compile(r"[;:()]|(?<=[.!?])\s+|(?:,|\s(?:and|but|while|whereas|or))\s+(?=(?:on|in|at|for|from|to|the|a|an|"
+# (a colon inside a time, "11:00", is not a break)
+_CLAUSE = re.compile(r"[;()]|:(?!\d)|(?<=[.!?])\s+|(?:,|\s(?:and|but|while|whereas|or))\s+"
+                     r"(?=(?:on|in|at|for|from|to|the|a|an|"
                      r"with|by|during|until|after|before|while|when|it|they|he|she|which|who)\b)", re.I)
 
 
@@ -98,6 +114,9 @@ class Evidence:
         # clauses, for binding: "on Mondays in Port Ansel and on Tuesdays in the rest" binds Tuesdays to "rest"
         self.clauses = [(ent.token_set(part), number_forms(part))
                         for t in texts for part in _CLAUSE.split(t) if part and part.strip()]
+        self.date_clauses = [(ent.token_set(part), sentence)
+                             for t, sentence in ((t, ent.token_set(t)) for t in texts)
+                             for part in _CLAUSE.split(t) if part and part.strip()]
 
     def bound(self, token: "Token", others: Sequence["Token"]) -> bool:
         """Whether ``token`` occurs in one clause together with another of the claim's words (or, for a claim
@@ -113,6 +132,32 @@ class Evidence:
                             for m in mates):
                 return True
         return False
+
+    def date_bound(self, token: "Token", others: Sequence["Token"]) -> bool:
+        """Whether the evidence binds the weekday or month ``token`` to the claim at least as well as any other
+        date: the clause holding it shares at least as many of the claim's words as the best clause holding a
+        rival date (ties broken by the whole sentence). "Collected on Tuesdays in Port Ansel" against "collected
+        every week, on Mondays in Port Ansel and on Tuesdays in the rest" is not bound; a date with no rival
+        ("October's final Saturday" for "the last Saturday of October") is a paraphrase, and bound."""
+        mates = {o.text.lower()[:4] for o in others if o is not token and o.kind in ("word", "name")}
+        if not mates:
+            return token.in_aligned
+        key = token.text.lower()
+
+        def shared(words: set[str]) -> int:
+            return len(mates & {w[:4] for w in words})
+
+        own, rival = None, None
+        for words, sentence in self.date_clauses:
+            score = (shared(words), shared(sentence))
+            dates = {w.rstrip("s") for w in words if w.rstrip("s") in _DATE_WORDS}
+            if (key in words or key + "s" in words) and (own is None or score > own):
+                own = score
+            if dates - {key} and (rival is None or score > rival):
+                rival = score
+        if rival is None or rival == (0, 0):
+            return own is not None
+        return own is not None and own >= rival
 
     def has_word(self, word: str) -> bool:
         w = word.lower()
@@ -159,8 +204,10 @@ def claim_tokens(claim: str, everywhere: Evidence, aligned: Evidence) -> list[To
         elif (len(low) > 3 or low.isdigit()) and low not in STOPWORDS:
             add(w if first else low, m.start(), m.end(), "word", everywhere.has_word(low), aligned.has_word(low))
     out.sort(key=lambda t: t.start)
-    # a number, date or name counts as aligned only when bound to another claim word in the same clause
-    return [Token(t.text, t.start, t.end, t.kind, t.in_context, aligned.bound(t, out))
+    # a number or name is bound when it shares a clause with another claim word; a date, unless the evidence
+    # binds another date more closely to the claim's words
+    return [Token(t.text, t.start, t.end, t.kind, t.in_context,
+                  aligned.date_bound(t, out) if t.kind == "date" else aligned.bound(t, out))
             if t.kind in ("number", "date", "name") and t.in_aligned else t for t in out]
 
 
@@ -177,4 +224,25 @@ def unsupported_phrase(claim: str, tokens: Sequence[Token]) -> tuple[int, int] |
         s -= 1
     while e < len(claim) and (claim[e].isalnum() or claim[e] in "-%'"):
         e += 1
+    return s, e
+
+
+# where a clause of an answer sentence starts (after the match) and ends (at the match)
+_CLAUSE_START = re.compile(r"[,;(]\s|:\s|\s(?:and|but|while|which|who|where|with)\s")
+_CLAUSE_END = re.compile(r"[,;:)](?!\d)")
+SPAN_MODES = ("phrase", "clause", "sentence")
+
+
+def answer_span(claim: str, phrase: tuple[int, int] | None, mode: str) -> tuple[int, int] | None:
+    """The span of ``claim`` to report as hallucinated: the unsupported ``phrase``; the clause around it
+    (from the previous comma, colon, semicolon or clause-opening "and/but/which/who/where/with" to the next
+    comma, colon or semicolon); or the whole sentence. None (the sentence) when no phrase was found."""
+    if mode == "sentence" or phrase is None:
+        return (0, len(claim)) if mode == "sentence" else None
+    s, e = phrase
+    if mode == "clause":
+        starts = [m.end() for m in _CLAUSE_START.finditer(claim, 0, s)]
+        s = starts[-1] if starts else 0
+        m = _CLAUSE_END.search(claim, e)
+        e = m.end() if m else len(claim)
     return s, e

@@ -4,8 +4,9 @@ Same outputs and details layout as the LLM ``faithfulness`` metric, so the repor
 cascade read either: claims with spans in the answer, verdicts with context_index / quote / quote_found /
 quote_span / reason, plus a per-verdict ``confidence`` in [0.5, 1] and a response-level ``confidence``.
 ``method="learned"`` (:mod:`genevals.grounding.detector`, weights in ``genevals/grounding/detector.json``) also
-gives each verdict ``probability`` (of the claim being hallucinated) and, when flagged, ``answer_span`` (the
-unsupported phrase), and the answer ``probability``; its confidence is max(p, 1 - p). ``method="rules"`` uses
+gives each verdict ``probability`` (of the claim being hallucinated) and, when flagged, ``answer_span`` (the span
+the weights' span mode names: the unsupported phrase, its clause or the sentence), and the answer
+``probability``; its confidence is max(p, 1 - p). ``method="rules"`` uses
 ``genevals/grounding/thresholds.json`` (calibrated on RAGTruth dev by tools/calibrate_grounding.py).
 """
 from __future__ import annotations
@@ -26,7 +27,6 @@ BACKEND = "local-grounding"
 #: "learned": the detector trained by tools/train_grounding.py (default); "rules": the hand-set thresholds
 METHODS = ("learned", "rules")
 RULE_CONFIDENCE = 0.8  # an answer flagged by an explicit rule against its p: the rules' precision on RAGTruth dev
-RELATED_SIMILARITY = 0.35  # below this (and with under half the words shared) no context unit is related
 
 
 def response_confidence(labels: Sequence[str], confidences: Sequence[float]) -> float:
@@ -82,6 +82,7 @@ class Grounding(Metric):
             self.thresholds = checker.load_thresholds(thresholds)
         self.thresholds_source = thresholds if isinstance(thresholds, str) else (
             "inline" if thresholds else "packaged")
+        self.encoder = self.detector.encoder if self.detector is not None else checker.FULL
         self.device = device
         self.batch_size = int(batch_size)
         if self.batch_size < 1:
@@ -112,8 +113,9 @@ class Grounding(Metric):
         from genevals.grounding.checker import MODEL_NAME
 
         if self.detector is not None:
-            return make_signature("grounding", model=MODEL_NAME, method="learned", weights=self.detector.digest,
-                                  claims="sentences", st=package_version("sentence-transformers"))
+            return make_signature("grounding", model=self.encoder.name, method="learned",
+                                  weights=self.detector.digest, claims="sentences",
+                                  st=package_version("sentence-transformers"))
         return make_signature("grounding", model=MODEL_NAME, thresholds=self._thresholds_hash(),
                               claims="sentences", st=package_version("sentence-transformers"))
 
@@ -121,7 +123,7 @@ class Grounding(Metric):
         from genevals.grounding.checker import MODEL_NAME
 
         if self.detector is not None:
-            info: dict[str, Any] = {"backend": BACKEND, "model": MODEL_NAME, "method": "learned",
+            info: dict[str, Any] = {"backend": BACKEND, "model": self.encoder.name, "method": "learned",
                                     "weights": self.detector_source, "weights_hash": self.detector.digest}
             if kind:
                 info["context_kind"] = kind
@@ -160,7 +162,7 @@ class Grounding(Metric):
         try:
             feats = checker.featurize([(samples[i].answer, [c.text for c in samples[i].contexts],
                                         samples[i].question) for i in todo],
-                                      batch_size=self.batch_size, device=self.device)
+                                      batch_size=self.batch_size, device=self.device, encoder=self.encoder)
         except Exception as exc:  # the model failed to load or run: record it on every sample
             reason = f"local grounding failed: {type(exc).__name__}: {exc}"
             for i in todo:
@@ -208,14 +210,12 @@ class Grounding(Metric):
         for c, p, a, flag in zip(f.claims, pc, analyses, flags):
             claims.append(Claim(c.index, c.text, ((c.start, c.end),), located=True))
             unit = f.units[c.best_unit] if c.best_unit is not None else None
-            related = unit is not None and (c.sim >= RELATED_SIMILARITY or c.recall_top >= 0.5)
+            related = unit is not None and (c.sim >= self.detector.related_similarity or c.recall_top >= 0.5)
             quote, span, ci = "", None, None
             if related:
                 span, ci = (unit.start, unit.end), unit.context_index
                 quote = sample.contexts[ci].text[span[0]:span[1]]
-            phrase = None
-            if flag and a.phrase is not None:
-                phrase = (c.start + a.phrase[0], c.start + a.phrase[1])
+            phrase = self.detector.answer_span(c, a) if flag else None
             stats = f"similarity {c.sim:.2f}, word recall {c.recall_top:.2f}; p(hallucinated) {p:.2f}"
             if not flag:
                 label = types.SUPPORTED

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from genevals import types
-from genevals.grounding import detector, phrases
+from genevals.grounding import checker, detector, phrases
 from genevals.metrics.grounding import Grounding
 from genevals.types import Context, Sample
 
@@ -50,6 +50,46 @@ def test_unsupported_phrase_span():
     assert phrases.unsupported_phrase("All fine.", []) is None
 
 
+def test_fractions_are_percentages():
+    assert phrases.spelled_numbers("Roughly seven-tenths of it, three-quarters") == [("70", 8, 20), ("75", 28, 42)]
+    assert phrases.spelled_numbers("two-thirds of the crew") == []  # no whole percentage: not a number claim
+    t = _tokens("Roughly seven-tenths of the electricity is wind.", "Wind gives about 70 percent of the electricity.")
+    assert t["70"] == ("number", True, True)
+
+
+def test_times_do_not_split_clauses():
+    ctx = "The museum is open daily from 11:00 to 16:00 between April and October."
+    t = _tokens("The museum opens daily from 11:00 to 16:00 between April and October.", ctx)
+    assert t["april"] == ("date", True, True) and t["16"] == ("number", True, True)
+
+
+def test_a_date_is_wrong_only_against_a_rival_date():
+    # a paraphrase around the right date ("October's final Saturday") is not a wrong date ...
+    t = _tokens("It falls on October's final Saturday.", "Lantern Night takes place on the last Saturday of October.")
+    assert t["october"] == ("date", True, True) and t["saturday"] == ("date", True, True)
+    # ... a date whose clause-mates the evidence binds to another date is
+    ctx = "Waste is collected on Mondays in Port Ansel and on Tuesdays in the rest of the island."
+    assert _tokens("Waste in Port Ansel is collected on Tuesdays.", ctx)["tuesday"] == ("date", True, False)
+    # ... even when another sentence puts that date next to some of the claim's words
+    t = _tokens("Rubbish in Port Ansel is collected on Tuesdays.", "x", ctx + " The council meets on the first "
+                "Tuesday of each month in Port Ansel.")
+    assert t["tuesday"] == ("date", False, False)
+    ctx = "From 1 May to 30 September the ferry makes six return sailings a day."
+    t = _tokens("In summer (1 May to 30 September) the ferry makes six return sailings a day.", ctx)
+    assert t["may"] == ("date", True, True) and t["september"] == ("date", True, True)
+
+
+def test_answer_span_modes():
+    claim = "It offers parking options, including street parking, and a terrace."
+    phrase = (claim.index("street"), claim.index("street") + len("street"))
+    assert phrases.answer_span(claim, phrase, "phrase") == phrase
+    s, e = phrases.answer_span(claim, phrase, "clause")
+    assert claim[s:e] == "including street parking,"
+    assert phrases.answer_span(claim, phrase, "sentence") == (0, len(claim))
+    assert phrases.answer_span(claim, None, "clause") is None  # no phrase: the sentence stands
+    assert phrases.answer_span(claim, None, "sentence") == (0, len(claim))
+
+
 def test_shipped_weights_record_their_training():
     data = json.loads(detector.WEIGHTS_PATH.read_text())
     assert data["trained_on"]["data"] == "ragtruth_dev.jsonl" and data["trained_on"]["seed"] == 0
@@ -57,6 +97,8 @@ def test_shipped_weights_record_their_training():
     # the reason it ships: it beats the rule checker it replaces on the same folds
     assert cv["detector"]["f1"] > cv["checker"]["f1"] > 0
     det = detector.load()
+    assert data["trained_on"]["embedding_model"] == det.encoder.name
+    assert det.spans in phrases.SPAN_MODES
     assert len(det.answer.coef) == len(detector.ANSWER_FEATURES)
     assert len(det.claim.coef) == len(detector.CLAIM_MODEL_FEATURES)
     # the logistic regression by hand: sigmoid(w . (x - mean) / scale + b)
@@ -90,6 +132,18 @@ USER_CASES = [
                  marks=pytest.mark.xfail(strict=True, reason="known miss: both names occur in the context, and a "
                                          "name-swap rule had precision 0 on RAGTruth dev, so none is shipped")),
 ]
+
+
+def test_compressed_encoder_is_its_own_model():
+    enc = checker.Encoder(3, True)
+    model = checker.get_model(encoder=enc)
+    assert len(model[0].auto_model.encoder.layer) == 3 and len(checker.get_model()[0].auto_model.encoder.layer) == 6
+    texts = ["The ferry crossing takes about 55 minutes.", "The boat trip lasts just under an hour.",
+             "Insulin is a hormone made by the pancreas."]
+    small, full = checker.embed(texts, encoder=enc), checker.embed(texts)
+    assert not np.allclose(small, full)  # cached per encoder, not shared
+    assert np.allclose(np.linalg.norm(small, axis=1), 1.0, atol=1e-5)
+    assert small[0] @ small[1] > small[0] @ small[2] + 0.1  # still ranks a paraphrase above an unrelated text
 
 
 @pytest.mark.parametrize("answer,context", USER_CASES)
