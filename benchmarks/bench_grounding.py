@@ -3,8 +3,8 @@ and MiniLM encoding alone (sentence-transformers called directly on the same tex
 
     python benchmarks/bench_grounding.py [--n 100] [--threads 2]   # prints a Markdown row per judge
 
-The learned detector encodes with the MiniLM layers named in its weights (first 3 layers, int8 linear
-layers); the rule checker with the full model. Rows are the first N of ../shared/datasets/ragtruth_dev.jsonl
+The learned detector encodes with the MiniLM layers named in its weights (the first 3 layers,
+fp32); the rule checker with the full model. Rows are the first N of ../shared/datasets/ragtruth_dev.jsonl
 (about 860-char answers, 2,800-char contexts; the ~3 answers per source share a context, as in a RAG
 evaluation, and each distinct context sentence is encoded once per batch). Each judge runs in a fresh process so
 that the embedding cache starts empty; model loading is outside the timing. CPU seconds are process time (all threads).

@@ -23,7 +23,7 @@ claims are those with claim probability >= the claim threshold (at least the mos
 
 A flagged claim reports the span chosen under cross-validation (``spans``): its unsupported phrase, the clause
 around it, or the whole sentence (:func:`genevals.grounding.phrases.answer_span`). The features are computed
-with the encoder named in the weights (``encoder``: the first MiniLM layers, int8), cheaper than the full model
+with the encoder named in the weights (``encoder``: the first three MiniLM layers, fp32), cheaper than the full model
 at no measured cost in F1.
 
 The weights, thresholds, encoder, training data, seed and cross-validated scores are in ``detector.json``,

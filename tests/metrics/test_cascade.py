@@ -99,7 +99,7 @@ def test_settings():
     assert isinstance(cascade.llm, Faithfulness) and cascade.llm.max_claims == 3  # built lazily, once
     assert cascade.llm is cascade.llm and cascade.llm.judge.provider is provider
     sig = cascade.signature()
-    assert sig.startswith("cascade|settle:0.9|fallback:local|local:grounding;model:all-MiniLM-L6-v2-first3-int8;")
+    assert sig.startswith("cascade|settle:0.9|fallback:local|local:grounding;model:all-MiniLM-L6-v2-first3;")
     assert "|llm:faithfulness;backend:scripted;model:scripted-judge;" in sig and "max_claims:3" in sig
 
 
