@@ -175,3 +175,22 @@ def test_demo_planted_contradictions_are_caught(grounding):
         flagged = [v for v in faith.details["verdicts"] if v["label"] != types.SUPPORTED]
         spans = [v.get("answer_span") for v in flagged]
         assert any(sp and word in s.answer[sp[0]:sp[1]] for sp in spans), (key, spans)
+
+
+@pytest.mark.skipif(not DEMO.exists(), reason="datasets/demo absent")
+def test_a_score_does_not_depend_on_its_batch(grounding):
+    """The shipped encoder is fp32: an answer scored alone and scored among others gets the same probabilities
+    (an int8 encoder's per-batch activation scales broke this)."""
+    rows = [json.loads(line) for line in DEMO.read_text().splitlines()[:12]]
+    samples = [Sample(id=f"{r['system']}/{r['id']}", answer=r["answer"], question=r["question"],
+                      contexts=tuple(Context(text=c["text"], rank=i + 1) for i, c in enumerate(r["contexts"])))
+               for r in rows]
+    checker._CACHE.clear()  # embeddings are cached per text: each scoring must encode afresh
+    together = grounding.score(samples)
+    for s, r in zip(samples[:4], together[:4]):
+        checker._CACHE.clear()
+        [alone] = grounding.score([s])
+        a, b = alone["faithfulness"].details, r["faithfulness"].details
+        assert alone["faithfulness"].value == r["faithfulness"].value
+        assert a["probability"] == pytest.approx(b["probability"], abs=1e-6)
+        assert [v["label"] for v in a["verdicts"]] == [v["label"] for v in b["verdicts"]]
