@@ -29,15 +29,7 @@ class SummaryAccumulator:
         self.counts: dict[str, int] = {}
 
     def add(self, result: SampleResult) -> None:
-        system = result.sample.system
-        statuses = self.statuses.setdefault(system, {})
-        self.counts[system] = self.counts.get(system, 0) + 1
-        for name, metric in result.metrics.items():
-            if metric.value is not None:
-                self.values.append((system, name), metric.value)
-            else:
-                self.values.ensure((system, name))
-            statuses.setdefault(name, Counter())[metric.status] += 1
+        self.add_batch((result,))
 
     def add_batch(self, results: Iterable[SampleResult]) -> None:
         """:meth:`add` each result, with one append per column for the whole batch (the same columns); a
