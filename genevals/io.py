@@ -66,23 +66,30 @@ class RawRow:
 # ---------------------------------------------------------------- raw rows
 
 def _read_jsonl(path: Path) -> Iterator[RawRow | InputError]:
+    source = str(path)
     with open(path, "rb") as handle:
         for line_no, raw in enumerate(handle, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                yield InputError(str(path), line_no, None, f"invalid UTF-8 at byte {exc.start}")
-                continue
-            if not text.strip():
-                continue
-            try:
-                yield RawRow(str(path), line_no, json.loads(text))
-            except json.JSONDecodeError as exc:
-                yield InputError(str(path), line_no, None, f"malformed JSON: {exc.msg} (column {exc.colno})")
-            except ValueError as exc:  # an integer longer than sys.get_int_max_str_digits() digits
-                yield InputError(str(path), line_no, None, f"malformed JSON: {exc}")
-            except RecursionError:
-                yield InputError(str(path), line_no, None, "malformed JSON: nested too deeply")
+            row = jsonl_row(source, line_no, raw)
+            if row is not None:
+                yield row
+
+
+def jsonl_row(source: str, line_no: int, raw: bytes) -> RawRow | InputError | None:
+    """One JSONL line as a row, an error, or None for a blank line (worker processes parse lines with it too)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return InputError(source, line_no, None, f"invalid UTF-8 at byte {exc.start}")
+    if not text.strip():
+        return None
+    try:
+        return RawRow(source, line_no, json.loads(text))
+    except json.JSONDecodeError as exc:
+        return InputError(source, line_no, None, f"malformed JSON: {exc.msg} (column {exc.colno})")
+    except ValueError as exc:  # an integer longer than sys.get_int_max_str_digits() digits
+        return InputError(source, line_no, None, f"malformed JSON: {exc}")
+    except RecursionError:
+        return InputError(source, line_no, None, "malformed JSON: nested too deeply")
 
 
 def _read_csv(path: Path) -> Iterator[RawRow | InputError]:

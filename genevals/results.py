@@ -67,6 +67,20 @@ class SummaryAccumulator:
         for key, values in batch.items():
             self.values.extend(key, values)
 
+    def merge(self, part: "SummaryPart") -> None:
+        """Count a part built elsewhere (a worker process), as if its batches were added here, in its order."""
+        for key, values in part.values.items():
+            self.values.extend(key, values)
+        for system, names in part.statuses.items():
+            statuses = self.statuses.setdefault(system, {})
+            for name, counter in names.items():
+                into = statuses.get(name)
+                if into is None:
+                    into = statuses[name] = Counter()
+                into.update(counter)
+        for system, n in part.counts.items():
+            self.counts[system] = self.counts.get(system, 0) + n
+
     @property
     def n_samples(self) -> int:
         return sum(self.counts.values())
@@ -98,6 +112,26 @@ class SummaryAccumulator:
         for system, name in keys:
             systems.setdefault(system, {})[name] = done[(system, name)]
         return systems
+
+
+class _ListColumns(dict):
+    """:class:`SpillingColumns`' ``extend``, in memory (a part holds one chunk) and picklable."""
+
+    def extend(self, key: Any, values: Iterable[float]) -> None:
+        got = self.get(key)
+        if got is None:
+            self[key] = list(values)
+        else:
+            got.extend(values)
+
+
+class SummaryPart(SummaryAccumulator):
+    """One chunk's counts, taken in a worker process and sent back and merged (:meth:`SummaryAccumulator.merge`)."""
+
+    def __init__(self) -> None:
+        self.values = _ListColumns()  # type: ignore[assignment]
+        self.statuses = {}
+        self.counts = {}
 
 
 @dataclass

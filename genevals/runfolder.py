@@ -32,6 +32,11 @@ def _results_path(where: str | Path) -> Path:
     return where / RESULTS_FILE if where.is_dir() else where
 
 
+def results_text(results: Iterable[SampleResult]) -> str:
+    """The results.jsonl lines of ``results``, one JSON object per line."""
+    return "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in results)
+
+
 class ResultsWriter:
     """Appends results to a run folder's results.jsonl, one flushed write per batch."""
 
@@ -41,7 +46,11 @@ class ResultsWriter:
         self._handle = open(run_dir / RESULTS_FILE, "a", encoding="utf-8")
 
     def write(self, results: Iterable[SampleResult]) -> None:
-        self._handle.write("".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in results))
+        self.write_text(results_text(results))
+
+    def write_text(self, text: str) -> None:
+        """Append lines made by :func:`results_text` (in a worker process, say) and flush."""
+        self._handle.write(text)
         self._handle.flush()
 
     def close(self) -> None:

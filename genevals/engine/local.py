@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from genevals import registry
-from genevals.engine.plan import chunked, plan_run, start_run
+from genevals.engine import pipeline
+from genevals.engine.plan import Plan, chunked, plan_run, start_run
 from genevals.engine.recorder import RunRecorder
 from genevals.gcpause import collector_paused
 from genevals.metrics.base import CHEAP, JUDGE, Metric
@@ -43,11 +44,15 @@ def parallel_workers(cheap_seconds_per_sample: float, samples_left: int, n_sampl
     """How many processes score the rest of a run (``workers=None``): 2 when the cheap metrics' measured cost
     of what is left is at least :data:`PARALLEL_MIN_SECONDS` (and the run has at least
     :data:`PARALLEL_THRESHOLD` samples and a second core), else 1."""
-    cores = min(2, os.cpu_count() or 1) if cores is None else cores
+    cores = _cores() if cores is None else cores
     enough = cheap_seconds_per_sample * samples_left >= PARALLEL_MIN_SECONDS
     if cores > 1 and n_samples >= PARALLEL_THRESHOLD and enough:
         return cores
     return 1
+
+
+def _cores() -> int:
+    return min(2, os.cpu_count() or 1)
 
 
 def _score_family(sel: registry.Selected, chunk: Sequence[Sample], pool: ProcessPoolExecutor | None,
@@ -188,13 +193,20 @@ def evaluate(
         chunk_size = max(16, 2 * max(s.metric.concurrency for s in judges)) if judges else 512
 
     recorder, todo, n_done = start_run(plan, out_dir, resume, seed, keep_samples, meta or {})
-    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+    # Cheap metrics only, nothing resumed, and worker processes possible: they then read, score and write whole
+    # chunks (genevals.engine.pipeline); otherwise workers score the cheap families of chunks read here.
+    pipelined = (n_done == 0 and all(s.metric.kind == CHEAP for s in selected)
+                 and (workers > 1 if not auto else plan.n_good >= PARALLEL_THRESHOLD and _cores() > 1))
+    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 and not pipelined else None
     interrupted = False
     try:
         total = plan.n_good - n_done
         advance = (lambda n: progress(n, total)) if progress is not None else None
         if _streamed_family(selected) is not None:
             _write_streamed(recorder, selected, todo, chunk_size, pool, workers, advance)
+        elif pipelined:
+            with collector_paused():
+                _write_pipelined(recorder, plan, selected, chunk_size, workers, auto, advance)
         else:
             with collector_paused(all(s.metric.kind == CHEAP for s in selected)):
                 _write_chunks(recorder, selected, todo, chunk_size, workers, auto, plan.n_good - n_done, plan.n_good,
@@ -233,3 +245,37 @@ def _write_chunks(recorder: RunRecorder, selected: Sequence[registry.Selected], 
     finally:
         if started is not None:
             started.shutdown(cancel_futures=True)
+
+
+def _write_pipelined(recorder: RunRecorder, plan: Plan, selected: Sequence[registry.Selected], chunk_size: int,
+                     workers: int, auto: bool, advance: Callable[[int], None] | None) -> None:
+    """Cheap metrics only: with ``auto``, read and score the first chunk here and decide on worker processes from
+    what it cost (reading included, as the workers would read too); then either go on here, or let worker
+    processes read, score and write whole chunks (:mod:`genevals.engine.pipeline`)."""
+    reader, units = pipeline.reader_for(plan)
+    if auto:
+        first = next(chunked(units, chunk_size), None)
+        if first is None:
+            return
+        started = time.perf_counter()
+        samples = reader.samples(first)
+        recorder.write(pipeline.score_batch(selected, samples))
+        seconds = time.perf_counter() - started
+        if advance is not None:
+            advance(len(samples))
+        workers = parallel_workers(seconds / max(len(samples), 1), plan.n_good - len(samples), plan.n_good)
+    if workers <= 1:
+        for chunk in chunked(units, chunk_size):
+            samples = reader.samples(chunk)
+            recorder.write(pipeline.score_batch(selected, samples))
+            if advance is not None:
+                advance(len(samples))
+        return
+    pool = pipeline.start_pool(workers, reader, selected, recorder.writer is not None, recorder.keep_samples)
+    try:
+        for done in pipeline.run(pool, chunked(units, max(chunk_size, 1000)), 2 * workers):
+            recorder.write_done(done)
+            if advance is not None:
+                advance(done.n)
+    finally:
+        pool.shutdown(cancel_futures=True)

@@ -78,6 +78,19 @@ class RunRecorder:
                     totals = self.corpus_totals[sel.family].setdefault(result.sample.system, Counter())
                     totals.update(sel.metric.corpus_statistics(result.metrics) or {})
 
+    def write_done(self, done: Any) -> None:
+        """Append and count one chunk a worker process scored and wrote (a :class:`genevals.engine.pipeline.Done`),
+        with the same effect as :meth:`write` of its results."""
+        with _ctrl_c_held():
+            if self.writer is not None and done.text:
+                self.writer.write_text(done.text)
+            self.acc.merge(done.summary)
+            if done.results is not None:
+                self.keep(done.results)
+            for sel in self.corpus_families:
+                for system, stats in done.corpus[sel.family]:
+                    self.corpus_totals[sel.family].setdefault(system, Counter()).update(stats or {})
+
     def keep(self, results: Iterable[SampleResult]) -> None:
         """Add results already written and counted to ``Results.samples`` (when keeping samples)."""
         if self.keep_samples:
