@@ -21,8 +21,11 @@ def shared_dir() -> Path:
 @pytest.fixture
 def isolated_registry():
     """Metrics a test registers are forgotten after it, so no other test sees them."""
+    from genevals import registry
     from genevals.metrics import base
 
+    # Discover the packaged metrics first: discovered during the test, they would be forgotten with its own.
+    registry.families()
     before = dict(base._FAMILIES)
     yield
     base._FAMILIES.clear()
