@@ -295,7 +295,7 @@ def render(rows: list[dict], command: str, minutes: float, machine: str, load_st
 
 def main(smoke: bool, repeat: int, write: bool, only: set[str] | None = None) -> None:
     import bench_judge
-    from run import RESULTS, machine
+    from machine import RESULTS, machine
 
     started = time.perf_counter()
     m = machine()

@@ -27,23 +27,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from machine import RESULTS, machine
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
-RESULTS = HERE / "RESULTS.md"
 SECTION = "## Summary table"
 KINDS = ("lexical", "retrieval", "bertscore")
-LIBS = ("genevals", "rouge-score", "sacrebleu", "rapidfuzz", "nltk", "pytrec_eval-terrier", "bert-score", "torch",
-        "transformers", "openai")
 
 
 # ---- one measurement, in a fresh process ------------------------------------------------------------------
@@ -153,33 +151,6 @@ def measure(jobs: list[tuple[str, str, int]]) -> list[dict]:
     if done.returncode != 0:
         raise SystemExit(f"{jobs} failed:\n{done.stderr[-3000:]}")
     return [{**got, "load": os.getloadavg()[0]} for got in json.loads(done.stdout.strip().splitlines()[-1])]
-
-
-# ---- the machine -------------------------------------------------------------------------------------------
-def machine() -> dict[str, str]:
-    from importlib import metadata
-
-    def version(dist: str) -> str:
-        try:
-            return metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            return "not installed"
-
-    def first(path: str, prefix: str) -> str:
-        try:
-            for line in Path(path).read_text().splitlines():
-                if line.startswith(prefix):
-                    return line.split(":", 1)[1].strip()
-        except OSError:
-            pass
-        return "unknown"
-
-    mem = first("/proc/meminfo", "MemTotal")
-    mem_gb = f"{int(mem.split()[0]) / 1024 ** 2:.1f} GB" if mem != "unknown" else mem
-    return {"nproc": str(len(os.sched_getaffinity(0))), "cpu": first("/proc/cpuinfo", "model name"),
-            "memory": mem_gb, "python": platform.python_version(),
-            "libs": ", ".join(f"{d} {version(d)}" for d in LIBS),
-            "load": " ".join(f"{x:.2f}" for x in os.getloadavg())}
 
 
 # ---- the table ---------------------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ class SummaryAccumulator:
         for key, values in batch.items():
             self.values.extend(key, values)
 
-    def merge(self, part: "SummaryPart") -> None:
+    def merge(self, part: SummaryPart) -> None:
         """Count a part built elsewhere (a worker process), as if its batches were added here, in its order."""
         for key, values in part.values.items():
             self.values.extend(key, values)
