@@ -24,13 +24,19 @@ from urllib.parse import urlsplit
 
 
 class StatusError(Exception):
-    """The server answered with status >= 400. ``message`` is worded like the openai client's
-    ("Error code: 429 - <the body's error.message>") so errors read the same on both paths."""
+    """The server answered with status >= 400, from either transport (this client or the openai client's).
+    ``message`` is worded like the openai client's ("Error code: 429 - <the body's error.message>") so errors
+    read the same on both paths."""
 
-    def __init__(self, status: int, headers: Mapping[str, str], body: bytes) -> None:
+    def __init__(self, status: int, headers: Any, message: str) -> None:
+        super().__init__(message)
         self.status = status
         self.headers = headers
-        self.message = f"Error code: {status}"
+        self.message = message
+
+    @classmethod
+    def from_reply(cls, status: int, headers: Mapping[str, str], body: bytes) -> StatusError:
+        message = f"Error code: {status}"
         try:
             parsed = json.loads(body)
         except ValueError:
@@ -38,10 +44,10 @@ class StatusError(Exception):
         error = parsed.get("error", parsed) if isinstance(parsed, dict) else None
         detail = error.get("message") if isinstance(error, dict) else None
         if isinstance(detail, str) and detail:
-            self.message += f" - {detail}"
+            message += f" - {detail}"
         elif parsed is None and body.strip():
-            self.message += f" - {body.decode('utf-8', 'replace').strip()}"
-        super().__init__(self.message)
+            message += f" - {body.decode('utf-8', 'replace').strip()}"
+        return cls(status, headers, message)
 
 
 class _Closed(ConnectionError):
@@ -115,7 +121,7 @@ class JsonPoster:
             else:
                 writer.close()
             if status >= 400:
-                raise StatusError(status, headers, data)
+                raise StatusError.from_reply(status, headers, data)
             return data
 
     async def _connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:

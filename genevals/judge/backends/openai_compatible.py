@@ -116,6 +116,8 @@ class OpenAIProvider:
 
     async def _complete(self, client, messages: Sequence[Message], schema: Mapping[str, Any] | None,
                         params: Mapping[str, Any]) -> Completion:
+        from genevals.judge.backends import http  # loaded with the client already (_get_client)
+
         requests = 0
         while True:
             kwargs: dict[str, Any] = {
@@ -131,7 +133,7 @@ class OpenAIProvider:
             requests += 1
             try:
                 body = await self._post(client, kwargs)
-            except _Status as exc:
+            except http.StatusError as exc:
                 if exc.status == 429:
                     raise TransientError(f"HTTP 429: {_short(exc)}", _retry_after(exc.headers), 429) from None
                 # An error that names the response_format (400/422 from most servers; llama_cpp.server answers
@@ -149,15 +151,13 @@ class OpenAIProvider:
         return _completion(body, messages, requests)
 
     async def _post(self, client, payload: dict[str, Any]) -> bytes:
-        """The reply body; raises :class:`_Status` for an HTTP error status and :class:`TransientError` for a
-        timeout or a failed connection, whichever transport ``client`` is."""
+        """The reply body; raises :class:`~genevals.judge.backends.http.StatusError` for an HTTP error status and
+        :class:`TransientError` for a timeout or a failed connection, whichever transport ``client`` is."""
         from genevals.judge.backends import http
 
         if isinstance(client, http.JsonPoster):
             try:
                 return await client.post("/chat/completions", payload)
-            except http.StatusError as exc:
-                raise _Status(exc.status, exc.headers, exc.message) from None
             except asyncio.TimeoutError:
                 raise TransientError(f"timeout after {self.timeout:g}s") from None
             except (OSError, EOFError) as exc:  # refused, reset, TLS failure, a reply cut short
@@ -167,21 +167,12 @@ class OpenAIProvider:
         try:
             return await client.post("/chat/completions", body=payload, cast_to=bytes)
         except openai.APIStatusError as exc:
-            raise _Status(exc.status_code, exc.response.headers, str(getattr(exc, "message", None) or exc)) from None
+            raise http.StatusError(exc.status_code, exc.response.headers,
+                                   str(getattr(exc, "message", None) or exc)) from None
         except openai.APITimeoutError:
             raise TransientError(f"timeout after {self.timeout:g}s") from None
         except openai.APIConnectionError as exc:
             raise TransientError(f"connection error: {type(exc).__name__}") from None
-
-
-class _Status(Exception):
-    """An HTTP error status from either transport."""
-
-    def __init__(self, status: int, headers: Any, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.headers = headers
-        self.message = message
 
 
 def _version() -> str:
