@@ -1,67 +1,30 @@
 """Readers: JSONL, CSV, Parquet, DataFrame or list of dicts -> validated ``Sample`` objects.
 
 Every problem becomes an ``InputError`` naming the file, the line (1-based; for CSV the header is line 1) and
-the field. Readers stream: rows are yielded one at a time so a 100,000-row file is never held whole.
+the field. Readers stream: rows are yielded one at a time so a 100,000-row file is never held whole. This module
+owns the input file formats; checking one row is :mod:`genevals.rows`' (its names are re-exported here).
 """
 from __future__ import annotations
 
 import csv
 import json
-import math
 import stat
 import sys
-from dataclasses import dataclass
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from genevals.input_fields import FieldTracker
-from genevals.keys import sample_key_digest
-from genevals.types import Context, Sample
-
-# Column names that other tools use, mapped to ours. Ours win when both are present.
-ALIASES: dict[str, str] = {
-    # ragas
-    "user_input": "question",
-    "response": "answer",
-    "retrieved_contexts": "contexts",
-    "reference": "references",
-    # DeepEval
-    "input": "question",
-    "actual_output": "answer",
-    "retrieval_context": "contexts",
-    "expected_output": "references",
-    # common singular/plural variants
-    "context": "contexts",
-    "ground_truth": "references",
-    "ground_truths": "references",
-    "query": "question",
-}
-KNOWN_FIELDS = ("id", "question", "answer", "contexts", "references", "relevant", "system")
-#: relevance grades beyond these are refused: exponential gain (2^g) overflows long before 1024, and no
-#: judging scale comes near them
-MIN_GRADE, MAX_GRADE = -100.0, 100.0
-
-
-class InputError(ValueError):
-    """Bad input, located. ``str()`` reads ``file:line: field 'x': message``."""
-
-    def __init__(self, source: str, line: int | None, field: str | None, message: str):
-        self.source, self.line, self.field, self.message = source, line, field, message
-        where = source if line is None else f"{source}:{line}"
-        what = f"field '{field}': " if field else ""
-        super().__init__(f"{where}: {what}{message}")
-
-
-@dataclass(frozen=True)
-class RawRow:
-    source: str
-    line: int
-    data: Any
-    # CSV cells are all text, so lists and mappings arrive as JSON text; other formats keep their types,
-    # and a JSONL string that happens to look like JSON stays a string.
-    text_cells: bool = False
-
+from genevals.rows import (  # noqa: F401  (re-exported: genevals.io is where callers have always found them)
+    ALIASES,
+    KNOWN_FIELDS,
+    MAX_GRADE,
+    MIN_GRADE,
+    InputError,
+    RawRow,
+    RowValidator,
+)
+from genevals.types import Sample
 
 # ---------------------------------------------------------------- raw rows
 
@@ -197,220 +160,6 @@ def rows_from_objects(data: Any, source: str = "<data>") -> Iterator[RawRow]:
         data = (row for row in data.to_dict(orient="records"))
     for index, row in enumerate(data, start=1):
         yield RawRow(source, index, row)
-
-
-# ---------------------------------------------------------------- validation
-
-def _is_missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def _maybe_json(value: Any) -> Any:
-    """CSV cells hold lists and mappings as JSON text."""
-    if isinstance(value, str) and value[:1] in "[{":
-        try:
-            return json.loads(value)
-        except ValueError:  # JSONDecodeError, or an integer over the int max str digits limit
-            return value
-    return value
-
-
-def _as_list(value: Any) -> Any:
-    # numpy arrays (from Parquet or pandas) behave like lists here.
-    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
-        return value.tolist()
-    return value
-
-
-def _check_unicode(value: Any, field: str, err) -> None:
-    """A lone surrogate (JSON "\\ud800") cannot be written as UTF-8: reject it here, not mid-run."""
-    if isinstance(value, str) and not value.isascii():  # isascii is O(1)-fast in C: no surrogate there
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise err(field, f"invalid Unicode: lone surrogate at character {exc.start}") from None
-
-
-_ABSENT = object()
-
-
-def _context_id(raw: Any, rank: int, name: str, err) -> str:
-    """A context's ``id`` or ``doc_id`` (not None) as a string: integers are written as strings."""
-    if type(raw) is str:
-        if not raw.isascii():
-            _check_unicode(raw, f"contexts[{rank - 1}].{name}", err)
-        return raw
-    if isinstance(raw, bool) or not isinstance(raw, (str, int)):
-        raise err(f"contexts[{rank - 1}].{name}", f"expected a string, got {type(raw).__name__}")
-    _check_unicode(raw, f"contexts[{rank - 1}].{name}", err)
-    return str(raw)
-
-
-class RowValidator:
-    """Turns raw rows into Samples; remembers (system, id) pairs to catch duplicates.
-
-    A pair is remembered as a 64-bit BLAKE2b digest with its line number, not as strings, so a
-    100,000-row file costs a few MB here (two different pairs share a digest with odds near 2^-64/pair).
-    """
-
-    def __init__(self, column_map: Mapping[str, str] | None = None, tracker: FieldTracker | None = None):
-        self.column_map = dict(column_map or {})
-        self.tracker = tracker
-        self.seen: dict[int, int | str] = {}
-        self._source: str | None = None
-
-    def _origin_of(self, seen: int | str) -> str:
-        return seen if isinstance(seen, str) else f"{self._source}:{seen}"
-
-    def __call__(self, row: RawRow) -> Sample:
-        err = lambda field, msg: InputError(row.source, row.line, field, msg)  # noqa: E731
-        if not isinstance(row.data, Mapping):
-            raise err(None, f"expected an object per row, got {type(row.data).__name__}")
-        if self.tracker is not None:
-            self.tracker.see(f"{row.source}:{row.line}", row.data)
-        data = self._rename(row.data)
-        decode = _maybe_json if row.text_cells else (lambda value: value)
-        for name in ("answer", "question", "system", "id"):
-            _check_unicode(data.get(name), name, err)
-
-        answer = data.get("answer")
-        if _is_missing(answer):
-            hint = (self.tracker or FieldTracker(KNOWN_FIELDS, ALIASES, self.column_map)).hint("answer", row.data)
-            raise err("answer", f"missing answer{hint}")
-        if not isinstance(answer, str):
-            raise err("answer", f"expected a string, got {type(answer).__name__}")
-
-        question = data.get("question")
-        question = "" if _is_missing(question) else question
-        if not isinstance(question, str):
-            raise err("question", f"expected a string, got {type(question).__name__}")
-
-        system = data.get("system")
-        system = "default" if _is_missing(system) or system == "" else system
-        if not isinstance(system, str):
-            raise err("system", f"expected a string, got {type(system).__name__}")
-
-        sample_id = data.get("id")
-        if _is_missing(sample_id) or sample_id == "":
-            sample_id = str(row.line)
-        elif isinstance(sample_id, bool) or not isinstance(sample_id, (str, int)):
-            raise err("id", f"expected a string or integer, got {type(sample_id).__name__}")
-        sample_id = str(sample_id)
-        key = sample_key_digest(system, sample_id)
-        if key in self.seen:
-            raise err("id", f"duplicate id '{sample_id}' for system '{system}' "
-                            f"(first seen at {self._origin_of(self.seen[key])})")
-
-        sample = Sample(
-            id=sample_id,
-            answer=answer,
-            question=question,
-            contexts=self._contexts(decode(data.get("contexts")), err),
-            references=self._references(decode(data.get("references")), err),
-            relevant=self._relevant(decode(data.get("relevant")), err),
-            system=system,
-            origin=f"{row.source}:{row.line}",
-        )
-        if self._source is None:
-            self._source = row.source
-        self.seen[key] = row.line if row.source == self._source and row.line is not None else sample.origin
-        return sample
-
-    def _rename(self, data: Mapping[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for new, old in self.column_map.items():
-            if old in data:
-                out[new] = data[old]
-        for name, value in data.items():
-            target = name if name in KNOWN_FIELDS else ALIASES.get(name)
-            if target and target not in out:
-                out[target] = value
-        return out
-
-    @staticmethod
-    def _contexts(value: Any, err) -> tuple[Context, ...]:
-        value = _as_list(value)
-        if _is_missing(value) or value == "":
-            return ()
-        if isinstance(value, str):
-            raise err("contexts", "expected a list of strings or objects, got a string")
-        if not isinstance(value, list):
-            raise err("contexts", f"expected a list, got {type(value).__name__}")
-        contexts: list[Context] = []
-        add, make = contexts.append, Context.checked
-        # The common case (plain str and dict values, ASCII text and ids) takes only type tests here: a
-        # 20-context row is 20 of these, and field names for errors are formatted only when there is one.
-        for rank, item in enumerate(value, start=1):
-            if isinstance(item, str):
-                if not item.isascii():
-                    _check_unicode(item, f"contexts[{rank - 1}]", err)
-                add(make(item, rank))
-                continue
-            if type(item) is not dict and not isinstance(item, Mapping):  # the ABC check is slow: dicts first
-                raise err(f"contexts[{rank - 1}]", f"expected a string or object, got {type(item).__name__}")
-            get = item.get
-            text = get("text", _ABSENT)
-            if text is _ABSENT:
-                text = get("content")
-            if not isinstance(text, str):
-                raise err(f"contexts[{rank - 1}].text", "expected a string")
-            if not text.isascii():
-                _check_unicode(text, f"contexts[{rank - 1}].text", err)
-            score = get("score")
-            if score is not None and (type(score) is not float and type(score) is not int) and \
-                    (isinstance(score, bool) or not isinstance(score, (int, float))):
-                raise err(f"contexts[{rank - 1}].score", f"expected a number, got {type(score).__name__}")
-            chunk_id, doc_id = get("id"), get("doc_id")
-            if chunk_id is not None and (type(chunk_id) is not str or not chunk_id.isascii()):
-                chunk_id = _context_id(chunk_id, rank, "id", err)
-            if doc_id is not None and (type(doc_id) is not str or not doc_id.isascii()):
-                doc_id = _context_id(doc_id, rank, "doc_id", err)
-            add(make(text, rank, chunk_id, doc_id, score))
-        return tuple(contexts)
-
-    @staticmethod
-    def _references(value: Any, err) -> tuple[str, ...]:
-        value = _as_list(value)
-        if _is_missing(value):
-            return ()
-        if isinstance(value, str):
-            return (value,) if value != "" else ()
-        if not isinstance(value, list):
-            raise err("references", f"expected a string or list of strings, got {type(value).__name__}")
-        for index, item in enumerate(value):
-            if not isinstance(item, str):
-                raise err(f"references[{index}]", f"expected a string, got {type(item).__name__}")
-            _check_unicode(item, f"references[{index}]", err)
-        return tuple(value)
-
-    @staticmethod
-    def _relevant(value: Any, err) -> dict[str, float] | None:
-        value = _as_list(value)
-        if _is_missing(value):
-            return None
-        if isinstance(value, list) and value and all(isinstance(i, tuple) and len(i) == 2 for i in value):
-            value = dict(value)  # a Parquet map<id, grade> column arrives as (key, grade) pairs
-        if isinstance(value, list):
-            for index, item in enumerate(value):
-                if isinstance(item, bool) or not isinstance(item, (str, int)):
-                    raise err(f"relevant[{index}]", f"expected an id, got {type(item).__name__}")
-                _check_unicode(item, f"relevant[{index}]", err)
-            return {str(item): 1.0 for item in value}
-        if isinstance(value, Mapping):
-            grades = {}
-            for key, grade in value.items():
-                if grade is None:  # a Parquet struct column fills the keys of other rows with None
-                    continue
-                if type(key) is not str or not key.isascii():
-                    _check_unicode(key, "relevant", err)
-                if isinstance(grade, bool) or not isinstance(grade, (int, float)) or not math.isfinite(grade):
-                    raise err(f"relevant.{key}", f"expected a finite number grade, got {grade!r}")
-                if not MIN_GRADE <= grade <= MAX_GRADE:
-                    raise err(f"relevant.{key}", f"relevance grade {grade!r} is outside the supported range "
-                                                 f"[{MIN_GRADE:g}, {MAX_GRADE:g}]")
-                grades[str(key)] = float(grade)
-            return grades
-        raise err("relevant", f"expected a list of ids or a mapping id -> grade, got {type(value).__name__}")
 
 
 class HeaderError(InputError):

@@ -20,8 +20,9 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from genevals import registry
 from genevals.gcpause import collector_paused
-from genevals.io import InputError, RawRow, RowValidator, jsonl_row, read_raw, rows_from_objects
+from genevals.io import jsonl_row, read_raw, rows_from_objects
 from genevals.results import SummaryPart
+from genevals.rows import InputError, RawRow, RowValidator
 from genevals.runfolder import results_text
 from genevals.scored import ScoredBatch
 from genevals.types import Sample, SampleResult
@@ -33,7 +34,7 @@ _JSONL = (".jsonl", ".json", ".ndjson")
 class Reader:
     """How a chunk of raw input becomes samples, the same way in the parent and in a worker.
 
-    ``kind``: "jsonl" (units are (line number, bytes)), "rows" (:class:`~genevals.io.RawRow`) or "samples"."""
+    ``kind``: "jsonl" (units are (line number, bytes)), "rows" (:class:`~genevals.rows.RawRow`) or "samples"."""
 
     kind: str
     source: str
