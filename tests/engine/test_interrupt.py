@@ -5,8 +5,11 @@ import subprocess
 import sys
 import time
 
+import pytest
 
-def test_ctrl_c_writes_partial_results_and_summary(tmp_path):
+
+@pytest.mark.parametrize("workers", ["1", "2"])  # 2: worker processes read, score and write whole chunks
+def test_ctrl_c_writes_partial_results_and_summary(tmp_path, workers):
     data = tmp_path / "big.jsonl"
     with open(data, "w") as handle:
         for i in range(30_000):
@@ -14,7 +17,7 @@ def test_ctrl_c_writes_partial_results_and_summary(tmp_path):
                                      "references": [f"reference {i} " * 20]}) + "\n")
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "genevals", "run", str(data), "--out", str(out), "-q",
-                             "--metrics", "rouge", "--workers", "1"], stderr=subprocess.PIPE, text=True)
+                             "--metrics", "rouge", "--workers", workers], stderr=subprocess.PIPE, text=True)
     results = out / "results.jsonl"
     deadline = time.time() + 300
     while time.time() < deadline and not (results.exists() and results.stat().st_size > 0):
