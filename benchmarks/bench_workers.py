@@ -62,8 +62,10 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--before", type=Path, help="an older checkout of genevals to time beside this one")
+    parser.add_argument("--lexical", type=int, default=20_000, help="lexical pairs")
+    parser.add_argument("--retrieval", type=int, default=40_000, help="retrieval rows")
     args = parser.parse_args()
-    n_lex, n_ret = (2500, 2500) if args.smoke else (20_000, 40_000)
+    n_lex, n_ret = (2500, 2500) if args.smoke else (args.lexical, args.retrieval)
     settings = [("now", "1"), ("now", "2"), ("now", None)]
     if args.before:
         settings += [("before", "2"), ("before", None)]
