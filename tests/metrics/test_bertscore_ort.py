@@ -126,3 +126,19 @@ def test_runtime_choice():
         bm.resolve_runtime("onnxruntime", "cuda", BertConfig())
     with pytest.raises(ValueError, match="unknown BERTScore runtime"):
         BertScore(runtime="tensorrt")
+
+
+@pytest.mark.parametrize("runtime", ["torch", "auto"])
+def test_cli_runtime_option_reaches_the_signature(tmp_path, runtime):
+    import subprocess
+    import sys
+
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"id": "1", "answer": "The ferry leaves at noon.",
+                                "references": ["At noon the ferry departs."]}) + "\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "genevals", "run", str(data), "--out", str(tmp_path / "o"), "-q",
+                           "--metrics", "bertscore", "--device", "cpu", "--bertscore-runtime", runtime],
+                          capture_output=True, text=True, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    assert done.returncode == 0, done.stderr
+    signature = json.loads((tmp_path / "o" / "summary.json").read_text())["signatures"]["bertscore"]
+    assert ("runtime:torch==" if runtime == "torch" else "runtime:onnxruntime==") in signature
