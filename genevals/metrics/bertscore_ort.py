@@ -117,15 +117,28 @@ class OrtEncoder:
     hidden states [batch, seq, hidden], like ``model(ids, attention_mask=mask)[0]``."""
 
     def __init__(self, model, threads: int) -> None:
+        self.model, self.threads = model, threads
+        self._start()
+
+    def __getstate__(self) -> dict:
+        # A session cannot be pickled (Ray sends the metric, loaded model and all, to its actors): rebuilt there.
+        return {"model": self.model, "threads": self.threads}
+
+    def __setstate__(self, state: dict) -> None:
+        self.model, self.threads = state["model"], state["threads"]
+        self._start()
+
+    def _start(self) -> None:
         import onnxruntime as ort
 
+        threads = self.threads
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         # Spinning worker threads burn the cores that other processes (and torch's greedy matching) need; on
         # 2 shared cores at load 4-5 a pass ran 3-9% faster without (benchmarks/RESULTS.md, BERTScore).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(build_graph(model), options, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(build_graph(self.model), options, providers=["CPUExecutionProvider"])
         self.version = ort.__version__
 
     def __call__(self, ids, mask):

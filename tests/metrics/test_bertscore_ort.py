@@ -142,3 +142,15 @@ def test_cli_runtime_option_reaches_the_signature(tmp_path, runtime):
     assert done.returncode == 0, done.stderr
     signature = json.loads((tmp_path / "o" / "summary.json").read_text())["signatures"]["bertscore"]
     assert ("runtime:torch==" if runtime == "torch" else "runtime:onnxruntime==") in signature
+
+
+def test_a_pickled_encoder_runs_the_same_graph():
+    """Ray ships the loaded metric to its actors: the session is rebuilt there from the same weights."""
+    import pickle
+
+    loaded = bm.load(bm.resolve_model(None), 1, "cpu")
+    encoder = bo.OrtEncoder(loaded.model, threads=1)
+    copy = pickle.loads(pickle.dumps(encoder))
+    ids = torch.tensor([[101, 7592, 2088, 102, 0], [101, 2088, 102, 0, 0]])
+    mask = (ids != 0).long()
+    assert torch.equal(copy(ids, mask), encoder(ids, mask))
