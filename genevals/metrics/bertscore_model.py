@@ -118,7 +118,7 @@ def one_torch_thread():
     """Run torch's small, memory-bound steps (padding, copying rows out of a batch, the matching's bmm) on one
     thread. Each torch operator is a parallel region that waits for all its threads: on 2 cores shared with
     other processes (load 4), these steps took 7.2-7.7 s of a 1,500-pair run on 2 threads against 1.0-1.3 s on
-    one. Only worth it where torch does not also run the forward pass. torch's thread count is per process:
+    one. Not for torch's own forward pass, which needs every core. torch's thread count is per process:
     restored on exit."""
     import torch
 

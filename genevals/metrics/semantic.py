@@ -26,6 +26,7 @@ installed (same fp32 weights; values within 1e-6 of ``bert_score.score``, tested
 from __future__ import annotations
 
 import os
+import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -114,7 +115,11 @@ class BertScore(Metric):
         """What runs (or, before the model is loaded, will run) the forward pass, with its version."""
         if self._embedder is not None:
             return self._embedder.loaded.runtime
-        kind = bm.resolve_runtime(self.runtime, bm.pick_device(self.requested_device))
+        # a prediction that imports nothing (`genevals metrics` lists signatures without torch): the default
+        # device is CUDA only if torch is loaded and sees one
+        torch = sys.modules.get("torch")
+        device = self.requested_device or ("cuda" if torch is not None and torch.cuda.is_available() else "cpu")
+        kind = bm.resolve_runtime(self.runtime, device)
         return f"{kind}=={package_version(kind).split('+')[0]}"
 
     # ---------------------------------------------------------------- setup
