@@ -57,6 +57,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                           help="baseline TSV (LAYER,P,R,F) for rescaling a model bert-score has none for")
     semantic.add_argument("--device", default=None, help="cpu, cuda, cuda:0 (default: cuda if available)")
     semantic.add_argument("--batch-size", type=int, default=None, help="BERTScore batch size")
+    semantic.add_argument("--bertscore-runtime", choices=("auto", "onnxruntime", "torch"), default=None,
+                          help="what runs the model on CPU (default auto: onnxruntime when installed, else torch)")
 
     add_judge_options(run)
     rubric = run.add_argument_group("LLM rubric (llm_rubric)")
@@ -75,7 +77,7 @@ def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
         options["retrieval"]["cutoffs"] = args.cutoffs
     bert = {"model": args.bertscore_model, "layer": args.bertscore_layer, "idf": args.bertscore_idf or None,
             "rescale": args.bertscore_rescale or None, "baseline": args.bertscore_baseline, "device": args.device,
-            "batch_size": args.batch_size}
+            "batch_size": args.batch_size, "runtime": args.bertscore_runtime}
     options["bertscore"] = {k: v for k, v in bert.items() if v is not None}
     options["faithfulness"] = faithfulness_options(args)
     options["cascade"] = faithfulness_options(args)

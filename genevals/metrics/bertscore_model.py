@@ -8,13 +8,17 @@ greedy_cos_idf, the idf formula of get_idf_dict); this module only decides *what
 * each distinct text is embedded once per call, and references are kept in a bounded LRU cache keyed by
   text across calls, so three systems answering the same questions embed the shared references once;
 * texts are sorted by token length and cut into batches under a token budget (little padding), and the
-  batch is halved and retried when the device runs out of memory.
+  batch is halved and retried when the device runs out of memory;
+* on CPU the forward pass runs the same weights through ONNX Runtime's fused BERT kernels when it is installed
+  (``bertscore_ort``), in torch otherwise.
 """
 from __future__ import annotations
 
 import os
 import threading
+import warnings
 from collections import Counter, OrderedDict, defaultdict
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from math import log
 from pathlib import Path
@@ -109,6 +113,26 @@ def pick_device(device: str | None) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+@contextmanager
+def one_torch_thread():
+    """Run torch's small, memory-bound steps (padding, copying rows out of a batch, the matching's bmm) on one
+    thread. Each torch operator is a parallel region that waits for all its threads: on 2 cores shared with
+    other processes (load 4), these steps took 7.2-7.7 s of a 1,500-pair run on 2 threads against 1.0-1.3 s on
+    one. Not for torch's own forward pass, which needs every core. torch's thread count is per process:
+    restored on exit."""
+    import torch
+
+    threads = torch.get_num_threads()
+    if threads == 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
 def _set_threads() -> None:
     """Never run more intra-op threads than the cores this process may use."""
     import torch
@@ -127,17 +151,53 @@ class Loaded:
     tokenizer: Any
     device: str
     layer: int
+    #: the forward pass when it does not run in torch (``bertscore_ort.OrtEncoder``)
+    encoder: Any = None
+    #: what ran the forward pass, for signatures: "torch==2.x" or "onnxruntime==1.x"
+    runtime: str = ""
+
+    def forward(self, ids, mask):
+        """Last-layer hidden states [batch, seq, hidden] of right-padded ``ids`` (int tensors, CPU)."""
+        if self.encoder is not None:
+            return self.encoder(ids, mask)
+        return self.model(ids.to(self.device), attention_mask=mask.to(self.device))[0]
 
 
-_MODELS: dict[tuple[str, int, str, bool], Loaded] = {}
+def resolve_runtime(requested: str, device: str, config: Any = None) -> str:
+    """"onnxruntime" or "torch" for ``requested`` ("auto", "onnxruntime", "torch") on ``device``.
+
+    "auto" takes ONNX Runtime on CPU when it is installed and the model is a BERT it can build (``config``,
+    when known); asking for it where it cannot run is an error, never a silent switch."""
+    from genevals.metrics import bertscore_ort
+
+    if requested not in bertscore_ort.RUNTIMES:
+        raise ValueError(f"unknown BERTScore runtime '{requested}'; expected one of {bertscore_ort.RUNTIMES}")
+    if requested == "torch":
+        return "torch"
+    why = None
+    if not device.startswith("cpu"):
+        why = f"device {device} (ONNX Runtime is used on CPU only)"
+    elif not bertscore_ort.installed():
+        why = "onnxruntime or onnx is not installed"
+    elif config is not None:
+        why = bertscore_ort.unsupported(config)
+    if why is None:
+        return "onnxruntime"
+    if requested == "auto":
+        return "torch"
+    raise ValueError(f"BERTScore runtime onnxruntime cannot run here: {why}")
+
+
+_MODELS: dict[tuple[str, int, str, bool, str], Loaded] = {}
 _LOCK = threading.Lock()
 #: how many times a model was actually loaded (tests check it is once per process)
 LOAD_COUNT = Counter()
 
 
-def load(spec: ModelSpec, layer: int, device: str, fast_tokenizer: bool = False) -> Loaded:
-    """The model cut to ``layer`` layers and its tokenizer, loaded once per process."""
-    key = (spec.path, layer, device, fast_tokenizer)
+def load(spec: ModelSpec, layer: int, device: str, fast_tokenizer: bool = False, runtime: str = "torch") -> Loaded:
+    """The model cut to ``layer`` layers and its tokenizer, loaded once per process, with its forward pass on
+    ``runtime`` ("auto", "onnxruntime" or "torch"; see :func:`resolve_runtime`)."""
+    key = (spec.path, layer, device, fast_tokenizer, runtime)
     with _LOCK:
         if key in _MODELS:
             return _MODELS[key]
@@ -157,9 +217,23 @@ def load(spec: ModelSpec, layer: int, device: str, fast_tokenizer: bool = False)
                 f"installed with genevals).") from exc
         model.to(device)
         model.eval()
+        import torch
+
+        loaded = Loaded(model, tokenizer, device, layer, runtime=f"torch=={torch.__version__.split('+')[0]}")
+        if resolve_runtime(runtime, device, model.config) == "onnxruntime":
+            from genevals.metrics.bertscore_ort import OrtEncoder
+
+            try:
+                loaded.encoder = OrtEncoder(model, torch.get_num_threads())
+                loaded.runtime = f"onnxruntime=={loaded.encoder.version}"
+            except Exception as exc:  # noqa: BLE001 - "auto" falls back to torch, saying so; asked for, it fails
+                if runtime != "auto":
+                    raise
+                warnings.warn(f"BERTScore runs in torch: ONNX Runtime could not build the model ({exc})",
+                              RuntimeWarning, stacklevel=2)
         LOAD_COUNT[key] += 1
-        _MODELS[key] = Loaded(model, tokenizer, device, layer)
-        return _MODELS[key]
+        _MODELS[key] = loaded
+        return loaded
 
 
 class IdfCounter:
@@ -287,6 +361,11 @@ class Embedder:
         return ranges[::-1]
 
     def _run(self, seqs: list[list[int]]) -> list:
+        # ONNX Runtime has its own threads; torch then only pads and copies
+        with one_torch_thread() if self.loaded.encoder is not None else nullcontext():
+            return self._run_batches(seqs)
+
+    def _run_batches(self, seqs: list[list[int]]) -> list:
         import torch
 
         loaded = self.loaded
@@ -306,8 +385,7 @@ class Embedder:
                 mask[row, :len(seq)] = 1
             try:
                 with torch.inference_mode():
-                    hidden = loaded.model(ids.to(loaded.device), attention_mask=mask.to(loaded.device))[0]
-                    hidden = hidden.float().cpu()
+                    hidden = loaded.forward(ids, mask).float().cpu()
             except RuntimeError as exc:  # torch.cuda.OutOfMemoryError is a RuntimeError
                 message = str(exc).lower()
                 if ("out of memory" not in message and "can't allocate" not in message) or end - start == 1:
@@ -349,7 +427,7 @@ def greedy_scores(pairs: Sequence[tuple[tuple, tuple]], idf_dict, device: str, b
         mask = (torch.arange(int(lens.max())).expand(len(lens), -1) < lens.unsqueeze(1)).to(device)
         return emb_pad, mask, idf_pad
 
-    with torch.inference_mode():
+    with torch.inference_mode(), one_torch_thread() if device == "cpu" else nullcontext():
         for start in range(0, len(order), batch_size):
             chunk = order[start:start + batch_size]
             ref_stats = stats([pairs[j][1] for j in chunk])
