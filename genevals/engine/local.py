@@ -259,17 +259,14 @@ def _write_pipelined(recorder: RunRecorder, plan: Plan, selected: Sequence[regis
             return
         started = time.perf_counter()
         samples = reader.samples(first)
-        recorder.write(pipeline.score_batch(selected, samples))
+        recorder.write(_score_chunk(selected, samples, None, 1))
         seconds = time.perf_counter() - started
         if advance is not None:
             advance(len(samples))
         workers = parallel_workers(seconds / max(len(samples), 1), plan.n_good - len(samples), plan.n_good)
-    if workers <= 1:
-        for chunk in chunked(units, chunk_size):
-            samples = reader.samples(chunk)
-            recorder.write(pipeline.score_batch(selected, samples))
-            if advance is not None:
-                advance(len(samples))
+    if workers <= 1:  # the rest here, as any run without workers
+        rest = (sample for chunk in chunked(units, chunk_size) for sample in reader.samples(chunk))
+        _write_chunks(recorder, selected, rest, chunk_size, 1, False, 0, plan.n_good, advance, None)
         return
     pool = pipeline.start_pool(workers, reader, selected, recorder.writer is not None, recorder.keep_samples)
     try:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from genevals import registry
+from genevals.engine.recorder import corpus_statistics
 from genevals.gcpause import collector_paused
 from genevals.io import jsonl_row, read_raw, rows_from_objects
 from genevals.results import SummaryPart
@@ -108,8 +109,7 @@ def chunk_done(samples: Sequence[Sample], selected: Sequence[registry.Selected],
     batch = score_batch(selected, samples)
     summary = SummaryPart()
     summary.add_batch(batch)
-    corpus = {sel.family: [(r.sample.system, sel.metric.corpus_statistics(r.metrics)) for r in batch]
-              for sel in selected if sel.metric.has_corpus_scores}
+    corpus = corpus_statistics([sel for sel in selected if sel.metric.has_corpus_scores], batch)
     # Pickled as plain SampleResults (see BatchSampleResult.__reduce__): the batch's columns stay here.
     return Done(len(batch), results_text(batch) if write else None, summary, corpus, list(batch) if keep else None)
 

@@ -36,6 +36,15 @@ def _ctrl_c_held():
         raise KeyboardInterrupt
 
 
+def corpus_statistics(families: Sequence[registry.Selected], results: Iterable[SampleResult]
+                      ) -> dict[str, list[tuple[str, Any]]]:
+    """Per family with corpus scores, each result's (system, corpus statistics), in order (taken in a worker
+    process too, and added up by :meth:`RunRecorder.write_done`)."""
+    results = list(results)
+    return {sel.family: [(r.sample.system, sel.metric.corpus_statistics(r.metrics)) for r in results]
+            for sel in families}
+
+
 class RunRecorder:
     def __init__(self, selected: Sequence[registry.Selected], out: Path | None, *, errors: Sequence[InputError],
                  seed: int, keep_samples: bool, meta: Mapping[str, Any]) -> None:
@@ -73,10 +82,7 @@ class RunRecorder:
             self.acc.add_batch(results)
             if in_memory:
                 self.keep(results)
-            for sel in self.corpus_families:
-                for result in results:
-                    totals = self.corpus_totals[sel.family].setdefault(result.sample.system, Counter())
-                    totals.update(sel.metric.corpus_statistics(result.metrics) or {})
+            self._count_corpus(corpus_statistics(self.corpus_families, results))
 
     def write_done(self, done: Any) -> None:
         """Append and count one chunk a worker process scored and wrote (a :class:`genevals.engine.pipeline.Done`),
@@ -87,9 +93,13 @@ class RunRecorder:
             self.acc.merge(done.summary)
             if done.results is not None:
                 self.keep(done.results)
-            for sel in self.corpus_families:
-                for system, stats in done.corpus[sel.family]:
-                    self.corpus_totals[sel.family].setdefault(system, Counter()).update(stats or {})
+            self._count_corpus(done.corpus)
+
+    def _count_corpus(self, corpus: Mapping[str, Sequence[tuple[str, Any]]]) -> None:
+        """Add :func:`corpus_statistics` to the running sums, sample by sample in order."""
+        for family, rows in corpus.items():
+            for system, stats in rows:
+                self.corpus_totals[family].setdefault(system, Counter()).update(stats or {})
 
     def keep(self, results: Iterable[SampleResult]) -> None:
         """Add results already written and counted to ``Results.samples`` (when keeping samples)."""
