@@ -25,6 +25,13 @@ from typing import Any
 RUNTIMES = ("auto", "onnxruntime", "torch")
 
 
+def check_runtime(runtime: str) -> str:
+    """``runtime`` if it is one of :data:`RUNTIMES`, else a ValueError naming them."""
+    if runtime not in RUNTIMES:
+        raise ValueError(f"unknown BERTScore runtime '{runtime}'; expected one of {RUNTIMES}")
+    return runtime
+
+
 def installed() -> bool:
     return all(importlib.util.find_spec(name) is not None for name in ("onnxruntime", "onnx"))
 

@@ -66,11 +66,9 @@ class BertScore(Metric):
         self.batch_size = batch_size
         self.cache_mb = cache_mb
         self.fast_tokenizer = fast_tokenizer
-        from genevals.metrics.bertscore_ort import RUNTIMES
+        from genevals.metrics.bertscore_ort import check_runtime
 
-        if runtime not in RUNTIMES:
-            raise ValueError(f"unknown BERTScore runtime '{runtime}'; expected one of {RUNTIMES}")
-        self.runtime = runtime
+        self.runtime = check_runtime(runtime)
         self.baseline_path: Path | None = None
         if self.rescale:
             self.baseline_path = Path(baseline) if baseline is not None else bm.shipped_baseline(self.spec)
