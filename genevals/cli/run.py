@@ -18,8 +18,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
     run = subparsers.add_parser("run", help="score a file of RAG outputs")
     run.add_argument("input", help="JSONL, CSV or Parquet file")
-    run.add_argument("--out", default="reports/latest", help="output folder (default: reports/latest)")
-    run.add_argument("--metrics", type=csv_list, default=None,
+    run.add_argument("-o", "--out", default="reports/latest", help="output folder (default: reports/latest)")
+    run.add_argument("-m", "--metrics", type=csv_list, default=None,
                      help="comma-separated metric families, outputs (rougeL, recall@20) or presets (all); default: "
                           f"{','.join(preset('default'))}; see `genevals metrics`")
     run.add_argument("--map", action="append", default=[], metavar="NEW=OLD",

@@ -27,7 +27,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                                  "spans [{start, end}] and task_type")
     p.add_argument("--judge", choices=("local", "llm", "cascade"), default="local",
                    help="local grounding checker (default), the LLM faithfulness judge, or the cascade")
-    p.add_argument("--out", required=True, help="output folder for validation.json, validation.html, predictions.jsonl")
+    p.add_argument("-o", "--out", required=True, help="output folder for validation.json, validation.html, predictions.jsonl")
     p.add_argument("--rule", default="any",
                    help="response-level rule: any (any claim not supported; default), contradicted, or threshold:X "
                         "(faithfulness < X)")

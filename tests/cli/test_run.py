@@ -30,6 +30,16 @@ def test_run_writes_results_and_summary(tmp_path):
     assert (tmp_path / "out" / "results.jsonl").read_text().count("\n") == 1
 
 
+def test_short_flags_equal_the_long_ones(tmp_path):
+    path = write(tmp_path / "d.jsonl", GOOD)
+    long = genevals("run", str(path), "--out", str(tmp_path / "long"), "--metrics", "token_f1,mrr", "-q")
+    short = genevals("run", str(path), "-o", str(tmp_path / "short"), "-m", "token_f1,mrr", "-q")
+    assert long.returncode == short.returncode == 0, short.stderr
+    assert (tmp_path / "short" / "results.jsonl").read_text() == (tmp_path / "long" / "results.jsonl").read_text()
+    assert set(json.loads((tmp_path / "short" / "summary.json").read_text())["systems"]["default"]) >= {
+        "token_f1", "mrr"}
+
+
 def test_bad_input_exits_2_naming_file_line_and_field(tmp_path):
     path = write(tmp_path / "d.jsonl", GOOD + [{"id": "2", "contexts": ["x"]}])
     done = genevals("run", str(path), "--out", str(tmp_path / "out"), "-q")
