@@ -9,14 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import shared_dir
-
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "RESULTS.md"
 
 
-def test_run_smoke_prints_the_table_and_writes_nothing():
-    shared_dir()  # the lexical, retrieval and BERTScore workloads are RAGTruth and SummaC texts
+def test_run_smoke_prints_the_table_and_writes_nothing(shared_dir):
+    # shared_dir: the lexical, retrieval and BERTScore workloads are RAGTruth and SummaC texts (skips without)
     before = RESULTS.read_bytes() if RESULTS.exists() else None
     done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "run.py"), "--smoke"], cwd=REPO,
                           capture_output=True, text=True, timeout=300,
