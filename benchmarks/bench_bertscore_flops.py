@@ -32,10 +32,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 H, I, LAYERS = 384, 1536, 5
 
 
-def load_average() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
 def flops(width: int, rows: int = 1) -> float:
     """fp32 operations of ``rows`` sequences padded to ``width`` tokens through the 5 layers."""
     per_layer = 2 * width * (4 * H * H + 2 * H * I) + 4 * width * width * H
@@ -61,24 +57,16 @@ def main() -> None:
     from bert_score.utils import sent_encode
 
     import bench_bertscore
+    from machine import machine
     from genevals.metrics import bertscore_model as bm
 
     cands, refs = bench_bertscore.workload("shared", 1500)
     texts = list(dict.fromkeys(refs + cands))
     spec = bm.resolve_model(None)
-    load_before = load_average()
+    load_before = machine()["load"]
 
     def padded(seqs, ranges, pad):
-        out = []
-        for start, end in ranges:
-            width = max(len(s) for s in seqs[start:end])
-            ids = torch.full((end - start, width), pad, dtype=torch.long)
-            mask = torch.zeros_like(ids)
-            for row, seq in enumerate(seqs[start:end]):
-                ids[row, :len(seq)] = torch.tensor(seq)
-                mask[row, :len(seq)] = 1
-            out.append((ids, mask))
-        return out
+        return [bm.padded_batch(seqs[start:end], max(len(s) for s in seqs[start:end]), pad) for start, end in ranges]
 
     rows = []
     for runtime in ("onnxruntime", "torch"):
@@ -103,7 +91,7 @@ def main() -> None:
             seconds = timed(forward, args.repeat)
             work = sum(flops(ids.shape[1], ids.shape[0]) for ids, _ in plan)
             tokens = sum(ids.numel() for ids, _ in plan)
-            rows.append((f"{runtime}, {label}", tokens, real, seconds, work / seconds / 1e9))
+            rows.append((f"{runtime}, {label}", tokens, seconds, work / seconds / 1e9))
     least = sum(flops(len(s)) for s in seqs)
 
     # the best of two shapes: the model's own, and a square one that BLAS libraries run near the CPU's peak
@@ -115,19 +103,20 @@ def main() -> None:
     gemm = max(gemms)
 
     print(f"shared workload: {len(texts):,} distinct texts, {real:,} real tokens; "
-          f"torch threads {torch.get_num_threads()}; load average {load_before} -> {load_average()}")
+          f"torch threads {torch.get_num_threads()}; load average {load_before} -> {machine()['load']}")
     print("| forward pass | padded tokens | seconds | GFLOP/s done | rate / torch.mm rate |")
     print("|---|---:|---:|---:|---:|")
-    for label, tokens, _, seconds, rate in rows:
+    for label, tokens, seconds, rate in rows:
         print(f"| {label} | {tokens:,} | {seconds:.2f} | {rate:.0f} | {rate / gemm:.0%} |")
     print(f"| fp32 matrix product (torch.mm): [4096, {H}] x [{H}, {I}] {gemms[0]:.0f}, "
           f"[2048, 2048] x [2048, 2048] {gemms[1]:.0f} | | | {gemm:.0f} | 100% |")
     # ONNX Runtime's own kernels can beat torch.mm: the bound uses the best rate seen by anything here
     best = max(gemm, *(rate for *_, rate in rows))
-    ours = rows[0][3]
+    ours = rows[0][2]  # onnxruntime on genevals' batches
     print(f"least possible forward time: the {real:,} real tokens alone ({least / 1e12:.2f} TFLOP) at the best rate "
           f"seen here ({best:.0f} GFLOP/s): {least / best / 1e9:.2f} s, against {ours:.2f} s for ONNX Runtime on "
           f"genevals' batches")
+
 
 if __name__ == "__main__":
     main()

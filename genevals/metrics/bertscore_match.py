@@ -40,7 +40,6 @@ def plain_idf_dict(tokenizer) -> defaultdict:
     return idf
 
 
-
 def greedy_scores(pairs: Sequence[tuple[tuple, tuple]], idf_dict, device: str, batch_size: int = 64):
     """P, R, F (float32 tensor [n, 3], CPU) for (candidate, reference) items, each (ids, embedding).
 

@@ -233,6 +233,18 @@ def load(spec: ModelSpec, layer: int, device: str, fast_tokenizer: bool = False,
         return loaded
 
 
+def padded_batch(batch: Sequence[Sequence[int]], width: int, pad: int):
+    """Right-padded ids and their attention mask, int64 tensors [len(batch), width]."""
+    import torch
+
+    ids = torch.full((len(batch), width), pad, dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    for row, seq in enumerate(batch):
+        ids[row, :len(seq)] = torch.tensor(seq, dtype=torch.long)
+        mask[row, :len(seq)] = 1
+    return ids, mask
+
+
 class Embedder:
     """Token ids and last-layer embeddings of texts, with an LRU cache for texts that repeat (references)."""
 
@@ -349,11 +361,7 @@ class Embedder:
             start, end = ranges[k]
             batch = seqs[start:end]
             width = lengths[start]
-            ids = torch.full((len(batch), width), pad, dtype=torch.long)
-            mask = torch.zeros((len(batch), width), dtype=torch.long)
-            for row, seq in enumerate(batch):
-                ids[row, :len(seq)] = torch.tensor(seq, dtype=torch.long)
-                mask[row, :len(seq)] = 1
+            ids, mask = padded_batch(batch, width, pad)
             try:
                 with torch.inference_mode():
                     hidden = loaded.forward(ids, mask).float().cpu()
