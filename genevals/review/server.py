@@ -48,6 +48,7 @@ from genevals.review.store import CLAIM_DECISIONS, ReviewStore, StoreError, deci
 from genevals.review.tally import tally
 
 MAX_BODY = 16 * 1024
+SEND_CHUNK = 64 * 1024
 TOKEN_HEADER = "X-Genevals-Token"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _COMMON_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
@@ -195,7 +196,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.end_headers()
         if self.command != "HEAD":
-            self.wfile.write(body)
+            # In pieces: a socket's timeout bounds a whole sendall, and a big page to a slow but live client is fine.
+            for start in range(0, len(body), SEND_CHUNK):
+                self.wfile.write(body[start:start + SEND_CHUNK])
 
     def _json(self, status: HTTPStatus, data: Any) -> None:
         self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8",
@@ -203,8 +206,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _error(self, exc: Exception) -> None:
         self.close_connection = True
-        if isinstance(exc, TimeoutError):  # the body did not arrive in time: nobody may be left to answer
-            self.log_error("request timed out: %r", exc)
+        if isinstance(exc, (TimeoutError, ConnectionError)):  # too slow, or gone: nobody is left to answer
+            self.log_error("connection dropped: %r", exc)
             return
         if isinstance(exc, RequestError):
             self._json(exc.status, {"error": str(exc)})
@@ -342,6 +345,14 @@ class ReviewServer(ThreadingHTTPServer):
                                 f"`genevals review`?); pass --port N for another port, or --port 0 for any "
                                 f"free one") from None
             raise
+
+    def handle_error(self, request, client_address) -> None:
+        """A connection that failed outside a route (reset while its request was read): one line when
+        --verbose, not socketserver's traceback."""
+        exc = sys.exc_info()[1]
+        if self.app.config.verbose or not isinstance(exc, (TimeoutError, ConnectionError)):
+            print(f"genevals review: {client_address[0]}: connection failed: {type(exc).__name__}: {exc}",
+                  file=sys.stderr, flush=True)
 
     @property
     def url(self) -> str:
