@@ -305,7 +305,8 @@ def test_verbose_logs_every_request_on_stderr(run):
     finally:
         quiet.stop()
         verbose.stop()
-    assert '"GET /api/state HTTP/1.1" 200' in verbose.stderr and '"GET /files/nothing-here HTTP/1.1" 404' in verbose.stderr
+    assert '"GET /api/state HTTP/1.1" 200' in verbose.stderr
+    assert '"GET /files/nothing-here HTTP/1.1" 404' in verbose.stderr
     assert "GET /" not in quiet.stderr
 
 
