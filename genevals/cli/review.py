@@ -25,7 +25,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("target", metavar="RUN_DIR | export", help="a run folder to serve, or `export`")
     p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="with `export`: the run folder")
     p.add_argument("-o", "--output", default=None, help="with `export`: the JSONL file to write")
-    p.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765; 0 picks a free one)")
+    p.add_argument("--port", type=_port, default=8765, help="port to listen on (default 8765; 0 picks a free one)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1: this machine only); anything else needs --allow-remote")
     p.add_argument("--allow-remote", action="store_true",
@@ -33,9 +33,32 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "write decisions")
     p.add_argument("--max-samples", type=count, default=None, metavar="N",
                    help="embed the texts of at most N samples, flagged ones first (default 2000)")
-    p.add_argument("--verbose", action="store_true", help="log every request")
+    p.add_argument("--request-timeout", type=_seconds, default=10.0, metavar="SECONDS",
+                   help="close a connection whose request has not fully arrived within SECONDS, or that does not "
+                        "take the reply (default 10)")
+    p.add_argument("--verbose", action="store_true", help="log every request on stderr")
     p.set_defaults(handler=cmd_review)
     return p
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got '{text}'") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 (any free one) to 65535, got {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got '{text}'") from None
+    if not 0 < value <= 3600:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"expected more than 0 and at most 3600 seconds, got {text}")
+    return value
 
 
 def cmd_review(args: argparse.Namespace) -> int:
@@ -84,7 +107,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"genevals: warning: binding {args.host}: anyone who can reach this port can read the run and "
               "write decisions", file=sys.stderr)
     config = ServeConfig(run_dir=run_dir, host=args.host, port=args.port, allow_remote=args.allow_remote,
-                         max_samples=args.max_samples)
+                         max_samples=args.max_samples, request_timeout=args.request_timeout, verbose=args.verbose)
     try:
         serve(config, declared=declaration_of)
     except (OSError, ValueError, sqlite3.Error) as exc:

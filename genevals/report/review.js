@@ -1,9 +1,18 @@
 // review.js: every contradicted or unverifiable claim across the report, filterable, exportable as CSV.
 
 // One CSV cell: formula-looking text gets a leading ' (so spreadsheets do not run it), then RFC 4180 quoting.
+// Formula-looking: = + - @ (or a tab or CR) first, also behind leading spaces, line breaks, control or invisible
+// format characters (zero-width space, BOM, joiners), and in their compatibility forms (fullwidth ＝＋－＠,
+// small and superscript signs: NFKC folds them to = + - @), since spreadsheets trim or fold some of these.
+var CSV_LEAD = /^[\s\p{Cc}\p{Cf}]+/u;
+function formulaLike(s) {
+  if (/^[\t\r]/.test(s)) return true;
+  var first = s.replace(CSV_LEAD, "").slice(0, 4).normalize("NFKC").charAt(0);
+  return first !== "" && "=+-@\u2212".indexOf(first) >= 0;
+}
 function csvCell(value) {
   var s = value === null || value === undefined ? "" : String(value);
-  if (/^[=+\-@\t\r]/.test(s)) s = "'" + s;
+  if (formulaLike(s)) s = "'" + s;
   if (/[",\r\n]/.test(s)) s = "\"" + s.replace(/"/g, "\"\"") + "\"";
   return s;
 }

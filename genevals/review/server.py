@@ -14,15 +14,24 @@ Security: bound to 127.0.0.1 unless the caller allows otherwise; the Host header
 page can neither read it nor send that header without a CORS preflight, which is never granted), a JSON body of
 at most :data:`MAX_BODY` bytes and, when the browser sends one, a same-origin ``Origin``. Every response forbids
 framing, sniffing and caching.
+
+Slow clients: each request (its line, headers and body) must arrive within ``request_timeout`` seconds of the
+first wait for it, however it trickles in, and every send has the same limit; a connection past it is closed.
+Each connection has its own thread, so a slow one never holds up the others. Anything malformed a client sends
+(headers, JSON nested past what the parser takes, text that is not valid Unicode, a file name the system
+refuses) is answered 4xx; 500 is left for failures of the server's own (a run folder rewritten under it).
 """
 from __future__ import annotations
 
+import errno
 import hmac
+import io
 import json
 import re
 import secrets
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -39,6 +48,7 @@ from genevals.review.store import CLAIM_DECISIONS, ReviewStore, StoreError, deci
 from genevals.review.tally import tally
 
 MAX_BODY = 16 * 1024
+SEND_CHUNK = 64 * 1024
 TOKEN_HEADER = "X-Genevals-Token"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _COMMON_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
@@ -56,6 +66,10 @@ class ServeConfig:
     allow_remote: bool = False
     #: embed the texts of at most this many samples (the report's --max-samples)
     max_samples: int | None = None
+    #: seconds a client has to send a whole request (and to take each part of a response)
+    request_timeout: float = 10.0
+    #: log every request on stderr
+    verbose: bool = False
 
 
 class RequestError(Exception):
@@ -132,17 +146,49 @@ class ReviewApp:
             return tally(store.all(), self.samples)
 
 
+class _DeadlineReader(io.RawIOBase):
+    """A connection's incoming bytes, each read waiting only until the request's deadline, so a client that
+    trickles one byte a second cannot keep a request open longer than the timeout (a socket timeout alone
+    limits each wait, not their sum)."""
+
+    def __init__(self, sock) -> None:
+        self._sock = sock
+        self.deadline = time.monotonic()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("request not received in time")
+        self._sock.settimeout(left)
+        return self._sock.recv_into(buffer)
+
+
 class Handler(BaseHTTPRequestHandler):
     server_version = "genevals-review"
     sys_version = ""
     server: ReviewServer
 
+    def setup(self) -> None:
+        self.timeout = self.server.app.config.request_timeout  # sends, and the first wait (StreamRequestHandler)
+        super().setup()
+        self.rfile.close()  # the socket's own reader, replaced (left open, it would keep the socket from closing)
+        self._reader = _DeadlineReader(self.connection)
+        self.rfile = io.BufferedReader(self._reader)
+
+    def handle_one_request(self) -> None:
+        self._reader.deadline = time.monotonic() + self.server.app.config.request_timeout
+        super().handle_one_request()
+
     def log_message(self, format: str, *args: Any) -> None:
-        if self.server.verbose:
+        if self.server.app.config.verbose:
             super().log_message(format, *args)
 
     # -- responses ---------------------------------------------------------------------------------------------
     def _send(self, status: HTTPStatus, body: bytes, content_type: str, headers: Mapping[str, str] = {}) -> None:
+        self.connection.settimeout(self.server.app.config.request_timeout)  # reads left it at what remained
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -150,7 +196,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.end_headers()
         if self.command != "HEAD":
-            self.wfile.write(body)
+            # In pieces: a socket's timeout bounds a whole sendall, and a big page to a slow but live client is fine.
+            for start in range(0, len(body), SEND_CHUNK):
+                self.wfile.write(body[start:start + SEND_CHUNK])
 
     def _json(self, status: HTTPStatus, data: Any) -> None:
         self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8",
@@ -158,6 +206,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def _error(self, exc: Exception) -> None:
         self.close_connection = True
+        if isinstance(exc, (TimeoutError, ConnectionError)):  # too slow, or gone: nobody is left to answer
+            self.log_error("connection dropped: %r", exc)
+            return
         if isinstance(exc, RequestError):
             self._json(exc.status, {"error": str(exc)})
             return
@@ -169,7 +220,7 @@ class Handler(BaseHTTPRequestHandler):
     def _check_host(self) -> None:
         if self.server.app.config.allow_remote:
             return
-        host = urlsplit("//" + (self.headers.get("Host") or "")).hostname
+        host = _hostname("//" + (self.headers.get("Host") or ""))
         if host not in (*LOOPBACK, self.server.app.config.host):
             raise RequestError(HTTPStatus.MISDIRECTED_REQUEST, "this server answers only to its loopback address")
 
@@ -182,8 +233,12 @@ class Handler(BaseHTTPRequestHandler):
         origin = self.headers.get("Origin")
         if origin is None or self.server.app.config.allow_remote:
             return
-        parts = urlsplit(origin)
-        if parts.hostname not in (*LOOPBACK, self.server.app.config.host) or parts.port != self.server.server_address[1]:
+        try:
+            parts = urlsplit(origin)
+            host, port = parts.hostname, parts.port  # ValueError: a bad IPv6 literal or port
+        except ValueError:
+            raise RequestError(HTTPStatus.FORBIDDEN, "malformed Origin header") from None
+        if host not in (*LOOPBACK, self.server.app.config.host) or port != self.server.server_address[1]:
             raise RequestError(HTTPStatus.FORBIDDEN, "cross-origin writes are refused")
 
     def _body(self) -> Any:
@@ -194,10 +249,15 @@ class Handler(BaseHTTPRequestHandler):
             raise RequestError(HTTPStatus.LENGTH_REQUIRED, "Content-Length needed")
         if int(length) > MAX_BODY:
             raise RequestError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"request bodies are limited to {MAX_BODY} bytes")
+        data = self.rfile.read(int(length))
+        if len(data) < int(length):
+            raise RequestError(HTTPStatus.BAD_REQUEST, "request body shorter than its Content-Length")
         try:
-            return json.loads(self.rfile.read(int(length)).decode("utf-8"))
+            return json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
             raise RequestError(HTTPStatus.BAD_REQUEST, "malformed JSON") from None
+        except RecursionError:  # arrays or objects nested thousands deep; no decision nests at all
+            raise RequestError(HTTPStatus.BAD_REQUEST, "JSON nested too deep") from None
 
     # -- routes ------------------------------------------------------------------------------------------------
     def do_GET(self) -> None:
@@ -236,28 +296,63 @@ class Handler(BaseHTTPRequestHandler):
             self._error(exc)
 
     def _file(self, name: str) -> None:
-        """A file inside the run folder, never outside it (no ``..``, links out or hidden names)."""
+        """A file inside the run folder, never outside it: no ``..``, no hidden names, and a link only when what
+        it points at passes the same checks (a link to ``.hidden`` or out of the folder is not found)."""
         root = self.server.app.run_dir.resolve()
-        parts = Path(name).parts
-        if not name or any(p.startswith(".") or p in ("/", "\\") for p in parts) or "\x00" in name:
+        if not name or "\x00" in name or not _visible(Path(name).parts):
             raise RequestError(HTTPStatus.NOT_FOUND, "not found")
-        target = (root / name).resolve()
-        if not target.is_relative_to(root) or not target.is_file():
-            raise RequestError(HTTPStatus.NOT_FOUND, "not found")
+        try:
+            target = (root / name).resolve()
+            if not (target.is_relative_to(root) and _visible(target.relative_to(root).parts) and target.is_file()):
+                raise RequestError(HTTPStatus.NOT_FOUND, "not found")
+            content = target.read_bytes()
+        except OSError:  # a name too long for the file system, a loop of links, a file gone or unreadable
+            raise RequestError(HTTPStatus.NOT_FOUND, "not found") from None
         content_type = "application/json" if target.suffix in (".json", ".jsonl") else "application/octet-stream"
         filename = re.sub(r"[^A-Za-z0-9._-]", "_", target.name)
-        self._send(HTTPStatus.OK, target.read_bytes(), content_type,
+        self._send(HTTPStatus.OK, content, content_type,
                    {"Content-Security-Policy": "sandbox; default-src 'none'",
                     "Content-Disposition": f'attachment; filename="{filename}"'})
 
 
+def _hostname(url: str) -> str | None:
+    """The host of ``url``, or None when it is malformed (an unclosed IPv6 bracket)."""
+    try:
+        return urlsplit(url).hostname
+    except ValueError:
+        return None
+
+
+def _visible(parts: tuple[str, ...]) -> bool:
+    return bool(parts) and not any(p.startswith(".") or p in ("/", "\\") for p in parts)
+
+
+class PortInUse(OSError):
+    """The port is taken; the message names it and the way out."""
+
+
 class ReviewServer(ThreadingHTTPServer):
+    # A thread per connection (daemon: Ctrl-C does not wait for a client's open connection).
     daemon_threads = True
 
-    def __init__(self, app: ReviewApp, verbose: bool = False) -> None:
+    def __init__(self, app: ReviewApp) -> None:
         self.app = app
-        self.verbose = verbose
-        super().__init__((app.config.host, app.config.port), Handler)
+        try:
+            super().__init__((app.config.host, app.config.port), Handler)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise PortInUse(f"port {app.config.port} on {app.config.host} is already in use (another "
+                                f"`genevals review`?); pass --port N for another port, or --port 0 for any "
+                                f"free one") from None
+            raise
+
+    def handle_error(self, request, client_address) -> None:
+        """A connection that failed outside a route (reset while its request was read): one line when
+        --verbose, not socketserver's traceback."""
+        exc = sys.exc_info()[1]
+        if self.app.config.verbose or not isinstance(exc, (TimeoutError, ConnectionError)):
+            print(f"genevals review: {client_address[0]}: connection failed: {type(exc).__name__}: {exc}",
+                  file=sys.stderr, flush=True)
 
     @property
     def url(self) -> str:

@@ -73,10 +73,12 @@ class Decision:
             raise StoreError("reviewer: a name is needed")
         if len(self.reviewer) > MAX_REVIEWER:
             raise StoreError(f"reviewer: at most {MAX_REVIEWER} characters")
+        _check_text("reviewer", self.reviewer, allowed="")
         if self.decision not in DECISIONS:
             raise StoreError(f"decision: one of {', '.join(DECISIONS)}, not {str(self.decision)[:40]!r}")
         if not isinstance(self.note, str) or len(self.note) > MAX_NOTE:
             raise StoreError(f"note: text of at most {MAX_NOTE} characters")
+        _check_text("note", self.note, allowed="\t\n\r")
         if self.claim_index is None and self.span is None:
             raise StoreError("a decision names a claim or a span of the answer")
         if self.decision == "missed" and self.span is None:
@@ -94,6 +96,16 @@ class Decision:
         out = asdict(self)
         out["span"] = list(self.span) if self.span else None
         return out
+
+
+def _check_text(field: str, text: str, allowed: str) -> None:
+    """StoreError for text SQLite and UTF-8 cannot hold as given: a lone surrogate (not encodable) or a control
+    character other than ``allowed`` (a NUL would end the text for SQLite's ``length`` and fail its CHECK)."""
+    for i, ch in enumerate(text):
+        if "\ud800" <= ch <= "\udfff":
+            raise StoreError(f"{field}: character {i + 1} is a lone surrogate (U+{ord(ch):04X}), not text")
+        if (ch < " " or "\x7f" <= ch <= "\x9f") and ch not in allowed:
+            raise StoreError(f"{field}: character {i + 1} is a control character (U+{ord(ch):04X})")
 
 
 def _row(row: sqlite3.Row) -> Decision:

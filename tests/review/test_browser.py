@@ -1,13 +1,17 @@
 """The review in real headless Chromium: deep links, marking claims against a real ``genevals review`` process,
 decisions persisted across reloads, a second reviewer and Cohen's kappa, a stale decision after a re-run, the
-export read by ``genevals validate``, hostile names and notes, a write without the token, the static report's
-read-only decisions, and the run-against-run view. Screenshots go to tests/artifacts/."""
+export read by ``genevals validate``, hostile names and notes, formula look-alikes in the Review tab's CSV, a
+write without the token, the static report's read-only decisions, and the run-against-run view. Screenshots go
+to tests/artifacts/."""
 from __future__ import annotations
 
+import csv
+import io
 import json
 import shutil
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 from urllib.parse import quote
 
@@ -376,3 +380,42 @@ def test_run_against_run_view_sorted_by_regression_and_linkable(browser, tmp_pat
         assert o.page.locator("#runs-changed").is_checked()
     finally:
         o.close()
+
+
+# Cell starts a spreadsheet may run as a formula: = + - @ behind spaces, line breaks or invisible characters, and
+# their fullwidth forms.
+LOOKALIKES = [" =", "  =", "\n=", "\r\n=", "\t=", " \t@", "\n+", " -", "\uFF1D", "\uFF0B", "\uFF0D", "\uFF20",
+              " \uFF1D", "\u200B=", "\uFEFF=", "\u200C+", "\u200D-", "\u2060@", "\u200B \uFF1D", "\uFE66", "\u2212"]
+FORMULA = 'HYPERLINK("http://evil.example","x")'
+
+
+def formula_like(cell: str) -> bool:
+    """What a lenient spreadsheet may read as a formula: after leading spaces, control and format characters,
+    a first character whose NFKC form is = + - @ (or a minus sign)."""
+    i = 0
+    while i < len(cell) and (cell[i].isspace() or unicodedata.category(cell[i]) in ("Cc", "Cf")):
+        i += 1
+    return unicodedata.normalize("NFKC", cell[i:i + 4])[:1] in tuple("=+-@\u2212")
+
+
+def test_the_review_tab_csv_neutralises_formula_look_alikes(browser, tmp_path):
+    rows = [{"id": f"f{i}", "system": "dense", "question": lead + FORMULA,
+             "answer": lead + FORMULA + ". It was first recorded in 1820 by the royal archive.",
+             "contexts": [{"id": f"c{i}", "text": lead + FORMULA + " The ferry sails daily from the harbour."}]}
+            for i, lead in enumerate(LOOKALIKES)]
+    run = add_judge(make_run(tmp_path / "run", rows))
+    assert not formula_like("'" + LOOKALIKES[0] + FORMULA) and all(formula_like(x + FORMULA) for x in LOOKALIKES)
+    server = ReviewProcess(run)
+    try:
+        o = Page(browser, server.url + "#tab=review")
+        with o.page.expect_download() as info:
+            o.page.click("#export-csv")
+        text = Path(info.value.path()).read_bytes().decode("utf-8-sig")
+        o.close()
+    finally:
+        server.stop()
+    table = list(csv.reader(io.StringIO(text, newline="")))
+    questions = {r[1]: r[2] for r in table[1:]}
+    assert questions == {f"f{i}": "'" + lead + FORMULA for i, lead in enumerate(LOOKALIKES)}  # kept, behind a '
+    bad = [cell for r in table for cell in r if formula_like(cell)]
+    assert bad == []
