@@ -32,8 +32,9 @@ MIN_URL_SECRET = 6
 #: shortest secret looked for split or base64-encoded (shorter ones only literally and escaped)
 MIN_SPLIT = 8
 #: what may lie between two characters of a split secret: whitespace (zero-width too), an escaped newline or
-#: tab, or a string boundary; bounded so no input makes the search slow
-_GAP = r'(?:[\s\u200b-\u200d\u2060\ufeff]|\\[nrt]|["\'][\s+,:]{0,8}["\']){0,16}'
+#: tab, or a string boundary (its quotes escaped too, as inside a JSON string); bounded so no input makes the
+#: search slow
+_GAP = r'(?:[\s\u200b-\u200d\u2060\ufeff]|\\{1,4}[nrt]|\\{0,4}["\'][\s+,:]{0,8}\\{0,4}["\']){0,16}'
 
 
 def _char(c: str) -> str:
