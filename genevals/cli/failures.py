@@ -1,5 +1,5 @@
-"""Judge failures, said out loud: the judge's model and preflight before scoring, the reasons with counts after it, and the
-share of judge failures that decides exit code 3 (``--max-judge-errors``).
+"""Judge failures, said out loud: the judge's model and preflight before scoring, the reasons with counts
+after it, and the share of judge failures that decides exit code 3 (``--max-judge-errors``).
 
 A sample counts once per judge family (its outputs share one status and reason). The share of a family is
 (``judge_error`` + ``parse_error`` samples) / samples it judged (dry runs left out); the run's share is the
@@ -37,7 +37,8 @@ class JudgeFailures:
 
     @property
     def share(self) -> float:
-        """The largest share of judge failures (judge_error or parse_error) over the judge families (0 when nothing was judged)."""
+        """The largest share of judge failures (judge_error or parse_error) over the judge families (0 when
+        nothing was judged)."""
         return max((self.errors[f] / n for f, n in self.judged.items() if n), default=0.0)
 
     def worst(self) -> tuple[str, int, int] | None:
@@ -99,7 +100,8 @@ def report(found: JudgeFailures, limit: float) -> bool:
     if worst is None or found.share <= limit:
         return False
     family, errors, judged = worst
-    print(f"genevals: error: {errors} of {judged} {family} samples ({errors / judged:.0%}) ended in judge_error or parse_error, "
+    print(f"genevals: error: {errors} of {judged} {family} samples ({errors / judged:.0%}) ended in judge_error "
+          "or parse_error, "
           f"more than --max-judge-errors {limit:g}; everything scored is written, but the judge needs fixing "
           "(see the reasons above) before these numbers mean anything", file=sys.stderr)
     return True
