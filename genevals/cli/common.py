@@ -2,9 +2,9 @@
 
 Exit codes, for every subcommand: 0 success, 1 a ``--fail-under`` / ``--fail-over`` threshold was missed, 2 bad
 input (file, row, option, metric name or threshold, found before anything is scored) or a judge that fails its
-preflight request (unreachable, unknown model, refused key, missing extra), 3 more than ``--max-judge-errors`` of the
-judged samples ended in ``judge_error`` (everything scored is written first), 130 interrupted (partial results and
-the summary are written).
+preflight request (unreachable, unknown model, refused key, missing extra) or names no model, 3 more than
+``--max-judge-errors`` of the judged samples ended in ``judge_error`` or ``parse_error`` (everything scored is
+written first), 130 interrupted (partial results and the summary are written).
 """
 from __future__ import annotations
 
@@ -143,8 +143,8 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
                        help="faithfulness: include the worked example in the prompts (auto: not for the tiny "
                             "packaged model)")
     judge.add_argument("--max-judge-errors", type=fraction, default=0.05, metavar="SHARE",
-                       help="exit 3 when more than this share of judged samples end in judge_error "
-                            "(default 0.05; results are written first)")
+                       help="exit 3 when more than this share of judged samples end in judge_error or "
+                            "parse_error (default 0.05; results are written first)")
     judge.add_argument("--no-preflight", action="store_true",
                        help="skip the one test request that checks the judge before scoring")
 

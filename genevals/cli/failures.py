@@ -1,9 +1,10 @@
-"""Judge failures, said out loud: the preflight before scoring, the reasons with counts after it, and the
-share of judge errors that decides exit code 3 (``--max-judge-errors``).
+"""Judge failures, said out loud: the judge's model and preflight before scoring, the reasons with counts
+after it, and the share of judge failures that decides exit code 3 (``--max-judge-errors``).
 
 A sample counts once per judge family (its outputs share one status and reason). The share of a family is
-``judge_error`` samples / samples it judged (dry runs left out); the run's share is the largest over its
-families. ``parse_error`` is listed with its reasons but is not a judge error: the judge answered.
+(``judge_error`` + ``parse_error`` samples) / samples it judged (dry runs left out); the run's share is the
+largest over its families. A reply that cannot be read is as unusable as no reply: a judge that answers 20 of
+20 samples with garbage has scored nothing, and the run must not pass at 0/20 coverage.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any, Iterable
 
 from genevals import types
 
-#: statuses whose reasons are listed on stderr after a run
+#: statuses whose reasons are listed on stderr after a run, and that count toward --max-judge-errors
 LISTED = (types.JUDGE_ERROR, types.PARSE_ERROR)
 SHOWN_REASONS = 10
 
@@ -23,21 +24,21 @@ SHOWN_REASONS = 10
 @dataclass
 class JudgeFailures:
     judged: Counter = field(default_factory=Counter)  # family -> samples judged
-    errors: Counter = field(default_factory=Counter)  # family -> samples ended in judge_error
+    errors: Counter = field(default_factory=Counter)  # family -> samples ended in judge_error or parse_error
     reasons: Counter = field(default_factory=Counter)  # (status, reason) -> samples
 
     def add(self, family: str, status: str, reason: str | None) -> None:
         if status == types.DRY_RUN:
             return
         self.judged[family] += 1
-        if status == types.JUDGE_ERROR:
-            self.errors[family] += 1
         if status in LISTED:
+            self.errors[family] += 1
             self.reasons[(status, reason or "(no reason given)")] += 1
 
     @property
     def share(self) -> float:
-        """The largest share of judge errors over the judge families (0 when nothing was judged)."""
+        """The largest share of judge failures (judge_error or parse_error) over the judge families (0 when
+        nothing was judged)."""
         return max((self.errors[f] / n for f, n in self.judged.items() if n), default=0.0)
 
     def worst(self) -> tuple[str, int, int] | None:
@@ -92,27 +93,42 @@ def from_statuses(family: str, outcomes: Iterable[tuple[str, str | None]]) -> Ju
 
 
 def report(found: JudgeFailures, limit: float) -> bool:
-    """Print the reasons to stderr; True when the share of judge errors is above ``limit`` (then say so)."""
+    """Print the reasons to stderr; True when the share of judge failures is above ``limit`` (then say so)."""
     for line in found.lines():
         print(line, file=sys.stderr)
     worst = found.worst()
     if worst is None or found.share <= limit:
         return False
     family, errors, judged = worst
-    print(f"genevals: error: {errors} of {judged} {family} samples ({errors / judged:.0%}) ended in judge_error, "
+    print(f"genevals: error: {errors} of {judged} {family} samples ({errors / judged:.0%}) ended in judge_error "
+          "or parse_error, "
           f"more than --max-judge-errors {limit:g}; everything scored is written, but the judge needs fixing "
           "(see the reasons above) before these numbers mean anything", file=sys.stderr)
     return True
 
 
-def preflight_for(metrics: Iterable[str] | None, options: Any, judge: Any) -> str | None:
-    """The judge preflight (:func:`genevals.judge.preflight.preflight`) when any metric of the run is judged
-    by an LLM (not when faithfulness falls back to the local checker); None when all is well or none is."""
+def prepare_judge(metrics: Iterable[str] | None, options: Any, judge: Any, *, check: bool,
+                  eager: bool) -> tuple[Any, str | None]:
+    """The judge of a run about to start, and a problem that stops it (exit 2), when any metric is judged by
+    an LLM (not when faithfulness falls back to the local checker).
+
+    The model is named (:mod:`genevals.judge.models`: without --judge-model, the one the server lists). With
+    ``check``, the preflight (:mod:`genevals.judge.preflight`) runs now when ``eager`` (every sample will call
+    the judge: no cache, nothing resumed; or on Ray, whose actors cannot stop the run), else before the first
+    call the cache cannot answer, so a re-run answered from the cache sends nothing."""
     from genevals import registry
     from genevals.judge.config import JudgeConfig
+    from genevals.judge.models import JudgeModelError, with_model
     from genevals.judge.preflight import preflight
     from genevals.metrics.base import JUDGE
 
+    judge = judge if judge is not None else JudgeConfig()
     if not any(s.metric.kind == JUDGE for s in registry.select(metrics, options, judge)):
-        return None
-    return preflight(judge if judge is not None else JudgeConfig())
+        return judge, None
+    try:
+        judge = with_model(judge)
+    except JudgeModelError as exc:
+        return judge, str(exc)
+    if check and eager:
+        return judge, preflight(judge)
+    return judge.with_options(preflight=check), None

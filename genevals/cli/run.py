@@ -121,6 +121,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.cli.gates import check_run
     from genevals.engine.local import evaluate
     from genevals.io import InputError, parse_column_map
+    from genevals.judge.preflight import JudgeUnavailable
     from genevals.registry import UnknownMetric, select
     from genevals.stats import DEFAULT_MIN_COVERAGE, DEFAULT_SEED
     from genevals.thresholds import ThresholdError, failures as threshold_failures
@@ -139,7 +140,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         options = metric_options(args)
         if args.thresholds:  # checked against what the metrics declare, before anything is scored
             check_run(args.thresholds, select(args.metrics, options, judge))
-        problem = None if args.no_preflight else failures.preflight_for(args.metrics, options, judge)
+        judge, problem = failures.prepare_judge(args.metrics, options, judge, check=not args.no_preflight,
+                                                eager=args.engine == "ray" or (args.no_judge_cache and not args.resume))
         if problem is not None:
             print(f"genevals: error: {problem}", file=sys.stderr)
             return EXIT_BAD_INPUT
@@ -166,6 +168,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     except PermissionError as exc:  # an --out folder (or a file in it) this user may not write
         print(f"genevals: error: {exc.filename or args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except JudgeUnavailable as exc:  # found at the first call the cache could not answer; the rest is written
+        print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print(f"\ngenevals: interrupted; partial results and summary are in {args.out}", file=sys.stderr)

@@ -3,22 +3,32 @@ provider.
 
 Every logical call returns a :class:`Call`, a typed record of what happened (the completion or the error, the
 requests it took, whether it came from the cache); nothing passed in is mutated. A sample's calls are kept in
-a :class:`CallLog`, which gives its transcript and token usage. The API key is redacted from the reply itself,
-before it is cached, parsed into claims, verdicts and evidence, or kept in a transcript, so nothing built from
-a reply (results.jsonl, the cache, the report) can hold it; a cached reply written before is redacted as read.
+a :class:`CallLog`, which gives its transcript and token usage. The judge's secrets (API key, base-URL
+credentials) are redacted from the reply itself, in every encoding :mod:`genevals.judge.redact` knows, before
+it is cached, parsed into claims, verdicts and evidence, or kept in a transcript, so nothing built from a reply
+(results.jsonl, the cache, the report) can hold them; a cached reply written before is redacted as read.
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
+from collections import Counter
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 from genevals.judge.limiter import AdaptiveLimit, is_overload
 from genevals.judge.protocol import Completion, Message, Provider, TransientError, Usage
+from genevals.judge.redact import Redactor
 from genevals.judge.retry import RetryPolicy
+
+
+#: the models that answered the calls of the sample being scored (set by the judge metric around one sample:
+#: :class:`genevals.metrics.judge_metric.JudgeMetric`), so its record says which model answered it
+ANSWERED: ContextVar[set[str] | None] = ContextVar("genevals_judge_answered", default=None)
 
 
 def default_cache_dir() -> Path:
@@ -123,20 +133,27 @@ class JudgeClient:
     The limit wraps each request, not the logical call: a retry's backoff sleep holds no slot."""
 
     def __init__(self, provider: Provider, *, prompt_version: str, cache: Any = None, concurrency: int = 4,
-                 retry: RetryPolicy | None = None, secret: str | None = None, adaptive: bool = True) -> None:
+                 retry: RetryPolicy | None = None, secret: str | None = None, adaptive: bool = True,
+                 redactor: Redactor | None = None,
+                 preflight: Callable[[], Awaitable[str | None]] | None = None) -> None:
         self.provider = provider
         self.prompt_version = prompt_version
         self.cache = cache
         self.concurrency = max(1, int(concurrency))
         self.retry = retry or RetryPolicy()
-        self._secret = secret
+        #: ``redactor``, else one for ``secret`` alone
+        self.redactor = redactor if redactor is not None else Redactor([secret])
         #: requests in flight: at most ``concurrency``, fewer while the server times out or answers 429
         self.limit = AdaptiveLimit(self.concurrency, adaptive=adaptive)
+        #: the check before the first request (:func:`genevals.judge.preflight.check`): a run whose calls all
+        #: come from the cache sends nothing, and succeeds with the endpoint down
+        self._preflight = preflight
+        self._checking: asyncio.Future | None = None
+        #: model -> calls it answered (the reply's ``model``; the provider's own when the reply names none)
+        self.answered: Counter = Counter()
 
     def redact(self, text: str | None) -> str | None:
-        if text is None or not self._secret:
-            return text
-        return text.replace(self._secret, "***")
+        return self.redactor(text)
 
     def cache_key(self, messages: Sequence[Message], schema: Mapping[str, Any] | None,
                   params: Mapping[str, Any]) -> str:
@@ -170,8 +187,11 @@ class JudgeClient:
             hit = self.cache.get(key)
             if hit is not None:
                 completion = Completion(text=self.redact(hit["text"]) or "", usage=Usage(**hit.get("usage", {})),
-                                        finish_reason=hit.get("finish_reason"), cached=True)
+                                        finish_reason=hit.get("finish_reason"), cached=True,
+                                        model=hit.get("model"))
+                self._answered(completion)
                 return Call(stage, completion, 0, reply=completion.text)
+        await self._ready()
         outcome = await self.retry.run(lambda: self._request(messages, schema, params))
         if outcome.error is not None:
             exc = outcome.error
@@ -180,6 +200,30 @@ class JudgeClient:
         # A server can echo what it was sent (the Authorization header included): redact before anything reads it.
         completion = replace(outcome.value, text=self.redact(outcome.value.text) or "", raw=None)
         if self.cache is not None:
-            self.cache.put(key, {"text": completion.text, "usage": completion.usage.to_dict(),
-                                 "finish_reason": completion.finish_reason})
+            entry = {"text": completion.text, "usage": completion.usage.to_dict(),
+                     "finish_reason": completion.finish_reason}
+            if completion.model:  # so a run answered from the cache still says which model answered
+                entry["model"] = completion.model
+            self.cache.put(key, entry)
+        self._answered(completion)
         return Call(stage, completion, outcome.attempts, reply=completion.text)
+
+    def _answered(self, completion: Completion) -> None:
+        self.answered[completion.model or self.provider.model] += 1
+        models = ANSWERED.get()
+        if models is not None:
+            models.add(completion.model or self.provider.model)
+
+    async def _ready(self) -> None:
+        """The preflight, once, before the first request; :class:`~genevals.judge.preflight.JudgeUnavailable`
+        (which stops the run) when it fails. Concurrent first calls wait for the one check."""
+        if self._preflight is None:
+            return
+        from genevals.judge.preflight import JudgeUnavailable
+
+        if self._checking is None or self._checking.get_loop() is not asyncio.get_running_loop():
+            self._checking = asyncio.ensure_future(self._preflight())
+        problem = await asyncio.shield(self._checking)
+        if problem is not None:
+            raise JudgeUnavailable(problem)
+        self._preflight = None

@@ -47,7 +47,9 @@ class JudgeConfig:
         backend: "auto" (an OpenAI-compatible server when one is configured, else llama.cpp in process),
             "openai" or "llamacpp".
         base_url: OpenAI-compatible endpoint (default: OPENAI_BASE_URL).
-        model: model name, or a GGUF path for llama.cpp (default: the packaged Gemma 3 270M).
+        model: model name, or a GGUF path for llama.cpp (default: the packaged Gemma 3 270M). An
+            OpenAI-compatible judge without one takes the only model its server lists at ``/models``, and stops
+            the run when it lists none or several (:mod:`genevals.judge.models`): never a default name.
         api_key: default OPENAI_API_KEY; never recorded anywhere.
         temperature, seed, max_tokens: sent with every request (max_tokens caps each call's own budget).
         timeout: seconds per request. max_retries: extra tries on 429/5xx/timeouts, with exponential backoff
@@ -59,6 +61,8 @@ class JudgeConfig:
         context_token_budget: tokens of context per call (default: 6000, or what fits a llama.cpp window).
         prices: model -> {"input_per_1k": X, "output_per_1k": Y}, for cost estimates.
         dry_run: estimate tokens and cost; call nothing.
+        preflight: check the judge (:mod:`genevals.judge.preflight`) before the first request the cache cannot
+            answer; a judge that cannot answer then stops the run (``genevals run`` turns it on).
         n_ctx, n_threads: llama.cpp's context window and threads.
         provider: a ready provider (e.g. :class:`genevals.judge.backends.scripted.ScriptedProvider`); the
             backend, model and URL are then the provider's own.
@@ -82,6 +86,7 @@ class JudgeConfig:
     context_token_budget: int | None = None
     prices: Mapping[str, Mapping[str, float]] | None = None
     dry_run: bool = False
+    preflight: bool = False
     n_ctx: int = 4096
     n_threads: int | None = None
     provider: Any = field(default=None, compare=False)

@@ -5,18 +5,38 @@ OpenAI-compatible: one chat completion of at most one token, no retries. An HTTP
 model and key work; the client's retries and adaptive concurrency handle rate limits). llama.cpp in process:
 the extra is importable and the GGUF exists (the model itself loads with the first sample, once).
 A ready ``provider`` (the Python API, tests) and dry runs are not checked.
+
+``genevals run`` sends it only when a judge call is actually needed: the client makes the check (:func:`check`)
+before its first request that the cache cannot answer, so a re-run whose calls are all cached makes no request
+at all and succeeds with the endpoint down. A failed check raises :class:`JudgeUnavailable`, which stops the
+run (what was scored is written). A run that will certainly call the judge (no cache, nothing to resume) is
+checked before anything is written, with :func:`preflight`.
 """
 from __future__ import annotations
 
 import asyncio
 import importlib.util
-import os
 from pathlib import Path
 
 from genevals.judge.config import JudgeConfig, public_url
 from genevals.judge.protocol import JudgeError, TransientError
+from genevals.judge.redact import Redactor
 
 PROBE = [{"role": "user", "content": "Reply with the single word OK."}]
+
+
+class JudgeUnavailable(BaseException):
+    """The judge cannot answer (its preflight failed, or it has no model to name): the run stops.
+
+    A BaseException, as KeyboardInterrupt is: every judge metric records an Exception as its sample's
+    failure and goes on, and a judge that cannot answer at all is no sample's failure."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+    def __str__(self) -> str:
+        return self.problem
 
 
 def preflight(config: JudgeConfig) -> str | None:
@@ -48,11 +68,32 @@ def _check_openai(config: JudgeConfig) -> str | None:
     if importlib.util.find_spec("openai") is None:
         return "the OpenAI-compatible judge needs the openai package: pip install openai"
     from genevals.judge.backends import make_provider
+    from genevals.judge.models import JudgeModelError, with_model
 
-    provider, secret = make_provider(config)
+    try:
+        config = with_model(config)
+    except JudgeModelError as exc:
+        return str(exc)
+    return asyncio.run(_probe(config, make_provider(config)[0]))
+
+
+async def check(config: JudgeConfig, provider) -> str | None:
+    """:func:`preflight` from inside a run, with the run's own ``provider`` (its event loop, its connections)."""
+    if config.provider is not None or config.dry_run:
+        return None
+    if config.resolved_backend == "llamacpp":
+        return _check_llamacpp(config)
+    if importlib.util.find_spec("openai") is None:
+        return "the OpenAI-compatible judge needs the openai package: pip install openai"
+    return await _probe(config, provider)
+
+
+async def _probe(config: JudgeConfig, provider) -> str | None:
+    """One chat completion of at most one token: None when it answers (or is rate limited), else the advice."""
+    secret = Redactor.for_judge(config.api_key, config.base_url)
     url = public_url(getattr(provider, "base_url", None)) or "https://api.openai.com/v1 (the default)"
     try:
-        asyncio.run(provider.complete(PROBE, None, {"temperature": 0.0, "seed": config.seed, "max_tokens": 1}))
+        await provider.complete(PROBE, None, {"temperature": 0.0, "seed": config.seed, "max_tokens": 1})
     except TransientError as exc:
         if exc.status == 429:
             return None
@@ -85,6 +126,5 @@ def _advice(message: str, url: str, model: str, status: int | None) -> str:
     return f"{head}; {fix}"
 
 
-def _redact(text: str, secret: str | None) -> str:
-    key = secret or os.environ.get("OPENAI_API_KEY")
-    return text.replace(key, "***") if key else text
+def _redact(text: str, redactor: Redactor) -> str:
+    return redactor(text) or ""

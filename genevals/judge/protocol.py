@@ -35,6 +35,8 @@ class Completion:
     cached: bool = False
     #: requests this completion took (more than 1 when a provider had to fall back, e.g. json_schema -> json_object)
     requests: int = 1
+    #: the model that answered, as the reply names it (a server may answer with another than the one asked for)
+    model: str | None = None
 
 
 class JudgeError(Exception):

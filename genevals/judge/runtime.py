@@ -11,6 +11,7 @@ from typing import Any
 
 from genevals.judge.client import JudgeClient, SampleUsage, default_cache_dir
 from genevals.judge.config import JudgeConfig, public_url
+from genevals.judge.redact import Redactor
 from genevals.judge.retry import RetryPolicy
 
 
@@ -20,22 +21,44 @@ class JudgeRuntime:
         self.prompt_version = prompt_version
         provider = config.provider
         self.backend = config.resolved_backend
+        self._model: str | None = None
         if provider is not None:
-            self.model = provider.model
+            self._model = provider.model
             self.base_url = public_url(getattr(provider, "base_url", None))
         elif self.backend == "llamacpp":
             from genevals.judge.backends.llamacpp import PACKAGED_MODEL, is_packaged
 
             self.base_url = None
-            self.model = PACKAGED_MODEL if is_packaged(config.model) else os.path.basename(str(config.model))
+            self._model = PACKAGED_MODEL if is_packaged(config.model) else os.path.basename(str(config.model))
         else:
-            from genevals.judge.backends.openai_compatible import DEFAULT_MODEL
-
             self.base_url = public_url(config.base_url or os.environ.get("OPENAI_BASE_URL"))
-            self.model = config.model or DEFAULT_MODEL
+            self._model = config.model  # None: the one model the server lists, asked when first needed
+        #: the API key and the base URL's credentials, in every encoding (:mod:`genevals.judge.redact`)
+        self.redactor = Redactor.for_judge(config.api_key, config.base_url)
         self.cache_dir = None if not config.cache else str(config.cache_dir or default_cache_dir())
         self._client: JudgeClient | None = None
         self.total = SampleUsage()
+
+    @property
+    def model(self) -> str:
+        """The model asked for: the configured one, else the only one the server lists
+        (:mod:`genevals.judge.models`). A server that lists none or several stops the run
+        (:class:`~genevals.judge.preflight.JudgeUnavailable`): a default name would be recorded for whatever
+        model the server has loaded."""
+        if self._model is None:
+            from genevals.judge.models import JudgeModelError, resolve_model
+            from genevals.judge.preflight import JudgeUnavailable
+
+            try:
+                self._model = resolve_model(self.config)
+            except JudgeModelError as exc:
+                raise JudgeUnavailable(str(exc)) from None
+        return self._model
+
+    @property
+    def answered(self) -> list[str]:
+        """The models that answered this runtime's calls in this process, as the replies named them."""
+        return sorted(self._client.answered) if self._client is not None else []
 
     @property
     def warning(self) -> str | None:
@@ -51,6 +74,8 @@ class JudgeRuntime:
 
     def signature_settings(self) -> dict[str, Any]:
         settings: dict[str, Any] = {"backend": self.backend, "model": self.model}
+        if self.answered:  # known once calls were made: beside the model asked for, the one that answered
+            settings["answered"] = "+".join(self.answered)
         if self.base_url:
             settings["base_url"] = self.base_url
         settings.update({"prompt": self.prompt_version, "temperature": f"{self.config.temperature:g}",
@@ -69,7 +94,9 @@ class JudgeRuntime:
         if self._client is None:
             from genevals.judge.backends import make_provider
 
-            provider, secret = make_provider(self.config)
+            config = self.config if self.config.provider is not None or self.backend == "llamacpp" else \
+                self.config.with_options(model=self.model)
+            provider, _ = make_provider(config)
             cache = None
             if self.cache_dir is not None:
                 from genevals.judge.cache import JudgeCache
@@ -78,15 +105,20 @@ class JudgeRuntime:
             retry = RetryPolicy(max_tries=max(1, int(self.config.max_retries) + 1), base=self.config.backoff_base,
                                 cap=self.config.backoff_max)
             self._client = JudgeClient(provider, prompt_version=self.prompt_version, cache=cache,
-                                       concurrency=self.config.concurrency, retry=retry, secret=secret,
-                                       adaptive=self.config.adaptive_concurrency)
+                                       concurrency=self.config.concurrency, retry=retry,
+                                       redactor=self.redactor, adaptive=self.config.adaptive_concurrency,
+                                       preflight=self._preflight(config, provider) if config.preflight else None)
         return self._client
 
+    @staticmethod
+    def _preflight(config: JudgeConfig, provider: Any):
+        """The check the client makes before its first request (none for a run answered from the cache)."""
+        from genevals.judge.preflight import check
+
+        return lambda: check(config, provider)
+
     def redact(self, text: str) -> str:
-        if self._client is not None:
-            return self._client.redact(text) or ""
-        key = self.config.api_key or os.environ.get("OPENAI_API_KEY")
-        return text.replace(key, "***") if key else text
+        return self.redactor(text) or ""
 
     def usage_dict(self, usage: SampleUsage) -> dict[str, Any]:
         return usage.to_dict(self.model, self.config.prices)

@@ -76,7 +76,8 @@ def test_judge_errors_are_listed_and_exit_3_after_writing_everything(tmp_path):
     assert "judge failures: 1 judge_error, 1 parse_error; reasons:" in done.stderr
     assert "1 x judge_error: decompose call failed after 1 request(s): HTTP 500" in done.stderr
     assert "1 x parse_error: the decompose reply could not be parsed" in done.stderr
-    assert "1 of 3 faithfulness samples (33%) ended in judge_error, more than --max-judge-errors 0.05" in done.stderr
+    assert ("2 of 3 faithfulness samples (67%) ended in judge_error or parse_error, more than --max-judge-errors "
+            "0.05") in done.stderr
     out = tmp_path / "out"
     assert len((out / "results.jsonl").read_text().splitlines()) == 3
     assert json.loads((out / "summary.json").read_text())["systems"]["default"]["faithfulness"]["scored"] == 1
@@ -85,9 +86,20 @@ def test_judge_errors_are_listed_and_exit_3_after_writing_everything(tmp_path):
     with FaultServer() as server:
         tolerated = genevals("run", data, "--out", str(tmp_path / "t"), "--metrics", "faithfulness", "-q",
                              "--judge-base-url", server.base_url, "--judge-model", "judge", "--no-judge-cache",
-                             "--judge-retries", "0", "--max-judge-errors", "0.5")
+                             "--judge-retries", "0", "--max-judge-errors", "0.7")
     assert tolerated.returncode == 0, tolerated.stderr
     assert "1 x judge_error" in tolerated.stderr and "more than --max-judge-errors" not in tolerated.stderr
+
+
+def test_a_judge_that_answers_only_garbage_fails_the_run(tmp_path):
+    """20 of 20 unreadable replies scored nothing: that is exit 3 (issue 22), not 0 at 0/20 coverage."""
+    data = rows(tmp_path / "d.jsonl", [f"Marie Curie was born in Warsaw. FAULTMALFORMED {i}." for i in range(20)])
+    with FaultServer() as server:
+        done = run_judged(tmp_path, data, server.base_url, "--judge-retries", "0")
+    assert done.returncode == 3, done.stderr
+    assert "20 x parse_error: the decompose reply could not be parsed" in done.stderr
+    assert "20 of 20 faithfulness samples (100%) ended in judge_error or parse_error" in done.stderr
+    assert len((tmp_path / "out" / "results.jsonl").read_text().splitlines()) == 20  # written first
 
 
 def test_validate_preflights_and_exits_3_on_judge_errors(tmp_path):

@@ -152,7 +152,7 @@ def test_sample_usage_cost_merge_and_dict():
 def test_runtime_params_redaction_and_public_url(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     runtime = JudgeRuntime(JudgeConfig(base_url="http://u:p@h:8/v1?key=q#f", api_key=SECRET, max_tokens=100,
-                                       temperature=0.2, seed=7), "pv")
+                                       temperature=0.2, seed=7, model="gpt-4o-mini"), "pv")
     assert runtime.backend == "openai" and runtime.base_url == "http://h:8/v1"
     assert runtime.params(400) == {"temperature": 0.2, "seed": 7, "max_tokens": 100}  # capped by max_tokens
     assert runtime.params(40) == {"temperature": 0.2, "seed": 7, "max_tokens": 40}

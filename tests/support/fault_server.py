@@ -13,17 +13,24 @@ verify labels a claim "supported" with the claim as quote when the claim's text 
     FAULTWRONGID   verify replies carry claim ids that were never asked for
     FAULTQUOTE     verify quotes text that is not in the context
     FAULTAUTH      401 whose error message echoes the API key (as OpenAI's does)
-    FAULTECHO      replies echo the API key sent into every claim and every verdict's reason
+    FAULTECHO      replies echo the API key sent into every claim and every verdict's reason; ``echo=FORM`` in
+                   the answer picks how it is written (:data:`ECHO_FORMS`): ``plain``, ``escaped`` (each
+                   character a JSON \\uXXXX escape in the reply's text), ``split`` (broken by a line break in
+                   claims, as two concatenated strings in reasons), ``base64`` or ``percent`` (every byte %XX)
     FAULTINVENT    decompose adds a claim copied from the prompt's worked example and one invented claim
 
 ``reject_json_schema=True`` makes it answer 400 to ``response_format.type == "json_schema"`` (a llama.cpp-style
 server), so the client has to fall back to ``json_object`` with a schema. ``models`` (a set of names) makes it
 answer 404 model_not_found for any other model, and ``api_key`` 401 (echoing the key sent, as OpenAI does) for
-any other key. ``slots=1`` with ``latency=S`` plays llama.cpp's one-slot server: requests are answered one at
-a time, each taking S seconds, also when the client has given up on it. Every request is counted and kept.
+any other key. ``GET /v1/models`` lists ``listed`` (default: ``models``, else ``["judge"]``; ``listed=False``
+answers 404); ``answer_model`` is the ``model`` every reply names (default: the model asked for, as OpenAI
+does; a llama.cpp server names its own file). ``slots=1`` with ``latency=S`` plays llama.cpp's one-slot server:
+requests are answered one at a time, each taking S seconds, also when the client has given up on it. Every
+request is counted and kept.
 """
 from __future__ import annotations
 
+import base64
 import json
 import re
 import threading
@@ -36,12 +43,14 @@ MARKERS = ("FAULT429", "FAULT500", "FAULTHANG", "FAULTMALFORMED", "FAULTBODY", "
            "FAULTQUOTE", "FAULTAUTH", "FAULTECHO",
            "FAULTINVENT")
 _SENT = re.compile(r"(?<=[.!?])\s+")
+ECHO_FORMS = ("plain", "escaped", "split", "base64", "percent")
 
 
 class FaultServer:
     def __init__(self, *, reject_json_schema: bool = False, hang_seconds: float = 3.0,
                  replies: Any = None, models: set[str] | None = None, api_key: str | None = None,
-                 slots: int | None = None, latency: float = 0.0) -> None:
+                 slots: int | None = None, latency: float = 0.0, listed: Any = None,
+                 answer_model: str | None = None) -> None:
         self.reject_json_schema = reject_json_schema
         #: ``replies(content) -> object or None``: the reply to a prompt that is neither decompose nor verify
         self.replies = replies
@@ -50,6 +59,9 @@ class FaultServer:
         self.models = models
         self.api_key = api_key
         self.hang_seconds = hang_seconds
+        self.listed = listed
+        self.answer_model = answer_model
+        self.gets: list[str] = []  # paths of GET requests (GET /v1/models)
         self.requests: list[dict[str, Any]] = []
         self.counts: Counter = Counter()  # marker (or "clean") -> requests
         self.times: dict[str, list[float]] = {}
@@ -64,6 +76,9 @@ class FaultServer:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 server._handle(self, body)
+
+            def do_GET(self):
+                server._get(self)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -84,6 +99,7 @@ class FaultServer:
 
     @property
     def total(self) -> int:
+        """POST requests (chat completions); GETs are in ``gets``."""
         return sum(self.counts.values())
 
     def reset_counts(self) -> None:
@@ -92,6 +108,14 @@ class FaultServer:
             self.requests.clear()
 
     # -- behaviour -----------------------------------------------------------------------------------------
+    def _get(self, h: BaseHTTPRequestHandler) -> None:
+        with self._lock:
+            self.gets.append(h.path)
+        listed = self.listed if self.listed is not None else (sorted(self.models) if self.models else ["judge"])
+        if h.path.rstrip("/") != "/v1/models" or listed is False:
+            return _send(h, 404, {"error": {"message": f"no route {h.path}", "type": "not_found"}})
+        _send(h, 200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "test"} for m in listed]})
+
     def _handle(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         if self.slots is None:
             return self._answer(h, body)
@@ -135,8 +159,19 @@ class FaultServer:
             return _send_raw(h, 200, b'{"id": "x", "choices": [ this is not json')
         finish = "stop"
         echo = sent_key if marker == "FAULTECHO" else None
+        form = re.search(r"echo=(\w+)", content)
+        form = form.group(1) if form and echo else "plain"
+        if echo and form == "split":
+            cut = len(echo) // 2
+            echo_claim, echo = f"{echo[:cut]}\n{echo[cut:]}", f'"{echo[:cut]}" + "{echo[cut:]}"'
+        elif echo and form == "base64":
+            echo = echo_claim = base64.b64encode(echo.encode()).decode()
+        elif echo and form == "percent":
+            echo = echo_claim = "".join(f"%{b:02X}" for b in echo.encode())
+        else:
+            echo_claim = echo
         if kind == "decompose":
-            reply = _decompose(content, echo)
+            reply = _decompose(content, echo_claim)
             if marker == "FAULTINVENT":  # what the tiny packaged model does: copy the example, make things up
                 first = reply["claims"][0]["source"]
                 reply["claims"] += [{"claim": "The Varnholt Bridge opened in 1931.", "source": first},
@@ -152,7 +187,10 @@ class FaultServer:
             if marker == "FAULTMALFORMED" and other is not None:
                 other = "Sure! Here is my verdict, not as JSON {"
             text = other if isinstance(other, str) else json.dumps({"scores": {}} if other is None else other)
-        _send(h, 200, {"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body.get("model"),
+        if echo and form == "escaped":  # what the parser decodes back into the key
+            text = text.replace(sent_key, "".join(f"\\u{ord(c):04x}" for c in sent_key))
+        _send(h, 200, {"id": "chatcmpl-test", "object": "chat.completion", "created": 0,
+                       "model": self.answer_model or body.get("model"),
                        "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                                     "finish_reason": finish}],
                        "usage": {"prompt_tokens": len(content) // 4, "completion_tokens": len(text) // 4,

@@ -65,7 +65,7 @@ class OpenAIProvider:
     def __init__(self, *, base_url: str | None = None, model: str | None = None, api_key: str | None = None,
                  timeout: float = 60.0, seed: int = 0, mode: str | None = None) -> None:
         self.base_url = base_url
-        self.model = model or DEFAULT_MODEL
+        self.model = model or DEFAULT_MODEL  # the API's own default; the CLI and the runtime always name one
         self._api_key = api_key
         self.timeout = float(timeout)
         self.seed = seed
@@ -201,8 +201,9 @@ def _completion(body: bytes, messages: Sequence[Message], requests: int) -> Comp
         usage = Usage(int(u.get("prompt_tokens") or 0), int(u.get("completion_tokens") or 0))
     else:
         usage = Usage(sum(estimate_tokens(m["content"]) for m in messages), estimate_tokens(text))
+    model = resp.get("model")
     return Completion(text=text, usage=usage, raw=resp, finish_reason=choice.get("finish_reason"),
-                      requests=requests)
+                      requests=requests, model=model if isinstance(model, str) and model else None)
 
 
 def _short(exc: Exception, limit: int = 300) -> str:

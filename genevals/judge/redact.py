@@ -1,0 +1,121 @@
+"""Secrets out of everything a run keeps: the API key and the credentials in a base URL, in every form a server
+may echo them.
+
+A server that echoes what it was sent rarely echoes it verbatim: a JSON reply may write ``sk-test`` as
+``sk\\u002dtest`` (which the parser then decodes back into the key), an error page may percent-encode it, an
+``Authorization: Basic`` echo base64-encodes ``user:password``, and a model may split the key across two
+strings or lines. :class:`Redactor` finds each secret
+
+- literally, and with any of its characters written as a JSON ``\\uXXXX`` escape or a ``%XX`` percent escape;
+- split: with whitespace, escaped newlines or a string boundary (``"sk-te" + "st"``, ``["sk-te", "st"]``)
+  between characters (secrets of at least :data:`MIN_SPLIT` characters, so short ones cannot match prose);
+- base64-encoded (standard and URL-safe alphabets) at any of the three byte alignments, so it is found inside
+  an encoded ``user:KEY`` too: for alignment ``k`` the characters of ``b64(k filler bytes + secret)`` that
+  depend only on the secret's bytes, chars ``ceil(8k/6)`` to ``floor(8(k+n)/6) - 1``, are looked for.
+
+The judge client redacts a reply before it is cached, parsed or kept (before decoding), and every judge
+metric's outputs are redacted again as they leave it (after decoding: what a parser joined or unescaped).
+"""
+from __future__ import annotations
+
+import base64
+import math
+import os
+import re
+from typing import Any, Iterable
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+MASK = "***"
+#: shortest URL credential taken for a secret: a one-letter user name redacted everywhere would mangle every
+#: text while protecting nothing
+MIN_URL_SECRET = 6
+#: shortest secret looked for split or base64-encoded (shorter ones only literally and escaped)
+MIN_SPLIT = 8
+#: what may lie between two characters of a split secret: whitespace (zero-width too), an escaped newline or
+#: tab, or a string boundary (its quotes escaped too, as inside a JSON string); bounded so no input makes the
+#: search slow
+_GAP = r'(?:[\s\u200b-\u200d\u2060\ufeff]|\\{1,4}[nrt]|\\{0,4}["\'][\s+,:]{0,8}\\{0,4}["\']){0,16}'
+
+
+def _char(c: str) -> str:
+    """A pattern for one character: itself, its JSON \\uXXXX escape (any case) or its percent escape."""
+    forms = [re.escape(c)]
+    if ord(c) < 0x10000:
+        forms.append(r"\\u" + "".join(f"[{h.lower()}{h.upper()}]" if h.isalpha() else h for h in f"{ord(c):04x}"))
+    forms.append("".join(f"%(?i:{b:02x})" for b in c.encode()))
+    if c == "/":
+        forms.append(r"\\/")
+    return "(?:" + "|".join(forms) + ")"
+
+
+def _base64_cores(secret: str) -> set[str]:
+    """The base64 characters that encode only ``secret``'s bytes, at each alignment, in both alphabets."""
+    raw = secret.encode()
+    cores = set()
+    for k in range(3):
+        encoded = base64.b64encode(b"\0" * k + raw).decode()
+        core = encoded[math.ceil(8 * k / 6): (8 * (k + len(raw))) // 6]
+        if len(core) >= MIN_SPLIT:
+            cores.update((core, core.replace("+", "-").replace("/", "_")))
+    return cores
+
+
+def url_secrets(url: str | None) -> list[str]:
+    """The credentials a URL carries: its user name, password and ``user:password`` (as Basic auth sends it),
+    and its query's values; those of at least :data:`MIN_URL_SECRET` characters."""
+    if not url:
+        return []
+    parts = urlsplit(url)
+    user, _, password = parts.netloc.rpartition("@")[0].partition(":")
+    user, password = unquote(user), unquote(password)
+    found = [user, password, f"{user}:{password}" if user and password else ""]
+    found += [value for _, value in parse_qsl(parts.query)]
+    return [s for s in found if len(s) >= MIN_URL_SECRET]
+
+
+class Redactor:
+    """``redactor(text)``: ``text`` with every secret, in every form above, replaced by ``***``."""
+
+    def __init__(self, secrets: Iterable[str | None] = ()) -> None:
+        self.secrets = tuple(sorted({s for s in secrets if s and s.strip()}, key=len, reverse=True))
+        patterns, cores = [], set()
+        for secret in self.secrets:
+            gap = _GAP if len(secret) >= MIN_SPLIT else ""
+            patterns.append(gap.join(_char(c) for c in secret))
+            if len(secret) >= MIN_SPLIT:
+                cores |= _base64_cores(secret)
+        self._pattern = re.compile("|".join(patterns)) if patterns else None
+        self._cores = sorted(cores, key=len, reverse=True)
+
+    @classmethod
+    def for_judge(cls, api_key: str | None, base_url: str | None) -> "Redactor":
+        """The secrets of a judge: its API key (or OPENAI_API_KEY) and the credentials of its base URL and of
+        OPENAI_BASE_URL."""
+        secrets = [api_key or os.environ.get("OPENAI_API_KEY")]
+        for url in (base_url, os.environ.get("OPENAI_BASE_URL")):
+            secrets += url_secrets(url)
+        return cls(secrets)
+
+    def __bool__(self) -> bool:
+        return bool(self.secrets)
+
+    def __call__(self, text: str | None) -> str | None:
+        if not text or self._pattern is None:
+            return text
+        text = self._pattern.sub(MASK, text)
+        for core in self._cores:
+            if core in text:
+                text = text.replace(core, MASK)
+        return text
+
+    def deep(self, value: Any) -> Any:
+        """``value`` with every string in it (dict keys, lists, tuples) redacted; other values as they are."""
+        if not self:
+            return value
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, dict):
+            return {self(k) if isinstance(k, str) else k: self.deep(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(self.deep(v) for v in value)
+        return value
