@@ -1,9 +1,11 @@
 """The run folder: the one owner of its file names, the writer and the readers.
 
 A run folder holds ``results.jsonl`` (one :meth:`SampleResult.to_dict` per line, appended and flushed as
-samples finish), ``summary.json``, ``skipped.jsonl``, ``outputs.json`` (what each output means, for the report), ``manifest.json`` (what the run was made from, checked
-by ``--resume``) and ``report.html``. The summary, the report, ``--resume``
-and ``Results.load`` all read through here, so the schema has one definition.
+samples finish), ``summary.json``, ``skipped.jsonl``, ``outputs.json`` (what each output means, for the report),
+``manifest.json`` (what the run was made from, checked by ``--resume``) and ``report.html``, and under
+``earlier/<date-time>/`` the files of the runs made in it before. The summary, the report, ``--resume`` and
+``Results.load`` all read through here, so the schema has one definition. Every file but results.jsonl is
+written aside and renamed into place (:func:`replacing`): a crash leaves the old file or the new one whole.
 """
 from __future__ import annotations
 
@@ -15,7 +17,6 @@ import time
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator, Mapping
 
-from genevals.rows import InputError
 from genevals.types import SampleResult, SkippedRow
 
 RESULTS_FILE = "results.jsonl"
@@ -32,8 +33,13 @@ RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, SKIPPED_FILE, REPORT_FILE, OUTPUTS_FILE
 EARLIER_DIR = "earlier"
 
 
-class ResultsError(InputError):
-    """A results file with a line that is not a result, and not a last line cut short by a crash."""
+class ResultsError(ValueError):
+    """A results file with a line that is not a result, and not a last line cut short by a crash; ``str()``
+    reads ``file:line: not a result: ...``."""
+
+    def __init__(self, source: str, line: int, message: str):
+        self.source, self.line, self.message = source, line, message
+        super().__init__(f"{source}:{line}: {message}")
 
 
 @contextlib.contextmanager
@@ -122,7 +128,7 @@ def iter_rows(where: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def _not_a_result(path: Path, number: int, what: str) -> ResultsError:
-    return ResultsError(str(path), number, None, f"not a result: {what}. Only a last line cut short by a crash "
+    return ResultsError(str(path), number, f"not a result: {what}. Only a last line cut short by a crash "
                         "is passed over; fix or delete this line (or start the run afresh without --resume)")
 
 

@@ -60,19 +60,3 @@ def find(value: Any, where: str = "") -> tuple[str, str] | None:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return find({f.name: getattr(value, f.name) for f in dataclasses.fields(value)}, where)
     return None
-
-
-def message(where: str, what: str) -> str:
-    return f"{shown(where)}: invalid Unicode ({what}); it cannot be written as UTF-8"
-
-
-def check_arguments(**named: Any) -> None:
-    """Refuse (:class:`~genevals.rows.InputError` naming the argument) an API argument holding text that cannot be
-    written: ``metrics``, ``options``, ``column_map``, ``judge``, ``out_dir``, ``meta``, an input path."""
-    from genevals.rows import InputError
-
-    for name, value in named.items():
-        found = find(value, name)
-        if found is not None:
-            raise InputError(shown(found[0]), None, None, f"invalid Unicode ({found[1]}); it cannot be written "
-                                                          "as UTF-8")

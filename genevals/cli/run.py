@@ -128,10 +128,8 @@ def unwritable_option(args: argparse.Namespace) -> str | None:
     for dest, value in vars(args).items():
         found = utf8.find(value)
         if found is not None:
-            where = found[0].partition("[")[2]
-            item = f" (item {where.partition(']')[0]})" if where else ""
-            return (f"{_OPTION_NAMES.get(dest, '--' + dest.replace('_', '-'))}{item}: invalid Unicode "
-                    f"({found[1]}); it cannot be written as UTF-8")
+            return (f"{_OPTION_NAMES.get(dest, '--' + dest.replace('_', '-'))}: invalid Unicode ({found[1]}); it "
+                    "cannot be written as UTF-8")
     return None
 
 

@@ -87,6 +87,16 @@ def _source_name(data: Any) -> str:
     return str(data) if isinstance(data, (str, Path)) else "<data>"
 
 
+def check_arguments(**named: Any) -> None:
+    """Refuse, naming the argument, an argument holding text that cannot be written as UTF-8 (see
+    :mod:`genevals.utf8`): it would fail in results.jsonl or summary.json, mid-run."""
+    for name, value in named.items():
+        found = utf8.find(value, name)
+        if found is not None:
+            raise InputError(utf8.shown(found[0]), None, None, f"invalid Unicode ({found[1]}); it cannot be "
+                                                               "written as UTF-8")
+
+
 def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Mapping[str, Any]] | None,
              column_map: Mapping[str, str] | None, on_error: str, judge: Any = None, strict: bool = False) -> Plan:
     """Build the metrics, then read, validate and prepare in one pass over the input.
@@ -97,8 +107,8 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
     if on_error not in ("raise", "skip"):
         raise ValueError("on_error must be 'raise' or 'skip'")
     # Rows are checked as they are read, each with its line; these arguments now, before any work.
-    utf8.check_arguments(data=data if isinstance(data, (str, Path)) else None, metrics=metrics, options=options,
-                         column_map=column_map, judge=judge)
+    check_arguments(data=data if isinstance(data, (str, Path)) else None, metrics=metrics, options=options,
+                    column_map=column_map, judge=judge)
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], Sample):
         data = [s.to_dict() for s in data]
     selected = registry.select(metrics, options, judge)
@@ -148,7 +158,7 @@ def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, k
               meta: Mapping[str, Any]) -> tuple[RunRecorder, Iterator[Sample], int]:
     """Prepare the run folder, open the recorder, count the results already there (when resuming) into it,
     and return it, the samples still to score, and how many were done."""
-    utf8.check_arguments(out_dir=out_dir, meta=meta)
+    check_arguments(out_dir=out_dir, meta=meta)
     out = Path(out_dir) if out_dir is not None else None
     if plan.warnings:
         meta = {**meta, "unknown_fields": list(plan.warnings)}
@@ -166,9 +176,9 @@ def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, k
     recorder = RunRecorder(plan.selected, out, errors=plan.errors, seed=seed, keep_samples=keep_samples, meta=meta)
     try:
         done = _replay_previous(recorder, out) if resume else set()
-    except runfolder.ResultsError:
+    except runfolder.ResultsError as exc:  # a garbage line: resuming would score its sample again
         recorder.close()
-        raise
+        raise InputError(exc.source, exc.line, None, exc.message) from None
     todo = (s for s in plan.samples() if sample_key_digest(s.system, s.id) not in done)
     return recorder, todo, len(done)
 

@@ -3,7 +3,6 @@ re-run (even one killed mid-way) never writes over the earlier run, and --resume
 cannot trust (a missing manifest, a garbage line) instead of mixing or skipping."""
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
