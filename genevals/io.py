@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from genevals import utf8
 from genevals.input_fields import FieldTracker
 from genevals.rows import (  # noqa: F401  (re-exported: genevals.io is where callers have always found them)
     ALIASES,
@@ -46,13 +47,23 @@ def jsonl_row(source: str, line_no: int, raw: bytes) -> RawRow | InputError | No
     if not text.strip():
         return None
     try:
-        return RawRow(source, line_no, json.loads(text))
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         return InputError(source, line_no, None, f"malformed JSON: {exc.msg} (column {exc.colno})")
     except ValueError as exc:  # an integer longer than sys.get_int_max_str_digits() digits
         return InputError(source, line_no, None, f"malformed JSON: {exc}")
     except RecursionError:
         return InputError(source, line_no, None, "malformed JSON: nested too deeply")
+    # Only a \udXXX escape decodes to a lone surrogate (strict UTF-8 decoding refuses encoded ones): look for
+    # one anywhere in the row, ignored fields and field names included, only on lines that hold such an escape.
+    if utf8.SURROGATE_ESCAPE.search(raw):
+        try:
+            found = utf8.find(data)
+        except RecursionError:
+            return InputError(source, line_no, None, "malformed JSON: nested too deeply")
+        if found is not None:
+            return InputError(source, line_no, utf8.shown(found[0]) or None, f"invalid Unicode: {found[1]}")
+    return RawRow(source, line_no, data)
 
 
 def _read_csv(path: Path) -> Iterator[RawRow | InputError]:

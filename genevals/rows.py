@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from genevals import utf8
 from genevals.input_fields import FieldTracker
 from genevals.keys import sample_key_digest
 from genevals.types import Context, Sample
@@ -83,10 +84,16 @@ def _as_list(value: Any) -> Any:
 def _check_unicode(value: Any, field: str, err) -> None:
     """A lone surrogate (JSON "\\ud800") cannot be written as UTF-8: reject it here, not mid-run."""
     if isinstance(value, str) and not value.isascii():  # isascii is O(1)-fast in C: no surrogate there
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise err(field, f"invalid Unicode: lone surrogate at character {exc.start}") from None
+        index = utf8.bad_index(value)
+        if index is not None:
+            raise err(field, f"invalid Unicode: lone surrogate at character {index}")
+
+
+def _check_names(data: Mapping[str, Any], err) -> None:
+    """Field names end up in warnings and summary.json: one that cannot be written as UTF-8 is refused too."""
+    for name in data:
+        if type(name) is str and not name.isascii() and utf8.bad_index(name) is not None:
+            raise err(None, f"invalid Unicode: lone surrogate in the field name '{utf8.shown(name)}'")
 
 
 _ABSENT = object()
@@ -124,6 +131,7 @@ class RowValidator:
         err = lambda field, msg: InputError(row.source, row.line, field, msg)  # noqa: E731
         if not isinstance(row.data, Mapping):
             raise err(None, f"expected an object per row, got {type(row.data).__name__}")
+        _check_names(row.data, err)
         if self.tracker is not None:
             self.tracker.see(f"{row.source}:{row.line}", row.data)
         data = self._rename(row.data)
@@ -232,6 +240,7 @@ class RowValidator:
         if _is_missing(value):
             return ()
         if isinstance(value, str):
+            _check_unicode(value, "references", err)
             return (value,) if value != "" else ()
         if not isinstance(value, list):
             raise err("references", f"expected a string or list of strings, got {type(value).__name__}")

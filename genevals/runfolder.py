@@ -1,17 +1,21 @@
 """The run folder: the one owner of its file names, the writer and the readers.
 
 A run folder holds ``results.jsonl`` (one :meth:`SampleResult.to_dict` per line, appended and flushed as
-samples finish), ``summary.json``, ``skipped.jsonl``, ``outputs.json`` (what each output means, for the report), ``manifest.json`` (what the run was made from, checked
-by ``--resume``) and ``report.html``. The summary, the report, ``--resume``
-and ``Results.load`` all read through here, so the schema has one definition.
+samples finish), ``summary.json``, ``skipped.jsonl``, ``outputs.json`` (what each output means, for the report),
+``manifest.json`` (what the run was made from, checked by ``--resume``) and ``report.html``, and under
+``earlier/<date-time>/`` the files of the runs made in it before. The summary, the report, ``--resume`` and
+``Results.load`` all read through here, so the schema has one definition. Every file but results.jsonl is
+written aside and renamed into place (:func:`replacing`): a crash leaves the old file or the new one whole.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 import time
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import IO, Any, Iterable, Iterator, Mapping
 
 from genevals.types import SampleResult, SkippedRow
 
@@ -24,6 +28,45 @@ OUTPUTS_FILE = "outputs.json"
 #: what the run was made from (input digest, metrics and their settings, options, genevals version), written
 #: before scoring starts, so ``--resume`` can refuse to mix a different run into this folder
 MANIFEST_FILE = "manifest.json"
+#: the files of one run, moved together into ``EARLIER_DIR/<date-time>/`` when a new run starts in the folder
+RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, SKIPPED_FILE, REPORT_FILE, OUTPUTS_FILE, MANIFEST_FILE)
+EARLIER_DIR = "earlier"
+
+
+class ResultsError(ValueError):
+    """A results file with a line that is not a result, and not a last line cut short by a crash; ``str()``
+    reads ``file:line: not a result: ...``."""
+
+    def __init__(self, source: str, line: int, message: str):
+        self.source, self.line, self.message = source, line, message
+        super().__init__(f"{source}:{line}: {message}")
+
+
+@contextlib.contextmanager
+def replacing(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
+    """A handle (text, or bytes with ``mode="wb"``) whose content replaces ``path`` whole when the block ends:
+    written aside (a temporary file in the same folder), then renamed over it, so a crash at any point leaves the
+    old file or the new one, never half of one. An exception in the block leaves ``path`` as it was."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with open(fd, mode, encoding=None if "b" in mode else "utf-8") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_whole(path: str | Path, content: str | bytes) -> None:
+    """Write ``content`` to ``path`` as :func:`replacing` does (text is encoded first: text that cannot be written
+    as UTF-8 leaves ``path`` untouched)."""
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    with replacing(path, "wb") as handle:
+        handle.write(data)
 
 
 def _results_path(where: str | Path) -> Path:
@@ -58,23 +101,35 @@ class ResultsWriter:
 
 
 def iter_rows(where: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, record)`` for each record of a results file, one at a time; a last line cut short by a
-    crash (no newline, or not JSON) ends the file. Line numbers count from 1 and include blank lines."""
+    """``(line number, record)`` for each record of a results file, one at a time. A last line without its
+    newline was cut short by a crash (results are written whole lines at a time) and ends the file; any other
+    line that is not a JSON object raises :class:`ResultsError` naming it: skipping it would hide results (and
+    ``--resume`` would score them again). Line numbers count from 1 and include blank lines."""
     path = _results_path(where)
     if not path.exists():
         return
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.endswith("\n"):
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            if not raw.endswith(b"\n"):
                 break
-            if not line.strip():
+            if not raw.strip():
                 continue
             try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                break
-            if isinstance(row, dict):
-                yield number, row
+                row = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError as exc:
+                raise _not_a_result(path, number, f"invalid UTF-8 at byte {exc.start}") from None
+            except ValueError as exc:  # JSONDecodeError, or an integer over the int max str digits limit
+                raise _not_a_result(path, number, f"not JSON ({exc})") from None
+            except RecursionError:
+                raise _not_a_result(path, number, "not JSON (nested too deeply)") from None
+            if not isinstance(row, dict):
+                raise _not_a_result(path, number, f"a JSON {type(row).__name__}, not an object")
+            yield number, row
+
+
+def _not_a_result(path: Path, number: int, what: str) -> ResultsError:
+    return ResultsError(str(path), number, f"not a result: {what}. Only a last line cut short by a crash "
+                        "is passed over; fix or delete this line (or start the run afresh without --resume)")
 
 
 def read_lines(where: str | Path, wanted: Mapping[int, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -97,11 +152,12 @@ def read_lines(where: str | Path, wanted: Mapping[int, Any]) -> Iterator[tuple[i
 
 def read_results(where: str | Path) -> Iterator[SampleResult]:
     """The results of a run folder (or results file), tolerating a last line cut short by a crash."""
-    for _number, row in iter_rows(where):
+    for number, row in iter_rows(where):
         try:
             yield SampleResult.from_dict(row)
-        except (KeyError, TypeError, ValueError):
-            return
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise _not_a_result(_results_path(where), number, f"not a result record ({what})") from None
 
 
 def read_summary(run_dir: str | Path) -> dict[str, Any]:
@@ -113,15 +169,16 @@ def read_summary(run_dir: str | Path) -> dict[str, Any]:
 def write_summary(run_dir: str | Path, summary: Mapping[str, Any], skipped: Iterable[SkippedRow]) -> None:
     """summary.json and skipped.jsonl, written whole at the end of a run (also an interrupted one)."""
     run_dir = Path(run_dir)
-    (run_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
-    with open(run_dir / SKIPPED_FILE, "w", encoding="utf-8") as handle:
+    # Encoded first: a summary that cannot be written must not replace the earlier skipped rows either.
+    data = json.dumps(summary, indent=2, ensure_ascii=False).encode("utf-8")
+    with replacing(run_dir / SKIPPED_FILE) as handle:
         for row in skipped:
             handle.write(json.dumps(row.to_dict(), ensure_ascii=False) + "\n")
+    write_whole(run_dir / SUMMARY_FILE, data)
 
 
 def write_outputs(run_dir: str | Path, declarations: Mapping[str, Any]) -> None:
-    (Path(run_dir) / OUTPUTS_FILE).write_text(json.dumps(declarations, indent=2, ensure_ascii=False),
-                                             encoding="utf-8")
+    write_whole(Path(run_dir) / OUTPUTS_FILE, json.dumps(declarations, indent=2, ensure_ascii=False))
 
 
 def read_outputs(run_dir: str | Path) -> dict[str, Any]:
@@ -131,19 +188,24 @@ def read_outputs(run_dir: str | Path) -> dict[str, Any]:
 
 
 def write_manifest(run_dir: str | Path, manifest: Mapping[str, Any]) -> None:
-    (Path(run_dir) / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
+    write_whole(Path(run_dir) / MANIFEST_FILE, json.dumps(manifest, indent=2, ensure_ascii=False))
 
 
 def read_manifest(run_dir: str | Path) -> dict[str, Any] | None:
-    """manifest.json, or None for a run folder written before it existed (or whose manifest is not JSON)."""
+    """manifest.json, or None when the folder has none; ValueError naming the file when it is empty, not JSON,
+    or not a JSON object."""
     path = Path(run_dir) / MANIFEST_FILE
     if not path.exists():
         return None
     try:
-        found = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError:
-        return None
-    return found if isinstance(found, dict) else None
+        found = json.loads(path.read_bytes())
+    except RecursionError:
+        found = None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise ValueError(f"{path}: {'empty' if not path.stat().st_size else f'not valid JSON ({exc})'}") from None
+    if not isinstance(found, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return found
 
 
 def has_results(run_dir: str | Path) -> bool:
@@ -151,17 +213,41 @@ def has_results(run_dir: str | Path) -> bool:
     return path.exists() and path.stat().st_size > 0
 
 
-def prepare(run_dir: Path | None, resume: bool) -> None:
-    """Make the run folder; when resuming, drop a last line cut short by a crash, else keep any earlier
-    results file beside the new run (results are never lost)."""
+def prepare(run_dir: Path | None, resume: bool) -> Path | None:
+    """Make the run folder; when resuming, drop a last line cut short by a crash, else move an earlier run's
+    files aside (:func:`move_earlier_run`; results are never lost) and return where they went."""
     if run_dir is None:
-        return
+        return None
     run_dir.mkdir(parents=True, exist_ok=True)
-    results_path = run_dir / RESULTS_FILE
     if resume:
-        truncate_partial_line(results_path)
-    elif results_path.exists() and results_path.stat().st_size:
-        results_path.rename(run_dir / f"results.{time.strftime('%Y%m%d-%H%M%S')}.jsonl")
+        truncate_partial_line(run_dir / RESULTS_FILE)
+        return None
+    return move_earlier_run(run_dir)
+
+
+def move_earlier_run(run_dir: Path) -> Path | None:
+    """Move the files of the run already in ``run_dir`` (when it has results or a summary) together into a new
+    folder ``earlier/<date-time>/`` (``-2``, ``-3`` ... when that exists: created exclusively, so two runs never
+    share one), itself a run folder ``genevals report`` reads; return it, or None when there was no run.
+
+    Each file is renamed whole, so a crash at any point leaves every earlier file intact, here or there; the
+    new run's summary and report are then written beside its results, never over the earlier ones."""
+    results = run_dir / RESULTS_FILE
+    if not ((results.exists() and results.stat().st_size) or (run_dir / SUMMARY_FILE).exists()):
+        return None
+    (run_dir / EARLIER_DIR).mkdir(exist_ok=True)
+    stamp, n = time.strftime("%Y%m%d-%H%M%S"), 1
+    while True:
+        backup = run_dir / EARLIER_DIR / (stamp if n == 1 else f"{stamp}-{n}")
+        try:
+            backup.mkdir()
+            break
+        except FileExistsError:
+            n += 1
+    for name in RUN_FILES:
+        if (run_dir / name).exists():
+            os.replace(run_dir / name, backup / name)
+    return backup
 
 
 def truncate_partial_line(path: Path, block: int = 1 << 16) -> None:

@@ -1,6 +1,8 @@
-"""The run folder: its writer and readers agree, a crash's half line is tolerated and trimmed, and earlier
-results are kept aside, never overwritten."""
+"""The run folder: its writer and readers agree, a crash's half line is tolerated and trimmed, any other bad line
+is named, files are replaced whole, and an earlier run is kept aside, never overwritten."""
 import json
+
+import pytest
 
 from genevals import runfolder
 from genevals.types import Claim, Context, MetricResult, Sample, SampleResult, SkippedRow, Verdict
@@ -36,11 +38,59 @@ def test_a_half_written_last_line_ends_the_file_and_is_trimmed_on_resume(tmp_pat
     assert (tmp_path / runfolder.RESULTS_FILE).read_text(encoding="utf-8") == good + "\n"
 
 
-def test_a_new_run_keeps_earlier_results_beside_it(tmp_path):
-    (tmp_path / runfolder.RESULTS_FILE).write_text("{}\n", encoding="utf-8")
-    runfolder.prepare(tmp_path, resume=False)
-    kept = sorted(p.name for p in tmp_path.iterdir())
-    assert len(kept) == 1 and kept[0].startswith("results.") and kept[0] != runfolder.RESULTS_FILE
+def test_a_new_run_moves_the_earlier_run_whole_into_its_own_folder(tmp_path):
+    files = {name: f"{name} of the earlier run\n" for name in runfolder.RUN_FILES}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "review.sqlite").write_text("not a run file")
+    moved = runfolder.prepare(tmp_path, resume=False)
+    assert moved.parent == tmp_path / runfolder.EARLIER_DIR
+    assert {p.name: p.read_text(encoding="utf-8") for p in moved.iterdir()} == files
+    assert sorted(p.name for p in tmp_path.iterdir()) == [runfolder.EARLIER_DIR, "review.sqlite"]
+    assert runfolder.prepare(tmp_path, resume=False) is None  # nothing left to move
+
+
+def test_backups_made_in_the_same_second_never_collide(tmp_path, monkeypatch):
+    monkeypatch.setattr(runfolder.time, "strftime", lambda *args: "20250101-120000")
+    moved = []
+    for run in range(3):
+        (tmp_path / runfolder.RESULTS_FILE).write_text(f"run {run}\n", encoding="utf-8")
+        moved.append(runfolder.prepare(tmp_path, resume=False))
+    assert [p.name for p in moved] == ["20250101-120000", "20250101-120000-2", "20250101-120000-3"]
+    assert [(p / runfolder.RESULTS_FILE).read_text() for p in moved] == ["run 0\n", "run 1\n", "run 2\n"]
+
+
+def test_a_garbage_line_before_the_last_is_named_with_its_number(tmp_path):
+    good = json.dumps(_result(0).to_dict())
+    cases = {"{not json": "not JSON", "[1, 2]": "a JSON list, not an object",
+             '{"id": "q9"}': "not a result record"}
+    for garbage, what in cases.items():
+        (tmp_path / runfolder.RESULTS_FILE).write_text(f"{good}\n\n{garbage}\n{good}\n", encoding="utf-8")
+        with pytest.raises(runfolder.ResultsError, match=f"results.jsonl:3: not a result: {what}"):
+            list(runfolder.read_results(tmp_path))
+    (tmp_path / runfolder.RESULTS_FILE).write_bytes(good.encode() + b"\n\xff\xfe\n")
+    with pytest.raises(runfolder.ResultsError, match="results.jsonl:2: not a result: invalid UTF-8"):
+        list(runfolder.iter_rows(tmp_path))
+
+
+def test_a_manifest_that_is_empty_or_not_an_object_is_an_error_not_a_missing_one(tmp_path):
+    assert runfolder.read_manifest(tmp_path) is None
+    for text, message in [("", "empty"), ("{oops", "not valid JSON"), ("[1]", "not a JSON object")]:
+        (tmp_path / runfolder.MANIFEST_FILE).write_text(text)
+        with pytest.raises(ValueError, match=f"manifest.json: {message}"):
+            runfolder.read_manifest(tmp_path)
+
+
+def test_a_file_written_whole_replaces_the_old_one_only_when_complete(tmp_path):
+    path = tmp_path / runfolder.SUMMARY_FILE
+    path.write_text("old")
+    with pytest.raises(UnicodeEncodeError):
+        runfolder.write_whole(path, "new \ud800")
+    with pytest.raises(UnicodeEncodeError):
+        runfolder.write_summary(tmp_path, {"n": "\ud800"}, [])
+    assert path.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == [runfolder.SUMMARY_FILE]
+    runfolder.write_whole(path, "new")
+    assert path.read_text() == "new" and len(list(tmp_path.iterdir())) == 1
 
 
 def test_summary_skipped_and_outputs_files(tmp_path):

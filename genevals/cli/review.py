@@ -83,7 +83,7 @@ def _export(run_dir: Path, output: str | None) -> int:
         return EXIT_BAD_INPUT
     try:
         counts = export_labels(run_dir, output)
-    except (OSError, StoreError, sqlite3.Error) as exc:
+    except (OSError, ValueError, StoreError, sqlite3.Error) as exc:  # ValueError: a garbage line in results
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     print(f"wrote {output}: {counts.written} reviewed answers ({counts.hallucinated} hallucinated)"

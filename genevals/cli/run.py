@@ -115,6 +115,22 @@ class _Progress:
 
 #: skipped rows named on the terminal without -v (skipped.jsonl has them all)
 SHOWN_SKIPPED = 5
+#: the options whose destination is not their name
+_OPTION_NAMES = {"input": "INPUT", "thresholds": "--fail-under/--fail-over"}
+
+
+def unwritable_option(args: argparse.Namespace) -> str | None:
+    """The first option value holding text that cannot be written as UTF-8 (a lone surrogate, as a file name
+    or argument with bytes that are not UTF-8 gives one), as an error message naming the option; else None.
+    Such text would reach results.jsonl or summary.json and fail there, mid-run (see :mod:`genevals.utf8`)."""
+    from genevals import utf8
+
+    for dest, value in vars(args).items():
+        found = utf8.find(value)
+        if found is not None:
+            return (f"{_OPTION_NAMES.get(dest, '--' + dest.replace('_', '-'))}: invalid Unicode ({found[1]}); it "
+                    "cannot be written as UTF-8")
+    return None
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -127,6 +143,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.thresholds import ThresholdError, failures as threshold_failures
 
     bar = None
+    unwritable = unwritable_option(args)
+    if unwritable is not None:
+        print(f"genevals: error: {unwritable}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     min_coverage = DEFAULT_MIN_COVERAGE if args.min_coverage is None else args.min_coverage
     if Path(args.out).exists() and not Path(args.out).is_dir():
         print(f"genevals: error: --out {args.out}: exists and is not a folder", file=sys.stderr)

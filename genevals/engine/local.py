@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from genevals import registry
 from genevals.engine import pipeline
+from genevals.engine.workers import pool as workers_pool
 from genevals.engine.plan import Plan, chunked, plan_run, start_run
 from genevals.engine.recorder import RunRecorder
 from genevals.gcpause import collector_paused
@@ -197,7 +198,7 @@ def evaluate(
     # chunks (genevals.engine.pipeline); otherwise workers score the cheap families of chunks read here.
     pipelined = (n_done == 0 and all(s.metric.kind == CHEAP for s in selected)
                  and (workers > 1 if not auto else plan.n_good >= PARALLEL_THRESHOLD and _cores() > 1))
-    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 and not pipelined else None
+    pool = workers_pool(workers) if workers > 1 and not pipelined else None
     interrupted = False
     try:
         total = plan.n_good - n_done
@@ -237,7 +238,7 @@ def _write_chunks(recorder: RunRecorder, selected: Sequence[registry.Selected], 
     try:
         if auto and first:
             workers = parallel_workers(cheap[0] / len(first), left - len(first), n_good)
-            pool = started = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+            pool = started = workers_pool(workers) if workers > 1 else None
         for chunk in chunked(todo, chunk_size if pool is None else max(chunk_size, 1000)):
             recorder.write(_score_chunk(selected, chunk, pool, workers))
             if advance is not None:

@@ -20,6 +20,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from genevals import registry
 from genevals.engine.recorder import corpus_statistics
+from genevals.engine.workers import pool as workers_pool
 from genevals.gcpause import collector_paused
 from genevals.io import jsonl_row, read_raw, rows_from_objects
 from genevals.results import SummaryPart
@@ -117,8 +118,7 @@ def chunk_done(samples: Sequence[Sample], selected: Sequence[registry.Selected],
 def start_pool(workers: int, reader: Reader, selected: Sequence[registry.Selected], write: bool,
                keep: bool) -> ProcessPoolExecutor:
     """Worker processes that hold the reader and the metrics from their start (sent once, not per chunk)."""
-    return ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
-                               initargs=(reader, list(selected), write, keep))
+    return workers_pool(workers, _start_worker, (reader, list(selected), write, keep))
 
 
 def run(pool: ProcessPoolExecutor, chunks: Iterable[Sequence[Any]], in_flight: int) -> Iterator[Done]:

@@ -5,11 +5,12 @@ results already there and leaves them out of what is still to score.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from genevals import registry, runfolder
+from genevals import registry, runfolder, utf8
 from genevals.engine import manifest
 from genevals.engine.recorder import RunRecorder
 from genevals.input_fields import FieldTracker
@@ -86,6 +87,16 @@ def _source_name(data: Any) -> str:
     return str(data) if isinstance(data, (str, Path)) else "<data>"
 
 
+def check_arguments(**named: Any) -> None:
+    """Refuse, naming the argument, an argument holding text that cannot be written as UTF-8 (see
+    :mod:`genevals.utf8`): it would fail in results.jsonl or summary.json, mid-run."""
+    for name, value in named.items():
+        found = utf8.find(value, name)
+        if found is not None:
+            raise InputError(utf8.shown(found[0]), None, None, f"invalid Unicode ({found[1]}); it cannot be "
+                                                               "written as UTF-8")
+
+
 def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Mapping[str, Any]] | None,
              column_map: Mapping[str, str] | None, on_error: str, judge: Any = None, strict: bool = False) -> Plan:
     """Build the metrics, then read, validate and prepare in one pass over the input.
@@ -95,6 +106,9 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
     warning in :attr:`Plan.warnings`)."""
     if on_error not in ("raise", "skip"):
         raise ValueError("on_error must be 'raise' or 'skip'")
+    # Rows are checked as they are read, each with its line; these arguments now, before any work.
+    check_arguments(data=data if isinstance(data, (str, Path)) else None, metrics=metrics, options=options,
+                    column_map=column_map, judge=judge)
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], Sample):
         data = [s.to_dict() for s in data]
     selected = registry.select(metrics, options, judge)
@@ -144,6 +158,7 @@ def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, k
               meta: Mapping[str, Any]) -> tuple[RunRecorder, Iterator[Sample], int]:
     """Prepare the run folder, open the recorder, count the results already there (when resuming) into it,
     and return it, the samples still to score, and how many were done."""
+    check_arguments(out_dir=out_dir, meta=meta)
     out = Path(out_dir) if out_dir is not None else None
     if plan.warnings:
         meta = {**meta, "unknown_fields": list(plan.warnings)}
@@ -152,11 +167,18 @@ def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, k
                                 column_map=plan.column_map, seed=seed)
         if resume:
             check_resume(out, wanted)
-    runfolder.prepare(out, resume)
+    earlier = runfolder.prepare(out, resume)
+    if earlier is not None:  # said at once: a run that crashes later never gets to say it
+        print(f"genevals: note: the earlier run in {out} was moved to {earlier}", file=sys.stderr, flush=True)
+        meta = {**meta, "earlier_run": str(earlier)}
     if out is not None:
         runfolder.write_manifest(out, wanted)
     recorder = RunRecorder(plan.selected, out, errors=plan.errors, seed=seed, keep_samples=keep_samples, meta=meta)
-    done = _replay_previous(recorder, out) if resume else set()
+    try:
+        done = _replay_previous(recorder, out) if resume else set()
+    except runfolder.ResultsError as exc:  # a garbage line: resuming would score its sample again
+        recorder.close()
+        raise InputError(exc.source, exc.line, None, exc.message) from None
     todo = (s for s in plan.samples() if sample_key_digest(s.system, s.id) not in done)
     return recorder, todo, len(done)
 
@@ -165,20 +187,29 @@ class ResumeMismatch(InputError):
     """``resume`` against a run folder made from another input, other metrics or other settings."""
 
 
+#: how to get out of a refused --resume
+_FRESH = ("To start a fresh run, use another --out, or leave out --resume (the earlier run is then moved to "
+          f"{runfolder.EARLIER_DIR}/<date-time>/ in the folder).")
+
+
 def check_resume(out: Path, wanted: Mapping[str, Any]) -> None:
-    """ResumeMismatch naming every difference between the folder's manifest and the run asked for. A folder
-    without results has nothing to mix; one written before manifests existed cannot be checked."""
+    """ResumeMismatch naming every difference between the folder's manifest and the run asked for, or saying
+    that the manifest is missing, empty or unreadable: a folder whose run cannot be checked is not continued.
+    A folder without results has nothing to mix."""
     if not runfolder.has_results(out):
         return
-    found = runfolder.read_manifest(out)
+    try:
+        found = runfolder.read_manifest(out)
+    except ValueError as exc:
+        raise ResumeMismatch(str(out), None, None, f"--resume cannot check what this folder's results were made "
+                             f"from: {exc}.\n{_FRESH}") from None
     if found is None:
-        return
+        raise ResumeMismatch(str(out), None, None, f"--resume cannot check what this folder's results were made "
+                             f"from: it has no {runfolder.MANIFEST_FILE}.\n{_FRESH}")
     differ = manifest.differences(found, wanted)
     if differ:
         raise ResumeMismatch(str(out), None, None, "--resume would mix two different runs; this folder was "
-                             "made with different\n  " + "\n  ".join(differ) + "\nTo start a fresh run, "
-                             "use another --out, or leave out --resume (the earlier results are then kept "
-                             "beside the new ones as results.<date-time>.jsonl).")
+                             "made with different\n  " + "\n  ".join(differ) + f"\n{_FRESH}")
 
 
 def _replay_previous(recorder: RunRecorder, out: Path | None) -> set[int]:

@@ -106,11 +106,15 @@ class RunRecorder:
         if self.keep_samples:
             self.results.samples.extend(results)
 
-    def finish(self, *, n_input_rows: int, interrupted: bool = False) -> Results:
-        """Corpus scores, signatures (taken now: some settings are only known after scoring), summary files."""
+    def close(self) -> None:
+        """Close results.jsonl (also done by :meth:`finish`)."""
         if self.writer is not None:
             self.writer.close()
             self.writer = None
+
+    def finish(self, *, n_input_rows: int, interrupted: bool = False) -> Results:
+        """Corpus scores, signatures (taken now: some settings are only known after scoring), summary files."""
+        self.close()
         results = self.results
         for sel in self.corpus_families:
             for system, totals in sorted(self.corpus_totals[sel.family].items()):

@@ -124,7 +124,7 @@ def test_resume_refuses_a_different_run(tmp_path):
         assert "use another --out, or leave out --resume" in done.stderr
         assert (out / "results.jsonl").read_text() == before
     fresh = genevals("run", str(changed), "--out", str(out), "-q", "--metrics", "exact_match")
-    assert fresh.returncode == 0 and list(out.glob("results.*.jsonl"))  # the earlier results are kept
+    assert fresh.returncode == 0 and list(out.glob("earlier/*/results.jsonl"))  # the earlier results are kept
 
 
 def test_one_compact_table_with_coverage_and_integer_counts(tmp_path):

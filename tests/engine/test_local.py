@@ -100,6 +100,7 @@ def test_resume_after_a_crash_equals_an_uninterrupted_run(tmp_path):
     lines = (tmp_path / "full" / "results.jsonl").read_text().splitlines(keepends=True)
     # Ten finished lines and a half-written eleventh, as a SIGKILL mid-write leaves it.
     (crashed / "results.jsonl").write_text("".join(lines[:10]) + lines[10][:25])
+    (crashed / "manifest.json").write_bytes((tmp_path / "full" / "manifest.json").read_bytes())  # written first
     resumed = genevals.evaluate(rows(), out_dir=crashed, resume=True)
     final = [json.loads(x) for x in (crashed / "results.jsonl").read_text().splitlines()]
     assert len(final) == 24 and len({(r["system"], r["id"]) for r in final}) == 24
@@ -111,7 +112,7 @@ def test_resume_after_a_crash_equals_an_uninterrupted_run(tmp_path):
 def test_rerun_keeps_the_previous_results_file(tmp_path):
     genevals.evaluate(rows(2), out_dir=tmp_path)
     genevals.evaluate(rows(2), out_dir=tmp_path)
-    assert len(list(tmp_path.glob("results.*.jsonl"))) == 1
+    assert len(list(tmp_path.glob("earlier/*/results.jsonl"))) == 1
 
 
 def test_two_workers_give_identical_results():

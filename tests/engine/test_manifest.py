@@ -59,8 +59,15 @@ def test_a_file_is_digested_by_its_bytes_wherever_it_lies(tmp_path):
         evaluate(str(moved), ["exact_match"], out_dir=out, resume=True)
 
 
-def test_a_folder_without_a_manifest_resumes_as_before(tmp_path):
+@pytest.mark.parametrize("manifest", [None, "", "{half", "[]"])
+def test_a_folder_whose_manifest_is_missing_empty_or_invalid_is_not_resumed(tmp_path, manifest):
     evaluate(ROWS, ["exact_match"], out_dir=tmp_path)
-    (tmp_path / runfolder.MANIFEST_FILE).unlink()
-    assert evaluate(ROWS, ["exact_match"], out_dir=tmp_path, resume=True).summary()["n_samples"] == 4
-    assert runfolder.read_manifest(tmp_path) is not None  # written again for the next resume
+    before = (tmp_path / runfolder.RESULTS_FILE).read_bytes()
+    if manifest is None:
+        (tmp_path / runfolder.MANIFEST_FILE).unlink()
+    else:
+        (tmp_path / runfolder.MANIFEST_FILE).write_text(manifest)
+    changed = [dict(ROWS[0], answer="other")] + ROWS[1:]
+    with pytest.raises(ResumeMismatch, match="--resume cannot check what this folder's results were made from"):
+        evaluate(changed, ["exact_match"], out_dir=tmp_path, resume=True)
+    assert (tmp_path / runfolder.RESULTS_FILE).read_bytes() == before

@@ -144,6 +144,7 @@ def test_cli_resume_on_ray_after_a_crash_equals_an_uninterrupted_run(both):
     out = tmp / "ray_resumed"
     out.mkdir()
     (out / "results.jsonl").write_text("".join(full[:40]) + full[40][:50], encoding="utf-8")
+    (out / "manifest.json").write_bytes((tmp / "local" / "manifest.json").read_bytes())  # written before scoring
     env = {**os.environ, "HF_HUB_OFFLINE": "1",
            "PYTHONPATH": os.pathsep.join(filter(None, [str(DEMO.parents[2]), os.environ.get("PYTHONPATH")]))}
     done = subprocess.run([sys.executable, "-m", "genevals", "run", str(DEMO), "--out", str(out), "--engine", "ray",
