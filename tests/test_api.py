@@ -74,11 +74,13 @@ ARGUMENTS_SCRIPT = textwrap.dedent("""
     out["generator"] = res.summary()["systems"]["default"]["exact_match"]["scored"]
     with open(os.path.join(folder, "gen", "results.jsonl")) as handle:
         out["generator_lines"] = sum(1 for _ in handle)
-    out["iterator"] = genevals.evaluate(iter(rows), ["exact_match"]).summary()["systems"]["default"]["exact_match"]["scored"]
+    scored = lambda res, name: res.summary()["systems"]["default"][name]["scored"]
+    out["iterator"] = scored(genevals.evaluate(iter(rows), ["exact_match"]), "exact_match")
     frame = pd.DataFrame([{"answer": "a", "relevant": {"c": np.float32(2.0)}, "contexts": ["c"]}])
-    out["numpy_grades"] = genevals.evaluate(frame, ["recall@1"]).summary()["systems"]["default"]["recall@1"]["scored"]
-    bad = {"none": dict(data=None), "int": dict(data=5), "dict": dict(data=rows[0]), "metric_none": dict(metrics=[None]),
-           "metric_empty": dict(metrics=[]), "out_file": dict(out_dir=a_file), "out_under_file": dict(out_dir=a_file + "/x"),
+    out["numpy_grades"] = scored(genevals.evaluate(frame, ["recall@1"]), "recall@1")
+    bad = {"none": dict(data=None), "int": dict(data=5), "dict": dict(data=rows[0]),
+           "metric_none": dict(metrics=[None]), "metric_empty": dict(metrics=[]), "out_file": dict(out_dir=a_file),
+           "out_under_file": dict(out_dir=a_file + "/x"),
            "options": dict(options={"rogue": {"use_stemmer": True}}), "column_map": dict(column_map={"answr": "x"}),
            "typos": dict(metrics=["rogue", "tokn_f1"]), "seed": dict(seed=-1), "workers": dict(workers=0)}
     for name, change in bad.items():
