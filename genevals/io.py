@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import re
 import stat
 import sys
 from collections.abc import Mapping
@@ -66,44 +68,122 @@ def jsonl_row(source: str, line_no: int, raw: bytes) -> RawRow | InputError | No
     return RawRow(source, line_no, data)
 
 
-def _read_csv(path: Path) -> Iterator[RawRow | InputError]:
-    csv.field_size_limit(sys.maxsize)
-    # Decode line by line ourselves so invalid UTF-8 is reported with its line, not as a crash.
-    with open(path, "rb") as handle:
-        header: list[str] | None = None
-        buffer, start_line = "", 0
-        for line_no, raw in enumerate(handle, start=1):
+class _CsvLines:
+    """A CSV file's lines for :func:`csv.reader`, remembering what the reader cannot: the line each record starts
+    on, the lines that are not valid UTF-8, whether the file ended inside a record, and the record's text.
+
+    Lines are split at "\\n" so that line numbers are those an editor shows; a lone "\\r" (old Mac line ends)
+    also ends a line for the csv module, as it does in a file opened with ``newline=""``, so such a line is
+    handed over in pieces that share its number. Bad UTF-8 is decoded with ``surrogateescape`` so the quoting
+    around it still parses, and the record holding it is refused at the bad line.
+    """
+
+    def __init__(self, handle) -> None:
+        self.handle = handle
+        self.line = 0  # the line of the piece handed over last
+        self.start: int | None = None  # the line the current record starts on
+        self.pieces: list[str] = []  # the current record's text
+        self.bad: list[tuple[int, int]] = []  # (line, byte offset) of invalid UTF-8, in order
+        self.exhausted = False
+
+    def __iter__(self) -> Iterator[str]:
+        for raw in self.handle:
+            self.line += 1
             try:
-                text = raw.decode("utf-8-sig" if line_no == 1 else "utf-8")
+                text = raw.decode("utf-8-sig" if self.line == 1 else "utf-8")
             except UnicodeDecodeError as exc:
-                yield InputError(str(path), line_no, None, f"invalid UTF-8 at byte {exc.start}")
-                buffer = ""
-                continue
-            if not buffer:
-                start_line = line_no
-            buffer += text
-            # A quoted field may span lines; wait until quotes balance before parsing the record.
-            if buffer.count('"') % 2:
-                continue
+                self.bad.append((self.line, exc.start))
+                text = raw.decode("utf-8", "surrogateescape")
+            # a lone "\r" inside the line, not the "\r\n" that ends it: split there
+            pieces = [text] if text.count("\r") <= text.endswith("\r\n") else _LINE_PIECES.findall(text)
+            for piece in pieces:
+                if self.start is None:
+                    self.start = self.line
+                self.pieces.append(piece)
+                yield piece
+        self.exhausted = True
+
+    def next_record(self) -> None:
+        self.start, self.pieces = None, []
+
+    def bad_in_record(self) -> tuple[int, int] | None:
+        """The first invalid UTF-8 up to the end of the current record, forgetting every one up to there."""
+        found = None
+        while self.bad and self.bad[0][0] <= self.line:
+            found = found or self.bad[0]
+            self.bad.pop(0)
+        return found
+
+
+_LINE_PIECES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def _open_quote(text: str) -> bool:
+    """Whether ``text`` (a record that ran into the end of the file) ends inside a quoted field, read as the
+    csv module reads it: a quote opens a field only at its start, ``""`` inside one is a quote, and text after
+    a closing quote is kept (``"a"b`` is ``ab``). Jumps from quote to separator with ``str.find``: linear."""
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] == '"':
+            j = i + 1
+            while True:
+                k = text.find('"', j)
+                if k < 0:
+                    return True
+                if text.startswith('"', k + 1):
+                    j = k + 2
+                    continue
+                i = k + 1
+                break
+        found = _SEPARATOR.search(text, i)
+        if found is None:
+            return False
+        i = found.end()
+    return False
+
+
+_SEPARATOR = re.compile(r"[,\r\n]")
+
+
+def _read_csv(path: Path) -> Iterator[RawRow | InputError]:
+    """Rows as :class:`csv.reader` (and so ``csv.DictReader``) reads them, in one linear pass: a stray quote
+    inside a field is text, as it is to the csv module. A quoted field still open at the end of the file, which
+    the csv module silently turns into one cell holding the rest of the file, is refused at its first line."""
+    csv.field_size_limit(sys.maxsize)
+    source = str(path)
+    with open(path, "rb") as handle:
+        lines = _CsvLines(handle)
+        reader = csv.reader(lines)
+        header: list[str] | None = None
+        while True:
             try:
-                values = next(csv.reader([buffer]), [])
+                values = next(reader)
+            except StopIteration:
+                return
             except csv.Error as exc:
-                yield InputError(str(path), start_line, None, f"malformed CSV: {exc}")
-                buffer = ""
+                yield InputError(source, lines.start, None, f"malformed CSV: {exc}")
+                lines.bad_in_record()
+                lines.next_record()
                 continue
-            buffer = ""
+            start, bad = lines.start or lines.line, lines.bad_in_record()
+            unterminated = lines.exhausted and _open_quote("".join(lines.pieces))
+            lines.next_record()
+            if bad is not None:
+                yield InputError(source, bad[0], None, f"invalid UTF-8 at byte {bad[1]}")
+                continue
+            if unterminated:
+                yield InputError(source, start, None, "malformed CSV: a quoted field opened on this line never "
+                                                      "closes (the rest of the file would be one cell)")
+                continue
             if header is None:
                 header = values
                 continue
             if not any(v.strip() for v in values):
                 continue
             if len(values) != len(header):
-                yield InputError(str(path), start_line, None,
-                                 f"malformed CSV: {len(values)} values for {len(header)} columns")
+                yield InputError(source, start, None, f"malformed CSV: {len(values)} values for {len(header)} columns")
                 continue
-            yield RawRow(str(path), start_line, dict(zip(header, values)), text_cells=True)
-        if buffer:
-            yield InputError(str(path), start_line, None, "malformed CSV: unterminated quoted field")
+            yield RawRow(source, start, dict(zip(header, values)), text_cells=True)
 
 
 def _read_parquet(path: Path) -> Iterator[RawRow | InputError]:
@@ -153,6 +233,10 @@ def _check_readable(path: Path) -> None:
 
 
 def read_raw(path: str | Path) -> Iterator[RawRow | InputError]:
+    if isinstance(path, str) and path.endswith(("/", os.sep)) and Path(path).is_file():
+        # Path() drops the slash, and open("data.jsonl/") would fail: a slash says a folder was meant
+        raise InputError(path, None, None, "is a file, but the path ends in '/' as a folder's does; "
+                                           "leave out the trailing '/'")
     path = Path(path)
     _check_readable(path)
     suffix = path.suffix.lower()
@@ -166,11 +250,11 @@ def read_raw(path: str | Path) -> Iterator[RawRow | InputError]:
 
 
 def rows_from_objects(data: Any, source: str = "<data>") -> Iterator[RawRow]:
-    """A pandas DataFrame or an iterable of dicts. Row numbers are 1-based positions."""
+    """A pandas DataFrame or an iterable of dicts (or of :class:`Sample`). Row numbers are 1-based positions."""
     if hasattr(data, "to_dict") and hasattr(data, "columns"):
         data = (row for row in data.to_dict(orient="records"))
     for index, row in enumerate(data, start=1):
-        yield RawRow(source, index, row)
+        yield RawRow(source, index, row.to_dict() if isinstance(row, Sample) else row)
 
 
 class HeaderError(InputError):

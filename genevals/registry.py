@@ -55,10 +55,54 @@ def known_names() -> list[str]:
 
 
 def _unknown(name: str) -> UnknownMetric:
+    return _unknown_all([name])
+
+
+def _unknown_all(names: Sequence[str]) -> UnknownMetric:
+    """One error naming every unknown metric name, each with its did-you-mean."""
+    from genevals.suggest import closest, did_you_mean
+
+    known = known_names()
+    if len(names) == 1:
+        return UnknownMetric(f"unknown metric '{names[0]}'{did_you_mean(names[0], known)} "
+                             "(run `genevals metrics` for the list)")
+    listed = []
+    for name in names:
+        found = closest(name, known)
+        listed.append(f"'{name}'" + (f" (did you mean '{found}'?)" if found else ""))
+    return UnknownMetric(f"unknown metrics {', '.join(listed)} (run `genevals metrics` for the list)")
+
+
+def _names(names: str | Sequence[str] | None) -> list[str]:
+    """The metric names asked for: a list of names, or one string of comma-separated names as on the command
+    line; None: the default preset. An empty list, an empty name or a name that is not a string is refused."""
+    if names is None:
+        return ["default"]
+    if isinstance(names, str):
+        names = [part.strip() for part in names.split(",")]
+    try:
+        names = list(names)
+    except TypeError:
+        raise UnknownMetric(f"metrics must be a list of metric names, got {type(names).__name__}") from None
+    for name in names:
+        if not isinstance(name, str) or not name.strip():
+            raise UnknownMetric(f"metric names must be non-empty strings, got {name!r} in {names!r}")
+    if not names:
+        raise UnknownMetric("no metric named (leave metrics out for the default set)")
+    return names
+
+
+def _check_option_families(options: Mapping[str, Any]) -> None:
+    """Settings for a family no metric has would be silently unused: refuse them, with a did-you-mean."""
     from genevals.suggest import did_you_mean
 
-    return UnknownMetric(f"unknown metric '{name}'{did_you_mean(name, known_names())} "
-                         "(run `genevals metrics` for the list)")
+    known = [cls.family for cls in families()]
+    for family, settings in options.items():
+        if family not in _FAMILIES:
+            raise UnknownMetric(f"options: unknown metric family '{family}'{did_you_mean(str(family), known)} "
+                                f"(families: {', '.join(known)})")
+        if not isinstance(settings, Mapping):
+            raise UnknownMetric(f"options['{family}']: expected a mapping of settings, got {type(settings).__name__}")
 
 
 def load_family(family: str) -> type[Metric]:
@@ -112,17 +156,31 @@ def select(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str
            judge: Any = None) -> list[Selected]:
     """Build the metrics for ``names``; ``options[family]`` holds that family's settings and ``judge`` (a
     :class:`~genevals.judge.config.JudgeConfig`; None: the defaults) is handed to every judge-backed one."""
-    names = [n for name in (names or ("default",)) for n in (preset(name) or (name,))]
+    names = [n for name in _names(names) for n in (preset(name) or (name,))]
+    if options is not None and not isinstance(options, Mapping):
+        raise UnknownMetric(f"options must be a mapping of family -> settings, got {type(options).__name__}")
+    _discover()
+    _check_option_families(options or {})
     options = {k: dict(v) for k, v in (options or {}).items()}
-    wanted: dict[str, set[str] | None] = {}
+    found, unknown = [], []
     for name in names:
-        family, params = family_of(name)
+        try:
+            found.append((name, *family_of(name)))
+        except UnknownMetric:
+            unknown.append(name)
+    if unknown:
+        raise _unknown_all(unknown)
+    wanted: dict[str, set[str] | None] = {}
+    for name, family, params in found:
         if name == family:
             wanted[family] = None
         elif wanted.get(family, set()) is not None:
             wanted.setdefault(family, set()).add(name)  # type: ignore[union-attr]
         if params:
-            options[family] = load_family(family).widen(options.get(family, {}), params)
+            try:
+                options[family] = load_family(family).widen(options.get(family, {}), params)
+            except ValueError as exc:
+                raise UnknownMetric(f"metric '{name}': {exc}") from None
     owners: dict[str, list[str]] = {}
     for family in wanted:
         owners.setdefault(load_family(family).writes_for or family, []).append(family)

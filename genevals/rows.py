@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -97,6 +98,23 @@ def _check_names(data: Mapping[str, Any], err) -> None:
 
 
 _ABSENT = object()
+
+
+def _is_number(value: Any) -> bool:
+    """A real number, numpy's included (np.int64, np.float32 register as ``numbers.Real``; np.bool_ does not),
+    not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _context_score(score: Any, rank: int, err) -> float | int:
+    """A context's retriever score as a Python number; NaN and infinities are refused: results.jsonl is strict
+    JSON and has no token for them."""
+    if not _is_number(score):
+        raise err(f"contexts[{rank - 1}].score", f"expected a number, got {type(score).__name__}")
+    score = int(score) if isinstance(score, numbers.Integral) else float(score)
+    if not math.isfinite(score):
+        raise err(f"contexts[{rank - 1}].score", f"expected a finite number, got {score!r}")
+    return score
 
 
 def _context_id(raw: Any, rank: int, name: str, err) -> str:
@@ -223,9 +241,9 @@ class RowValidator:
             if not text.isascii():
                 _check_unicode(text, f"contexts[{rank - 1}].text", err)
             score = get("score")
-            if score is not None and (type(score) is not float and type(score) is not int) and \
-                    (isinstance(score, bool) or not isinstance(score, (int, float))):
-                raise err(f"contexts[{rank - 1}].score", f"expected a number, got {type(score).__name__}")
+            if score is not None and (type(score) is not float or not math.isfinite(score)) \
+                    and type(score) is not int:
+                score = _context_score(score, rank, err)
             chunk_id, doc_id = get("id"), get("doc_id")
             if chunk_id is not None and (type(chunk_id) is not str or not chunk_id.isascii()):
                 chunk_id = _context_id(chunk_id, rank, "id", err)
@@ -253,16 +271,16 @@ class RowValidator:
     @staticmethod
     def _relevant(value: Any, err) -> dict[str, float] | None:
         value = _as_list(value)
-        if _is_missing(value):
+        if _is_missing(value) or value == "":  # an empty CSV cell: no labels, as for contexts
             return None
         if isinstance(value, list) and value and all(isinstance(i, tuple) and len(i) == 2 for i in value):
             value = dict(value)  # a Parquet map<id, grade> column arrives as (key, grade) pairs
         if isinstance(value, list):
             for index, item in enumerate(value):
-                if isinstance(item, bool) or not isinstance(item, (str, int)):
+                if not isinstance(item, str) and not (isinstance(item, numbers.Integral) and _is_number(item)):
                     raise err(f"relevant[{index}]", f"expected an id, got {type(item).__name__}")
                 _check_unicode(item, f"relevant[{index}]", err)
-            return {str(item): 1.0 for item in value}
+            return {item if isinstance(item, str) else str(int(item)): 1.0 for item in value}
         if isinstance(value, Mapping):
             grades = {}
             for key, grade in value.items():
@@ -270,7 +288,7 @@ class RowValidator:
                     continue
                 if type(key) is not str or not key.isascii():
                     _check_unicode(key, "relevant", err)
-                if isinstance(grade, bool) or not isinstance(grade, (int, float)) or not math.isfinite(grade):
+                if not _is_number(grade) or not math.isfinite(grade):
                     raise err(f"relevant.{key}", f"expected a finite number grade, got {grade!r}")
                 if not MIN_GRADE <= grade <= MAX_GRADE:
                     raise err(f"relevant.{key}", f"relevance grade {grade!r} is outside the supported range "

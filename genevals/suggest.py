@@ -6,8 +6,13 @@ from typing import Iterable
 
 
 def closest(name: str, candidates: Iterable[str]) -> str | None:
-    """The candidate closest to ``name`` (difflib ratio >= 0.6), or None."""
-    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    """The candidate that differs from ``name`` only in case ("rougel" -> "rougeL"), else the closest one
+    (difflib ratio >= 0.6), or None."""
+    candidates = sorted(set(candidates))
+    same = [c for c in candidates if c.lower() == name.lower() and c != name]
+    if same:
+        return same[0]
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
     return close[0] if close else None
 
 

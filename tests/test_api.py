@@ -1,6 +1,7 @@
 """genevals.evaluate raises its caveats as Python warnings of class genevals.GenevalsWarning (issue 12): the
 offline checker standing in for the LLM judge, and samples the judge failed on (a real server answering 500),
 in a real Python process as a user runs it."""
+import json
 import subprocess
 import sys
 import textwrap
@@ -53,3 +54,70 @@ def test_unknown_field_warns_with_did_you_mean():
     assert done.returncode == 0, done.stderr
     assert "GenevalsWarning: " in done.stderr and "unknown field 'refrences' is ignored; did you mean 'references'?" \
         in done.stderr
+
+
+# ------------------------------------------------------------------ what evaluate() accepts (issue 22, point 3)
+
+ARGUMENTS_SCRIPT = textwrap.dedent("""
+    import json, os, sys, tempfile, warnings
+    import numpy as np
+    import pandas as pd
+    import genevals
+    warnings.simplefilter("ignore", genevals.GenevalsWarning)
+    rows = [{"id": str(i), "answer": "Paris", "references": ["Paris"], "contexts": [{"id": "c", "text": "Paris"}],
+             "relevant": {"c": np.int64(1)}} for i in range(3)]
+    folder = tempfile.mkdtemp()
+    a_file = os.path.join(folder, "a_file")
+    open(a_file, "w").close()
+    out = {}
+    res = genevals.evaluate((r for r in rows), ["exact_match", "recall@1"], out_dir=os.path.join(folder, "gen"))
+    out["generator"] = res.summary()["systems"]["default"]["exact_match"]["scored"]
+    with open(os.path.join(folder, "gen", "results.jsonl")) as handle:
+        out["generator_lines"] = sum(1 for _ in handle)
+    scored = lambda res, name: res.summary()["systems"]["default"][name]["scored"]
+    out["iterator"] = scored(genevals.evaluate(iter(rows), ["exact_match"]), "exact_match")
+    frame = pd.DataFrame([{"answer": "a", "relevant": {"c": np.float32(2.0)}, "contexts": ["c"]}])
+    out["numpy_grades"] = scored(genevals.evaluate(frame, ["recall@1"]), "recall@1")
+    bad = {"none": dict(data=None), "int": dict(data=5), "dict": dict(data=rows[0]),
+           "metric_none": dict(metrics=[None]), "metric_empty": dict(metrics=[]), "out_file": dict(out_dir=a_file),
+           "out_under_file": dict(out_dir=a_file + "/x"),
+           "options": dict(options={"rogue": {"use_stemmer": True}}), "column_map": dict(column_map={"answr": "x"}),
+           "typos": dict(metrics=["rogue", "tokn_f1"]), "seed": dict(seed=-1), "workers": dict(workers=0)}
+    for name, change in bad.items():
+        call = {"data": rows, "metrics": ["exact_match"], **change}
+        try:
+            genevals.evaluate(call.pop("data"), call.pop("metrics"), **call)
+            out[name] = "accepted"
+        except ValueError as exc:
+            out[name] = [type(exc).__name__, str(exc)]
+        except Exception as exc:
+            out[name] = ["NOT A ValueError: " + type(exc).__name__, str(exc)]
+    print(json.dumps(out))
+""")
+
+
+def test_evaluate_takes_any_iterable_and_refuses_what_it_cannot_use_clearly():
+    done = subprocess.run([sys.executable, "-c", ARGUMENTS_SCRIPT], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["generator"] == 3 and out["generator_lines"] == 3 and out["iterator"] == 3  # today: 0 samples
+    assert out["numpy_grades"] == 1
+    expected = {
+        "none": ("InputError", "data: expected a file path (JSONL, CSV or Parquet), a pandas DataFrame or an iterable "
+                               "of row dicts, got NoneType"),
+        "int": ("InputError", "got int"),
+        "dict": ("InputError", "got one dict: pass a list of row dicts"),
+        "metric_none": ("UnknownMetric", "metric names must be non-empty strings, got None"),
+        "metric_empty": ("UnknownMetric", "no metric named"),
+        "out_file": ("InputError", "out_dir: "),
+        "out_under_file": ("InputError", "cannot be created: "),
+        "options": ("UnknownMetric", "options: unknown metric family 'rogue'; did you mean 'rouge'?"),
+        "column_map": ("InputError", "column_map: unknown field 'answr'; did you mean 'answer'?"),
+        "typos": ("UnknownMetric", "unknown metrics 'rogue' (did you mean 'rouge'?), 'tokn_f1' (did you mean "
+                                   "'token_f1'?)"),
+        "seed": ("InputError", "seed: expected 0 or more, got -1"),
+        "workers": ("InputError", "workers: expected 1 or more, got 0"),
+    }
+    for name, (kind, message) in expected.items():
+        assert out[name][0] == kind and message in out[name][1], (name, out[name])
+    assert out["out_file"][1].endswith("a_file: exists and is not a folder")

@@ -22,6 +22,17 @@ def csv_list(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
+def whole_numbers(text: str) -> tuple[int, ...]:
+    """``"1,3, 5"`` -> (1, 3, 5)."""
+    values = []
+    for part in csv_list(text):
+        try:
+            values.append(int(part))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers, got '{part}'") from None
+    return tuple(values)
+
+
 def count(text: str) -> int:
     """A whole number, 0 or more."""
     try:

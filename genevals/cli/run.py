@@ -3,6 +3,7 @@ report.html."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from genevals.cli import failures
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
                                  add_judge_options, add_thresholds, csv_list, faithfulness_options, judge_config,
-                                 recorded_thresholds)
+                                 recorded_thresholds, whole_numbers)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -44,7 +45,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                      help="one table per system with every unscored status, and every skipped row")
     lexical = run.add_argument_group("lexical and retrieval")
     lexical.add_argument("--stem", action="store_true", help="Porter stemming for ROUGE")
-    lexical.add_argument("--cutoffs", type=lambda t: tuple(int(x) for x in csv_list(t)), default=None,
+    lexical.add_argument("--cutoffs", type=whole_numbers, default=None,
                          help="retrieval cutoffs k (default 1,3,5,10)")
     lexical.add_argument("--level", choices=("auto", "chunk", "doc"), default="auto",
                          help="retrieval level; auto = doc when contexts carry doc_id")
@@ -113,6 +114,65 @@ class _Progress:
             self.bar.close()
 
 
+#: the smallest value of each whole-number option
+_AT_LEAST = {"workers": 1, "batch_size": 1, "judge_max_claims": 1, "judge_max_tokens": 1, "context_token_budget": 1,
+             "ray_judge_actors": 1, "seed": 0}
+
+
+def check_options(args: argparse.Namespace) -> str | None:
+    """The first option value that cannot work, as a message naming the option; None when all can. Checked
+    before anything is read or scored: a zero budget or a cutoff of 10^20 would otherwise hang the run, and an
+    output folder that cannot be made would fail only after the scoring."""
+    from genevals.engine.arguments import check_out_dir
+    from genevals.io import InputError
+    from genevals.metrics.bertscore_model import DEVICE
+    from genevals.metrics.retrieval import MAX_CUTOFF
+
+    for name, least in _AT_LEAST.items():
+        value = getattr(args, name, None)
+        if value is not None and value < least:
+            return f"--{name.replace('_', '-')}: expected {least} or more, got {value}"
+    if args.metrics is not None and not args.metrics:
+        return "--metrics: names no metric (comma-separated names, e.g. rouge,token_f1; see `genevals metrics`)"
+    if args.cutoffs is not None and not args.cutoffs:
+        return "--cutoffs: names no cutoff (comma-separated whole numbers, e.g. 1,5,10)"
+    too_far = [k for k in args.cutoffs or () if not 1 <= k <= MAX_CUTOFF]
+    too_far += [name for name in args.metrics or () if re.search(r"@\d{6,}\Z", name)
+                and int(name.rpartition("@")[2][:7]) > MAX_CUTOFF]
+    if too_far:
+        option = "--cutoffs" if args.cutoffs and too_far[0] in args.cutoffs else "--metrics"
+        return f"{option}: {too_far[0]}: a cutoff must be from 1 to {MAX_CUTOFF:,}"
+    if args.bertscore_layer is not None and args.bertscore_layer < 0:
+        return f"--bertscore-layer: expected 0 or more, got {args.bertscore_layer}"
+    if args.device is not None and not DEVICE.match(args.device):
+        return f"--device: unknown device '{args.device}' (cpu, cuda, cuda:N or mps)"
+    if args.judge_prices is not None:
+        problem = _prices_problem(args.judge_prices)
+        if problem is not None:
+            return f"--judge-prices: {problem}"
+    try:
+        check_out_dir(args.out, "--out")
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
+def _prices_problem(prices: Any) -> str | None:
+    """What is wrong with a ``--judge-prices`` file's content, or None."""
+    expected = 'expected {"MODEL": {"input_per_1k": X, "output_per_1k": Y}} with X, Y numbers >= 0'
+    if not isinstance(prices, dict):
+        return f"{expected}, got {type(prices).__name__}"
+    for model, price in prices.items():
+        if not isinstance(price, dict):
+            return f"model '{model}': {expected}"
+        for key, value in price.items():
+            if key not in ("input_per_1k", "output_per_1k"):
+                return f"model '{model}': unknown key '{key}'; {expected}"
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+                return f"model '{model}': {key} {value!r}: expected a number >= 0"
+    return None
+
+
 #: skipped rows named on the terminal without -v (skipped.jsonl has them all)
 SHOWN_SKIPPED = 5
 #: the options whose destination is not their name
@@ -142,15 +202,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.stats import DEFAULT_MIN_COVERAGE, DEFAULT_SEED
     from genevals.thresholds import ThresholdError, failures as threshold_failures
 
+    problem = check_options(args)
+    if problem is not None:
+        print(f"genevals: error: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     bar = None
     unwritable = unwritable_option(args)
     if unwritable is not None:
         print(f"genevals: error: {unwritable}", file=sys.stderr)
         return EXIT_BAD_INPUT
     min_coverage = DEFAULT_MIN_COVERAGE if args.min_coverage is None else args.min_coverage
-    if Path(args.out).exists() and not Path(args.out).is_dir():
-        print(f"genevals: error: --out {args.out}: exists and is not a folder", file=sys.stderr)
-        return EXIT_BAD_INPUT
     try:
         column_map = parse_column_map(args.map)
         try:

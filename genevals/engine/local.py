@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from genevals import registry
 from genevals.engine import pipeline
+from genevals.engine.arguments import check_call
 from genevals.engine.workers import pool as workers_pool
 from genevals.engine.plan import Plan, chunked, plan_run, start_run
 from genevals.engine.recorder import RunRecorder
@@ -170,7 +171,8 @@ def evaluate(
     progress: Callable[[int, int], None] | None = None,
     meta: Mapping[str, Any] | None = None,
 ) -> Results:
-    """Score ``data`` (a path, a DataFrame or a list of dicts) and return ``Results``.
+    """Score ``data`` (a path, a DataFrame, or any iterable of row dicts: a list, a generator) and return
+    ``Results``. A mistake in any argument is an :class:`~genevals.io.InputError` before any work.
 
     ``metrics``: names as on the command line (default: the "default" preset); ``options[family]``: that
     family's settings; ``judge``: the :class:`~genevals.judge.config.JudgeConfig` of every judge-backed metric.
@@ -180,6 +182,7 @@ def evaluate(
     ``strict`` an error. With ``out_dir``, results.jsonl grows as samples finish and summary.json is
     written at the end, also when the run is interrupted.
     """
+    check_call(data, column_map, out_dir, workers, chunk_size, seed)
     with collector_paused():
         plan = plan_run(data, metrics, options, column_map, on_error, judge, strict)
     selected = plan.selected

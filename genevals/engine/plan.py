@@ -12,6 +12,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from genevals import registry, runfolder, utf8
 from genevals.engine import manifest
+from genevals.engine.arguments import check_column_map, check_data, is_dataframe
 from genevals.engine.recorder import RunRecorder
 from genevals.input_fields import FieldTracker
 from genevals.io import ALIASES, KNOWN_FIELDS, HeaderError, InputError, iter_samples
@@ -106,6 +107,8 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
     warning in :attr:`Plan.warnings`)."""
     if on_error not in ("raise", "skip"):
         raise ValueError("on_error must be 'raise' or 'skip'")
+    check_data(data)
+    check_column_map(column_map)
     # Rows are checked as they are read, each with its line; these arguments now, before any work.
     check_arguments(data=data if isinstance(data, (str, Path)) else None, metrics=metrics, options=options,
                     column_map=column_map, judge=judge)
@@ -118,7 +121,8 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
     n_good, errors, error_rows = 0, [], []
     # Rows given in memory are read once: their samples are kept for scoring (the rows themselves are held by
     # the caller anyway); a file is read again instead, so that it is never held whole.
-    kept: list[Sample] | None = [] if isinstance(data, (list, tuple)) else None
+    # Any other iterable (a generator) can be read only once: its samples are kept too.
+    kept: list[Sample] | None = None if from_file or is_dataframe(data) else []
     # Kept rows are digested later, only if a run folder asks (Plan.input_digest); others during this pass.
     digest = None if kept is not None else manifest.InputDigest()
     # Resumed samples are prepared too, so a resumed run scores exactly like an uninterrupted one.

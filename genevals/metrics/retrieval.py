@@ -23,6 +23,9 @@ UNDEFINED = "undefined"
 
 LEVELS = ("auto", "chunk", "doc")
 DEFAULT_CUTOFFS = (1, 3, 5, 10)
+#: the largest cutoff: no retriever hands a generator more contexts than this, and the per-sample arrays the
+#: ranking metrics build grow with the cutoff (recall@10^20 would never finish)
+MAX_CUTOFF = 10_000
 _RANK = attrgetter("rank")
 
 
@@ -102,8 +105,8 @@ class Retrieval(Metric):
         if level not in LEVELS:
             raise ValueError(f"retrieval level must be one of {', '.join(LEVELS)}, got {level!r}")
         cuts = sorted(set(int(k) for k in cutoffs))
-        if not cuts or cuts[0] < 1:
-            raise ValueError(f"retrieval cutoffs must be integers >= 1, got {list(cutoffs)!r}")
+        if not cuts or cuts[0] < 1 or cuts[-1] > MAX_CUTOFF:
+            raise ValueError(f"retrieval cutoffs must be integers from 1 to {MAX_CUTOFF:,}, got {list(cutoffs)!r}")
         if not relevance_level > 0:
             raise ValueError(f"relevance_level must be > 0 (grade 0 means not relevant), got {relevance_level!r}")
         self.cutoffs = tuple(cuts)
@@ -120,6 +123,8 @@ class Retrieval(Metric):
         """Add the cutoff an output such as "recall@20" names to the default or given cutoffs."""
         options = dict(options)
         if "k" in params:
+            if len(params["k"]) > len(str(MAX_CUTOFF)):  # int() of a 5,000-digit k is itself an error
+                raise ValueError(f"cutoff {params['k'][:20]}... is larger than {MAX_CUTOFF:,}")
             options["cutoffs"] = tuple(sorted(set(options.get("cutoffs", DEFAULT_CUTOFFS)) | {int(params["k"])}))
         return options
 

@@ -61,6 +61,7 @@ class BertScore(Metric):
                  fast_tokenizer: bool = False, runtime: str = "auto") -> None:
         self.spec = bm.resolve_model(model)
         self.layer = layer if layer is not None else bm.default_layer(self.spec)
+        bm.check_settings(self.spec, self.layer, device, batch_size)
         self.idf = bool(idf)
         self.rescale = bool(rescale)
         self.requested_device = device

@@ -79,7 +79,7 @@ def expect(row, line: int, seen: dict) -> tuple[str, object]:
             text = item.get("text", item.get("content"))
             if not isinstance(text, str):
                 return "error", f"contexts[{i}].text"
-            if item.get("score") is not None and not _is_num(item["score"]):
+            if item.get("score") is not None and (not _is_num(item["score"]) or not math.isfinite(item["score"])):
                 return "error", f"contexts[{i}].score"
             for name in ("id", "doc_id"):
                 if item.get(name) is not None and not _is_id(item[name]):
@@ -98,7 +98,7 @@ def expect(row, line: int, seen: dict) -> tuple[str, object]:
     else:
         return "error", "references"
     rel = get("relevant")
-    if _missing(rel):
+    if _missing(rel) or rel == "":  # an empty cell: no labels
         rel = None
     elif isinstance(rel, list):
         for i, r in enumerate(rel):

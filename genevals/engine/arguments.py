@@ -1,0 +1,103 @@
+"""What :func:`~genevals.evaluate` is handed, checked before any work, each mistake an
+:class:`~genevals.io.InputError` naming the argument (or, from the command line, the option) and what it
+accepts: a Python ``TypeError`` from deep inside, or a run that reads nothing, tells a user neither.
+
+The input rows and the metric names are checked where they are read (:mod:`genevals.io`,
+:mod:`genevals.registry`); this module holds the checks of the other arguments, which the command line
+shares.
+"""
+from __future__ import annotations
+
+import numbers
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from genevals.io import KNOWN_FIELDS, InputError
+from genevals.suggest import did_you_mean
+
+
+def is_dataframe(data: Any) -> bool:
+    return hasattr(data, "to_dict") and hasattr(data, "columns")
+
+
+def check_data(data: Any, name: str = "data") -> None:
+    """A path, a DataFrame, or an iterable of row dicts (a list, a tuple, a generator)."""
+    if isinstance(data, (str, Path)) or is_dataframe(data):
+        return
+    if isinstance(data, Mapping):
+        raise InputError(name, None, None, "expected rows, got one dict: pass a list of row dicts "
+                                           "([{\"answer\": ...}, ...]) or a pandas DataFrame")
+    if isinstance(data, (bytes, bytearray)) or not isinstance(data, Iterable):
+        raise InputError(name, None, None, "expected a file path (JSONL, CSV or Parquet), a pandas DataFrame or an "
+                                           f"iterable of row dicts, got {type(data).__name__}")
+
+
+def check_column_map(column_map: Any, name: str = "column_map") -> None:
+    """{field: column} with each field one genevals reads (a misspelt one would map nothing, silently)."""
+    if column_map is None:
+        return
+    if not isinstance(column_map, Mapping):
+        raise InputError(name, None, None, f"expected a mapping field -> column, got {type(column_map).__name__}")
+    for field, column in column_map.items():
+        if field not in KNOWN_FIELDS:
+            raise InputError(name, None, None, f"unknown field '{field}'{did_you_mean(str(field), KNOWN_FIELDS)} "
+                                               f"(fields: {', '.join(KNOWN_FIELDS)})")
+        if not isinstance(column, str) or not column:
+            raise InputError(name, None, None, f"'{field}': expected a column name, got {column!r}")
+
+
+def check_whole(value: Any, name: str, minimum: int) -> None:
+    """An integer (not a bool) of at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputError(name, None, None, f"expected a whole number, got {value!r}")
+    if value < minimum:
+        raise InputError(name, None, None, f"expected {minimum} or more, got {value}")
+
+
+def check_out_dir(out_dir: Any, name: str = "out_dir") -> None:
+    """A folder that exists and takes files, or one that can be created: tried now (a probe file, or the
+    missing folders made and removed again), so a run never scores for minutes and then fails to write."""
+    if not isinstance(out_dir, (str, Path)):
+        raise InputError(name, None, None, f"expected a folder path, got {type(out_dir).__name__}")
+    path = Path(out_dir)
+    if path.exists() and not path.is_dir():
+        raise InputError(name, None, None, f"{out_dir}: exists and is not a folder")
+    missing = []
+    probe = path.absolute()
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    if not probe.is_dir():
+        raise InputError(name, None, None, f"{out_dir}: cannot be created: {probe} is a file, not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path, prefix=".genevals-probe-"):
+            pass
+    except OSError as exc:
+        what = "cannot be created" if missing else "cannot be written to"
+        # the folder that could not be made, when it is not out_dir itself (never the probe file's name)
+        where = f" ({exc.filename})" if missing and exc.filename and str(exc.filename) != str(out_dir) else ""
+        raise InputError(name, None, None, f"{out_dir}: {what}: {exc.strerror or exc}{where}") from None
+    finally:
+        for folder in missing:  # deepest first: the run makes them again when it starts writing
+            try:
+                folder.rmdir()
+            except FileNotFoundError:  # never made: the mkdir failed above it
+                continue
+            except OSError:
+                break
+
+
+def check_call(data: Any, column_map: Any, out_dir: Any, workers: Any, chunk_size: Any, seed: Any) -> None:
+    """Every argument of :func:`genevals.engine.local.evaluate` that is not checked where it is used."""
+    check_data(data)
+    check_column_map(column_map)
+    if out_dir is not None:
+        check_out_dir(out_dir)
+    if workers is not None:
+        check_whole(workers, "workers", 1)
+    if chunk_size is not None:
+        check_whole(chunk_size, "chunk_size", 1)
+    check_whole(seed, "seed", 0)
