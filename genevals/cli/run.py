@@ -202,15 +202,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.stats import DEFAULT_MIN_COVERAGE, DEFAULT_SEED
     from genevals.thresholds import ThresholdError, failures as threshold_failures
 
-    problem = check_options(args)
+    # Text that cannot be written first: the other checks print option values and create the --out folder.
+    problem = unwritable_option(args) or check_options(args)
     if problem is not None:
         print(f"genevals: error: {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
     bar = None
-    unwritable = unwritable_option(args)
-    if unwritable is not None:
-        print(f"genevals: error: {unwritable}", file=sys.stderr)
-        return EXIT_BAD_INPUT
     min_coverage = DEFAULT_MIN_COVERAGE if args.min_coverage is None else args.min_coverage
     try:
         column_map = parse_column_map(args.map)
