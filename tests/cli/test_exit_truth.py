@@ -92,6 +92,8 @@ def test_systems_without_ids_are_named_with_the_fix(tmp_path):
                        "run again with --map id=question"]
     page = (tmp_path / "o" / "report.html").read_text()
     assert '"unshared_ids":[[0,1]]' in page
+    again = genevals("report", str(tmp_path / "o"), "-o", str(tmp_path / "again.html"))
+    assert again.returncode == 0 and warning[0] in again.stderr.splitlines()
     fixed = genevals("run", path, "-o", str(tmp_path / "fixed"), "-q", "--map", "id=question")
     assert fixed.returncode == 0 and "share no question id" not in fixed.stderr
     assert '"unshared_ids":[]' in (tmp_path / "fixed" / "report.html").read_text()
