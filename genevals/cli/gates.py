@@ -87,16 +87,20 @@ class _Unscored:
                 + "; ".join(f"{', '.join(names)} ({status})" for status, names in by_status.items()))
 
 
-def unscored_requested(requested: Sequence[str] | None,
-                       systems: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> tuple[list[str], list[str]]:
-    """(errors, notes) for the metrics that scored no sample of a system (``systems``: the summary's).
+def unscored_requested(requested: Sequence[str] | None, summary: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """(errors, notes) for the metrics that scored no sample of a system, from the run's summary.
 
     A metric named in ``--metrics`` (a family or an output) that scored no sample of some system is an error:
     the user asked for it and got nothing. A metric that runs only as part of a preset (the default set when
     ``--metrics`` is not given, or ``all``) gets a note, as presets are meant for any data (the default's
     reference metrics on data without references); with presets alone the run fails only when no metric scored
-    any sample of a system. Each line names the metric, the systems and the most common unscored status.
+    any sample of a system, or when every input row was skipped. Each line names the metric, the systems and
+    the most common unscored status.
     """
+    systems: Mapping[str, Mapping[str, Mapping[str, Any]]] = summary.get("systems") or {}
+    if not systems:
+        skipped = len(summary.get("skipped") or ())
+        return [f"no sample was scored: every input row was skipped ({skipped} in skipped.jsonl)"], []
     names = list(requested or ("default",))
     explicit = [name for name in names if not registry.preset(name)]
     only_default = list(systems) == ["default"]

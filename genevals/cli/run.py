@@ -200,7 +200,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"genevals: note: {family}: {warning}", file=sys.stderr)
     for note in unshared_ids_notes(report_data):
         print(f"genevals: warning: {note}", file=sys.stderr)
-    unscored, notes = unscored_requested(args.metrics, summary.get("systems") or {})
+    unscored, notes = unscored_requested(args.metrics, summary)
     for note in notes:
         print(f"genevals: note: {note}", file=sys.stderr)
     for error in unscored:

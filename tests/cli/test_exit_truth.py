@@ -80,6 +80,13 @@ def test_an_unscored_named_metric_fails_the_run_its_thresholds_pass(tmp_path):
     assert "exact_match scored no sample" in done.stderr and "threshold missed" not in done.stderr
 
 
+def test_every_row_skipped_exits_1(tmp_path):
+    done = genevals("run", write(tmp_path / "d.jsonl", [{"answer": 5}, {"answer": None}]), "-o", str(tmp_path / "o"),
+                    "--on-error", "skip", "-q")
+    assert done.returncode == 1
+    assert "genevals: error: no sample was scored: every input row was skipped (2 in skipped.jsonl)" in done.stderr
+
+
 # --- point 13: systems that share no question id ----------------------------------------------------------
 
 def test_systems_without_ids_are_named_with_the_fix(tmp_path):
