@@ -133,7 +133,7 @@ def detailed(summary: Mapping[str, Any], shown: Collection[str] | None = None) -
     status."""
     min_coverage = min_coverage_of(summary)
     lines = []
-    hidden = set()
+    hidden: set[str] = set()
     for system, metrics in (summary.get("systems") or {}).items():
         lines.append(f"system: {system}")
         lines.append(f"  {'metric':<22} {'mean':>8} {'95% CI':>19} {'scored':>13}  unscored by status")
