@@ -239,6 +239,40 @@ def declaration_of(name: str) -> dict[str, Any] | None:
     return None
 
 
+def headlines(names: Sequence[str], requested: Sequence[str] = ()) -> set[str]:
+    """The outputs among ``names`` (what a run computed) that the terminal table shows by default: each
+    family's declared :attr:`~genevals.metrics.base.Metric.headline` outputs, and every output named in
+    ``requested``. A headline template instance the run lacks ("recall@10" with cutoffs 1,3,5) is shown by the
+    largest computed cutoff below it, else the smallest above; a family none of whose headlines it computed,
+    and an output no installed metric declares, are shown whole."""
+    shown = {name for name in names if name in set(requested)}
+    by_family: dict[str, list[str]] = {}
+    for name in names:
+        try:
+            by_family.setdefault(family_of(name)[0], []).append(name)
+        except UnknownMetric:
+            shown.add(name)
+    for family, members in by_family.items():
+        cls = load_family(family)
+        chosen = [c for h in (cls.headline or ()) if (c := _nearest(cls, h, members)) is not None]
+        shown.update(chosen if cls.headline is not None and chosen else members)
+    return shown
+
+
+def _nearest(cls: type[Metric], headline: str, members: Sequence[str]) -> str | None:
+    """``headline`` if computed; for a template instance, the computed instance of its template nearest below
+    its cutoff (else nearest above); None when the run has none."""
+    if headline in members:
+        return headline
+    found = cls.match_output(headline)
+    if found is None or "k" not in found[1]:
+        return None
+    spec, want = found[0], int(found[1]["k"])
+    ks = {int(m[1]["k"]): name for name in members if (m := cls.match_output(name)) and m[0] == spec and "k" in m[1]}
+    below = [k for k in ks if k <= want]
+    return ks[max(below)] if below else (ks[min(ks)] if ks else None)
+
+
 def declarations(selected: Sequence[Selected]) -> dict[str, dict[str, Any]]:
     """Output name -> {family, definition, direction, range, kind} for the outputs a run writes: what the
     report reads (it never imports a metric)."""
@@ -252,5 +286,5 @@ def declarations(selected: Sequence[Selected]) -> dict[str, dict[str, Any]]:
 
 
 __all__ = ["register", "select", "families", "load_family", "family_of", "preset", "Selected", "UnknownMetric",
-           "known_names",
+           "known_names", "headlines",
            "describe_all", "declarations", "CHEAP"]

@@ -9,7 +9,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from genevals import runfolder
 from genevals.columns import DEFAULT_BUFFER_VALUES, SpillingColumns
@@ -194,10 +194,11 @@ class Results:
     def to_json(self) -> str:
         return json.dumps(self.summary(), indent=2, ensure_ascii=False)
 
-    def to_table(self, verbose: bool = False) -> str:
+    def to_table(self, verbose: bool = False, all_outputs: bool = False, requested: Sequence[str] = ()) -> str:
         """The summary as text: one compact table (metrics x systems, each mean with its interval and
-        scored/total), or with ``verbose`` one block per system with every unscored status."""
-        return format_table(self.summary(), verbose)
+        scored/total), or with ``verbose`` one block per system with every unscored status. Each family's
+        headline outputs and those named in ``requested``, or with ``all_outputs`` every one."""
+        return format_table(self.summary(), verbose, all_outputs, requested)
 
     def __str__(self) -> str:
         return self.to_table()
@@ -248,8 +249,16 @@ def build_summary(acc: SummaryAccumulator, corpus: Mapping[str, Any], signatures
     }
 
 
-def format_table(summary: Mapping[str, Any], verbose: bool = False) -> str:
-    """See :mod:`genevals.table`."""
+def format_table(summary: Mapping[str, Any], verbose: bool = False, all_outputs: bool = False,
+                 requested: Sequence[str] = ()) -> str:
+    """See :mod:`genevals.table`; the outputs shown are :func:`genevals.registry.headlines` unless
+    ``all_outputs``."""
     from genevals import table
 
-    return table.detailed(summary) if verbose else table.compact(summary)
+    shown = None
+    if not all_outputs:
+        from genevals.registry import headlines
+
+        names = list(dict.fromkeys(name for metrics in (summary.get("systems") or {}).values() for name in metrics))
+        shown = headlines(names, requested)
+    return table.detailed(summary, shown) if verbose else table.compact(summary, shown)

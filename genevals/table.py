@@ -1,13 +1,17 @@
 """The run's summary as plain text: one compact table (metrics x systems, each mean with its interval and the
 samples it covers), or with ``verbose`` one block per system with every unscored status.
 
-Every mean shows ``scored/total``; a mean covering less than the minimum coverage (summary meta
-``min_coverage``, default :data:`genevals.stats.DEFAULT_MIN_COVERAGE`) is marked ``*`` and listed below the
-table with its unscored statuses. Counts (judge requests, tokens) print as integers.
+Both show the outputs they are given (the caller picks each family's headline ones,
+:func:`genevals.registry.headlines`, unless asked for all) and say how many they leave out. Every mean shows
+``scored/total``; a mean covering less than the minimum coverage (summary meta ``min_coverage``, default
+:data:`genevals.stats.DEFAULT_MIN_COVERAGE`) is marked ``*``. Below the compact table, unscored samples are
+grouped by status: the outputs with the same status and the same counts in every system share one line, so a
+family that could not score (retrieval without labels) takes one line, not one per output and system. Counts
+(judge requests, tokens) print as integers.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping, Sequence
 
 from genevals.stats import DEFAULT_MIN_COVERAGE
 
@@ -49,18 +53,23 @@ def min_coverage_of(summary: Mapping[str, Any]) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else DEFAULT_MIN_COVERAGE
 
 
-def compact(summary: Mapping[str, Any]) -> str:
-    """One table: a row per metric (then per corpus score), a column per system."""
+def compact(summary: Mapping[str, Any], shown: Collection[str] | None = None) -> str:
+    """One table: a row per metric output in ``shown`` (None: every one), then per corpus score, a column per
+    system; then the unscored samples of every output, grouped by status."""
     systems: Mapping[str, Mapping[str, Any]] = summary.get("systems") or {}
     corpus: Mapping[str, Mapping[str, Any]] = summary.get("corpus") or {}
     min_coverage = min_coverage_of(summary)
     names = list(dict.fromkeys(name for metrics in systems.values() for name in metrics))
+    visible = [name for name in names if shown is None or name in shown]
     corpus_names = list(dict.fromkeys(name for values in corpus.values() for name, v in values.items()
                                       if isinstance(v, (int, float)) and not isinstance(v, bool)))
+    # a corpus score's parts (bleu_bp, bleu_sys_len beside bleu) are details, like the outputs not shown
+    details = [name for name in corpus_names if any(name.startswith(f"{other}_") for other in corpus_names)]
+    corpus_shown = [name for name in corpus_names if shown is None or name not in details]
     rows = [[name] + [_cell(systems[s][name], min_coverage) if name in systems[s] else "" for s in systems]
-            for name in names]
+            for name in visible]
     rows += [[f"corpus {name}"] + [_number(corpus.get(s, {}).get(name, "")) for s in systems]
-             for name in corpus_names]
+             for name in corpus_shown]
     header = ["metric"] + list(systems)
     widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
@@ -68,36 +77,70 @@ def compact(summary: Mapping[str, Any]) -> str:
     n = summary.get("n_samples")
     lines.insert(0, f"{n} samples, {len(systems)} system(s); each mean: [95% CI] scored/total" if n is not None
                  else "each mean: [95% CI] scored/total")
-    unscored = [(name, s, m) for name in names for s, metrics in systems.items()
-                if (m := metrics.get(name)) and (m.get("unscored") or 0)]
-    low = [(name, s, m) for name, s, m in unscored if _low(m, min_coverage)]
-    if low:
-        lines.append(f"* covers less than {min_coverage:.0%} of its samples (no band):")
-        lines += [f"  {s} {name}: {m.get('scored') or 0}/{_total(m)} scored; unscored: {_statuses(m)}"
-                  for name, s, m in low]
-    by_metric: dict[str, list[str]] = {}
-    for name, s, m in unscored:
-        if not _low(m, min_coverage):
-            by_metric.setdefault(name, []).append(f"{s} {_statuses(m, 2)}")
-    if by_metric:
-        lines.append("unscored, by status:")
-        width = max(len(name) for name in by_metric)
-        lines += [f"  {name:<{width}}  {'; '.join(parts)}" for name, parts in list(by_metric.items())[:8]]
-        if len(by_metric) > 8:
-            lines.append(f"  ... {len(by_metric) - 8} more metrics (-v)")
+    hidden = [f"{n} more {what}" for n, what in ((len(names) - len(visible), "outputs"),
+                                                 (len(corpus_names) - len(corpus_shown), "corpus details")) if n]
+    if hidden:
+        lines.append(f"{' and '.join(hidden)} not shown (every one: --all-outputs)")
+    if any(_low(systems[s][name], min_coverage) for name in visible for s in systems if name in systems[s]):
+        lines.append(f"* covers less than {min_coverage:.0%} of its samples (no band)")
+    lines += _unscored_groups(systems, names, visible)
     if summary.get("skipped"):
         lines.append(f"skipped input rows: {len(summary['skipped'])} (skipped.jsonl)")
     return "\n".join(lines)
 
 
-def detailed(summary: Mapping[str, Any]) -> str:
-    """One block per system, one line per metric, with every unscored status."""
+#: status groups the compact table lists (-v lists every status of every output)
+SHOWN_GROUPS = 8
+
+
+def _unscored_groups(systems: Mapping[str, Mapping[str, Any]], names: Sequence[str],
+                     visible: Sequence[str]) -> list[str]:
+    """One line per unscored status and its counts per system, naming the outputs that share them (the
+    outputs of one family usually do: retrieval's 30 outputs are one line)."""
+    groups: dict[tuple[str, tuple[int, ...]], list[str]] = {}
+    totals: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
+    for name in names:
+        per_system = [(systems[s].get(name) or {}) for s in systems]
+        found = {status for m in per_system for status in (m.get("statuses") or {}) if status != "ok"}
+        for status in found:
+            key = (status, tuple(int((m.get("statuses") or {}).get(status) or 0) for m in per_system))
+            groups.setdefault(key, []).append(name)
+            totals.setdefault(key, tuple(_total(m) for m in per_system))
+    if not groups:
+        return []
+    shown_names = set(visible)
+    ordered = sorted(groups, key=lambda key: (-len(groups[key]), -sum(key[1]), key[0]))
+    labels = list(systems)
+    lines = ["unscored, by status (outputs: samples per system):"]
+    for status, counts in ordered[:SHOWN_GROUPS]:
+        members = groups[(status, counts)]
+        named = [n for n in members if n in shown_names][:4] or members[:3]
+        more = f" +{len(members) - len(named)} more" if len(members) > len(named) else ""
+        per = totals[(status, counts)]
+        if len(labels) > 1 and len(set(counts)) == 1 and len(set(per)) == 1:
+            where = f"{counts[0]}/{per[0]} in each system"
+        else:
+            where = ", ".join(f"{label} {c}/{t}" if len(labels) > 1 else f"{c}/{t}"
+                              for label, c, t in zip(labels, counts, per) if c)
+        lines.append(f"  {status}: {', '.join(named)}{more}: {where}")
+    if len(ordered) > SHOWN_GROUPS:
+        lines.append(f"  ... {len(ordered) - SHOWN_GROUPS} more (-v)")
+    return lines
+
+
+def detailed(summary: Mapping[str, Any], shown: Collection[str] | None = None) -> str:
+    """One block per system, one line per metric output in ``shown`` (None: every one), with every unscored
+    status."""
     min_coverage = min_coverage_of(summary)
     lines = []
+    hidden: set[str] = set()
     for system, metrics in (summary.get("systems") or {}).items():
         lines.append(f"system: {system}")
         lines.append(f"  {'metric':<22} {'mean':>8} {'95% CI':>19} {'scored':>13}  unscored by status")
         for name, m in metrics.items():
+            if shown is not None and name not in shown:
+                hidden.add(name)
+                continue
             if m["mean"] is None:
                 mean, ci = "-", "-"
             else:
@@ -108,7 +151,10 @@ def detailed(summary: Mapping[str, Any]) -> str:
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 lines.append(f"  {'corpus ' + name:<22} {_number(value):>8}")
         lines.append("")
-    if any(_low(m, min_coverage) for metrics in (summary.get("systems") or {}).values() for m in metrics.values()):
+    if hidden:
+        lines.append(f"{len(hidden)} more outputs not shown (every one: --all-outputs)")
+    if any(_low(m, min_coverage) for metrics in (summary.get("systems") or {}).values() for name, m in metrics.items()
+           if name not in hidden):
         lines.append(f"* covers less than {min_coverage:.0%} of its samples (no band)")
     if summary.get("skipped"):
         lines.append(f"skipped input rows: {len(summary['skipped'])}")

@@ -148,3 +148,14 @@ def test_a_misspelt_judge_setting_is_an_error_also_when_the_offline_checker_runs
         registry.select(["faithfulness"], {"faithfulness": {"max_claim": 3}})
     [sel] = registry.select(["faithfulness"], {"faithfulness": {"max_claims": 3}})
     assert sel.family == "grounding"
+
+
+def test_headlines_are_declared_beside_each_metric():
+    retrieval = [f"{o}@{k}" for o in ("precision", "recall", "ndcg") for k in (1, 3, 5, 10)] + ["mrr", "auc"]
+    assert registry.headlines(["exact_match", "rouge1", "rouge2", "rougeL", *retrieval]) == {
+        "exact_match", "rougeL", "recall@10", "ndcg@10", "mrr"}
+    # without cutoff 10 the nearest below stands in (else the smallest above); a named output is always shown
+    assert registry.headlines(["recall@3", "recall@20", "ndcg@20", "mrr"], requested=["recall@20"]) == {
+        "recall@3", "recall@20", "ndcg@20", "mrr"}
+    # a family none of whose headlines was computed, and an output nobody declares, are shown whole
+    assert registry.headlines(["rouge1", "rouge2", "my_metric"]) == {"rouge1", "rouge2", "my_metric"}

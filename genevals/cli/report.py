@@ -43,7 +43,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from genevals.cli.gates import check_report
     from genevals.registry import declaration_of
     from genevals.report.model import MAX_DETAILED_SAMPLES, build_data
-    from genevals.report.render import threshold_failures, write_page
+    from genevals.report.render import threshold_failures, unshared_ids_notes, write_page
     from genevals.runfolder import read_summary
     from genevals.stats import DEFAULT_MIN_COVERAGE
 
@@ -74,6 +74,8 @@ def cmd_report(args: argparse.Namespace) -> int:
                                                   else Path("compare.html"))
     write_page(data, out)
     print(f"wrote {out}")
+    for note in unshared_ids_notes(data):
+        print(f"genevals: warning: {note}", file=sys.stderr)
     failures = threshold_failures(data) if data["thresholds"] and given else []
     for failure in failures:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)

@@ -43,6 +43,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar or table")
     run.add_argument("--verbose", "-v", action="store_true",
                      help="one table per system with every unscored status, and every skipped row")
+    run.add_argument("--all-outputs", action="store_true",
+                     help="every output in the table (default: each metric's headline outputs, e.g. retrieval's "
+                          "mrr, recall@10 and ndcg@10, and those named in --metrics)")
     lexical = run.add_argument_group("lexical and retrieval")
     lexical.add_argument("--stem", action="store_true", help="Porter stemming for ROUGE")
     lexical.add_argument("--cutoffs", type=whole_numbers, default=None,
@@ -194,7 +197,7 @@ def unwritable_option(args: argparse.Namespace) -> str | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from genevals.cli.gates import check_run
+    from genevals.cli.gates import check_run, unscored_requested
     from genevals.engine.local import evaluate
     from genevals.io import InputError, parse_column_map
     from genevals.judge.preflight import JudgeUnavailable
@@ -259,13 +262,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     summary = results.summary()
     for warning in summary.get("meta", {}).get("unknown_fields") or ():
         print(f"genevals: warning: {warning} (--strict makes this an error)", file=sys.stderr)
-    from genevals.report import write_report
+    from genevals.registry import preset
+    from genevals.report.model import build_data
+    from genevals.report.render import unshared_ids_notes, write_page
     from genevals.runfolder import REPORT_FILE
 
-    report_path = write_report([Path(args.out)], Path(args.out) / REPORT_FILE, args.thresholds or None,
-                               min_coverage=min_coverage)
+    report_data = build_data([Path(args.out)], args.thresholds or None, min_coverage=min_coverage)
+    report_path = write_page(report_data, Path(args.out) / REPORT_FILE)
     if not args.quiet:
-        print(results.to_table(verbose=args.verbose))
+        named = [name for name in args.metrics or () if not preset(name)]
+        print(results.to_table(verbose=args.verbose, all_outputs=args.all_outputs, requested=named))
         shown = results.skipped if args.verbose else results.skipped[:SHOWN_SKIPPED]
         for row in shown:
             print(f"skipped {row.origin}: {row.field or '-'}: {row.reason}", file=sys.stderr)
@@ -275,11 +281,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
     for family, warning in (summary.get("meta", {}).get("judge_warnings") or {}).items():
         print(f"genevals: note: {family}: {warning}", file=sys.stderr)
+    for note in unshared_ids_notes(report_data):
+        print(f"genevals: warning: {note}", file=sys.stderr)
+    unscored, notes = unscored_requested(args.metrics, summary)
+    for note in notes:
+        print(f"genevals: note: {note}", file=sys.stderr)
+    for error in unscored:
+        print(f"genevals: error: {error}", file=sys.stderr)
     missed = threshold_failures(args.thresholds, summary.get("systems", {}))
     for failure in missed:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
     if failures.report(failures.from_run(Path(args.out)), args.max_judge_errors):
         return EXIT_JUDGE_ERRORS
-    return EXIT_THRESHOLD if missed else EXIT_OK
+    return EXIT_THRESHOLD if missed or unscored else EXIT_OK
 
 

@@ -50,6 +50,7 @@ class AnswerCorrectness(SingleCallJudge):
     family = "answer_correctness"
     outputs = ANSWER_CORRECTNESS_OUTPUTS
     order = 74
+    headline = ("answer_correctness",)
     prompt = "answer_correctness"
     reply_tokens = 1500
     offline_alternative = ("answer_correctness_local", OFFLINE_NOTE)

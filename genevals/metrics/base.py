@@ -90,6 +90,10 @@ class Metric(abc.ABC):
     writes_for: ClassVar[str | None] = None
     #: a family to run instead when this judge-backed one has no judge configured, and why
     offline_alternative: ClassVar[tuple[str, str] | None] = None
+    #: the outputs the terminal table shows by default (``--all-outputs`` shows every one); None: all of them.
+    #: A template's instance ("recall@10") stands for the nearest cutoff a run computed (see
+    #: :func:`genevals.registry.headlines`)
+    headline: ClassVar[tuple[str, ...] | None] = None
 
     def output_names(self) -> list[str]:
         """The names of the values this metric writes, e.g. ["rouge1", "rouge2", "rougeL"]; metrics with

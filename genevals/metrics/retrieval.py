@@ -99,6 +99,7 @@ class Retrieval(Metric):
     )
     presets = ("default", "all")
     order = 50
+    headline = ("mrr", "recall@10", "ndcg@10")
 
     def __init__(self, cutoffs: Sequence[int] = DEFAULT_CUTOFFS, level: str = "auto",
                  relevance_level: float = 1) -> None:

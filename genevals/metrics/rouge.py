@@ -118,6 +118,7 @@ class Rouge(Metric):
                Output("rougeL", "ROUGE-L F-measure: longest common subsequence with the best reference "
                                 "(rouge-score)"))
     presets = ("default", "all")
+    headline = ("rougeL",)
     order = 30
 
     def __init__(self, use_stemmer: bool = False) -> None:

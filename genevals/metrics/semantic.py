@@ -53,6 +53,7 @@ class BertScore(Metric):
                Output("bertscore_f1", "BERTScore F1, harmonic mean of precision and recall", range=(None, 1.0)))
     kind = MODEL
     presets = ("all",)
+    headline = ("bertscore_f1",)
     order = 60
 
     def __init__(self, model: str | None = None, layer: int | None = None, idf: bool = False,

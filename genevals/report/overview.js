@@ -179,6 +179,12 @@ TABS.overview = function (root) {
 
 TABS.compare = function (root) {
   root.appendChild(el("h2", { text: "Paired comparisons" }));
+  var unshared = (D.unshared_ids || []).map(function (p) { return "\u201c" + sysLabel(p[0]) + "\u201d and \u201c" + sysLabel(p[1]) + "\u201d"; });
+  if (unshared.length) {
+    root.appendChild(el("p", { "class": "notice", id: "unshared-ids", text: "Systems " + unshared.join(", ") +
+      " share no question id, so they are not compared. A row without an id gets its row number as id: " +
+      "if each row holds its question, run again with --map id=question." }));
+  }
   if (!D.comparisons.length) {
     root.appendChild(el("p", { "class": "notice", text: D.systems.length < 2 ? "Comparisons need at least two systems." :
       "No metric was scored for at least two shared question ids by two systems." }));

@@ -89,3 +89,14 @@ def threshold_failures(data: Mapping[str, Any]) -> list[str]:
     side of its limit, no scored sample, or a metric no run computed."""
     given = list(thresholds.normalise(data["thresholds"]).values())
     return thresholds.failures(given, {system["label"]: system["summary"] for system in data["systems"]})
+
+
+def unshared_ids_notes(data: Mapping[str, Any]) -> list[str]:
+    """A line naming the pairs of systems in ``data`` (from ``build_data``) that share no question id, so that
+    nothing of theirs is compared (the Compare tab says the same), and what usually causes it; [] if none."""
+    labels = [system["label"] for system in data["systems"]]
+    pairs = [f"'{labels[a]}' and '{labels[b]}'" for a, b in data.get("unshared_ids") or ()]
+    if not pairs:
+        return []
+    return [f"systems {', '.join(pairs)} share no question id, so they are not compared. A row without an id "
+            "gets its row number as id: if each row holds its question, run again with --map id=question"]

@@ -187,6 +187,15 @@ def meaningful_pairs(groups: Sequence[tuple[Any, str]], all_pairs: bool = False)
     return pairs
 
 
+def unshared_pairs(store: SampleValues, pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The ``pairs`` of systems whose samples share no question id at all: nothing of theirs can be paired.
+    This is what ids defaulted to row numbers give (rows of a multi-system file never share a number)."""
+    owners = _owners(store)
+    keys = np.frombuffer(store.key, dtype=np.uint64) if len(store) else np.empty(0, dtype=np.uint64)
+    return [(a, b) for a, b in pairs
+            if not np.intersect1d(keys[owners == a], keys[owners == b], assume_unique=True).size]
+
+
 def compare_systems(samples: SampleValues | Iterable[Mapping[str, Any]], labels: Sequence[str],
                     metrics: Sequence[str], seed: int = DEFAULT_SEED,
                     groups: Sequence[tuple[Any, str]] | None = None,

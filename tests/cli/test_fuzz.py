@@ -2,8 +2,9 @@
 
 Most cases call ``genevals.cli.main`` in-process (hypothesis-generated JSONL files, both --on-error modes);
 a dozen named cases start the real command in a subprocess with a timeout, since each start costs seconds.
-Every case must end with exit 0 (sound scores, bad rows in skipped.jsonl with line and field) or exit 2 with
-every bad row named by file, line and field; never a traceback, a hang, NaN in results, or a wrong score.
+Every case must end with exit 0 (sound scores, bad rows in skipped.jsonl with line and field), exit 1 exactly
+when a named metric scored no sample of a system (or every row was skipped), or exit 2 with every bad row named
+by file, line and field; never a traceback, a hang, NaN in results, or a wrong score.
 
 Case counts are printed; run with ``-rP`` to see them:  python -m pytest tests/cli/test_fuzz.py -q -rP
 """
@@ -91,24 +92,38 @@ def _fuzz_cli_inprocess(tmp_path_factory, rows, skip, counts):
             assert where in stderr, (where, stderr)
         assert not (out / "results.jsonl").exists() or not (out / "results.jsonl").read_text()
         return
-    assert code == 0, (code, stderr)
-    counts["exit 0"] += 1
+    summary = json.loads((out / "summary.json").read_text())
+    # exit 1 exactly when a metric named in METRICS scored no sample of some system, or nothing was scored
+    assert code == (1 if _named_metric_scored_nothing(summary) else 0), (code, stderr)
+    assert (code == 1) == ("genevals: error:" in stderr and "scored" in stderr), stderr
+    counts[f"exit {code}"] += 1
     results = check_results_file(out / "results.jsonl")
     assert [(r["id"], r["answer"], r["system"]) for r in results] == [(v["id"], v["answer"], v["system"])
                                                                      for v in valid]
     skipped = [json.loads(line) for line in (out / "skipped.jsonl").read_text().splitlines()]
     assert [(s["origin"], s["field"]) for s in skipped] == [(f"{path}:{line}", field) for line, field in errors]
-    summary = json.loads((out / "summary.json").read_text())
     assert summary["n_samples"] == len(valid) and len(summary["skipped"]) == len(errors)
+
+
+def _named_metric_scored_nothing(summary: dict) -> bool:
+    """Whether one of METRICS' families scored no sample of a system (or no system has any sample)."""
+    def family(output: str) -> str:
+        return "rouge" if output.startswith("rouge") else output if output in METRICS.split(",") else "retrieval"
+
+    systems = summary["systems"]
+    return not systems or any(
+        not any(m["scored"] for name, m in metrics.items() if family(name) == f)
+        for metrics in systems.values() for f in {family(name) for name in metrics})
 
 
 def test_fuzz_cli_inprocess(tmp_path_factory):
     counts = Counter()
     _fuzz_cli_inprocess(tmp_path_factory, counts)
     line = (f"fuzz cli (in-process): {counts['runs']} runs, {counts['rows']} rows tried, {counts['errors']} "
-            f"errors located, {counts['valid']} valid; {counts['exit 0']} runs exit 0, {counts['exit 2']} exit 2")
+            f"errors located, {counts['valid']} valid; {counts['exit 0']} runs exit 0, {counts['exit 1']} exit 1 "
+            f"(a named metric scored nothing), {counts['exit 2']} exit 2")
     print(line)
-    assert counts["runs"] >= 60 and counts["exit 0"] and counts["exit 2"], line
+    assert counts["runs"] >= 60 and counts["exit 0"] + counts["exit 1"] and counts["exit 2"], line
 
 
 # ------------------------------------------------------------------ real subprocesses, named cases

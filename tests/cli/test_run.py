@@ -137,9 +137,13 @@ def test_one_compact_table_with_coverage_and_integer_counts(tmp_path):
     assert lines[0] == "5 samples, 1 system(s); each mean: [95% CI] scored/total"
     assert lines[1].split() == ["metric", "default"]
     assert lines[2].split() == ["exact_match", "1.0000", "[1.00,", "1.00]", "1/5*"]
-    assert "* covers less than 80% of its samples (no band):" in done.stdout
-    assert "default exact_match: 1/5 scored; unscored: no_reference 4" in done.stdout
-    corpus = [line.split() for line in lines if line.startswith("corpus bleu_sys_len")]
+    assert "* covers less than 80% of its samples (no band)" in lines
+    assert "  no_reference: exact_match, bleu: 4/5" in lines  # one line for both outputs
+    assert not [line for line in lines if line.startswith("corpus bleu_sys_len")]  # a detail of corpus bleu
+    assert "4 more corpus details not shown (every one: --all-outputs)" in lines
+    every = genevals("run", str(path), "--out", str(tmp_path / "a"), "--metrics", "exact_match,bleu",
+                     "--all-outputs")
+    corpus = [line.split() for line in every.stdout.splitlines() if line.startswith("corpus bleu_sys_len")]
     assert corpus == [["corpus", "bleu_sys_len", "3"]]  # a count, not 3.0000
     assert "sample [" not in done.stderr and "0sample" not in done.stderr  # no progress bar off a terminal
     assert len(lines) < 20

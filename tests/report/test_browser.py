@@ -389,3 +389,26 @@ def test_long_answer_with_overlapping_claims_keeps_text_and_worst_verdicts(brows
         assert not o.errors, o.errors
     finally:
         o.context.close()
+
+
+def test_compare_tab_names_systems_that_share_no_question_id(browser, tmp_path):
+    rows = [{"system": s, "answer": f"Sight {i} is in Paris", "references": [f"Sight {i} is in Paris"]}
+            for s in ("dense", "sparse") for i in range(3)]  # no ids: each row's id is its row number
+    run = make_run(tmp_path / "no_ids", rows)
+    o = Opened(browser, write_report([run], tmp_path / "no_ids.html"))
+    try:
+        o.tab("compare")
+        notice = o.page.inner_text("#unshared-ids")
+        assert "\u201cdense\u201d and \u201csparse\u201d share no question id" in notice
+        assert "--map id=question" in notice
+        o.assert_clean()
+    finally:
+        o.close()
+    ids = make_run(tmp_path / "ids", [dict(r, id=r["answer"][:7]) for r in rows])
+    o = Opened(browser, write_report([ids], tmp_path / "ids.html"))
+    try:
+        o.tab("compare")
+        assert o.page.locator("#unshared-ids").count() == 0 and visible_rows(o.page, "compare-table") > 0
+        o.assert_clean()
+    finally:
+        o.close()

@@ -20,7 +20,7 @@ from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
 from genevals.report import bands, write_report
 from genevals.report.model import build_data
-from genevals.report.render import embed_json
+from genevals.report.render import embed_json, unshared_ids_notes
 from genevals.results import Results
 from genevals.stats import paired_comparison
 from genevals.thresholds import Threshold
@@ -348,3 +348,22 @@ def test_judge_warnings_read_as_text_and_low_coverage_is_in_the_data(tmp_path):
     assert data["warnings"] == ["faithfulness: the tiny model"] and data["min_coverage"] == 0.5
     em = data["systems"][0]["summary"]["exact_match"]
     assert (em["scored"], em["unscored"], em["statuses"]) == (1, 4, {"ok": 1, "no_reference": 4})
+
+
+def test_systems_sharing_no_question_id_are_named_for_the_compare_tab(tmp_path):
+    """Ids defaulted to row numbers never match across systems: the page data names the pairs, and the same
+    run with real ids names none. Across runs, the same system with other ids is named too."""
+    def row(system, i, with_id):
+        return {"system": system, "answer": f"Sight {i} is in Paris", "references": [f"Sight {i} is in Paris"],
+                **({"id": f"q{i}"} if with_id else {})}
+
+    no_ids = make_run(tmp_path / "no_ids", [row(s, i, False) for s in ("a", "b", "c") for i in range(3)])
+    data = build_data([no_ids])
+    assert data["unshared_ids"] == [[0, 1], [0, 2], [1, 2]] and data["comparisons"] == []
+    assert unshared_ids_notes(data) == [
+        "systems 'a' and 'b', 'a' and 'c', 'b' and 'c' share no question id, so they are not compared. A row "
+        "without an id gets its row number as id: if each row holds its question, run again with --map id=question"]
+    ids = make_run(tmp_path / "ids", [row(s, i, True) for s in ("a", "b") for i in range(3)])
+    assert build_data([ids])["unshared_ids"] == [] and unshared_ids_notes(build_data([ids])) == []
+    other = make_run(tmp_path / "other", [row("a", i + 10, True) for i in range(3)])
+    assert build_data([ids, other])["unshared_ids"] == [[0, 2]]  # ids/a against other/a
