@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support.runs import (JUDGE, add_judge, embedded, judge_declarations, make_run, make_synthetic_run,
-                          make_xss_run)
+from support.runs import (JUDGE, add_judge, embedded, judge_declarations, make_offline_run, make_run,
+                          make_synthetic_run, make_xss_run)
 
 from genevals import runfolder, thresholds
 from genevals.cli import main
@@ -348,3 +348,22 @@ def test_judge_warnings_read_as_text_and_low_coverage_is_in_the_data(tmp_path):
     assert data["warnings"] == ["faithfulness: the tiny model"] and data["min_coverage"] == 0.5
     em = data["systems"][0]["summary"]["exact_match"]
     assert (em["scored"], em["unscored"], em["statuses"]) == (1, 4, {"ok": 1, "no_reference": 4})
+
+
+
+def test_offline_banner_shows_the_out_of_sample_figure_once_with_its_baseline(tmp_path, monkeypatch):
+    from genevals.grounding import accuracy
+
+    data = build_data([make_offline_run(tmp_path / "run", monkeypatch)])
+    sentence = accuracy.packaged().sentence()
+    shown = "\n".join(data["warnings"])
+    assert shown.count(sentence) == 1 and shown.count("word-overlap baseline") == 1
+    assert "40 RAGTruth answers" not in shown and "Good for:" in shown and "Not for:" in shown
+
+
+def test_judge_card_lists_each_judge_once(tmp_path, monkeypatch):
+    """The detector describes itself per sample (the context kind varies): it is one judge, its varying field
+    listed once."""
+    data = build_data([make_offline_run(tmp_path / "run", monkeypatch)])
+    [judge] = data["judges"]
+    assert judge["backend"] == "local-grounding" and judge["context_kind"] == "text, record"
