@@ -18,10 +18,11 @@ stored beside the figure (:func:`encode_oof`), so the figure can be recomputed f
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -63,7 +64,7 @@ def compare(gold: np.ndarray, groups: np.ndarray, judge: np.ndarray, baseline: n
 
     point = [float(f1_counts(*c.sum(axis=1))) for c in counts]
     diff_ci = ci(f1s[0] - f1s[1])
-    return {"n": int(len(gold)), "sources": n_groups, JUDGE: {"f1": point[0], "ci95": ci(f1s[0])},
+    return {"n": len(gold), "sources": n_groups, JUDGE: {"f1": point[0], "ci95": ci(f1s[0])},
             BASELINE: {"f1": point[1], "ci95": ci(f1s[1])},
             "difference": {"diff": point[0] - point[1], "ci95": diff_ci},
             "tie": bool(diff_ci[0] <= 0 <= diff_ci[1])}
@@ -84,18 +85,24 @@ def encode_oof(gold: Sequence[bool], groups: Sequence[str], tasks: Sequence[str]
                preds: Mapping[str, Sequence[bool]]) -> dict[str, Any]:
     """Compact, row-aligned: labels and predictions as "0"/"1" strings, each row's source as an index into the
     sorted source list (the ids themselves are not needed to recompute), its task and its fold."""
-    bits = lambda xs: "".join("1" if x else "0" for x in xs)  # noqa: E731
-    names, index = np.unique(np.asarray(groups), return_inverse=True)
-    return {"gold": bits(gold), "source": [int(i) for i in index], "task": list(map(str, tasks)),
-            "fold": "".join(str(int(f)) for f in folds), "pred": {k: bits(v) for k, v in preds.items()}}
+    _, index = np.unique(np.asarray(groups), return_inverse=True)
+    return {"gold": _bits(gold), "source": [int(i) for i in index], "task": list(map(str, tasks)),
+            "fold": "".join(str(int(f)) for f in folds), "pred": {k: _bits(v) for k, v in preds.items()}}
+
+
+def _bits(values: Sequence[bool]) -> str:
+    return "".join("1" if x else "0" for x in values)
+
+
+def _bools(bits: str) -> np.ndarray:
+    return np.frombuffer(bits.encode(), dtype=np.uint8) == ord("1")
 
 
 def recompute(cv: Mapping[str, Any], resamples: int = RESAMPLES) -> dict[str, Any]:
     """The headline block from a cross_validated record's stored ``oof`` predictions."""
     oof = cv["oof"]
-    bools = lambda s: np.frombuffer(s.encode(), dtype=np.uint8) == ord("1")  # noqa: E731
-    return summarise(bools(oof["gold"]), np.array(oof["source"]), np.array(oof["task"]),
-                     bools(oof["pred"][JUDGE]), bools(oof["pred"][BASELINE]), int(cv["seed"]), resamples)
+    return summarise(_bools(oof["gold"]), np.array(oof["source"]), np.array(oof["task"]),
+                     _bools(oof["pred"][JUDGE]), _bools(oof["pred"][BASELINE]), int(cv["seed"]), resamples)
 
 
 # -- what is shown -----------------------------------------------------------------------------------------

@@ -58,7 +58,7 @@ EXAMPLE_COPY_RATIO = 90.0
 # beside the word-overlap baseline on the same folds), so that what users are told is what was measured.
 OFFLINE_FIGURE = accuracy.packaged()
 OFFLINE_DEFAULT_NOTE = (
-    "no judge endpoint or model configured: faithfulness comes from the local grounding detector (no LLM). "
+    "no judge endpoint or model configured: faithfulness comes from the local grounding checker (no LLM). "
     f"{OFFLINE_FIGURE.sentence()}. Good for: a free, offline first pass that points at answers with words, "
     "numbers, dates or names missing from their contexts, and smoke tests. Not for: ranking close systems or "
     "trusting one answer's verdict (" + ("it is no better than counting missing words, and it " if

@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from support.runs import TINY_WARNING, add_judge, make_offline_run, make_run, make_synthetic_run, make_xss_run, write_results
+from support.runs import (TINY_WARNING, add_judge, make_offline_run, make_run, make_synthetic_run, make_xss_run,
+                          write_results)
 
 from genevals import runfolder
 from genevals.report import write_report
