@@ -40,7 +40,7 @@ from typing import Any, Sequence
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from genevals.grounding import accuracy, checker, detector, phrases
+from genevals.grounding import accuracy, checker, detector, figure, phrases
 from genevals.stats import binary_metrics, confusion
 from genevals.validation.labels import gold_label, gold_spans
 from genevals.validation.spans import span_intersection, span_length, span_scores
@@ -464,7 +464,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{name:13s} F1={r['f1']:.3f} P={r['precision']:.3f} R={r['recall']:.3f} span={r['span']['f1']:.3f} "
               f"{tasks}{extra}")
     print("ECE", j["detector"]["ece"], "settings", cv["fold_settings"])
-    print("shown:", accuracy.from_record(out).sentence())
+    print("shown:", figure.from_record(out).sentence())
     if "transfer" in report:
         print(json.dumps(report["transfer"], indent=1))
     return 0

@@ -1,5 +1,5 @@
-"""The offline detector's out-of-sample accuracy: computed once by ``tools/train_grounding.py``, stored in
-``detector.json``, and read (never typed by hand) wherever genevals shows it.
+"""The offline detector's out-of-sample accuracy, as computed by ``tools/train_grounding.py`` and stored in
+``detector.json`` (:mod:`genevals.grounding.figure` shows it; no figure is typed by hand).
 
 The figure is response-level F1 (an answer is predicted hallucinated when the judge flags it) of the
 *out-of-fold* predictions of grouped k-fold cross-validation on RAGTruth dev: folds by ``source_id``, so no
@@ -13,22 +13,18 @@ difference get 95% percentile bootstrap CIs that resample *sources* (clusters), 
 
 The judge and the baseline *tie* when the difference's CI contains 0. The out-of-fold predictions themselves are
 stored beside the figure (:func:`encode_oof`), so the figure can be recomputed from the file
-(:func:`recompute`).
+(:func:`recompute`). :mod:`genevals.grounding.figure` reads it for display (without numpy).
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from genevals.grounding.figure import BASELINE, JUDGE, TASK_NAMES
+
 RESAMPLES = 2000
-JUDGE, BASELINE = "detector", "word_overlap"
-TASK_NAMES = {"QA": "question answering", "Summary": "summaries", "Data2txt": "data-to-text"}
 
 
 def f1_counts(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
@@ -103,56 +99,3 @@ def recompute(cv: Mapping[str, Any], resamples: int = RESAMPLES) -> dict[str, An
     oof = cv["oof"]
     return summarise(_bools(oof["gold"]), np.array(oof["source"]), np.array(oof["task"]),
                      _bools(oof["pred"][JUDGE]), _bools(oof["pred"][BASELINE]), int(cv["seed"]), resamples)
-
-
-# -- what is shown -----------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Figure:
-    """The stored headline: data, n, sources, folds and the two judges' F1 with CIs and their difference."""
-
-    data: str
-    folds: int
-    grouped_by: str
-    headline: Mapping[str, Any]
-
-    @property
-    def tie(self) -> bool:
-        return bool(self.headline["tie"])
-
-    def sentence(self) -> str:
-        """One plain sentence (the only wording of the figure that genevals prints or shows)."""
-        h = self.headline
-        j, b, d = h[JUDGE], h[BASELINE], h["difference"]
-        ties = [TASK_NAMES[t] for t, r in h.get("per_task", {}).items() if r["tie"]]
-        where = ("a tie overall" + (f" and on {_join(ties)}" if ties else "")) if self.tie else \
-            ("better than word overlap" if d["diff"] > 0 else "worse than word overlap")
-        return (f"Out of sample (grouped {self.folds}-fold cross-validation by {self.grouped_by.replace('_', ' ')}) "
-                f"on {h['n']} RAGTruth answers from {h['sources']} sources, it scores answer-level F1 "
-                f"{_f(j['f1'])} [95% CI {_f(j['ci95'][0])}, {_f(j['ci95'][1])}], against {_f(b['f1'])} "
-                f"[{_f(b['ci95'][0])}, {_f(b['ci95'][1])}] for the word-overlap baseline on the same folds: "
-                f"{where} (difference {d['diff']:+.3f}, 95% CI [{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}])")
-
-
-def _f(x: float) -> str:
-    return f"{x:.3f}"
-
-
-def _join(items: Sequence[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def from_record(data: Mapping[str, Any]) -> Figure:
-    """The figure from a detector.json document (ValueError when it has none)."""
-    try:
-        cv = data["scores"]["cross_validated"]
-        return Figure(str(data["scores"]["data"]), int(cv["folds"]), str(cv["grouped_by"]), cv["headline"])
-    except (KeyError, TypeError) as exc:
-        raise ValueError(f"detector weights hold no out-of-fold headline ({exc})") from None
-
-
-@lru_cache(maxsize=1)
-def packaged() -> Figure:
-    """The packaged detector's figure (from ``genevals/grounding/detector.json``)."""
-    from genevals.grounding.detector import WEIGHTS_PATH
-
-    return from_record(json.loads(Path(WEIGHTS_PATH).read_text(encoding="utf-8")))

@@ -36,7 +36,7 @@ from typing import Any, Mapping, Sequence
 from rapidfuzz import fuzz
 
 from genevals import types
-from genevals.grounding import accuracy
+from genevals.grounding import figure
 from genevals.judge import prompts, windows
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
@@ -54,9 +54,9 @@ from genevals.types import Claim, Context, MetricResult, Sample, Verdict
 DRY_RUN = types.DRY_RUN
 GROUNDED_MIN = 0.5
 EXAMPLE_COPY_RATIO = 90.0
-# The figure is read from the detector's weights file, where tools/train_grounding.py wrote it (out-of-fold,
-# beside the word-overlap baseline on the same folds), so that what users are told is what was measured.
-OFFLINE_FIGURE = accuracy.packaged()
+# The figure is read from the detector's weights file (genevals.grounding.figure), where train_grounding.py wrote
+# it (out-of-fold, beside the word-overlap baseline on the same folds): users are told what was measured.
+OFFLINE_FIGURE = figure.packaged()
 OFFLINE_DEFAULT_NOTE = (
     "no judge endpoint or model configured: faithfulness comes from the local grounding checker (no LLM). "
     f"{OFFLINE_FIGURE.sentence()}. Good for: a free, offline first pass that points at answers with words, "

@@ -11,7 +11,7 @@ import pytest
 from support.runs import OFFLINE_ROWS
 
 from genevals import runfolder
-from genevals.grounding import accuracy
+from genevals.grounding import figure
 
 
 def offline_env() -> dict[str, str]:
@@ -36,17 +36,17 @@ def offline_run(tmp_path_factory):
 def test_offline_run_states_the_cross_validated_figure_and_its_baseline(offline_run):
     done, out = offline_run
     assert done.returncode == 0, done.stderr
-    figure = accuracy.packaged()
-    h = figure.headline
+    shown = figure.packaged()
+    h = shown.headline
     [note] = [line for line in done.stderr.splitlines() if "faithfulness comes from the local grounding" in line]
     assert note.startswith("genevals: note: ")
-    assert figure.sentence() in note
+    assert shown.sentence() in note
     assert f"on {h['n']} RAGTruth answers" in note and "cross-validation" in note
     assert f"{h['word_overlap']['f1']:.3f}" in note and "word-overlap baseline on the same folds" in note
     assert "Good for:" in note and "Not for:" in note
     assert "40 RAGTruth answers" not in done.stderr and "0.81" not in done.stderr
     summary = json.loads((out / runfolder.SUMMARY_FILE).read_text())
-    assert figure.sentence() in summary["meta"]["judge_warnings"]["grounding"]
+    assert shown.sentence() in summary["meta"]["judge_warnings"]["grounding"]
 
 
 def test_judge_backend_help_says_what_auto_does():

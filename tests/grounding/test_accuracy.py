@@ -1,5 +1,5 @@
 """The offline detector's accuracy figure: stored once (out-of-fold, with its baseline), recomputable from the
-stored out-of-fold predictions, and the only figure genevals shows."""
+stored out-of-fold predictions, on folds grouped by source."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from genevals.grounding import accuracy, detector
-from genevals.metrics import faithfulness
 
 
 def flat(value, prefix: str = "") -> dict:
@@ -73,28 +72,3 @@ def test_the_stored_out_of_fold_labels_are_the_dataset_s(record, shared_dir):
     names = sorted({str(r["source_id"]) for r in rows})
     assert oof["source"] == [names.index(str(r["source_id"])) for r in rows]
     assert oof["task"] == [r["task_type"] for r in rows]
-
-
-def test_the_shown_figure_is_the_stored_one(record):
-    figure = accuracy.from_record(record)
-    assert figure == accuracy.packaged()
-    h = record["scores"]["cross_validated"]["headline"]
-    sentence = figure.sentence()
-    expected = (f"F1 {h['detector']['f1']:.3f} [95% CI {h['detector']['ci95'][0]:.3f}, "
-                f"{h['detector']['ci95'][1]:.3f}], against {h['word_overlap']['f1']:.3f} "
-                f"[{h['word_overlap']['ci95'][0]:.3f}, {h['word_overlap']['ci95'][1]:.3f}] for the word-overlap "
-                "baseline on the same folds")
-    assert expected in sentence and f"on {h['n']} RAGTruth answers from {h['sources']} sources" in sentence
-    assert ("a tie" in sentence) == h["tie"]
-    assert sentence in faithfulness.OFFLINE_DEFAULT_NOTE
-    assert "Good for:" in faithfulness.OFFLINE_DEFAULT_NOTE and "Not for:" in faithfulness.OFFLINE_DEFAULT_NOTE
-
-
-def test_a_changed_figure_changes_what_is_shown(record):
-    changed = json.loads(json.dumps(record))
-    h = changed["scores"]["cross_validated"]["headline"]
-    h["detector"]["f1"], h["difference"]["ci95"], h["tie"] = 0.9, [0.1, 0.2], False
-    sentence = accuracy.from_record(changed).sentence()
-    assert "F1 0.900" in sentence and "better than word overlap" in sentence and "a tie" not in sentence
-    with pytest.raises(ValueError, match="no out-of-fold headline"):
-        accuracy.from_record({"scores": {"data": "x", "cross_validated": {"folds": 5, "grouped_by": "s"}}})

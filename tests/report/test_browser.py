@@ -395,13 +395,13 @@ def test_long_answer_with_overlapping_claims_keeps_text_and_worst_verdicts(brows
 def test_offline_judge_banner_and_card(browser, tmp_path, monkeypatch):
     """An offline run: the banner states the detector's out-of-sample figure once, with its baseline; the judge
     card lists the local detector once (not once per context kind) and does not call it an LLM."""
-    from genevals.grounding import accuracy
+    from genevals.grounding import figure
 
     run = make_offline_run(tmp_path / "run", monkeypatch)
     o = Opened(browser, write_report([run], tmp_path / "report.html"))
     try:
         banner = o.page.inner_text("#judge-warning")
-        assert banner.count(accuracy.packaged().sentence()) == 1 and banner.count("word-overlap baseline") == 1
+        assert banner.count(figure.packaged().sentence()) == 1 and banner.count("word-overlap baseline") == 1
         assert o.page.inner_text("#tab-overview").count("word-overlap baseline") == 1
         card = o.page.locator("#judges")
         assert card.locator("dl.judge").count() == 1 and card.locator("h3").inner_text() == "Judge"

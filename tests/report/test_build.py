@@ -352,10 +352,10 @@ def test_judge_warnings_read_as_text_and_low_coverage_is_in_the_data(tmp_path):
 
 
 def test_offline_banner_shows_the_out_of_sample_figure_once_with_its_baseline(tmp_path, monkeypatch):
-    from genevals.grounding import accuracy
+    from genevals.grounding import figure
 
     data = build_data([make_offline_run(tmp_path / "run", monkeypatch)])
-    sentence = accuracy.packaged().sentence()
+    sentence = figure.packaged().sentence()
     shown = "\n".join(data["warnings"])
     assert shown.count(sentence) == 1 and shown.count("word-overlap baseline") == 1
     assert "40 RAGTruth answers" not in shown and "Good for:" in shown and "Not for:" in shown
