@@ -2,7 +2,8 @@
 
     python tools/train_grounding.py ../shared/datasets/ragtruth_dev.jsonl \
         [--transfer ../shared/datasets/summac_subsets.jsonl] [--out genevals/grounding/detector.json] \
-        [--report benchmarks/grounding_cv.json] [--folds 5] [--seed 0] [--cache-dir /tmp/grounding-cache]
+        [--report benchmarks/grounding_cv.json] [--folds 5] [--seed 0] [--cache-dir /tmp/grounding-cache] \
+        [--keep-model]
 
 On the dev file, grouped k-fold cross-validation (folds by ``source_id``; every setting — regularisation,
 thresholds, span mode — is chosen on the training folds only) compares, on the same folds:
@@ -17,7 +18,11 @@ Reported: response-level F1 / precision / recall / balanced accuracy, per task t
 paired bootstrap CIs (resampling sources, ``--seed``) of each F1 difference against word overlap, the expected
 calibration error of the detector's out-of-fold probability, the cascade's local share at each settle
 confidence, and transfer to/from ``--transfer`` (balanced accuracy; the threshold comes from the training set).
-The detector is then fitted on every dev row and written with its training data, seed and these scores.
+The detector is then fitted on every dev row and written with its training data, seed and these scores
+(``--keep-model``: re-measure only, keeping the weights already in ``--out``). The figure genevals shows users
+(``scores.cross_validated.headline``: the detector's and word overlap's out-of-fold F1 with cluster-bootstrap
+CIs, their paired difference, per task type) is written beside the out-of-fold predictions it is computed from
+(``oof``), by :mod:`genevals.grounding.accuracy`.
 """
 from __future__ import annotations
 
@@ -35,7 +40,7 @@ from typing import Any, Sequence
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
-from genevals.grounding import checker, detector, phrases
+from genevals.grounding import accuracy, checker, detector, figure, phrases
 from genevals.stats import binary_metrics, confusion
 from genevals.validation.labels import gold_label, gold_spans
 from genevals.validation.spans import span_intersection, span_length, span_scores
@@ -258,10 +263,12 @@ def cross_validate(d: Data, feats, folds: int, seed: int, extra: dict[str, dict]
     spans = {k: [[] for _ in range(n)] for k in preds}
     proba = np.zeros(n)
     chosen = []
+    fold_of_row = np.zeros(n, dtype=int)
     whole = [[(0, len(r["response"]))] for r in d.rows]
     checker_claims = [[(c.start, c.end) for c in f.claims] for f in feats]
     for fold, test in enumerate(group_folds(d.groups, folds, seed)):
         train = np.setdiff1d(np.arange(n), test)
+        fold_of_row[test] = fold
         model = train_detector(d, train, seed)
         ok_test = test[d.ok[test]]
         pa = np.zeros(n)
@@ -300,8 +307,13 @@ def cross_validate(d: Data, feats, folds: int, seed: int, extra: dict[str, dict]
                                       for name in preds if name != "detector"}
     report["detector"]["ece"] = ece(proba[d.ok], d.gold[d.ok])
     report["detector"]["cascade"] = cascade_table(d, proba, preds["detector"])
-    return {"folds": folds, "grouped_by": "source_id", "seed": seed, "fold_settings": chosen, "judges": report,
-            "oof_probability": proba.tolist()}
+    # the figure genevals shows for the offline default (genevals.grounding.accuracy), and the out-of-fold
+    # predictions it is computed from, so that it can be recomputed from the weights file alone
+    headline = accuracy.summarise(d.gold, d.groups, d.task, preds["detector"], preds["word_overlap"], seed)
+    oof = accuracy.encode_oof(d.gold, d.groups, d.task, fold_of_row,
+                              {k: preds[k] for k in (accuracy.JUDGE, accuracy.BASELINE)})
+    return {"folds": folds, "grouped_by": "source_id", "seed": seed, "fold_settings": chosen,
+            "headline": headline, "judges": report, "oof": oof, "oof_probability": proba.tolist()}
 
 
 def cal_claim_flags(f: checker.SampleFeatures, cfgs) -> list[bool]:
@@ -403,7 +415,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="another judge's out-of-fold predictions on the same folds ({pred: [bool], spans: "
                              "[[[start, end]]]}), reported beside the others; repeatable")
     parser.add_argument("--limit-transfer", type=int, default=0, help="a seeded random sample of N transfer rows (0 = all)")
+    parser.add_argument("--keep-model", action="store_true",
+                        help="re-measure only: rewrite the scores in --out and keep its model (weights, thresholds, "
+                             "encoder) as they are; the data must be the file the model was trained on")
     args = parser.parse_args(argv)
+    kept = None
+    if args.keep_model:  # checked before the long work
+        kept = json.loads(Path(args.out).read_text(encoding="utf-8"))
+        digest = hashlib.sha256(Path(args.data).read_bytes()).hexdigest()
+        if kept["trained_on"]["sha256"] != digest or kept["trained_on"]["seed"] != args.seed:
+            raise SystemExit(f"--keep-model: {args.out} was trained on other data or another seed")
     cache = Path(args.cache_dir) if args.cache_dir else None
     rows = [json.loads(x) for x in Path(args.data).read_text(encoding="utf-8").splitlines() if x.strip()]
     started = time.perf_counter()
@@ -425,16 +446,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                        **transfer(d, td, args.seed)},
                               "train_other_test_dev": {"train": Path(args.transfer).name,
                                                        **transfer(td, d, args.seed)}}
-    final = train_detector(d, np.arange(len(rows)), args.seed)
-    out = {"model": {"answer": final["answer"].to_dict(), "claim": final["claim"].to_dict(),
-                     "answer_threshold": final["answer_threshold"], "claim_threshold": final["claim_threshold"],
-                     "spans": final["spans"], "C": final["C"], "rules": list(final["rules"]),
-                     "encoder": {"layers": encoder.layers, "int8": encoder.int8},
-                     "related_similarity": related_similarity(rows, d_feats, encoder, args.seed),
-                     "related_similarity_full_model": related_similarity(rows, feats, checker.FULL, args.seed)},
-           "trained_on": {"data": Path(args.data).name, "rows": len(rows), "seed": args.seed,
-                          "sha256": hashlib.sha256(Path(args.data).read_bytes()).hexdigest(),
-                          "embedding_model": encoder.name, "script": "tools/train_grounding.py"},
+    if kept is not None:
+        model, trained_on = kept["model"], kept["trained_on"]
+    else:
+        model, trained_on = train_final(d, rows, d_feats, feats, encoder, args)
+    out = {"model": model, "trained_on": trained_on,
            "scores": {k: v for k, v in report.items() if k != "cross_validated"}
            | {"cross_validated": {k: v for k, v in cv.items() if k != "oof_probability"}}}
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
@@ -448,9 +464,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{name:13s} F1={r['f1']:.3f} P={r['precision']:.3f} R={r['recall']:.3f} span={r['span']['f1']:.3f} "
               f"{tasks}{extra}")
     print("ECE", j["detector"]["ece"], "settings", cv["fold_settings"])
+    print("shown:", figure.from_record(out).sentence())
     if "transfer" in report:
         print(json.dumps(report["transfer"], indent=1))
     return 0
+
+
+def train_final(d: Data, rows: Sequence[dict], d_feats, feats, encoder: checker.Encoder,
+                args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The shipped detector, fitted on every row, and the record of what it was trained on."""
+    final = train_detector(d, np.arange(len(rows)), args.seed)
+    model = {"answer": final["answer"].to_dict(), "claim": final["claim"].to_dict(),
+             "answer_threshold": final["answer_threshold"], "claim_threshold": final["claim_threshold"],
+             "spans": final["spans"], "C": final["C"], "rules": list(final["rules"]),
+             "encoder": {"layers": encoder.layers, "int8": encoder.int8},
+             "related_similarity": related_similarity(rows, d_feats, encoder, args.seed),
+             "related_similarity_full_model": related_similarity(rows, feats, checker.FULL, args.seed)}
+    trained_on = {"data": Path(args.data).name, "rows": len(rows), "seed": args.seed,
+                  "sha256": hashlib.sha256(Path(args.data).read_bytes()).hexdigest(),
+                  "embedding_model": encoder.name, "script": "tools/train_grounding.py"}
+    return model, trained_on
 
 
 if __name__ == "__main__":

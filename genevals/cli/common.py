@@ -128,7 +128,11 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     """The LLM judge's options, with the same names in every subcommand that judges."""
     judge = parser.add_argument_group("LLM judge")
     judge.add_argument("--judge-backend", choices=("auto", "openai", "llamacpp"), default=None,
-                       help="auto: an OpenAI-compatible server when one is configured, else embedded llama.cpp")
+                       help="auto (the default): an OpenAI-compatible server when --judge-base-url, "
+                            "OPENAI_BASE_URL or OPENAI_API_KEY is set; else llama.cpp in process when "
+                            "--judge-model names a .gguf; with none of these, no LLM is called for faithfulness "
+                            "and the RAG judges (they run their offline variants: the local grounding checker, "
+                            "MiniLM similarity) and llm_rubric runs the packaged Gemma 3 270M (smoke runs only)")
     judge.add_argument("--judge-base-url", default=None, help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)")
     judge.add_argument("--judge-model", default=None, help="model name, or a path to a .gguf for llama.cpp")
     judge.add_argument("--judge-concurrency", "--concurrency", dest="judge_concurrency", type=int, default=None,

@@ -33,6 +33,9 @@ FORMAT = 2
 MAX_DETAILED_SAMPLES = 2_000
 #: Samples whose values (without texts) the page embeds for its table and scatter plot, by default.
 MAX_TABLE_SAMPLES = 10_000
+#: What makes two judge descriptions the same judge; their other fields (the context kind of one sample, the
+#: prompt version of one metric) vary within a run and are listed together, so each judge is shown once.
+JUDGE_IDENTITY = ("backend", "model", "base_url", "method", "weights_hash")
 
 
 class _Numbering(list):
@@ -53,7 +56,7 @@ class _Notes:
     """The judges and judge warnings found in summaries and in the claims metric's details."""
 
     def __init__(self) -> None:
-        self.judges: dict[str, dict[str, str]] = {}
+        self.judges: dict[str, dict[str, list[str]]] = {}  # identity -> field -> its values, in order seen
         self.warnings: set[str] = set()
         self.invented = [0, 0]  # claims not in their answer, samples with any
 
@@ -68,7 +71,14 @@ class _Notes:
     def judge(self, value: Any) -> None:
         info = judge_info(value)
         if info is not None:
-            self.judges.setdefault(json.dumps(info, sort_keys=True), info)
+            fields = self.judges.setdefault(json.dumps([info.get(k) for k in JUDGE_IDENTITY]), {})
+            for key, v in info.items():
+                if v not in fields.setdefault(key, []):
+                    fields[key].append(v)
+
+    def judge_list(self) -> list[dict[str, str]]:
+        """Each judge once, a field that varied reading "a, b"."""
+        return [{k: ", ".join(vs) for k, vs in fields.items()} for fields in self.judges.values()]
 
     def meta(self, meta: Any) -> None:
         for key, value in (meta.items() if isinstance(meta, Mapping) else ()):
@@ -309,7 +319,7 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
         "bands": bands.bands_table(),
         "thresholds": _thresholds(thresholds, runs),
         "min_coverage": float(min_coverage),
-        "judges": list(notes.judges.values()),
+        "judges": notes.judge_list(),
         "warnings": sorted(notes.warnings),
         "seed": seed,
         "comparisons": stats.compare_systems(store, labels, metrics, seed, groups=list(systems), all_pairs=all_pairs),

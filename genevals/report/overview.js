@@ -138,7 +138,8 @@ function runCard() {
   }) : el("p", { "class": "muted", text: "No LLM judge verdicts in this report (faithfulness was not run)." });
   return el("div", { "class": "grid-2" }, [
     el("div", { "class": "card" }, [el("h3", { text: D.runs.length > 1 ? "Runs" : "Run" })].concat(runs)),
-    el("div", { "class": "card" }, [el("h3", { text: "LLM judge" }), judge])
+    // each judge once (model.py merges a judge's per-sample fields); not all of them are LLMs (local-grounding)
+    el("div", { "class": "card", id: "judges" }, [el("h3", { text: D.judges.length > 1 ? "Judges" : "Judge" }), judge])
   ]);
 }
 

@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from support.runs import TINY_WARNING, add_judge, make_run, make_synthetic_run, make_xss_run, write_results
+from support.runs import (TINY_WARNING, add_judge, make_offline_run, make_run, make_synthetic_run, make_xss_run,
+                          write_results)
 
 from genevals import runfolder
 from genevals.report import write_report
@@ -409,6 +410,25 @@ def test_compare_tab_names_systems_that_share_no_question_id(browser, tmp_path):
     try:
         o.tab("compare")
         assert o.page.locator("#unshared-ids").count() == 0 and visible_rows(o.page, "compare-table") > 0
+        o.assert_clean()
+    finally:
+        o.close()
+
+
+def test_offline_judge_banner_and_card(browser, tmp_path, monkeypatch):
+    """An offline run: the banner states the detector's out-of-sample figure once, with its baseline; the judge
+    card lists the local detector once (not once per context kind) and does not call it an LLM."""
+    from genevals.grounding import figure
+
+    run = make_offline_run(tmp_path / "run", monkeypatch)
+    o = Opened(browser, write_report([run], tmp_path / "report.html"))
+    try:
+        banner = o.page.inner_text("#judge-warning")
+        assert banner.count(figure.packaged().sentence()) == 1 and banner.count("word-overlap baseline") == 1
+        assert o.page.inner_text("#tab-overview").count("word-overlap baseline") == 1
+        card = o.page.locator("#judges")
+        assert card.locator("dl.judge").count() == 1 and card.locator("h3").inner_text() == "Judge"
+        assert "local-grounding" in card.inner_text() and "text, record" in card.inner_text()
         o.assert_clean()
     finally:
         o.close()

@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support.runs import (JUDGE, add_judge, embedded, judge_declarations, make_run, make_synthetic_run,
-                          make_xss_run)
+from support.runs import (JUDGE, add_judge, embedded, judge_declarations, make_offline_run, make_run,
+                          make_synthetic_run, make_xss_run)
 
 from genevals import runfolder, thresholds
 from genevals.cli import main
@@ -367,3 +367,21 @@ def test_systems_sharing_no_question_id_are_named_for_the_compare_tab(tmp_path):
     assert build_data([ids])["unshared_ids"] == [] and unshared_ids_notes(build_data([ids])) == []
     other = make_run(tmp_path / "other", [row("a", i + 10, True) for i in range(3)])
     assert build_data([ids, other])["unshared_ids"] == [[0, 2]]  # ids/a against other/a
+
+
+def test_offline_banner_shows_the_out_of_sample_figure_once_with_its_baseline(tmp_path, monkeypatch):
+    from genevals.grounding import figure
+
+    data = build_data([make_offline_run(tmp_path / "run", monkeypatch)])
+    sentence = figure.packaged().sentence()
+    shown = "\n".join(data["warnings"])
+    assert shown.count(sentence) == 1 and shown.count("word-overlap baseline") == 1
+    assert "40 RAGTruth answers" not in shown and "Good for:" in shown and "Not for:" in shown
+
+
+def test_judge_card_lists_each_judge_once(tmp_path, monkeypatch):
+    """The detector describes itself per sample (the context kind varies): it is one judge, its varying field
+    listed once."""
+    data = build_data([make_offline_run(tmp_path / "run", monkeypatch)])
+    [judge] = data["judges"]
+    assert judge["backend"] == "local-grounding" and judge["context_kind"] == "text, record"

@@ -330,3 +330,20 @@ def write_scale_run(out: Path, n: int = N_SCALE, seed: int = 3) -> Path:
 
 if __name__ == "__main__":
     write_scale_run(Path(sys.argv[1]), int(sys.argv[2]))
+
+
+OFFLINE_ROWS = [  # a text context, a JSON-record context and a refusal: one local judge, three descriptions
+    {"id": "text", "question": "When does the ferry leave?", "answer": "The ferry leaves at 9 am from Pier 4.",
+     "contexts": ["The ferry leaves at 9 am every day from Pier 4."]},
+    {"id": "record", "question": "How many rooms?", "answer": "The Harbour Hotel has 40 rooms and a pool.",
+     "contexts": ['{"name": "Harbour Hotel", "rooms": 40, "pool": true}']},
+    {"id": "refusal", "question": "Who built it?", "answer": "I don't know.", "contexts": ["Built in 1901."]},
+]
+
+
+def make_offline_run(out: Path, monkeypatch) -> Path:
+    """faithfulness with no judge configured (the local grounding detector) on :data:`OFFLINE_ROWS`."""
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    evaluate(OFFLINE_ROWS, ["faithfulness"], out_dir=out)
+    return out

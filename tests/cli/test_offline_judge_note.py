@@ -1,0 +1,58 @@
+"""What a user is told about the offline judge, in a real process: the out-of-sample figure with its n and the
+word-overlap baseline (never an in-sample one), and what ``--judge-backend auto`` does."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from support.runs import OFFLINE_ROWS
+
+from genevals import runfolder
+from genevals.grounding import figure
+
+
+def offline_env() -> dict[str, str]:
+    """No judge configured: no OpenAI endpoint or key in the environment."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+
+
+def genevals(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "genevals", *args], capture_output=True, text=True, timeout=600,
+                          env=offline_env(), check=False)
+
+
+@pytest.fixture(scope="module")
+def offline_run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("offline")
+    data = root / "d.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in OFFLINE_ROWS))
+    done = genevals("run", str(data), "--out", str(root / "out"), "--metrics", "faithfulness")
+    return done, root / "out"
+
+
+def test_offline_run_states_the_cross_validated_figure_and_its_baseline(offline_run):
+    done, out = offline_run
+    assert done.returncode == 0, done.stderr
+    shown = figure.packaged()
+    h = shown.headline
+    [note] = [line for line in done.stderr.splitlines() if "faithfulness comes from the local grounding" in line]
+    assert note.startswith("genevals: note: ")
+    assert shown.sentence() in note
+    assert f"on {h['n']} RAGTruth answers" in note and "cross-validation" in note
+    assert f"{h['word_overlap']['f1']:.3f}" in note and "word-overlap baseline on the same folds" in note
+    assert "Good for:" in note and "Not for:" in note
+    assert "40 RAGTruth answers" not in done.stderr and "0.81" not in done.stderr
+    summary = json.loads((out / runfolder.SUMMARY_FILE).read_text())
+    assert shown.sentence() in summary["meta"]["judge_warnings"]["grounding"]
+
+
+def test_judge_backend_help_says_what_auto_does():
+    done = genevals("run", "--help")
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())  # argparse wraps the help
+    for part in ("OPENAI_BASE_URL or OPENAI_API_KEY", "--judge-model names a .gguf", "offline variants",
+                 "local grounding checker", "llm_rubric runs the packaged Gemma 3 270M"):
+        assert part in text, part
