@@ -103,6 +103,9 @@ class JudgeConfig:
         for name in ("concurrency", "n_ctx"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"judge {name} must be at least 1, got {getattr(self, name)}")
+        if self.context_token_budget is not None and int(self.context_token_budget) < 1:
+            # a budget of 0 tokens splits the contexts into windows forever
+            raise ValueError(f"judge context_token_budget must be at least 1, got {self.context_token_budget}")
         if int(self.max_retries) < 0:
             raise ValueError(f"judge max_retries must be 0 or more, got {self.max_retries}")
         if not self.timeout > 0:

@@ -14,6 +14,9 @@ from genevals.judge.config import JudgeConfig, public_url
 from genevals.judge.redact import Redactor
 from genevals.judge.retry import RetryPolicy
 
+#: the model in a signature made before the server was asked which one it serves
+UNRESOLVED = "unresolved"
+
 
 class JudgeRuntime:
     def __init__(self, config: JudgeConfig, prompt_version: str) -> None:
@@ -73,7 +76,9 @@ class JudgeRuntime:
                 "prompt_version": self.prompt_version}
 
     def signature_settings(self) -> dict[str, Any]:
-        settings: dict[str, Any] = {"backend": self.backend, "model": self.model}
+        # Describing a metric (``genevals metrics``, a manifest) asks no server: a model still to be listed is
+        # named as such, and the summary written after the calls names the model that answered.
+        settings: dict[str, Any] = {"backend": self.backend, "model": self._model or UNRESOLVED}
         if self.answered:  # known once calls were made: beside the model asked for, the one that answered
             settings["answered"] = "+".join(self.answered)
         if self.base_url:

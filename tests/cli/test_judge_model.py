@@ -76,3 +76,17 @@ def test_a_rerun_answered_from_the_cache_sends_nothing_and_needs_no_endpoint(tmp
     missing = run(more, tmp_path / "fourth", url, "--judge-model", "judge", "--judge-cache", cache)
     assert missing.returncode == 2 and "did not answer a test request" in missing.stderr, missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def test_listing_the_metrics_asks_no_server_for_its_model():
+    """`genevals metrics` with OPENAI_* set and no model named describes the judge as unresolved: it neither
+    asks /v1/models nor fails (it printed a JudgeUnavailable traceback when the server was down)."""
+    import os
+
+    with FaultServer(listed=["local-gemma"]) as server:
+        env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-test"}
+        done = subprocess.run([sys.executable, "-m", "genevals", "metrics"], capture_output=True, text=True,
+                              timeout=120, env=env)
+        gets = list(server.gets)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert gets == [] and "model:unresolved" in done.stdout

@@ -30,6 +30,8 @@ def test_defaults():
     ({"max_retries": -1}, "judge max_retries must be 0 or more, got -1"),
     ({"timeout": 0}, "judge timeout must be positive, got 0"),
     ({"timeout": -2.5}, "judge timeout must be positive, got -2.5"),
+    ({"context_token_budget": 0}, "judge context_token_budget must be at least 1, got 0"),
+    ({"context_token_budget": -5}, "judge context_token_budget must be at least 1, got -5"),
 ])
 def test_bad_values_are_refused(options, message):
     with pytest.raises(ValueError) as err:
