@@ -204,3 +204,23 @@ def test_local_ray_listens_on_loopback_only():
     finally:
         ray_module.shutdown()
     print(f"local Ray: {len(opened)} listening sockets, all on loopback")
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"seed": -1}, "seed: expected 0 or more, got -1"),
+    ({"batch_size": 0}, "batch_size: expected 1 or more, got 0"),
+    ({"rows_per_pass": -3}, "rows_per_pass: expected 1 or more, got -3"),
+    ({"column_map": {"anwser": "a"}}, "unknown field 'anwser'"),
+])
+def test_ray_arguments_are_checked_before_ray_starts(kwargs, message):
+    """The Ray engine checks the local engine's arguments (and its own sizes) before it starts Ray."""
+    with pytest.raises(InputError) as err:
+        ray_engine.evaluate([{"answer": "a", "references": ["a"]}], ["exact_match"], **kwargs)
+    assert message in str(err.value) and not ray.is_initialized()
+
+
+def test_ray_refuses_an_out_dir_that_is_a_file(tmp_path):
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(InputError) as err:
+        ray_engine.evaluate([{"answer": "a"}], ["exact_match"], out_dir=tmp_path / "f")
+    assert "out_dir" in str(err.value) and not ray.is_initialized()
