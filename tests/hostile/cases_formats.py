@@ -61,7 +61,7 @@ def csv_cases() -> list[Case]:
         "header-with-spaces": (ANY, "id, answer\n1, a\n", ("in.csv:1", "answer")),
         "ragas-columns": (OK, "user_input,response,retrieved_contexts,reference\nq,a,\"[\"\"c\"\"]\",a\n", ()),
         "all-empty-row-between": (OK, GOOD_CSV + ",,,,,\n" + "3,q,a,[],a,[]\n", ()),
-        "crlf-inside-json-cell": (OK, HEADER + '1,q,a,"[""x\r\ny""]",r,[]\n', ()),
+        "crlf-inside-json-cell": (ANY, HEADER + '1,q,a,"[""x\r\ny""]",r,[]\n', ("in.csv:2", "contexts")),
         "surrogate-escape-in-json-cell": (REFUSED, HEADER + '1,q,a,"[""x\\ud800""]",r,[]\n',
                                           ("in.csv:2", "contexts")),
         "surrogate-escape-in-references-list": (REFUSED, HEADER + '1,q,a,[],"[""x\\udc00""]",[]\n',

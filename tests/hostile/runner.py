@@ -319,9 +319,8 @@ class Runner:
             found = copies.get(old, [])
             if not found:
                 problems.append(f"the previous {name} is lost (overwritten, no backup)")
-            elif not case.api and not any(p.name in outcome.stderr or
-                                                  (p.parent != out and p.parent.name in outcome.stderr)
-                                                  for p in found):
+            elif not case.api and not any((p.name != name and p.name in outcome.stderr) or
+                                          (p.parent != out and p.parent.name in outcome.stderr) for p in found):
                 problems.append(f"the previous {name} was moved to {found[0].relative_to(folder)}, "
                                 "but stderr does not say where")
         return problems
