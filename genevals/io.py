@@ -43,7 +43,8 @@ def _read_jsonl(path: Path) -> Iterator[RawRow | InputError]:
 def jsonl_row(source: str, line_no: int, raw: bytes) -> RawRow | InputError | None:
     """One JSONL line as a row, an error, or None for a blank line (worker processes parse lines with it too)."""
     try:
-        text = raw.decode("utf-8")
+        # a UTF-8 byte order mark (what Windows editors write) opens the file, as CSV already allows
+        text = raw.decode("utf-8-sig" if line_no == 1 else "utf-8")
     except UnicodeDecodeError as exc:
         return InputError(source, line_no, None, f"invalid UTF-8 at byte {exc.start}")
     if not text.strip():
