@@ -74,8 +74,9 @@ def judge_config(judge: Any, name: str = "judge") -> Any:
     if judge is None or isinstance(judge, JudgeConfig):
         return judge
     if not isinstance(judge, Mapping):
-        raise InputError(name, None, None, "expected a JudgeConfig, a mapping of its fields (e.g. {\"model\": "
-                                           f"\"gpt-4o-mini\", \"concurrency\": 8}}) or None, got {type(judge).__name__}")
+        raise InputError(name, None, None, "expected a JudgeConfig, a mapping of its fields (e.g. "
+                                           "{'model': 'gpt-4o-mini', 'concurrency': 8}) or None, got "
+                                           f"{type(judge).__name__}")
     try:
         return JudgeConfig.from_options(judge)
     except (TypeError, ValueError) as exc:

@@ -179,7 +179,7 @@ class JudgeConfig:
                 raise JudgeConfigError(name, f"must be True or False, got {_shown(getattr(self, name))}")
         problem = prices_problem(self.prices)
         if problem is not None:
-            raise JudgeConfigError("prices", problem)
+            raise JudgeConfigError("prices", f"are malformed: {problem}")
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any] | None = None) -> "JudgeConfig":
