@@ -150,5 +150,10 @@ def test_an_argument_that_cannot_work_is_refused_naming_it(tmp_path, change, mes
 
 
 def test_judge_may_be_a_mapping_of_its_fields():
-    rows = [{"answer": "Paris", "references": ["Paris"]}]
-    assert len(evaluate(rows, ["exact_match"], judge={"concurrency": 2, "cache": False}).samples) == 1
+    from genevals.judge.backends.scripted import ScriptedProvider
+
+    reply = {"passages": [{"id": 1, "verdict": "relevant", "sentence": "Paris is the capital.", "reason": ""}]}
+    provider = ScriptedProvider({"context_relevance": reply})
+    rows = [{"question": "Capital of France?", "answer": "Paris", "contexts": ["Paris is the capital."]}]
+    res = evaluate(rows, ["context_relevance"], judge={"provider": provider, "cache": False})
+    assert res.samples[0].metrics["context_relevance"].value == 1.0 and provider.calls  # the mapping's judge
