@@ -116,6 +116,8 @@ JUDGE_CASES = [
     (["--judge-n-ctx", "-1"], "--judge-n-ctx must be at least 1, got -1"),
     # past a C int: an OverflowError traceback from multiprocessing before
     (["--workers", "99999999999999999999"], "--workers: expected at most 256, got 99999999999999999999"),
+    # a family's settings are checked also when it is not scored this run
+    (["--rubric-criteria", "clarity"], "rubric criterion 'clarity' needs a description (--rubric-criteria"),
 ]
 
 
