@@ -83,12 +83,12 @@ def _names(names: str | Sequence[str] | None) -> list[str]:
     try:
         names = list(names)
     except TypeError:
-        raise UnknownMetric(f"metrics must be a list of metric names, got {type(names).__name__}") from None
+        raise UnknownMetric(f"metrics: expected a list of metric names, got {type(names).__name__}") from None
     for name in names:
         if not isinstance(name, str) or not name.strip():
-            raise UnknownMetric(f"metric names must be non-empty strings, got {name!r} in {names!r}")
+            raise UnknownMetric(f"metrics: metric names must be non-empty strings, got {name!r} in {names!r}")
     if not names:
-        raise UnknownMetric("no metric named (leave metrics out for the default set)")
+        raise UnknownMetric("metrics: no metric named (leave metrics out for the default set)")
     return names
 
 
@@ -203,6 +203,14 @@ def select(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str
         except (ValueError, TypeError) as exc:
             raise UnknownMetric(f"metric '{family}': {exc}") from None
         selected.append(Selected(metric, frozenset(outputs) if outputs is not None else None, note))
+    for family in set(options) - set(wanted):
+        # Settings for a family this run does not score are checked all the same (building a metric asks no
+        # model or server): a max_claims of 0 would otherwise wait, unseen, for the run that uses it.
+        if options[family]:
+            try:
+                _build(load_family(family), options[family], None)
+            except (ValueError, TypeError) as exc:
+                raise UnknownMetric(f"options['{family}']: {exc}") from None
     return selected
 
 

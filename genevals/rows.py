@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -98,6 +99,10 @@ def _check_names(data: Mapping[str, Any], err) -> None:
 
 
 _ABSENT = object()
+_MAX_DOUBLE = sys.float_info.max
+#: integer ids of more than 1,000 digits are refused: no id scheme needs them, and past 4,300 digits Python
+#: cannot even write one as a string
+_MAX_ID = 10**1000
 
 
 def _is_number(value: Any) -> bool:
@@ -106,14 +111,32 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def _is_finite(value: Any) -> bool:
+    """``math.isfinite``, also for an integer past a double's range (a 400-digit grade): not finite here, as
+    nothing downstream (gains, means, the report) can take it as a number."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _shown_number(value: Any) -> str:
+    """A number for an error message: a huge integer as its size (str() of a 5,000-digit int is itself an
+    error, and 400 digits help nobody)."""
+    if isinstance(value, numbers.Integral) and not -10**20 < value < 10**20:
+        return f"an integer of about {int(int(value).bit_length() * 0.30103) + 1} digits"
+    return repr(value)
+
+
 def _context_score(score: Any, rank: int, err) -> float | int:
-    """A context's retriever score as a Python number; NaN and infinities are refused: results.jsonl is strict
-    JSON and has no token for them."""
+    """A context's retriever score as a Python number; NaN, infinities and integers past a double's range are
+    refused: results.jsonl is strict JSON and has no token for the first, and the report reads the last as
+    infinite."""
     if not _is_number(score):
         raise err(f"contexts[{rank - 1}].score", f"expected a number, got {type(score).__name__}")
     score = int(score) if isinstance(score, numbers.Integral) else float(score)
-    if not math.isfinite(score):
-        raise err(f"contexts[{rank - 1}].score", f"expected a finite number, got {score!r}")
+    if not _is_finite(score):
+        raise err(f"contexts[{rank - 1}].score", f"expected a finite number, got {_shown_number(score)}")
     return score
 
 
@@ -126,6 +149,8 @@ def _context_id(raw: Any, rank: int, name: str, err) -> str:
     if isinstance(raw, bool) or not isinstance(raw, (str, int)):
         raise err(f"contexts[{rank - 1}].{name}", f"expected a string, got {type(raw).__name__}")
     _check_unicode(raw, f"contexts[{rank - 1}].{name}", err)
+    if not isinstance(raw, str) and not -_MAX_ID < raw < _MAX_ID:
+        raise err(f"contexts[{rank - 1}].{name}", f"expected at most 1,000 digits, got {_shown_number(raw)}")
     return str(raw)
 
 
@@ -177,8 +202,12 @@ class RowValidator:
         sample_id = data.get("id")
         if _is_missing(sample_id) or sample_id == "":
             sample_id = str(row.line)
-        elif isinstance(sample_id, bool) or not isinstance(sample_id, (str, int)):
+        elif isinstance(sample_id, bool) or not isinstance(sample_id, (str, numbers.Integral)):
             raise err("id", f"expected a string or integer, got {type(sample_id).__name__}")
+        elif not isinstance(sample_id, str):  # numpy's integers too (a DataFrame's id column, np.int64 ids)
+            if not -_MAX_ID < sample_id < _MAX_ID:  # str() of a 5,000-digit int is itself an error
+                raise err("id", f"expected an id of at most 1,000 digits, got {_shown_number(sample_id)}")
+            sample_id = int(sample_id)
         sample_id = str(sample_id)
         key = sample_key_digest(system, sample_id)
         if key in self.seen:
@@ -242,7 +271,7 @@ class RowValidator:
                 _check_unicode(text, f"contexts[{rank - 1}].text", err)
             score = get("score")
             if score is not None and (type(score) is not float or not math.isfinite(score)) \
-                    and type(score) is not int:
+                    and (type(score) is not int or not -_MAX_DOUBLE <= score <= _MAX_DOUBLE):
                 score = _context_score(score, rank, err)
             chunk_id, doc_id = get("id"), get("doc_id")
             if chunk_id is not None and (type(chunk_id) is not str or not chunk_id.isascii()):
@@ -288,8 +317,8 @@ class RowValidator:
                     continue
                 if type(key) is not str or not key.isascii():
                     _check_unicode(key, "relevant", err)
-                if not _is_number(grade) or not math.isfinite(grade):
-                    raise err(f"relevant.{key}", f"expected a finite number grade, got {grade!r}")
+                if not _is_number(grade) or not _is_finite(grade):
+                    raise err(f"relevant.{key}", f"expected a finite number grade, got {_shown_number(grade)}")
                 if not MIN_GRADE <= grade <= MAX_GRADE:
                     raise err(f"relevant.{key}", f"relevance grade {grade!r} is outside the supported range "
                                                  f"[{MIN_GRADE:g}, {MAX_GRADE:g}]")

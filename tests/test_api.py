@@ -6,7 +6,10 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from support.fault_server import FaultServer
+
+from genevals import evaluate
 
 SCRIPT = textwrap.dedent("""
     import sys, warnings
@@ -121,3 +124,36 @@ def test_evaluate_takes_any_iterable_and_refuses_what_it_cannot_use_clearly():
     for name, (kind, message) in expected.items():
         assert out[name][0] == kind and message in out[name][1], (name, out[name])
     assert out["out_file"][1].endswith("a_file: exists and is not a folder")
+
+
+@pytest.mark.parametrize("change,message", [
+    (dict(data=""), "data: the path is empty"),  # was read as ".", the current folder
+    (dict(progress=5), "progress: expected a function called as progress(done, total), or None, got int"),
+    (dict(meta=5), "meta: expected a mapping of names to values, got int"),
+    (dict(judge="gpt-4o"), "judge: expected a JudgeConfig, a mapping of its fields"),  # was silently ignored
+    (dict(judge=5), "judge: expected a JudgeConfig, a mapping of its fields"),
+    (dict(judge={"concurrency": 0}), "judge: judge concurrency must be at least 1, got 0"),
+    (dict(judge={"modle": "x"}), "judge: unknown judge option(s): modle"),
+    (dict(workers=10**20), "workers: expected at most 256, got a larger number"),  # OverflowError in a semaphore
+    (dict(metrics=[None]), "metrics: metric names must be non-empty strings"),
+    (dict(metrics=["recall@0"]), "metric 'recall@0': cutoffs must be whole numbers from 1 to 10,000"),
+    (dict(options={"retrieval": {"cutoffs": [1.5]}}), "options['retrieval']: cutoffs: expected a whole number"),
+    (dict(options={"faithfulness": {"max_claims": 0}}), "options['faithfulness']: max_claims: expected a whole"),
+])
+def test_an_argument_that_cannot_work_is_refused_naming_it(tmp_path, change, message):
+    call = {"data": [{"answer": "Paris", "references": ["Paris"]}], "metrics": ["exact_match"],
+            "out_dir": tmp_path / "out", **change}
+    with pytest.raises(ValueError) as err:
+        evaluate(call.pop("data"), call.pop("metrics"), **call)
+    assert message in str(err.value)
+    assert not (tmp_path / "out" / "results.jsonl").exists()
+
+
+def test_judge_may_be_a_mapping_of_its_fields():
+    from genevals.judge.backends.scripted import ScriptedProvider
+
+    reply = {"passages": [{"id": 1, "verdict": "relevant", "sentence": "Paris is the capital.", "reason": ""}]}
+    provider = ScriptedProvider({"context_relevance": reply})
+    rows = [{"question": "Capital of France?", "answer": "Paris", "contexts": ["Paris is the capital."]}]
+    res = evaluate(rows, ["context_relevance"], judge={"provider": provider, "cache": False})
+    assert res.samples[0].metrics["context_relevance"].value == 1.0 and provider.calls  # the mapping's judge

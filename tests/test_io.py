@@ -220,3 +220,24 @@ def test_an_input_path_with_a_trailing_slash_is_refused(tmp_path):
     path = write_jsonl(tmp_path / "d.jsonl", [ROW])
     with pytest.raises(InputError, match="ends in '/'"):
         list(iter_samples(str(path) + "/"))
+
+
+def test_numpy_integer_ids_are_read_as_integer_ids():
+    np = pytest.importorskip("numpy")
+    rows = [{"id": np.int64(i), "answer": "a"} for i in (7, 8)] + [{"id": np.uint8(9), "answer": "a"}]
+    assert [s.id for s in iter_samples(rows)] == ["7", "8", "9"]  # refused as "got int64" before
+
+
+def test_integers_past_what_can_be_read_are_refused_located(tmp_path):
+    huge = "1" + "0" * 400  # a double cannot hold it: the checks raised OverflowError, a traceback
+    lines = ['{"answer": "a", "relevant": {"c1": %s}}' % huge,
+             '{"answer": "a", "contexts": [{"text": "t", "score": %s}]}' % huge,
+             '{"id": %s, "answer": "a"}' % huge]
+    errors = list(iter_samples(write_jsonl(tmp_path / "d.jsonl", lines)))
+    assert isinstance(errors[0], InputError) and (errors[0].line, errors[0].field) == (1, "relevant.c1")
+    assert "expected a finite number grade, got an integer of about 401 digits" in str(errors[0])
+    assert isinstance(errors[1], InputError) and (errors[1].line, errors[1].field) == (2, "contexts[0].score")
+    assert errors[2].id == "1" + "0" * 400  # a 400-digit id is still an id
+    # in memory, an int id of 5,000 digits cannot be written as a string at all (ValueError from str())
+    [error] = list(iter_samples([{"id": 10**5000, "answer": "x"}]))
+    assert isinstance(error, InputError) and str(error).startswith("<data>:1: field 'id': expected an id of at most")

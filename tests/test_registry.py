@@ -159,3 +159,47 @@ def test_headlines_are_declared_beside_each_metric():
         "recall@3", "recall@20", "ndcg@20", "mrr"}
     # a family none of whose headlines was computed, and an output nobody declares, are shown whole
     assert registry.headlines(["rouge1", "rouge2", "my_metric"]) == {"rouge1", "rouge2", "my_metric"}
+
+
+@pytest.mark.parametrize("names,message", [
+    ([None], "metrics: metric names must be non-empty strings, got None in [None]"),
+    (["rouge", 5], "metrics: metric names must be non-empty strings, got 5 in ['rouge', 5]"),
+    ([""], "metrics: metric names must be non-empty strings, got '' in ['']"),
+    (["recall@0"], "metric 'recall@0': cutoffs must be whole numbers from 1 to 10,000"),
+])
+def test_a_bad_metric_name_is_refused_naming_metrics_or_the_name(names, message):
+    with pytest.raises(registry.UnknownMetric) as err:
+        registry.select(names)
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("names,options,message", [
+    # int(1.5) was 1: a cutoff quietly rounded
+    (["retrieval"], {"retrieval": {"cutoffs": [1.5]}}, "metric 'retrieval': cutoffs: expected a whole number, got 1.5"),
+    (["retrieval"], {"retrieval": {"cutoffs": [True]}}, "cutoffs: expected a whole number, got True"),
+    (["retrieval"], {"retrieval": {"cutoffs": "5"}}, "cutoffs: expected a list of whole numbers, got str"),
+    (["retrieval"], {"retrieval": {"cutoffs": [10**30]}}, "cutoffs: expected a whole number from 1 to 10,000, got "
+                                                          "a larger number"),
+    (["retrieval"], {"retrieval": {"relevance_level": "1"}}, "relevance_level: expected a number, got '1'"),
+    (["rouge"], {"rouge": {"use_stemmer": "no"}}, "metric 'rouge': use_stemmer: expected true or false, got 'no'"),
+    # a family the run does not score: its settings are checked all the same
+    (["rouge"], {"faithfulness": {"max_claims": 0}},
+     "options['faithfulness']: max_claims: expected a whole number 1 or more, got 0"),
+    (["rouge"], {"faithfulness": {"fuzzy_threshold": float("nan")}}, "fuzzy_threshold: expected a finite number"),
+    (["rouge"], {"context_recall": {"max_claims": 2.5}}, "max_claims: expected a whole number, got 2.5"),
+    (["rouge"], {"context_relevance": {"k": 1.5}}, "options['context_relevance']: k: expected a whole number"),
+    (["rouge"], {"context_relevance_local": {"threshold": 2}}, "threshold: expected a number in [-1, 1], got 2"),
+    (["rouge"], {"pairwise": {"contexts": "yes"}}, "contexts: expected true or false, got 'yes'"),
+    (["rouge"], {"pairwise_local": {"margin": -0.5}}, "margin: expected a number in [0, inf], got -0.5"),
+])
+def test_a_bad_setting_is_refused_when_the_metric_is_built_naming_family_and_setting(names, options, message):
+    with pytest.raises(registry.UnknownMetric) as err:
+        registry.select(names, options)
+    assert message in str(err.value)
+
+
+def test_good_settings_of_a_family_not_scored_are_accepted():
+    [sel] = registry.select(["rouge"], {"faithfulness": {"max_claims": 3}, "retrieval": {"cutoffs": [1, 5]}})
+    assert sel.family == "rouge"
+    [sel] = registry.select(["retrieval"], {"retrieval": {"cutoffs": (__import__("numpy").int64(3),)}})
+    assert sel.metric.cutoffs == (3,) and type(sel.metric.cutoffs[0]) is int

@@ -172,8 +172,9 @@ _JUDGE_FIELDS = {"judge_backend": "backend", "judge_base_url": "base_url", "judg
 
 def judge_config(args: argparse.Namespace, **extra: Any):
     """The :class:`~genevals.judge.config.JudgeConfig` the options of :func:`add_judge_options` describe
-    (``extra``: more fields, e.g. from ``--judge-option``). ValueError for a bad value."""
-    from genevals.judge.config import JudgeConfig
+    (``extra``: more fields, e.g. from ``--judge-option``). ValueError for a bad value, naming its option
+    (``--judge-concurrency must be at least 1, got 0``), not the field the option fills."""
+    from genevals.judge.config import JudgeConfig, JudgeConfigError
 
     options = {field: getattr(args, name) for name, field in _JUDGE_FIELDS.items()
                if getattr(args, name, None) is not None}
@@ -184,7 +185,14 @@ def judge_config(args: argparse.Namespace, **extra: Any):
     if getattr(args, "dry_run", False):
         options["dry_run"] = True
     options.update(extra)
-    return JudgeConfig.from_options(options)
+    try:
+        return JudgeConfig.from_options(options)
+    except JudgeConfigError as exc:
+        flags = {field: "--" + name.replace("_", "-") for name, field in _JUDGE_FIELDS.items()
+                 if getattr(args, name, None) is not None and exc.field not in extra}
+        if exc.field not in flags:
+            raise
+        raise ValueError(f"{flags[exc.field]} {exc.problem}") from None
 
 
 def faithfulness_options(args: argparse.Namespace) -> dict[str, Any]:

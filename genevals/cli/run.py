@@ -126,7 +126,7 @@ def check_options(args: argparse.Namespace) -> str | None:
     """The first option value that cannot work, as a message naming the option; None when all can. Checked
     before anything is read or scored: a zero budget or a cutoff of 10^20 would otherwise hang the run, and an
     output folder that cannot be made would fail only after the scoring."""
-    from genevals.engine.arguments import check_out_dir
+    from genevals.engine.arguments import MAX_WORKERS, check_out_dir
     from genevals.io import InputError
     from genevals.metrics.bertscore_model import DEVICE
     from genevals.metrics.retrieval import MAX_CUTOFF
@@ -135,6 +135,8 @@ def check_options(args: argparse.Namespace) -> str | None:
         value = getattr(args, name, None)
         if value is not None and value < least:
             return f"--{name.replace('_', '-')}: expected {least} or more, got {value}"
+    if args.workers is not None and args.workers > MAX_WORKERS:
+        return f"--workers: expected at most {MAX_WORKERS}, got {args.workers}"
     if args.metrics is not None and not args.metrics:
         return "--metrics: names no metric (comma-separated names, e.g. rouge,token_f1; see `genevals metrics`)"
     if args.cutoffs is not None and not args.cutoffs:

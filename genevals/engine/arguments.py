@@ -17,6 +17,10 @@ from typing import Any
 from genevals.io import KNOWN_FIELDS, InputError
 from genevals.suggest import did_you_mean
 
+#: the most worker processes a run starts: more only adds start-up cost and memory, and a count past a C int
+#: (--workers 99999999999999999999) failed deep in multiprocessing
+MAX_WORKERS = 256
+
 
 def is_dataframe(data: Any) -> bool:
     return hasattr(data, "to_dict") and hasattr(data, "columns")
@@ -24,6 +28,9 @@ def is_dataframe(data: Any) -> bool:
 
 def check_data(data: Any, name: str = "data") -> None:
     """A path, a DataFrame, or an iterable of row dicts (a list, a tuple, a generator)."""
+    if isinstance(data, str) and not data.strip():  # Path("") is ".", the current folder: never what was meant
+        raise InputError(name, None, None, "the path is empty; expected a file path (JSONL, CSV or Parquet), a "
+                                           "pandas DataFrame or an iterable of row dicts")
     if isinstance(data, (str, Path)) or is_dataframe(data):
         return
     if isinstance(data, Mapping):
@@ -48,12 +55,32 @@ def check_column_map(column_map: Any, name: str = "column_map") -> None:
             raise InputError(name, None, None, f"'{field}': expected a column name, got {column!r}")
 
 
-def check_whole(value: Any, name: str, minimum: int) -> None:
-    """An integer (not a bool) of at least ``minimum``."""
+def check_whole(value: Any, name: str, minimum: int, maximum: int | None = None) -> None:
+    """An integer (not a bool) of at least ``minimum`` (and at most ``maximum``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InputError(name, None, None, f"expected a whole number, got {value!r}")
     if value < minimum:
         raise InputError(name, None, None, f"expected {minimum} or more, got {value}")
+    if maximum is not None and value > maximum:
+        shown = value if value < 10**20 else "a larger number"
+        raise InputError(name, None, None, f"expected at most {maximum:,}, got {shown}")
+
+
+def judge_config(judge: Any, name: str = "judge") -> Any:
+    """``judge`` as a :class:`~genevals.judge.config.JudgeConfig` (None stays None: the defaults): one already,
+    or a mapping of its fields; anything else (a model name, a number) is refused rather than ignored."""
+    from genevals.judge.config import JudgeConfig
+
+    if judge is None or isinstance(judge, JudgeConfig):
+        return judge
+    if not isinstance(judge, Mapping):
+        raise InputError(name, None, None, "expected a JudgeConfig, a mapping of its fields (e.g. "
+                                           "{'model': 'gpt-4o-mini', 'concurrency': 8}) or None, got "
+                                           f"{type(judge).__name__}")
+    try:
+        return JudgeConfig.from_options(judge)
+    except (TypeError, ValueError) as exc:
+        raise InputError(name, None, None, str(exc)) from None
 
 
 def check_out_dir(out_dir: Any, name: str = "out_dir") -> None:
@@ -90,14 +117,20 @@ def check_out_dir(out_dir: Any, name: str = "out_dir") -> None:
                 break
 
 
-def check_call(data: Any, column_map: Any, out_dir: Any, workers: Any, chunk_size: Any, seed: Any) -> None:
+def check_call(data: Any, column_map: Any, out_dir: Any, workers: Any, chunk_size: Any, seed: Any,
+               progress: Any = None, meta: Any = None) -> None:
     """Every argument of :func:`genevals.engine.local.evaluate` that is not checked where it is used."""
     check_data(data)
     check_column_map(column_map)
     if out_dir is not None:
         check_out_dir(out_dir)
     if workers is not None:
-        check_whole(workers, "workers", 1)
+        check_whole(workers, "workers", 1, MAX_WORKERS)
     if chunk_size is not None:
         check_whole(chunk_size, "chunk_size", 1)
     check_whole(seed, "seed", 0)
+    if progress is not None and not callable(progress):
+        raise InputError("progress", None, None, "expected a function called as progress(done, total), or None, "
+                                                 f"got {type(progress).__name__}")
+    if meta is not None and not isinstance(meta, Mapping):
+        raise InputError("meta", None, None, f"expected a mapping of names to values, got {type(meta).__name__}")

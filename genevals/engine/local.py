@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from genevals import registry
 from genevals.engine import pipeline
-from genevals.engine.arguments import check_call
+from genevals.engine.arguments import check_call, judge_config
 from genevals.engine.workers import pool as workers_pool
 from genevals.engine.plan import Plan, chunked, plan_run, start_run
 from genevals.engine.recorder import RunRecorder
@@ -175,14 +175,16 @@ def evaluate(
     ``Results``. A mistake in any argument is an :class:`~genevals.io.InputError` before any work.
 
     ``metrics``: names as on the command line (default: the "default" preset); ``options[family]``: that
-    family's settings; ``judge``: the :class:`~genevals.judge.config.JudgeConfig` of every judge-backed metric.
+    family's settings; ``judge``: the :class:`~genevals.judge.config.JudgeConfig` of every judge-backed metric (or
+    a mapping of its fields).
 
     ``on_error="raise"`` stops before scoring if any row is bad; ``"skip"`` records bad rows with their
     reason and scores the rest. An unknown field is a warning (``Results.meta["unknown_fields"]``), with
     ``strict`` an error. With ``out_dir``, results.jsonl grows as samples finish and summary.json is
     written at the end, also when the run is interrupted.
     """
-    check_call(data, column_map, out_dir, workers, chunk_size, seed)
+    check_call(data, column_map, out_dir, workers, chunk_size, seed, progress, meta)
+    judge = judge_config(judge)
     with collector_paused():
         plan = plan_run(data, metrics, options, column_map, on_error, judge, strict)
     selected = plan.selected

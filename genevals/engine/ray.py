@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from genevals import registry
-from genevals.engine.arguments import check_call, check_whole
+from genevals.engine.arguments import check_call, check_whole, judge_config
 from genevals.engine.plan import chunked, plan_run, start_run
 from genevals.metrics.base import CHEAP, JUDGE, MODEL
 from genevals.results import Results
@@ -171,7 +171,8 @@ def evaluate(
     if hasattr(data, "iter_rows") and hasattr(data, "map_batches"):  # a ray.data.Dataset
         data = list(data.iter_rows())
     # the same checks as the local engine's, before Ray is started
-    check_call(data, column_map, out_dir, None, None, seed)
+    check_call(data, column_map, out_dir, None, None, seed, progress, meta)
+    judge = judge_config(judge)
     for name, value in (("batch_size", batch_size), ("rows_per_pass", rows_per_pass)):
         check_whole(value, name, 1)
     plan = plan_run(data, metrics, options, column_map, on_error, judge, strict)

@@ -6,6 +6,8 @@ transcripts.
 """
 from __future__ import annotations
 
+import math
+import numbers
 import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
@@ -37,6 +39,57 @@ def public_url(url: str | None) -> str | None:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+class JudgeConfigError(ValueError):
+    """A JudgeConfig field that cannot work; ``field`` names it (the command line names its option instead)
+    and ``problem`` says what is wrong with it."""
+
+    def __init__(self, field: str, problem: str, message: str | None = None) -> None:
+        self.field, self.problem = field, problem
+        super().__init__(message or f"judge {field} {problem}")
+
+
+#: whole-number fields -> their least value (None: any); those in _OPTIONAL may also be None
+_WHOLE = {"seed": None, "max_retries": 0, "concurrency": 1, "n_ctx": 1, "max_tokens": 1, "context_token_budget": 1,
+          "n_threads": 1}
+_OPTIONAL = ("max_tokens", "context_token_budget", "n_threads")
+_SECONDS = ("timeout", "temperature", "backoff_base", "backoff_max")
+_FLAGS = ("adaptive_concurrency", "cache", "dry_run", "preflight")
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, int) and not -10**20 < value < 10**20:
+        return "a larger number"  # repr() of a 5,000-digit int is itself an error
+    return repr(value)
+
+
+def _finite(value: Any) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int past a double's range
+        return False
+
+
+def prices_problem(prices: Any) -> str | None:
+    """What is wrong with ``prices`` (model -> {"input_per_1k": X, "output_per_1k": Y}, X and Y numbers >= 0),
+    or None."""
+    expected = 'expected {"MODEL": {"input_per_1k": X, "output_per_1k": Y}} with X, Y numbers >= 0'
+    if prices is None:
+        return None
+    if not isinstance(prices, Mapping):
+        return f"{expected}, got {type(prices).__name__}"
+    for model, price in prices.items():
+        if not isinstance(model, str):
+            return f"model names must be strings, got {model!r}; {expected}"
+        if not isinstance(price, Mapping):
+            return f"model '{model}': {expected}, got {type(price).__name__}"
+        for key, value in price.items():
+            if key not in ("input_per_1k", "output_per_1k"):
+                return f"model '{model}': unknown key '{key}'; {expected}"
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not _finite(value) or value < 0:
+                return f"model '{model}': {key} {_shown(value)}: expected a number >= 0"
+    return None
 
 
 @dataclass(frozen=True)
@@ -99,17 +152,34 @@ class JudgeConfig:
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
-            raise ValueError(f"unknown judge backend '{self.backend}' ({', '.join(BACKENDS)})")
-        for name in ("concurrency", "n_ctx"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"judge {name} must be at least 1, got {getattr(self, name)}")
-        if self.context_token_budget is not None and int(self.context_token_budget) < 1:
-            # a budget of 0 tokens splits the contexts into windows forever
-            raise ValueError(f"judge context_token_budget must be at least 1, got {self.context_token_budget}")
-        if int(self.max_retries) < 0:
-            raise ValueError(f"judge max_retries must be 0 or more, got {self.max_retries}")
-        if not self.timeout > 0:
-            raise ValueError(f"judge timeout must be positive, got {self.timeout}")
+            raise JudgeConfigError("backend", f"must be one of {', '.join(BACKENDS)}, got {self.backend!r}",
+                                   f"unknown judge backend '{self.backend}' ({', '.join(BACKENDS)})")
+        for name, least in _WHOLE.items():
+            value = getattr(self, name)
+            if value is None and name in _OPTIONAL:
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise JudgeConfigError(name, f"must be a whole number, got {_shown(value)}")
+            if least is not None and value < least:
+                # a budget of 0 tokens splits the contexts into windows forever
+                raise JudgeConfigError(name, f"must be {'at least 1' if least else '0 or more'}, got {value}")
+            object.__setattr__(self, name, int(value))  # numpy's integers as ints: they go into JSON
+        for name in _SECONDS:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise JudgeConfigError(name, f"must be a number, got {_shown(value)}")
+            if not _finite(value):  # NaN would make every comparison false: a timeout that never fires
+                raise JudgeConfigError(name, f"must be a finite number, got {_shown(value)}")
+            if name == "timeout" and not value > 0:
+                raise JudgeConfigError(name, f"must be positive, got {_shown(value)}")
+            if value < 0:
+                raise JudgeConfigError(name, f"must be 0 or more, got {_shown(value)}")
+        for name in _FLAGS:
+            if not isinstance(getattr(self, name), bool):
+                raise JudgeConfigError(name, f"must be True or False, got {_shown(getattr(self, name))}")
+        problem = prices_problem(self.prices)
+        if problem is not None:
+            raise JudgeConfigError("prices", f"are malformed: {problem}")
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any] | None = None) -> "JudgeConfig":

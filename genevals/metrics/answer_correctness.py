@@ -21,6 +21,7 @@ from typing import Any
 
 from genevals import types
 from genevals.judge import prompts
+from genevals.metrics import settings
 from genevals.metrics.base import register
 from genevals.metrics.judged import SingleCallJudge, Unscored, first_reference, flag, items_of, spans_of, text_field
 from genevals.metrics.rag_formulas import ANSWER_CORRECTNESS_OUTPUTS, correctness_results
@@ -57,7 +58,7 @@ class AnswerCorrectness(SingleCallJudge):
 
     def __init__(self, judge=None, max_claims: int = 12) -> None:
         super().__init__(judge)
-        self.max_claims = int(max_claims)
+        self.max_claims = settings.whole("max_claims", max_claims, 1)
 
     def settings(self) -> dict[str, Any]:
         return {"max_claims": self.max_claims, "reference": "first", "recall": "reference-claims", "f1": "2pr/(p+r)"}

@@ -18,6 +18,7 @@ from typing import Any
 from genevals import types
 from genevals.judge import prompts
 from genevals.judge.parse import _as_int
+from genevals.metrics import settings
 from genevals.metrics.base import register
 from genevals.metrics.judged import (
     SingleCallJudge,
@@ -48,7 +49,7 @@ class ContextRecall(SingleCallJudge):
 
     def __init__(self, judge=None, max_claims: int = 12) -> None:
         super().__init__(judge)
-        self.max_claims = int(max_claims)
+        self.max_claims = settings.whole("max_claims", max_claims, 1)
 
     def settings(self) -> dict[str, Any]:
         return {"max_claims": self.max_claims, "reference": "first", "budget": self.context_token_budget}

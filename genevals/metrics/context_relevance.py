@@ -21,6 +21,7 @@ from typing import Any, Mapping
 from genevals import types
 from genevals.judge import prompts
 from genevals.judge.parse import ParseError, _as_int
+from genevals.metrics import settings
 from genevals.metrics.base import register, usage_statistics
 from genevals.metrics.judged import (
     NO_QUESTION,
@@ -76,10 +77,8 @@ class ContextRelevance(SingleCallJudge):
 
     def __init__(self, judge=None, k: int | None = None, partly_counts: bool = True) -> None:
         super().__init__(judge)
-        if k is not None and int(k) < 1:
-            raise ValueError("k must be at least 1")
-        self.k = int(k) if k is not None else None
-        self.partly_counts = bool(partly_counts)
+        self.k = settings.whole("k", k, 1) if k is not None else None
+        self.partly_counts = settings.flag("partly_counts", partly_counts)
 
     def settings(self) -> dict[str, Any]:
         return {"k": self.k or "all", "partly": "relevant" if self.partly_counts else "not_relevant",

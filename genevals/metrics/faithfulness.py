@@ -44,6 +44,7 @@ from genevals.judge.locate import FUZZY_THRESHOLD, grounded_fraction, locate, lo
 from genevals.judge.parse import ParseError, parse_claims, parse_verdicts
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
+from genevals.metrics import settings
 from genevals.metrics.base import Output, register, usage_statistics
 from genevals.metrics.judge_metric import JudgeMetric
 from genevals.metrics.verdicts import FAITHFULNESS_OUTPUTS, LABEL_ORDER, scored_outputs, unscored_outputs
@@ -115,15 +116,15 @@ class Faithfulness(JudgeMetric):
         self.judge = judge if judge is not None else JudgeConfig()
         self.runtime = JudgeRuntime(self.judge, prompts.prompt_version("decompose", "verify"))
         self.context_token_budget = self.judge.context_budget
-        self.max_claims = int(max_claims)
-        self.fuzzy_threshold = fuzzy_threshold
+        self.max_claims = settings.whole("max_claims", max_claims, 1)
+        self.fuzzy_threshold = settings.number("fuzzy_threshold", fuzzy_threshold, 0, 100)
         # The worked example in decompose.md helps capable judges; tiny base models copy it verbatim, so
         # smoke runs may leave it out (worked_example=False). Either way, copies of it are never scored.
         # By default it is left out only for the packaged tiny model, which copied it for 20 of 20 RAGTruth
         # answers (every answer then came back no_claims).
         if worked_example is None:
             worked_example = self.runtime.warning is None
-        self.worked_example = bool(worked_example)
+        self.worked_example = settings.flag("worked_example", worked_example)
 
     # -- metric protocol -------------------------------------------------------------------------------
     def signature(self) -> str:

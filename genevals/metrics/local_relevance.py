@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from genevals import types
+from genevals.metrics import settings
 from genevals.metrics.base import MODEL, Metric, Output, register
 from genevals.metrics.rag_formulas import (
     ANSWER_CORRECTNESS_OUTPUTS,
@@ -123,7 +124,7 @@ class AnswerRelevanceLocal(_Local):
                                           "to the question reaches the threshold"),)
 
     def __init__(self, threshold: float = ANSWER_THRESHOLD) -> None:
-        self.threshold = float(threshold)
+        self.threshold = settings.number("threshold", threshold, -1, 1)  # a cosine similarity
 
     def settings(self) -> dict[str, Any]:
         return {"threshold": f"{self.threshold:g}"}
@@ -159,10 +160,8 @@ class ContextRelevanceLocal(_Local):
     writes_for = "context_relevance"
 
     def __init__(self, threshold: float = CONTEXT_THRESHOLD, k: int | None = None) -> None:
-        if k is not None and int(k) < 1:
-            raise ValueError("k must be at least 1")
-        self.threshold = float(threshold)
-        self.k = int(k) if k is not None else None
+        self.threshold = settings.number("threshold", threshold, -1, 1)  # a cosine similarity
+        self.k = settings.whole("k", k, 1) if k is not None else None
 
     def settings(self) -> dict[str, Any]:
         return {"threshold": f"{self.threshold:g}", "k": self.k or "all"}

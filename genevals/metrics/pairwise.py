@@ -37,6 +37,7 @@ from genevals.judge.config import JudgeConfig
 from genevals.judge.parse import ParseError, extract_json
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
+from genevals.metrics import settings
 from genevals.metrics.base import register
 from genevals.metrics.judge_metric import JudgeMetric
 from genevals.metrics.preference import PAIRWISE_OUTPUTS, SCORE, PairwiseStats, combine
@@ -80,8 +81,8 @@ class Pairwise(PairwiseStats, JudgeMetric):
         self.judge = judge if judge is not None else JudgeConfig()
         self.runtime = JudgeRuntime(self.judge, prompts.prompt_version("pairwise"))
         self.context_token_budget = self.judge.context_budget
-        self.contexts = bool(contexts)
-        self.references = bool(references)
+        self.contexts = settings.flag("contexts", contexts)
+        self.references = settings.flag("references", references)
         self._by_id: dict[str, dict[str, Sample]] = {}
         self._done: dict[tuple[str, str, str], dict[str, Any]] = {}
         self._tasks: dict[tuple[str, str, str], asyncio.Task] = {}

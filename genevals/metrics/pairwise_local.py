@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from genevals import types
+from genevals.metrics import settings
 from genevals.metrics.base import MODEL, Metric, register
 from genevals.metrics.local_relevance import AnswerCorrectnessLocal, AnswerRelevanceLocal
 from genevals.metrics.preference import PAIRWISE_OUTPUTS, SCORE, PairwiseStats
@@ -36,7 +37,7 @@ class PairwiseLocal(PairwiseStats, Metric):
     order = 81
 
     def __init__(self, margin: float = 0.1) -> None:
-        self.margin = float(margin)
+        self.margin = settings.number("margin", margin, 0)
         self._by_id: dict[str, dict[str, Sample]] = {}
         self._correctness = AnswerCorrectnessLocal()
         self._relevance = AnswerRelevanceLocal()

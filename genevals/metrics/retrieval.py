@@ -7,10 +7,11 @@ the numbers into :class:`MetricResult` values with statuses.
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from genevals import types
 from genevals.metrics import ranking as rk
+from genevals.metrics import settings
 from genevals.metrics.base import Metric, Output, register
 from genevals.scored import Columns
 from genevals.signature import make_signature
@@ -105,9 +106,12 @@ class Retrieval(Metric):
                  relevance_level: float = 1) -> None:
         if level not in LEVELS:
             raise ValueError(f"retrieval level must be one of {', '.join(LEVELS)}, got {level!r}")
-        cuts = sorted(set(int(k) for k in cutoffs))
-        if not cuts or cuts[0] < 1 or cuts[-1] > MAX_CUTOFF:
-            raise ValueError(f"retrieval cutoffs must be integers from 1 to {MAX_CUTOFF:,}, got {list(cutoffs)!r}")
+        if isinstance(cutoffs, (str, bytes)) or not isinstance(cutoffs, Iterable):
+            raise ValueError(f"cutoffs: expected a list of whole numbers, got {type(cutoffs).__name__}")
+        cuts = sorted(set(settings.whole("cutoffs", k, 1, MAX_CUTOFF) for k in cutoffs))
+        if not cuts:
+            raise ValueError(f"cutoffs: expected at least one whole number from 1 to {MAX_CUTOFF:,}, got none")
+        relevance_level = settings.number("relevance_level", relevance_level)
         if not relevance_level > 0:
             raise ValueError(f"relevance_level must be > 0 (grade 0 means not relevant), got {relevance_level!r}")
         self.cutoffs = tuple(cuts)
@@ -126,6 +130,8 @@ class Retrieval(Metric):
         if "k" in params:
             if len(params["k"]) > len(str(MAX_CUTOFF)):  # int() of a 5,000-digit k is itself an error
                 raise ValueError(f"cutoff {params['k'][:20]}... is larger than {MAX_CUTOFF:,}")
+            if not 1 <= int(params["k"]) <= MAX_CUTOFF:  # said of the name asked for, not of the cutoff list
+                raise ValueError(f"cutoffs must be whole numbers from 1 to {MAX_CUTOFF:,}")
             options["cutoffs"] = tuple(sorted(set(options.get("cutoffs", DEFAULT_CUTOFFS)) | {int(params["k"])}))
         return options
 

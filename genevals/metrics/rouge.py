@@ -16,6 +16,7 @@ from rapidfuzz.distance import LCSseq
 from rouge_score import tokenize  # light: rouge-score loads nltk only in rouge_score.tokenizers
 
 from genevals import types
+from genevals.metrics import settings
 from genevals.metrics.base import Metric, Output, register
 from genevals.signature import make_signature, package_version
 from genevals.types import MetricResult, Sample
@@ -122,7 +123,7 @@ class Rouge(Metric):
     order = 30
 
     def __init__(self, use_stemmer: bool = False) -> None:
-        self.use_stemmer = use_stemmer
+        self.use_stemmer = settings.flag("use_stemmer", use_stemmer)
         self._stemmer = _CachedStemmer() if use_stemmer else None
 
     def signature(self) -> str:

@@ -53,7 +53,7 @@ class Rubric(JudgeMetric):
             if not _NAME.match(name):
                 raise ValueError(f"rubric criterion name '{name}' must be lowercase letters, digits and _")
             if not isinstance(description, str) or not description.strip():
-                raise ValueError(f"rubric criterion '{name}' needs a description")
+                raise ValueError(f"rubric criterion '{name}' needs a description (--rubric-criteria NAME=DESCRIPTION)")
             chosen[name] = description.strip()
         if not chosen:
             raise ValueError("llm_rubric needs at least one criterion")

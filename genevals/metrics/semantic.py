@@ -33,6 +33,7 @@ from typing import Any, Iterable, Sequence
 
 from genevals.metrics import bertscore_match as bmatch
 from genevals.metrics import bertscore_model as bm
+from genevals.metrics import settings
 from genevals.metrics.base import MODEL, Metric, Output, register
 from genevals.signature import make_signature, package_version
 from genevals.types import EMPTY_ANSWER, EMPTY_REFERENCE, MetricResult, Sample
@@ -63,12 +64,12 @@ class BertScore(Metric):
         self.spec = bm.resolve_model(model)
         self.layer = layer if layer is not None else bm.default_layer(self.spec)
         bm.check_settings(self.spec, self.layer, device, batch_size)
-        self.idf = bool(idf)
-        self.rescale = bool(rescale)
+        self.idf = settings.flag("idf", idf)
+        self.rescale = settings.flag("rescale", rescale)
         self.requested_device = device
         self.batch_size = batch_size
-        self.cache_mb = cache_mb
-        self.fast_tokenizer = fast_tokenizer
+        self.cache_mb = settings.number("cache_mb", cache_mb, 0)
+        self.fast_tokenizer = settings.flag("fast_tokenizer", fast_tokenizer)
         from genevals.metrics.bertscore_ort import check_runtime
 
         self.runtime = check_runtime(runtime)

@@ -29,9 +29,13 @@ def num(value: Any, digits: int | None = 6) -> float | None:
     """A finite number (rounded to ``digits`` for display), else None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
+    try:
+        value = float(value)
+    except OverflowError:  # an integer past a double's range (a 400-digit score in a results file)
+        return None
     if not math.isfinite(value):
         return None
-    return float(value) if digits is None else round(float(value), digits)
+    return value if digits is None else round(value, digits)
 
 
 def text(value: Any) -> str:

@@ -104,3 +104,26 @@ def test_a_csv_with_one_stray_quote_reads_as_csv_dictreader_does(tmp_path):
     with open(tmp_path / "out" / "results.jsonl", encoding="utf-8") as handle:
         got = [(r["id"], r["answer"]) for r in map(json.loads, handle)]
     assert got == expected
+
+
+# A judge option the JudgeConfig refuses is named as the option, not as the field it fills (issue 22, hostile
+# corpus: "judge options: judge concurrency must be at least 1" named neither).
+JUDGE_CASES = [
+    (["--judge-concurrency", "0"], "--judge-concurrency must be at least 1, got 0"),
+    (["--judge-retries", "-1"], "--judge-retries must be 0 or more, got -1"),
+    (["--judge-timeout", "0"], "--judge-timeout must be positive, got 0.0"),
+    (["--judge-timeout", "nan"], "--judge-timeout must be a finite number, got nan"),
+    (["--judge-n-ctx", "-1"], "--judge-n-ctx must be at least 1, got -1"),
+    # past a C int: an OverflowError traceback from multiprocessing before
+    (["--workers", "99999999999999999999"], "--workers: expected at most 256, got 99999999999999999999"),
+    # a family's settings are checked also when it is not scored this run
+    (["--rubric-criteria", "clarity"], "rubric criterion 'clarity' needs a description (--rubric-criteria"),
+]
+
+
+@pytest.mark.parametrize("options,message", JUDGE_CASES, ids=[" ".join(c[0]) for c in JUDGE_CASES])
+def test_a_bad_judge_or_workers_value_exits_2_naming_the_option(tmp_path, data, options, message):
+    done = genevals("run", str(data), "-q", "--metrics", "exact_match", "--out", str(tmp_path / "out"), *options)
+    assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
+    assert message in done.stderr and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert not (tmp_path / "out").exists()

@@ -93,3 +93,33 @@ def test_configured(no_openai_env, monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
     assert JudgeConfig().configured is True
+
+
+@pytest.mark.parametrize("options,message", [
+    ({"concurrency": "4"}, "judge concurrency must be a whole number, got '4'"),  # was accepted
+    ({"concurrency": True}, "judge concurrency must be a whole number, got True"),
+    ({"n_ctx": 2048.0}, "judge n_ctx must be a whole number, got 2048.0"),
+    ({"max_tokens": 0}, "judge max_tokens must be at least 1, got 0"),
+    ({"timeout": "60"}, "judge timeout must be a number, got '60'"),
+    ({"timeout": float("nan")}, "judge timeout must be a finite number, got nan"),
+    ({"timeout": float("inf")}, "judge timeout must be a finite number, got inf"),
+    ({"temperature": -0.5}, "judge temperature must be 0 or more, got -0.5"),
+    ({"cache": "no"}, "judge cache must be True or False, got 'no'"),  # "no" is truthy: the cache stayed on
+    ({"prices": {"m": 5}}, "judge prices are malformed: model 'm': expected {\"MODEL\": {\"input_per_1k\": X, "),
+    ({"prices": [1]}, "judge prices are malformed: expected {\"MODEL\""),
+    ({"prices": {"m": {"input_per_1k": -1, "output_per_1k": 1}}},
+     "judge prices are malformed: model 'm': input_per_1k -1: expected a number >= 0"),
+    ({"prices": {"m": {"input_per_1k": "x"}}},
+     "judge prices are malformed: model 'm': input_per_1k 'x': expected a number >= 0"),
+])
+def test_field_types_are_checked(options, message):
+    with pytest.raises(ValueError) as err:
+        JudgeConfig(**options)
+    assert str(err.value).startswith(message), str(err.value)
+    assert err.value.field == next(iter(options))
+
+
+def test_numpy_integers_are_taken_as_ints():
+    np = pytest.importorskip("numpy")
+    config = JudgeConfig(concurrency=np.int64(3), prices={"m": {"input_per_1k": np.float32(0.5), "output_per_1k": 1}})
+    assert config.concurrency == 3 and type(config.concurrency) is int
