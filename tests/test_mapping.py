@@ -151,3 +151,14 @@ def test_a_chunk_text_that_starts_with_a_bracket_is_text(tmp_path):
     path.write_text('answer,chunk,score\na,[Section 2] The limit is 2 GB.,0.25\n')
     [sample] = iter_samples(path, {"contexts[].text": "chunk", "contexts[].score": "score"})
     assert [(c.text, c.score) for c in sample.contexts] == [("[Section 2] The limit is 2 GB.", 0.25)]
+
+
+def test_the_api_column_map_takes_the_same_targets():
+    import genevals
+
+    frame = pd.DataFrame([{"q": "Q1", "m": "bm25", "answer": "A", "top1": "https://a", "gold": "https://a"},
+                          {"q": "Q1", "m": "dense", "answer": "A", "top1": "https://z", "gold": "https://a"}])
+    results = genevals.evaluate(frame, metrics=["hit_rate@1"], column_map={
+        "id": "q", "system": "m", "contexts[].doc_id": "top1", "relevant": "gold"})
+    systems = results.summary()["systems"]
+    assert (systems["bm25"]["hit_rate@1"]["mean"], systems["dense"]["hit_rate@1"]["mean"]) == (1.0, 0.0)
