@@ -6,6 +6,7 @@
 * which fields no reader knows (``refrences``), each with where it first appeared and a did-you-mean; they
   are ignored with a warning, or refused with ``strict``;
 * which ``--map`` source column no row has (an error: the mapping would silently read nothing);
+* which CSV column holds lists as Python literals rather than JSON (read, with one warning per column);
 * for a file with a header (CSV, Parquet), that a required column is missing, at the header, with the columns
   found: one error instead of one per row.
 """
@@ -32,6 +33,8 @@ class FieldTracker:
         #: field name -> "file:line" where it first appeared
         self.unknown: dict[str, str] = {}
         self.columns: dict[str, None] = {}  # every field name seen, in first-seen order
+        #: CSV column holding Python literal lists -> "file:line" of the first
+        self.literals: dict[str, str] = {}
 
     def see(self, origin: str, data: Any) -> None:
         if type(data) is not dict and not isinstance(data, Mapping):
@@ -64,10 +67,18 @@ class FieldTracker:
                         f"every row needs one (or --map {field}=COLUMN)")
         return None
 
+    def literal(self, column: str, origin: str) -> None:
+        """Remember that ``column`` held a Python literal list or mapping (first at ``origin``)."""
+        if column not in self.literals and len(self.literals) < MAX_COLUMNS:
+            self.literals[column] = origin
+
     def warnings(self) -> list[str]:
-        """One line per unknown field: where it first appeared, and the field it may have meant."""
+        """One line per unknown field (where it first appeared, and the field it may have meant), and one per
+        column read from Python literals."""
         return [f"{origin}: unknown field '{name}' is ignored{did_you_mean(name, self.names)}"
-                for name, origin in self.unknown.items()]
+                for name, origin in self.unknown.items()] + [
+                f"{origin}: column '{name}' holds Python literals (['a', 'b']), not JSON ([\"a\", \"b\"]); read "
+                "them as lists (parsed, never evaluated)" for name, origin in self.literals.items()]
 
     def unmapped(self) -> list[str]:
         """The ``--map NEW=OLD`` whose OLD no row has, as messages."""

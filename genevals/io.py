@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from genevals import utf8
+from genevals import mapping, utf8
 from genevals.input_fields import FieldTracker
 from genevals.rows import (  # noqa: F401  (re-exported: genevals.io is where callers have always found them)
     ALIASES,
@@ -306,12 +306,9 @@ def iter_samples(
 
 
 def parse_column_map(pairs: Iterable[str]) -> dict[str, str]:
-    """``["answer=output", ...]`` -> {"answer": "output"}; ``new=old`` as on the command line."""
-    mapping = {}
-    for pair in pairs:
-        new, sep, old = pair.partition("=")
-        if not sep or new not in KNOWN_FIELDS or not old:
-            raise InputError("--map", None, None,
-                             f"expected NEW=OLD with NEW one of {', '.join(KNOWN_FIELDS)}, got '{pair}'")
-        mapping[new] = old
-    return mapping
+    """``["answer=output", "contexts[].doc_id=url", ...]`` -> {"answer": "output", ...}; ``FIELD=COLUMN`` as on
+    the command line (the language is :mod:`genevals.mapping`'s)."""
+    try:
+        return mapping.parse_pairs(pairs)
+    except mapping.MapError as exc:
+        raise InputError("--map", None, None, str(exc)) from None

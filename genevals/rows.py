@@ -5,7 +5,6 @@ The file formats that produce raw rows are :mod:`genevals.io`'s.
 """
 from __future__ import annotations
 
-import json
 import math
 import numbers
 import sys
@@ -13,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from genevals import utf8
+from genevals import mapping, utf8
 from genevals.input_fields import FieldTracker
 from genevals.keys import sample_key_digest
 from genevals.types import Context, Sample
@@ -36,7 +35,7 @@ ALIASES: dict[str, str] = {
     "ground_truths": "references",
     "query": "question",
 }
-KNOWN_FIELDS = ("id", "question", "answer", "contexts", "references", "relevant", "system")
+KNOWN_FIELDS = mapping.FIELDS
 #: relevance grades beyond these are refused: exponential gain (2^g) overflows long before 1024, and no
 #: judging scale comes near them
 MIN_GRADE, MAX_GRADE = -100.0, 100.0
@@ -62,18 +61,7 @@ class RawRow:
     text_cells: bool = False
 
 
-def _is_missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def _maybe_json(value: Any) -> Any:
-    """CSV cells hold lists and mappings as JSON text."""
-    if isinstance(value, str) and value[:1] in "[{":
-        try:
-            return json.loads(value)
-        except ValueError:  # JSONDecodeError, or an integer over the int max str digits limit
-            return value
-    return value
+_is_missing = mapping.is_missing
 
 
 def _as_list(value: Any) -> Any:
@@ -154,6 +142,21 @@ def _context_id(raw: Any, rank: int, name: str, err) -> str:
     return str(raw)
 
 
+def _preview(text: str, width: int = 40) -> str:
+    """``'[a, b'`` for an error: the start of a cell, quoted."""
+    return repr(text if len(text) <= width else text[:width] + "...")
+
+
+def _number(value: Any, rank: int, err) -> Any:
+    """A CSV cell's context score as a number (the score checks follow); None stays None."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise err(f"contexts[{rank - 1}].score", f"expected a number, got {_preview(value)}") from None
+
+
 class RowValidator:
     """Turns raw rows into Samples; remembers (system, id) pairs to catch duplicates.
 
@@ -163,6 +166,9 @@ class RowValidator:
 
     def __init__(self, column_map: Mapping[str, str] | None = None, tracker: FieldTracker | None = None):
         self.column_map = dict(column_map or {})
+        self.fields = {target: column for target, column in self.column_map.items() if target in KNOWN_FIELDS}
+        #: ``contexts[].PART`` targets: part -> column
+        self.parts = mapping.parts(self.column_map)
         self.tracker = tracker
         self.seen: dict[int, int | str] = {}
         self._source: str | None = None
@@ -177,8 +183,11 @@ class RowValidator:
         _check_names(row.data, err)
         if self.tracker is not None:
             self.tracker.see(f"{row.source}:{row.line}", row.data)
-        data = self._rename(row.data)
-        decode = _maybe_json if row.text_cells else (lambda value: value)
+        data, columns = self._rename(row.data)
+        if row.text_cells:
+            decode = lambda value, name: self._cell(value, name, columns.get(name, name), row, err)  # noqa: E731
+        else:
+            decode = lambda value, name: value  # noqa: E731
         for name in ("answer", "question", "system", "id"):
             _check_unicode(data.get(name), name, err)
 
@@ -218,9 +227,10 @@ class RowValidator:
             id=sample_id,
             answer=answer,
             question=question,
-            contexts=self._contexts(decode(data.get("contexts")), err),
-            references=self._references(decode(data.get("references")), err),
-            relevant=self._relevant(decode(data.get("relevant")), err),
+            contexts=self._contexts(self._mapped_contexts(row, err) if self.parts
+                                    else decode(data.get("contexts"), "contexts"), err, row.text_cells),
+            references=self._references(decode(data.get("references"), "references"), err),
+            relevant=self._relevant(decode(data.get("relevant"), "relevant"), err),
             system=system,
             origin=f"{row.source}:{row.line}",
         )
@@ -229,24 +239,75 @@ class RowValidator:
         self.seen[key] = row.line if row.source == self._source and row.line is not None else sample.origin
         return sample
 
-    def _rename(self, data: Mapping[str, Any]) -> dict[str, Any]:
+    def _rename(self, data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+        """The row's fields by the names genevals reads, and the column each came from."""
         out: dict[str, Any] = {}
-        for new, old in self.column_map.items():
+        columns: dict[str, str] = {}
+        for new, old in self.fields.items():
             if old in data:
-                out[new] = data[old]
+                out[new], columns[new] = data[old], old
         for name, value in data.items():
             target = name if name in KNOWN_FIELDS else ALIASES.get(name)
             if target and target not in out:
-                out[target] = value
-        return out
+                out[target], columns[target] = value, name
+        return out, columns
+
+    def _cell(self, value: Any, field: str, column: str, row: RawRow, err) -> Any:
+        """A CSV cell of a field that may hold a list or mapping: its list or mapping, read from JSON or from a
+        Python literal (noted once per column); else the text itself where text is a value (a reference, one
+        relevant id). Text that starts like a list but is neither is refused, naming the forms accepted."""
+        if not isinstance(value, str):
+            return value
+        found = mapping.literal(value)
+        if found is None:
+            if field != "references" and value.strip()[:1] in ("[", "{"):
+                raise err(field, f"column '{column}': cannot read {_preview(value)} as a list or mapping; a cell "
+                                 f"holds one as {mapping.LIST_FORMS}")
+            return value
+        if found[1] and self.tracker is not None:
+            self.tracker.literal(column, f"{row.source}:{row.line}")
+        return found[0]
+
+    def _mapped_contexts(self, row: RawRow, err) -> list[dict[str, Any]] | None:
+        """The contexts the ``contexts[].PART`` columns make: a column holding a list gives one context per
+        element, one holding a single value one context; the columns line up by position."""
+        values: dict[str, list[Any]] = {}
+        for part, column in self.parts.items():
+            value = mapping.as_list(row.data.get(column))
+            if _is_missing(value) or value == "":
+                continue
+            if row.text_cells and isinstance(value, str):
+                found = mapping.literal(value)
+                if found is not None and isinstance(found[0], list):
+                    if found[1] and self.tracker is not None:
+                        self.tracker.literal(column, f"{row.source}:{row.line}")
+                    value = found[0]
+                elif part != "text" and value.strip()[:1] in ("[", "{"):  # a chunk's text may start with "["
+                    raise err(f"contexts[].{part}", f"column '{column}': cannot read {_preview(value)} as a list; "
+                                                    f"a cell holds one value, or a list as {mapping.LIST_FORMS}")
+            values[part] = value if isinstance(value, list) else [value]
+        if not values:
+            return None
+        lengths = {len(v) for v in values.values()}
+        if len(lengths) > 1:
+            shown = ", ".join(f"'{self.parts[p]}' ({p}) {len(v)}" for p, v in values.items())
+            raise err("contexts[]", f"the mapped columns line up by position, but their lists differ in length: "
+                                    f"{shown}")
+        contexts = [{part: v[i] for part, v in values.items()} for i in range(lengths.pop())]
+        if row.text_cells and "score" in values:  # CSV numbers are text
+            for rank, context in enumerate(contexts, start=1):
+                context["score"] = _number(context["score"], rank, err)
+        return contexts
 
     @staticmethod
-    def _contexts(value: Any, err) -> tuple[Context, ...]:
+    def _contexts(value: Any, err, text_cells: bool = False) -> tuple[Context, ...]:
         value = _as_list(value)
         if _is_missing(value) or value == "":
             return ()
         if isinstance(value, str):
-            raise err("contexts", "expected a list of strings or objects, got a string")
+            hint = (f"; a cell holds the list as {mapping.LIST_FORMS}, and --map contexts[].text=COLUMN reads a "
+                    "column holding one chunk per row") if text_cells else ""
+            raise err("contexts", f"expected a list of strings or objects, got a string{hint}")
         if not isinstance(value, list):
             raise err("contexts", f"expected a list, got {type(value).__name__}")
         contexts: list[Context] = []
@@ -266,7 +327,12 @@ class RowValidator:
             if text is _ABSENT:
                 text = get("content")
             if not isinstance(text, str):
-                raise err(f"contexts[{rank - 1}].text", "expected a string")
+                if not _is_missing(text):
+                    raise err(f"contexts[{rank - 1}].text", f"expected a string, got {type(text).__name__}")
+                if get("id") is None and get("doc_id") is None:
+                    raise err(f"contexts[{rank - 1}]", "a context needs its text, an id or a doc_id (retrieval "
+                                                       "metrics read the ids, the others the text)")
+                text = ""  # only ids: the metrics that need text give this sample a status saying so
             if not text.isascii():
                 _check_unicode(text, f"contexts[{rank - 1}].text", err)
             score = get("score")
@@ -302,6 +368,9 @@ class RowValidator:
         value = _as_list(value)
         if _is_missing(value) or value == "":  # an empty CSV cell: no labels, as for contexts
             return None
+        if isinstance(value, str) or (isinstance(value, numbers.Integral) and _is_number(value)):
+            _check_unicode(value, "relevant", err)  # one id (a URL in a CSV cell): a one-element list
+            return {value if isinstance(value, str) else str(int(value)): 1.0}
         if isinstance(value, list) and value and all(isinstance(i, tuple) and len(i) == 2 for i in value):
             value = dict(value)  # a Parquet map<id, grade> column arrives as (key, grade) pairs
         if isinstance(value, list):

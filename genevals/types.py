@@ -26,6 +26,15 @@ ERROR = "error"
 _set = object.__setattr__
 
 
+def no_context_reason(sample: "Sample", reason: str) -> str:
+    """The reason of a :data:`NO_CONTEXT` status: ``reason`` for a sample without retrieved chunks, and for one
+    whose chunks carry ids but no text (a mapping gave it only ``contexts[].doc_id``), a reason that says so."""
+    if not any(c.id is not None or c.doc_id is not None for c in sample.contexts):
+        return reason
+    return (f"the sample's {len(sample.contexts)} retrieved chunk(s) carry ids but no text: the retrieval metrics "
+            "read the ids, this metric needs the text (--map contexts[].text=COLUMN)")
+
+
 @dataclass(frozen=True)
 class Context:
     """One retrieved chunk. ``rank`` is 1-based in retrieval order."""

@@ -12,6 +12,7 @@ Bugs the fuzzing found are kept as regression tests at the end of this file.
 """
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import json
@@ -79,14 +80,23 @@ csv_rows = st.lists(st.fixed_dictionaries({"answer": csv_cell},
 
 
 def _csv_expected_row(row: dict) -> dict:
-    """What a CSV reader is documented to see: the cell text, lists and mappings as JSON text."""
+    """What a CSV reader is documented to see: the cell text, lists and mappings as JSON text or as Python
+    literals; a contexts or relevant cell that starts like one but is neither is an error (``object()``: no
+    valid value), a reference that does is its text."""
     out = {}
     for key, value in row.items():
-        if key in ("contexts", "references", "relevant") and value[:1] in "[{":
+        if key in ("contexts", "references", "relevant") and value.strip()[:1] in ("[", "{"):
             try:
                 value = json.loads(value)
             except ValueError:
-                pass
+                try:
+                    parsed = ast.literal_eval(value.strip())
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    parsed = None
+                if isinstance(parsed, (list, dict)):
+                    value = parsed
+                elif key != "references":
+                    value = object()
         out[key] = value
     return out
 
@@ -273,9 +283,14 @@ def test_numeric_and_string_ids_collide(tmp_path):
 def test_contexts_that_are_not_lists(tmp_path):
     rows = [{"answer": "a", "contexts": "just a string"}, {"answer": "a", "contexts": 3},
             {"answer": "a", "contexts": {"text": "t"}}, {"answer": "a", "contexts": [["nested"]]},
-            {"answer": "a", "contexts": [{"id": "c1"}]}, {"answer": "a", "contexts": [{"text": "t", "score": "hi"}]}]
+            {"answer": "a", "contexts": [{"text": 5, "id": "c1"}]}, {"answer": "a", "contexts": [{"score": 0.5}]},
+            {"answer": "a", "contexts": [{"text": "t", "score": "hi"}]}]
     fields = [e.field for e in iter_samples(rows)]
-    assert fields == ["contexts", "contexts", "contexts", "contexts[0]", "contexts[0].text", "contexts[0].score"]
+    assert fields == ["contexts", "contexts", "contexts", "contexts[0]", "contexts[0].text", "contexts[0]",
+                      "contexts[0].score"]
+    # ids only (issue 29): a context the retrieval metrics can read; the text is empty, not an error
+    [ids_only] = iter_samples([{"answer": "a", "contexts": [{"id": "c1"}, {"doc_id": "https://x", "text": None}]}])
+    assert [(c.text, c.id, c.doc_id) for c in ids_only.contexts] == [("", "c1", None), ("", None, "https://x")]
 
 
 def test_invalid_utf8_is_located(tmp_path):

@@ -35,3 +35,47 @@ def test_the_offline_judge_figure_in_the_readme_is_the_stored_out_of_fold_one():
             f"({h['sources']} sources), against {w['f1']:.3f} [{w['ci95'][0]:.3f}, {w['ci95'][1]:.3f}] for the "
             "word-overlap rule on the same folds") in text
     assert ("a tie" in text) == h["tie"]
+
+
+def test_the_flat_export_example_runs_as_written(tmp_path):
+    """README's "Mapping a flat export": its commands, run as written (from a folder holding the example's
+    dataset), give per-system hit@1 and token F1 and paired comparisons with p-values, with no code; its TOML is
+    the mapping file the second command reads."""
+    import json
+    import shlex
+    import shutil
+    import subprocess
+    import sys
+
+    from genevals.report.model import build_data
+
+    section = README.read_text(encoding="utf-8").split("#### Mapping a flat export", 1)[1].split("\n#### ", 1)[0]
+    run, show = re.findall(r"^    (genevals run .*)$", section, re.M)
+    [toml] = re.findall(r"```toml\n(.*?)```", section, re.S)
+    data = README.parent / "datasets" / "flat_export"
+    assert (data / "mapping.toml").read_text(encoding="utf-8") == toml
+    shutil.copytree(data, tmp_path / "datasets" / "flat_export")
+
+    def genevals(command):
+        words = shlex.split(command)
+        assert words[0] == "genevals"
+        return subprocess.run([sys.executable, "-m", "genevals", *words[1:]], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=600)
+
+    done = genevals(run)
+    assert done.returncode == 0, done.stderr
+    table = {line.split()[0]: line for line in done.stdout.splitlines() if line.split()[:1] in (["hit_rate@1"],
+                                                                                                 ["token_f1"])}
+    assert set(table) == {"hit_rate@1", "token_f1"} and "bm25" in done.stdout and "hybrid" in done.stdout
+    assert all(line.count("12/12") == 3 for line in table.values()), done.stdout  # every sample of 3 systems
+    assert done.stderr.count("column 'expected_url' holds Python literals") == 1
+    comparisons = build_data([tmp_path / "reports" / "flat"], None)["comparisons"]
+    paired = {(c["metric"], c["a"], c["b"]): c for c in comparisons}
+    assert {m for m, _, _ in paired} == {"hit_rate@1", "token_f1"} and len(paired) == 6  # 3 pairs x 2 metrics
+    assert all(c["n_pairs"] == 12 and 0 <= c["p_value"] <= 1 for c in paired.values())
+    assert any(c["significant"] for c in paired.values())  # bm25 against hybrid differs
+    shown = genevals(show)
+    assert shown.returncode == 0, shown.stderr
+    row = json.loads(shown.stdout.partition("\n")[2])
+    assert row["system"] == "bm25" and row["id"] == "How do I reset my password?"
+    assert row["contexts"][0]["doc_id"].startswith("https://") and len(row["relevant"]) == 1

@@ -24,7 +24,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                      help="comma-separated metric families, outputs (rougeL, recall@20) or presets (all); default: "
                           f"{','.join(preset('default'))}; see `genevals metrics`")
     run.add_argument("--map", action="append", default=[], metavar="NEW=OLD",
-                     help="read field NEW from column OLD (repeatable)")
+                     help="read field NEW from column OLD (repeatable); NEW may be a part of each context: "
+                          "contexts[].text, contexts[].id, contexts[].doc_id, contexts[].score")
+    run.add_argument("--map-file", default=None, metavar="FILE",
+                     help="a TOML or JSON file of field = \"column\" pairs (--map wins for the same field)")
+    run.add_argument("--show-mapping", action="store_true",
+                     help="print the first row as read through the mapping, and exit")
     run.add_argument("--on-error", choices=("stop", "skip"), default="stop",
                      help="stop before scoring on any bad row (default), or skip bad rows with a reason")
     run.add_argument("--strict", action="store_true",
@@ -199,23 +204,32 @@ def unwritable_option(args: argparse.Namespace) -> str | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from genevals.cli import mapping
     from genevals.cli.gates import check_run, unscored_requested
     from genevals.engine.local import evaluate
-    from genevals.io import InputError, parse_column_map
+    from genevals.io import InputError
     from genevals.judge.preflight import JudgeUnavailable
     from genevals.registry import UnknownMetric, select
     from genevals.stats import DEFAULT_MIN_COVERAGE, DEFAULT_SEED
     from genevals.thresholds import ThresholdError, failures as threshold_failures
 
     # Text that cannot be written first: the other checks print option values and create the --out folder.
-    problem = unwritable_option(args) or check_options(args)
+    problem = unwritable_option(args)
+    if problem is None and args.show_mapping:
+        try:
+            return mapping.show(args, mapping.column_map(args))
+        except InputError as exc:
+            print(f"genevals: error: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    problem = problem or check_options(args)
     if problem is not None:
         print(f"genevals: error: {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
     bar = None
     min_coverage = DEFAULT_MIN_COVERAGE if args.min_coverage is None else args.min_coverage
+    column_map: dict[str, str] = {}
     try:
-        column_map = parse_column_map(args.map)
+        column_map = mapping.column_map(args)
         try:
             judge = judge_config(args)
         except ValueError as exc:
@@ -244,7 +258,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             results = evaluate(args.input, args.metrics, resume=args.resume, workers=args.workers,
                                progress=progress, **common)
     except (InputError, UnknownMetric, ThresholdError) as exc:
-        print(f"genevals: error: {exc}", file=sys.stderr)
+        print(f"genevals: error: {mapping.from_file(str(exc), args, column_map)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except ConnectionError as exc:  # --ray-address that does not answer, or refuses this client
         print(f"genevals: error: {exc}", file=sys.stderr)

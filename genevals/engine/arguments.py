@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from genevals.io import KNOWN_FIELDS, InputError
-from genevals.suggest import did_you_mean
+from genevals import mapping
+from genevals.io import InputError
 
 #: the most worker processes a run starts: more only adds start-up cost and memory, and a count past a C int
 #: (--workers 99999999999999999999) failed deep in multiprocessing
@@ -42,17 +42,16 @@ def check_data(data: Any, name: str = "data") -> None:
 
 
 def check_column_map(column_map: Any, name: str = "column_map") -> None:
-    """{field: column} with each field one genevals reads (a misspelt one would map nothing, silently)."""
+    """{field: column} with each field one genevals reads, or a part of each context (``contexts[].doc_id``):
+    a misspelt one would map nothing, silently."""
     if column_map is None:
         return
     if not isinstance(column_map, Mapping):
         raise InputError(name, None, None, f"expected a mapping field -> column, got {type(column_map).__name__}")
-    for field, column in column_map.items():
-        if field not in KNOWN_FIELDS:
-            raise InputError(name, None, None, f"unknown field '{field}'{did_you_mean(str(field), KNOWN_FIELDS)} "
-                                               f"(fields: {', '.join(KNOWN_FIELDS)})")
-        if not isinstance(column, str) or not column:
-            raise InputError(name, None, None, f"'{field}': expected a column name, got {column!r}")
+    try:
+        mapping.check(column_map)
+    except mapping.MapError as exc:
+        raise InputError(name, None, None, str(exc)) from None
 
 
 def check_whole(value: Any, name: str, minimum: int, maximum: int | None = None) -> None:

@@ -27,8 +27,9 @@ class InputErrors(InputError):
         self.errors = list(errors)
         first = self.errors[0]
         super().__init__(first.source, first.line, first.field, first.message)
-        shown = "\n".join(f"  {e}" for e in self.errors[:20])
-        more = f"\n  ... and {len(self.errors) - 20} more" if len(self.errors) > 20 else ""
+        problems = grouped(self.errors, None if n_good is None else n_good + len(self.errors))
+        shown = "\n".join(f"  {line}" for line in problems[:20])
+        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
         # Skipping is no way out when no row is good: it would skip them all.
         rest = ("no row is valid" if n_good == 0
                 else "use on_error='skip' / --on-error skip to score the rest")
@@ -36,6 +37,26 @@ class InputErrors(InputError):
 
     def __str__(self) -> str:
         return self.args[0]
+
+
+def grouped(errors: Sequence[InputError], rows: int | None = None, lines_shown: int = 5) -> list[str]:
+    """One line per problem, not per row: errors that say the same about the same field (a column every row
+    lacks, a mapping no row fits) are one line, with how many rows have it (of ``rows``, the input's) and the first
+    few of their lines."""
+    groups: dict[tuple, list[InputError]] = {}
+    for error in errors:
+        groups.setdefault((error.source, error.field, error.message), []).append(error)
+    out = []
+    for same in groups.values():
+        if len(same) == 1:
+            out.append(str(same[0]))
+            continue
+        lines = [str(e.line) for e in same[:lines_shown] if e.line is not None]
+        more = ", ..." if len(same) > lines_shown else ""
+        every = "every row: " if len(same) == rows else ""
+        where = f" (lines {', '.join(lines)}{more})" if lines else ""
+        out.append(f"{same[0]} [{every}{len(same)} rows{where}]")
+    return out
 
 
 @dataclass
@@ -149,8 +170,9 @@ def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Map
     unmapped = tracker.unmapped()
     if unmapped:
         raise InputError(source, None, None, "; ".join(unmapped))
-    if strict and tracker.unknown:
-        raise InputError(source, None, None, "unknown fields (--strict):\n  " + "\n  ".join(tracker.warnings()))
+    if strict and (tracker.unknown or tracker.literals):
+        what = "unknown fields" if tracker.unknown else "list cells that are not JSON"
+        raise InputError(source, None, None, f"{what} (--strict):\n  " + "\n  ".join(tracker.warnings()))
     if errors and on_error == "raise":
         raise InputErrors(errors, n_good)
     for metric in preparing:

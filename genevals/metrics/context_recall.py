@@ -58,7 +58,8 @@ class ContextRecall(SingleCallJudge):
         if first_reference(sample) is None:
             raise Unscored(types.EMPTY_REFERENCE, "the sample has no reference answer to recall")
         if not any(c.text.strip() for c in sample.contexts):
-            raise Unscored(types.NO_CONTEXT, "the sample has no retrieved chunk to find the reference's facts in")
+            raise Unscored(types.NO_CONTEXT, types.no_context_reason(
+                sample, "the sample has no retrieved chunk to find the reference's facts in"))
 
     def _prompt(self, sample: Sample) -> str:
         text, _ = numbered_contexts(sample, self.context_token_budget * 4)

@@ -95,7 +95,8 @@ class ContextRelevance(SingleCallJudge):
 
     def _check(self, sample: Sample) -> None:
         if not any(c.text.strip() for c in sample.contexts):
-            raise Unscored(types.NO_CONTEXT, "the sample has no retrieved chunk to judge")
+            raise Unscored(types.NO_CONTEXT, types.no_context_reason(
+                sample, "the sample has no retrieved chunk to judge"))
         if not sample.question.strip():
             raise Unscored(NO_QUESTION, "the sample has no question to judge the chunks against")
 

@@ -185,7 +185,8 @@ class Faithfulness(JudgeMetric):
         if refusal:
             raise _Unscored(types.REFUSAL, f"the answer abstains ('{refusal}'); not sent to the judge")
         if not any(c.text.strip() for c in sample.contexts):
-            raise _Unscored(types.NO_CONTEXT, "the sample has no context text to verify claims against")
+            raise _Unscored(types.NO_CONTEXT, types.no_context_reason(
+                sample, "the sample has no context text to verify claims against"))
         if self.judge.dry_run:
             reason, details = self._estimate(sample)
             raise _Unscored(DRY_RUN, reason, **details)

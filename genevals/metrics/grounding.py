@@ -156,7 +156,8 @@ class Grounding(Metric):
                 out[i] = self._unscored(types.REFUSAL, f"the answer abstains ('{refusal}'); nothing to check")
                 continue
             if not any(c.text.strip() for c in s.contexts):
-                out[i] = self._unscored(types.NO_CONTEXT, "the sample has no context text to check claims against")
+                out[i] = self._unscored(types.NO_CONTEXT, types.no_context_reason(
+                    s, "the sample has no context text to check claims against"))
                 continue
             todo.append(i)
         try:

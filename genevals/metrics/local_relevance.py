@@ -188,7 +188,8 @@ class ContextRelevanceLocal(_Local):
     def _score(self, sample: Sample, details: dict[str, Any]) -> dict[str, MetricResult]:
 
         if not any(c.text.strip() for c in sample.contexts):
-            raise Unscored(types.NO_CONTEXT, "the sample has no retrieved chunk to judge")
+            raise Unscored(types.NO_CONTEXT, types.no_context_reason(
+                sample, "the sample has no retrieved chunk to judge"))
         if not sample.question.strip():
             raise Unscored(NO_QUESTION, "the sample has no question to judge the chunks against")
         chunks = []
@@ -237,7 +238,8 @@ class ContextRecallLocal(_Local):
         if ref is None:
             raise Unscored(types.EMPTY_REFERENCE, "the sample has no reference answer to recall")
         if not any(c.text.strip() for c in sample.contexts):
-            raise Unscored(types.NO_CONTEXT, "the sample has no retrieved chunk to find the reference's facts in")
+            raise Unscored(types.NO_CONTEXT, types.no_context_reason(
+                sample, "the sample has no retrieved chunk to find the reference's facts in"))
         [(f, decisions)] = _checked([(ref[1], [c.text for c in sample.contexts], sample.question)])
         if f.status == "no_claims":
             raise Unscored(types.NO_CLAIMS, SHORT.format("the reference"))

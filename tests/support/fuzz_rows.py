@@ -77,7 +77,11 @@ def expect(row, line: int, seen: dict) -> tuple[str, object]:
             if not isinstance(item, dict):
                 return "error", f"contexts[{i}]"
             text = item.get("text", item.get("content"))
-            if not isinstance(text, str):
+            if _missing(text):  # a context of ids only (retrieval reads them): no text, not an error
+                if item.get("id") is None and item.get("doc_id") is None:
+                    return "error", f"contexts[{i}]"
+                text = ""
+            elif not isinstance(text, str):
                 return "error", f"contexts[{i}].text"
             if item.get("score") is not None and (not _is_num(item["score"]) or not math.isfinite(item["score"])):
                 return "error", f"contexts[{i}].score"
@@ -100,6 +104,8 @@ def expect(row, line: int, seen: dict) -> tuple[str, object]:
     rel = get("relevant")
     if _missing(rel) or rel == "":  # an empty cell: no labels
         rel = None
+    elif _is_id(rel):  # one id: a one-element list
+        rel = {str(rel): 1.0}
     elif isinstance(rel, list):
         for i, r in enumerate(rel):
             if not _is_id(r):

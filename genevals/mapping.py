@@ -1,0 +1,153 @@
+"""The mapping language of ``--map``, ``--map-file`` and the API's ``column_map``: which column fills which field.
+
+A mapping is ``{target: column}``. A target is a field genevals reads (``answer``, ``relevant``, ...) or a part
+of each retrieved context: ``contexts[].text``, ``contexts[].id``, ``contexts[].doc_id``, ``contexts[].score``.
+The parts build the contexts: a column holding one value gives one context, a column holding a list gives one
+context per element, and several part columns line up by position (their lists must be as long as each other).
+
+CSV cells are text, so a list or a mapping in one is read from JSON, or from a Python literal
+(``['a', 'b']``, as ``str(list)`` and pandas' ``to_csv`` write it), parsed with :func:`ast.literal_eval`: never
+evaluated. This module knows no row or file format; :mod:`genevals.rows` applies it to rows.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from genevals.suggest import did_you_mean
+
+#: the fields a row may hold (``id`` ... ``system``), in the order the docs list them
+FIELDS = ("id", "question", "answer", "contexts", "references", "relevant", "system")
+#: what a context is made of, in the order a ``contexts[].PART`` target names it
+PARTS = ("text", "id", "doc_id", "score")
+CONTEXT_PART = "contexts[]."
+TARGETS = FIELDS + tuple(CONTEXT_PART + part for part in PARTS)
+#: what a cell holding a list may look like, for errors
+LIST_FORMS = ("JSON ([\"a\", \"b\"] or {\"a\": 2}) or a Python literal (['a', 'b'] or {'a': 2})")
+
+
+class MapError(ValueError):
+    """A mapping that cannot work; the message names the target or column. Callers add where it came from."""
+
+
+def target_problem(target: Any) -> str | None:
+    """Why ``target`` is not one a mapping may fill (with a did-you-mean), or None."""
+    if target in TARGETS:
+        return None
+    shown = str(target)
+    return (f"unknown field '{shown}'{did_you_mean(shown, TARGETS)} (fields: {', '.join(FIELDS)}; parts of each "
+            f"context: {', '.join(CONTEXT_PART + p for p in PARTS)})")
+
+
+def check(mapping: Mapping[Any, Any]) -> None:
+    """MapError for the first target that does not exist, a column that is not a name, or ``contexts`` mapped
+    both whole and in parts."""
+    for target, column in mapping.items():
+        problem = target_problem(target)
+        if problem is not None:
+            raise MapError(problem)
+        if not isinstance(column, str) or not column:
+            raise MapError(f"'{target}': expected a column name, got {column!r}")
+    if "contexts" in mapping and parts(mapping):
+        raise MapError("contexts is mapped whole (contexts=" + mapping["contexts"] + ") and in parts ("
+                       + ", ".join(f"{t}={c}" for t, c in mapping.items() if t.startswith(CONTEXT_PART))
+                       + "): map one or the other")
+
+
+def parts(mapping: Mapping[str, str]) -> dict[str, str]:
+    """``{part: column}`` of the ``contexts[].PART`` targets."""
+    return {t[len(CONTEXT_PART):]: c for t, c in mapping.items() if t.startswith(CONTEXT_PART)}
+
+
+def parse_pairs(pairs: Any) -> dict[str, str]:
+    """``["answer=output", "contexts[].doc_id=url"]`` -> {"answer": "output", ...}, as on the command line."""
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        target, sep, column = pair.partition("=")
+        target, column = target.strip(), column.strip()
+        if not sep or not column:
+            raise MapError(f"expected NEW=OLD (a field and the column it is read from, e.g. answer=output or "
+                           f"contexts[].doc_id=url), got '{pair}'")
+        problem = target_problem(target)
+        if problem is not None:
+            raise MapError(f"'{pair}': {problem}")
+        mapping[target] = column
+    check(mapping)
+    return mapping
+
+
+def read_file(path: str | Path) -> dict[str, str]:
+    """A mapping file: TOML (``.toml``) or JSON (``.json``), each ``field = "column"``, with the context parts
+    either as quoted keys (``"contexts[].doc_id" = "url"``) or in a ``[contexts]`` table (``doc_id = "url"``).
+    MapError names the file and what is wrong."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".toml", ".json"):
+        raise MapError(f"{path}: unknown mapping file type '{suffix}' (use .toml or .json; YAML is not read: "
+                       "PyYAML is not a dependency of genevals)")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise MapError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        if suffix == ".toml":
+            try:
+                import tomllib
+            except ModuleNotFoundError:  # Python 3.10
+                raise MapError(f"{path}: reading TOML needs Python 3.11 or later; use a .json file") from None
+            data = tomllib.loads(raw.decode("utf-8"))
+        else:
+            data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise MapError(f"{path}: invalid UTF-8 at byte {exc.start}") from None
+    except ValueError as exc:  # tomllib.TOMLDecodeError and json.JSONDecodeError are ValueErrors
+        raise MapError(f"{path}: malformed {suffix[1:].upper()}: {exc}") from None
+    if not isinstance(data, dict):
+        raise MapError(f"{path}: expected field = \"column\" pairs, got {type(data).__name__}")
+    mapping: dict[str, str] = {}
+    for key, value in data.items():
+        if key == "contexts" and isinstance(value, dict):
+            for part, column in value.items():
+                if part not in PARTS:
+                    raise MapError(f"{path}: [contexts] {part}: unknown part of a context"
+                                   f"{did_you_mean(str(part), PARTS)} (parts: {', '.join(PARTS)})")
+                mapping[CONTEXT_PART + part] = column
+            continue
+        mapping[key] = value
+    try:
+        check(mapping)
+    except MapError as exc:
+        raise MapError(f"{path}: {exc}") from None
+    return mapping
+
+
+def is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def literal(text: str) -> tuple[Any, bool] | None:
+    """A cell's list or mapping, and whether it was a Python literal rather than JSON; None for text that is
+    neither. Only text starting with ``[`` or ``{`` is tried."""
+    stripped = text.strip()
+    if stripped[:1] not in ("[", "{"):
+        return None
+    try:
+        return json.loads(stripped), False
+    except (ValueError, RecursionError):  # JSONDecodeError; an integer over the int max str digits limit
+        pass
+    try:
+        value = ast.literal_eval(stripped)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return (value, True) if isinstance(value, (list, tuple, dict)) else None
+
+
+def as_list(value: Any) -> Any:
+    """numpy arrays (from Parquet or pandas) and tuples as lists; anything else unchanged."""
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        return value.tolist()
+    return list(value) if isinstance(value, tuple) else value
