@@ -78,8 +78,9 @@ def test_arithmetic_spans_and_quotes():
     assert CONTEXTS[1].text[94:120] == "She died in 1934, aged 66."
     assert v[2]["quote_span"] is None and not v[2]["quote_found"] and v[2]["context_index"] == 1
     assert d["invented_claims"] == [] and d["issues"] == []
+    # the model asked for, and the one that answered (the reply's own name for itself)
     assert d["judge"] == {"backend": "scripted", "model": "scripted-judge", "base_url": None,
-                          "prompt_version": metric.runtime.prompt_version}
+                          "prompt_version": metric.runtime.prompt_version, "answered_by": "scripted-judge"}
     # usage: the scripted provider counts len(prompt) // 4 and len(reply) // 4 tokens per request
     assert d["usage"] == {"requests": 2, "cached_requests": 0,
                           "prompt_tokens": sum(len(content) // 4 for _, content in p.calls),
