@@ -11,7 +11,9 @@ computed by the metric's own code, feed a logistic regression (features standard
   question-chunk word overlap, and Cranfield's retriever score. The threshold maximises the mean of the two
   sets' F1 on the training folds; "every chunk relevant" is its F1 baseline.
 - ``answer_relevance``: WikiQA's answer proxy (a sentence labelled relevant answers the question; another
-  sentence of the same page is on topic but does not). Baselines: question-answer word overlap, length.
+  sentence of the same page is on topic but does not), classes weighted to even odds (one sentence in twenty
+  answers on WikiQA's pages; an answer to judge is no such long shot). Baselines: question-answer word
+  overlap, length.
 - ``answer_correctness``: NQ301 answers against their gold references; label: a person accepted the answer.
   Baselines: token F1 (SQuAD), exact match, length. Also applied, not fit, to RAGTruth QA responses with a
   faithful response to the same question as the reference (hallucinated or not).
@@ -97,11 +99,13 @@ def folds_of(groups: np.ndarray) -> np.ndarray:
     return np.array([fold[g] for g in groups])
 
 
-def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
-    """Weights and intercept on the raw features (the standardisation folded in)."""
+def fit(x: np.ndarray, y: np.ndarray, even: bool = False) -> tuple[np.ndarray, float]:
+    """Weights and intercept on the raw features (the standardisation folded in); ``even``: classes weighted
+    to even odds, so p reads as if either outcome were as likely beforehand."""
     mean, scale = x.mean(0), x.std(0)
     scale[scale == 0] = 1.0
-    model = LogisticRegression(C=1.0, max_iter=1000).fit((x - mean) / scale, y)
+    model = LogisticRegression(C=1.0, max_iter=1000, class_weight="balanced" if even else None)
+    model.fit((x - mean) / scale, y)
     w = model.coef_[0] / scale
     return w, float(model.intercept_[0] - (w * mean).sum())
 
@@ -136,14 +140,14 @@ def ci(values: np.ndarray) -> list[float]:
     return [round(float(np.percentile(values, 2.5)), 4), round(float(np.percentile(values, 97.5)), 4)]
 
 
-def cross_validate(x: np.ndarray, y: np.ndarray, groups: np.ndarray, threshold=None):
+def cross_validate(x: np.ndarray, y: np.ndarray, groups: np.ndarray, threshold=None, even: bool = False):
     """Out-of-fold probabilities, and (with ``threshold(p, y, index)`` choosing one on the training folds)
     out-of-fold verdicts and the thresholds chosen."""
     folds = folds_of(groups)
     oof, verdict, chosen = np.zeros(len(y)), np.zeros(len(y), dtype=bool), []
     for k in range(FOLDS):
         train, test = folds != k, folds == k
-        w, b = fit(x[train], y[train])
+        w, b = fit(x[train], y[train], even)
         oof[test] = predict(x[test], w, b)
         if threshold is not None:
             t = threshold(predict(x[train], w, b), y[train], np.flatnonzero(train))
@@ -242,16 +246,17 @@ def answer_relevance(data: Path) -> dict:
             gold.append(s.relevant.get(c.key, 0) > 0)
             groups.append(s.id)
     x, y, groups = np.array(feats), np.array(gold), np.array(groups)
-    oof, _, _ = cross_validate(x, y, groups)
-    w, b = fit(x, y)
+    # WikiQA's pages hold one answering sentence in twenty; an answer to judge is no such long shot
+    oof, _, _ = cross_validate(x, y, groups, even=True)
+    w, b = fit(x, y, even=True)
     base = {"question-answer word overlap": x[:, ANSWER_FEATURES.index("question_word_overlap")],
             "length": x[:, ANSWER_FEATURES.index("log_words")]}
     e = evaluation("WikiQA dev, answer proxy", "sentence answers the question", y, oof, groups, base, 1.0,
                    digest(data, "wikiqa"))
     e["reference_auc"] = {"question-answer cosine alone": round(auc(y, x[:, 0]), 4)}
+    method = METHOD.format(k=len(ANSWER_FEATURES)) + "; classes weighted to even odds"
     return {"features": list(ANSWER_FEATURES), "weights": [round(float(v), 6) for v in w], "intercept": round(b, 6),
-            "threshold": None, "card": {"judge": "answer_relevance", "method": METHOD.format(k=len(ANSWER_FEATURES)),
-                                        "evaluations": [e]}}
+            "threshold": None, "card": {"judge": "answer_relevance", "method": method, "evaluations": [e]}}
 
 
 def ragtruth_pairs(data: Path) -> tuple[list[Sample], np.ndarray, np.ndarray]:

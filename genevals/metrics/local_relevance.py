@@ -132,7 +132,7 @@ class AnswerRelevanceLocal(_Local):
     writes_for = "answer_relevance"
     outputs = (Output("answer_relevance", "estimated probability that the answer addresses the question (logistic "
                                           "regression on MiniLM cosines, word overlap, length and answer type, "
-                                          "calibrated on WikiQA)"),)
+                                          "calibrated on WikiQA at even prior odds)"),)
 
     def __init__(self, threshold: float = ANSWER_THRESHOLD) -> None:
         self.threshold = float(threshold)
