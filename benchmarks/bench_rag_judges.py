@@ -100,7 +100,7 @@ def context_relevance(samples: list[Sample]) -> list[str]:
 
 def answer_correctness(samples: list[Sample], labels: dict[tuple[str, str], str]) -> list[str]:
     results = evaluate([s.to_dict() for s in samples], ["token_f1", "bertscore", "answer_correctness"])
-    table = {"answer_correctness (offline F1)": [], "token_f1": [], "bertscore_f1": []}
+    table = {"answer_correctness (offline, calibrated)": [], "token_f1": [], "bertscore_f1": []}
     correct, statuses = [], {}
     for r in results.samples:
         m = r.metrics
@@ -109,11 +109,11 @@ def answer_correctness(samples: list[Sample], labels: dict[tuple[str, str], str]
         label = labels[(r.sample.system, r.sample.id)]
         if st != "ok" or label == "refusal" or m["token_f1"].value is None or m["bertscore_f1"].value is None:
             continue
-        table["answer_correctness (offline F1)"].append(m["answer_correctness"].value)
+        table["answer_correctness (offline, calibrated)"].append(m["answer_correctness"].value)
         table["token_f1"].append(m["token_f1"].value)
         table["bertscore_f1"].append(m["bertscore_f1"].value)
         correct.append(label == "faithful")
-    ac = table["answer_correctness (offline F1)"]
+    ac = table["answer_correctness (offline, calibrated)"]
     lines = [f"Demo, {len(ac)} answers scored by all three (answer_correctness statuses over all 90: "
              + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + f"); {sum(correct)} labelled faithful, "
              f"{len(correct) - sum(correct)} contradiction / unsupported / mixed.", "",
