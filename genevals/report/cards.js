@@ -15,16 +15,21 @@ function metricMarks(m) {
 }
 
 function validationCards() {
-  var shown = D.metrics.filter(function (m) { return m.card || m.band_note; });
-  if (!shown.length) return null;
+  var cards = D.metrics.filter(function (m) { return m.card; });
+  var notes = {};  // one line per note, naming every output it applies to (bertscore_precision, _recall, _f1)
+  D.metrics.forEach(function (m) { if (m.band_note) (notes[m.band_note] = notes[m.band_note] || []).push(m.name); });
+  if (!cards.length && !Object.keys(notes).length) return null;
+  var space = { marginTop: "10px" };
   return el("div", { "class": "card", id: "validation-cards" }, [
     el("h3", { text: "What these scores are worth" }),
     el("p", { "class": "muted small", text: "Validation cards: agreement with public human labels, out-of-fold " +
       "(cross-validation grouped by question), with 95% CIs and the best trivial baseline on the same rows " +
       "(benchmarks/bench_triad.py)." })
-  ].concat(shown.map(function (m) {
-    return el("div", { "class": "validation-card" }, [el("div", { "class": "mono", text: m.name })]
-      .concat((m.card ? m.card.lines : []).map(function (line) { return el("div", { "class": "small", text: line }); }))
-      .concat(m.band_note ? [el("div", { "class": "small", text: "No band: " + m.band_note })] : []));
+  ].concat(cards.map(function (m) {
+    return el("div", { "class": "validation-card", style: space }, [el("strong", { "class": "mono", text: m.name })]
+      .concat(m.card.lines.map(function (line) { return el("div", { "class": "small", text: line }); })));
+  })).concat(Object.keys(notes).map(function (note) {
+    return el("div", { "class": "small", style: space }, [el("strong", { "class": "mono", text: notes[note].join(", ") }),
+      el("div", { text: "No band: " + note })]);
   })));
 }
