@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from genevals.metrics.base import _FAMILIES, CHEAP, JUDGE, Metric, Output, register
+from genevals.metrics.calibration import card_lines
 
 _DISCOVERED = False
 
@@ -243,7 +244,9 @@ def declaration_of(name: str) -> dict[str, Any] | None:
         if (cls.writes_for or cls.family) == family:
             spec = cls.output(name)
             if spec is not None:
-                return {"family": cls.family, "kind": cls.kind, **spec.to_dict()}
+                found = cls.card() if name == cls.outputs[0].name else None
+                card = {"card": found, "card_text": card_lines(found)} if found else {}
+                return {"family": cls.family, "kind": cls.kind, **spec.to_dict(), **card}
     return None
 
 
@@ -289,7 +292,8 @@ def declarations(selected: Sequence[Selected]) -> dict[str, dict[str, Any]]:
         for name in sel.metric.output_names():
             spec = sel.metric.output(name)
             if sel.keep(name) and spec is not None:
-                out[name] = {"family": sel.family, "kind": sel.metric.kind, **spec.to_dict()}
+                out[name] = {"family": sel.family, "kind": sel.metric.kind, **spec.to_dict(),
+                             **sel.metric.output_facts(name)}
     return out
 
 

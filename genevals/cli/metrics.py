@@ -1,4 +1,5 @@
-"""``genevals metrics``: every metric with its outputs, their definitions and directions, and its signature."""
+"""``genevals metrics``: every metric with its outputs, their definitions and directions, its signature, and its
+validation card where it has one."""
 from __future__ import annotations
 
 import argparse
@@ -15,14 +16,27 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
-    from genevals.registry import describe_all
+    from genevals.metrics.calibration import card_lines
+    from genevals.registry import describe_all, load_family
 
     last_family = None
     for family, name, output, signature in describe_all():
         if family != last_family:
+            if last_family is not None:
+                _card(load_family(last_family).card(), card_lines)
             print(f"\n{family}" + (f"  ({signature})" if signature else ""))
             last_family = family
         definition = output.definition.strip()
         first_line = definition.splitlines()[0] if definition else ""
         print(f"  {name:<22} {first_line}{_DIRECTION[output.direction]}")
+    if last_family is not None:
+        _card(load_family(last_family).card(), card_lines)
     return EXIT_OK
+
+
+def _card(card, card_lines) -> None:
+    """A metric's validation card under its outputs (the offline triad judges: benchmarks/bench_triad.py)."""
+    if card:
+        print("  validation card (out-of-fold, grouped by question, 95% CI):")
+        for line in card_lines(card):
+            print("    " + line)

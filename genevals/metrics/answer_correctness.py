@@ -28,9 +28,9 @@ from genevals.metrics.rag_formulas import ANSWER_CORRECTNESS_OUTPUTS, correctnes
 from genevals.text import detect_refusal
 from genevals.types import MetricResult, Sample
 
-OFFLINE_NOTE = ("no judge endpoint or model configured: answer_correctness comes from the offline variant (the "
-                "local grounding checker, answer sentences against the reference and back); use --judge-base-url "
-                "for an LLM judge")
+OFFLINE_NOTE = ("no judge endpoint or model configured: answer_correctness comes from the offline variant (a "
+                "probability calibrated on NQ301 from overlap, containment, numbers and MiniLM similarity; its "
+                "validation card: genevals metrics); use --judge-base-url for an LLM judge")
 
 
 

@@ -27,7 +27,8 @@ from genevals.text import detect_refusal
 from genevals.types import MetricResult, Sample
 
 OFFLINE_NOTE = ("no judge endpoint or model configured: answer_relevance comes from the offline MiniLM variant "
-                "(question-to-sentence similarity; benchmarks/RESULTS.md); use --judge-base-url for an LLM judge")
+                "(a probability calibrated on WikiQA; its validation card: genevals metrics); use --judge-base-url for an "
+                "LLM judge")
 
 
 def union_length(spans: list[list[int]]) -> int:

@@ -231,6 +231,23 @@ class Metric(abc.ABC):
     def has_corpus_scores(self) -> bool:
         return type(self).corpus_statistics is not Metric.corpus_statistics
 
+    @classmethod
+    def card(cls) -> dict[str, Any] | None:
+        """The metric's validation card: its measured agreement with public human labels, beside the best
+        trivial baseline (:mod:`genevals.metrics.calibration`), or None when it has none."""
+        return None
+
+    def output_facts(self, name: str) -> dict[str, Any]:
+        """What outputs.json says about output ``name`` beyond its declaration, under this metric's settings:
+        its validation card (``card``, ``card_text``), or why its mean takes no band (``band: false``,
+        ``band_note``). Default: the card, on the first output."""
+        found = self.card()
+        if found is None or name != self.output_names()[0]:
+            return {}
+        from genevals.metrics.calibration import card_lines
+
+        return {"card": found, "card_text": card_lines(found)}
+
     def describe(self) -> dict[str, str]:
         """Output name -> one-line definition, for ``genevals metrics``."""
         out = {}

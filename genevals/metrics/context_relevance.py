@@ -49,7 +49,8 @@ _VERDICTS = {"relevant": RELEVANT, "yes": RELEVANT, "highly relevant": RELEVANT,
              "not relevant": NOT_RELEVANT, "irrelevant": NOT_RELEVANT, "no": NOT_RELEVANT,
              "not_relevant": NOT_RELEVANT}
 OFFLINE_NOTE = ("no judge endpoint or model configured: context_relevance comes from the offline MiniLM variant "
-                "(question-to-sentence similarity; benchmarks/RESULTS.md); use --judge-base-url for an LLM judge")
+                "(question-to-chunk similarity calibrated on WikiQA and Cranfield; its validation card: genevals metrics); "
+                "use --judge-base-url for an LLM judge")
 
 
 def normalize_verdict(value: Any) -> str | None:

@@ -6,20 +6,24 @@ same outputs with the same details layout, and say ``variant:offline`` in their 
 the local grounding checker's public API (:mod:`genevals.grounding.checker`: ``segment``, ``embed``,
 ``featurize``, ``decide_all``); cos is the cosine similarity of unit-normalised embeddings.
 
-- **answer_relevance_local**: the answer's sentences s_j (checker.split_claims: 3+ words; else
-  checker.segment) are on topic when cos(question, s_j) >= ``threshold``; value = characters of on-topic
-  sentences / characters of all sentences.
-  It measures off-topic content only: it cannot tell which parts of the question are left unanswered.
-- **context_relevance_local**: chunk i's score is max_u cos(question, u) over its sentences u (the best one is
-  the chunk's ``sentence``); b_i = 1 when the score >= ``threshold``; context_relevance = mean b_i and
-  context_precision = ragas' rank-aware precision of b (:func:`~genevals.metrics.rag_formulas.context_precision`).
-  It gives relevant / not_relevant only (no "partly").
+- **answer_relevance_local**: the estimated probability that the answer addresses the question,
+  p = sigma(b + w . x) over :data:`~genevals.metrics.triad_features.ANSWER_FEATURES` (cos(question, answer),
+  the best sentence's cosine, word overlap, new words, length, answer type), weights fit on WikiQA
+  (:mod:`genevals.metrics.calibration`). Sentences whose cosine is under ``threshold`` are listed off-topic in
+  the details (they do not enter the value).
+- **context_relevance_local**: chunk i's score is its calibrated probability of relevance p_i over
+  :data:`~genevals.metrics.triad_features.CONTEXT_FEATURES` (best sentence cosine, whole-chunk cosine, word
+  overlap, gap to the list's best), fit on WikiQA and Cranfield; b_i = 1 when p_i >= ``threshold`` (the shipped
+  one maximises F1 on them); context_relevance = mean b_i and context_precision = ragas' rank-aware precision of
+  b (:func:`~genevals.metrics.rag_formulas.context_precision`). It gives relevant / not_relevant only.
 - **context_recall_local**: the reference's sentences are checked against the chunks by the grounding
   checker; found = "supported"; value = found / sentences.
-- **answer_correctness_local**: the answer's sentences are checked against the reference (TP when supported,
-  else FP) and the reference's sentences against the answer (FN when not supported); P, R, F1 as the LLM
-  variant (:func:`~genevals.metrics.rag_formulas.claim_scores`).
+- **answer_correctness_local**: the estimated probability that a person would accept the answer, over
+  :data:`~genevals.metrics.triad_features.CORRECTNESS_FEATURES` (token F1, reference recall, containment,
+  numbers, cosine, length; best over all references), fit on NQ301: short answers ("Nixon") are scored.
+  Precision and recall are SQuAD token precision and recall against the best reference.
 
+Each calibrated judge carries a validation card (:meth:`card`) measured by ``benchmarks/bench_triad.py``.
 Where they are weak is measured in benchmarks/RESULTS.md ("Offline RAG judges").
 """
 from __future__ import annotations
@@ -29,19 +33,27 @@ from typing import Any, Mapping, Sequence
 from genevals import types
 from genevals.metrics import settings
 from genevals.metrics.base import MODEL, Metric, Output, register
+from genevals.metrics.calibration import calibration, card
 from genevals.metrics.rag_formulas import (
-    ANSWER_CORRECTNESS_OUTPUTS,
     CONTEXT_RECALL_OUTPUTS,
     CONTEXT_RELEVANCE_OUTPUTS,
     NO_QUESTION,
     Unscored,
     chunk_label,
     chunk_scores,
-    correctness_results,
     first_reference,
     label_agreement,
     label_statistics,
     recall_result,
+)
+from genevals.metrics.triad_features import (
+    ANSWER_FEATURES,
+    CONTEXT_FEATURES,
+    CORRECTNESS_FEATURES,
+    answer_features,
+    chunk_sentences,
+    context_features,
+    correctness_features,
 )
 from genevals.signature import make_signature, package_version
 from genevals.text import detect_refusal
@@ -50,7 +62,6 @@ from genevals.types import MetricResult, Sample
 ANSWER_THRESHOLD = 0.2
 SHORT = ("{} has no sentence of three or more words, the local checker's unit of claim (short references such "
          "as 'Thursday.' need the LLM variant)")
-CONTEXT_THRESHOLD = 0.45
 
 
 def _judge_info(**settings: Any) -> dict[str, Any]:
@@ -116,55 +127,80 @@ def _answer_checks(sample: Sample) -> None:
 
 @register
 class AnswerRelevanceLocal(_Local):
-    """Offline answer relevance: share of the answer's characters in sentences similar to the question."""
+    """Offline answer relevance: the calibrated probability that the answer addresses the question."""
 
     family = "answer_relevance_local"
     writes_for = "answer_relevance"
-    outputs = (Output("answer_relevance", "share of the answer's characters in sentences whose MiniLM similarity "
-                                          "to the question reaches the threshold"),)
+    outputs = (Output("answer_relevance", "estimated probability that the answer addresses the question (logistic "
+                                          "regression on MiniLM cosines, word overlap, length and answer type, "
+                                          "calibrated on WikiQA at even prior odds)"),)
 
     def __init__(self, threshold: float = ANSWER_THRESHOLD) -> None:
         self.threshold = settings.number("threshold", threshold, -1, 1)  # a cosine similarity
+        self.calibration = calibration("answer_relevance", ANSWER_FEATURES)
 
     def settings(self) -> dict[str, Any]:
-        return {"threshold": f"{self.threshold:g}"}
+        return {"calibration": self.calibration.tag, "off_topic_below": f"{self.threshold:g}"}
 
-    def _score(self, sample: Sample, details: dict[str, Any]) -> dict[str, MetricResult]:
+    @classmethod
+    def card(cls) -> dict[str, Any] | None:
+        return card("answer_relevance")
+
+    @staticmethod
+    def features(sample: Sample) -> tuple[list[float], list[tuple[int, int]], list[float]]:
+        """(:data:`ANSWER_FEATURES`, the answer's sentence spans, their cosines to the question)."""
         from genevals.grounding.checker import segment, split_claims
 
-        _answer_checks(sample)
-        if not sample.question.strip():
-            raise Unscored(NO_QUESTION, "the sample has no question to judge the answer against")
         # The checker's claim sentences leave out fragments ("No.") whose similarity says nothing; an answer
         # made only of such fragments is judged on them.
         spans = split_claims(sample.answer) or segment(sample.answer)
         if not spans:
             raise Unscored(types.NO_CLAIMS, "no sentence with a word in the answer")
-        sims = _cosines(sample.question, [sample.answer[s:e] for s, e in spans])
-        sentences = [{"text": sample.answer[s:e], "spans": [[s, e]], "similarity": round(float(v), 4),
+        sims = [float(v) for v in _cosines(sample.question, [sample.answer.strip()]
+                                           + [sample.answer[s:e] for s, e in spans])]
+        return answer_features(sample.question, sample.answer, sims[0], max(sims[1:])), spans, sims[1:]
+
+    def _score(self, sample: Sample, details: dict[str, Any]) -> dict[str, MetricResult]:
+        _answer_checks(sample)
+        if not sample.question.strip():
+            raise Unscored(NO_QUESTION, "the sample has no question to judge the answer against")
+        row, spans, sims = self.features(sample)
+        sentences = [{"text": sample.answer[s:e], "spans": [[s, e]], "similarity": round(v, 4),
                       "on_topic": bool(v >= self.threshold)} for (s, e), v in zip(spans, sims)]
         total = sum(e - s for s, e in spans)
         on = sum(e - s for (s, e), c in zip(spans, sentences) if c["on_topic"])
         off = [{"text": c["text"], "spans": c["spans"], "located": True} for c in sentences if not c["on_topic"]]
-        details.update({"sentences": sentences, "off_topic": off, "off_topic_share": 1 - on / total})
-        return {"answer_relevance": MetricResult("answer_relevance", on / total, details=details)}
+        details.update({"sentences": sentences, "off_topic": off, "off_topic_share": 1 - on / total,
+                        "features": dict(zip(ANSWER_FEATURES, (round(x, 4) for x in row)))})
+        return {"answer_relevance": MetricResult("answer_relevance", self.calibration.probability(row),
+                                                 details=details)}
 
 
 @register
 class ContextRelevanceLocal(_Local):
-    """Offline context relevance: a chunk is relevant when one of its sentences is similar to the question."""
+    """Offline context relevance: a chunk is relevant when its calibrated probability of relevance reaches the
+    threshold."""
 
     outputs = CONTEXT_RELEVANCE_OUTPUTS
 
     family = "context_relevance_local"
     writes_for = "context_relevance"
 
-    def __init__(self, threshold: float = CONTEXT_THRESHOLD, k: int | None = None) -> None:
-        self.threshold = settings.number("threshold", threshold, -1, 1)  # a cosine similarity
+    def __init__(self, threshold: float | None = None, k: int | None = None) -> None:
+        self.calibration = calibration("context_relevance", CONTEXT_FEATURES)
+        # a probability: the calibrated model's, above which a chunk is called relevant
+        self.threshold = (float(self.calibration.threshold) if threshold is None
+                          else settings.number("threshold", threshold, 0, 1))
+        if not 0.0 < self.threshold < 1.0:
+            raise ValueError("threshold is a probability: it must lie strictly between 0 and 1")
         self.k = settings.whole("k", k, 1) if k is not None else None
 
     def settings(self) -> dict[str, Any]:
-        return {"threshold": f"{self.threshold:g}", "k": self.k or "all"}
+        return {"calibration": self.calibration.tag, "threshold": f"{self.threshold:g}", "k": self.k or "all"}
+
+    @classmethod
+    def card(cls) -> dict[str, Any] | None:
+        return card("context_relevance")
 
     def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
         """The verdicts' agreement with the ``relevant`` labels, where the input has them."""
@@ -175,15 +211,25 @@ class ContextRelevanceLocal(_Local):
 
     def chunk_similarities(self, sample: Sample) -> list[tuple[float, tuple[int, int] | None]]:
         """(best sentence similarity, its span) per chunk; (0, None) for an empty chunk."""
+        return self.chunk_features(sample)[1]
+
+    @staticmethod
+    def chunk_features(sample: Sample) -> tuple[list[list[float]], list[tuple[float, tuple[int, int] | None]]]:
+        """(:data:`CONTEXT_FEATURES` per chunk, (best sentence similarity, its span) per chunk)."""
         from genevals.grounding.checker import segment
 
-        units = [(i, s, e) for i, c in enumerate(sample.contexts) for s, e in segment(c.text)]
-        sims = _cosines(sample.question, [sample.contexts[i].text[s:e] for i, s, e in units]) if units else []
+        units = [(i, s, e) for i, c in enumerate(sample.contexts) for s, e in chunk_sentences(c.text, segment(c.text))]
+        texts = [c.text.strip() for c in sample.contexts]
+        sims = _cosines(sample.question, [sample.contexts[i].text[s:e] for i, s, e in units])
+        # whole chunks in a batch of their own: padded with the sentences, each sentence would cost a passage;
+        # a one-sentence chunk is already embedded (the embedding cache holds it)
+        whole = [float(v) if t else 0.0 for t, v in zip(texts, _cosines(sample.question, texts))]
         best: list[tuple[float, tuple[int, int] | None]] = [(0.0, None)] * len(sample.contexts)
         for (i, s, e), v in zip(units, sims):
             if best[i][1] is None or float(v) > best[i][0]:
                 best[i] = (float(v), (s, e))
-        return best
+        rows = context_features(texts, [b[0] for b in best], whole)
+        return rows, best
 
     def _score(self, sample: Sample, details: dict[str, Any]) -> dict[str, MetricResult]:
 
@@ -193,15 +239,17 @@ class ContextRelevanceLocal(_Local):
         if not sample.question.strip():
             raise Unscored(NO_QUESTION, "the sample has no question to judge the chunks against")
         chunks = []
-        for i, (ctx, (sim, span)) in enumerate(zip(sample.contexts, self.chunk_similarities(sample))):
-            relevant = span is not None and sim >= self.threshold
+        rows, best = self.chunk_features(sample)
+        for i, (ctx, row, (sim, span)) in enumerate(zip(sample.contexts, rows, best)):
+            p = self.calibration.probability(row) if span is not None else 0.0
+            relevant = p >= self.threshold
             chunks.append({"index": i, "rank": ctx.rank, "id": ctx.key, "label": chunk_label(sample, i),
-                           "score": round(sim, 2), "relevant": relevant, "missing": False,
+                           "score": round(p, 4), "relevant": relevant, "missing": False,
                            "verdict": "relevant" if relevant else "not_relevant", "similarity": round(sim, 4),
                            "sentence": ctx.text[span[0]:span[1]] if span else "",
                            "sentence_span": list(span) if span else None,
-                           "reason": f"best sentence similarity {sim:.2f} {'>=' if relevant else '<'} "
-                                     f"{self.threshold:g}"})
+                           "reason": f"estimated probability of relevance {p:.2f} {'>=' if relevant else '<'} "
+                                     f"{self.threshold:g} (best sentence similarity {sim:.2f})"})
         return chunk_scores(chunks, self.k, details)
 
 
@@ -255,28 +303,54 @@ class ContextRecallLocal(_Local):
 
 @register
 class AnswerCorrectnessLocal(_Local):
-    """Offline answer correctness: the grounding checker, answer sentences against the reference and back."""
+    """Offline answer correctness: the calibrated probability that a person would accept the answer, from its
+    token overlap, containment, numbers and MiniLM similarity against the references (short answers too)."""
 
-    outputs = ANSWER_CORRECTNESS_OUTPUTS
+    outputs = (
+        Output("answer_correctness", "estimated probability that a person would accept the answer as correct "
+                                     "(logistic regression on token F1, containment, numbers and MiniLM "
+                                     "similarity against the references, calibrated on NQ301)"),
+        Output("answer_correctness_precision", "share of the answer's SQuAD tokens found in the best-matching "
+                                               "reference"),
+        Output("answer_correctness_recall", "share of the best-matching reference's SQuAD tokens found in the "
+                                            "answer"),
+    )
 
     family = "answer_correctness_local"
     writes_for = "answer_correctness"
 
+    def __init__(self) -> None:
+        self.calibration = calibration("answer_correctness", CORRECTNESS_FEATURES)
+
     def settings(self) -> dict[str, Any]:
-        return {"claims": "sentences", "checker": "grounding", "reference": "first"}
+        return {"calibration": self.calibration.tag, "references": "all"}
+
+    @classmethod
+    def card(cls) -> dict[str, Any] | None:
+        return card("answer_correctness")
+
+    @staticmethod
+    def features(sample: Sample) -> tuple[list[float], list[str]]:
+        """(:data:`CORRECTNESS_FEATURES`, the non-empty references they were computed against)."""
+        refs = [r for r in sample.references if r.strip()]
+        sims = _cosines(sample.answer.strip(), [r.strip() for r in refs])
+        return correctness_features(sample.question, sample.answer, refs, [float(v) for v in sims]), refs
 
     def _score(self, sample: Sample, details: dict[str, Any]) -> dict[str, MetricResult]:
+        from genevals.metrics.squad import TokenF1
 
         _answer_checks(sample)
-        ref = first_reference(sample)
-        if ref is None:
+        if first_reference(sample) is None:
             raise Unscored(types.EMPTY_REFERENCE, "the sample has no reference answer to compare with")
-        (fa, da), (fr, dr) = _checked([(sample.answer, [ref[1]], sample.question),
-                                       (ref[1], [sample.answer], sample.question)])
-        for f, which in ((fa, "the answer"), (fr, "the reference")):
-            if f.status == "no_claims":
-                raise Unscored(types.NO_CLAIMS, SHORT.format(which))
-            if f.status != "ok":
-                raise Unscored(types.ERROR, f.reason)
-        a, r = _sentence_claims(fa, da), _sentence_claims(fr, dr)
-        return correctness_results(a, r, ref[0], details)
+        row, refs = self.features(sample)
+        f1 = TokenF1().score([Sample(sample.id, sample.answer, references=tuple(refs))])[0]["token_f1"]
+        index = f1.details["reference_index"]
+        details.update({"features": dict(zip(CORRECTNESS_FEATURES, (round(x, 4) for x in row))),
+                        "reference_index": sample.references.index(refs[index])})
+        token = {"token_f1": f1.value, "reference_index": details["reference_index"]}
+        return {"answer_correctness": MetricResult("answer_correctness", self.calibration.probability(row),
+                                                   details=details),
+                "answer_correctness_precision": MetricResult("answer_correctness_precision",
+                                                             f1.details["precision"], details=token),
+                "answer_correctness_recall": MetricResult("answer_correctness_recall", f1.details["recall"],
+                                                          details=token)}

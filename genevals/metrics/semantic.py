@@ -97,6 +97,15 @@ class BertScore(Metric):
             "bertscore_f1": f"BERTScore F1, harmonic mean of precision and recall ({what})",
         }
 
+    def output_facts(self, name: str) -> dict[str, Any]:
+        """Raw values take no interpretation band: bands read a 0-1 quality scale, and raw BERTScore is not one
+        (unrelated texts already score high); bert-score's convention is to read rescaled values."""
+        if self.rescale:
+            return {}
+        return {"band": False, "band_note": "raw BERTScore is not on a 0-1 quality scale (unrelated texts already "
+                                            "score high), so it gets no band; bands apply to baseline-rescaled "
+                                            "values (--bertscore-rescale), bert-score's convention"}
+
     def signature(self) -> str:
         if not self.idf:
             idf = "no"

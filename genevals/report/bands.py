@@ -26,6 +26,10 @@ Which metric gets a band, and which way, comes from the run folder's ``outputs.j
 * an output declared on ``[0, 1]`` (or on ``[null, 1]``, a score capped at 1 such as BERTScore) is on the unit
   scale; one declared on any other range (``first_relevant_rank``: ``[1, null]``) is not, and gets no band;
 * ``direction`` "lower" is banded with :data:`LOWER_BANDS`; "neither" gets no band;
+* an output whose entry says ``"band": false`` gets none, with its ``band_note`` shown (raw BERTScore: bands apply
+  only to baseline-rescaled values, bert-score's convention);
+* an entry's validation card (``card_text``: the offline triad judges' agreement with human labels, beside their
+  baselines) travels to the page as ``card``;
 * for a run written before ``outputs.json`` existed, ``genevals report`` supplies the declarations of the metrics
   installed now; an output declared nowhere counts as "higher", and as on the unit scale when every value seen
   lies in ``[0, 1]``.
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from genevals.report.clean import text
 from genevals.stats import DEFAULT_MIN_COVERAGE
 
 #: (name, lower limit) from best to worst; a mean falls into the first band whose limit it reaches.
@@ -87,8 +92,18 @@ def metric_facts(name: str, declaration: Any, seen: tuple[float, float] | None) 
     unit = _on_unit_scale(declaration.get("range"))
     if unit is None:
         unit = seen is None or (seen[0] >= 0.0 and seen[1] <= 1.0)
-    return {"name": name, "lower_better": direction == "lower", "unit": unit,
-            "banded": unit and direction != "neither"}
+    facts = {"name": name, "lower_better": direction == "lower", "unit": unit,
+             "banded": unit and direction != "neither" and declaration.get("band") is not False}
+    if declaration.get("band") is False:
+        facts["band_note"] = text(declaration.get("band_note")) or "its declaration says it takes no band"
+    lines = declaration.get("card_text")
+    if isinstance(lines, list) and lines:
+        card = declaration.get("card") if isinstance(declaration.get("card"), Mapping) else {}
+        evaluations = card.get("evaluations") if isinstance(card.get("evaluations"), list) else []
+        facts["card"] = {"lines": [text(line) for line in lines[:20]],
+                         "beats_baseline": [bool(e.get("beats_baseline")) for e in evaluations
+                                            if isinstance(e, Mapping)]}
+    return facts
 
 
 def coverage(summary: Mapping[str, Any] | None) -> float | None:

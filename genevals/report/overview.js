@@ -55,7 +55,7 @@ function systemTable(sys, index) {
     var statuses = Object.keys(s.statuses || {}).filter(function (k) { return k !== "ok"; })
       .map(function (k) { return k + ": " + s.statuses[k]; }).join(", ");
     body.appendChild(el("tr", null, [
-      el("td", null, [el("span", { "class": "mono", text: m.name }), m.lower_better ? el("span", { "class": "muted small", text: " (lower is better)" }) : null]),
+      el("td", null, [el("span", { "class": "mono", text: m.name }), m.lower_better ? el("span", { "class": "muted small", text: " (lower is better)" }) : null, metricMarks(m)]),
       el("td", { "class": "num", text: fmt(s.mean, 4) }),
       el("td", { "class": "num", text: s.ci95 ? "[" + fmt(s.ci95[0]) + ", " + fmt(s.ci95[1]) + "]" : "\u2013" }),
       el("td", null, isUnit(m.name) ? ciBar(s.mean, s.ci95) : null),
@@ -176,6 +176,8 @@ TABS.overview = function (root) {
   if (!D.systems.length) systems.appendChild(el("p", { "class": "empty", text: "No systems in these runs." }));
   root.appendChild(el("h2", { text: "Metrics by system" }));
   root.appendChild(systems);
+  var cards = validationCards();
+  if (cards) root.appendChild(cards);
 };
 
 TABS.compare = function (root) {

@@ -20,8 +20,8 @@ from genevals.report.model import MAX_DETAILED_SAMPLES, MAX_TABLE_SAMPLES, build
 
 HERE = Path(__file__).resolve().parent
 #: The JavaScript parts, concatenated in this order into one inline script.
-JS_FILES = ("core.js", "overview.js", "charts.js", "samples.js", "review.js", "rag.js", "runs.js", "decisions.js",
-            "main.js", "links.js")
+JS_FILES = ("core.js", "overview.js", "cards.js", "charts.js", "samples.js", "review.js", "rag.js", "runs.js",
+            "decisions.js", "main.js", "links.js")
 
 
 def embed_json(data: Any) -> str:

@@ -109,12 +109,13 @@ def test_offline_variant_without_a_judge():
             {"id": "q2", "system": "right", "question": "How long is the ferry crossing?",
              "answer": "The ferry crossing takes about 55 minutes."},
             {"id": "q2", "system": "wrong", "question": "How long is the ferry crossing?",
-             "answer": "The ferry crossing takes about 55 minutes. My cat likes fish."},
+             "answer": "The ferry company was founded in 1921 and runs four ships."},
             {"id": "q3", "system": "right", "question": "Who?", "answer": "I don't know."},
             {"id": "q3", "system": "wrong", "question": "Who?", "answer": "Nobody at all, they said."}]
     results = evaluate(rows, ["pairwise"])
     by = {(r.sample.id, r.sample.system): r.metrics["pairwise"] for r in results.samples}
-    # q1: answer_correctness F1 1.0 against 0.0; q2 (no reference): answer_relevance 1.0 against about 0.6
+    # q1: answer_correctness near 1 against near 0; q2 (no reference): answer_relevance, an answer against
+    # on-topic text that answers nothing
     assert by["q1", "right"].value == 1.0 and by["q1", "wrong"].value == 0.0
     assert by["q1", "right"].details["duels"][0]["basis"] == "answer_correctness"
     assert by["q2", "right"].value == 1.0 and by["q2", "right"].details["duels"][0]["basis"] == "answer_relevance"

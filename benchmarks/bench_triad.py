@@ -1,0 +1,464 @@
+"""Fit, cross-validate and card the calibrated offline triad judges on public human labels (no LLM).
+
+    python benchmarks/bench_triad.py [--data ../shared/datasets] [--embedding-cache /tmp/triad.npz] [--write]
+
+Data: the development halves in ``DATA/triad/`` (WikiQA, Cranfield, NQ301; their README describes the fields)
+and ``DATA/ragtruth_dev.jsonl``. For each judge, the features of :mod:`genevals.metrics.triad_features`,
+computed by the metric's own code, feed a logistic regression (features standardised, C = 1):
+
+- ``context_relevance``: WikiQA sentences and Cranfield BM25 top-10 abstracts, one model for both; label: a
+  crowd (WikiQA) or expert (Cranfield, grade > 0) judgement of relevance, classes weighted to even odds; a
+  chunk is relevant when p >= 0.5. Baselines: list position (1 / rank), question-chunk word overlap, and
+  Cranfield's retriever score; "every chunk relevant" is the F1 baseline.
+- ``answer_relevance``: WikiQA's answer proxy (a sentence labelled relevant answers the question; another
+  sentence of the same page is on topic but does not), classes weighted to even odds (one sentence in twenty
+  answers on WikiQA's pages; an answer to judge is no such long shot). Baselines: question-answer word
+  overlap, length.
+- ``answer_correctness``: NQ301 answers against their gold references; label: a person accepted the answer.
+  Baselines: token F1 (SQuAD), exact match, length. Also applied, not fit, to RAGTruth QA responses with a
+  faithful response to the same question as the reference (hallucinated or not).
+
+Figures are out-of-fold from 5-fold cross-validation grouped by question (questions are assigned to folds by
+a seeded shuffle), with 95% CIs from 1000 bootstrap resamples of questions; a baseline is oriented the way
+that suits it best (max(AUC, 1 - AUC)), and the judge "beats" it when the paired CI of the difference lies
+above 0. ``--write`` stores the full-data fit and the cards in ``genevals/metrics/triad_calibration.json``,
+with "pins" (the shipped model's figures through the real metric on the first questions of each file, and the
+files' SHA-256) that ``tests/metrics/test_triad_cards.py`` checks. Cost: CPU seconds (``time.process_time``)
+per sample through the metric, embedding cache cleared, model loaded.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+from sklearn.metrics import roc_auc_score  # noqa: E402
+
+from genevals.grounding import checker  # noqa: E402
+from genevals.metrics import calibration as cal  # noqa: E402
+from genevals.metrics.local_relevance import (  # noqa: E402
+    AnswerCorrectnessLocal,
+    AnswerRelevanceLocal,
+    ContextRelevanceLocal,
+)
+from genevals.metrics.squad import ExactMatch, TokenF1  # noqa: E402
+from genevals.metrics.triad_features import (  # noqa: E402
+    ANSWER_FEATURES,
+    CONTEXT_FEATURES,
+    CORRECTNESS_FEATURES,
+    word_overlap,
+)
+from genevals.types import Context, Sample  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+FOLDS, BOOT, SEED = 5, 1000, 0
+EVEN = 0.5  # context_relevance's threshold on its even-odds probability
+FILES = {"wikiqa": "triad/wikiqa_context_relevance_dev.jsonl",
+         "cranfield": "triad/cranfield_context_relevance_dev.jsonl",
+         "nq301": "triad/nq301_answer_correctness_dev.jsonl"}
+#: questions per file whose figures the shipped model must reproduce in the tests (first in file order)
+PIN_QUESTIONS = {"wikiqa": 4, "cranfield": 1, "nq301": 6}
+METHOD = ("logistic regression on {k} features; out-of-fold figures from 5-fold cross-validation grouped by "
+          "question on the dev halves; 95% CI: bootstrap over questions")
+
+
+# -- data ---------------------------------------------------------------------------------------------------
+def rows(data: Path, name: str) -> list[dict]:
+    return [json.loads(line) for line in (data / FILES[name]).read_text(encoding="utf-8").splitlines() if line]
+
+
+def context_samples(records: list[dict], graded: bool) -> list[Sample]:
+    out = []
+    for r in records:
+        relevant = {k: (1.0 if (v > 0 if graded else v) else 0.0) for k, v in r["relevant"].items()}
+        out.append(Sample(r["id"], "", r["question"],
+                          tuple(Context(c["text"], i + 1, c["id"], c.get("doc_id"), c.get("score"))
+                                for i, c in enumerate(r["contexts"])), relevant=relevant))
+    return out
+
+
+def nq_samples(records: list[dict]) -> tuple[list[Sample], np.ndarray, np.ndarray]:
+    samples = [Sample(r["id"], r["answer"], r["question"], references=tuple(r["references"])) for r in records]
+    return samples, np.array([r["acceptable"] for r in records]), np.array([str(r["qid"]) for r in records])
+
+
+# -- statistics ---------------------------------------------------------------------------------------------
+def folds_of(groups: np.ndarray) -> np.ndarray:
+    unique = np.unique(groups)
+    order = np.random.default_rng(SEED).permutation(len(unique))
+    fold = {g: int(i) % FOLDS for g, i in zip(unique, order)}
+    return np.array([fold[g] for g in groups])
+
+
+def fit(x: np.ndarray, y: np.ndarray, even: bool = False) -> tuple[np.ndarray, float]:
+    """Weights and intercept on the raw features (the standardisation folded in); ``even``: classes weighted
+    to even odds, so p reads as if either outcome were as likely beforehand."""
+    mean, scale = x.mean(0), x.std(0)
+    scale[scale == 0] = 1.0
+    model = LogisticRegression(C=1.0, max_iter=1000, class_weight="balanced" if even else None)
+    model.fit((x - mean) / scale, y)
+    w = model.coef_[0] / scale
+    return w, float(model.intercept_[0] - (w * mean).sum())
+
+
+def predict(x: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-(x @ w + b)))
+
+
+def f1(pred: np.ndarray, gold: np.ndarray) -> float:
+    tp = int((pred & gold).sum())
+    return 2 * tp / (int(pred.sum()) + int(gold.sum())) if pred.sum() + gold.sum() else 0.0
+
+
+def auc(y: np.ndarray, s: np.ndarray) -> float:
+    return float(roc_auc_score(y, s)) if 0 < y.sum() < len(y) else float("nan")
+
+
+def bootstrap(groups: np.ndarray, stat) -> np.ndarray:
+    """``stat(index)`` on BOOT resamples of whole questions."""
+    unique, inverse = np.unique(groups, return_inverse=True)
+    members = [np.flatnonzero(inverse == g) for g in range(len(unique))]
+    rng = np.random.default_rng(SEED)
+    out = []
+    for _ in range(BOOT):
+        pick = rng.integers(0, len(unique), len(unique))
+        out.append(stat(np.concatenate([members[g] for g in pick])))
+    return np.array(out)
+
+
+def ci(values: np.ndarray) -> list[float]:
+    values = values[~np.isnan(values)]
+    return [round(float(np.percentile(values, 2.5)), 4), round(float(np.percentile(values, 97.5)), 4)]
+
+
+def cross_validate(x: np.ndarray, y: np.ndarray, groups: np.ndarray, threshold=None, even: bool = False):
+    """Out-of-fold probabilities, and (with ``threshold(p, y, index)`` choosing one on the training folds)
+    out-of-fold verdicts and the thresholds chosen."""
+    folds = folds_of(groups)
+    oof, verdict, chosen = np.zeros(len(y)), np.zeros(len(y), dtype=bool), []
+    for k in range(FOLDS):
+        train, test = folds != k, folds == k
+        w, b = fit(x[train], y[train], even)
+        oof[test] = predict(x[test], w, b)
+        if threshold is not None:
+            t = threshold(predict(x[train], w, b), y[train], np.flatnonzero(train))
+            chosen.append(t)
+            verdict[test] = oof[test] >= t
+    return oof, verdict, chosen
+
+
+def evaluation(data: str, target: str, y: np.ndarray, score: np.ndarray, groups: np.ndarray,
+               baselines: dict[str, np.ndarray], coverage: float, digest: str) -> dict:
+    """The card entry for one data set: the judge's AUC and the best oriented baseline's, paired."""
+    oriented = {name: (s if auc(y, s) >= 0.5 else -s) for name, s in baselines.items()}
+    table = {name: round(auc(y, s), 4) for name, s in oriented.items()}
+    best = max(table, key=table.get)
+    judge = auc(y, score)
+    boot = bootstrap(groups, lambda i: (auc(y[i], score[i]), auc(y[i], oriented[best][i])))
+    diff = boot[:, 0] - boot[:, 1]
+    interval = ci(diff)
+    return {"data": data, "target": target, "n": int(len(y)), "groups": int(len(np.unique(groups))),
+            "positives": int(y.sum()), "coverage": round(coverage, 4), "sha256": digest,
+            "auc": {"value": round(judge, 4), "ci": ci(boot[:, 0])}, "baselines": table,
+            "best_baseline": {"name": best, "auc": table[best],
+                              "difference": {"value": round(judge - table[best], 4), "ci": interval}},
+            "beats_baseline": bool(interval[0] > 0)}
+
+
+def add_f1(entry: dict, y: np.ndarray, verdict: np.ndarray, groups: np.ndarray, threshold: float,
+           chosen: list[float]) -> None:
+    everything = np.ones_like(y)
+    boot = bootstrap(groups, lambda i: (f1(verdict[i], y[i]), f1(everything[i], y[i])))
+    diff = boot[:, 0] - boot[:, 1]
+    entry["f1"] = {"value": round(f1(verdict, y), 4), "ci": ci(boot[:, 0]), "threshold": round(threshold, 4),
+                   "fold_thresholds": [round(min(chosen), 4), round(max(chosen), 4)],
+                   "precision": round(float(y[verdict].mean()) if verdict.any() else 0.0, 4),
+                   "recall": round(float(verdict[y].mean()), 4), "share_called_relevant": round(float(verdict.mean()), 4)}
+    entry["f1_baseline"] = {"name": "every chunk relevant", "value": round(f1(everything, y), 4),
+                            "difference_ci": ci(diff)}
+    entry["f1_beats_baseline"] = bool(ci(diff)[0] > 0)
+
+
+def digest(data: Path, name: str) -> str:
+    return hashlib.sha256((data / FILES[name]).read_bytes()).hexdigest()
+
+
+# -- the judges ---------------------------------------------------------------------------------------------
+def context_relevance(data: Path) -> tuple[dict, list[str]]:
+    feats, gold, groups, sets, position, retriever, overlap, best = [], [], [], [], [], [], [], []
+    for name, graded in (("wikiqa", False), ("cranfield", True)):
+        for s in context_samples(rows(data, name), graded):
+            x, found = ContextRelevanceLocal.chunk_features(s)
+            feats += x
+            best += [v for v, _ in found]
+            gold += [s.relevant.get(c.key, 0) > 0 for c in s.contexts]
+            groups += [f"{name}:{s.id}"] * len(x)
+            sets += [name] * len(x)
+            position += [1 / c.rank for c in s.contexts]
+            overlap += [word_overlap(s.question, c.text) for c in s.contexts]
+            retriever += [c.score if c.score is not None else 0.0 for c in s.contexts]
+    x, y, groups, sets = np.array(feats), np.array(gold), np.array(groups), np.array(sets)
+    position, retriever, overlap, best = map(np.array, (position, retriever, overlap, best))
+    # Even odds, and a chunk is relevant when p >= 0.5: the bar does not move with the share of relevant chunks
+    # in the training sets (one answering sentence in twenty on WikiQA's pages; an F1-optimal threshold fit there
+    # calls few chunks of a real retrieval list relevant).
+    def threshold(p: np.ndarray, yy: np.ndarray, index: np.ndarray) -> float:
+        return EVEN
+
+    oof, verdict, chosen = cross_validate(x, y, groups, threshold, even=True)
+    w, b = fit(x, y, even=True)
+    shipped = EVEN
+    entries = []
+    for name, label in (("wikiqa", "WikiQA dev"), ("cranfield", "Cranfield dev")):
+        m = sets == name
+        base = {"list position": position[m], "word overlap": overlap[m]}
+        if name == "cranfield":
+            base["retriever score"] = retriever[m]
+        e = evaluation(label, "chunk relevant", y[m], oof[m], groups[m], base, 1.0, digest(data, name))
+        e["reference_auc"] = {"best-sentence cosine (the previous offline score)": round(auc(y[m], best[m]), 4),
+                              "the shipped model's ranking (monotone in its cosine within a chunk kind)":
+                              round(auc(y[m], predict(x[m], w, b)), 4)}
+        add_f1(e, y[m], verdict[m], groups[m], shipped, chosen)
+        e["f1"]["previous_threshold_0.45_on_cosine"] = round(f1(best[m] >= 0.45, y[m]), 4)
+        entries.append(e)
+    method = METHOD.format(k=len(CONTEXT_FEATURES)) + "; classes weighted to even odds, relevant when p >= 0.5"
+    return ({"features": list(CONTEXT_FEATURES), "weights": [round(float(v), 6) for v in w],
+             "intercept": round(b, 6), "threshold": round(shipped, 4),
+             "card": {"judge": "context_relevance", "method": method,
+                      "evaluations": entries}}, [])
+
+
+def answer_relevance(data: Path) -> dict:
+    feats, gold, groups = [], [], []
+    for s in context_samples(rows(data, "wikiqa"), False):
+        for c in s.contexts:
+            x, _, _ = AnswerRelevanceLocal.features(Sample(c.key, c.text, s.question))
+            feats.append(x)
+            gold.append(s.relevant.get(c.key, 0) > 0)
+            groups.append(s.id)
+    x, y, groups = np.array(feats), np.array(gold), np.array(groups)
+    # WikiQA's pages hold one answering sentence in twenty; an answer to judge is no such long shot
+    oof, _, _ = cross_validate(x, y, groups, even=True)
+    w, b = fit(x, y, even=True)
+    base = {"question-answer word overlap": x[:, ANSWER_FEATURES.index("question_word_overlap")],
+            "length": x[:, ANSWER_FEATURES.index("log_words")]}
+    e = evaluation("WikiQA dev, answer proxy", "sentence answers the question", y, oof, groups, base, 1.0,
+                   digest(data, "wikiqa"))
+    e["reference_auc"] = {"question-answer cosine alone": round(auc(y, x[:, 0]), 4)}
+    method = METHOD.format(k=len(ANSWER_FEATURES)) + "; classes weighted to even odds"
+    return {"features": list(ANSWER_FEATURES), "weights": [round(float(v), 6) for v in w], "intercept": round(b, 6),
+            "threshold": None, "card": {"judge": "answer_relevance", "method": method, "evaluations": [e]}}
+
+
+def ragtruth_pairs(data: Path) -> tuple[list[Sample], np.ndarray, np.ndarray]:
+    """RAGTruth QA: for each question with a faithful response, the others scored against the first faithful."""
+    by_source: dict[str, list[dict]] = {}
+    for line in (data / "ragtruth_dev.jsonl").read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        if r["task_type"] == "QA":
+            by_source.setdefault(r["source_id"], []).append(r)
+    samples, labels, groups = [], [], []
+    for source, items in sorted(by_source.items()):
+        faithful = [r for r in items if str(r["hallucinated"]) == "False"]
+        if not faithful:
+            continue
+        for r in items:
+            if r is not faithful[0]:
+                samples.append(Sample(r["id"], r["response"], r["question"], references=(faithful[0]["response"],)))
+                labels.append(str(r["hallucinated"]) == "False")
+                groups.append(source)
+    return samples, np.array(labels), np.array(groups)
+
+
+def answer_correctness(data: Path) -> dict:
+    samples, y, groups = nq_samples(rows(data, "nq301"))
+    metric = AnswerCorrectnessLocal.features
+    x = np.array([metric(s)[0] for s in samples])
+    oof, _, _ = cross_validate(x, y, groups)
+    w, b = fit(x, y)
+    tf1 = np.array([r["token_f1"].value for r in TokenF1().score(samples)])
+    em = np.array([r["exact_match"].value for r in ExactMatch().score(samples)])
+    base = {"token F1": tf1, "exact match": em, "length": x[:, CORRECTNESS_FEATURES.index("log_answer_words")]}
+    e = evaluation("NQ301 dev", "a person accepts the answer", y, oof, groups, base, 1.0, digest(data, "nq301"))
+    entries = [e]
+    rt, rty, rtg = ragtruth_pairs(data)
+    if len(rt):
+        rx = np.array([metric(s)[0] for s in rt])
+        rtf1 = np.array([r["token_f1"].value for r in TokenF1().score(rt)])
+        t = evaluation("RAGTruth QA dev (faithful response as reference; model fit on NQ301, not here)",
+                       "response not hallucinated", rty, predict(rx, w, b), rtg, {"token F1": rtf1}, 1.0,
+                       hashlib.sha256((data / "ragtruth_dev.jsonl").read_bytes()).hexdigest())
+        entries.append(t)
+    return {"features": list(CORRECTNESS_FEATURES), "weights": [round(float(v), 6) for v in w],
+            "intercept": round(b, 6), "threshold": None,
+            "card": {"judge": "answer_correctness", "method": METHOD.format(k=len(CORRECTNESS_FEATURES)),
+                     "evaluations": entries}}
+
+
+# -- pins and cost, through the real metrics ----------------------------------------------------------------
+def pin_samples(data: Path) -> dict[str, list[Sample]]:
+    wiki = context_samples(rows(data, "wikiqa"), False)[:PIN_QUESTIONS["wikiqa"]]
+    cran = context_samples(rows(data, "cranfield"), True)[:PIN_QUESTIONS["cranfield"]]
+    nq, _, qid = nq_samples(rows(data, "nq301"))
+    keep = set(list(dict.fromkeys(qid))[:PIN_QUESTIONS["nq301"]])
+    return {"wikiqa": wiki, "cranfield": cran, "wikiqa_answers": [Sample(c.key, c.text, s.question) for s in wiki
+                                                                 for c in s.contexts],
+            "nq301": [s for s, q in zip(nq, qid) if q in keep]}
+
+
+def pins(data: Path) -> dict:
+    """What the shipped model gives through the real metrics on the first questions of each file: the mean
+    probability and the number of chunks called relevant, pinned by the tests."""
+    ps = pin_samples(data)
+    ctx = ContextRelevanceLocal()
+    out = {}
+    for name in ("wikiqa", "cranfield"):
+        chunks = [c for r in ctx.score(ps[name]) for c in r["context_relevance"].details["chunks"]]
+        out[name] = {"questions": len(ps[name]), "mean_probability": round(float(np.mean([c["score"] for c in chunks])), 4),
+                     "called_relevant": sum(c["relevant"] for c in chunks)}
+    values = [r["answer_relevance"].value for r in AnswerRelevanceLocal().score(ps["wikiqa_answers"])]
+    out["wikiqa_answers"] = {"answers": len(values), "mean_probability": round(float(np.mean(values)), 4)}
+    values = [r["answer_correctness"].value for r in AnswerCorrectnessLocal().score(ps["nq301"])]
+    out["nq301"] = {"answers": len(values), "mean_probability": round(float(np.mean(values)), 4)}
+    return out
+
+
+def measure_coverage(data: Path, doc: dict) -> None:
+    """Each evaluation's coverage: the share of its rows the real metric scores (status ok)."""
+    def share(results, name):
+        return round(float(np.mean([r[name].status == "ok" for r in results])), 4)
+
+    wiki, cran = (context_samples(rows(data, n), n == "cranfield") for n in ("wikiqa", "cranfield"))
+    ctx = doc["judges"]["context_relevance"]["card"]["evaluations"]
+    ctx[0]["coverage"] = share(ContextRelevanceLocal().score(wiki), "context_relevance")
+    ctx[1]["coverage"] = share(ContextRelevanceLocal().score(cran), "context_relevance")
+    answers = [Sample(c.key, c.text, s.question) for s in wiki for c in s.contexts]
+    doc["judges"]["answer_relevance"]["card"]["evaluations"][0]["coverage"] = share(
+        AnswerRelevanceLocal().score(answers), "answer_relevance")
+    doc["judges"]["answer_correctness"]["card"]["evaluations"][0]["coverage"] = share(
+        AnswerCorrectnessLocal().score(nq_samples(rows(data, "nq301"))[0]), "answer_correctness")
+
+
+def cost(data: Path, n: int = 20) -> dict[str, float]:
+    """CPU milliseconds per sample (process time, all threads) through each metric, embeddings not cached."""
+    import torch
+
+    ps = pin_samples(data)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # CPU time of the work itself, not of idle threads spinning on a loaded machine
+    checker.embed(["the model loaded", "and warmed up"])
+    out = {}
+    for name, metric, samples in (("context_relevance (one question, its chunks)", ContextRelevanceLocal(),
+                                   context_samples(rows(data, "wikiqa"), False)[-n:]),
+                                  ("context_relevance (Cranfield: one query, 10 abstracts)", ContextRelevanceLocal(),
+                                   context_samples(rows(data, "cranfield"), True)[-n // 4:]),
+                                  ("answer_relevance", AnswerRelevanceLocal(), ps["wikiqa_answers"][-n:]),
+                                  ("answer_correctness", AnswerCorrectnessLocal(), nq_samples(rows(data, "nq301"))[0][-n:])):
+        checker._CACHE.clear()
+        start = time.process_time()
+        metric.score(samples)
+        out[name] = round(1000 * (time.process_time() - start) / len(samples), 1)
+        if name.startswith("context_relevance"):
+            chunks = sum(len(s.contexts) for s in samples)
+            out[name.replace("(", "per chunk (")] = round(1000 * (time.process_time() - start) / chunks, 1)
+    torch.set_num_threads(threads)
+    return out
+
+
+# -- the embedding cache (development only: the figures do not depend on it) ---------------------------------
+def load_cache(path: Path | None) -> None:
+    if path is None or not path.exists():
+        return
+    with np.load(path, allow_pickle=False) as z:
+        for text, vector in zip(z["texts"].tolist(), z["vectors"]):
+            checker._CACHE[(checker.FULL, text)] = vector
+
+
+def save_cache(path: Path | None) -> None:
+    if path is None:
+        return
+    items = [(t, v) for (enc, t), v in checker._CACHE.items() if enc == checker.FULL]
+    np.savez(path, texts=np.array([t for t, _ in items]), vectors=np.stack([v for _, v in items]))
+
+
+# -- report -------------------------------------------------------------------------------------------------
+def fmt(d: dict) -> str:
+    return f"{d['value']:.3f} [{d['ci'][0]:.3f}, {d['ci'][1]:.3f}]"
+
+
+def markdown(doc: dict) -> list[str]:
+    lines = []
+    for judge, entry in doc["judges"].items():
+        card = entry["card"]
+        lines += [f"#### {judge} (offline, calibrated)", "", f"{card['method']}; features: "
+                  + ", ".join(entry["features"]) + (f"; threshold {entry['threshold']:.2f} on the probability"
+                                                    if entry["threshold"] is not None else "") + ".", "",
+                  "| data | n (questions, positives) | judge AUC [95% CI] | best trivial baseline | AUC | "
+                  "difference [95% CI] | beats it |", "|---|---|---:|---|---:|---:|---|"]
+        for e in card["evaluations"]:
+            b = e["best_baseline"]
+            lines.append(f"| {e['data']} | {e['n']} ({e['groups']}, {e['positives']}) | **{fmt(e['auc'])}** | "
+                         f"{b['name']} | {b['auc']:.3f} | {fmt(b['difference'])} | "
+                         f"{'yes' if e['beats_baseline'] else '**no**'} |")
+        lines.append("")
+        for e in card["evaluations"]:
+            others = {**e["baselines"], **e.get("reference_auc", {})}
+            lines.append(f"- {e['data']}: every baseline's AUC (oriented): "
+                         + ", ".join(f"{k} {v:.3f}" for k, v in others.items()) + ".")
+            if "f1" in e:
+                f = e["f1"]
+                lines.append(f"  F1 at the threshold {f['threshold']:.2f} (out-of-fold): **{fmt(f)}**, precision {f['precision']:.3f}, recall "
+                             f"{f['recall']:.3f}, {f['share_called_relevant']:.1%} called relevant; "
+                             f"'{e['f1_baseline']['name']}' F1 {e['f1_baseline']['value']:.3f} (difference CI "
+                             f"[{e['f1_baseline']['difference_ci'][0]:.3f}, {e['f1_baseline']['difference_ci'][1]:.3f}]"
+                             f"); the previous cosine >= 0.45: {f['previous_threshold_0.45_on_cosine']:.3f}.")
+        if "cpu_ms_per_sample" in card:
+            lines.append("- CPU per sample, model loaded, embeddings not cached: "
+                         + ", ".join(f"{k} {v:.0f} ms" for k, v in card["cpu_ms_per_sample"].items()) + ".")
+        lines.append("")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "datasets")
+    parser.add_argument("--embedding-cache", type=Path, default=None)
+    parser.add_argument("--write", action="store_true", help=f"write {cal.PATH.relative_to(REPO)}")
+    args = parser.parse_args()
+    start, load = time.perf_counter(), os.getloadavg()
+    load_cache(args.embedding_cache)
+    ctx, _ = context_relevance(args.data)
+    doc = {"generated_by": "benchmarks/bench_triad.py", "model": checker.MODEL_NAME,
+           "judges": {"context_relevance": ctx, "answer_relevance": answer_relevance(args.data),
+                      "answer_correctness": answer_correctness(args.data)}}
+    save_cache(args.embedding_cache)
+    for entry in doc["judges"].values():
+        fitted = json.dumps([entry["features"], entry["weights"], entry["intercept"], entry["threshold"]])
+        entry["tag"] = hashlib.sha256(fitted.encode()).hexdigest()[:8]
+    if args.write:
+        cal.PATH.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        cal._document.cache_clear()
+        doc["pins"] = pins(args.data)
+        measure_coverage(args.data, doc)
+        save_cache(args.embedding_cache)
+        ms = cost(args.data)
+        for judge, entry in doc["judges"].items():
+            entry["card"]["cpu_ms_per_sample"] = {k: v for k, v in ms.items() if k.startswith(judge)}
+        cal.PATH.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    print("\n".join(markdown(doc)))
+    print(f"Machine: {os.cpu_count()} CPUs; load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
+          f"{time.perf_counter() - start:.0f} s wall.")
+
+
+if __name__ == "__main__":
+    main()
