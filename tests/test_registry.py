@@ -188,7 +188,7 @@ def test_a_bad_metric_name_is_refused_naming_metrics_or_the_name(names, message)
     (["rouge"], {"faithfulness": {"fuzzy_threshold": float("nan")}}, "fuzzy_threshold: expected a finite number"),
     (["rouge"], {"context_recall": {"max_claims": 2.5}}, "max_claims: expected a whole number, got 2.5"),
     (["rouge"], {"context_relevance": {"k": 1.5}}, "options['context_relevance']: k: expected a whole number"),
-    (["rouge"], {"context_relevance_local": {"threshold": 2}}, "threshold: expected a number in [-1, 1], got 2"),
+    (["rouge"], {"context_relevance_local": {"threshold": 2}}, "threshold: expected a number in [0, 1], got 2"),
     (["rouge"], {"pairwise": {"contexts": "yes"}}, "contexts: expected true or false, got 'yes'"),
     (["rouge"], {"pairwise_local": {"margin": -0.5}}, "margin: expected a number in [0, inf], got -0.5"),
 ])

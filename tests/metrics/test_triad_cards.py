@@ -117,8 +117,10 @@ def test_context_relevance_calls_chunks_by_their_calibrated_probability():
     out = metric.score([Sample("s", "", question, tuple(Context(t, i + 1) for i, t in enumerate(chunks)))])[0]
     found = out["context_relevance"].details["chunks"]
     assert [c["relevant"] for c in found] == [c["score"] >= metric.threshold for c in found] == [False, True, False]
-    with pytest.raises(ValueError, match="probability"):
+    with pytest.raises(ValueError, match=r"threshold: expected a number in \[0, 1\], got 1.5"):
         ContextRelevanceLocal(threshold=1.5)
+    with pytest.raises(ValueError, match="probability"):
+        ContextRelevanceLocal(threshold=1.0)
 
 
 def test_genevals_metrics_shows_the_cards():
