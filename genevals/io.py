@@ -234,10 +234,14 @@ def _check_readable(path: Path) -> None:
 
 
 def read_raw(path: str | Path) -> Iterator[RawRow | InputError]:
-    if isinstance(path, str) and path.endswith(("/", os.sep)) and Path(path).is_file():
-        # Path() drops the slash, and open("data.jsonl/") would fail: a slash says a folder was meant
-        raise InputError(path, None, None, "is a file, but the path ends in '/' as a folder's does; "
-                                           "leave out the trailing '/'")
+    if isinstance(path, str) and not path:  # Path("") is ".": "is a directory" would not say what is wrong
+        raise InputError("''", None, None, "the input path is empty; give a JSONL, CSV or Parquet file")
+    if isinstance(path, str) and (path.endswith(("/", os.sep)) or os.path.basename(path) == ".") \
+            and Path(path).is_file():
+        # Path() drops a trailing '/' or '/.', and open("data.jsonl/.") would fail: they say a folder was meant
+        tail = "/" if path.endswith(("/", os.sep)) else "/."
+        raise InputError(path, None, None, f"is a file, but the path ends in '{tail}' as a folder's does; "
+                                           f"leave out the trailing '{tail}'")
     path = Path(path)
     _check_readable(path)
     suffix = path.suffix.lower()

@@ -87,6 +87,8 @@ class ResultsWriter:
         run_dir = Path(run_dir)
         run_dir.mkdir(parents=True, exist_ok=True)
         self._handle = open(run_dir / RESULTS_FILE, "a", encoding="utf-8")
+        #: characters appended by this writer (0: this run has written no result)
+        self.written = 0
 
     def write(self, results: Iterable[SampleResult]) -> None:
         self.write_text(results_text(results))
@@ -95,6 +97,7 @@ class ResultsWriter:
         """Append lines made by :func:`results_text` (in a worker process, say) and flush."""
         self._handle.write(text)
         self._handle.flush()
+        self.written += len(text)
 
     def close(self) -> None:
         self._handle.close()
@@ -160,10 +163,27 @@ def read_results(where: str | Path) -> Iterator[SampleResult]:
             raise _not_a_result(_results_path(where), number, f"not a result record ({what})") from None
 
 
+def _read_object(path: Path) -> dict[str, Any]:
+    """A JSON object file, or {} when there is none; ValueError naming the file when it is a folder, not JSON
+    or not a JSON object (a report or summary read from it would otherwise fail deep inside, unnamed)."""
+    if not path.exists():
+        return {}
+    try:
+        found = json.loads(path.read_bytes())
+    except IsADirectoryError:
+        raise ValueError(f"{path}: a folder, not a file") from None
+    except RecursionError:
+        found = None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(found, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return found
+
+
 def read_summary(run_dir: str | Path) -> dict[str, Any]:
-    """summary.json, or {} when the run wrote none (yet)."""
-    path = Path(run_dir) / SUMMARY_FILE
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    """summary.json, or {} when the run wrote none (yet); ValueError naming it when it is not a JSON object."""
+    return _read_object(Path(run_dir) / SUMMARY_FILE)
 
 
 def write_summary(run_dir: str | Path, summary: Mapping[str, Any], skipped: Iterable[SkippedRow]) -> None:
@@ -183,8 +203,7 @@ def write_outputs(run_dir: str | Path, declarations: Mapping[str, Any]) -> None:
 
 def read_outputs(run_dir: str | Path) -> dict[str, Any]:
     """outputs.json: output name -> {family, kind, definition, direction, range}; {} for a run without one."""
-    path = Path(run_dir) / OUTPUTS_FILE
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return _read_object(Path(run_dir) / OUTPUTS_FILE)
 
 
 def write_manifest(run_dir: str | Path, manifest: Mapping[str, Any]) -> None:
@@ -199,6 +218,8 @@ def read_manifest(run_dir: str | Path) -> dict[str, Any] | None:
         return None
     try:
         found = json.loads(path.read_bytes())
+    except IsADirectoryError:
+        raise ValueError(f"{path}: a folder, not a file") from None
     except RecursionError:
         found = None
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
@@ -248,6 +269,29 @@ def move_earlier_run(run_dir: Path) -> Path | None:
         if (run_dir / name).exists():
             os.replace(run_dir / name, backup / name)
     return backup
+
+
+def put_back(run_dir: Path, earlier: Path | None, present: Iterable[str]) -> None:
+    """Undo the start of a run that ends before writing any result (its judge cannot answer, say), so the
+    folder is as it was: remove the run files it wrote (those of :data:`RUN_FILES` not in ``present``, the
+    names already there once the earlier run was moved aside), then move the earlier run's files back from
+    ``earlier`` (what :func:`prepare` returned) and remove that folder, and ``earlier/`` when it is left empty.
+
+    Only for a run with no result: its own files then hold nothing computed, and each earlier file is renamed
+    back whole, as it was moved."""
+    present = set(present)
+    for name in RUN_FILES:
+        path = run_dir / name
+        if name not in present and path.is_file():
+            path.unlink()
+    if earlier is None:
+        return
+    for name in RUN_FILES:
+        if (earlier / name).exists() and not (run_dir / name).exists():
+            os.replace(earlier / name, run_dir / name)
+    for folder in (earlier, run_dir / EARLIER_DIR):
+        with contextlib.suppress(OSError):  # not empty: something else is in it, and stays
+            folder.rmdir()
 
 
 def truncate_partial_line(path: Path, block: int = 1 << 16) -> None:

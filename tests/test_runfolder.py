@@ -81,6 +81,56 @@ def test_a_manifest_that_is_empty_or_not_an_object_is_an_error_not_a_missing_one
             runfolder.read_manifest(tmp_path)
 
 
+def test_a_summary_outputs_or_manifest_that_is_a_folder_or_not_an_object_is_named(tmp_path):
+    """summary.json that was a list ended `genevals report` in an AttributeError, one not JSON in a message
+    naming no file; a manifest.json that is a folder ended --resume in an IsADirectoryError."""
+    for name, read in [(runfolder.SUMMARY_FILE, runfolder.read_summary),
+                       (runfolder.OUTPUTS_FILE, runfolder.read_outputs)]:
+        path = tmp_path / name
+        for text, message in [("{oops", "not valid JSON"), ("[]", "not a JSON object"), ("", "not valid JSON")]:
+            path.write_text(text)
+            with pytest.raises(ValueError, match=f"^{path}: {message}"):
+                read(tmp_path)
+        path.unlink()
+        path.mkdir()
+        with pytest.raises(ValueError, match=f"^{path}: a folder, not a file"):
+            read(tmp_path)
+    (tmp_path / runfolder.MANIFEST_FILE).mkdir()
+    with pytest.raises(ValueError, match="manifest.json: a folder, not a file"):
+        runfolder.read_manifest(tmp_path)
+
+
+def _snapshot(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() if p.is_file() else None
+            for p in sorted(folder.rglob("*"))}
+
+
+@pytest.mark.parametrize("older_backup", [False, True])
+def test_put_back_leaves_the_folder_as_it_was_before_a_run_that_wrote_no_result(tmp_path, older_backup):
+    files = {name: f"{name} of the earlier run\n" for name in runfolder.RUN_FILES}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    if older_backup:  # earlier/ already holds a run: it stays, with the folder
+        (tmp_path / runfolder.EARLIER_DIR / "20240101-000000").mkdir(parents=True)
+        (tmp_path / runfolder.EARLIER_DIR / "20240101-000000" / runfolder.RESULTS_FILE).write_text("older\n")
+    (tmp_path / "review.sqlite").write_text("not a run file")
+    before = _snapshot(tmp_path)
+    moved = runfolder.prepare(tmp_path, resume=False)
+    present = {n for n in runfolder.RUN_FILES if (tmp_path / n).exists()}
+    runfolder.write_manifest(tmp_path, {"input": "new"})  # what a run writes before its first result
+    runfolder.ResultsWriter(tmp_path).close()
+    assert _snapshot(tmp_path) != before
+    runfolder.put_back(tmp_path, moved, present)
+    assert _snapshot(tmp_path) == before
+
+
+def test_put_back_without_an_earlier_run_removes_only_what_the_run_wrote(tmp_path):
+    (tmp_path / runfolder.MANIFEST_FILE).write_text("{}")  # a manifest alone: no run to move (resume keeps it)
+    runfolder.ResultsWriter(tmp_path).close()
+    runfolder.put_back(tmp_path, None, {runfolder.MANIFEST_FILE})
+    assert sorted(p.name for p in tmp_path.iterdir()) == [runfolder.MANIFEST_FILE]
+
+
 def test_a_file_written_whole_replaces_the_old_one_only_when_complete(tmp_path):
     path = tmp_path / runfolder.SUMMARY_FILE
     path.write_text("old")

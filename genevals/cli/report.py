@@ -72,7 +72,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     out = Path(args.output) if args.output else (run_dirs[0] / REPORT_FILE if len(run_dirs) == 1
                                                   else Path("compare.html"))
-    write_page(data, out)
+    try:
+        write_page(data, out)
+    except OSError as exc:  # -o under a file, in a folder this user may not write, a name too long ...
+        print(f"genevals: error: {_unwritable(out, exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     print(f"wrote {out}")
     for note in unshared_ids_notes(data):
         print(f"genevals: warning: {note}", file=sys.stderr)
@@ -80,3 +84,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     for failure in failures:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
     return EXIT_THRESHOLD if failures else EXIT_OK
+
+
+def _unwritable(out: Path, exc: OSError) -> str:
+    """Why the report cannot be written to ``out``, naming the path (and the file in the way, when a folder of
+    the path is a file: the OS says only "File exists" or "Not a directory")."""
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                return f"cannot write the report to {out}: {parent} is a file, not a folder"
+            break
+    return f"cannot write the report to {out}: {exc.strerror or exc}"

@@ -160,10 +160,16 @@ def check_options(args: argparse.Namespace) -> str | None:
         problem = _prices_problem(args.judge_prices)
         if problem is not None:
             return f"--judge-prices: {problem}"
+    if not args.input:  # Path("") is ".", the current folder: "is a directory" would not say what is wrong
+        return "INPUT: the path is empty; give the input file (JSONL, CSV or Parquet)"
+    if not args.out:  # Path("") is "." too: the run would be written into the current folder
+        return "--out: the path is empty; give the output folder (default: reports/latest)"
     try:
         check_out_dir(args.out, "--out")
     except InputError as exc:
         return str(exc)
+    except OSError as exc:  # a name too long, a symlink loop: found by stat() before anything is made
+        return f"--out: {args.out}: {exc.strerror or exc}"
     return None
 
 
@@ -193,13 +199,17 @@ def unwritable_option(args: argparse.Namespace) -> str | None:
     """The first option value holding text that cannot be written as UTF-8 (a lone surrogate, as a file name
     or argument with bytes that are not UTF-8 gives one), as an error message naming the option; else None.
     Such text would reach results.jsonl or summary.json and fail there, mid-run (see :mod:`genevals.utf8`)."""
+    import os
+
     from genevals import utf8
 
     for dest, value in vars(args).items():
         found = utf8.find(value)
         if found is not None:
-            return (f"{_OPTION_NAMES.get(dest, '--' + dest.replace('_', '-'))}: invalid Unicode ({found[1]}); it "
-                    "cannot be written as UTF-8")
+            # the value as the bytes it came from (a file name's \xff), escaped: it cannot be printed as it is
+            shown = f" {os.fsencode(value).decode('utf-8', 'backslashreplace')}" if isinstance(value, str) else ""
+            return (f"{_OPTION_NAMES.get(dest, '--' + dest.replace('_', '-'))}{shown}: invalid Unicode "
+                    f"({found[1]}); it cannot be written as UTF-8")
     return None
 
 

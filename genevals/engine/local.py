@@ -204,7 +204,7 @@ def evaluate(
     pipelined = (n_done == 0 and all(s.metric.kind == CHEAP for s in selected)
                  and (workers > 1 if not auto else plan.n_good >= PARALLEL_THRESHOLD and _cores() > 1))
     pool = workers_pool(workers) if workers > 1 and not pipelined else None
-    interrupted = False
+    interrupted = withdrawn = False
     try:
         total = plan.n_good - n_done
         advance = (lambda n: progress(n, total)) if progress is not None else None
@@ -220,10 +220,14 @@ def evaluate(
     except KeyboardInterrupt:
         interrupted = True
         raise
+    except BaseException:  # JudgeUnavailable at the first call, say: with nothing scored, the folder as it was
+        withdrawn = recorder.withdraw()
+        raise
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-        results = recorder.finish(n_input_rows=plan.n_rows, interrupted=interrupted)
+        if not withdrawn:
+            results = recorder.finish(n_input_rows=plan.n_rows, interrupted=interrupted)
     return results
 
 

@@ -197,9 +197,11 @@ def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, k
     if earlier is not None:  # said at once: a run that crashes later never gets to say it
         print(f"genevals: note: the earlier run in {out} was moved to {earlier}", file=sys.stderr, flush=True)
         meta = {**meta, "earlier_run": str(earlier)}
+    present = frozenset(n for n in runfolder.RUN_FILES if out is not None and (out / n).exists())
     if out is not None:
         runfolder.write_manifest(out, wanted)
     recorder = RunRecorder(plan.selected, out, errors=plan.errors, seed=seed, keep_samples=keep_samples, meta=meta)
+    recorder.earlier, recorder.present = earlier, present
     try:
         done = _replay_previous(recorder, out) if resume else set()
     except runfolder.ResultsError as exc:  # a garbage line: resuming would score its sample again
@@ -222,6 +224,10 @@ def check_resume(out: Path, wanted: Mapping[str, Any]) -> None:
     """ResumeMismatch naming every difference between the folder's manifest and the run asked for, or saying
     that the manifest is missing, empty or unreadable: a folder whose run cannot be checked is not continued.
     A folder without results has nothing to mix."""
+    results = out / runfolder.RESULTS_FILE
+    if results.exists() and not results.is_file():  # a folder, say: nothing to continue, nor to append to
+        raise ResumeMismatch(str(results), None, None, f"--resume: not a file, so its results cannot be "
+                             f"continued.\n{_FRESH}")
     if not runfolder.has_results(out):
         return
     try:

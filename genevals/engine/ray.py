@@ -184,7 +184,7 @@ def evaluate(
         judge_concurrency=max(1, judge_concurrency or DEFAULT_JUDGE_CONCURRENCY))
 
     recorder, todo, n_done = start_run(plan, out_dir, resume, seed, keep_samples, {"engine": "ray", **(meta or {})})
-    ray, started, interrupted = None, False, False
+    ray, started, interrupted, withdrawn = None, False, False, False
     cluster_switch = os.environ.get(_RAY_CLUSTER_SWITCH)
     try:
         for part in chunked(todo, rows_per_pass):
@@ -199,12 +199,16 @@ def evaluate(
     except KeyboardInterrupt:
         interrupted = True
         raise
+    except BaseException:  # nothing scored yet (Ray failed to start, say): the folder as it was
+        withdrawn = recorder.withdraw()
+        raise
     finally:
         if ray is not None and (shutdown or (shutdown is None and started)):
             ray.shutdown()
             if address is None:
                 _restore_cluster_switch(cluster_switch)
-        results = recorder.finish(n_input_rows=plan.n_rows, interrupted=interrupted)
+        if not withdrawn:
+            results = recorder.finish(n_input_rows=plan.n_rows, interrupted=interrupted)
     return results
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 from collections import Counter
 from pathlib import Path
@@ -61,6 +62,10 @@ class RunRecorder:
             skipped=[SkippedRow(e.source + (f":{e.line}" if e.line else ""), e.field, e.message) for e in errors],
             seed=seed, meta={"metrics": [s.family for s in selected], **meta})
         self.writer = runfolder.ResultsWriter(out) if out is not None else None
+        #: set by :func:`genevals.engine.plan.start_run`: where the earlier run was moved (or None), and the run
+        #: files the folder held then, for :meth:`withdraw`
+        self.earlier: Path | None = None
+        self.present: frozenset[str] = frozenset()
 
     def record(self, result: SampleResult, *, in_memory: bool = True) -> None:
         """Count a result in the summary (one already in results.jsonl, when resuming). ``in_memory=False``:
@@ -111,6 +116,19 @@ class RunRecorder:
         if self.writer is not None:
             self.writer.close()
             self.writer = None
+
+    def withdraw(self) -> bool:
+        """For a run stopped by an error: when it wrote no result (its judge could not answer the first call,
+        say), put the run folder back as it was (:func:`genevals.runfolder.put_back`: the earlier run back in
+        place, nothing of this run's left) and return True; the run then writes no summary. False when it
+        wrote results: they are kept, and :meth:`finish` writes the summary of what was scored."""
+        if self.out is None or self.writer is None or self.writer.written:
+            return False
+        self.close()
+        runfolder.put_back(self.out, self.earlier, self.present)
+        if self.earlier is not None:
+            print(f"genevals: note: nothing was scored; the earlier run is back in {self.out}", file=sys.stderr)
+        return True
 
     def finish(self, *, n_input_rows: int, interrupted: bool = False) -> Results:
         """Corpus scores, signatures (taken now: some settings are only known after scoring), summary files."""

@@ -312,6 +312,11 @@ class ConcurrentMetric(Metric):
                 if not in_flight:
                     return
                 done, in_flight = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
+                # Every failure is retrieved, not only the first: when several samples meet a judge that cannot
+                # answer (JudgeUnavailable) at once, asyncio would log each other one with a traceback.
+                failed = [exc for exc in (task.exception() for task in done) if exc is not None]
+                if failed:
+                    raise failed[0]
                 for task in sorted(done, key=lambda t: t.result()[0]):
                     emit(*task.result())
         finally:

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from support.fault_server import FaultServer
 
 CONTEXT = "Marie Curie was born in Warsaw. Marie Curie discovered polonium."
@@ -76,6 +78,26 @@ def test_a_rerun_answered_from_the_cache_sends_nothing_and_needs_no_endpoint(tmp
     missing = run(more, tmp_path / "fourth", url, "--judge-model", "judge", "--judge-cache", cache)
     assert missing.returncode == 2 and "did not answer a test request" in missing.stderr, missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+@pytest.mark.parametrize("judge", [("--judge-base-url", "http://127.0.0.1:9/v1", "--judge-model", "judge"),
+                                   ("--judge-backend", "llamacpp", "--judge-model", "nosuch.gguf")],
+                         ids=["endpoint-down", "no-gguf"])
+def test_a_run_refused_at_its_first_judge_call_leaves_the_earlier_run_as_it_was(tmp_path, judge):
+    """The preflight waits for the first call the cache cannot answer, after the earlier run was moved to
+    earlier/<date-time>/: a run refused then, with nothing scored, moved it back, leaving nothing of its own."""
+    data, out = rows(tmp_path), tmp_path / "out"
+    first = subprocess.run([sys.executable, "-m", "genevals", "run", str(data), "--out", str(out), "-q", "-m",
+                            "exact_match"], capture_output=True, text=True, timeout=300)
+    assert first.returncode == 1 and (out / "report.html").is_file(), first.stderr  # 1: rows have no references
+    before = {p.relative_to(out): p.read_bytes() if p.is_file() else None for p in sorted(out.rglob("*"))}
+    done = subprocess.run([sys.executable, "-m", "genevals", "run", str(data), "--out", str(out), "-q", "-m",
+                           "faithfulness", "--judge-cache", str(tmp_path / "cache"), *judge],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert "genevals: error:" in done.stderr and "Traceback" not in done.stderr
+    assert f"nothing was scored; the earlier run is back in {out}" in done.stderr
+    assert {p.relative_to(out): p.read_bytes() if p.is_file() else None for p in sorted(out.rglob("*"))} == before
 
 
 def test_listing_the_metrics_asks_no_server_for_its_model():

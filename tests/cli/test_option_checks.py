@@ -3,15 +3,16 @@ bad value exits 2 at once with a message naming the option, never a hang or a tr
 written. And a CSV with one stray quote is read as the csv module reads it (point 7)."""
 import csv
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
 
-def genevals(*args, timeout=60):
+def genevals(*args, timeout=60, cwd=None):
     return subprocess.run([sys.executable, "-m", "genevals", *args], capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=timeout, cwd=cwd)
 
 
 ROW = {"id": "1", "answer": "Paris", "references": ["Paris"], "contexts": [{"id": "c1", "text": "Paris."}],
@@ -77,6 +78,32 @@ def test_an_input_path_with_a_trailing_slash_exits_2(tmp_path, data):
     done = genevals("run", f"{data}/", "-q", "--out", str(tmp_path / "out"))
     assert done.returncode == 2 and f"{data}/: is a file, but the path ends in '/'" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("source, out, message", [
+    ("{data}/.", "{tmp}/out", "{data}/.: is a file, but the path ends in '/.' as a folder's does"),
+    ("", "{tmp}/out", "INPUT: the path is empty"),
+    ("{data}", "", "--out: the path is empty"),
+    ("{data}", "{tmp}/" + "o" * 300, "--out: {tmp}/ooo"),
+], ids=["input-slash-dot", "input-empty", "out-empty", "out-name-too-long"])
+def test_an_input_or_out_path_that_cannot_work_exits_2_naming_it(tmp_path, data, source, out, message):
+    """Path("") is ".", the current folder: an empty INPUT said only ".: is a directory", an empty --out wrote the
+    run into the current folder; INPUT/. and an --out name over 255 bytes ended in tracebacks."""
+    done = genevals("run", source.replace("{data}", str(data)), "-q", "--out", out.replace("{tmp}", str(tmp_path)),
+                    "-m", "exact_match", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert message.replace("{data}", str(data)).replace("{tmp}", str(tmp_path)) in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file", "d.jsonl", "prices.json", "typo_prices.json"]
+
+
+def test_an_input_name_that_is_not_utf8_is_shown_escaped(tmp_path):
+    named = os.fsencode(str(tmp_path)) + b"/bad\xffname.jsonl"
+    with open(named, "w") as handle:
+        handle.write(json.dumps(ROW) + "\n")
+    done = genevals("run", os.fsdecode(named), "-q", "--out", str(tmp_path / "out"))
+    assert done.returncode == 2, done.stderr
+    assert f"genevals: error: INPUT {tmp_path}/bad\\xffname.jsonl: invalid Unicode" in done.stderr, done.stderr
 
 
 def test_good_values_of_the_checked_options_still_run(tmp_path, data):

@@ -133,3 +133,40 @@ def test_a_garbage_line_in_results_is_named_by_report_and_by_resume(tmp_path):
         assert done.returncode == 2, (args, done.stderr)
         assert f"{out / 'results.jsonl'}:2: not a result: not JSON" in done.stderr and "Traceback" not in done.stderr
         assert snapshot(out) == before
+
+
+@pytest.mark.parametrize("folder", ["manifest.json", "results.jsonl"])
+def test_resume_refuses_a_manifest_or_results_that_is_a_folder_naming_it(tmp_path, folder):
+    path, out = write(tmp_path / "d.jsonl", ROWS), tmp_path / "out"
+    assert genevals("run", str(path), "-o", str(out), "-q", "-m", "exact_match").returncode == 0
+    (out / folder).rename(out / f"{folder}.moved")
+    (out / folder).mkdir()
+    before = snapshot(out)
+    done = genevals("run", str(path), "-o", str(out), "-q", "-m", "exact_match", "--resume")
+    assert done.returncode == 2, done.stderr
+    assert f"genevals: error: {out}" in done.stderr and f"{out / folder}" in done.stderr, done.stderr
+    assert "not a file" in done.stderr and "Traceback" not in done.stderr
+    assert snapshot(out) == before
+
+
+@pytest.mark.parametrize("summary, message", [("{not json", "summary.json: not valid JSON"),
+                                              ("[]", "summary.json: not a JSON object")])
+def test_report_names_a_summary_that_is_not_a_json_object(tmp_path, summary, message):
+    out = tmp_path / "out"
+    assert genevals("run", str(write(tmp_path / "d.jsonl", ROWS)), "-o", str(out), "-q", "-m",
+                    "exact_match").returncode == 0
+    (out / "summary.json").write_text(summary)
+    before = snapshot(out)
+    done = genevals("report", str(out))
+    assert done.returncode == 2, done.stderr
+    assert f"genevals: error: {out}/{message}" in done.stderr and "Traceback" not in done.stderr
+    assert snapshot(out) == before
+
+
+def test_report_to_a_path_under_a_file_is_exit_2_naming_the_file(tmp_path):
+    path, out = write(tmp_path / "d.jsonl", ROWS), tmp_path / "out"
+    assert genevals("run", str(path), "-o", str(out), "-q", "-m", "exact_match").returncode == 0
+    done = genevals("report", str(out), "-o", str(path / "r.html"))
+    assert done.returncode == 2, done.stderr
+    assert f"cannot write the report to {path}/r.html: {path} is a file, not a folder" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -14,7 +14,9 @@ A case that names ``secrets`` (an API key, URL credentials) must not show them i
 the run writes: not as they are, not base64-encoded, not URL-encoded.
 
 Whatever the class: no traceback, no hang (``limit`` seconds), and the previous run already in the output
-folder keeps its results, summary and report (in place, or moved to a backup that stderr names).
+folder keeps its results, summary and report (in place, or moved to a backup that stderr names; ``--resume``
+continues that run, so it keeps the results lines and rewrites the summary and report; ``report DIR`` rewrites
+DIR's report: see ``runner.REWRITTEN``).
 
 Placeholders in ``argv``, ``where`` and ``api``: ``{in}`` the first of ``files``, ``{out}`` the output folder
 (holding a previous good run), ``{tmp}`` the case's own folder, ``{judge}`` a fault-injecting judge server's URL.

@@ -5,7 +5,9 @@ Each case gets its own folder: its ``files``, and ``out/``, a copy of one good r
 cold ``python -m genevals run``. After the case, the runner checks the exit code against the case's class, that
 stderr holds no traceback, that the case ended within its limit, and that the previous run's results.jsonl,
 summary.json and report.html are intact: in place, or (after a run that scored) byte for byte in a backup whose
-name stderr gives. A refused case must leave them in place, untouched.
+name stderr gives; a ``--resume`` that scored keeps results.jsonl's complete lines as its start and may rewrite
+summary.json and report.html, and ``report DIR`` may rewrite DIR's report.html (:data:`REWRITTEN`). A refused
+case must leave them in place, untouched.
 """
 from __future__ import annotations
 
@@ -28,6 +30,11 @@ from hostile.setups import ROOT_BYPASSES, SETUPS
 REPO = Path(__file__).resolve().parents[2]
 #: the previous run's files a case must never lose
 KEPT = ("results.jsonl", "summary.json", "report.html")
+#: the files a run that scored may rewrite in place, by what it was asked to do: ``--resume`` continues the same
+#: run (its results.jsonl grows, its summary and report are written again for all of its results), and
+#: ``genevals report DIR`` makes DIR's report.html again; both replace the file whole (written aside, renamed).
+#: Everything else that changes one of KEPT must move it aside first.
+REWRITTEN = {"resume": ("summary.json", "report.html"), "report": ("report.html",)}
 #: exit codes of a run that scored and wrote (0 ok, 1 a threshold missed, 3 too many judge errors): only such a
 #: run may replace the previous run's files, and only after moving them aside
 SCORED = (0, 1, 3)
@@ -204,7 +211,8 @@ class Runner:
         outcome.code, outcome.hung, outcome.seconds = reply["code"], reply["hung"], reply["seconds"]
         if reply.get("died"):
             outcome.problems.append("the fork server died")
-        outcome.stderr = stderr.read_bytes().decode("utf-8", "replace") if stderr.exists() else ""
+        # each run's stderr is kept (rerun_first runs twice): each names where its own earlier run went
+        outcome.stderr += stderr.read_bytes().decode("utf-8", "replace") if stderr.exists() else ""
         if case.api and (folder / "_api.json").exists():
             outcome.api = json.loads((folder / "_api.json").read_text())
 
@@ -296,16 +304,26 @@ class Runner:
         copies: dict[str, list[Path]] | None = None
         case = outcome.case
         resumed = "--resume" in case.argv or "resume=True" in case.api
+        scored = expect != REFUSED and outcome.code in SCORED
+        # `report DIR` without -o writes DIR/report.html; with -o, another file
+        reported = case.argv[:1] == ("report",) and not {"-o", "--output"} & set(case.argv)
+        rewritten = REWRITTEN["resume"] if resumed else REWRITTEN["report"] if reported else ()
         for name, old_bytes in before.items():
             if old_bytes is None:
                 continue
             now = (out / name).read_bytes() if (out / name).is_file() else None
             if now == old_bytes:
                 continue
-            if resumed and name == "results.jsonl" and now is not None:
+            if resumed and name == "results.jsonl":
                 complete = old_bytes[: old_bytes.rfind(b"\n") + 1]
-                if now.startswith(complete):
+                if now is not None and now.startswith(complete):
                     continue
+                if scored:  # continued, not moved aside: the earlier lines must stay where they were
+                    problems.append("--resume did not keep the previous results.jsonl's complete lines as the "
+                                    "start of results.jsonl")
+                    continue
+            if scored and name in rewritten and now is not None:
+                continue
             old = hashlib.sha256(old_bytes).hexdigest()
             if expect == REFUSED or outcome.code not in SCORED:
                 problems.append(f"the previous {name} was changed or removed (exit {outcome.code}; a run that is "
