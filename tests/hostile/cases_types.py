@@ -30,7 +30,9 @@ TABLE = {
     "id": (("id",), MISSING | INT_IDS | {"text"}, {"nan"}),
     "contexts": (("contexts",), MISSING | {"emptylist"}, {"nan"}),
     "contexts[0]": (("contexts", 0), {"text", "empty"}, set()),
-    "contexts[0].text": (("contexts", 0, "text"), {"text", "empty"}, set()),
+    # a context may carry only its ids (retrieval reads them; a metric that needs text says so): null text is
+    # missing text, and NaN (pandas' missing value) may be read as missing too
+    "contexts[0].text": (("contexts", 0, "text"), {"text", "empty", "null"}, {"nan"}),
     "contexts[0].id": (("contexts", 0, "id"), {"null", "text"} | INT_IDS, {"empty", "nan"}),
     "contexts[0].doc_id": (("contexts", 0, "doc_id"), {"null", "text"} | INT_IDS, {"empty", "nan"}),
     # a context score is only shown; NaN and Infinity may be refused or written as null, never as a NaN token
@@ -38,7 +40,8 @@ TABLE = {
                           {"exp400", "nan", "inf", "neginf", "int400"}),
     "references": (("references",), MISSING | {"text", "emptylist"}, {"nan"}),
     "references[0]": (("references", 0), {"text", "empty"}, set()),
-    "relevant": (("relevant",), {"null", "emptylist", "emptyobj", "obj", "list"}, {"nan", "text", "empty"}),
+    # a single id (a string or an integer) is a one-element list of relevant ids, as `--map relevant=URL` makes it
+    "relevant": (("relevant",), {"null", "emptylist", "emptyobj", "obj", "list", "text"} | INT_IDS, {"nan", "empty"}),
     "relevant[0]": (("relevant", 0), {"text", "zero", "neg", "int400"}, {"empty"}),
     "relevant.c1": (("relevant", "c1"), {"zero", "neg", "float"}, {"null"}),
     "notes": (("notes",), set(VALUES) - {"int5000"}, set()),  # an unknown field: ignored, with a warning
