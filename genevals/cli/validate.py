@@ -127,6 +127,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
+    if args.judge in ("local", "cascade"):  # both decide with the packaged detector
+        from genevals.grounding.figure import in_sample_note
+
+        note = in_sample_note(args.input)
+        if note is not None:
+            report["in_sample"] = note
+            print(f"genevals: warning: {note}", file=sys.stderr)
     paths = write_outputs(report, outcomes, out)
     if not args.quiet:
         print(summary_text(report))

@@ -63,6 +63,26 @@ def from_record(data: Mapping[str, Any]) -> Figure:
 
 
 @lru_cache(maxsize=1)
+def in_sample_note(path: str | Path) -> str | None:
+    """A sentence when ``path`` is the very file the packaged detector was trained on (its SHA-256 matches the
+    one ``detector.json`` records): its agreement there is in-sample and overstates the detector."""
+    import hashlib
+
+    trained = json.loads(Path(WEIGHTS_PATH).read_text(encoding="utf-8")).get("trained_on") or {}
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return None
+    if digest.hexdigest() != trained.get("sha256"):
+        return None
+    return (f"{Path(path).name} is the data the local detector was trained on ({trained.get('data')}, "
+            f"{trained.get('rows')} rows): its agreement here is in-sample and overstates it. "
+            + packaged().sentence() + ".")
+
+
 def packaged() -> Figure:
     """The packaged detector's figure (from ``genevals/grounding/detector.json``)."""
     return from_record(json.loads(Path(WEIGHTS_PATH).read_text(encoding="utf-8")))

@@ -149,7 +149,8 @@ def render(report: Mapping[str, Any]) -> str:
                         f"{_fmt(s.get('predicted_chars'))}</td><td class=num>{_fmt(s.get('gold_chars'))}</td>"
                         f"<td class=num>{_fmt(s.get('overlap_chars'))}</td></tr>" for n, s in items) + "</table>"
     judge = report.get("judge_info") or {}
-    warning = f"<div class=warning>{_e(judge.get('warning'))}</div>" if judge.get("warning") else ""
+    warning = "".join(f"<div class=warning>{_e(w)}</div>" for w in (judge.get("warning"), report.get("in_sample"))
+                      if w)
     dis = report.get("disagreements") or {}
     cases = "".join(_case(d, "false_alarm") for d in dis.get("false_alarms", [])) + \
         "".join(_case(d, "miss") for d in dis.get("misses", []))

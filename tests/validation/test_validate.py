@@ -351,6 +351,32 @@ def test_cli_end_to_end_local(tmp_path):
     assert report["judge_info"]["backend"] == "local-grounding" and report["limit"] == 30
     assert "<script" not in html and "Worst disagreements" in html
     assert len((out / "predictions.jsonl").read_text().splitlines()) == 30
+    # these are the detector's own training rows: the figures are said to be in-sample, beside the real figure
+    assert "in-sample" in report["in_sample"] and "word-overlap baseline" in report["in_sample"]
+    assert "overstates it" in html
+
+
+def test_validate_on_the_detector_s_training_data_says_it_is_in_sample(tmp_path):
+    """In a real process: the training file itself gets the warning on stderr; the same rows less one do not."""
+    import subprocess
+    import sys
+
+    if not RAGTRUTH.is_file():
+        pytest.skip("../shared is not present")
+
+    def run(path, out):
+        return subprocess.run([sys.executable, "-m", "genevals", "validate", str(path), "--judge", "local", "--limit",
+                               "5", "--resamples", "50", "-q", "-o", str(out)], capture_output=True, text=True,
+                              timeout=300)
+
+    trained = run(RAGTRUTH, tmp_path / "a")
+    assert trained.returncode == 0, trained.stderr
+    assert "genevals: warning: ragtruth_dev.jsonl is the data the local detector was trained on" in trained.stderr
+    other = tmp_path / "other.jsonl"
+    other.write_text("".join(RAGTRUTH.read_text().splitlines(keepends=True)[1:]))
+    fresh = run(other, tmp_path / "b")
+    assert fresh.returncode == 0 and "in-sample" not in fresh.stderr
+    assert "in_sample" not in json.loads((tmp_path / "b" / "validation.json").read_text())
 
 
 def test_cli_bad_input(tmp_path, capsys):
