@@ -154,6 +154,12 @@ class JudgeConfig:
         if self.backend not in BACKENDS:
             raise JudgeConfigError("backend", f"must be one of {', '.join(BACKENDS)}, got {self.backend!r}",
                                    f"unknown judge backend '{self.backend}' ({', '.join(BACKENDS)})")
+        for name in ("base_url", "model"):  # an empty one would fall back, silently, to another judge
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise JudgeConfigError(name, f"must be a string, got {type(value).__name__}")
+            if value is not None and not value.strip():
+                raise JudgeConfigError(name, "must not be empty (leave it out for the default)")
         for name, least in _WHOLE.items():
             value = getattr(self, name)
             if value is None and name in _OPTIONAL:

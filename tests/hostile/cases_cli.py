@@ -245,7 +245,7 @@ def judge() -> list[Case]:
     for slug, url, where in (("unreachable", "http://127.0.0.1:9/v1", ("127.0.0.1:9",)),
                              ("not-a-url", "not a url", ("not a url",)),
                              ("credentials-in-url", f"http://user:{key}@127.0.0.1:9/v1", ("127.0.0.1:9",)),
-                             ("empty-url", "", ("--judge",))):
+                             ("empty-url", "", ("--judge-base-url",))):
         out.append(Case(id=f"judge-{slug}", cls="judge", expect=REFUSED, where=where,
                         files=(("in.jsonl", rows("")),), argv=unreachable + (url,), secrets=(key, f"user:{key}")))
     # the preflight request holds no answer, so it passes; every sample's calls get a 401 that echoes the key

@@ -31,6 +31,8 @@ def test_defaults():
     ({"timeout": 0}, "judge timeout must be positive, got 0"),
     ({"timeout": -2.5}, "judge timeout must be positive, got -2.5"),
     ({"context_token_budget": 0}, "judge context_token_budget must be at least 1, got 0"),
+    ({"base_url": ""}, "judge base_url must not be empty (leave it out for the default)"),
+    ({"model": "  "}, "judge model must not be empty (leave it out for the default)"),
     ({"context_token_budget": -5}, "judge context_token_budget must be at least 1, got -5"),
 ])
 def test_bad_values_are_refused(options, message):
