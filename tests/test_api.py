@@ -139,6 +139,9 @@ def test_evaluate_takes_any_iterable_and_refuses_what_it_cannot_use_clearly():
     (dict(metrics=["recall@0"]), "metric 'recall@0': cutoffs must be whole numbers from 1 to 10,000"),
     (dict(options={"retrieval": {"cutoffs": [1.5]}}), "options['retrieval']: cutoffs: expected a whole number"),
     (dict(options={"faithfulness": {"max_claims": 0}}), "options['faithfulness']: max_claims: expected a whole"),
+    (dict(out_dir="o" * 300), "out_dir: " + "o" * 300 + ": File name too long"),  # was a bare OSError
+    (dict(out_dir="o" * 300 + "/run"), "out_dir: " + "o" * 300 + "/run: File name too long"),
+    (dict(out_dir=""), "out_dir: the path is empty"),  # was the current folder
 ])
 def test_an_argument_that_cannot_work_is_refused_naming_it(tmp_path, change, message):
     call = {"data": [{"answer": "Paris", "references": ["Paris"]}], "metrics": ["exact_match"],

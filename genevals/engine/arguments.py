@@ -88,14 +88,20 @@ def check_out_dir(out_dir: Any, name: str = "out_dir") -> None:
     if not isinstance(out_dir, (str, Path)):
         raise InputError(name, None, None, f"expected a folder path, got {type(out_dir).__name__}")
     path = Path(out_dir)
-    if path.exists() and not path.is_dir():
-        raise InputError(name, None, None, f"{out_dir}: exists and is not a folder")
+    if not str(out_dir).strip():
+        raise InputError(name, None, None, "the path is empty")
     missing = []
-    probe = path.absolute()
-    while not probe.exists() and probe != probe.parent:
-        missing.append(probe)
-        probe = probe.parent
-    if not probe.is_dir():
+    try:  # a name too long, or a loop of links, fails even to be looked at
+        if path.exists() and not path.is_dir():
+            raise InputError(name, None, None, f"{out_dir}: exists and is not a folder")
+        probe = path.absolute()
+        while not probe.exists() and probe != probe.parent:
+            missing.append(probe)
+            probe = probe.parent
+        is_folder = probe.is_dir()
+    except OSError as exc:
+        raise InputError(name, None, None, f"{out_dir}: {exc.strerror or exc}") from None
+    if not is_folder:
         raise InputError(name, None, None, f"{out_dir}: cannot be created: {probe} is a file, not a folder")
     try:
         path.mkdir(parents=True, exist_ok=True)
