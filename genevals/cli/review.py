@@ -78,6 +78,11 @@ def _export(run_dir: Path, output: str | None) -> int:
     if not output:
         print("genevals: error: review export needs -o FILE", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if Path(output).suffix.lower() not in ("", ".jsonl", ".ndjson", ".json", ".txt"):
+        # labels.csv would have held JSONL under a name every spreadsheet opens as CSV
+        print(f"genevals: error: -o {output}: review export writes JSONL (the labels `genevals validate` reads), "
+              f"not {Path(output).suffix}; name the file .jsonl", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if not (run_dir / "results.jsonl").is_file():
         print(f"genevals: error: {run_dir}: not a run folder (no results.jsonl)", file=sys.stderr)
         return EXIT_BAD_INPUT

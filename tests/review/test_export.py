@@ -69,3 +69,16 @@ def test_export_command_errors(tmp_path, capsys):
     (tmp_path / "review.sqlite").write_text("not a database, but long enough to be read as one" * 20)
     assert main(["review", "export", str(tmp_path), "-o", str(tmp_path / "x.jsonl")]) == 2
     assert "genevals: error:" in capsys.readouterr().err
+
+
+def test_export_to_a_csv_name_is_refused_before_writing(tmp_path):
+    """`-o labels.csv` wrote JSONL under a CSV name; now it is exit 2 saying what the export writes, in a real
+    process, and no file is made."""
+    import subprocess
+    import sys
+
+    (tmp_path / "results.jsonl").write_text("")
+    done = subprocess.run([sys.executable, "-m", "genevals", "review", "export", str(tmp_path), "-o",
+                           str(tmp_path / "labels.csv")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "review export writes JSONL" in done.stderr and "name the file .jsonl" in done.stderr
+    assert not (tmp_path / "labels.csv").exists()
