@@ -81,14 +81,13 @@ def parse_pairs(pairs: Any) -> dict[str, str]:
 
 
 def read_file(path: str | Path) -> dict[str, str]:
-    """A mapping file: TOML (``.toml``) or JSON (``.json``), each ``field = "column"``, with the context parts
-    either as quoted keys (``"contexts[].doc_id" = "url"``) or in a ``[contexts]`` table (``doc_id = "url"``).
-    MapError names the file and what is wrong."""
+    """A mapping file: TOML (``.toml``), YAML (``.yaml``/``.yml``) or JSON (``.json``), each ``field = "column"``
+    (``field: column``), with the context parts either as quoted keys (``"contexts[].doc_id" = "url"``) or in a
+    ``contexts`` table (``doc_id = "url"``). MapError names the file and what is wrong."""
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix not in (".toml", ".json"):
-        raise MapError(f"{path}: unknown mapping file type '{suffix}' (use .toml or .json; YAML is not read: "
-                       "PyYAML is not a dependency of genevals)")
+    if suffix not in (".toml", ".json", ".yaml", ".yml"):
+        raise MapError(f"{path}: unknown mapping file type '{suffix}' (use .toml, .yaml or .json)")
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -100,12 +99,20 @@ def read_file(path: str | Path) -> dict[str, str]:
             except ModuleNotFoundError:  # Python 3.10
                 raise MapError(f"{path}: reading TOML needs Python 3.11 or later; use a .json file") from None
             data = tomllib.loads(raw.decode("utf-8"))
+        elif suffix in (".yaml", ".yml"):
+            import yaml  # PyYAML: safe_load builds plain data, never objects
+
+            try:
+                data = yaml.safe_load(raw.decode("utf-8"))
+            except yaml.YAMLError as exc:
+                raise ValueError(str(exc).replace("\n", " ")) from None
         else:
             data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise MapError(f"{path}: invalid UTF-8 at byte {exc.start}") from None
     except ValueError as exc:  # tomllib.TOMLDecodeError and json.JSONDecodeError are ValueErrors
-        raise MapError(f"{path}: malformed {suffix[1:].upper()}: {exc}") from None
+        kind = {".yml": "YAML"}.get(suffix, suffix[1:].upper())
+        raise MapError(f"{path}: malformed {kind}: {exc}") from None
     if not isinstance(data, dict):
         raise MapError(f"{path}: expected field = \"column\" pairs, got {type(data).__name__}")
     mapping: dict[str, str] = {}

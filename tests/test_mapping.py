@@ -35,8 +35,10 @@ def test_nested_targets_parse_and_unknown_ones_get_did_you_mean():
     ("m.toml", 'id = "question"\nsystem = "method"\n"contexts[].text" = "chunk"\n[contexts]\ndoc_id = "url"\n'),
     ("m.json", json.dumps({"id": "question", "system": "method", "contexts[].text": "chunk",
                            "contexts": {"doc_id": "url"}})),
+    ("m.yaml", 'id: question\nsystem: method\n"contexts[].text": chunk\ncontexts:\n  doc_id: url\n'),
+    ("m.yml", 'id: question\nsystem: method\ncontexts[].text: chunk\ncontexts: {doc_id: url}\n'),
 ])
-def test_mapping_files_in_toml_and_json(tmp_path, name, text):
+def test_mapping_files_in_toml_yaml_and_json(tmp_path, name, text):
     (tmp_path / name).write_text(text)
     assert mapping.read_file(tmp_path / name) == {"id": "question", "system": "method", "contexts[].text": "chunk",
                                                   "contexts[].doc_id": "url"}
@@ -47,7 +49,10 @@ def test_bad_mapping_files_name_the_file_and_the_problem(tmp_path):
              "b.toml": ('[contexts]\ndocid = "u"\n', "[contexts] docid: unknown part of a context; did you mean"),
              "c.toml": ("id = \n", "malformed TOML"),
              "d.json": ('{"id": 3}', "'id': expected a column name, got 3"),
-             "e.yaml": ("id: question\n", "use .toml or .json; YAML is not read")}
+             "e.yaml": ("id: [question\n", "malformed YAML"),
+             "f.yml": ("id: yes\n", "'id': expected a column name, got True"),  # YAML 1.1's booleans
+             "g.yaml": ("!!python/object:os.system {}\n", "malformed YAML"),  # safe_load builds no objects
+             "h.ini": ("id=question\n", "unknown mapping file type '.ini' (use .toml, .yaml or .json)")}
     for name, (text, message) in cases.items():
         (tmp_path / name).write_text(text)
         with pytest.raises(mapping.MapError) as caught:
