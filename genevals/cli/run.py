@@ -133,7 +133,7 @@ def check_options(args: argparse.Namespace) -> str | None:
     output folder that cannot be made would fail only after the scoring."""
     from genevals.engine.arguments import MAX_WORKERS, check_out_dir
     from genevals.io import InputError
-    from genevals.metrics.bertscore_model import DEVICE
+    from genevals.metrics.bertscore_settings import DEVICE
     from genevals.metrics.retrieval import MAX_CUTOFF
 
     for name, least in _AT_LEAST.items():

@@ -33,6 +33,7 @@ from typing import Any, Iterable, Sequence
 
 from genevals.metrics import bertscore_match as bmatch
 from genevals.metrics import bertscore_model as bm
+from genevals.metrics import bertscore_settings
 from genevals.metrics import settings
 from genevals.metrics.base import MODEL, Metric, Output, register
 from genevals.signature import make_signature, package_version
@@ -63,7 +64,7 @@ class BertScore(Metric):
                  fast_tokenizer: bool = False, runtime: str = "auto") -> None:
         self.spec = bm.resolve_model(model)
         self.layer = layer if layer is not None else bm.default_layer(self.spec)
-        bm.check_settings(self.spec, self.layer, device, batch_size)
+        bertscore_settings.check_settings(self.spec, self.layer, device, batch_size)
         self.idf = settings.flag("idf", idf)
         self.rescale = settings.flag("rescale", rescale)
         self.requested_device = device
