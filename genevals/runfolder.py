@@ -216,17 +216,9 @@ def read_manifest(run_dir: str | Path) -> dict[str, Any] | None:
     path = Path(run_dir) / MANIFEST_FILE
     if not path.exists():
         return None
-    try:
-        found = json.loads(path.read_bytes())
-    except IsADirectoryError:
-        raise ValueError(f"{path}: a folder, not a file") from None
-    except RecursionError:
-        found = None
-    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
-        raise ValueError(f"{path}: {'empty' if not path.stat().st_size else f'not valid JSON ({exc})'}") from None
-    if not isinstance(found, dict):
-        raise ValueError(f"{path}: not a JSON object")
-    return found
+    if path.is_file() and not path.stat().st_size:
+        raise ValueError(f"{path}: empty")
+    return _read_object(path)
 
 
 def has_results(run_dir: str | Path) -> bool:
