@@ -6,15 +6,12 @@ import sys
 import time
 
 import pytest
+from support.runs import write_long_input
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])  # 2: worker processes read, score and write whole chunks
 def test_ctrl_c_writes_partial_results_and_summary(tmp_path, workers):
-    data = tmp_path / "big.jsonl"
-    with open(data, "w") as handle:
-        for i in range(30_000):
-            handle.write(json.dumps({"id": i, "answer": f"answer number {i} " * 20,
-                                     "references": [f"reference {i} " * 20]}) + "\n")
+    data = write_long_input(tmp_path / "big.jsonl")
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "genevals", "run", str(data), "--out", str(out), "-q",
                              "--metrics", "rouge", "--workers", workers], stderr=subprocess.PIPE, text=True)

@@ -1,5 +1,4 @@
 """Worker processes end when their parent dies, SIGKILL included, and not before."""
-import json
 import os
 import signal
 import subprocess
@@ -8,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.runs import write_long_input
 
 from genevals.engine import workers
 
@@ -35,11 +35,7 @@ def _running(pid):
 
 
 def test_workers_end_within_seconds_when_the_run_is_killed(tmp_path):
-    data = tmp_path / "big.jsonl"
-    with open(data, "w") as handle:
-        for i in range(30_000):
-            handle.write(json.dumps({"id": i, "answer": f"answer number {i} " * 20,
-                                     "references": [f"reference {i} " * 20]}) + "\n")
+    data = write_long_input(tmp_path / "big.jsonl")
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "genevals", "run", str(data), "-o", str(out), "-q",
                              "-m", "rouge", "--workers", "2"], stderr=subprocess.DEVNULL)

@@ -347,3 +347,13 @@ def make_offline_run(out: Path, monkeypatch) -> Path:
         monkeypatch.delenv(name, raising=False)
     evaluate(OFFLINE_ROWS, ["faithfulness"], out_dir=out)
     return out
+
+
+def write_long_input(path: Path, n: int = 30_000) -> Path:
+    """``n`` input rows with long answers and references: a ROUGE run over them lasts long enough to be
+    interrupted or killed mid-way (the interrupt and worker tests)."""
+    with open(path, "w") as handle:
+        for i in range(n):
+            handle.write(json.dumps({"id": i, "answer": f"answer number {i} " * 20,
+                                     "references": [f"reference {i} " * 20]}) + "\n")
+    return path
