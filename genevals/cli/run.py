@@ -133,6 +133,7 @@ def check_options(args: argparse.Namespace) -> str | None:
     output folder that cannot be made would fail only after the scoring."""
     from genevals.engine.arguments import MAX_WORKERS, check_out_dir
     from genevals.io import InputError
+    from genevals.judge.config import prices_problem
     from genevals.metrics.bertscore_settings import DEVICE
     from genevals.metrics.retrieval import MAX_CUTOFF
 
@@ -157,7 +158,7 @@ def check_options(args: argparse.Namespace) -> str | None:
     if args.device is not None and not DEVICE.match(args.device):
         return f"--device: unknown device '{args.device}' (cpu, cuda, cuda:N or mps)"
     if args.judge_prices is not None:
-        problem = _prices_problem(args.judge_prices)
+        problem = prices_problem(args.judge_prices)
         if problem is not None:
             return f"--judge-prices: {problem}"
     if not args.input:  # Path("") is ".", the current folder: "is a directory" would not say what is wrong
@@ -170,22 +171,6 @@ def check_options(args: argparse.Namespace) -> str | None:
         return str(exc)
     except OSError as exc:  # a name too long, a symlink loop: found by stat() before anything is made
         return f"--out: {args.out}: {exc.strerror or exc}"
-    return None
-
-
-def _prices_problem(prices: Any) -> str | None:
-    """What is wrong with a ``--judge-prices`` file's content, or None."""
-    expected = 'expected {"MODEL": {"input_per_1k": X, "output_per_1k": Y}} with X, Y numbers >= 0'
-    if not isinstance(prices, dict):
-        return f"{expected}, got {type(prices).__name__}"
-    for model, price in prices.items():
-        if not isinstance(price, dict):
-            return f"model '{model}': {expected}"
-        for key, value in price.items():
-            if key not in ("input_per_1k", "output_per_1k"):
-                return f"model '{model}': unknown key '{key}'; {expected}"
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
-                return f"model '{model}': {key} {value!r}: expected a number >= 0"
     return None
 
 
