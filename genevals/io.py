@@ -14,7 +14,7 @@ import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, BinaryIO, Iterable, Iterator
 
 from genevals import mapping, utf8
 from genevals.input_fields import FieldTracker
@@ -31,13 +31,12 @@ from genevals.types import Sample
 
 # ---------------------------------------------------------------- raw rows
 
-def _read_jsonl(path: Path) -> Iterator[RawRow | InputError]:
+def _read_jsonl(path: Path, handle: BinaryIO) -> Iterator[RawRow | InputError]:
     source = str(path)
-    with open(path, "rb") as handle:
-        for line_no, raw in enumerate(handle, start=1):
-            row = jsonl_row(source, line_no, raw)
-            if row is not None:
-                yield row
+    for line_no, raw in enumerate(handle, start=1):
+        row = jsonl_row(source, line_no, raw)
+        if row is not None:
+            yield row
 
 
 def jsonl_row(source: str, line_no: int, raw: bytes) -> RawRow | InputError | None:
@@ -146,52 +145,51 @@ def _open_quote(text: str) -> bool:
 _SEPARATOR = re.compile(r"[,\r\n]")
 
 
-def _read_csv(path: Path) -> Iterator[RawRow | InputError]:
+def _read_csv(path: Path, handle: BinaryIO) -> Iterator[RawRow | InputError]:
     """Rows as :class:`csv.reader` (and so ``csv.DictReader``) reads them, in one linear pass: a stray quote
     inside a field is text, as it is to the csv module. A quoted field still open at the end of the file, which
     the csv module silently turns into one cell holding the rest of the file, is refused at its first line."""
     csv.field_size_limit(sys.maxsize)
     source = str(path)
-    with open(path, "rb") as handle:
-        lines = _CsvLines(handle)
-        reader = csv.reader(lines)
-        header: list[str] | None = None
-        while True:
-            try:
-                values = next(reader)
-            except StopIteration:
-                return
-            except csv.Error as exc:
-                yield InputError(source, lines.start, None, f"malformed CSV: {exc}")
-                lines.bad_in_record()
-                lines.next_record()
-                continue
-            start, bad = lines.start or lines.line, lines.bad_in_record()
-            unterminated = lines.exhausted and _open_quote("".join(lines.pieces))
+    lines = _CsvLines(handle)
+    reader = csv.reader(lines)
+    header: list[str] | None = None
+    while True:
+        try:
+            values = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield InputError(source, lines.start, None, f"malformed CSV: {exc}")
+            lines.bad_in_record()
             lines.next_record()
-            if bad is not None:
-                yield InputError(source, bad[0], None, f"invalid UTF-8 at byte {bad[1]}")
-                continue
-            if unterminated:
-                yield InputError(source, start, None, "malformed CSV: a quoted field opened on this line never "
-                                                      "closes (the rest of the file would be one cell)")
-                continue
-            if header is None:
-                header = values
-                continue
-            if not any(v.strip() for v in values):
-                continue
-            if len(values) != len(header):
-                yield InputError(source, start, None, f"malformed CSV: {len(values)} values for {len(header)} columns")
-                continue
-            yield RawRow(source, start, dict(zip(header, values)), text_cells=True)
+            continue
+        start, bad = lines.start or lines.line, lines.bad_in_record()
+        unterminated = lines.exhausted and _open_quote("".join(lines.pieces))
+        lines.next_record()
+        if bad is not None:
+            yield InputError(source, bad[0], None, f"invalid UTF-8 at byte {bad[1]}")
+            continue
+        if unterminated:
+            yield InputError(source, start, None, "malformed CSV: a quoted field opened on this line never "
+                                                  "closes (the rest of the file would be one cell)")
+            continue
+        if header is None:
+            header = values
+            continue
+        if not any(v.strip() for v in values):
+            continue
+        if len(values) != len(header):
+            yield InputError(source, start, None, f"malformed CSV: {len(values)} values for {len(header)} columns")
+            continue
+        yield RawRow(source, start, dict(zip(header, values)), text_cells=True)
 
 
-def _read_parquet(path: Path) -> Iterator[RawRow | InputError]:
+def _read_parquet(path: Path, handle: BinaryIO) -> Iterator[RawRow | InputError]:
     try:
         import pyarrow.parquet as pq
 
-        parquet = pq.ParquetFile(path)
+        parquet = pq.ParquetFile(handle)
     except Exception as exc:  # pyarrow raises several types for a broken file
         yield InputError(str(path), None, None, f"malformed Parquet: {exc}")
         return
@@ -226,14 +224,37 @@ def _check_readable(path: Path) -> None:
         kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or
                 stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
         raise InputError(str(path), None, None, f"is {kind}, not a regular file; save the input to a file first")
-    try:
-        with open(path, "rb"):
-            pass
-    except OSError as exc:
-        raise InputError(str(path), None, None, f"cannot read: {exc.strerror or exc}") from None
 
 
-def read_raw(path: str | Path) -> Iterator[RawRow | InputError]:
+class _HashedLines:
+    """A binary file's lines, each added to ``digest`` as it is read: the digest of the whole file when they
+    have all been read, with no second pass over it."""
+
+    def __init__(self, handle: BinaryIO, digest: Any) -> None:
+        self.handle, self.digest = handle, digest
+
+    def __iter__(self) -> Iterator[bytes]:
+        for raw in self.handle:
+            self.digest.update(raw)
+            yield raw
+
+
+def _rows(path: Path, handle: BinaryIO, read: Any, digest: Any) -> Iterator[RawRow | InputError]:
+    """The rows ``read`` finds in the open file, which is closed at the end; with ``digest``, every byte of the
+    file is added to it (a Parquet file, read by seeking, through the same handle once its rows are read)."""
+    with handle:
+        by_lines = read is not _read_parquet
+        yield from read(path, _HashedLines(handle, digest) if digest is not None and by_lines else handle)
+        if digest is not None and not by_lines:
+            handle.seek(0)
+            while block := handle.read(1 << 20):
+                digest.update(block)
+
+
+def read_raw(path: str | Path, digest: Any = None) -> Iterator[RawRow | InputError]:
+    """The file's rows, each a :class:`RawRow` or an :class:`InputError`; the file is opened once, now (so that
+    a file that cannot be read is an error here, not at the first row). ``digest`` (anything with
+    ``update(bytes)``) is fed every byte of the file as the rows are read."""
     if isinstance(path, str) and not path:  # Path("") is ".": "is a directory" would not say what is wrong
         raise InputError("''", None, None, "the input path is empty; give a JSONL, CSV or Parquet file")
     if isinstance(path, str) and (path.endswith(("/", os.sep)) or os.path.basename(path) == ".") \
@@ -245,13 +266,18 @@ def read_raw(path: str | Path) -> Iterator[RawRow | InputError]:
     path = Path(path)
     _check_readable(path)
     suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return _read_jsonl(path)
-    if suffix == ".csv":
-        return _read_csv(path)
-    if suffix in (".parquet", ".pq"):
-        return _read_parquet(path)
-    raise InputError(str(path), None, None, f"unknown file type '{suffix}' (use .jsonl, .csv or .parquet)")
+    read = _READERS.get(suffix)
+    if read is None:
+        raise InputError(str(path), None, None, f"unknown file type '{suffix}' (use .jsonl, .csv or .parquet)")
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise InputError(str(path), None, None, f"cannot read: {exc.strerror or exc}") from None
+    return _rows(path, handle, read, digest)
+
+
+_READERS = {".jsonl": _read_jsonl, ".json": _read_jsonl, ".ndjson": _read_jsonl, ".csv": _read_csv,
+            ".parquet": _read_parquet, ".pq": _read_parquet}
 
 
 def rows_from_objects(data: Any, source: str = "<data>") -> Iterator[RawRow]:
@@ -273,13 +299,15 @@ def _has_header(source: Any) -> bool:
 
 
 def iter_samples(
-    source: Any, column_map: Mapping[str, str] | None = None, tracker: FieldTracker | None = None
+    source: Any, column_map: Mapping[str, str] | None = None, tracker: FieldTracker | None = None,
+    digest: Any = None,
 ) -> Iterator[Sample | InputError]:
     """Yield a Sample or an InputError per row, in order, without stopping; for a file with a header (CSV,
     Parquet, DataFrame) that lacks a required column, a single :class:`HeaderError` instead. ``tracker``
-    records the field names seen (unknown fields, ``--map`` sources)."""
+    records the field names seen (unknown fields, ``--map`` sources); ``digest`` is fed a file's bytes
+    (:func:`read_raw`)."""
     if isinstance(source, (str, Path)):
-        raws: Iterable[RawRow | InputError] = read_raw(source)
+        raws: Iterable[RawRow | InputError] = read_raw(source, digest)
     else:
         raws = rows_from_objects(source)
     header = _has_header(source)

@@ -153,10 +153,30 @@ def _build(cls: type[Metric], options: Mapping[str, Any], judge: Any) -> Metric:
     return cls(**options)
 
 
-def select(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str, Any]] | None = None,
-           judge: Any = None) -> list[Selected]:
-    """Build the metrics for ``names``; ``options[family]`` holds that family's settings and ``judge`` (a
-    :class:`~genevals.judge.config.JudgeConfig`; None: the defaults) is handed to every judge-backed one."""
+@dataclass(frozen=True)
+class Resolved:
+    """One family a run will score, before its metric object is built: the class (the offline alternative when
+    the judge asked for is offline), the outputs kept (None: all), its settings and the note saying why an
+    alternative runs."""
+
+    cls: type[Metric]
+    outputs: frozenset[str] | None
+    options: Mapping[str, Any]
+    note: str | None = None
+    #: the family as asked for (differs from ``cls.family`` when an offline alternative stands in)
+    asked: str = ""
+
+    @property
+    def kind(self) -> str:
+        return self.cls.kind
+
+
+def resolve(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str, Any]] | None = None,
+            judge: Any = None) -> list[Resolved]:
+    """What :func:`select` builds, without building it: every family ``names`` asks for (presets expanded,
+    output names to their family, an offline judge to its offline alternative) with its settings checked.
+    Knowing the kinds first lets a caller settle the judge (its model, its preflight) before the metrics are
+    built once with it."""
     names = [n for name in _names(names) for n in (preset(name) or (name,))]
     if options is not None and not isinstance(options, Mapping):
         raise UnknownMetric(f"options must be a mapping of family -> settings, got {type(options).__name__}")
@@ -188,22 +208,20 @@ def select(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str
     for together in owners.values():
         if len(together) > 1:
             raise UnknownMetric(f"choose one of {', '.join(together)}: they write the same outputs")
-    selected = []
+    resolved = []
     for family, outputs in wanted.items():
-        cls, note = load_family(family), None
-        try:
-            if cls.kind == JUDGE and cls.offline_alternative and cls.offline(judge):
-                # The settings meant for the judge are not used, but a misspelt one is still an error.
-                inspect.signature(cls).bind_partial(**options.get(family, {}))
-                alternative, note = cls.offline_alternative
-                cls = load_family(alternative)
-                # settings both variants take (context_relevance's k) carry over; the judge's alone do not
-                shared = inspect.signature(cls).parameters
-                options[family] = {k: v for k, v in options.get(family, {}).items() if k in shared}
-            metric = _build(cls, options.get(family, {}), judge)
-        except (ValueError, TypeError) as exc:
-            raise UnknownMetric(f"metric '{family}': {exc}") from None
-        selected.append(Selected(metric, frozenset(outputs) if outputs is not None else None, note))
+        cls, note, settings = load_family(family), None, options.get(family, {})
+        if cls.kind == JUDGE and cls.offline_alternative and cls.offline(judge):
+            try:  # the settings meant for the judge are not used, but a misspelt one is still an error
+                inspect.signature(cls).bind_partial(**settings)
+            except TypeError as exc:
+                raise UnknownMetric(f"metric '{family}': {exc}") from None
+            alternative, note = cls.offline_alternative
+            cls = load_family(alternative)
+            # settings both variants take (context_relevance's k) carry over; the judge's alone do not
+            shared = inspect.signature(cls).parameters
+            settings = {k: v for k, v in settings.items() if k in shared}
+        resolved.append(Resolved(cls, frozenset(outputs) if outputs is not None else None, settings, note, family))
     for family in set(options) - set(wanted):
         # Settings for a family this run does not score are checked all the same (building a metric asks no
         # model or server): a max_claims of 0 would otherwise wait, unseen, for the run that uses it.
@@ -212,7 +230,26 @@ def select(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str
                 _build(load_family(family), options[family], None)
             except (ValueError, TypeError) as exc:
                 raise UnknownMetric(f"options['{family}']: {exc}") from None
+    return resolved
+
+
+def build(resolved: Sequence[Resolved], judge: Any = None) -> list[Selected]:
+    """The metric objects of :func:`resolve`'s families, each built once, with ``judge`` for the judged ones."""
+    selected = []
+    for item in resolved:
+        try:
+            metric = _build(item.cls, item.options, judge)
+        except (ValueError, TypeError) as exc:
+            raise UnknownMetric(f"metric '{item.asked or item.cls.family}': {exc}") from None
+        selected.append(Selected(metric, item.outputs, item.note))
     return selected
+
+
+def select(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str, Any]] | None = None,
+           judge: Any = None) -> list[Selected]:
+    """Build the metrics for ``names``; ``options[family]`` holds that family's settings and ``judge`` (a
+    :class:`~genevals.judge.config.JudgeConfig`; None: the defaults) is handed to every judge-backed one."""
+    return build(resolve(names, options, judge), judge)
 
 
 def describe_all() -> list[tuple[str, str, Output, str]]:

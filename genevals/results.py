@@ -147,6 +147,9 @@ class Results:
     #: a run without a folder leaves its summary to be built on first use: its 1,000 bootstrap resamples of
     #: every column cost more than scoring cheap metrics, and many callers only read the samples
     _deferred: DeferredSummary | None = field(default=None, repr=False, compare=False)
+    #: the judge families' failures, as the run counted them (:class:`genevals.engine.failures.JudgeFailures`;
+    #: None for results loaded from a folder)
+    judge_failures: Any = field(default=None, repr=False, compare=False)
 
     def __iter__(self) -> Iterator[SampleResult]:
         return iter(self.samples)

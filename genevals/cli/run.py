@@ -199,12 +199,13 @@ def unwritable_option(args: argparse.Namespace) -> str | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from genevals import engine
     from genevals.cli import mapping
     from genevals.cli.gates import check_run, unscored_requested
-    from genevals.engine.local import evaluate
+    from genevals.engine.spec import LocalSettings, RaySettings, RunSpec
     from genevals.io import InputError
     from genevals.judge.preflight import JudgeUnavailable
-    from genevals.registry import UnknownMetric, select
+    from genevals.registry import UnknownMetric
     from genevals.stats import DEFAULT_MIN_COVERAGE, DEFAULT_SEED
     from genevals.thresholds import ThresholdError, failures as threshold_failures
 
@@ -229,29 +230,28 @@ def cmd_run(args: argparse.Namespace) -> int:
             judge = judge_config(args)
         except ValueError as exc:
             raise InputError("judge options", None, None, str(exc)) from None
-        options = metric_options(args)
-        if args.thresholds:  # checked against what the metrics declare, before anything is scored
-            check_run(args.thresholds, select(args.metrics, options, judge))
-        judge, problem = failures.prepare_judge(args.metrics, options, judge, check=not args.no_preflight,
-                                                eager=args.engine == "ray" or (args.no_judge_cache and not args.resume))
-        if problem is not None:
-            print(f"genevals: error: {problem}", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        common = dict(options=options, judge=judge, column_map=column_map,
-                      on_error="skip" if args.on_error == "skip" else "raise", strict=args.strict, out_dir=args.out,
-                      seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False,
-                      meta={"input": str(args.input), **recorded_thresholds(args.thresholds),
-                            "min_coverage": min_coverage})
-        bar = None if args.quiet else _Progress()
-        progress = bar
         if args.engine == "ray":
-            from genevals.engine.ray import evaluate as ray_evaluate
-
-            results = ray_evaluate(args.input, args.metrics, resume=args.resume, address=args.ray_address,
-                                   judge_concurrency=args.ray_judge_actors, progress=progress, **common)
+            settings: LocalSettings | RaySettings = RaySettings(
+                address=args.ray_address, judge_concurrency=args.ray_judge_actors or RaySettings.judge_concurrency)
         else:
-            results = evaluate(args.input, args.metrics, resume=args.resume, workers=args.workers,
-                               progress=progress, **common)
+            settings = LocalSettings(workers=args.workers)
+        settle = failures.judge_settler(check=not args.no_preflight,
+                                        eager=args.engine == "ray" or (args.no_judge_cache and not args.resume))
+        try:
+            spec = RunSpec.build(args.input, args.metrics, options=metric_options(args), judge=judge,
+                                 column_map=column_map, on_error="skip" if args.on_error == "skip" else "raise",
+                                 strict=args.strict, out_dir=args.out, resume=args.resume,
+                                 seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False,
+                                 meta={"input": str(args.input), **recorded_thresholds(args.thresholds),
+                                       "min_coverage": min_coverage},
+                                 engine=settings, settle_judge=settle)
+        except failures.JudgeProblem as exc:
+            print(f"genevals: error: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        if args.thresholds:  # checked against what the metrics declare, before anything is scored
+            check_run(args.thresholds, spec.selected)
+        bar = None if args.quiet else _Progress()
+        results = engine.run(spec, bar)
     except (InputError, UnknownMetric, ThresholdError) as exc:
         print(f"genevals: error: {mapping.from_file(str(exc), args, column_map)}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -302,7 +302,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     missed = threshold_failures(args.thresholds, summary.get("systems", {}))
     for failure in missed:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
-    if failures.report(failures.from_run(Path(args.out)), args.max_judge_errors):
+    if failures.report(results.judge_failures, args.max_judge_errors):
         return EXIT_JUDGE_ERRORS
     return EXIT_THRESHOLD if missed or unscored else EXIT_OK
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from genevals import mapping
+from genevals import mapping, utf8
 from genevals.io import InputError
 
 #: the most worker processes a run starts: more only adds start-up cost and memory, and a count past a C int
@@ -122,6 +122,12 @@ def check_out_dir(out_dir: Any, name: str = "out_dir") -> None:
                 break
 
 
+def check_progress(progress: Any) -> None:
+    if progress is not None and not callable(progress):
+        raise InputError("progress", None, None, "expected a function called as progress(done, total), or None, "
+                                                 f"got {type(progress).__name__}")
+
+
 def check_call(data: Any, column_map: Any, out_dir: Any, workers: Any, chunk_size: Any, seed: Any,
                progress: Any = None, meta: Any = None) -> None:
     """Every argument of :func:`genevals.engine.local.evaluate` that is not checked where it is used."""
@@ -134,8 +140,16 @@ def check_call(data: Any, column_map: Any, out_dir: Any, workers: Any, chunk_siz
     if chunk_size is not None:
         check_whole(chunk_size, "chunk_size", 1)
     check_whole(seed, "seed", 0)
-    if progress is not None and not callable(progress):
-        raise InputError("progress", None, None, "expected a function called as progress(done, total), or None, "
-                                                 f"got {type(progress).__name__}")
+    check_progress(progress)
     if meta is not None and not isinstance(meta, Mapping):
         raise InputError("meta", None, None, f"expected a mapping of names to values, got {type(meta).__name__}")
+
+
+def check_arguments(**named: Any) -> None:
+    """Refuse, naming the argument, an argument holding text that cannot be written as UTF-8 (see
+    :mod:`genevals.utf8`): it would fail in results.jsonl or summary.json, mid-run."""
+    for name, value in named.items():
+        found = utf8.find(value, name)
+        if found is not None:
+            raise InputError(utf8.shown(found[0]), None, None, f"invalid Unicode ({found[1]}); it cannot be "
+                                                               "written as UTF-8")

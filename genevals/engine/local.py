@@ -11,21 +11,22 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from genevals import registry
 from genevals.engine import pipeline
-from genevals.engine.arguments import check_call, judge_config
-from genevals.engine.workers import pool as workers_pool
+from genevals.engine.arguments import check_progress
 from genevals.engine.plan import Plan, chunked, plan_run, start_run
 from genevals.engine.recorder import RunRecorder
+from genevals.engine.scoring import assemble, family_results, score_batch
+from genevals.engine.spec import LocalSettings, RunSpec
+from genevals.engine.workers import pool as workers_pool
 from genevals.gcpause import collector_paused
-from genevals.metrics.base import CHEAP, JUDGE, Metric
+from genevals.metrics.base import CHEAP, JUDGE
 from genevals.results import Results
-from genevals.scored import Columns, ScoredBatch
+from genevals.scored import Columns
 from genevals.stats import DEFAULT_SEED
 from genevals.types import MetricResult, Sample, SampleResult
 
@@ -35,10 +36,6 @@ PARALLEL_THRESHOLD = 2000  # below this, starting worker processes costs more th
 #: sending samples and results back and forth costs a few seconds of CPU (and the columnar retrieval metrics
 #: finish a 10,000-sample run sooner than that), so below it one process is never slower.
 PARALLEL_MIN_SECONDS = 10.0
-
-
-def _score_with(metric: Metric, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
-    return metric.score(samples)
 
 
 def parallel_workers(cheap_seconds_per_sample: float, samples_left: int, n_samples: int,
@@ -57,100 +54,201 @@ def _cores() -> int:
     return min(2, os.cpu_count() or 1)
 
 
-def _score_family(sel: registry.Selected, chunk: Sequence[Sample], pool: ProcessPoolExecutor | None,
-                  workers: int, columns: bool = False) -> Columns | list[dict[str, MetricResult]]:
-    """One family's results for the chunk; with ``columns``, as the metric keeps them (``score_columns``)."""
-    if pool is not None and sel.metric.kind == CHEAP and len(chunk) >= 2 * workers:
-        step = -(-len(chunk) // workers)
-        parts = [chunk[i:i + step] for i in range(0, len(chunk), step)]
-        return [r for part in pool.map(_score_with, [sel.metric] * len(parts), parts) for r in part]
-    return sel.metric.score_columns(chunk) if columns else sel.metric.score(chunk)
+@dataclass
+class _Run:
+    """What a strategy writes with: the run's spec and plan, its recorder, the samples still to score (in input
+    order) and how many, and the progress callback (samples done)."""
+
+    spec: RunSpec
+    plan: Plan
+    recorder: RunRecorder
+    todo: Iterable[Sample]
+    left: int
+    advance: Callable[[int], None] | None
+
+    def done(self, n: int) -> None:
+        if self.advance is not None:
+            self.advance(n)
 
 
-def _streamed_family(selected: Sequence[registry.Selected]) -> registry.Selected | None:
-    """The family whose samples are written one by one as they finish: the last judge, scored last."""
-    judges = [s for s in selected if s.metric.kind == JUDGE]
-    return judges[-1] if judges else None
+@dataclass(frozen=True)
+class Chunked:
+    """Score and write the samples chunk by chunk, here; the cheap families of each chunk on ``workers``
+    processes when there are several. With ``auto``, how many is decided after the first chunk, from what its
+    cheap families cost (:func:`parallel_workers`)."""
+
+    workers: int
+    auto: bool
+    chunk_size: int
+
+    def write(self, run: _Run, todo: Iterable[Sample] | None = None, left: int | None = None) -> None:
+        todo = iter(run.todo if todo is None else todo)
+        left = run.left if left is None else left
+        workers, pool = self.workers, None
+        try:
+            if self.auto:
+                cheap = [0.0]
+                first = list(islice(todo, self.chunk_size))
+                if not first:
+                    return
+                run.recorder.write(score_batch(run.spec, first, cheap_seconds=cheap))
+                run.done(len(first))
+                workers = parallel_workers(cheap[0] / len(first), left - len(first), run.plan.n_good)
+            pool = workers_pool(workers) if workers > 1 else None
+            for chunk in chunked(todo, self.chunk_size if pool is None else max(self.chunk_size, 1000)):
+                run.recorder.write(score_batch(run.spec, chunk, pool=pool, workers=workers))
+                run.done(len(chunk))
+        finally:
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
 
 
-def _score_chunk(selected: Sequence[registry.Selected], chunk: Sequence[Sample],
-                 pool: ProcessPoolExecutor | None, workers: int, cheap_seconds: list[float] | None = None
-                 ) -> ScoredBatch:
-    """The chunk's results, in input order, each sample's outputs in the selected families' order; adds the
-    seconds the cheap families took to ``cheap_seconds[0]``."""
-    parts = []
-    for sel in selected:
-        started = time.perf_counter()
-        got = _score_family(sel, chunk, pool, workers, columns=True)
-        parts.append((got, None if sel.outputs is None else sel.keep))
-        if cheap_seconds is not None and sel.metric.kind == CHEAP:
-            cheap_seconds[0] += time.perf_counter() - started
-    return ScoredBatch(chunk, parts)
+@dataclass(frozen=True)
+class Pipelined:
+    """Cheap metrics only, nothing resumed: worker processes take whole blocks of validated samples, score them
+    and write their results.jsonl lines (:mod:`genevals.engine.pipeline`); this process appends and adds up.
+    With ``auto``, the first chunk is scored here and decides whether worker processes pay."""
+
+    workers: int
+    auto: bool
+    chunk_size: int
+
+    def write(self, run: _Run) -> None:
+        units = pipeline.units(run.plan.spool, max(self.chunk_size, 1000))
+        workers = self.workers
+        if self.auto:
+            first = next(units, None)
+            if first is None:
+                return
+            started = time.perf_counter()
+            samples = pipeline.samples_of(first)
+            run.recorder.write(score_batch(run.spec, samples))
+            seconds = time.perf_counter() - started
+            run.done(len(samples))
+            workers = parallel_workers(seconds / max(len(samples), 1), run.plan.n_good - len(samples),
+                                       run.plan.n_good)
+        if workers <= 1:  # the rest here, as any run without workers
+            rest = (sample for unit in units for sample in pipeline.samples_of(unit))
+            Chunked(1, False, self.chunk_size).write(run, rest)
+            return
+        pool = pipeline.start_pool(workers, run.spec.only(run.spec.selected), run.recorder.writer is not None,
+                                   run.recorder.keep_samples)
+        try:
+            for done in pipeline.run(pool, units, 2 * workers):
+                run.recorder.write_done(done)
+                run.done(done.n)
+        finally:
+            pool.shutdown(cancel_futures=True)
 
 
-def _assemble(selected: Sequence[registry.Selected], sample: Sample,
-              by_family: dict[str, dict[str, MetricResult]]) -> SampleResult:
-    """One sample's result: the kept outputs of every family, in the selected order whatever order the
-    families ran in (results.jsonl has always listed them so)."""
-    result = SampleResult(sample=sample)
-    for sel in selected:
-        if sel.outputs is None:  # every output kept
-            result.metrics.update(by_family[sel.family])
-            continue
-        for name, value in by_family[sel.family].items():
-            if sel.keep(name):
-                result.metrics[name] = value
-    return result
-
-
-def _write_streamed(recorder: RunRecorder, selected: Sequence[registry.Selected], todo: Iterable[Sample],
-                    chunk_size: int, pool: ProcessPoolExecutor | None, workers: int,
-                    progress: Callable[[int], None] | None) -> None:
-    """Score every sample with a judge family, writing each to results.jsonl the moment it is done.
+@dataclass(frozen=True)
+class Streamed:
+    """A judge-backed family is scored: each sample is written to results.jsonl the moment it is done.
 
     The last judge family slides a window over the whole run (``Metric.score_stream``): a new sample starts
-    whenever one finishes, with no barrier between chunks. The other families score a chunk at a time, just
-    before the judge takes its first sample. results.jsonl is then in completion order; ``Results.samples``
-    stays in input order, also when the run is cut short (Ctrl-C), for what was written by then."""
-    streamed = _streamed_family(selected)
-    assert streamed is not None
-    others = sorted((s for s in selected if s is not streamed), key=lambda s: s.metric.kind == JUDGE)
-    waiting: dict[int, tuple[Sample, dict[str, dict[str, MetricResult]]]] = {}  # taken, not yet finished
-    kept: dict[int, SampleResult] = {}
+    whenever one finishes, with no barrier between chunks. The other families score a chunk at a time (the cheap
+    ones on ``workers`` processes when there are several), just before the judge takes its first sample.
+    results.jsonl is then in completion order; ``Results.samples`` stays in input order, also when the run is
+    cut short (Ctrl-C), for what was written by then."""
 
-    def samples() -> Iterator[Sample]:
-        index = 0
-        for chunk in chunked(todo, chunk_size):
-            outputs: list[dict[str, dict[str, MetricResult]]] = [{} for _ in chunk]
-            for sel in others:
-                for by_family, got in zip(outputs, _score_family(sel, chunk, pool, workers)):
-                    by_family[sel.family] = got
-            for sample, by_family in zip(chunk, outputs):
-                waiting[index] = (sample, by_family)
-                index += 1
-                yield sample
+    workers: int
+    chunk_size: int
 
-    def write_one(index: int, got: dict[str, MetricResult]) -> None:
-        if index not in waiting:  # a metric that emitted a sample twice must not write it twice
-            raise RuntimeError(f"sample #{index} was finished twice (or never started)")
-        sample, by_family = waiting.pop(index)
-        by_family[streamed.family] = got
-        result = _assemble(selected, sample, by_family)
-        recorder.write([result], in_memory=False)
-        if recorder.keep_samples:
-            kept[index] = result
-        if progress is not None:
-            progress(1)
+    def write(self, run: _Run) -> None:
+        spec, recorder = run.spec, run.recorder
+        streamed = spec.judged[-1]
+        others = sorted((s for s in spec.selected if s is not streamed), key=lambda s: s.metric.kind == JUDGE)
+        waiting: dict[int, tuple[Sample, dict[str, dict[str, MetricResult]]]] = {}  # taken, not yet finished
+        kept: dict[int, SampleResult] = {}
+        pool = workers_pool(self.workers) if self.workers > 1 else None
 
-    # Enough samples in flight to keep every judge slot busy while each answer's calls run one after another.
-    window = max(chunk_size, 2 * streamed.metric.concurrency)
+        def samples() -> Iterator[Sample]:
+            index = 0
+            for chunk in chunked(run.todo, self.chunk_size):
+                outputs: list[dict[str, dict[str, MetricResult]]] = [{} for _ in chunk]
+                for sel in others:
+                    got = family_results(sel, chunk, pool, self.workers)
+                    rows = got.rows() if isinstance(got, Columns) else got
+                    for by_family, one in zip(outputs, rows):
+                        by_family[sel.family] = one
+                for sample, by_family in zip(chunk, outputs):
+                    waiting[index] = (sample, by_family)
+                    index += 1
+                    yield sample
+
+        def write_one(index: int, got: dict[str, MetricResult]) -> None:
+            if index not in waiting:  # a metric that emitted a sample twice must not write it twice
+                raise RuntimeError(f"sample #{index} was finished twice (or never started)")
+            sample, by_family = waiting.pop(index)
+            by_family[streamed.family] = got
+            result = assemble(spec.selected, sample, by_family)
+            recorder.write([result], in_memory=False)
+            if recorder.keep_samples:
+                kept[index] = result
+            run.done(1)
+
+        # Enough samples in flight to keep every judge slot busy while each answer's calls run one after another.
+        window = max(self.chunk_size, 2 * streamed.metric.concurrency)
+        try:
+            streamed.metric.score_stream(samples(), write_one, window)
+        finally:
+            recorder.keep(kept[index] for index in sorted(kept))
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
+        if waiting:
+            missing = [sample.origin or sample.id for sample, _ in list(waiting.values())[:5]]
+            raise RuntimeError(f"{len(waiting)} sample(s) were scored but never finished: {missing}")
+
+
+def strategy(spec: RunSpec, plan: Plan, n_done: int) -> Chunked | Pipelined | Streamed:
+    """How the local engine scores this run (``spec.engine``: :class:`LocalSettings`)."""
+    settings = spec.engine if isinstance(spec.engine, LocalSettings) else LocalSettings()
+    judged = spec.judged
+    # workers=None: decided after the first chunk, from the measured cost of the cheap metrics.
+    auto = settings.workers is None
+    workers = 1 if auto else settings.workers
+    chunk_size = settings.chunk_size
+    if chunk_size is None:
+        # With a judge, the chunk is what the other families score at once before the judge takes its samples,
+        # and the judge's sliding window is at least as wide: 2x its concurrency keeps every slot busy while
+        # each answer's calls run one after another, and no more, or the first results come later.
+        chunk_size = max(16, 2 * max(s.metric.concurrency for s in judged)) if judged else 512
+    if judged:
+        return Streamed(workers, chunk_size)
+    # Cheap metrics only, nothing resumed, and worker processes possible: they then take whole blocks.
+    if n_done == 0 and all(s.metric.kind == CHEAP for s in spec.selected) and \
+            (workers > 1 if not auto else plan.n_good >= PARALLEL_THRESHOLD and _cores() > 1):
+        return Pipelined(workers, auto, chunk_size)
+    return Chunked(workers, auto, chunk_size)
+
+
+def run(spec: RunSpec, progress: Callable[[int, int], None] | None = None) -> Results:
+    """Score the run ``spec`` describes, in this process (and worker processes), and return its ``Results``;
+    ``progress(done, total)`` is called as samples finish."""
+    with collector_paused():
+        plan = plan_run(spec)
     try:
-        streamed.metric.score_stream(samples(), write_one, window)
+        recorder, todo, n_done = start_run(plan)
+        chosen = strategy(spec, plan, n_done)
+        interrupted = withdrawn = False
+        total = plan.n_good - n_done
+        advance = (lambda n: progress(n, total)) if progress is not None else None
+        try:
+            cheap_only = all(s.metric.kind == CHEAP for s in spec.selected)
+            with collector_paused(cheap_only and not isinstance(chosen, Streamed)):
+                chosen.write(_Run(spec, plan, recorder, todo, total, advance))
+        except KeyboardInterrupt:
+            interrupted = True
+            raise
+        except BaseException:  # JudgeUnavailable at the first call, say: with nothing scored, the folder as it was
+            withdrawn = recorder.withdraw()
+            raise
+        finally:
+            if not withdrawn:
+                results = recorder.finish(n_input_rows=plan.n_rows, interrupted=interrupted)
     finally:
-        recorder.keep(kept[index] for index in sorted(kept))
-    if waiting:
-        missing = [sample.origin or sample.id for sample, _ in list(waiting.values())[:5]]
-        raise RuntimeError(f"{len(waiting)} sample(s) were scored but never finished: {missing}")
+        plan.close()
+    return results
 
 
 def evaluate(
@@ -182,107 +280,12 @@ def evaluate(
     reason and scores the rest. An unknown field is a warning (``Results.meta["unknown_fields"]``), with
     ``strict`` an error. With ``out_dir``, results.jsonl grows as samples finish and summary.json is
     written at the end, also when the run is interrupted.
+
+    The arguments become one :class:`~genevals.engine.spec.RunSpec` (:meth:`RunSpec.build`), which :func:`run`
+    scores.
     """
-    check_call(data, column_map, out_dir, workers, chunk_size, seed, progress, meta)
-    judge = judge_config(judge)
-    with collector_paused():
-        plan = plan_run(data, metrics, options, column_map, on_error, judge, strict)
-    selected = plan.selected
-    # workers=None: decided after the first chunk, from the measured cost of the cheap metrics (see below).
-    auto = workers is None
-    workers = 1 if auto else workers
-    if chunk_size is None:
-        # With a judge, the chunk is what the other families score at once before the judge takes its samples,
-        # and the judge's sliding window is at least as wide: 2x its concurrency keeps every slot busy while
-        # each answer's calls run one after another, and no more, or the first results come later.
-        judges = [s for s in selected if s.metric.kind == JUDGE]
-        chunk_size = max(16, 2 * max(s.metric.concurrency for s in judges)) if judges else 512
-
-    recorder, todo, n_done = start_run(plan, out_dir, resume, seed, keep_samples, meta or {})
-    # Cheap metrics only, nothing resumed, and worker processes possible: they then read, score and write whole
-    # chunks (genevals.engine.pipeline); otherwise workers score the cheap families of chunks read here.
-    pipelined = (n_done == 0 and all(s.metric.kind == CHEAP for s in selected)
-                 and (workers > 1 if not auto else plan.n_good >= PARALLEL_THRESHOLD and _cores() > 1))
-    pool = workers_pool(workers) if workers > 1 and not pipelined else None
-    interrupted = withdrawn = False
-    try:
-        total = plan.n_good - n_done
-        advance = (lambda n: progress(n, total)) if progress is not None else None
-        if _streamed_family(selected) is not None:
-            _write_streamed(recorder, selected, todo, chunk_size, pool, workers, advance)
-        elif pipelined:
-            with collector_paused():
-                _write_pipelined(recorder, plan, selected, chunk_size, workers, auto, advance)
-        else:
-            with collector_paused(all(s.metric.kind == CHEAP for s in selected)):
-                _write_chunks(recorder, selected, todo, chunk_size, workers, auto, plan.n_good - n_done, plan.n_good,
-                              advance, pool)
-    except KeyboardInterrupt:
-        interrupted = True
-        raise
-    except BaseException:  # JudgeUnavailable at the first call, say: with nothing scored, the folder as it was
-        withdrawn = recorder.withdraw()
-        raise
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
-        if not withdrawn:
-            results = recorder.finish(n_input_rows=plan.n_rows, interrupted=interrupted)
-    return results
-
-
-def _write_chunks(recorder: RunRecorder, selected: Sequence[registry.Selected], todo: Iterable[Sample],
-                  chunk_size: int, workers: int, auto: bool, left: int, n_good: int,
-                  advance: Callable[[int], None] | None, pool: ProcessPoolExecutor | None) -> None:
-    """Score and write the samples chunk by chunk (no judge); with ``auto``, decide on worker processes after
-    the first chunk (``left`` samples to score of the run's ``n_good``)."""
-    todo = iter(todo)
-    cheap = [0.0]
-    first = list(islice(todo, chunk_size))
-    if first:
-        recorder.write(_score_chunk(selected, first, pool, workers, cheap))
-        if advance is not None:
-            advance(len(first))
-    started = None
-    try:
-        if auto and first:
-            workers = parallel_workers(cheap[0] / len(first), left - len(first), n_good)
-            pool = started = workers_pool(workers) if workers > 1 else None
-        for chunk in chunked(todo, chunk_size if pool is None else max(chunk_size, 1000)):
-            recorder.write(_score_chunk(selected, chunk, pool, workers))
-            if advance is not None:
-                advance(len(chunk))
-    finally:
-        if started is not None:
-            started.shutdown(cancel_futures=True)
-
-
-def _write_pipelined(recorder: RunRecorder, plan: Plan, selected: Sequence[registry.Selected], chunk_size: int,
-                     workers: int, auto: bool, advance: Callable[[int], None] | None) -> None:
-    """Cheap metrics only: with ``auto``, read and score the first chunk here and decide on worker processes from
-    what it cost (reading included, as the workers would read too); then either go on here, or let worker
-    processes read, score and write whole chunks (:mod:`genevals.engine.pipeline`)."""
-    reader, units = pipeline.reader_for(plan)
-    if auto:
-        first = next(chunked(units, chunk_size), None)
-        if first is None:
-            return
-        started = time.perf_counter()
-        samples = reader.samples(first)
-        recorder.write(_score_chunk(selected, samples, None, 1))
-        seconds = time.perf_counter() - started
-        if advance is not None:
-            advance(len(samples))
-        workers = parallel_workers(seconds / max(len(samples), 1), plan.n_good - len(samples), plan.n_good)
-    if workers <= 1:  # the rest here, as any run without workers
-        rest = (sample for chunk in chunked(units, chunk_size) for sample in reader.samples(chunk))
-        _write_chunks(recorder, selected, rest, chunk_size, 1, False, 0, plan.n_good, advance, None)
-        return
-    pool = pipeline.start_pool(workers, reader, selected, recorder.writer is not None, recorder.keep_samples)
-    try:
-        for done in pipeline.run(pool, chunked(units, max(chunk_size, 1000)), 2 * workers):
-            recorder.write_done(done)
-            if advance is not None:
-                advance(done.n)
-    finally:
-        pool.shutdown(cancel_futures=True)
+    check_progress(progress)
+    spec = RunSpec.build(data, metrics, options=options, judge=judge, column_map=column_map, on_error=on_error,
+                         strict=strict, out_dir=out_dir, resume=resume, seed=seed, keep_samples=keep_samples,
+                         meta=meta, engine=LocalSettings(workers, chunk_size))
+    return run(spec, progress)

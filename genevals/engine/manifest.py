@@ -39,12 +39,9 @@ class InputDigest:
         self._hash.update(json.dumps(record, sort_keys=True, ensure_ascii=True, default=str).encode("ascii"))
         self._hash.update(b"\n")
 
-    def add_file(self, path: str | Path, rows: int, block: int = 1 << 20) -> None:
-        """Digest a file's bytes instead of its rows (``rows``: how many it holds)."""
-        with open(path, "rb") as handle:
-            while chunk := handle.read(block):
-                self._hash.update(chunk)
-        self.rows = rows
+    def update(self, data: bytes) -> None:
+        """Digest a file's bytes instead of its rows, as they are read (the reader sets :attr:`rows`)."""
+        self._hash.update(data)
 
     def hexdigest(self) -> str:
         return self._hash.hexdigest()

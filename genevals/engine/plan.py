@@ -1,4 +1,4 @@
-"""What every engine does before scoring, in one pass over the input: build the metrics, read and validate
+"""What every engine does before scoring, in one pass over the input: read and validate
 every row (so by default nothing is scored when any row is bad), and let the metrics that need it see every
 sample (BERTScore's run-wide idf). Then :func:`start_run` opens the run folder and, when resuming, counts the
 results already there and leaves them out of what is still to score.
@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from genevals import registry, runfolder, utf8
+from genevals import registry, runfolder
 from genevals.engine import manifest
-from genevals.engine.arguments import check_column_map, check_data, is_dataframe
+from genevals.engine.arguments import is_dataframe
 from genevals.engine.recorder import RunRecorder
+from genevals.engine.spec import RaySettings
+from genevals.engine.spool import Spool
 from genevals.input_fields import FieldTracker
 from genevals.io import ALIASES, KNOWN_FIELDS, HeaderError, InputError, iter_samples
 from genevals.keys import sample_key_digest
@@ -61,21 +63,27 @@ def grouped(errors: Sequence[InputError], rows: int | None = None, lines_shown: 
 
 @dataclass
 class Plan:
-    """The input (a path or a list of row dicts), its column map, the metrics, and what the pass found."""
+    """What the planning pass found in the run's input: the good samples (held in :attr:`spool` for the
+    scoring pass), the bad rows, and the input's digest."""
 
-    data: Any
-    column_map: Mapping[str, str] | None
-    selected: list[registry.Selected]
+    spec: Any  # the RunSpec
     n_good: int
+    spool: Spool
     errors: list[InputError] = field(default_factory=list)
     #: input mistakes that did not stop the run (unknown fields), one line each
     warnings: list[str] = field(default_factory=list)
-    #: a digest of every row, for the run folder's manifest (None: taken from ``kept`` when asked)
+    #: a digest of every row, for the run folder's manifest (None: taken from the kept samples when asked)
     digest: manifest.InputDigest | None = field(default_factory=manifest.InputDigest)
-    #: the good samples, kept from the planning pass when the input was already in memory (a list of rows)
-    kept: list[Sample] | None = None
-    #: with ``kept``: the row number (0-based) of each of ``errors``, to digest the rows in input order
+    #: with samples kept in memory: the row number (0-based) of each of ``errors``, to digest the rows in order
     error_rows: list[int] = field(default_factory=list)
+
+    @property
+    def data(self) -> Any:
+        return self.spec.data
+
+    @property
+    def selected(self) -> list[registry.Selected]:
+        return list(self.spec.selected)
 
     @property
     def n_rows(self) -> int:
@@ -87,7 +95,7 @@ class Plan:
         folder never uses it."""
         if self.digest is None:
             digest = manifest.InputDigest()
-            samples, errors = iter(self.kept or ()), iter(zip(self.error_rows, self.errors))
+            samples, errors = iter(self.spool.kept or ()), iter(zip(self.error_rows, self.errors))
             pending = next(errors, None)
             for row in range(self.n_rows):
                 if pending is not None and pending[0] == row:
@@ -99,98 +107,87 @@ class Plan:
         return self.digest
 
     def samples(self) -> Iterator[Sample]:
-        """The good samples: those the planning pass kept, else read again (a file is never held whole)."""
-        if self.kept is not None:
-            return iter(self.kept)
-        return (s for s in iter_samples(self.data, self.column_map) if not isinstance(s, InputError))
+        """The good samples, in input order, as the planning pass validated them."""
+        return self.spool.samples()
+
+    def close(self) -> None:
+        self.spool.close()
 
 
 def _source_name(data: Any) -> str:
     return str(data) if isinstance(data, (str, Path)) else "<data>"
 
 
-def check_arguments(**named: Any) -> None:
-    """Refuse, naming the argument, an argument holding text that cannot be written as UTF-8 (see
-    :mod:`genevals.utf8`): it would fail in results.jsonl or summary.json, mid-run."""
-    for name, value in named.items():
-        found = utf8.find(value, name)
-        if found is not None:
-            raise InputError(utf8.shown(found[0]), None, None, f"invalid Unicode ({found[1]}); it cannot be "
-                                                               "written as UTF-8")
-
-
-def plan_run(data: Any, metrics: Sequence[str] | None, options: Mapping[str, Mapping[str, Any]] | None,
-             column_map: Mapping[str, str] | None, on_error: str, judge: Any = None, strict: bool = False) -> Plan:
-    """Build the metrics, then read, validate and prepare in one pass over the input.
+def plan_run(spec: Any) -> Plan:
+    """Read, validate and prepare in one pass over the input of ``spec`` (a
+    :class:`~genevals.engine.spec.RunSpec`): each row is read and validated once, here; the good samples wait
+    in a :class:`~genevals.engine.spool.Spool` for the scoring pass.
 
     Mistakes about the input as a whole are InputErrors too, whatever ``on_error``: no rows at all, a header
     without a required column, a ``--map`` source no row has, and with ``strict`` an unknown field (else a
     warning in :attr:`Plan.warnings`)."""
-    if on_error not in ("raise", "skip"):
-        raise ValueError("on_error must be 'raise' or 'skip'")
-    check_data(data)
-    check_column_map(column_map)
-    # Rows are checked as they are read, each with its line; these arguments now, before any work.
-    check_arguments(data=data if isinstance(data, (str, Path)) else None, metrics=metrics, options=options,
-                    column_map=column_map, judge=judge)
+    data, column_map = spec.data, spec.column_map
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], Sample):
         data = [s.to_dict() for s in data]
-    selected = registry.select(metrics, options, judge)
-    preparing = [s.metric for s in selected if s.metric.needs_prepare]
+    preparing = [s.metric for s in spec.selected if s.metric.needs_prepare]
     tracker = FieldTracker(KNOWN_FIELDS, ALIASES, column_map)
     from_file = isinstance(data, (str, Path))
     n_good, errors, error_rows = 0, [], []
-    # Rows given in memory are read once: their samples are kept for scoring (the rows themselves are held by
-    # the caller anyway); a file is read again instead, so that it is never held whole.
-    # Any other iterable (a generator) can be read only once: its samples are kept too.
-    kept: list[Sample] | None = None if from_file or is_dataframe(data) else []
-    # Kept rows are digested later, only if a run folder asks (Plan.input_digest); others during this pass.
-    digest = None if kept is not None else manifest.InputDigest()
-    # Resumed samples are prepared too, so a resumed run scores exactly like an uninterrupted one.
-    for item in iter_samples(data, column_map, tracker):
-        if isinstance(item, HeaderError):
-            raise item
-        if digest is not None and not from_file:
-            digest.add(item)
-        if isinstance(item, InputError):
-            error_rows.append(n_good + len(errors))
-            errors.append(item)
-            continue
-        n_good += 1
-        if kept is not None:
-            kept.append(item)
-        for metric in preparing:
-            metric.prepare_sample(item)
-    source = _source_name(data)
-    if from_file:
-        assert digest is not None
-        digest.add_file(data, n_good + len(errors))
-    if n_good == 0 and not errors:
-        raise InputError(source, None, None, "no rows (the input is empty, blank or only a header)")
-    unmapped = tracker.unmapped()
-    if unmapped:
-        raise InputError(source, None, None, "; ".join(unmapped))
-    if strict and (tracker.unknown or tracker.literals):
-        what = "unknown fields" if tracker.unknown else "list cells that are not JSON"
-        raise InputError(source, None, None, f"{what} (--strict):\n  " + "\n  ".join(tracker.warnings()))
-    if errors and on_error == "raise":
-        raise InputErrors(errors, n_good)
+    # A file is never held whole: its samples wait on disk. Rows given in memory are held by the caller anyway,
+    # and a generator can be read only once: their samples are kept in memory.
+    spool = Spool(on_disk=from_file)
+    # A file is digested from the bytes this pass reads; rows in memory later, only if a run folder asks
+    # (Plan.input_digest); a DataFrame's during this pass.
+    digest = manifest.InputDigest() if from_file or is_dataframe(data) else None
+    try:
+        # Resumed samples are prepared too, so a resumed run scores exactly like an uninterrupted one.
+        for item in iter_samples(data, column_map, tracker, digest if from_file else None):
+            if isinstance(item, HeaderError):
+                raise item
+            if digest is not None and not from_file:
+                digest.add(item)
+            if isinstance(item, InputError):
+                error_rows.append(n_good + len(errors))
+                errors.append(item)
+                continue
+            n_good += 1
+            spool.add(item)
+            for metric in preparing:
+                metric.prepare_sample(item)
+        source = _source_name(data)
+        if from_file:
+            assert digest is not None
+            digest.rows = n_good + len(errors)
+        if n_good == 0 and not errors:
+            raise InputError(source, None, None, "no rows (the input is empty, blank or only a header)")
+        unmapped = tracker.unmapped()
+        if unmapped:
+            raise InputError(source, None, None, "; ".join(unmapped))
+        if spec.strict and (tracker.unknown or tracker.literals):
+            what = "unknown fields" if tracker.unknown else "list cells that are not JSON"
+            raise InputError(source, None, None, f"{what} (--strict):\n  " + "\n  ".join(tracker.warnings()))
+        if errors and spec.on_error == "raise":
+            raise InputErrors(errors, n_good)
+    except BaseException:
+        spool.close()
+        raise
     for metric in preparing:
         metric.finish_prepare()
-    return Plan(data, column_map, selected, n_good, errors, tracker.warnings(), digest, kept, error_rows)
+    return Plan(spec, n_good, spool, errors, tracker.warnings(), digest, error_rows)
 
 
-def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, keep_samples: bool,
-              meta: Mapping[str, Any]) -> tuple[RunRecorder, Iterator[Sample], int]:
+def start_run(plan: Plan) -> tuple[RunRecorder, Iterator[Sample], int]:
     """Prepare the run folder, open the recorder, count the results already there (when resuming) into it,
     and return it, the samples still to score, and how many were done."""
-    check_arguments(out_dir=out_dir, meta=meta)
-    out = Path(out_dir) if out_dir is not None else None
+    spec = plan.spec
+    out, resume, seed, meta = spec.output.out_dir, spec.output.resume, spec.output.seed, dict(spec.output.meta)
+    if isinstance(spec.engine, RaySettings):
+        meta = {"engine": "ray", **meta}
     if plan.warnings:
         meta = {**meta, "unknown_fields": list(plan.warnings)}
     if out is not None:
         wanted = manifest.build(plan.selected, plan.input_digest(), input_name=_source_name(plan.data),
-                                column_map=plan.column_map, seed=seed)
+                                column_map=spec.column_map, seed=seed)
         if resume:
             check_resume(out, wanted)
     earlier = runfolder.prepare(out, resume)
@@ -200,7 +197,8 @@ def start_run(plan: Plan, out_dir: str | Path | None, resume: bool, seed: int, k
     present = frozenset(n for n in runfolder.RUN_FILES if out is not None and (out / n).exists())
     if out is not None:
         runfolder.write_manifest(out, wanted)
-    recorder = RunRecorder(plan.selected, out, errors=plan.errors, seed=seed, keep_samples=keep_samples, meta=meta)
+    recorder = RunRecorder(plan.selected, out, errors=plan.errors, seed=seed, keep_samples=spec.output.keep_samples,
+                           meta=meta)
     recorder.earlier, recorder.present = earlier, present
     try:
         done = _replay_previous(recorder, out) if resume else set()

@@ -11,8 +11,10 @@ rows are located exactly as locally), ``prepare()`` (run-wide statistics such as
   Each actor scores one batch at a time, so at most ``judge_concurrency`` batches are being judged at once
   across the whole cluster, whatever its size; the judge's own per-batch concurrency applies inside each.
 
-The metric objects are built once on the driver (``registry.select``), prepared, and shipped to the workers,
-so every worker scores with identical settings. Order is preserved, so results.jsonl is in input order.
+The metric objects are built once on the driver (:meth:`~genevals.engine.spec.RunSpec.build`), prepared, and
+shipped to the workers as one stage of the run's spec each, scored there by
+:func:`~genevals.engine.scoring.score_batch` like everywhere else, so every worker scores with identical
+settings. Order is preserved, so results.jsonl is in input order.
 
     from genevals.engine import ray as ray_engine
     results = ray_engine.evaluate("data.jsonl", ["token_f1", "rouge", "retrieval"])             # local Ray
@@ -27,56 +29,50 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from genevals import registry
-from genevals.engine.arguments import check_call, check_whole, judge_config
+from genevals.engine.arguments import check_progress
 from genevals.engine.plan import chunked, plan_run, start_run
+from genevals.engine.scoring import score_batch
+from genevals.engine.spec import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_ROWS_PER_PASS, RaySettings, RunSpec
 from genevals.metrics.base import CHEAP, JUDGE, MODEL
 from genevals.results import Results
 from genevals.stats import DEFAULT_SEED
 from genevals.types import Sample, SampleResult
-
-DEFAULT_JUDGE_CONCURRENCY = 4
-DEFAULT_ROWS_PER_PASS = 20_000
 _RAY_CLUSTER_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 
-def _score_rows(selected: Sequence[registry.Selected], rows: Sequence[str]) -> list[str]:
-    """JSON SampleResult dicts in, the same with these families' metrics added, out."""
+def _score_rows(stage: RunSpec, rows: Sequence[str]) -> list[str]:
+    """JSON SampleResult dicts in, the same with this stage's outputs added (:func:`score_batch`), out."""
     results = [SampleResult.from_dict(json.loads(r)) for r in rows]
-    samples = [r.sample for r in results]
-    for sel in selected:
-        for result, outputs in zip(results, sel.metric.score(samples)):
-            for name, value in outputs.items():
-                if sel.keep(name):
-                    result.metrics[name] = value
+    for result, scored in zip(results, score_batch(stage, [r.sample for r in results])):
+        result.metrics.update(scored.metrics)
     return [json.dumps(r.to_dict(), ensure_ascii=False) for r in results]
 
 
-def _stage_fn(selected_ref):
+def _stage_fn(stage_ref):
     """A stateless batch function for Ray tasks (lexical, retrieval)."""
     import ray
 
-    def score_batch(batch: dict) -> dict:
+    def score_rows(batch: dict) -> dict:
         import numpy as np
 
-        selected = ray.get(selected_ref) if isinstance(selected_ref, ray.ObjectRef) else selected_ref
-        return {"row": np.array(_score_rows(selected, list(batch["row"])), dtype=object)}
+        stage = ray.get(stage_ref) if isinstance(stage_ref, ray.ObjectRef) else stage_ref
+        return {"row": np.array(_score_rows(stage, list(batch["row"])), dtype=object)}
 
-    return score_batch
+    return score_rows
 
 
 class _StageActor:
-    """A Ray Data actor: holds its metrics (a loaded model, a judge client) across batches."""
+    """A Ray Data actor: holds its stage's metrics (a loaded model, a judge client) across batches."""
 
-    def __init__(self, selected_ref) -> None:
+    def __init__(self, stage_ref) -> None:
         import ray
 
-        self.selected = ray.get(selected_ref) if isinstance(selected_ref, ray.ObjectRef) else selected_ref
+        self.stage = ray.get(stage_ref) if isinstance(stage_ref, ray.ObjectRef) else stage_ref
 
     def __call__(self, batch: dict) -> dict:
         import numpy as np
 
-        return {"row": np.array(_score_rows(self.selected, list(batch["row"])), dtype=object)}
+        return {"row": np.array(_score_rows(self.stage, list(batch["row"])), dtype=object)}
 
 
 def _init_ray(address: str | None, num_cpus: int | None, runtime_env: Mapping[str, Any] | None):
@@ -125,6 +121,52 @@ def _restore_cluster_switch(previous: str | None) -> None:
                                                           not getattr(constants, "IS_WINDOWS_OR_OSX", False))
 
 
+def run(spec: RunSpec, progress: Callable[[int, int], None] | None = None) -> Results:
+    """Score the run ``spec`` describes on Ray (``spec.engine``: :class:`~genevals.engine.spec.RaySettings`).
+
+    The input is sent to the cluster ``rows_per_pass`` samples at a time, so the driver never holds more than
+    that; results are appended to ``results.jsonl`` block by block as the cluster returns them, and a resumed
+    run skips the samples already there, exactly like the local engine."""
+    try:
+        import ray  # noqa: F401
+        import ray.data  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("the Ray engine needs Ray Data: pip install 'genevals[ray]'") from exc
+    settings = spec.engine if isinstance(spec.engine, RaySettings) else RaySettings()
+    plan = plan_run(spec)
+    try:
+        stages = Stages.of(spec, settings)
+        recorder, todo, n_done = start_run(plan)
+        ray, started, interrupted, withdrawn = None, False, False, False
+        cluster_switch = os.environ.get(_RAY_CLUSTER_SWITCH)
+        try:
+            for part in chunked(todo, settings.rows_per_pass):
+                if ray is None:  # started only when there is something to score
+                    ray, started = _init_ray(settings.address, settings.num_cpus, settings.runtime_env)
+                    ray.data.DataContext.get_current().execution_options.preserve_order = True
+                for block in stages.pipeline(ray, part).iter_batches(batch_size=None, batch_format="numpy"):
+                    scored = [SampleResult.from_dict(json.loads(line)) for line in block["row"]]
+                    recorder.write(scored)
+                    if progress is not None:
+                        progress(len(scored), plan.n_good - n_done)
+        except KeyboardInterrupt:
+            interrupted = True
+            raise
+        except BaseException:  # nothing scored yet (Ray failed to start, say): the folder as it was
+            withdrawn = recorder.withdraw()
+            raise
+        finally:
+            if ray is not None and (settings.shutdown or (settings.shutdown is None and started)):
+                ray.shutdown()
+                if settings.address is None:
+                    _restore_cluster_switch(cluster_switch)
+            if not withdrawn:
+                results = recorder.finish(n_input_rows=plan.n_rows, interrupted=interrupted)
+    finally:
+        plan.close()
+    return results
+
+
 def evaluate(
     dataset_or_path: Any,
     metrics: Sequence[str] | None = None,
@@ -150,90 +192,60 @@ def evaluate(
     meta: Mapping[str, Any] | None = None,
     shutdown: bool | None = None,
 ) -> Results:
-    """Like :func:`genevals.engine.local.evaluate`, scored on Ray.
+    """Like :func:`genevals.engine.local.evaluate`, scored on Ray: the arguments become a
+    :class:`~genevals.engine.spec.RunSpec` with :class:`~genevals.engine.spec.RaySettings`, which :func:`run`
+    scores.
 
     ``dataset_or_path``: a path, a DataFrame, a list of dicts, or a ``ray.data.Dataset`` (its rows are read on
     the driver and validated like a list of dicts). ``address``: None starts a local Ray with ``num_cpus``
     (default 2); ``"auto"`` or ``"ray://host:10001"`` joins a cluster (genevals must be installed on every
     node, or pass ``runtime_env``). ``shutdown``: stop Ray at the end (default: only if this call started it).
-
-    The input is sent to the cluster ``rows_per_pass`` samples at a time, so the driver never holds more than
-    that; results are appended to ``results.jsonl`` block by block as the cluster returns them, and
-    ``resume=True`` skips the samples already there, exactly like the local engine.
     """
-    try:
-        import ray  # noqa: F401
-        import ray.data  # noqa: F401
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("the Ray engine needs Ray Data: pip install 'genevals[ray]'") from exc
-
     data = dataset_or_path
     if hasattr(data, "iter_rows") and hasattr(data, "map_batches"):  # a ray.data.Dataset
         data = list(data.iter_rows())
-    # the same checks as the local engine's, before Ray is started
-    check_call(data, column_map, out_dir, None, None, seed, progress, meta)
-    judge = judge_config(judge)
-    for name, value in (("batch_size", batch_size), ("rows_per_pass", rows_per_pass)):
-        check_whole(value, name, 1)
-    plan = plan_run(data, metrics, options, column_map, on_error, judge, strict)
-    stages = Stages(
-        lexical=[s for s in plan.selected if s.metric.kind == CHEAP],
-        model=[s for s in plan.selected if s.metric.kind == MODEL],
-        judge=[s for s in plan.selected if s.metric.kind == JUDGE],
-        batch_size=batch_size, bertscore_actors=max(1, bertscore_actors), bertscore_gpus=bertscore_gpus,
-        judge_concurrency=max(1, judge_concurrency or DEFAULT_JUDGE_CONCURRENCY))
-
-    recorder, todo, n_done = start_run(plan, out_dir, resume, seed, keep_samples, {"engine": "ray", **(meta or {})})
-    ray, started, interrupted, withdrawn = None, False, False, False
-    cluster_switch = os.environ.get(_RAY_CLUSTER_SWITCH)
-    try:
-        for part in chunked(todo, rows_per_pass):
-            if ray is None:  # started only when there is something to score
-                ray, started = _init_ray(address, num_cpus, runtime_env)
-                ray.data.DataContext.get_current().execution_options.preserve_order = True
-            for block in stages.pipeline(ray, part).iter_batches(batch_size=None, batch_format="numpy"):
-                scored = [SampleResult.from_dict(json.loads(line)) for line in block["row"]]
-                recorder.write(scored)
-                if progress is not None:
-                    progress(len(scored), plan.n_good - n_done)
-    except KeyboardInterrupt:
-        interrupted = True
-        raise
-    except BaseException:  # nothing scored yet (Ray failed to start, say): the folder as it was
-        withdrawn = recorder.withdraw()
-        raise
-    finally:
-        if ray is not None and (shutdown or (shutdown is None and started)):
-            ray.shutdown()
-            if address is None:
-                _restore_cluster_switch(cluster_switch)
-        if not withdrawn:
-            results = recorder.finish(n_input_rows=plan.n_rows, interrupted=interrupted)
-    return results
+    check_progress(progress)
+    settings = RaySettings(address=address, judge_concurrency=max(1, judge_concurrency or DEFAULT_JUDGE_CONCURRENCY),
+                           bertscore_actors=max(1, bertscore_actors), bertscore_gpus=bertscore_gpus,
+                           batch_size=batch_size, rows_per_pass=rows_per_pass, num_cpus=num_cpus,
+                           runtime_env=runtime_env, shutdown=shutdown)
+    spec = RunSpec.build(data, metrics, options=options, judge=judge, column_map=column_map, on_error=on_error,
+                         strict=strict, out_dir=out_dir, resume=resume, seed=seed, keep_samples=keep_samples,
+                         meta=meta, engine=settings)
+    return run(spec, progress)
 
 
 @dataclass
 class Stages:
-    """The three Ray Data stages and their resources; ``pipeline`` chains the ones that have metrics."""
+    """The three Ray Data stages (each a :meth:`RunSpec.only` of the run) and their resources; ``pipeline``
+    chains the ones that have metrics."""
 
-    lexical: list[registry.Selected]
-    model: list[registry.Selected]
-    judge: list[registry.Selected]
+    lexical: RunSpec
+    model: RunSpec
+    judge: RunSpec
     batch_size: int
     bertscore_actors: int
     bertscore_gpus: float
     judge_concurrency: int
 
+    @classmethod
+    def of(cls, spec: RunSpec, settings: RaySettings) -> Stages:
+        def kind(k: str) -> RunSpec:
+            return spec.only([s for s in spec.selected if s.metric.kind == k])
+
+        return cls(kind(CHEAP), kind(MODEL), kind(JUDGE), settings.batch_size, max(1, settings.bertscore_actors),
+                   settings.bertscore_gpus, max(1, settings.judge_concurrency))
+
     def pipeline(self, ray, samples: Sequence[Sample]):
         rows = [{"row": json.dumps(SampleResult(sample=s).to_dict(), ensure_ascii=False)} for s in samples]
         ds = ray.data.from_items(rows)
-        if self.lexical:
+        if self.lexical.selected:
             ds = ds.map_batches(_stage_fn(ray.put(self.lexical)), batch_size=self.batch_size, batch_format="numpy")
-        if self.model:
+        if self.model.selected:
             ds = ds.map_batches(_StageActor, fn_constructor_args=(ray.put(self.model),), batch_size=self.batch_size,
                                 batch_format="numpy", compute=_actor_pool(ray, self.bertscore_actors),
                                 num_gpus=self.bertscore_gpus or None)
-        if self.judge:
+        if self.judge.selected:
             # A fixed pool of judge actors, each judging one batch at a time: at most judge_concurrency
             # batches are in flight across the whole cluster, however many nodes it has.
             ds = ds.map_batches(_StageActor, fn_constructor_args=(ray.put(self.judge),),

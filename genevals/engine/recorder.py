@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from genevals import registry, runfolder
+from genevals.engine.failures import JudgeFailures
 from genevals.io import InputError
+from genevals.metrics.base import JUDGE
 from genevals.results import DeferredSummary, Results, SummaryAccumulator
 from genevals.scored import ScoredBatch
 from genevals.types import SampleResult, SkippedRow
@@ -62,6 +64,11 @@ class RunRecorder:
             skipped=[SkippedRow(e.source + (f":{e.line}" if e.line else ""), e.field, e.message) for e in errors],
             seed=seed, meta={"metrics": [s.family for s in selected], **meta})
         self.writer = runfolder.ResultsWriter(out) if out is not None else None
+        #: the judge families' failures, counted as results are recorded (the exit code and the reasons after
+        #: a run come from here, never from results.jsonl read again)
+        self.judge_failures = JudgeFailures()
+        self._judged = {name: d["family"] for name, d in registry.declarations(selected).items()
+                        if d.get("kind") == JUDGE}
         #: set by :func:`genevals.engine.plan.start_run`: where the earlier run was moved (or None), and the run
         #: files the folder held then, for :meth:`withdraw`
         self.earlier: Path | None = None
@@ -71,6 +78,8 @@ class RunRecorder:
         """Count a result in the summary (one already in results.jsonl, when resuming). ``in_memory=False``:
         the caller adds it to ``Results.samples`` later, with :meth:`keep`, to keep those in input order."""
         self.acc.add(result)
+        if self._judged:
+            self.judge_failures.add_result(result.metrics, self._judged)
         if in_memory:
             self.keep([result])
         for sel in self.corpus_families:
@@ -85,6 +94,9 @@ class RunRecorder:
             if self.writer is not None:
                 self.writer.write(results)
             self.acc.add_batch(results)
+            if self._judged:
+                for result in results:
+                    self.judge_failures.add_result(result.metrics, self._judged)
             if in_memory:
                 self.keep(results)
             self._count_corpus(corpus_statistics(self.corpus_families, results))
@@ -141,6 +153,7 @@ class RunRecorder:
         results.signatures = {sel.family: sel.metric.signature() for sel in self.selected}
         results.meta["interrupted"] = interrupted
         results.meta["n_input_rows"] = n_input_rows
+        results.judge_failures = self.judge_failures
         warnings = {s.family: s.note or s.metric.warning for s in self.selected if s.note or s.metric.warning}
         if warnings:
             results.meta["judge_warnings"] = warnings

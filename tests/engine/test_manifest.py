@@ -40,7 +40,9 @@ def test_rows_in_memory_are_digested_later_exactly_as_during_the_pass(bad_rows):
     eager = manifest.InputDigest()
     for item in iter_samples(rows):
         eager.add(item)
-    plan = plan_run(rows, ["exact_match"], None, None, "skip")
+    from genevals.engine.spec import RunSpec
+
+    plan = plan_run(RunSpec.build(rows, ["exact_match"], on_error="skip"))
     assert plan.digest is None and len(plan.errors) == len(bad_rows)
     got = plan.input_digest()
     assert (got.hexdigest(), got.rows) == (eager.hexdigest(), len(rows)) == (eager.hexdigest(), eager.rows)
