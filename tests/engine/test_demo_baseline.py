@@ -42,8 +42,9 @@ def _signatures_without_versions(signatures: dict) -> dict:
 
 def demo_run(out: Path) -> dict:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    proc = subprocess.run([sys.executable, "-m", "genevals", "run", str(DEMO), "--out", str(out), "--metrics",
-                           METRICS, "-q"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    # the input named relative to the checkout, as origins and notes show it, so any checkout compares equal
+    proc = subprocess.run([sys.executable, "-m", "genevals", "run", str(DEMO.relative_to(ROOT)), "--out", str(out),
+                           "--metrics", METRICS, "-q"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
     assert proc.returncode == 0, proc.stderr
     results = [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
     results.sort(key=lambda r: (r["system"], r["id"]))
