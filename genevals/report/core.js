@@ -1,4 +1,4 @@
-// core.js: data, DOM helpers, formatting, tabs, drawer and tooltip.
+// core.js: data, DOM helpers, formatting, the registry of tabs, sections and hooks, the drawer and tooltip.
 // Every string from the data reaches the page through textContent or setAttribute, never as markup.
 var D = JSON.parse(document.getElementById("genevals-data").textContent);
 var SVGNS = "http://www.w3.org/2000/svg";
