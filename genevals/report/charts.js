@@ -183,7 +183,7 @@ function scatterCard() {
   return card;
 }
 
-TABS.charts = function (root) {
+function chartsTab(root) {
   var barsHolder = el("div");
   var choice = "key";
   function drawBars() {
@@ -205,4 +205,5 @@ TABS.charts = function (root) {
   D.metrics.forEach(function (m) { var h = m.name === "first_relevant_rank" ? null : histogram(m.name); if (h) grid.appendChild(h); });
   root.appendChild(grid);
   root.appendChild(legend(systemSeries(function () { return []; })));
-};
+}
+registerTab({ id: "charts", title: "Charts", order: 20, render: chartsTab });

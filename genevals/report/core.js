@@ -1,4 +1,4 @@
-// core.js: data, DOM helpers, formatting, tabs, drawer and tooltip.
+// core.js: data, DOM helpers, formatting, the registry of tabs, sections and hooks, the drawer and tooltip.
 // Every string from the data reaches the page through textContent or setAttribute, never as markup.
 var D = JSON.parse(document.getElementById("genevals-data").textContent);
 var SVGNS = "http://www.w3.org/2000/svg";
@@ -237,15 +237,79 @@ function openDrawer(title, content) {
 }
 function closeDrawer() { drawer.hidden = true; backdrop.hidden = true; }
 
-var TABS = {};
+// The registry: every tab, every section of a tab or of a sample's drawer, and every hook is registered once
+// under an id by the script that owns it, and drawn or run in its declared order. Nothing redefines what another
+// script defined (which made the load order decide what the page showed); a second registration of an id is
+// refused and shown on the page, never a silent override.
+var REGISTRY = { tabs: [], tabSections: {}, sampleSections: [], hooks: {} };
 var rendered = {};
+function registryError(text) {
+  console.error("genevals report: " + text);
+  var main = document.getElementById("main"), note = document.getElementById("registry-errors");
+  if (!note) note = main.insertBefore(el("div", { "class": "warning", id: "registry-errors", role: "alert" },
+    el("strong", { text: "This page's scripts are inconsistent (a bug in genevals):" })), main.firstChild);
+  note.appendChild(el("div", { text: text }));
+}
+// Add spec to list (kept sorted by order, then by registration) unless its id is taken; what names the kind.
+function addOnce(list, spec, what) {
+  if (!spec || typeof spec.id !== "string" || !spec.id) { registryError(what + " registered without an id"); return false; }
+  if (list.some(function (x) { return x.id === spec.id; })) {
+    registryError(what + " '" + spec.id + "' is registered twice; the second registration is ignored");
+    return false;
+  }
+  list.push({ id: spec.id, order: spec.order || 0, seq: list.length, spec: spec });
+  list.sort(function (a, b) { return a.order - b.order || a.seq - b.seq; });
+  return true;
+}
+function active(entry, args) { return !entry.spec.when || entry.spec.when.apply(null, args || []); }
+// A tab: {id, title, order, render(root), when()}; its render is its section of order 0 (registerTabSection).
+function registerTab(spec) {
+  if (addOnce(REGISTRY.tabs, spec, "tab") && spec.render) registerTabSection(spec.id, { id: spec.id, order: 0, render: spec.render });
+}
+// A part of tab's panel: {id, order, render(root), when()}, drawn into the panel by order (< 0: before the tab's own).
+function registerTabSection(tab, spec) {
+  addOnce(REGISTRY.tabSections[tab] = REGISTRY.tabSections[tab] || [], spec, "tab '" + tab + "' section");
+}
+// A card at the end of a detailed sample's drawer: {id, order, render(sample, index) -> node or null, when(sample)}.
+function registerSampleSection(spec) { addOnce(REGISTRY.sampleSections, spec, "sample section"); }
+// A behaviour run at a named moment ("tab-switch", "sample-opened", "review-changed"): {id, order, run(...)}.
+function registerHook(name, spec) { addOnce(REGISTRY.hooks[name] = REGISTRY.hooks[name] || [], spec, name + " hook"); }
+function runHooks(name) {
+  var args = Array.prototype.slice.call(arguments, 1);
+  (REGISTRY.hooks[name] || []).forEach(function (h) { h.spec.run.apply(null, args); });
+}
+function sampleSections(sample, index) {
+  return REGISTRY.sampleSections.filter(function (s) { return active(s, [sample]); })
+    .map(function (s) { return s.spec.render(sample, index); });
+}
+function shownTabs() { return REGISTRY.tabs.filter(function (t) { return active(t); }).map(function (t) { return t.id; }); }
+function hasTab(name) { return shownTabs().indexOf(name) >= 0; }
+
+// The tab buttons and panels, from the registry (main.js calls this once every script has registered its tabs).
+function drawTabs() {
+  var nav = document.querySelector(".tabs"), main = document.getElementById("main");
+  REGISTRY.tabs.filter(function (t) { return active(t); }).forEach(function (t) {
+    var title = t.spec.title;
+    nav.appendChild(el("button", { type: "button", role: "tab", "data-tab": t.id, "aria-selected": "false", text: title,
+      onclick: function () { showTab(t.id); } }));
+    main.appendChild(el("section", { id: "tab-" + t.id, "class": "tab", role: "tabpanel", "aria-label": title, hidden: true }));
+  });
+}
+// Draw a tab again next time it is shown (links.js: the address changed its filters).
+function resetTab(name) {
+  if (!rendered[name]) return;
+  rendered[name] = false;
+  clear(document.getElementById("tab-" + name));
+}
 function showTab(name) {
+  runHooks("tab-switch", name);
   Array.prototype.forEach.call(document.querySelectorAll(".tabs button"), function (b) {
     b.setAttribute("aria-selected", b.getAttribute("data-tab") === name ? "true" : "false");
   });
-  Object.keys(TABS).forEach(function (key) { document.getElementById("tab-" + key).hidden = key !== name; });
+  shownTabs().forEach(function (key) { document.getElementById("tab-" + key).hidden = key !== name; });
   if (!rendered[name]) {
     rendered[name] = true;
-    TABS[name](document.getElementById("tab-" + name));
+    var root = document.getElementById("tab-" + name);
+    (REGISTRY.tabSections[name] || []).forEach(function (s) { if (active(s)) s.spec.render(root); });
   }
 }

@@ -22,7 +22,7 @@ function reviewApi(method, path, body) {
 function redrawReview() {
   if (REV.panel !== null && !drawer.hidden) reviewPanel(REV.panel);
   if (REV.status) drawStatus(REV.status);
-  if (REV.refreshTable) REV.refreshTable();
+  runHooks("review-changed");
 }
 function loadDecisions() {
   return reviewApi("GET", "/api/state").then(function (s) { REV.state = s; REV.error = ""; redrawReview(); document.documentElement.setAttribute("data-review", "ready"); },
@@ -177,12 +177,11 @@ function drawStatus(card) {
     ["Reviewer", "Sample", "Claim", "Decision", "Note", "Applies", "Time"].map(function (h) { return el("th", { text: h }); }))), body])));
 }
 
-var reviewTabBase = TABS.review;
-TABS.review = function (root) {
-  reviewTabBase(root);
-  if (D.runs.length !== 1 || !hasJudge()) return;
-  REV.status = el("div", { "class": "card", id: "review-status" });
-  root.insertBefore(REV.status, root.children[1] || null);
-  drawStatus(REV.status);
-};
+// The reviewers' card, under the review tab's heading.
+registerTabSection("review", { id: "review-status", order: -10, when: function () { return D.runs.length === 1 && hasJudge(); },
+  render: function (root) {
+    REV.status = root.appendChild(el("div", { "class": "card", id: "review-status" }));
+    drawStatus(REV.status);
+  } });
+registerHook("sample-opened", { id: "review-panel", order: 20, run: reviewPanel });
 if (LIVE) loadDecisions();

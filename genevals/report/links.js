@@ -40,19 +40,14 @@ function currentTab() {
 }
 
 // Switching tabs restores that tab's last address; opening a sample or a claim adds it to the address.
-var showTabBase = showTab;
-showTab = function (name) {
+registerHook("tab-switch", { id: "address", run: function (name) {
   if (!applyingLink && name !== currentTab()) writeLink(new URLSearchParams(tabLinks[name] || (name === "overview" ? "" : "tab=" + name)));
-  showTabBase(name);
-};
-var openSampleBase = openSample;
-openSample = function (index, claimIndex) {
-  openSampleBase(index, claimIndex);
+} });
+registerHook("sample-opened", { id: "address", order: 10, run: function (index, claimIndex) {
   var s = D.samples[index];
   updateLink({ tab: currentTab() === "overview" ? null : currentTab(), sys: sysLabel(s.sys), id: s.id,
     claim: claimIndex === null || claimIndex === undefined ? null : claimIndex + 1, psys: null, pid: null });
-  reviewPanel(index);
-};
+} });
 drawerBody.addEventListener("click", function (e) {
   var node = e.target.closest ? e.target.closest("[data-claim]") : null;
   if (node && linkParams().has("id")) updateLink({ claim: Number(node.getAttribute("data-claim")) + 1 });
@@ -73,12 +68,12 @@ function linkNotice(text) {
 // Open the view the address names; a tab already drawn is drawn again so its filters follow the address.
 function applyLink(redraw) {
   var p = linkParams(), tab = p.get("tab") || "overview";
-  if (!TABS[tab]) tab = "overview";
+  if (!hasTab(tab)) tab = "overview";
   applyingLink = true;
   try {
     linkNotice("");
     if (!p.has("id") && !p.has("pid") && !drawer.hidden) closeDrawer();
-    if (redraw && rendered[tab]) { rendered[tab] = false; clear(document.getElementById("tab-" + tab)); }
+    if (redraw) resetTab(tab);
     showTab(tab);
     if (p.has("id") && tab !== "runs") {
       var i = findSample(p.get("sys") || "", p.get("id"));

@@ -1,7 +1,5 @@
-// main.js: wire the tabs and the drawer, then draw the overview.
-Array.prototype.forEach.call(document.querySelectorAll(".tabs button"), function (b) {
-  b.addEventListener("click", function () { showTab(b.getAttribute("data-tab")); });
-});
+// main.js: draw the registered tabs, wire the drawer, then draw the overview.
+drawTabs();
 document.getElementById("drawer-close").addEventListener("click", closeDrawer);
 backdrop.addEventListener("click", closeDrawer);
 document.addEventListener("keydown", function (e) { if (e.key === "Escape" && !drawer.hidden) closeDrawer(); });

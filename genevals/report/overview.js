@@ -160,7 +160,7 @@ function coverageNote() {
   ]);
 }
 
-TABS.overview = function (root) {
+function overviewTab(root) {
   if (D.warnings.length) {
     root.appendChild(el("div", { "class": "warning", id: "judge-warning", role: "alert" }, [
       el("strong", { text: "Judge warning: verdicts may be unreliable" })].concat(D.warnings.map(function (w) { return el("div", { text: w }); }))));
@@ -178,9 +178,10 @@ TABS.overview = function (root) {
   root.appendChild(systems);
   var cards = validationCards();
   if (cards) root.appendChild(cards);
-};
+}
+registerTab({ id: "overview", title: "Overview", order: 10, render: overviewTab });
 
-TABS.compare = function (root) {
+function compareTab(root) {
   root.appendChild(el("h2", { text: "Paired comparisons" }));
   var unshared = (D.unshared_ids || []).map(function (p) { return "\u201c" + sysLabel(p[0]) + "\u201d and \u201c" + sysLabel(p[1]) + "\u201d"; });
   if (unshared.length) {
@@ -238,4 +239,5 @@ TABS.compare = function (root) {
       }))), body]))
   ]));
   draw();
-};
+}
+registerTab({ id: "compare", title: "Compare", order: 30, render: compareTab });

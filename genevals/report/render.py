@@ -19,7 +19,9 @@ from genevals.report import bands
 from genevals.report.model import MAX_DETAILED_SAMPLES, MAX_TABLE_SAMPLES, build_data
 
 HERE = Path(__file__).resolve().parent
-#: The JavaScript parts, concatenated in this order into one inline script.
+#: The JavaScript parts, concatenated in this order into one inline script. What a tab shows does not depend on
+#: this order: each script registers its tabs, sections and hooks with core.js, which draws them by their own
+#: declared order and refuses a second registration of an id (tests/report/test_tabs_registry.py).
 JS_FILES = ("core.js", "overview.js", "cards.js", "charts.js", "samples.js", "review.js", "rag.js", "runs.js",
             "decisions.js", "main.js", "links.js")
 

@@ -65,8 +65,10 @@ function contextSnippet(sample, item) {
     (v && v.context_index === item.ctx ? " \u00B7 cited" : " \u00B7 top-ranked") }), node]);
 }
 
-TABS.review = function (root) {
-  root.appendChild(el("h2", { text: "Hallucination review" }));
+function reviewHeading(root) { root.appendChild(el("h2", { text: "Hallucination review" })); }
+// The table's redraw after the decisions changed (decisions.js runs the "review-changed" hooks); null until drawn.
+var refreshReviewTable = null;
+function reviewTab(root) {
   if (!hasJudge()) {
     root.appendChild(el("p", { "class": "notice", id: "review-empty", text: "No judge verdicts in this report. Run with --metrics faithfulness to review claims." }));
     return;
@@ -151,6 +153,9 @@ TABS.review = function (root) {
   ]);
   root.appendChild(card);
   var pager = makePager(card, PAGE_SIZE, draw);
-  REV.refreshTable = function () { if (state.review) apply(); else pager.update(view.length, true); };
+  refreshReviewTable = function () { if (state.review) apply(); else pager.update(view.length, true); };
   apply();
-};
+}
+registerTab({ id: "review", title: "Hallucination review", order: 60, render: reviewTab });
+registerTabSection("review", { id: "review-heading", order: -20, render: reviewHeading });
+registerHook("review-changed", { id: "review-table", run: function () { if (refreshReviewTable) refreshReviewTable(); } });

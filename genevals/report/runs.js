@@ -132,10 +132,5 @@ function runsTab(root) {
   }
 }
 
-// The tab exists only for reports of two or more runs (added before main.js wires the tab buttons).
-if (D.runs.length >= 2) {
-  TABS.runs = runsTab;
-  var compareButton = document.querySelector(".tabs button[data-tab=compare]");
-  compareButton.parentNode.insertBefore(el("button", { type: "button", role: "tab", "data-tab": "runs", "aria-selected": "false", text: "Run vs run" }), compareButton.nextSibling);
-  document.getElementById("main").appendChild(el("section", { id: "tab-runs", "class": "tab", role: "tabpanel", "aria-label": "Run vs run", hidden: true }));
-}
+// The tab exists only for reports of two or more runs.
+registerTab({ id: "runs", title: "Run vs run", order: 40, render: runsTab, when: function () { return D.runs.length >= 2; } });

@@ -96,7 +96,15 @@ function inventedCard(sample) {
       return el("div", null, [el("strong", { text: t.stage }), el("pre", { "class": "text-block small", text: t.reply })]); })))]);
 }
 
+// Open a sample in the drawer, then run the registered "sample-opened" hooks (links.js writes the address,
+// decisions.js adds the review card).
 function openSample(index, claimIndex) {
+  drawSample(index, claimIndex);
+  runHooks("sample-opened", index, claimIndex);
+}
+
+// The drawer of one sample: its texts, claims, evidence and metrics, then the registered sample sections.
+function drawSample(index, claimIndex) {
   var sample = D.samples[index], rows = claimRows(sample);
   var evidence = el("div", { "class": "card evidence", id: "evidence" }, el("p", { "class": "muted", text: rows.length ? "Click a claim to see its evidence." : "No judge claims for this sample." }));
   var ctxHolder = el("div", { id: "contexts" });
@@ -143,11 +151,11 @@ function openSample(index, claimIndex) {
     el("div", { "class": "card" }, [el("h3", { text: "References" }), sample.refs.length ?
       el("ol", null, sample.refs.map(function (r) { return el("li", { "class": "text-block", text: r }); })) : el("p", { "class": "empty", text: "No references." })]),
     metricsCard
-  ]);
+  ].concat(sampleSections(sample, index)));
   if (claimIndex !== undefined && claimIndex !== null && rows[claimIndex]) onClaim(claimIndex);
 }
 
-TABS.samples = function (root) {
+function samplesTab(root) {
   var cols = keyMetrics(5), judge = hasJudge();
   var state = { text: "", system: "", verdict: "", metric: cols[0] || "", min: null, max: null, sort: null, dir: 1 };
   var rows = D.samples.map(function (s, i) { return i; });
@@ -233,4 +241,5 @@ TABS.samples = function (root) {
   root.appendChild(card);
   var pager = makePager(card, PAGE_SIZE, draw);
   apply();
-};
+}
+registerTab({ id: "samples", title: "Samples", order: 50, render: samplesTab });
