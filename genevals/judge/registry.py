@@ -112,6 +112,12 @@ def backend_names() -> tuple[str, ...]:
     return tuple(_BACKENDS) + tuple(sorted(set(_plugins()) - set(_BACKENDS)))
 
 
+def described(name: str) -> str:
+    """``NAME: summary`` for a registered backend, else the name (an installed plugin is not loaded to say)."""
+    backend = _BACKENDS.get(name)
+    return f"{name}: {backend.summary}" if backend is not None and backend.summary else name
+
+
 def is_backend(name: str) -> bool:
     """Whether ``name`` is a registered backend or an installed plugin's (entry points are read only for a name
     nothing registered: a configuration is checked often)."""

@@ -10,6 +10,7 @@ from typing import Any
 
 from genevals.judge.client import JudgeClient, SampleUsage, default_cache_dir
 from genevals.judge.config import JudgeConfig, public_url
+from genevals.judge.protocol import JudgeError
 from genevals.judge.redact import Redactor
 from genevals.judge.registry import get_backend, make_provider
 from genevals.judge.retry import RetryPolicy
@@ -96,7 +97,14 @@ class JudgeRuntime:
     def client(self) -> JudgeClient:
         if self._client is None:
             config = self.config.with_options(model=self.model) if self._listed else self.config
-            provider = make_provider(config)
+            try:
+                provider = make_provider(config)
+            except JudgeError as exc:  # e.g. a script that is not there: a judge that cannot answer at all
+                if not config.preflight:
+                    raise
+                from genevals.judge.preflight import JudgeUnavailable
+
+                raise JudgeUnavailable(str(exc)) from None
             cache = None
             if self.cache_dir is not None:
                 from genevals.judge.cache import JudgeCache
