@@ -1,4 +1,5 @@
-"""The README's "Adding a metric" section runs as written: its metric registers and its test passes."""
+"""The README's examples run as written: "Adding a metric" (its metric registers and its test passes), "Adding a
+judge backend" (its backend judges through the API and the CLI), the flat export's commands."""
 import re
 from pathlib import Path
 
@@ -79,3 +80,56 @@ def test_the_flat_export_example_runs_as_written(tmp_path):
     row = json.loads(shown.stdout.partition("\n")[2])
     assert row["system"] == "bm25" and row["id"] == "How do I reset my password?"
     assert row["contexts"][0]["doc_id"].startswith("https://") and len(row["relevant"]) == 1
+
+
+
+def test_adding_a_judge_backend_example_loads_through_its_entry_point_and_judges(tmp_path, monkeypatch):
+    """README's "Adding a judge backend": its module judges through the Python API once imported, and, installed
+    with its entry point as written, in its own ``genevals run`` command (the URL pointed at a local server)."""
+    import json
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    import genevals
+    from genevals.judge import registry
+    from support.fault_server import FaultServer
+
+    section = README.read_text(encoding="utf-8").split("## Adding a judge backend", 1)[1].split("\n## ", 1)[0]
+    [code] = re.findall(r"```python\n(.*?)```", section, re.S)
+    [toml] = re.findall(r"```toml\n(.*?)```", section, re.S)
+    [command] = re.findall(r"^    (genevals run .*)$", section, re.M)
+    [(name, module)] = re.findall(r'^(\w+) = "([\w.]+)"$', toml.split('[project.entry-points."genevals.judge_'
+                                                                  'backends"]\n', 1)[1], re.M)
+    site = tmp_path / "site"
+    info = site / f"{module}-0.1.dist-info"  # what pip install leaves for the package that declares it
+    info.mkdir(parents=True)
+    (site / f"{module}.py").write_text(code, encoding="utf-8")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[{registry.ENTRY_POINTS}]\n{name} = {module}\n", encoding="utf-8")
+    row = {"id": "a", "answer": "Marie Curie was born in Warsaw.", "contexts": ["Marie Curie was born in Warsaw."]}
+    (tmp_path / "data.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    words = shlex.split(command)
+    assert words[:2] == ["genevals", "run"] and "--judge-base-url" in words
+    url = words[words.index("--judge-base-url") + 1]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(registry, "_BACKENDS", dict(registry._BACKENDS))  # forgotten after the test
+    with FaultServer() as server:
+        __import__(module)
+        results = genevals.evaluate([row], ["faithfulness"], judge={"backend": name, "base_url": server.base_url,
+                                                                    "cache": False})
+        done = subprocess.run([sys.executable, "-m", "genevals", *[server.base_url if w == url else w
+                                                                    for w in words[1:]],
+                               "--out", "out", "-q", "--no-judge-cache"],
+                              cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
+        requests = server.total
+    sys.modules.pop(module, None)
+    assert results.samples[0].metrics["faithfulness"].value == 1.0
+    assert done.returncode == 0, done.stderr
+    assert requests == 2 + 3  # the API's decompose and verify; the preflight, then decompose and verify
+    first = json.loads((tmp_path / "out" / "results.jsonl").read_text().splitlines()[0])["metrics"]["faithfulness"]
+    assert first["value"] == 1.0 and first["details"]["judge"]["backend"] == name
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["signatures"]["faithfulness"].startswith(
+        f"faithfulness|backend:{name}|model:judge|")

@@ -126,13 +126,18 @@ def recorded_thresholds(thresholds) -> dict[str, dict[str, float]]:
 
 def add_judge_options(parser: argparse.ArgumentParser) -> None:
     """The LLM judge's options, with the same names in every subcommand that judges."""
+    from genevals.judge.registry import AUTO, backend_names, described
+
     judge = parser.add_argument_group("LLM judge")
-    judge.add_argument("--judge-backend", choices=("auto", "openai", "llamacpp"), default=None,
+    names = backend_names()  # the registered backends, and the plugins installed (genevals.judge_backends)
+    shown = "; ".join(described(name) for name in names).replace("%", "%%")  # argparse formats help with %
+    judge.add_argument("--judge-backend", choices=(AUTO,) + names, default=None,
                        help="auto (the default): an OpenAI-compatible server when --judge-base-url, "
                             "OPENAI_BASE_URL or OPENAI_API_KEY is set; else llama.cpp in process when "
                             "--judge-model names a .gguf; with none of these, no LLM is called for faithfulness "
                             "and the RAG judges (they run their offline variants: the local grounding checker, "
-                            "MiniLM similarity) and llm_rubric runs the packaged Gemma 3 270M (smoke runs only)")
+                            "MiniLM similarity) and llm_rubric runs the packaged Gemma 3 270M (smoke runs only). "
+                            "The backends: " + shown)
     judge.add_argument("--judge-base-url", default=None, help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)")
     judge.add_argument("--judge-model", default=None, help="model name, or a path to a .gguf for llama.cpp")
     judge.add_argument("--judge-concurrency", "--concurrency", dest="judge_concurrency", type=int, default=None,

@@ -13,17 +13,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
-BACKENDS = ("auto", "openai", "llamacpp")
-#: Tokens of context per verify call for a hosted model; a local model's window sets its own (see below).
+from genevals.judge.registry import AUTO, backend_names, find_backend, is_backend, unknown_backend
+
+#: Tokens of context per verify call for a hosted model; a backend may set its own (llama.cpp: its window).
 DEFAULT_CONTEXT_BUDGET = 6000
 
 
 def resolve_backend(backend: str, base_url: str | None) -> str:
-    """``auto``: OpenAI-compatible when a base URL, OPENAI_BASE_URL or OPENAI_API_KEY is set, else the
-    embedded llama.cpp backend."""
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown judge backend '{backend}' ({', '.join(BACKENDS)})")
-    if backend != "auto":
+    """A registered backend's name (:mod:`genevals.judge.registry`) as it is; ``auto``: OpenAI-compatible when a
+    base URL, OPENAI_BASE_URL or OPENAI_API_KEY is set, else the embedded llama.cpp backend."""
+    if backend != AUTO and not is_backend(backend):
+        raise ValueError(unknown_backend(backend))
+    if backend != AUTO:
         return backend
     if base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"):
         return "openai"
@@ -97,8 +98,8 @@ class JudgeConfig:
     """Everything that says which judge answers and how it is called.
 
     Args:
-        backend: "auto" (an OpenAI-compatible server when one is configured, else llama.cpp in process),
-            "openai" or "llamacpp".
+        backend: "auto" (an OpenAI-compatible server when one is configured, else llama.cpp in process), or a
+            registered backend (:mod:`genevals.judge.registry`): "openai", "llamacpp", "scripted" or a plugin's.
         base_url: OpenAI-compatible endpoint (default: OPENAI_BASE_URL).
         model: model name, or a GGUF path for llama.cpp (default: the packaged Gemma 3 270M). An
             OpenAI-compatible judge without one takes the only model its server lists at ``/models``, and stops
@@ -151,9 +152,10 @@ class JudgeConfig:
         return "JudgeConfig(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
 
     def __post_init__(self) -> None:
-        if self.backend not in BACKENDS:
-            raise JudgeConfigError("backend", f"must be one of {', '.join(BACKENDS)}, got {self.backend!r}",
-                                   f"unknown judge backend '{self.backend}' ({', '.join(BACKENDS)})")
+        if self.backend != AUTO and not is_backend(self.backend):
+            names = ", ".join((AUTO,) + backend_names())
+            raise JudgeConfigError("backend", f"must be one of {names}, got {self.backend!r}",
+                                   unknown_backend(self.backend))
         for name in ("base_url", "model"):  # an empty one would fall back, silently, to another judge
             value = getattr(self, name)
             if value is not None and not isinstance(value, str):
@@ -215,10 +217,11 @@ class JudgeConfig:
 
     @property
     def context_budget(self) -> int:
-        """Tokens of context per call: the option, else what leaves room in a llama.cpp window for the
-        instructions, the claims and the reply, else :data:`DEFAULT_CONTEXT_BUDGET`."""
+        """Tokens of context per call: the option, else the backend's own (llama.cpp: what leaves room in its
+        window for the instructions, the claims and the reply), else :data:`DEFAULT_CONTEXT_BUDGET`."""
         if self.context_token_budget is not None:
             return int(self.context_token_budget)
-        if self.resolved_backend == "llamacpp":
-            return max(256, self.n_ctx // 2 - 512)
+        backend = find_backend(self.resolved_backend)  # a ready provider may carry a name nothing registered
+        if backend is not None and backend.context_budget is not None:
+            return int(backend.context_budget(self))
         return DEFAULT_CONTEXT_BUDGET

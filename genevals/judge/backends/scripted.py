@@ -9,14 +9,21 @@ from ("decompose", "verify", "rubric"), recognised by the prompt's first line; `
 other prompts. A reply is a string, anything JSON-serialisable, an exception to raise (e.g.
 :class:`~genevals.judge.protocol.TransientError`), a callable of the messages returning one of those, or a
 list of those, used in turn (the last repeats).
+
+By name (``--judge-backend scripted --judge-model script.json``) the script is a JSON file holding that mapping;
+the model is then named after the file and its digest, so another script is another judge (and another cache
+key).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from importlib import resources
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from genevals.judge.protocol import Completion, Message, Usage
+from genevals.judge.protocol import Completion, Message, PermanentError, Usage
+from genevals.judge.registry import Backend, Identity, register_backend
 
 PROMPT_KINDS = ("decompose", "verify", "rubric", "answer_relevance", "context_relevance", "context_recall",
                 "answer_correctness", "pairwise")
@@ -71,3 +78,40 @@ class ScriptedProvider:
             reply = json.dumps(reply)
         content = messages[0]["content"]
         return Completion(text=reply, usage=Usage(len(content) // 4, len(reply) // 4))
+
+
+def _script(config: Any) -> tuple[str, dict[str, Any]]:
+    """(the model's name: file name @ digest, the script) of ``config.model``; PermanentError saying what to fix."""
+    if not config.model:
+        raise PermanentError("--judge-backend scripted needs --judge-model SCRIPT.json (a JSON object: prompt "
+                             "kind -> reply)")
+    path = Path(config.model).expanduser()
+    try:
+        data = path.read_bytes()
+        script = json.loads(data)
+    except OSError as exc:
+        raise PermanentError(f"--judge-model {config.model}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise PermanentError(f"--judge-model {config.model}: not JSON ({exc})") from None
+    if not isinstance(script, dict):
+        raise PermanentError(f"--judge-model {config.model}: expected a JSON object (prompt kind -> reply), got "
+                             f"{type(script).__name__}")
+    return f"{path.name}@{hashlib.sha256(data).hexdigest()[:12]}", script
+
+
+def _identity(config: Any) -> Identity:
+    try:
+        return Identity(_script(config)[0])
+    except PermanentError:  # the preflight (or the first call) says what is wrong
+        return Identity(Path(str(config.model or "scripted-judge")).name)
+
+
+def _provider(config: Any) -> ScriptedProvider:
+    model, script = _script(config)
+    return ScriptedProvider(script, model=model)
+
+
+# No preflight: building the provider reads the script, and nothing can fail after that.
+register_backend(Backend(name="scripted", factory=_provider, identity=_identity,
+                         summary="answers from a JSON script (--judge-model script.json), for tests and "
+                                 "offline trials"))
