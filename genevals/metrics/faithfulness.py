@@ -36,11 +36,12 @@ from typing import Any, Mapping, Sequence
 from rapidfuzz import fuzz
 
 from genevals import types
+from genevals.claims import windows
+from genevals.claims.locate import FUZZY_THRESHOLD, grounded_fraction, locate, locate_parts
 from genevals.grounding import figure
-from genevals.judge import prompts, windows
+from genevals.judge import prompts
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
-from genevals.judge.locate import FUZZY_THRESHOLD, grounded_fraction, locate, locate_parts
 from genevals.judge.parse import ParseError, parse_claims, parse_verdicts
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime

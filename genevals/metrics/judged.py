@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any, ClassVar, Mapping
 
 from genevals import types
+from genevals.claims.locate import FUZZY_THRESHOLD, locate_parts
 from genevals.judge import prompts
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
-from genevals.judge.locate import FUZZY_THRESHOLD, locate_parts
 from genevals.judge.parse import ParseError, extract_json
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime

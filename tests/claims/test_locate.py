@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from genevals.judge.locate import Match, grounded_fraction, locate, locate_parts, normalize, normalize_with_map
+from genevals.claims.locate import Match, grounded_fraction, locate, locate_parts, normalize, normalize_with_map
 
 ANSWER = ("Marie Curie was born in Warsaw. She won the Nobel Prize in Physics in 1903. "
           "She discovered polonium. She lived to be 120 years old.")

@@ -1,7 +1,7 @@
 """Context windows for the verify call: cutting at sentence ends, packing in order, assigning claims, rendering."""
 from __future__ import annotations
 
-from genevals.judge.windows import assign, render, split_windows
+from genevals.claims.windows import assign, render, split_windows
 from genevals.types import Context
 
 
