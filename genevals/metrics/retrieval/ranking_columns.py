@@ -3,8 +3,9 @@
 Each query's ranking becomes one row of a grade matrix (padded with grade 0 past its end); every metric is then
 a running sum or product along the rows, taken at each cutoff. ``np.cumsum`` and ``np.cumprod`` add and multiply
 in rank order, as the one-query loop does, and a position that earns nothing adds exactly 0.0, so the values
-are the same floats as :func:`~genevals.metrics.retrieval.ranking.evaluate`'s (``tests/metrics/retrieval/test_ranking_columns.py``
-checks equality). Formulas and conventions: :mod:`genevals.metrics.retrieval.ranking`.
+are the same floats as :func:`~genevals.metrics.retrieval.ranking.evaluate`'s
+(``tests/metrics/retrieval/test_ranking_columns.py`` checks equality). Formulas and conventions:
+:mod:`genevals.metrics.retrieval.ranking`.
 """
 from __future__ import annotations
 
