@@ -39,16 +39,16 @@ from genevals import types
 from genevals.claims import windows
 from genevals.claims.locate import FUZZY_THRESHOLD, grounded_fraction, locate, locate_parts
 from genevals.grounding import figure
-from genevals.metrics.judging import prompts
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
-from genevals.metrics.judging.parse import ParseError, parse_claims, parse_verdicts
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics import settings
 from genevals.metrics.base import Output, register, usage_statistics
-from genevals.metrics.judging.judge_metric import JudgeMetric
 from genevals.metrics.faithfulness.verdicts import FAITHFULNESS_OUTPUTS, LABEL_ORDER, scored_outputs, unscored_outputs
+from genevals.metrics.judging import prompts
+from genevals.metrics.judging.judge_metric import JudgeMetric
+from genevals.metrics.judging.parse import ParseError, parse_claims, parse_verdicts
 from genevals.signature import make_signature
 from genevals.text import detect_refusal
 from genevals.types import Claim, Context, MetricResult, Sample, Verdict

@@ -10,9 +10,9 @@ from operator import attrgetter
 from typing import Any, Iterable, Mapping, Sequence
 
 from genevals import types
-from genevals.metrics.retrieval import ranking as rk
 from genevals.metrics import settings
 from genevals.metrics.base import Metric, Output, register
+from genevals.metrics.retrieval import ranking as rk
 from genevals.scored import Columns
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample

@@ -11,14 +11,14 @@ import re
 from typing import Any, Mapping
 
 from genevals import types
-from genevals.metrics.judging import prompts
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
-from genevals.metrics.judging.parse import ParseError, parse_rubric
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import Output, register, usage_statistics
+from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import JudgeMetric
+from genevals.metrics.judging.parse import ParseError, parse_rubric
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 

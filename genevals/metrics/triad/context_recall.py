@@ -16,10 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 from genevals import types
-from genevals.metrics.judging import prompts
-from genevals.metrics.judging.parse import _as_int
 from genevals.metrics import settings
 from genevals.metrics.base import register
+from genevals.metrics.judging import prompts
+from genevals.metrics.judging.parse import _as_int
 from genevals.metrics.triad.judged import (
     SingleCallJudge,
     Unscored,

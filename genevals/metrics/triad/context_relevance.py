@@ -19,10 +19,10 @@ import re
 from typing import Any, Mapping
 
 from genevals import types
-from genevals.metrics.judging import prompts
-from genevals.metrics.judging.parse import ParseError, _as_int
 from genevals.metrics import settings
 from genevals.metrics.base import register, usage_statistics
+from genevals.metrics.judging import prompts
+from genevals.metrics.judging.parse import ParseError, _as_int
 from genevals.metrics.triad.judged import (
     NO_QUESTION,
     SingleCallJudge,

@@ -13,14 +13,14 @@ from typing import Any, ClassVar, Mapping
 
 from genevals import types
 from genevals.claims.locate import FUZZY_THRESHOLD, locate_parts
-from genevals.metrics.judging import prompts
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
-from genevals.metrics.judging.parse import ParseError, extract_json
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import usage_statistics
+from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import JudgeMetric
+from genevals.metrics.judging.parse import ParseError, extract_json
 from genevals.metrics.triad.rag_formulas import NO_PAIR, NO_QUESTION, Unscored, first_reference  # noqa: F401
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample

@@ -31,15 +31,15 @@ import asyncio
 from typing import Any, Mapping
 
 from genevals import types
-from genevals.metrics.judging import prompts
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
-from genevals.metrics.judging.parse import ParseError, extract_json
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics import settings
 from genevals.metrics.base import register
+from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import JudgeMetric
+from genevals.metrics.judging.parse import ParseError, extract_json
 from genevals.metrics.triad.preference import PAIRWISE_OUTPUTS, SCORE, PairwiseStats, combine
 from genevals.metrics.triad.rag_formulas import NO_PAIR, Unscored
 from genevals.signature import make_signature
