@@ -72,7 +72,7 @@ def measure(impl: str, kind: str, n: int, out: str) -> None:
 
     start = time.perf_counter()
     if impl == "genevals":
-        from genevals.metrics.semantic import BertScore
+        from genevals.metrics.semantic.semantic import BertScore
         from genevals.types import Sample
 
         metric = BertScore()
@@ -86,7 +86,7 @@ def measure(impl: str, kind: str, n: int, out: str) -> None:
     else:
         from bert_score import score
 
-        from genevals.metrics.bertscore_model import DEFAULT_LAYER, default_model_path
+        from genevals.metrics.semantic.bertscore_model import DEFAULT_LAYER, default_model_path
 
         p, r, f = score(cands, refs, model_type=default_model_path(), num_layers=DEFAULT_LAYER, batch_size=64)
         values = [list(v) for v in zip(p.tolist(), r.tolist(), f.tolist())]

@@ -58,7 +58,7 @@ def main() -> None:
 
     import bench_bertscore
     from machine import machine
-    from genevals.metrics import bertscore_model as bm
+    from genevals.metrics.semantic import bertscore_model as bm
 
     cands, refs = bench_bertscore.workload("shared", 1500)
     texts = list(dict.fromkeys(refs + cands))

@@ -40,7 +40,7 @@ if which.startswith("minilm"):
     run = lambda: model.encode(texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False)
 else:
     from genevals.grounding import checker
-    from genevals.metrics.grounding import Grounding
+    from genevals.metrics.faithfulness.grounding import Grounding
     metric = Grounding(method=which)
     checker.get_model(encoder=metric.encoder)
     run = lambda: metric.score(samples)

@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import sacrebleu  # noqa: E402
 from rouge_score import rouge_scorer  # noqa: E402
 
-from genevals.metrics.bleu import Bleu  # noqa: E402
-from genevals.metrics.rouge import Rouge  # noqa: E402
-from genevals.metrics.squad import TokenF1  # noqa: E402
+from genevals.metrics.lexical.bleu import Bleu  # noqa: E402
+from genevals.metrics.lexical.rouge import Rouge  # noqa: E402
+from genevals.metrics.lexical.squad import TokenF1  # noqa: E402
 from genevals.types import Sample  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"

@@ -36,7 +36,7 @@ from sklearn.metrics import roc_auc_score  # noqa: E402
 
 from genevals.engine.local import evaluate  # noqa: E402
 from genevals.io import iter_samples  # noqa: E402
-from genevals.metrics.local_relevance import AnswerRelevanceLocal, ContextRelevanceLocal  # noqa: E402
+from genevals.metrics.triad.local_relevance import AnswerRelevanceLocal, ContextRelevanceLocal  # noqa: E402
 from genevals.types import Sample  # noqa: E402
 
 DEMO = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "demo.jsonl"

@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from genevals.metrics import ranking as rk  # noqa: E402
-from genevals.metrics.retrieval import Retrieval  # noqa: E402
+from genevals.metrics.retrieval import ranking as rk  # noqa: E402
+from genevals.metrics.retrieval.retrieval import Retrieval  # noqa: E402
 from genevals.types import Context, Sample  # noqa: E402
 
 CUTOFFS = (1, 3, 5, 10)

@@ -3,7 +3,7 @@
     python benchmarks/bench_triad.py [--data ../shared/datasets] [--embedding-cache /tmp/triad.npz] [--write]
 
 Data: the development halves in ``DATA/triad/`` (WikiQA, Cranfield, NQ301; their README describes the fields)
-and ``DATA/ragtruth_dev.jsonl``. For each judge, the features of :mod:`genevals.metrics.triad_features`,
+and ``DATA/ragtruth_dev.jsonl``. For each judge, the features of :mod:`genevals.metrics.triad.triad_features`,
 computed by the metric's own code, feed a logistic regression (features standardised, C = 1):
 
 - ``context_relevance``: WikiQA sentences and Cranfield BM25 top-10 abstracts, one model for both; label: a
@@ -21,9 +21,9 @@ computed by the metric's own code, feed a logistic regression (features standard
 Figures are out-of-fold from 5-fold cross-validation grouped by question (questions are assigned to folds by
 a seeded shuffle), with 95% CIs from 1000 bootstrap resamples of questions; a baseline is oriented the way
 that suits it best (max(AUC, 1 - AUC)), and the judge "beats" it when the paired CI of the difference lies
-above 0. ``--write`` stores the full-data fit and the cards in ``genevals/metrics/triad_calibration.json``,
+above 0. ``--write`` stores the full-data fit and the cards in ``genevals/metrics/triad/triad_calibration.json``,
 with "pins" (the shipped model's figures through the real metric on the first questions of each file, and the
-files' SHA-256) that ``tests/metrics/test_triad_cards.py`` checks. Cost: CPU seconds (``time.process_time``)
+files' SHA-256) that ``tests/metrics/triad/test_triad_cards.py`` checks. Cost: CPU seconds (``time.process_time``)
 per sample through the metric, embedding cache cleared, model loaded.
 """
 from __future__ import annotations
@@ -45,14 +45,14 @@ from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.metrics import roc_auc_score  # noqa: E402
 
 from genevals.grounding import checker  # noqa: E402
-from genevals.metrics import calibration as cal  # noqa: E402
-from genevals.metrics.local_relevance import (  # noqa: E402
+from genevals.metrics.triad import calibration as cal  # noqa: E402
+from genevals.metrics.triad.local_relevance import (  # noqa: E402
     AnswerCorrectnessLocal,
     AnswerRelevanceLocal,
     ContextRelevanceLocal,
 )
-from genevals.metrics.squad import ExactMatch, TokenF1  # noqa: E402
-from genevals.metrics.triad_features import (  # noqa: E402
+from genevals.metrics.lexical.squad import ExactMatch, TokenF1  # noqa: E402
+from genevals.metrics.triad.triad_features import (  # noqa: E402
     ANSWER_FEATURES,
     CONTEXT_FEATURES,
     CORRECTNESS_FEATURES,

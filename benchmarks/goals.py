@@ -63,7 +63,7 @@ def child(kind: str, impl: str, n: int) -> dict:
         else:
             import numpy  # noqa: F401  # imported before the timer, as pytrec_eval is (evaluate_many imports it late)
 
-            from genevals.metrics.ranking_columns import evaluate_many
+            from genevals.metrics.retrieval.ranking_columns import evaluate_many
 
             lists = list(rankings.values())
             labels = [{d: float(v) for d, v in qrels[q].items()} for q in rankings]
@@ -83,7 +83,7 @@ def child(kind: str, impl: str, n: int) -> dict:
         import bench_lexical
         import sacrebleu
 
-        from genevals.metrics.bleu import Bleu
+        from genevals.metrics.lexical.bleu import Bleu
         from genevals.types import Sample
 
         pairs = bench_lexical.make_pairs(n, seed=101)  # distinct texts: nothing is counted twice

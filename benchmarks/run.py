@@ -119,7 +119,7 @@ def _bertscore(impl: str, n: int):
     import transformers  # noqa: F401
 
     import genevals
-    from genevals.metrics.bertscore_model import DEFAULT_LAYER, default_model_path
+    from genevals.metrics.semantic.bertscore_model import DEFAULT_LAYER, default_model_path
 
     cands, refs = bench_bertscore.workload("shared", n)
     if impl == "direct":

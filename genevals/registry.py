@@ -1,8 +1,9 @@
 """Metric name -> metric class, and the metric-name grammar, all read from the metrics' own declarations.
 
-``@register`` (defined beside :class:`~genevals.metrics.base.Metric`) adds a metric class. The metrics of ``genevals.metrics`` are
-found by importing every module of that package once (metric modules import their heavy libraries only when
-a metric is built, so this stays cheap); a metric defined elsewhere registers when its module is imported.
+``@register`` (defined beside :class:`~genevals.metrics.base.Metric`) adds a metric class. The metrics of
+``genevals.metrics`` are found by importing every module of that package and of its sub-packages once (metric
+modules import their heavy libraries only when a metric is built, so this stays cheap); a metric defined
+elsewhere registers when its module is imported.
 
 A name on the command line is a family ("rouge", "retrieval"), one of its outputs ("rougeL"), an output
 template filled in ("recall@5" from "recall@{k}"), or a preset ("all"). Asking for an output builds its family
@@ -16,8 +17,7 @@ import pkgutil
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from genevals.metrics.base import _FAMILIES, CHEAP, JUDGE, Metric, Output, register
-from genevals.metrics.calibration import card_lines
+from genevals.metrics.base import _FAMILIES, CHEAP, JUDGE, Metric, Output, card_lines, register
 
 _DISCOVERED = False
 
@@ -32,8 +32,10 @@ def _discover() -> None:
         return
     import genevals.metrics as package
 
-    for module in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"{package.__name__}.{module.name}")
+    # Every module at every depth: the families live in sub-packages (lexical/, triad/, ...), and a metric saved
+    # as genevals/metrics/NAME.py is found as well. walk_packages imports each sub-package to look inside it.
+    for module in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}."):
+        importlib.import_module(module.name)
     _DISCOVERED = True
 
 

@@ -1,7 +1,11 @@
 """The README's examples run as written: "Adding a metric" (its metric registers and its test passes), "Adding a
 judge backend" (its backend judges through the API and the CLI), the flat export's commands."""
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -23,6 +27,37 @@ def test_adding_a_metric_example_registers_and_its_test_passes(isolated_registry
     assert registry.family_of("within_budget") == ("answer_length", {})
     [sel] = registry.select(["within_budget"])
     assert sel.metric.max_words == 50 and sel.keep("within_budget") and not sel.keep("answer_words")
+
+
+# The metric saved as a module of genevals.metrics (the folder appended to the package's path stands for it, so
+# the checkout is not written to), at the top as the README says or in a family's sub-package, in a fresh process
+# whose registry has discovered nothing yet.
+_FOUND = """
+import sys
+import genevals
+import genevals.metrics
+
+genevals.metrics.__path__.append(sys.argv[1])
+from genevals import registry
+
+assert registry.family_of("within_budget") == ("answer_length", {}), registry.family_of("within_budget")
+results = genevals.evaluate([{"id": "a", "answer": "Paris is the capital of France."}], ["answer_length"])
+print(results.samples[0].metrics["answer_words"].value)
+"""
+
+
+@pytest.mark.parametrize("where", ["answer_length.py", "mine/answer_length.py"])
+def test_the_example_saved_in_the_metrics_package_is_found_at_any_depth(tmp_path, where):
+    metric_code, _ = _blocks()
+    path = tmp_path / where
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.parent != tmp_path:
+        (path.parent / "__init__.py").write_text("")
+    path.write_text(metric_code, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", _FOUND, str(tmp_path)], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-1] == "6.0"
 
 
 def test_the_offline_judge_figure_in_the_readme_is_the_stored_out_of_fold_one():

@@ -3,8 +3,8 @@ objects, built only when read."""
 import json
 import pickle
 
-from genevals.metrics.retrieval import Retrieval
-from genevals.metrics.rouge import Rouge
+from genevals.metrics.lexical.rouge import Rouge
+from genevals.metrics.retrieval.retrieval import Retrieval
 from genevals.results import SummaryAccumulator
 from genevals.scored import BatchSampleResult, ScoredBatch
 from genevals.types import Context, Sample, SampleResult

@@ -5,11 +5,11 @@ import pytest
 from genevals import __version__
 from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
-from genevals.metrics.bleu import Bleu
-from genevals.metrics.faithfulness import Faithfulness
-from genevals.metrics.retrieval import Retrieval
-from genevals.metrics.rouge import Rouge
-from genevals.metrics.squad import TokenF1
+from genevals.metrics.faithfulness.faithfulness import Faithfulness
+from genevals.metrics.lexical.bleu import Bleu
+from genevals.metrics.lexical.rouge import Rouge
+from genevals.metrics.lexical.squad import TokenF1
+from genevals.metrics.retrieval.retrieval import Retrieval
 from genevals.signature import make_signature, package_version
 
 

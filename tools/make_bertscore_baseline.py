@@ -71,7 +71,7 @@ def main() -> None:
     import torch
     from bert_score import score
 
-    from genevals.metrics.bertscore_model import default_model_path
+    from genevals.metrics.semantic.bertscore_model import default_model_path
 
     cands, refs = unrelated_pairs(sentences(args.shared), args.pairs)
     torch.manual_seed(0)

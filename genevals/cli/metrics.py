@@ -16,7 +16,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
-    from genevals.metrics.calibration import card_lines
+    from genevals.metrics.base import card_lines
     from genevals.registry import describe_all, load_family
 
     last_family = None

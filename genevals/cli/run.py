@@ -134,8 +134,8 @@ def check_options(args: argparse.Namespace) -> str | None:
     from genevals.engine.arguments import MAX_WORKERS, check_out_dir
     from genevals.io import InputError
     from genevals.judge.config import prices_problem
-    from genevals.metrics.bertscore_settings import DEVICE
-    from genevals.metrics.retrieval import MAX_CUTOFF
+    from genevals.metrics.semantic.bertscore_settings import DEVICE
+    from genevals.metrics.retrieval.retrieval import MAX_CUTOFF
 
     for name, least in _AT_LEAST.items():
         value = getattr(args, name, None)

@@ -2,5 +2,5 @@
 to the aligned evidence (:mod:`.phrases`), and the learned detector over them (:mod:`.detector`, the default), or
 the hand-set number/name/record-field rules (``method: rules``).
 
-See :mod:`genevals.grounding.checker`; the metric is :class:`genevals.metrics.grounding.Grounding`.
+See :mod:`genevals.grounding.checker`; the metric is :class:`genevals.metrics.faithfulness.grounding.Grounding`.
 """

@@ -27,7 +27,7 @@ from genevals.judge.retry import RetryPolicy
 
 
 #: the models that answered the calls of the sample being scored (set by the judge metric around one sample:
-#: :class:`genevals.metrics.judge_metric.JudgeMetric`), so its record says which model answered it
+#: :class:`genevals.metrics.judging.judge_metric.JudgeMetric`), so its record says which model answered it
 ANSWERED: ContextVar[set[str] | None] = ContextVar("genevals_judge_answered", default=None)
 
 

@@ -234,7 +234,8 @@ class Metric(abc.ABC):
     @classmethod
     def card(cls) -> dict[str, Any] | None:
         """The metric's validation card: its measured agreement with public human labels, beside the best
-        trivial baseline (:mod:`genevals.metrics.calibration`), or None when it has none."""
+        trivial baseline (the offline triad judges' come from :mod:`genevals.metrics.triad.calibration`), or None
+        when it has none; :func:`card_lines` writes it out."""
         return None
 
     def output_facts(self, name: str) -> dict[str, Any]:
@@ -244,8 +245,6 @@ class Metric(abc.ABC):
         found = self.card()
         if found is None or name != self.output_names()[0]:
             return {}
-        from genevals.metrics.calibration import card_lines
-
         return {"card": found, "card_text": card_lines(found)}
 
     def describe(self) -> dict[str, str]:
@@ -255,6 +254,27 @@ class Metric(abc.ABC):
             spec = self.output(name)
             out[name] = spec.definition if spec is not None else (type(self).__doc__ or "").strip()
         return out
+
+
+def _ci(d: Mapping[str, Any]) -> str:
+    return f"{d['value']:.3f} [{d['ci'][0]:.3f}, {d['ci'][1]:.3f}]"
+
+
+def card_lines(c: dict[str, Any]) -> list[str]:
+    """The card as a few lines of text, for ``genevals metrics``."""
+    lines = []
+    for e in c["evaluations"]:
+        base = e["best_baseline"]
+        head = (f"{e['data']} (n={e['n']}, {e['groups']} questions): {e['target']} AUC {_ci(e['auc'])}; "
+                f"best trivial baseline ({base['name']}) {base['auc']:.3f}, difference {_ci(base['difference'])}")
+        lines.append(head + ("" if e["beats_baseline"] else " - does NOT beat its baseline"))
+        if "f1" in e:
+            lines.append(f"  F1 at threshold {e['f1']['threshold']:.2f}: {_ci(e['f1'])} vs "
+                         f"'{e['f1_baseline']['name']}' {e['f1_baseline']['value']:.3f}")
+        if e.get("coverage") is not None and e["coverage"] < 1:
+            lines.append(f"  scores {e['coverage']:.1%} of the rows")
+    lines.append(f"  ({c['method']})")
+    return lines
 
 
 def register(cls: type[Metric]) -> type[Metric]:

@@ -6,7 +6,7 @@ import sacrebleu
 
 import genevals
 from genevals.io import InputError
-from genevals.metrics.squad import TokenF1
+from genevals.metrics.lexical.squad import TokenF1
 from genevals.types import Sample
 
 
@@ -137,7 +137,7 @@ def test_worker_processes_start_only_for_enough_measured_work():
     import time
 
     from genevals.engine.local import PARALLEL_MIN_SECONDS, parallel_workers
-    from genevals.metrics.retrieval import Retrieval
+    from genevals.metrics.retrieval.retrieval import Retrieval
     from genevals.types import Context
 
     chunk = [Sample(id=str(i), answer="a", contexts=tuple(Context(text="t", rank=r + 1, id=f"d{(i + r) % 7}")

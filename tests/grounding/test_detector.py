@@ -10,7 +10,7 @@ import pytest
 
 from genevals import types
 from genevals.grounding import checker, detector, phrases
-from genevals.metrics.grounding import Grounding
+from genevals.metrics.faithfulness.grounding import Grounding
 from genevals.types import Context, Sample
 
 DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "demo.jsonl"

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from genevals.grounding import detector, figure
-from genevals.metrics import faithfulness
+from genevals.metrics.faithfulness import faithfulness
 
 
 @pytest.fixture(scope="module")

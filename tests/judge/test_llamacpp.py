@@ -16,8 +16,8 @@ import pytest
 
 from genevals import types
 from genevals.judge.config import JudgeConfig
-from genevals.metrics.faithfulness import Faithfulness
-from genevals.metrics.rubric import Rubric
+from genevals.metrics.faithfulness.faithfulness import Faithfulness
+from genevals.metrics.rubric.rubric import Rubric
 from genevals.types import Context, Sample
 from support.llama_server import llama_server, packaged_gguf  # noqa: F401  (fixture)
 

@@ -14,7 +14,7 @@ import pytest
 from genevals import types
 from genevals.engine.local import evaluate
 from genevals.judge.config import JudgeConfig
-from genevals.metrics.faithfulness import Faithfulness
+from genevals.metrics.faithfulness.faithfulness import Faithfulness
 from genevals.types import Context, Sample
 from support.fault_server import FaultServer
 

@@ -14,9 +14,9 @@ from genevals import types
 from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import PermanentError
-from genevals.metrics.cascade import Cascade
-from genevals.metrics.faithfulness import Faithfulness
-from genevals.metrics.grounding import Grounding
+from genevals.metrics.faithfulness.cascade import Cascade
+from genevals.metrics.faithfulness.faithfulness import Faithfulness
+from genevals.metrics.faithfulness.grounding import Grounding
 from genevals.stats import agreement_cis, binary_metrics, confusion
 from genevals.types import MetricResult
 from genevals.validation import LabelledInputError, build_metric, load_labelled, validate, write_outputs

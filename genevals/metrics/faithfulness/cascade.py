@@ -1,0 +1,126 @@
+"""Cascade: the local grounding checker settles the clear answers, the LLM judge only the uncertain ones.
+
+Every answer is first checked locally (:class:`genevals.metrics.faithfulness.grounding.Grounding`). When the checker's
+response-level confidence is at least ``settle_confidence`` the local result is kept; otherwise the answer goes
+to the LLM judge (:class:`genevals.metrics.faithfulness.faithfulness.Faithfulness`, built with the remaining options).
+Answers the checker cannot score because there is nothing to judge (empty answer, refusal, no context) are
+settled locally too: the LLM judge would give the same status. When the LLM judge fails on an answer
+(judge_error, parse_error, ...), ``fallback`` = "local" keeps the local verdict and says so; "none" keeps the
+judge's unscored result.
+
+``details["cascade"] = {"settled_by": "local" | "llm", "sent_to_llm", "local_confidence", "settle_confidence",
+"fallback"?}`` on the
+faithfulness output; ``corpus_scores`` counts the answers settled locally and sent to the LLM.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from genevals import types
+from genevals.judge.config import JudgeConfig
+from genevals.metrics.base import JUDGE, Emit, Metric, register, usage_statistics
+from genevals.metrics.faithfulness.grounding import Grounding
+from genevals.metrics.faithfulness.verdicts import OUTPUTS, restate
+from genevals.signature import make_signature
+from genevals.types import MetricResult, Sample
+
+_LOCAL_FINAL = frozenset({types.EMPTY_ANSWER, types.REFUSAL, types.NO_CONTEXT})
+DEFAULT_SETTLE = 0.9
+
+
+@register
+class Cascade(Metric):
+    """Local grounding first; answers it is unsure of (confidence < settle_confidence) go to the LLM judge.
+
+    Same outputs as faithfulness; details.cascade.settled_by says which judge decided each answer.
+    """
+
+    family = "cascade"
+    outputs = restate("Cascade: local grounding settles confident answers, the LLM judge the rest (share of "
+                      "supported claims)",
+                      "Cascade: share of the answer's claims contradicted by the contexts",
+                      "Cascade: share of the answer's claims the contexts neither support nor contradict")
+    kind = JUDGE
+    writes_for = "faithfulness"
+    order = 90
+
+    def __init__(self, judge: JudgeConfig | None = None, settle_confidence: float = DEFAULT_SETTLE,
+                 grounding: Mapping[str, Any] | None = None, fallback: str = "local",
+                 llm: Any = None, **faithfulness_options: Any) -> None:
+        settle = float(settle_confidence)
+        if not 0.5 <= settle <= 1.0:
+            raise ValueError("settle_confidence must lie in [0.5, 1] (1 sends every answer to the LLM)")
+        if fallback not in ("local", "none"):
+            raise ValueError("fallback must be 'local' or 'none'")
+        self.settle_confidence = settle
+        self.fallback = fallback
+        self.local = Grounding(**dict(grounding or {}))
+        self.judge_config = judge if judge is not None else JudgeConfig()
+        self.faithfulness_options = dict(faithfulness_options)
+        self._llm = llm  # a ready LLM judge metric (tests); built lazily otherwise
+
+    @property
+    def llm(self) -> Metric:
+        if self._llm is None:
+            from genevals.metrics.faithfulness.faithfulness import Faithfulness
+
+            self._llm = Faithfulness(self.judge_config, **self.faithfulness_options)
+        return self._llm
+
+    @property
+    def concurrency(self) -> int:
+        return self.judge_config.concurrency
+
+    def signature(self) -> str:
+        judge_sig = self.llm.signature().replace("|", ";")
+        return make_signature("cascade", settle=self.settle_confidence, fallback=self.fallback,
+                              local=self.local.signature().replace("|", ";"), llm=judge_sig)
+
+    def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
+        return self._collect(samples)
+
+    def score_each(self, samples: Sequence[Sample], emit: Emit) -> None:
+        """Answers settled locally are emitted at once, the LLM's as each of its verdicts comes back."""
+        local = self.local.score(samples)
+        to_llm = []
+        for i, result in enumerate(local):
+            faith = result["faithfulness"]
+            conf = faith.details.get("confidence") if faith.status == types.OK else None
+            if faith.status in _LOCAL_FINAL or (conf is not None and conf >= self.settle_confidence):
+                emit(i, self._tag(result, "local", conf, sent_to_llm=False))
+            else:
+                to_llm.append(i)
+        if not to_llm:
+            return
+
+        def judged(k: int, result: dict[str, MetricResult]) -> None:
+            i = to_llm[k]
+            faith = result["faithfulness"]
+            local_faith = local[i]["faithfulness"]
+            conf = local_faith.details.get("confidence") if local_faith.status == types.OK else None
+            if faith.status != types.OK and self.fallback == "local" and local_faith.status == types.OK:
+                emit(i, self._tag(local[i], "local", conf, sent_to_llm=True,
+                                  fallback=f"LLM judge {faith.status}: {faith.reason}"))
+            else:
+                emit(i, self._tag(result, "llm", conf, sent_to_llm=True))
+
+        self.llm.score_each([samples[i] for i in to_llm], judged)
+
+    def _tag(self, result: Mapping[str, MetricResult], by: str, conf: float | None,
+             **extra: Any) -> dict[str, MetricResult]:
+        faith = result["faithfulness"]
+        cascade = {"settled_by": by, "local_confidence": conf, "settle_confidence": self.settle_confidence, **extra}
+        details = {**dict(faith.details or {}), "cascade": cascade}
+        tagged = MetricResult(faith.name, faith.value, faith.status, faith.reason, details)
+        # The cascade writes faithfulness's three outputs only (not the LLM judge's invented_claims count).
+        return {**{k: v for k, v in result.items() if k in OUTPUTS}, "faithfulness": tagged}
+
+    def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
+        """Whether the answer was settled locally or sent to the LLM, plus the LLM's usage."""
+        faith = outputs.get("faithfulness")
+        cascade = (faith.details.get("cascade") or {}) if faith is not None else {}
+        if cascade.get("settled_by") is None:
+            return None
+        sent = bool(cascade.get("sent_to_llm"))
+        return {"cascade_settled_local": int(not sent), "cascade_sent_to_llm": int(sent),
+                **(usage_statistics(faith, "judge_") or {})}

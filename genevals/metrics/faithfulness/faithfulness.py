@@ -1,0 +1,370 @@
+"""LLM-as-judge faithfulness: decompose the answer into claims, verify them against the contexts, score.
+
+Pipeline per answer (normally 2 judge calls; a repair re-ask only when a reply is unusable):
+
+1. Decompose (``prompts/decompose.md``): the answer -> atomic, self-contained claims, each with a verbatim
+   ``source`` excerpt of the answer. The excerpt is located in the answer (exact, then whitespace/case
+   normalised, then fuzzy with rapidfuzz ``partial_ratio_alignment`` >= 90); its spans are kept for the
+   report. A claim is not the answer's when its excerpt is not in the answer, when it copies the prompt's
+   worked example, or when fewer than half of its content words occur in the answer or question (invented
+   content): it is never listed, counted or verified as the answer's claim, but kept apart in
+   ``details["invented_claims"]`` with the judge's transcript, and counted in the ``invented_claims`` output
+   (a judge-quality figure, scored whenever the decompose reply was read).
+2. Verify (``prompts/verify.md``): the located claims, numbered, against the numbered contexts; verdicts come
+   back by claim id with a label, the context relied on, a verbatim quote and a reason. Quotes are matched in
+   their context (whitespace/case normalised; ``quote_found`` flags the rest). Contexts longer than
+   ``context_token_budget`` (~4 characters per token) are cut into windows; each claim is checked against the
+   windows that share the most content words with it, and its best verdict is kept, in the order
+   supported > contradicted > unverifiable (evidence in any part of the contexts supports a claim; an
+   explicit conflict is more informative than silence). Verdicts for unknown ids are ignored; missing ones
+   get one targeted re-ask for just those ids, and if still missing count as unverifiable with
+   ``missing=True`` -- never as supported.
+3. Score over the n located claims: faithfulness = supported / n, contradiction_rate = contradicted / n,
+   unverifiable_rate = (unverifiable + missing) / n.
+
+Unscored, with a reason and no value: ``empty_answer``, ``refusal`` (detected before any judge call),
+``empty_context``, ``no_claims``, ``judge_error`` (after bounded retries), ``parse_error`` (the raw replies are
+kept in ``details.transcript``), and ``dry_run`` (token/cost estimate only, no calls).
+"""
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from rapidfuzz import fuzz
+
+from genevals import types
+from genevals.claims import windows
+from genevals.claims.locate import FUZZY_THRESHOLD, grounded_fraction, locate, locate_parts
+from genevals.grounding import figure
+from genevals.judge.client import CallLog
+from genevals.judge.config import JudgeConfig
+from genevals.judge.protocol import estimate_tokens
+from genevals.judge.runtime import JudgeRuntime
+from genevals.metrics import settings
+from genevals.metrics.base import Output, register, usage_statistics
+from genevals.metrics.faithfulness.verdicts import FAITHFULNESS_OUTPUTS, LABEL_ORDER, scored_outputs, unscored_outputs
+from genevals.metrics.judging import prompts
+from genevals.metrics.judging.judge_metric import JudgeMetric
+from genevals.metrics.judging.parse import ParseError, parse_claims, parse_verdicts
+from genevals.signature import make_signature
+from genevals.text import detect_refusal
+from genevals.types import Claim, Context, MetricResult, Sample, Verdict
+
+DRY_RUN = types.DRY_RUN
+GROUNDED_MIN = 0.5
+EXAMPLE_COPY_RATIO = 90.0
+# The figure is read from the detector's weights file (genevals.grounding.figure), where train_grounding.py wrote
+# it (out-of-fold, beside the word-overlap baseline on the same folds): users are told what was measured.
+OFFLINE_FIGURE = figure.packaged()
+OFFLINE_DEFAULT_NOTE = (
+    "no judge endpoint or model configured: faithfulness comes from the local grounding checker (no LLM). "
+    f"{OFFLINE_FIGURE.sentence()}. Good for: a free, offline first pass that points at answers with words, "
+    "numbers, dates or names missing from their contexts, and smoke tests. Not for: ranking close systems or "
+    "trusting one answer's verdict (" + ("it is no better than counting missing words, and it " if
+                                         OFFLINE_FIGURE.tie else "it ") +
+    "flags nearly every answer written from a JSON record). For those, use --judge-base-url with an instruction-tuned LLM judge and "
+    "check it on labelled answers with genevals validate (--judge-backend llamacpp runs the embedded tiny model, "
+    "for smoke runs only)")
+
+
+INVENTED_CLAIMS = Output("invented_claims", "claims the judge returned that are not in the answer (invented, or "
+                         "copied from the prompt's example): a judge-quality count, never the answer's claims",
+                         direction="neither", range=(0.0, None))
+
+
+@dataclass
+class _Outcome:
+    """What one verify window produced: parsed verdicts by claim index, and whether anything parsed."""
+
+    verdicts: dict[int, dict[str, Any]] = field(default_factory=dict)
+    parsed: bool = False
+    issues: list[str] = field(default_factory=list)
+
+
+class _Unscored(Exception):
+    def __init__(self, status: str, reason: str, **details: Any):
+        super().__init__(reason)
+        self.status, self.reason, self.details = status, reason, details
+
+
+@register
+class Faithfulness(JudgeMetric):
+    """Share of the answer's claims that the contexts support (LLM judge: decompose, verify, score).
+
+    faithfulness = supported / n, contradiction_rate = contradicted / n, unverifiable_rate =
+    (unverifiable + missing verdicts) / n, over the n claims located in the answer. Claims, spans, verdicts,
+    evidence quotes, token usage and the judge are in details; unscored answers carry a typed status.
+
+    Args:
+        judge: the :class:`JudgeConfig` (default: nothing configured, i.e. the packaged llama.cpp model).
+        max_claims: claims asked for per answer.
+        worked_example: keep the worked example in the prompts (default: yes, except for the tiny packaged
+            model, which copies it).
+        fuzzy_threshold: rapidfuzz score (0-100) at which a claim's source excerpt counts as found.
+    """
+
+    family = "faithfulness"
+    outputs = FAITHFULNESS_OUTPUTS + (INVENTED_CLAIMS,)
+    presets = ("all",)
+    order = 70
+    offline_alternative = ("grounding", OFFLINE_DEFAULT_NOTE)
+
+    def __init__(self, judge: JudgeConfig | None = None, max_claims: int = 12, worked_example: bool | None = None,
+                 fuzzy_threshold: float = FUZZY_THRESHOLD) -> None:
+        self.judge = judge if judge is not None else JudgeConfig()
+        self.runtime = JudgeRuntime(self.judge, prompts.prompt_version("decompose", "verify"))
+        self.context_token_budget = self.judge.context_budget
+        self.max_claims = settings.whole("max_claims", max_claims, 1)
+        self.fuzzy_threshold = settings.number("fuzzy_threshold", fuzzy_threshold, 0, 100)
+        # The worked example in decompose.md helps capable judges; tiny base models copy it verbatim, so
+        # smoke runs may leave it out (worked_example=False). Either way, copies of it are never scored.
+        # By default it is left out only for the packaged tiny model, which copied it for 20 of 20 RAGTruth
+        # answers (every answer then came back no_claims).
+        if worked_example is None:
+            worked_example = self.runtime.warning is None
+        self.worked_example = settings.flag("worked_example", worked_example)
+
+    # -- metric protocol -------------------------------------------------------------------------------
+    def signature(self) -> str:
+        return make_signature("faithfulness", **self.runtime.signature_settings(),
+                              budget=self.context_token_budget, max_claims=self.max_claims,
+                              example=self.worked_example,
+                              order="supported>contradicted>unverifiable")
+
+    def describe(self) -> dict[str, str]:
+        return {name: "LLM judge: " + self.output(name).definition for name in self.output_names()}
+
+    def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
+        """The sample's judge usage (requests, tokens, cost or the dry-run estimate), summed per system."""
+        return usage_statistics(outputs.get("faithfulness"), "judge_")
+
+    # -- scoring ---------------------------------------------------------------------------------------
+    def _base_details(self, log: CallLog) -> dict[str, Any]:
+        details: dict[str, Any] = {"judge": self.runtime.judge_info(), "usage": self.runtime.usage_dict(log.usage)}
+        if self.warning:
+            details["warning"] = self.warning
+        return details
+
+    async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:
+        log = CallLog()
+        try:
+            outputs = await self._score_one(sample, log)
+            details = outputs["faithfulness"].details
+        except _Unscored as exc:
+            details = {**self._base_details(log), **exc.details}
+            if exc.status in (types.PARSE_ERROR, types.JUDGE_ERROR, types.ERROR):
+                details["transcript"] = log.transcript()
+            outputs = unscored_outputs(exc.status, exc.reason, details)
+        except Exception as exc:  # a bug must not lose the sample: record it
+            details = {**self._base_details(log), "transcript": log.transcript()}
+            reason = self.runtime.redact(f"internal error: {type(exc).__name__}: {exc}")
+            return {**unscored_outputs(types.ERROR, reason, details),
+                    "invented_claims": MetricResult.unscored("invented_claims", types.ERROR, reason)}
+        finally:
+            self.runtime.add_total(log.usage)
+        return {**outputs, "invented_claims": self._invented(outputs["faithfulness"], details, log)}
+
+    @staticmethod
+    def _invented(faith: MetricResult, details: dict[str, Any], log: CallLog) -> MetricResult:
+        """The count of claims not found in the answer; with any, the transcript goes beside them (a
+        judge-quality warning the report shows). Unscored, like faithfulness, when no claims were read."""
+        invented = details.get("invented_claims")
+        if invented is None:
+            return MetricResult.unscored("invented_claims", faith.status, faith.reason or "no claims were read")
+        if invented and "transcript" not in details:
+            details["transcript"] = log.transcript()
+        return MetricResult("invented_claims", float(len(invented)))
+
+    async def _score_one(self, sample: Sample, log: CallLog) -> dict[str, MetricResult]:
+        answer = sample.answer
+        if not answer.strip():
+            raise _Unscored(types.EMPTY_ANSWER, "the answer is empty")
+        refusal = detect_refusal(answer)
+        if refusal:
+            raise _Unscored(types.REFUSAL, f"the answer abstains ('{refusal}'); not sent to the judge")
+        if not any(c.text.strip() for c in sample.contexts):
+            raise _Unscored(types.NO_CONTEXT, types.no_context_reason(
+                sample, "the sample has no context text to verify claims against"))
+        if self.judge.dry_run:
+            reason, details = self._estimate(sample)
+            raise _Unscored(DRY_RUN, reason, **details)
+
+        claims, issues = await self._decompose(sample, log)
+        located = [c for c in claims if c.located]
+        claim_dicts = [c.to_dict() for c in located]
+        invented = [c.to_dict() for c in claims if not c.located]
+        if not claims:
+            raise _Unscored(types.NO_CLAIMS, "the judge found no checkable claims in the answer",
+                            claims=[], verdicts=[], invented_claims=[], issues=issues)
+        if not located:
+            raise _Unscored(types.NO_CLAIMS, f"the judge returned {len(claims)} claim(s) but none could be "
+                            "located in the answer (not verbatim, invented, or copied from the prompt example)",
+                            claims=[], verdicts=[], invented_claims=invented, issues=issues)
+
+        verdicts, v_issues, any_parsed = await self._verify(sample, located, log)
+        issues += v_issues
+        if not any_parsed:
+            raise _Unscored(types.PARSE_ERROR, "no verdict could be read from the judge's verify replies "
+                            "(after one repair re-ask)", claims=claim_dicts,
+                            verdicts=[v.to_dict() for v in verdicts], invented_claims=invented, issues=issues)
+        return scored_outputs(located, verdicts, {"issues": issues, "invented_claims": invented,
+                                                  **self._base_details(log)})
+
+    async def _call(self, log: CallLog, stage: str, messages, schema, max_tokens: int):
+        call = log.add(await self.runtime.client().complete(stage, messages, schema, self.runtime.params(max_tokens)))
+        if not call.ok:
+            raise _Unscored(types.JUDGE_ERROR, f"{stage} call failed after {call.attempts} request(s): {call.failure}")
+        return call.completion
+
+    # -- decompose -------------------------------------------------------------------------------------
+    def _decompose_prompt(self, sample: Sample) -> str:
+        return prompts.render("decompose", blocks={"example": self.worked_example}, max_claims=self.max_claims,
+                              question=sample.question.strip() or "(none)", answer=sample.answer)
+
+    async def _decompose(self, sample: Sample, log: CallLog) -> tuple[list[Claim], list[str]]:
+        messages = prompts.user(self._decompose_prompt(sample))
+        schema = prompts.decompose_schema(self.max_claims)
+        budget = min(4096, 96 + self.max_claims * 110)
+        completion = await self._call(log, "decompose", messages, schema, budget)
+        try:
+            raw, issues = parse_claims(completion.text, self.max_claims)
+        except ParseError as exc:
+            repair = [*messages, {"role": "assistant", "content": completion.text},
+                      {"role": "user", "content": f"That reply could not be read ({exc}). Reply again with JSON "
+                                                  'only, in the form {"claims": [{"claim": "...", "source": "..."}]}.'}]
+            completion = await self._call(log, "decompose-repair", repair, schema, budget)
+            try:
+                raw, issues = parse_claims(completion.text, self.max_claims)
+            except ParseError as exc2:
+                raise _Unscored(types.PARSE_ERROR, f"the decompose reply could not be parsed, also after one "
+                                f"repair re-ask: {exc2}") from None
+            issues = [f"decompose reply unreadable ({exc}); repaired by re-asking"] + issues
+        if completion.finish_reason == "length":
+            issues.append("decompose reply hit max_tokens")
+        return [self._locate_claim(i, item["claim"], item["source"], sample) for i, item in enumerate(raw)], issues
+
+    def _locate_claim(self, index: int, text: str, source: str, sample: Sample) -> Claim:
+        """The claim with its spans in the answer; ``located=False`` with a note when it is not the answer's."""
+        answer = sample.answer
+        for example in prompts.example_claims():
+            if fuzz.ratio(text.lower(), example.lower()) >= EXAMPLE_COPY_RATIO and \
+                    locate(text, answer, threshold=self.fuzzy_threshold) is None:
+                return Claim(index, text, (), located=False,
+                             note="copied from the prompt's worked example, not in the answer")
+        matches = locate_parts(source, answer, threshold=self.fuzzy_threshold) if source else None
+        if matches is None:
+            # No usable excerpt: the claim text itself may be verbatim.
+            match = locate(text, answer, threshold=self.fuzzy_threshold)
+            matches = [match] if match is not None else None
+        if matches is None:
+            return Claim(index, text, (), located=False, note="source excerpt not found in the answer")
+        spans = tuple((m.start, m.end) for m in matches)
+        if grounded_fraction(text, answer, sample.question) < GROUNDED_MIN:
+            return Claim(index, text, spans, located=False,
+                         note="claim words mostly absent from the answer and question (invented content)")
+        return Claim(index, text, spans, located=True)
+
+    # -- verify ----------------------------------------------------------------------------------------
+    async def _verify(self, sample: Sample, located: list[Claim], log: CallLog
+                      ) -> tuple[list[Verdict], list[str], bool]:
+        contexts = sample.contexts
+        ids = {i + 1: claim for i, claim in enumerate(located)}  # claim number shown to the judge
+        parts = windows.split_windows(contexts, self.context_token_budget * 4)
+        if len(parts) == 1:
+            assignments = [list(ids)]
+        else:
+            assignments = windows.assign(parts, {i: c.text for i, c in ids.items()}, contexts)
+        outcomes = await asyncio.gather(*(
+            self._verify_window(sample, w, {i: ids[i] for i in assigned}, log, k)
+            for k, (w, assigned) in enumerate(zip(parts, assignments)) if assigned))
+        issues = [issue for o in outcomes for issue in o.issues]
+        any_parsed = any(o.parsed for o in outcomes)
+        verdicts = []
+        for cid, claim in ids.items():
+            candidates = [o.verdicts[cid] for o in outcomes if cid in o.verdicts]
+            if not candidates:
+                verdicts.append(Verdict(claim.index, types.UNVERIFIABLE, missing=True,
+                                        reason="no verdict came back for this claim"))
+                continue
+            best = min(candidates, key=lambda v: LABEL_ORDER[v["label"]])
+            verdicts.append(self._make_verdict(claim.index, best, contexts))
+        return verdicts, issues, any_parsed
+
+    async def _verify_window(self, sample: Sample, window: windows.Window, claims: dict[int, Claim],
+                             log: CallLog, k: int) -> _Outcome:
+        outcome = _Outcome()
+        contexts_text = windows.render(sample.contexts, window)
+        todo = dict(claims)
+        for attempt in range(2):  # the first ask, then one targeted re-ask for the missing ids only
+            stage = "verify" if attempt == 0 else "verify-reask"
+            reask = "" if attempt == 0 else (
+                f"\nAn earlier reply gave no usable verdict for claim(s) {', '.join(map(str, todo))}. Return one "
+                "verdict for each of exactly these ids, with a valid label.\n")
+            messages = prompts.user(prompts.render(
+                "verify", blocks={"example": self.worked_example}, contexts=contexts_text,
+                claims=prompts.format_claims({i: c.text for i, c in todo.items()}), reask=reask))
+            schema = prompts.verify_schema(len(todo), len(sample.contexts))
+            completion = await self._call(log, stage if k == 0 else f"{stage}[window {k + 1}]", messages, schema,
+                                          min(4096, 64 + 150 * len(todo)))
+            try:
+                got, issues = parse_verdicts(completion.text, set(todo))
+                outcome.parsed = True
+            except ParseError as exc:
+                got, issues = {}, [f"{stage}: reply unreadable: {exc}"]
+            outcome.issues += [f"{stage}: {i}" if not i.startswith(stage) else i for i in issues]
+            outcome.verdicts.update(got)
+            todo = {i: c for i, c in todo.items() if i not in got}
+            if not todo:
+                break
+            if attempt == 0:
+                outcome.issues.append(f"{stage}: no verdict for claim id(s) {sorted(todo)}; re-asking for those only")
+        if todo:
+            outcome.issues.append(f"no verdict for claim id(s) {sorted(todo)}: counted as unverifiable (missing)")
+        return outcome
+
+    @staticmethod
+    def _make_verdict(claim_index: int, raw: Mapping[str, Any], contexts: Sequence[Context]) -> Verdict:
+        quote = (raw.get("quote") or "").strip()
+        ctx_no = raw.get("context")
+        ci = ctx_no - 1 if isinstance(ctx_no, int) and 1 <= ctx_no <= len(contexts) else None
+        span = None
+        found_in = None
+        if quote:
+            order = ([ci] if ci is not None else []) + [j for j in range(len(contexts)) if j != ci]
+            for j in order:
+                match = locate(quote, contexts[j].text, fuzzy=False)
+                if match is not None:
+                    span, found_in = (match.start, match.end), j
+                    break
+        reason = raw.get("reason") or ""
+        if found_in is not None and found_in != ci:
+            reason = (reason + " " if reason else "") + f"[quote found in context {found_in + 1}, " \
+                                                        f"not the context {ctx_no} the judge named]"
+            ci = found_in
+        return Verdict(claim_index=claim_index, label=raw["label"], context_index=ci, quote=quote,
+                       quote_found=span is not None, quote_span=span, reason=reason.strip())
+
+    # -- dry run ---------------------------------------------------------------------------------------
+    def _estimate(self, sample: Sample) -> tuple[str, dict[str, Any]]:
+        """Dry run: prompt tokens of the real decompose prompt and of the verify prompt(s) with claims
+        estimated as the answer's length, at ~4 characters per token (tiktoken is not available offline)."""
+        sentences = max(1, len(re.findall(r"[.!?](?:\s|$)", sample.answer)))
+        n_claims = min(self.max_claims, int(sentences * 1.5) + 1)
+        parts = windows.split_windows(sample.contexts, self.context_token_budget * 4)
+        prompt_tokens = estimate_tokens(self._decompose_prompt(sample))
+        for w in parts:
+            prompt_tokens += estimate_tokens(prompts.render("verify", blocks={"example": self.worked_example},
+                                                            contexts=windows.render(sample.contexts, w),
+                                                            claims=sample.answer, reask=""))
+        completion_tokens = estimate_tokens(sample.answer) * 2 + 40 * n_claims * len(parts)
+        estimate = {"requests": 1 + len(parts), "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "cost_usd": self.runtime.cost(prompt_tokens, completion_tokens),
+                    "method": "estimate at ~4 characters per token (tiktoken unavailable offline); no calls made"}
+        reason = (f"dry run: no judge calls; about {prompt_tokens} prompt + {completion_tokens} completion tokens "
+                  f"in {1 + len(parts)} request(s)")
+        return reason, {"dry_run": estimate, "usage": {"estimated_" + k: v for k, v in estimate.items()
+                                                       if k != "method"}}

@@ -1,0 +1,197 @@
+"""Sentence BLEU per sample and corpus BLEU from summed statistics, scored by sacrebleu's own ``compute_bleu``.
+
+The tokens are sacrebleu's 13a tokens (:mod:`genevals.metrics.lexical.tokenize13a`: the same rules, run in C) and
+sacrebleu's ``compute_bleu`` turns the statistics into the score, so the values are sacrebleu's
+(``tests/metrics/lexical/test_bleu.py`` checks them against ``sentence_bleu`` and ``corpus_bleu``). What differs is the
+counting in between: ``sentence_bleu`` builds a new ``BLEU`` object per call and extracts every n-gram into one
+list of tuples before counting; here each distinct text is tokenised and its n-grams counted once, one
+``Counter`` per order, kept while the text recurs (a reference shared by several systems, an answer scored
+against several references), and the clipped matches are summed over the keys the two texts share. The
+statistics are the same integers (``_segment_statistics`` is sacrebleu's ``_compute_segment_statistics``
+reorganised), so the scores are the same floats.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Mapping, Sequence
+
+from genevals import types
+from genevals.gcpause import collector_paused
+from genevals.metrics.base import Metric, Output, register
+from genevals.metrics.lexical.tokenize13a import tokens_13a
+from genevals.signature import make_signature, package_version
+from genevals.types import MetricResult, Sample
+
+_NAME = "bleu"
+_NO_REFERENCE = "sample has no reference answer"
+_TOKENIZE = "13a"
+_SMOOTH = "exp"
+_ORDER = 4  # sacrebleu's MAX_NGRAM_ORDER
+#: distinct texts whose n-gram counts are kept (oldest dropped first): an 850-character text's n-grams take
+#: ~43 KB (measured with tracemalloc), so at most ~22 MB; enough for references shared within a chunk
+_CACHE_TEXTS = 512
+
+
+class _Counted:
+    """One tokenised text: its length in tokens and its n-gram counts, one Counter per order 1..4."""
+
+    __slots__ = ("length", "ngrams")
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.length = len(tokens)
+        # sacrebleu's n-grams, split by order (unigrams as plain tokens); zip builds each tuple in C.
+        t = tokens
+        self.ngrams = (Counter(t), Counter(zip(t, t[1:])), Counter(zip(t, t[1:], t[2:])),
+                       Counter(zip(t, t[1:], t[2:], t[3:])))
+
+
+def _clipped(hypothesis: Counter, reference: Counter) -> int:
+    """sum_g min(hyp[g], ref[g]) over the n-grams both have (the integer sum is order-free)."""
+    common = hypothesis.keys() & reference.keys()
+    return sum(map(min, map(hypothesis.__getitem__, common), map(reference.__getitem__, common)))
+
+
+def _max_counts(refs: Sequence[_Counted]) -> tuple[Counter, ...]:
+    """Per order, each n-gram's largest count over the references (sacrebleu's ``_extract_reference_info``)."""
+    if len(refs) == 1:
+        return refs[0].ngrams
+    merged = tuple(Counter(c) for c in refs[0].ngrams)
+    for ref in refs[1:]:
+        for into, counts in zip(merged, ref.ngrams):
+            for gram, count in counts.items():
+                if count > into[gram]:
+                    into[gram] = count
+    return merged
+
+
+def _fraction(score: float) -> float:
+    # sacrebleu's exp(mean log 100) is 100.00000000000004 for a perfect match: keep values in [0, 1].
+    return min(score / 100.0, 1.0)
+
+
+@register
+class Bleu(Metric):
+    """BLEU (Papineni et al. 2002) via sacrebleu: value = sacrebleu sentence BLEU / 100, capped at 1.
+
+    BLEU = BP · exp( (1/N) Σ_n log p_n ), p_n = clipped n-gram matches / hypothesis n-grams
+    (n = 1..4, counts clipped by the max count over the sample's references), BP = 1 if c > r else
+    exp(1 - r/c), c = answer length, r = the closest reference length (shorter wins ties).
+    Per sample: tokenizer 13a, case-sensitive, exp smoothing (NIST: the k-th zero precision becomes
+    1/(2^k · total)), effective order (N stops at the first order with no hypothesis n-grams),
+    i.e. ``sacrebleu.sentence_bleu``. Corpus: the statistics are summed over samples and scored
+    without effective order, i.e. ``sacrebleu.corpus_bleu``. Blank (whitespace-only) references are ignored.
+    """
+
+    family = "bleu"
+    outputs = (Output("bleu", "sacrebleu sentence BLEU / 100 (13a, exp smoothing, effective order); the summary "
+                              "adds corpus BLEU from summed statistics"),)
+    presets = ("default", "all")
+    order = 40
+
+    def __init__(self) -> None:
+        from sacrebleu.metrics import BLEU
+
+        self._sentence = BLEU(tokenize=_TOKENIZE, smooth_method=_SMOOTH, effective_order=True)
+        # corpus_bleu's defaults: same tokenisation and smoothing, effective order off.
+        self._corpus = BLEU(tokenize=_TOKENIZE, smooth_method=_SMOOTH, effective_order=False)
+        self._ref_counts: set[int] = set()
+        self._texts: dict[str, _Counted] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Sent to worker processes without the counted texts: a fresh cache is equivalent.
+        return {**self.__dict__, "_texts": {}}
+
+    def _counted(self, text: str) -> _Counted:
+        """The text as sacrebleu's ``_preprocess_segment`` gives it (13a, ``rstrip``), counted once."""
+        got = self._texts.get(text)
+        if got is None:
+            if len(self._texts) >= _CACHE_TEXTS:
+                del self._texts[next(iter(self._texts))]
+            got = self._texts[text] = _Counted(tokens_13a(text.rstrip()))
+        return got
+
+    def _segment_statistics(self, answer: str, refs: Sequence[str]) -> tuple[int, int, list[int], list[int]]:
+        """(sys_len, ref_len, correct, total), as sacrebleu's ``_compute_segment_statistics``."""
+        hyp = self._counted(answer)
+        counted = [self._counted(r) for r in refs]
+        ref_max = _max_counts(counted)
+        ref_len = self._sentence._get_closest_ref_len(hyp.length, [r.length for r in counted])
+        correct = [_clipped(h, r) for h, r in zip(hyp.ngrams, ref_max)]
+        total = [max(hyp.length - n, 0) for n in range(_ORDER)]
+        return hyp.length, ref_len, correct, total
+
+    def signature(self) -> str:
+        """sacrebleu's own signature fields; nrefs over everything scored so far ("?" before any, "var" if mixed)."""
+        counts = self._ref_counts
+        nrefs = "?" if not counts else (str(next(iter(counts))) if len(counts) == 1 else "var")
+        return make_signature(
+            "bleu", nrefs=nrefs, case="mixed", eff="yes", tok=self._sentence.tokenizer_signature,
+            smooth=_SMOOTH, corpus_eff="no", version=package_version("sacrebleu"))
+
+    def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
+        with collector_paused():  # the counted n-grams are acyclic: see genevals.gcpause
+            return [{_NAME: self._score_one(sample)} for sample in samples]
+
+    def _score_one(self, sample: Sample) -> MetricResult:
+        # A blank string is not a reference (sacrebleu would count its length 0 as a candidate ref_len).
+        refs = [r for r in sample.references if r.strip()]
+        if not refs:
+            return MetricResult.unscored(_NAME, types.EMPTY_REFERENCE, _NO_REFERENCE)
+        self._ref_counts.add(len(refs))
+        sys_len, ref_len, correct, total = self._segment_statistics(sample.answer, refs)
+        bleu = self._sentence
+        result = bleu.compute_bleu(correct, total, sys_len, ref_len, smooth_method=bleu.smooth_method,
+                                   smooth_value=bleu.smooth_value, effective_order=bleu.effective_order,
+                                   max_ngram_order=bleu.max_ngram_order)
+        # Under exp smoothing sacrebleu leaves counts/totals untouched, so they are the raw statistics.
+        counts, totals = [int(c) for c in result.counts], [int(t) for t in result.totals]
+        details: dict[str, Any] = {
+            "precisions": [c / t if t else 0.0 for c, t in zip(counts, totals)],
+            "bp": result.bp,
+            "sys_len": result.sys_len,
+            "ref_len": result.ref_len,
+            "counts": counts,
+            "totals": totals,
+            "nrefs": len(refs),
+        }
+        if result.sys_len == 0:
+            details["empty_answer"] = True
+        return MetricResult(_NAME, _fraction(result.score), details=details)
+
+    def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
+        """sacrebleu's sufficient statistics of one scored sample: sys_len, ref_len, counts and totals."""
+        result = outputs.get(_NAME)
+        if result is None or result.status != types.OK:
+            return None
+        d = result.details
+        stats: dict[str, float] = {"sys_len": d["sys_len"], "ref_len": d["ref_len"], "samples": 1}
+        for n, (count, total) in enumerate(zip(d["counts"], d["totals"]), start=1):
+            stats[f"count{n}"] = count
+            stats[f"total{n}"] = total
+        # Samples scored in worker processes reach this process only through their details, and the
+        # signature's nrefs must cover them: counted per reference count, then read back at the end.
+        if "nrefs" in d:
+            stats[f"nrefs={d['nrefs']}"] = 1
+        return stats
+
+    def corpus_from_statistics(self, totals: Mapping[str, float]) -> dict[str, Any]:
+        """Corpus BLEU over the scored samples, equal to ``sacrebleu.corpus_bleu(...).score / 100``."""
+        order = self._corpus.max_ngram_order
+        n = int(totals.get("samples", 0))
+        if n == 0:
+            return {}
+        self._ref_counts.update(int(k.split("=", 1)[1]) for k in totals if k.startswith("nrefs="))
+        score = self._corpus.compute_bleu(
+            correct=[int(totals.get(f"count{i}", 0)) for i in range(1, order + 1)],
+            total=[int(totals.get(f"total{i}", 0)) for i in range(1, order + 1)],
+            sys_len=int(totals["sys_len"]), ref_len=int(totals["ref_len"]),
+            smooth_method=self._corpus.smooth_method, smooth_value=self._corpus.smooth_value,
+            effective_order=self._corpus.effective_order, max_ngram_order=order)
+        return {
+            _NAME: _fraction(score.score),
+            "bleu_precisions": [p / 100.0 for p in score.precisions],
+            "bleu_bp": score.bp,
+            "bleu_sys_len": score.sys_len,
+            "bleu_ref_len": score.ref_len,
+            "bleu_samples": n,
+        }

@@ -1,0 +1,103 @@
+"""The ranking metrics of :func:`genevals.metrics.retrieval.ranking.evaluate` for a whole batch of queries at once.
+
+Each query's ranking becomes one row of a grade matrix (padded with grade 0 past its end); every metric is then
+a running sum or product along the rows, taken at each cutoff. ``np.cumsum`` and ``np.cumprod`` add and multiply
+in rank order, as the one-query loop does, and a position that earns nothing adds exactly 0.0, so the values
+are the same floats as :func:`~genevals.metrics.retrieval.ranking.evaluate`'s
+(``tests/metrics/retrieval/test_ranking_columns.py`` checks equality). Formulas and conventions:
+:mod:`genevals.metrics.retrieval.ranking`.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+
+from genevals.metrics.retrieval.ranking import _check_k, _discounts
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+def evaluate_many(rankings: Sequence[Sequence[str]], qrels: Sequence[Mapping[str, float]], cutoffs: Iterable[int],
+                  relevance_level: float = 1) -> dict[str, np.ndarray]:
+    """:func:`~genevals.metrics.retrieval.ranking.evaluate` of each (ranking, qrels) pair, as one array per key.
+
+    Same keys; ``first_relevant_rank`` is 0 and ``auc`` is NaN where ``evaluate`` gives None; ``num_relevant``
+    is an integer array."""
+    import numpy as np  # here: the registry imports every metrics module, also for `genevals --help`
+
+    cuts = sorted(set(cutoffs))
+    for k in cuts:
+        _check_k(k)
+    n = len(rankings)
+    lengths = np.fromiter((len(r) for r in rankings), dtype=np.int64, count=n)
+    depth = max(int(lengths.max(initial=0)), 1)
+    grades = np.zeros((n, depth))
+    totals = np.zeros(n, dtype=np.int64)
+    g_max = np.zeros(n)
+    positives: list[list[float]] = []
+    for q, (ranking, labels) in enumerate(zip(rankings, qrels)):
+        get = labels.get
+        grades[q, :len(ranking)] = [get(d, 0.0) for d in ranking]
+        values = labels.values()
+        totals[q] = sum(1 for v in values if v >= relevance_level)
+        pos = sorted((v for v in values if v > 0), reverse=True)
+        positives.append(pos)
+        if pos:
+            g_max[q] = pos[0]
+    width = max(max((len(p) for p in positives), default=0), 1)
+    disc = np.asarray(_discounts(max(depth, width, cuts[-1] if cuts else 1))[:max(depth, width)])
+    valid = np.arange(depth) < lengths[:, None]
+    rel = (grades >= relevance_level) & valid
+    hits = np.cumsum(rel, axis=1)
+    ranks = np.arange(1, depth + 1, dtype=float)
+    ap = np.cumsum(np.where(rel, hits / ranks, 0.0), axis=1)[:, -1]
+    auc_correct = np.cumsum(np.where(valid & ~rel, hits, 0), axis=1)[:, -1]
+    nonrel = lengths - hits[:, -1]
+    any_rel = rel.any(axis=1)
+    first = np.where(any_rel, rel.argmax(axis=1) + 1, 0)
+    positive = grades > 0
+    dcg_lin = np.cumsum(np.where(positive, grades * disc[:depth], 0.0), axis=1)
+    gains = np.where(positive, np.power(2.0, grades) - 1.0, 0.0)
+    dcg_exp = np.cumsum(gains * disc[:depth], axis=1)
+    r = gains / np.power(2.0, g_max)[:, None]
+    # p_continue before each position: the running product of (1 - r) over the positions above it
+    before = np.ones((n, depth))
+    if depth > 1:
+        before[:, 1:] = np.cumprod(1.0 - r[:, :-1], axis=1)
+    err = np.cumsum(np.where(positive, before * r / ranks, 0.0), axis=1)
+
+    ideal = np.zeros((n, width))
+    for q, pos in enumerate(positives):
+        ideal[q, :len(pos)] = pos
+    ideal_lin = np.cumsum(ideal * disc[:width], axis=1)
+    ideal_exp = np.cumsum(np.where(ideal > 0, np.power(2.0, ideal) - 1.0, 0.0) * disc[:width], axis=1)
+    n_pos = np.fromiter((len(p) for p in positives), dtype=np.int64, count=n)
+
+    rows = np.arange(n)
+    empty = lengths == 0
+    out: dict[str, np.ndarray] = {}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for k in cuts:
+            at = np.minimum(k, lengths) - 1
+            at = np.where(empty, 0, at)
+            h = np.where(empty, 0, hits[rows, at])
+            p = h / k
+            rec = np.where(totals > 0, h / np.maximum(totals, 1), 0.0)
+            i_at = np.maximum(np.minimum(k, n_pos) - 1, 0)
+            il = np.where(n_pos > 0, ideal_lin[rows, i_at], 0.0)
+            ie = np.where(n_pos > 0, ideal_exp[rows, i_at], 0.0)
+            dl = np.where(empty, 0.0, dcg_lin[rows, at])
+            de = np.where(empty, 0.0, dcg_exp[rows, at])
+            out[f"precision@{k}"] = p
+            out[f"recall@{k}"] = rec
+            out[f"f1@{k}"] = np.where(p + rec > 0, 2 * p * rec / (p + rec), 0.0)
+            out[f"hit_rate@{k}"] = (h > 0).astype(float)
+            out[f"ndcg@{k}"] = np.where(il > 0, dl / il, 0.0)
+            out[f"ndcg_exp@{k}"] = np.where(ie > 0, de / ie, 0.0)
+            out[f"err@{k}"] = np.where(empty, 0.0, err[rows, at])
+        out["mrr"] = np.where(any_rel, 1.0 / np.maximum(first, 1), 0.0)
+        out["map"] = np.where(totals > 0, ap / np.maximum(totals, 1), 0.0)
+        out["first_relevant_rank"] = first
+        out["auc"] = np.where((totals > 0) & (nonrel > 0), auc_correct / (totals * np.maximum(nonrel, 1)), np.nan)
+    out["num_relevant"] = totals
+    return out

@@ -1,0 +1,1 @@
+"""The 1-5 rubric judge (LLM)."""

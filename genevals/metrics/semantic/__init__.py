@@ -1,0 +1,2 @@
+"""BERTScore: the metric (semantic), its model and layer (bertscore_model, bertscore_ort for the ONNX forward
+pass), greedy matching with idf (bertscore_match) and its settings (bertscore_settings)."""

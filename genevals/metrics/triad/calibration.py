@@ -1,0 +1,61 @@
+"""The shipped calibrations and validation cards of the offline triad judges.
+
+``triad_calibration.json`` beside this module is written by ``benchmarks/bench_triad.py`` and by nothing else:
+for each judge, a logistic regression over the features of :mod:`genevals.metrics.triad.triad_features`,
+
+.. math::
+    p = \\sigma\\Big(b + \\sum_j w_j x_j\\Big), \\qquad \\sigma(z) = \\frac{1}{1 + e^{-z}},
+
+fit on the development halves of public human-labelled sets, the decision threshold on p where the judge gives
+a binary verdict, and its **validation card**: out-of-fold ROC AUC (and F1 at the threshold) from
+cross-validation grouped by question, with a 95% CI from a bootstrap over questions, beside the best trivial
+baseline on the same rows, and whether the judge beats it. No figure here is typed by hand.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+PATH = Path(__file__).with_name("triad_calibration.json")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """One judge's fitted logistic regression (weights on the raw features) and decision threshold."""
+
+    judge: str
+    features: tuple[str, ...]
+    weights: tuple[float, ...]
+    intercept: float
+    threshold: float | None
+    tag: str
+
+    def probability(self, row: Sequence[float]) -> float:
+        z = self.intercept + sum(w * x for w, x in zip(self.weights, row))
+        return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
+
+
+@functools.lru_cache(maxsize=None)
+def _document() -> dict[str, Any]:
+    return json.loads(PATH.read_text(encoding="utf-8"))
+
+
+def calibration(judge: str, features: Sequence[str]) -> Calibration:
+    """The shipped calibration of ``judge``; ``features`` are the names the code computes, which must be the
+    ones the weights were fit on (a stale file is an error, not a silent misreading)."""
+    entry = _document()["judges"][judge]
+    if tuple(entry["features"]) != tuple(features):
+        raise RuntimeError(f"{PATH.name}: {judge} was fit on features {entry['features']}, the code computes "
+                           f"{list(features)}; rerun benchmarks/bench_triad.py")
+    return Calibration(judge, tuple(entry["features"]), tuple(float(w) for w in entry["weights"]),
+                       float(entry["intercept"]), entry.get("threshold"), entry["tag"])
+
+
+def card(judge: str) -> dict[str, Any] | None:
+    """The validation card of ``judge`` (None when none is shipped)."""
+    entry = _document().get("judges", {}).get(judge)
+    return entry.get("card") if entry else None
