@@ -36,9 +36,9 @@ def _sentence(rng: random.Random, words: list[str]) -> str:
 
 def make_run(out: Path, n: int, sentences: int, n_ctx: int, seed: int = 3) -> Path:
     """A run folder with ``n`` samples; sample k has ``sentences * (k + 1) // n`` answer sentences."""
-    from genevals import runfolder
+    from genevals.output import runfolder
     from genevals.engine.local import evaluate
-    from genevals.results import Results
+    from genevals.output.results import Results
 
     rng = random.Random(seed)
     words = "harbour ferry island council library water lighthouse permit winter summer".split() + HOSTILE

@@ -7,10 +7,10 @@ from genevals._version import __version__
 
 if TYPE_CHECKING:
     from genevals.api import GenevalsWarning, evaluate
-    from genevals.io import InputError
+    from genevals.input.readers import InputError
     from genevals.judge.config import JudgeConfig
     from genevals.registry import register
-    from genevals.results import Results
+    from genevals.output.results import Results
     from genevals.types import Claim, Context, MetricResult, Sample, SampleResult, Verdict
 
 __all__ = ["evaluate", "Results", "Sample", "Context", "MetricResult", "SampleResult", "Claim", "Verdict",
@@ -18,8 +18,8 @@ __all__ = ["evaluate", "Results", "Sample", "Context", "MetricResult", "SampleRe
 
 # Imported on first use (PEP 562), so that `genevals --help` and the CLI do not pay for numpy and the engine
 # before they need them.
-_WHERE = {"evaluate": "genevals.api", "GenevalsWarning": "genevals.api", "InputError": "genevals.io",
-          "JudgeConfig": "genevals.judge.config", "register": "genevals.registry", "Results": "genevals.results",
+_WHERE = {"evaluate": "genevals.api", "GenevalsWarning": "genevals.api", "InputError": "genevals.input.readers",
+          "JudgeConfig": "genevals.judge.config", "register": "genevals.registry", "Results": "genevals.output.results",
           **{name: "genevals.types" for name in ("Claim", "Context", "MetricResult", "Sample", "SampleResult",
                                                   "Verdict")}}
 

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from genevals import types
 from genevals.engine.local import evaluate as _evaluate
-from genevals.results import Results
+from genevals.output.results import Results
 
 
 class GenevalsWarning(UserWarning):

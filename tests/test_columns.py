@@ -5,7 +5,7 @@ import numpy as np
 
 from genevals.stats import summarise
 from genevals.columns import SpillingColumns
-from genevals.results import SummaryAccumulator
+from genevals.output.results import SummaryAccumulator
 from genevals.types import MetricResult, Sample, SampleResult
 
 

@@ -5,7 +5,7 @@ import pickle
 
 from genevals.metrics.lexical.rouge import Rouge
 from genevals.metrics.retrieval.retrieval import Retrieval
-from genevals.results import SummaryAccumulator
+from genevals.output.results import SummaryAccumulator
 from genevals.scored import BatchSampleResult, ScoredBatch
 from genevals.types import Context, Sample, SampleResult
 

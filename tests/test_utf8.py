@@ -7,7 +7,7 @@ import pytest
 
 import genevals
 from genevals import utf8
-from genevals.io import InputError, iter_samples
+from genevals.input.readers import InputError, iter_samples
 from genevals.judge.config import JudgeConfig
 
 

@@ -77,7 +77,7 @@ def key_value(text: str) -> tuple[str, Any]:
 
 def _threshold_of(kind: str):
     def parse(text: str):
-        from genevals.thresholds import parse as parse_threshold
+        from genevals.output.thresholds import parse as parse_threshold
 
         try:
             return parse_threshold(text, kind)
@@ -102,7 +102,7 @@ def share(text: str) -> float:
 def add_thresholds(parser: argparse.ArgumentParser) -> None:
     """``--fail-under`` (higher-is-better metrics), ``--fail-over`` (lower-is-better ones) and
     ``--min-coverage``; the thresholds land in ``args.thresholds`` in the order given."""
-    from genevals.thresholds import FAIL_OVER, FAIL_UNDER
+    from genevals.output.thresholds import FAIL_OVER, FAIL_UNDER
 
     parser.add_argument("--fail-under", action="append", type=_threshold_of(FAIL_UNDER), dest="thresholds",
                         default=[], metavar="METRIC=VALUE",
@@ -119,7 +119,7 @@ def add_thresholds(parser: argparse.ArgumentParser) -> None:
 
 def recorded_thresholds(thresholds) -> dict[str, dict[str, float]]:
     """{"fail_under": {metric: limit}, "fail_over": {...}} for the run's summary."""
-    from genevals.thresholds import KINDS
+    from genevals.output.thresholds import KINDS
 
     return {kind: {t.metric: t.limit for t in thresholds if t.kind == kind} for kind in KINDS}
 

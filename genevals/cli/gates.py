@@ -1,13 +1,15 @@
 """The thresholds of ``genevals run`` and ``genevals report``, checked against what the metrics declare before
-anything is scored or written (:func:`genevals.thresholds.validate`)."""
+anything is scored or written (:func:`genevals.output.thresholds.validate`)."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from genevals import registry, runfolder, thresholds
+from genevals import registry
 
 
+
+from genevals.output import runfolder, thresholds
 def check_run(given: Sequence[thresholds.Threshold], selected: Sequence[registry.Selected]) -> None:
     """ThresholdError unless every threshold names an output the selected metrics write, with the flag its
     direction takes and a value inside its range."""

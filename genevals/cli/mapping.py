@@ -13,8 +13,8 @@ from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK
 
 def column_map(args: argparse.Namespace) -> dict[str, str]:
     """The mapping of ``--map-file`` then ``--map``; an InputError naming the option for a bad one."""
-    from genevals import mapping
-    from genevals.io import InputError, parse_column_map
+    from genevals.input import mapping
+    from genevals.input.readers import InputError, parse_column_map
 
     from_file: dict[str, str] = {}
     if args.map_file is not None:
@@ -46,8 +46,8 @@ def from_file(message: str, args: argparse.Namespace, merged: dict[str, str]) ->
 def show(args: argparse.Namespace, merged: dict[str, str]) -> int:
     """Print the input's first row as genevals reads it through ``merged`` (JSON), and the mapping's problems
     found in it; exit 2 when the row cannot be read or a mapped column is not in it."""
-    from genevals.input_fields import FieldTracker
-    from genevals.io import ALIASES, KNOWN_FIELDS, InputError, iter_samples
+    from genevals.input.fields import FieldTracker
+    from genevals.input.readers import ALIASES, KNOWN_FIELDS, InputError, iter_samples
 
     tracker = FieldTracker(KNOWN_FIELDS, ALIASES, merged)
     first: Any = None

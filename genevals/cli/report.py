@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_THRESHOLD, add_thresholds, count
-from genevals.runfolder import REPORT_FILE
+from genevals.output.runfolder import REPORT_FILE
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -39,12 +39,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from genevals import thresholds as th
+    from genevals.output import thresholds as th
     from genevals.cli.gates import check_report
     from genevals.registry import declaration_of
     from genevals.report.model import MAX_DETAILED_SAMPLES, build_data
     from genevals.report.render import threshold_failures, unshared_ids_notes, write_page
-    from genevals.runfolder import read_summary
+    from genevals.output.runfolder import read_summary
     from genevals.stats import DEFAULT_MIN_COVERAGE
 
     given: dict[str, th.Threshold] = {}

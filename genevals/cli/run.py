@@ -132,7 +132,7 @@ def check_options(args: argparse.Namespace) -> str | None:
     before anything is read or scored: a zero budget or a cutoff of 10^20 would otherwise hang the run, and an
     output folder that cannot be made would fail only after the scoring."""
     from genevals.engine.arguments import MAX_WORKERS, check_out_dir
-    from genevals.io import InputError
+    from genevals.input.readers import InputError
     from genevals.judge.config import prices_problem
     from genevals.metrics.semantic.bertscore_settings import DEVICE
     from genevals.metrics.retrieval.retrieval import MAX_CUTOFF
@@ -203,11 +203,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.cli import mapping
     from genevals.cli.gates import check_run, unscored_requested
     from genevals.engine.spec import LocalSettings, RaySettings, RunSpec
-    from genevals.io import InputError
+    from genevals.input.readers import InputError
     from genevals.judge.preflight import JudgeUnavailable
     from genevals.registry import UnknownMetric
     from genevals.stats import DEFAULT_MIN_COVERAGE, DEFAULT_SEED
-    from genevals.thresholds import ThresholdError, failures as threshold_failures
+    from genevals.output.thresholds import ThresholdError, failures as threshold_failures
 
     # Text that cannot be written first: the other checks print option values and create the --out folder.
     problem = unwritable_option(args)
@@ -276,7 +276,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.registry import preset
     from genevals.report.model import build_data
     from genevals.report.render import unshared_ids_notes, write_page
-    from genevals.runfolder import REPORT_FILE
+    from genevals.output.runfolder import REPORT_FILE
 
     report_data = build_data([Path(args.out)], args.thresholds or None, min_coverage=min_coverage)
     report_path = write_page(report_data, Path(args.out) / REPORT_FILE)

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 def run(spec: Any, progress: Callable[[int, int], None] | None = None) -> Any:
     """Score ``spec`` on the engine its settings name (:class:`~genevals.engine.spec.RaySettings`: Ray; else
-    the local engine) and return its :class:`~genevals.results.Results`."""
+    the local engine) and return its :class:`~genevals.output.results.Results`."""
     from genevals.engine.spec import RaySettings
 
     if isinstance(spec.engine, RaySettings):

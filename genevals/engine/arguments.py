@@ -1,8 +1,8 @@
 """What :func:`~genevals.evaluate` is handed, checked before any work, each mistake an
-:class:`~genevals.io.InputError` naming the argument (or, from the command line, the option) and what it
+:class:`~genevals.input.readers.InputError` naming the argument (or, from the command line, the option) and what it
 accepts: a Python ``TypeError`` from deep inside, or a run that reads nothing, tells a user neither.
 
-The input rows and the metric names are checked where they are read (:mod:`genevals.io`,
+The input rows and the metric names are checked where they are read (:mod:`genevals.input.readers`,
 :mod:`genevals.registry`); this module holds the checks of the other arguments, which the command line
 shares.
 """
@@ -14,8 +14,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from genevals import mapping, utf8
-from genevals.io import InputError
+from genevals import utf8
+
+from genevals.input import mapping
+from genevals.input.readers import InputError
 
 #: the most worker processes a run starts: more only adds start-up cost and memory, and a count past a C int
 #: (--workers 99999999999999999999) failed deep in multiprocessing

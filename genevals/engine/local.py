@@ -25,7 +25,7 @@ from genevals.engine.spec import LocalSettings, RunSpec
 from genevals.engine.workers import pool as workers_pool
 from genevals.gcpause import collector_paused
 from genevals.metrics.base import CHEAP, JUDGE
-from genevals.results import Results
+from genevals.output.results import Results
 from genevals.scored import Columns
 from genevals.stats import DEFAULT_SEED
 from genevals.types import MetricResult, Sample, SampleResult
@@ -270,7 +270,7 @@ def evaluate(
     meta: Mapping[str, Any] | None = None,
 ) -> Results:
     """Score ``data`` (a path, a DataFrame, or any iterable of row dicts: a list, a generator) and return
-    ``Results``. A mistake in any argument is an :class:`~genevals.io.InputError` before any work.
+    ``Results``. A mistake in any argument is an :class:`~genevals.input.readers.InputError` before any work.
 
     ``metrics``: names as on the command line (default: the "default" preset); ``options[family]``: that
     family's settings; ``judge``: the :class:`~genevals.judge.config.JudgeConfig` of every judge-backed metric (or

@@ -1,6 +1,6 @@
 """What a run is made from, so that ``--resume`` only ever continues the same run.
 
-The manifest (``manifest.json`` in the run folder, owned by :mod:`genevals.runfolder`) holds a digest of the
+The manifest (``manifest.json`` in the run folder, owned by :mod:`genevals.output.runfolder`) holds a digest of the
 input's rows, the metrics with the outputs kept and each one's signature (its settings, model, prompt and
 library versions), the options that change results (column map, bootstrap seed), and the genevals version.
 It is written before the first sample is scored. Resuming compares the manifest a run would write with the
@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from genevals.io import InputError
+from genevals.input.readers import InputError
 from genevals.types import Sample
 
 

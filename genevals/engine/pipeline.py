@@ -5,7 +5,7 @@ Used for runs of cheap metrics only (lexical, retrieval) once worker processes a
 :func:`genevals.engine.local.parallel_workers`), and not when resuming. A chunk travels as the planning pass left
 its samples (:mod:`genevals.engine.spool`): pickled blocks for a file, lists of samples for rows in memory; no
 row is read or validated again. What comes back, per chunk and in input order: the results.jsonl lines, the
-summary's counts (:class:`~genevals.results.SummaryPart`), each sample's corpus statistics, and the results
+summary's counts (:class:`~genevals.output.results.SummaryPart`), each sample's corpus statistics, and the results
 themselves only when the caller keeps samples in memory. The run folder is therefore byte-identical to one
 process's.
 """
@@ -21,8 +21,8 @@ from genevals.engine.scoring import score_batch
 from genevals.engine.spool import Spool, unpack
 from genevals.engine.workers import pool as workers_pool
 from genevals.gcpause import collector_paused
-from genevals.results import SummaryPart
-from genevals.runfolder import results_text
+from genevals.output.results import SummaryPart
+from genevals.output.runfolder import results_text
 from genevals.types import Sample, SampleResult
 
 #: a chunk: the spool's blocks that make it up

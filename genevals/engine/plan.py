@@ -10,15 +10,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from genevals import registry, runfolder
+from genevals import registry
+
+from genevals.output import runfolder
 from genevals.engine import manifest
 from genevals.engine.arguments import is_dataframe
 from genevals.engine.recorder import RunRecorder
 from genevals.engine.spec import RaySettings
 from genevals.engine.spool import Spool
-from genevals.input_fields import FieldTracker
-from genevals.io import ALIASES, KNOWN_FIELDS, HeaderError, InputError, iter_samples
-from genevals.keys import sample_key_digest
+from genevals.input.fields import FieldTracker
+from genevals.input.readers import ALIASES, KNOWN_FIELDS, HeaderError, InputError, iter_samples
+from genevals.input.keys import sample_key_digest
 from genevals.types import Sample
 
 

@@ -1,6 +1,6 @@
 """Score on a Ray cluster with Ray Data; the same results, files and summary as the local engine.
 
-What stays on the driver, reusing genevals' own code: reading and validating with :mod:`genevals.io` (so bad
+What stays on the driver, reusing genevals' own code: reading and validating with :mod:`genevals.input.readers` (so bad
 rows are located exactly as locally), ``prepare()`` (run-wide statistics such as BERTScore idf), and writing
 ``results.jsonl`` / ``summary.json`` / ``skipped.jsonl`` with :class:`SummaryAccumulator` and
 :func:`build_summary`. What runs on the cluster: the metrics' own ``score`` on batches, in three stages:
@@ -34,7 +34,7 @@ from genevals.engine.plan import chunked, plan_run, start_run
 from genevals.engine.scoring import score_batch
 from genevals.engine.spec import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_ROWS_PER_PASS, RaySettings, RunSpec
 from genevals.metrics.base import CHEAP, JUDGE, MODEL
-from genevals.results import Results
+from genevals.output.results import Results
 from genevals.stats import DEFAULT_SEED
 from genevals.types import Sample, SampleResult
 _RAY_CLUSTER_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"

@@ -12,11 +12,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from genevals import registry, runfolder
+from genevals import registry
+
+from genevals.output import runfolder
 from genevals.engine.failures import JudgeFailures
-from genevals.io import InputError
+from genevals.input.readers import InputError
 from genevals.metrics.base import JUDGE
-from genevals.results import DeferredSummary, Results, SummaryAccumulator
+from genevals.output.results import DeferredSummary, Results, SummaryAccumulator
 from genevals.scored import ScoredBatch
 from genevals.types import SampleResult, SkippedRow
 
@@ -131,7 +133,7 @@ class RunRecorder:
 
     def withdraw(self) -> bool:
         """For a run stopped by an error: when it wrote no result (its judge could not answer the first call,
-        say), put the run folder back as it was (:func:`genevals.runfolder.put_back`: the earlier run back in
+        say), put the run folder back as it was (:func:`genevals.output.runfolder.put_back`: the earlier run back in
         place, nothing of this run's left) and return True; the run then writes no summary. False when it
         wrote results: they are kept, and :meth:`finish` writes the summary of what was scored."""
         if self.out is None or self.writer is None or self.writer.written:

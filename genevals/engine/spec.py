@@ -1,7 +1,7 @@
 """One run, said once: :class:`RunSpec` holds the input, the metrics selected (built once), their options, the
 judge, the engine's settings and where the results go. The Python API and the command line both build one with
 :meth:`RunSpec.build`, which checks every argument before any work (each mistake an
-:class:`~genevals.io.InputError` naming the argument), and every engine takes one.
+:class:`~genevals.input.readers.InputError` naming the argument), and every engine takes one.
 
     spec = RunSpec.build("data.jsonl", ["token_f1", "rouge"], out_dir="reports/r", engine=LocalSettings(workers=2))
     results = genevals.engine.run(spec)

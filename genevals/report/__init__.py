@@ -1,6 +1,6 @@
 """The self-contained HTML report: ``write_report(run_dirs, out_path, thresholds)``.
 
-It reads only run folders (through :mod:`genevals.runfolder`), never scoring code:
+It reads only run folders (through :mod:`genevals.output.runfolder`), never scoring code:
 
 * :mod:`~genevals.report.load`: the run folders (summary.json, outputs.json; results.jsonl streamed);
 * :mod:`~genevals.report.clean`: raw rows, read as hostile input, turned into page data;

@@ -17,7 +17,7 @@ Poor       <  0.20               >  0.20
 
 They are rough reading aids, not calibrated quality levels: what counts as "good" ROUGE-2 is far lower than
 what counts as "good" hit rate, so pass/fail in a report comes only from explicit thresholds
-(:mod:`genevals.thresholds`). A mean that covers less than ``min_coverage`` (default
+(:mod:`genevals.output.thresholds`). A mean that covers less than ``min_coverage`` (default
 :data:`DEFAULT_MIN_COVERAGE`) of its samples gets no band at all: 1.0 on 2 of 9 samples says little.
 
 Which metric gets a band, and which way, comes from the run folder's ``outputs.json`` (each output's declared

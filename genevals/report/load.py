@@ -1,4 +1,4 @@
-"""The run folders a report is built from, read only through :mod:`genevals.runfolder`.
+"""The run folders a report is built from, read only through :mod:`genevals.output.runfolder`.
 
 A :class:`Run` holds what is small: the folder's name and path, its summary.json and its outputs.json (what
 each output means: direction and range, for the bands). results.jsonl is never held whole: :meth:`Run.rows`
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-from genevals import runfolder
+from genevals.output import runfolder
 
 
 @dataclass(frozen=True)

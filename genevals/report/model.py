@@ -19,7 +19,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from genevals import thresholds
+from genevals.output import thresholds
 from genevals.report import bands, stats
 from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, invented_of, judge_info, num,
                                    page_summary, sample_texts, text)
@@ -213,7 +213,7 @@ def _systems(runs: Sequence[Run], run_names: Sequence[str], keys: Sequence[tuple
 
 def _thresholds(given: Any, runs: Sequence[Run]) -> dict[str, dict[str, Any]]:
     """The thresholds asked for, else the ``--fail-under`` / ``--fail-over`` ones the runs recorded; metric ->
-    {"limit", "kind"} (:mod:`genevals.thresholds`)."""
+    {"limit", "kind"} (:mod:`genevals.output.thresholds`)."""
     found = thresholds.normalise(given)
     if not found:
         for run in runs:
@@ -251,7 +251,7 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
     The page gets the texts of at most ``max_detailed_samples`` samples and the values of at most
     ``max_table_samples`` (None: all); everything else counts every sample. ``declared(name)``: an output's
     declaration for runs whose folder has no outputs.json (the caller knows the metrics; the report does not).
-    ``thresholds``: :class:`~genevals.thresholds.Threshold` objects, or a mapping metric -> minimum; a mean
+    ``thresholds``: :class:`~genevals.output.thresholds.Threshold` objects, or a mapping metric -> minimum; a mean
     covering less than ``min_coverage`` of its samples gets no band.
     """
     if not run_dirs:

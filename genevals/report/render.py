@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from genevals import thresholds
+from genevals.output import thresholds
 from genevals.report import bands
 from genevals.report.model import MAX_DETAILED_SAMPLES, MAX_TABLE_SAMPLES, build_data
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from genevals import runfolder
+from genevals.output import runfolder
 from genevals.report.clean import CLAIMS_METRIC, claims_of, page_contexts, text
 from genevals.types import SUPPORTED, UNVERIFIABLE
 

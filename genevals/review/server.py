@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from genevals import runfolder
+from genevals.output import runfolder
 from genevals.report.model import build_data
 from genevals.report.render import render
 from genevals.review.claims import ReviewSample, digest, load_samples, utf16_to_code_points

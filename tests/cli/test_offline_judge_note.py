@@ -10,7 +10,7 @@ import sys
 import pytest
 from support.runs import OFFLINE_ROWS
 
-from genevals import runfolder
+from genevals.output import runfolder
 from genevals.grounding import figure
 
 

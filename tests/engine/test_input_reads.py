@@ -35,7 +35,7 @@ _COUNTING = textwrap.dedent("""
                 pass
 
     sys.addaudithook(hook)
-    from genevals.rows import RowValidator
+    from genevals.input.rows import RowValidator
     original = RowValidator.__call__
 
     def counted(self, row):

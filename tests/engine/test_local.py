@@ -5,7 +5,7 @@ import pytest
 import sacrebleu
 
 import genevals
-from genevals.io import InputError
+from genevals.input.readers import InputError
 from genevals.metrics.lexical.squad import TokenF1
 from genevals.types import Sample
 

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from genevals import runfolder
+from genevals.output import runfolder
 from genevals.engine.local import evaluate
 from genevals.engine.plan import ResumeMismatch
 
@@ -32,7 +32,7 @@ def test_rows_in_memory_are_digested_later_exactly_as_during_the_pass(bad_rows):
     # kept rows are digested only when a run folder asks (Plan.input_digest): the same digest, bad rows in place
     from genevals.engine import manifest
     from genevals.engine.plan import plan_run
-    from genevals.io import iter_samples
+    from genevals.input.readers import iter_samples
 
     rows = [dict(r) for r in ROWS] + [{"id": "9", "answer": "x", "contexts": [{"text": "c", "id": 1}]}]
     for i in bad_rows:

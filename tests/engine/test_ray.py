@@ -11,7 +11,7 @@ import pytest
 ray = pytest.importorskip("ray")
 pytest.importorskip("ray.data")
 
-from genevals.io import InputError  # noqa: E402
+from genevals.input.readers import InputError  # noqa: E402
 from genevals.engine import ray as ray_engine  # noqa: E402
 from genevals.engine.local import evaluate as local_evaluate  # noqa: E402
 from genevals.judge.config import JudgeConfig  # noqa: E402

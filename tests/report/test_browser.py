@@ -12,9 +12,9 @@ import pytest
 from support.runs import (TINY_WARNING, add_judge, make_offline_run, make_run, make_synthetic_run, make_xss_run,
                           write_results)
 
-from genevals import runfolder
+from genevals.output import runfolder
 from genevals.report import write_report
-from genevals.results import Results
+from genevals.output.results import Results
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
@@ -325,7 +325,7 @@ def test_low_coverage_banner_no_band_and_a_maximum_threshold(browser, tmp_path):
     """A mean on 1 of 5 samples gets no band and a banner naming its unscored reasons; a --fail-over limit
     reads as a maximum; an error rate is banded by its own limits."""
     from genevals.engine.local import evaluate
-    from genevals.thresholds import FAIL_OVER, Threshold
+    from genevals.output.thresholds import FAIL_OVER, Threshold
 
     rows = [{"id": str(i), "answer": "Paris", "references": ["Paris"] if i == 0 else [], "contexts": ["Paris."],
              "relevant": ["1"] if i < 4 else ["9"]} for i in range(5)]

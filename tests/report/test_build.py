@@ -13,7 +13,7 @@ import pytest
 from support.runs import (JUDGE, add_judge, embedded, judge_declarations, make_offline_run, make_run,
                           make_synthetic_run, make_xss_run)
 
-from genevals import runfolder, thresholds
+from genevals.output import runfolder, thresholds
 from genevals.cli import main
 from genevals.engine.local import evaluate
 from genevals.judge.backends.scripted import ScriptedProvider
@@ -21,9 +21,9 @@ from genevals.judge.config import JudgeConfig
 from genevals.report import bands, write_report
 from genevals.report.model import build_data
 from genevals.report.render import embed_json, unshared_ids_notes
-from genevals.results import Results
+from genevals.output.results import Results
 from genevals.stats import paired_comparison
-from genevals.thresholds import Threshold
+from genevals.output.thresholds import Threshold
 
 
 @pytest.fixture(scope="module")

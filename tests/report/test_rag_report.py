@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from support.rag_judge import FAMILIES, scripted_reply
 
-from genevals import runfolder
+from genevals.output import runfolder
 from genevals.engine.local import evaluate
 from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig

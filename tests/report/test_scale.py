@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from support.runs import HALLUCINATED, N_SCALE as N, UNSCORED, embedded, is_hallucinated, write_scale_run
 
-from genevals import runfolder
+from genevals.output import runfolder
 from genevals.cli import main
 from genevals.report.model import MAX_DETAILED_SAMPLES, build_data, select_detailed
 from genevals.report.stats import compare_systems

@@ -19,7 +19,7 @@ import pytest
 from support.review_server import REPO, ReviewProcess
 from support.runs import DEMO, XSS, add_judge, fallback_rows, judge_details, make_run
 
-from genevals import runfolder
+from genevals.output import runfolder
 from genevals.review.claims import load_samples
 from genevals.review.store import read_decisions
 from genevals.review.tally import tally

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # when run as a script
 
-from genevals.io import InputError, iter_samples  # noqa: E402
+from genevals.input.readers import InputError, iter_samples  # noqa: E402
 from genevals.types import Sample  # noqa: E402
 
 FORMATS = (".jsonl", ".csv", ".parquet")
@@ -79,7 +79,7 @@ def mutate_parquet(data: bytes) -> bytes:
 
 
 def check_file(path: Path, n_lines: int | None = None) -> tuple[int, int, int]:
-    """Read ``path`` through genevals.io and check every outcome. Returns (samples, located errors, file errors).
+    """Read ``path`` through genevals.input.readers and check every outcome. Returns (samples, located errors, file errors).
 
     Raises AssertionError when an outcome is unlocated or wrong; any other exception is an uncaught crash.
     """

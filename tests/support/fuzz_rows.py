@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from genevals.io import InputError
+from genevals.input.readers import InputError
 from genevals.types import Sample
 
 _BASE = settings(deadline=None, print_blob=True,

@@ -19,11 +19,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from genevals import registry, runfolder
+from genevals import registry
+
+from genevals.output import runfolder
 from genevals.engine.local import evaluate
 from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
-from genevals.results import Results, SummaryAccumulator, build_summary
+from genevals.output.results import Results, SummaryAccumulator, build_summary
 from genevals.types import Claim, Context, MetricResult, Sample, SampleResult, Verdict
 
 DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "demo.jsonl"

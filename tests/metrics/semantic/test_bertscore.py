@@ -98,7 +98,7 @@ def test_multi_reference_matches_bert_score(random_pairs, model_path, idf):
 def _demo_samples() -> list[Sample]:
     if not DEMO.is_file():
         pytest.skip("datasets/demo/demo.jsonl is not present")
-    from genevals.io import iter_samples
+    from genevals.input.readers import iter_samples
 
     samples = [s for s in iter_samples(DEMO) if isinstance(s, Sample)]
     samples = [s for s in samples if s.answer.strip() and any(r.strip() for r in s.references)]

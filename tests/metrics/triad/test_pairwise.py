@@ -12,7 +12,7 @@ from genevals.engine.local import evaluate
 from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
 from genevals.metrics.triad.preference import combine, net_preference
-from genevals.results import format_table
+from genevals.output.results import format_table
 
 
 def answers(messages) -> tuple[str, str]:

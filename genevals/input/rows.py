@@ -1,7 +1,7 @@
 """One row of input: the fields genevals knows, how a raw row is checked and turned into a ``Sample``
 (:class:`RowValidator`), and what is wrong with it (:class:`InputError`, naming file, line and field).
 
-The file formats that produce raw rows are :mod:`genevals.io`'s.
+The file formats that produce raw rows are :mod:`genevals.input.readers`'s.
 """
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from genevals import mapping, utf8
-from genevals.input_fields import FieldTracker
-from genevals.keys import sample_key_digest
+from genevals import utf8
+
+from genevals.input import mapping
+from genevals.input.fields import FieldTracker
+from genevals.input.keys import sample_key_digest
 from genevals.types import Context, Sample
 
 # Column names that other tools use, mapped to ours. Ours win when both are present.

@@ -1,4 +1,4 @@
-"""The mapping language (genevals.mapping, issue 29): targets, mapping files, list cells; and the readers
+"""The mapping language (genevals.input.mapping, issue 29): targets, mapping files, list cells; and the readers
 applying it to CSV, JSONL, Parquet and DataFrames alike."""
 import json
 
@@ -7,10 +7,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from genevals import mapping
+from genevals.input import mapping
 from genevals.engine.arguments import check_column_map
-from genevals.input_fields import FieldTracker
-from genevals.io import ALIASES, KNOWN_FIELDS, InputError, iter_samples, parse_column_map
+from genevals.input.fields import FieldTracker
+from genevals.input.readers import ALIASES, KNOWN_FIELDS, InputError, iter_samples, parse_column_map
 from genevals.types import Sample
 
 # ------------------------------------------------------------------ the language

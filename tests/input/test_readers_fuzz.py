@@ -1,4 +1,4 @@
-"""Hostile and broken input through the readers (genevals.io.iter_samples), fuzzed with hypothesis.
+"""Hostile and broken input through the readers (genevals.input.readers.iter_samples), fuzzed with hypothesis.
 
 Every row must end as a Sample that says exactly what the row said, or as an InputError that names the file
 (or source), the line and the field the row's first problem is in. An independent model of the documented
@@ -31,7 +31,7 @@ from support.fuzz_atheris import check_bytes, check_file, parquet_template, time
 from support.fuzz_rows import (compare, fuzz, report,
                                rows_strategy, text)
 
-from genevals.io import HeaderError, InputError, iter_samples
+from genevals.input.readers import HeaderError, InputError, iter_samples
 from genevals.types import Sample
 
 # ------------------------------------------------------------------ JSONL and lists of dicts
@@ -439,7 +439,7 @@ def test_atheris_harness_bounded(tmp_path):
     import subprocess
 
     env = dict(os.environ, GENEVALS_FUZZ_FORMATS="jsonl,csv", GENEVALS_FUZZ_INSTRUMENT="0")
-    done = subprocess.run([sys.executable, str(Path(__file__).parent / "support" / "fuzz_atheris.py"), "-atheris_runs=1500",
+    done = subprocess.run([sys.executable, str(Path(__file__).parents[1] / "support" / "fuzz_atheris.py"), "-atheris_runs=1500",
                            "-max_len=512", "-seed=1"], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300)
     summary = [line for line in done.stdout.splitlines() if line.startswith("fuzz (atheris)")]

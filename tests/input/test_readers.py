@@ -4,7 +4,7 @@ import json
 import pandas as pd
 import pytest
 
-from genevals.io import InputError, iter_samples, parse_column_map
+from genevals.input.readers import InputError, iter_samples, parse_column_map
 from genevals.types import Sample
 
 ROW = {"id": "q1", "question": "Where?", "answer": "Paris", "contexts": ["Paris is in France."],

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from genevals import runfolder
+from genevals.output import runfolder
 from genevals.columns import DEFAULT_BUFFER_VALUES, SpillingColumns
 from genevals.scored import ScoredBatch
 from genevals.stats import DEFAULT_SEED, summarise_many
@@ -254,9 +254,9 @@ def build_summary(acc: SummaryAccumulator, corpus: Mapping[str, Any], signatures
 
 def format_table(summary: Mapping[str, Any], verbose: bool = False, all_outputs: bool = False,
                  requested: Sequence[str] = ()) -> str:
-    """See :mod:`genevals.table`; the outputs shown are :func:`genevals.registry.headlines` unless
+    """See :mod:`genevals.output.table`; the outputs shown are :func:`genevals.registry.headlines` unless
     ``all_outputs``."""
-    from genevals import table
+    from genevals.output import table
 
     shown = None
     if not all_outputs:

@@ -2,7 +2,7 @@
 
 Every problem becomes an ``InputError`` naming the file, the line (1-based; for CSV the header is line 1) and
 the field. Readers stream: rows are yielded one at a time so a 100,000-row file is never held whole. This module
-owns the input file formats; checking one row is :mod:`genevals.rows`' (its names are re-exported here).
+owns the input file formats; checking one row is :mod:`genevals.input.rows`' (its names are re-exported here).
 """
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator
 
-from genevals import mapping, utf8
-from genevals.input_fields import FieldTracker
-from genevals.rows import (  # noqa: F401  (re-exported: genevals.io is where callers have always found them)
+from genevals import utf8
+
+from genevals.input import mapping
+from genevals.input.fields import FieldTracker
+from genevals.input.rows import (  # noqa: F401  (re-exported: genevals.input.readers is where callers have always found them)
     ALIASES,
     KNOWN_FIELDS,
     MAX_GRADE,
@@ -339,7 +341,7 @@ def iter_samples(
 
 def parse_column_map(pairs: Iterable[str]) -> dict[str, str]:
     """``["answer=output", "contexts[].doc_id=url", ...]`` -> {"answer": "output", ...}; ``FIELD=COLUMN`` as on
-    the command line (the language is :mod:`genevals.mapping`'s)."""
+    the command line (the language is :mod:`genevals.input.mapping`'s)."""
     try:
         return mapping.parse_pairs(pairs)
     except mapping.MapError as exc:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from genevals import runfolder
+from genevals.output import runfolder
 from genevals.types import Claim, Context, MetricResult, Sample, SampleResult, SkippedRow, Verdict
 
 

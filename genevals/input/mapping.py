@@ -7,7 +7,7 @@ context per element, and several part columns line up by position (their lists m
 
 CSV cells are text, so a list or a mapping in one is read from JSON, or from a Python literal
 (``['a', 'b']``, as ``str(list)`` and pandas' ``to_csv`` write it), parsed with :func:`ast.literal_eval`: never
-evaluated. This module knows no row or file format; :mod:`genevals.rows` applies it to rows.
+evaluated. This module knows no row or file format; :mod:`genevals.input.rows` applies it to rows.
 """
 from __future__ import annotations
 
