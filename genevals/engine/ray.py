@@ -26,7 +26,6 @@ import json
 import os
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from genevals.engine.arguments import check_progress
@@ -35,7 +34,6 @@ from genevals.engine.scoring import score_batch
 from genevals.engine.spec import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_ROWS_PER_PASS, RaySettings, RunSpec
 from genevals.metrics.base import CHEAP, JUDGE, MODEL
 from genevals.output.results import Results
-from genevals.stats import DEFAULT_SEED
 from genevals.types import Sample, SampleResult
 _RAY_CLUSTER_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
@@ -171,13 +169,6 @@ def evaluate(
     dataset_or_path: Any,
     metrics: Sequence[str] | None = None,
     *,
-    options: Mapping[str, Mapping[str, Any]] | None = None,
-    judge: Any = None,
-    column_map: Mapping[str, str] | None = None,
-    on_error: str = "raise",
-    strict: bool = False,
-    out_dir: str | Path | None = None,
-    resume: bool = False,
     address: str | None = None,
     judge_concurrency: int | None = None,
     bertscore_actors: int = 1,
@@ -186,13 +177,13 @@ def evaluate(
     rows_per_pass: int = DEFAULT_ROWS_PER_PASS,
     num_cpus: int | None = None,
     runtime_env: Mapping[str, Any] | None = None,
-    seed: int = DEFAULT_SEED,
-    keep_samples: bool = True,
-    progress: Callable[[int, int], None] | None = None,
-    meta: Mapping[str, Any] | None = None,
     shutdown: bool | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    **common: Any,
 ) -> Results:
-    """Like :func:`genevals.engine.local.evaluate`, scored on Ray: the arguments become a
+    """Like :func:`genevals.engine.local.evaluate`, scored on Ray; ``common`` holds the arguments both engines take
+    (``options``, ``judge``, ``column_map``, ``on_error``, ``strict``, ``out_dir``, ``resume``, ``seed``,
+    ``keep_samples``, ``meta``: see :meth:`~genevals.engine.spec.RunSpec.build`). They become a
     :class:`~genevals.engine.spec.RunSpec` with :class:`~genevals.engine.spec.RaySettings`, which :func:`run`
     scores.
 
@@ -209,10 +200,8 @@ def evaluate(
                            bertscore_actors=max(1, bertscore_actors), bertscore_gpus=bertscore_gpus,
                            batch_size=batch_size, rows_per_pass=rows_per_pass, num_cpus=num_cpus,
                            runtime_env=runtime_env, shutdown=shutdown)
-    spec = RunSpec.build(data, metrics, options=options, judge=judge, column_map=column_map, on_error=on_error,
-                         strict=strict, out_dir=out_dir, resume=resume, seed=seed, keep_samples=keep_samples,
-                         meta=meta, engine=settings)
-    return run(spec, progress)
+    return run(RunSpec.build(data, metrics, engine=settings, **common), progress)
+
 
 
 @dataclass
