@@ -22,7 +22,7 @@ settings. Order is preserved, so results.jsonl is in input order.
 """
 from __future__ import annotations
 
-import json
+import pickle
 import os
 import sys
 from dataclasses import dataclass
@@ -39,11 +39,12 @@ _RAY_CLUSTER_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 
 def _score_rows(stage: RunSpec, rows: Sequence[str]) -> list[str]:
-    """JSON SampleResult dicts in, the same with this stage's outputs added (:func:`score_batch`), out."""
-    results = [SampleResult.from_dict(json.loads(r)) for r in rows]
+    """Pickled SampleResults in, the same with this stage's outputs added (:func:`score_batch`), out: samples
+    travel as they are, never through their dict form."""
+    results = [pickle.loads(r) for r in rows]
     for result, scored in zip(results, score_batch(stage, [r.sample for r in results])):
         result.metrics.update(scored.metrics)
-    return [json.dumps(r.to_dict(), ensure_ascii=False) for r in results]
+    return [pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL) for r in results]
 
 
 def _stage_fn(stage_ref):
@@ -143,7 +144,7 @@ def run(spec: RunSpec, progress: Callable[[int, int], None] | None = None) -> Re
                     ray, started = _init_ray(settings.address, settings.num_cpus, settings.runtime_env)
                     ray.data.DataContext.get_current().execution_options.preserve_order = True
                 for block in stages.pipeline(ray, part).iter_batches(batch_size=None, batch_format="numpy"):
-                    scored = [SampleResult.from_dict(json.loads(line)) for line in block["row"]]
+                    scored = [pickle.loads(row) for row in block["row"]]
                     recorder.write(scored)
                     if progress is not None:
                         progress(len(scored), plan.n_good - n_done)
@@ -226,7 +227,7 @@ class Stages:
                    settings.bertscore_gpus, max(1, settings.judge_concurrency))
 
     def pipeline(self, ray, samples: Sequence[Sample]):
-        rows = [{"row": json.dumps(SampleResult(sample=s).to_dict(), ensure_ascii=False)} for s in samples]
+        rows = [{"row": pickle.dumps(SampleResult(sample=s), protocol=pickle.HIGHEST_PROTOCOL)} for s in samples]
         ds = ray.data.from_items(rows)
         if self.lexical.selected:
             ds = ds.map_batches(_stage_fn(ray.put(self.lexical)), batch_size=self.batch_size, batch_format="numpy")
