@@ -56,7 +56,7 @@ def judge_settler(*, check: bool, eager: bool) -> Callable[[Any], Any]:
         judge = judge if judge is not None else JudgeConfig()
         try:
             judge = with_model(judge)
-        except JudgeModelError as exc:
+        except (JudgeModelError, ValueError) as exc:  # ValueError: a backend plugin that does not load
             raise JudgeProblem(str(exc)) from None
         if check and eager:
             problem = preflight(judge)
