@@ -14,7 +14,8 @@ and ordered by ``dotted_order``, else ``start_time``.
   LangChain ``Document`` (``page_content``, ``metadata``, and ``id`` on it or in its metadata), as LangSmith's
   retriever traces expect (https://docs.langchain.com/langsmith/log-retriever-trace);
 - id: the trace id; system: ``--system-from PATH``, a dotted path into the root run (``name``), else into its
-  ``extra.metadata`` (where ``metadata={...}`` of ``@traceable`` lands).
+  ``extra.metadata`` (where ``metadata={...}`` of ``@traceable`` lands; ``system`` and ``metadata.system`` both
+  name its ``system``).
 """
 from __future__ import annotations
 
@@ -72,8 +73,9 @@ def _sample(trace: str, runs: list[_Run], source: str, system_from: str | None) 
                                   f"{run.field}.outputs" if run.field else "outputs")
     row = {"id": trace, "question": text_in(root.data.get("inputs"), QUESTION_KEYS), "answer": answer,
            "contexts": contexts}
-    system = system_of(system_from, [("the root run", root.data),
-                                     ("its extra.metadata", lookup(root.data, "extra.metadata"))], source, line)
+    metadata = lookup(root.data, "extra.metadata") or {}
+    metadata = {"metadata": metadata, **metadata} if isinstance(metadata, dict) else {}
+    system = system_of(system_from, [("the root run", root.data), ("its extra.metadata", metadata)], source, line)
     if system is not None:
         row["system"] = system
     return row

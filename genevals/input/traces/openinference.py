@@ -142,7 +142,7 @@ def _contexts(span: _Span) -> list[dict[str, Any]]:
 
 def _sample(trace: str, spans: list[_Span], source: str, system_from: str | None) -> dict[str, Any]:
     spans.sort(key=lambda s: s.start)
-    line = spans[0].line
+    line = min(s.line for s in spans)  # the first line holding the trace, as its row says
     ids = {s.id for s in spans}
     roots = [s for s in spans if s.parent is None or s.parent not in ids]
     root = roots[0]

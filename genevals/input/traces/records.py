@@ -104,12 +104,26 @@ def expect(value: Any, want: type, source: str, line: int, field: str, expected:
 
 
 def lookup(obj: Any, path: str) -> Any:
-    """``obj``'s value at the dotted ``path`` (``metadata.system``), or None when any step is missing."""
-    for step in path.split("."):
-        if not isinstance(obj, Mapping) or step not in obj:
+    """``obj``'s value at the dotted ``path`` (``metadata.system``), or None when it has none. A key may itself
+    hold dots (OpenTelemetry attributes are flat: ``{"metadata.system": ...}``), and a string holding a JSON
+    object is looked into (OpenInference keeps ``metadata`` as JSON text)."""
+    if isinstance(obj, str) and obj.lstrip().startswith("{"):
+        try:
+            obj = json.loads(obj)
+        except ValueError:
             return None
-        obj = obj[step]
-    return obj
+    if not isinstance(obj, Mapping):
+        return None
+    if path in obj:
+        return obj[path]
+    parts = path.split(".")
+    for cut in range(len(parts) - 1, 0, -1):  # the longest key first
+        head = ".".join(parts[:cut])
+        if head in obj:
+            found = lookup(obj[head], ".".join(parts[cut:]))
+            if found is not None:
+                return found
+    return None
 
 
 def text_in(value: Any, keys: Sequence[str]) -> str | None:
