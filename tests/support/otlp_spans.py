@@ -9,8 +9,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from google.protobuf import json_format
-from openinference.semconv.trace import (DocumentAttributes, MessageAttributes, OpenInferenceSpanKindValues,
-                                         SpanAttributes)
+from openinference.semconv.trace import (
+    DocumentAttributes,
+    MessageAttributes,
+    OpenInferenceSpanKindValues,
+    SpanAttributes,
+)
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider

@@ -7,7 +7,6 @@ system from ``--system-from``), validated as every row is (:class:`TraceSource` 
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -37,5 +36,7 @@ class TraceSource(RowSource):
         return str(self.path)
 
     def rows(self, digest: Any = None) -> Iterator[RawRow | InputError]:
-        reader = importlib.import_module(f"genevals.input.traces.{self.format}")
+        from genevals.input.traces import langfuse, langsmith, openinference
+
+        reader = {"openinference": openinference, "langfuse": langfuse, "langsmith": langsmith}[self.format]
         return reader.rows(self.path, digest, self.system_from)

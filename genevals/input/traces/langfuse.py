@@ -44,7 +44,7 @@ def _traces(value: Any, source: str, line: int) -> list[tuple[str, dict]]:
 
 
 def _sample(trace: Any, source: str, line: int, where: str, system_from: str | None) -> dict[str, Any]:
-    at = (lambda f: f"{where}.{f}" if where else f)  # noqa: E731
+    at = (lambda f: f"{where}.{f}" if where else f)
     trace = expect(trace, dict, source, line, where or None, "a Langfuse trace object")
     if "id" not in trace or not ("input" in trace or "observations" in trace):
         keys = ", ".join(repr(k) for k in list(trace)[:6]) or "no keys"

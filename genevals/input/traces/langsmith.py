@@ -61,7 +61,7 @@ def _sample(trace: str, runs: list[_Run], source: str, system_from: str | None) 
     ids = {r.id for r in runs}
     root = next((r for r in runs if r.parent is None or str(r.parent) not in ids), runs[0])
     line = root.line
-    at = (lambda f: f"{root.field}.{f}" if root.field else f)  # noqa: E731
+    at = (lambda f: f"{root.field}.{f}" if root.field else f)
     answer = text_in(root.data.get("outputs"), ANSWER_KEYS)
     if answer is None:
         raise Located(source, line, at("outputs"), f"trace {trace}: no answer: expected the root run's 'outputs' "

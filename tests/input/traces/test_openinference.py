@@ -5,10 +5,10 @@ import subprocess
 import sys
 
 import pytest
+from support.otlp_spans import write_rag_traces
 
 from genevals.input.readers import InputError, iter_samples
 from genevals.input.traces import TraceSource
-from support.otlp_spans import write_rag_traces
 
 TRACES = [
     {"question": "What is the capital of France?", "answer": "Paris is the capital of France.", "system": "dense",
