@@ -168,3 +168,52 @@ def test_adding_a_judge_backend_example_loads_through_its_entry_point_and_judges
     assert first["value"] == 1.0 and first["details"]["judge"]["backend"] == name
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["signatures"]["faithfulness"].startswith(
         f"faithfulness|backend:{name}|model:judge|")
+
+
+def _section_commands(heading: str) -> list[str]:
+    section = README.read_text(encoding="utf-8").split(heading, 1)[1].split("\n#### ", 1)[0].split("\n### ", 1)[0]
+    return re.findall(r"^    (genevals .*)$", section, re.M)
+
+
+def _run_as_written(command: str, cwd: Path) -> subprocess.CompletedProcess:
+    import shlex
+
+    words = shlex.split(command)
+    assert words[0] == "genevals"
+    return subprocess.run([sys.executable, "-m", "genevals", *words[1:]], cwd=cwd, capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_the_trec_and_fusion_example_runs_as_written(tmp_path):
+    """README's "TREC files and reciprocal rank fusion": its two commands, from a folder holding datasets/trec,
+    fuse the runs and evaluate the three systems with paired comparisons."""
+    import json
+    import shutil
+
+    from genevals.report.model import build_data
+
+    fuse, run = _section_commands("#### TREC files and reciprocal rank fusion")
+    shutil.copytree(README.parent / "datasets" / "trec", tmp_path / "datasets" / "trec")
+    done = _run_as_written(fuse, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "reports" / "trec" / "hybrid.trec").read_text().count("\n") == 80  # 8 topics x 10
+    done = _run_as_written(run, tmp_path)
+    assert done.returncode == 0, done.stderr
+    systems = json.loads((tmp_path / "reports" / "trec" / "summary.json").read_text())["systems"]
+    assert set(systems) == {"bm25", "dense", "hybrid"} and all(s["ndcg@10"]["scored"] == 8 for s in systems.values())
+    comparisons = build_data([tmp_path / "reports" / "trec"], None)["comparisons"]
+    assert len({(c["a"], c["b"]) for c in comparisons if c["metric"] == "ndcg@10"}) == 3
+
+
+def test_the_trace_import_example_runs_as_written(tmp_path):
+    """README's "Traces": its command, on the LangSmith export in tests/data/traces, scores both traces."""
+    import json
+    import shutil
+
+    [command] = _section_commands("#### Traces: `--from openinference")
+    shutil.copytree(README.parent / "tests" / "data" / "traces", tmp_path / "tests" / "data" / "traces")
+    done = _run_as_written(command, tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in (tmp_path / "reports" / "traces" / "results.jsonl").read_text().splitlines()]
+    assert [(r["system"], len(r["contexts"]), r["metrics"]["faithfulness"]["status"]) for r in rows] == [
+        ("dense", 2, "ok"), ("sparse", 1, "ok")]

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from genevals.cli import failures
+from genevals.cli import failures, sources
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
                                  add_judge_options, add_thresholds, csv_list, faithfulness_options, judge_config,
                                  recorded_thresholds, whole_numbers)
@@ -18,7 +18,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     from genevals.registry import preset
 
     run = subparsers.add_parser("run", help="score a file of RAG outputs")
-    run.add_argument("input", help="JSONL, CSV or Parquet file")
+    run.add_argument("input", nargs="?", default=None,
+                     help="JSONL, CSV or Parquet file (or a trace export with --from; none with --qrels/--run)")
     run.add_argument("-o", "--out", default="reports/latest", help="output folder (default: reports/latest)")
     run.add_argument("-m", "--metrics", type=csv_list, default=None,
                      help="comma-separated metric families, outputs (rougeL, recall@20) or presets (all); default: "
@@ -69,6 +70,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     semantic.add_argument("--bertscore-runtime", choices=("auto", "onnxruntime", "torch"), default=None,
                           help="what runs the model on CPU (default auto: onnxruntime when installed, else torch)")
 
+    sources.add_options(run)
     add_judge_options(run)
     rubric = run.add_argument_group("LLM rubric (llm_rubric)")
     rubric.add_argument("--rubric-criteria", action="append", default=[], metavar="NAME=DESCRIPTION",
@@ -161,8 +163,10 @@ def check_options(args: argparse.Namespace) -> str | None:
         problem = prices_problem(args.judge_prices)
         if problem is not None:
             return f"--judge-prices: {problem}"
-    if not args.input:  # Path("") is ".", the current folder: "is a directory" would not say what is wrong
+    if args.input == "":  # Path("") is ".", the current folder: "is a directory" would not say what is wrong
         return "INPUT: the path is empty; give the input file (JSONL, CSV or Parquet)"
+    if sources.problem(args) is not None:
+        return sources.problem(args)
     if not args.out:  # Path("") is "." too: the run would be written into the current folder
         return "--out: the path is empty; give the output folder (default: reports/latest)"
     try:
@@ -211,7 +215,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     # Text that cannot be written first: the other checks print option values and create the --out folder.
     problem = unwritable_option(args)
-    if problem is None and args.show_mapping:
+    if problem is None and args.show_mapping and not sources.problem(args):
         try:
             return mapping.show(args, mapping.column_map(args))
         except InputError as exc:
@@ -238,11 +242,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         settle = failures.judge_settler(check=not args.no_preflight,
                                         eager=args.engine == "ray" or (args.no_judge_cache and not args.resume))
         try:
-            spec = RunSpec.build(args.input, args.metrics, options=metric_options(args), judge=judge,
+            spec = RunSpec.build(sources.data(args), sources.metrics(args), options=metric_options(args), judge=judge,
                                  column_map=column_map, on_error="skip" if args.on_error == "skip" else "raise",
                                  strict=args.strict, out_dir=args.out, resume=args.resume,
                                  seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False,
-                                 meta={"input": str(args.input), **recorded_thresholds(args.thresholds),
+                                 meta={"input": str(getattr(sources.data(args), "name", args.input)),
+                                       **recorded_thresholds(args.thresholds),
                                        "min_coverage": min_coverage},
                                  engine=settings, settle_judge=settle)
         except failures.JudgeProblem as exc:

@@ -18,6 +18,7 @@ from genevals import utf8
 
 from genevals.input import mapping
 from genevals.input.readers import InputError
+from genevals.input.source import RowSource
 
 #: the most worker processes a run starts: more only adds start-up cost and memory, and a count past a C int
 #: (--workers 99999999999999999999) failed deep in multiprocessing
@@ -33,7 +34,7 @@ def check_data(data: Any, name: str = "data") -> None:
     if isinstance(data, str) and not data.strip():  # Path("") is ".", the current folder: never what was meant
         raise InputError(name, None, None, "the path is empty; expected a file path (JSONL, CSV or Parquet), a "
                                            "pandas DataFrame or an iterable of row dicts")
-    if isinstance(data, (str, Path)) or is_dataframe(data):
+    if isinstance(data, (str, Path, RowSource)) or is_dataframe(data):
         return
     if isinstance(data, Mapping):
         raise InputError(name, None, None, "expected rows, got one dict: pass a list of row dicts "

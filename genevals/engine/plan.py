@@ -21,6 +21,7 @@ from genevals.engine.spool import Spool
 from genevals.input.fields import FieldTracker
 from genevals.input.readers import ALIASES, KNOWN_FIELDS, HeaderError, InputError, iter_samples
 from genevals.input.keys import sample_key_digest
+from genevals.input.source import RowSource
 from genevals.types import Sample
 
 
@@ -117,6 +118,8 @@ class Plan:
 
 
 def _source_name(data: Any) -> str:
+    if isinstance(data, RowSource):
+        return data.name
     return str(data) if isinstance(data, (str, Path)) else "<data>"
 
 
@@ -133,7 +136,7 @@ def plan_run(spec: Any) -> Plan:
         data = [s.to_dict() for s in data]
     preparing = [s.metric for s in spec.selected if s.metric.needs_prepare]
     tracker = FieldTracker(KNOWN_FIELDS, ALIASES, column_map)
-    from_file = isinstance(data, (str, Path))
+    from_file = isinstance(data, (str, Path, RowSource))  # a RowSource reads files: digested from their bytes
     n_good, errors, error_rows = 0, [], []
     # A file is never held whole: its samples wait on disk. Rows given in memory are held by the caller anyway,
     # and a generator can be read only once: their samples are kept in memory.

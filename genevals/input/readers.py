@@ -20,6 +20,7 @@ from genevals import utf8
 
 from genevals.input import mapping
 from genevals.input.fields import FieldTracker
+from genevals.input.source import RowSource
 from genevals.input.rows import (  # noqa: F401  (re-exported: genevals.input.readers is where callers have always found them)
     ALIASES,
     KNOWN_FIELDS,
@@ -307,9 +308,12 @@ def iter_samples(
     """Yield a Sample or an InputError per row, in order, without stopping; for a file with a header (CSV,
     Parquet, DataFrame) that lacks a required column, a single :class:`HeaderError` instead. ``tracker``
     records the field names seen (unknown fields, ``--map`` sources); ``digest`` is fed a file's bytes
-    (:func:`read_raw`)."""
-    if isinstance(source, (str, Path)):
-        raws: Iterable[RawRow | InputError] = read_raw(source, digest)
+    (:func:`read_raw`). ``source`` may also be a :class:`~genevals.input.source.RowSource` (trace exports, TREC
+    files): another reader kind, whose rows are validated here as every row is."""
+    if isinstance(source, RowSource):
+        raws: Iterable[RawRow | InputError] = source.rows(digest)
+    elif isinstance(source, (str, Path)):
+        raws = read_raw(source, digest)
     else:
         raws = rows_from_objects(source)
     header = _has_header(source)

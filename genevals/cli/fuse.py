@@ -1,0 +1,188 @@
+"""``genevals fuse RUN RUN ... -o FUSED``: reciprocal rank fusion (:mod:`genevals.metrics.retrieval.fusion`) of
+retrieval runs, each a TREC run file or a genevals input file (JSONL, CSV, Parquet: each row's contexts, in
+retrieved order, keyed by their id, else their doc_id), written as a TREC run (``--to-trec``, or ``-o`` ending
+in .trec, .run or .txt) or as genevals JSONL (``-o`` ending in .jsonl) that ``genevals run`` reads.
+
+A TREC run is ranked as trec_eval ranks it (score descending, ties by document id descending; the RANK column is
+ignored): see :mod:`genevals.input.trec`.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK
+
+#: files read as genevals rows; any other is a TREC run file
+GENEVALS_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", ".pq")
+TREC_SUFFIXES = (".trec", ".run", ".txt")
+#: errors shown before "... and N more"
+SHOWN_ERRORS = 20
+
+
+def _weights(text: str) -> list[float]:
+    values = []
+    for part in text.split(","):
+        try:
+            value = float(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got '{part.strip()}'") from None
+        if not math.isfinite(value) or value < 0:
+            raise argparse.ArgumentTypeError(f"a weight must be a finite number >= 0, got '{part.strip()}'")
+        values.append(value)
+    return values
+
+
+def _k(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got '{text}'")
+    return value
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser("fuse", help="fuse retrieval runs with reciprocal rank fusion (RRF)",
+                                   description="score(d) = sum_i w_i / (k + rank_i(d)); ties broken by document "
+                                               "id, descending (trec_eval's order)")
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files or genevals JSONL/CSV/Parquet files")
+    parser.add_argument("-o", "--out", required=True, metavar="FUSED",
+                        help="the fused run: TREC with --to-trec or a .trec/.run/.txt name, else genevals JSONL")
+    parser.add_argument("--k", type=_k, default=60.0, help="the RRF constant k (default 60)")
+    parser.add_argument("--weights", type=_weights, default=None, metavar="W1,W2,...",
+                        help="one weight per run (default 1 each)")
+    parser.add_argument("--to-trec", action="store_true", help="write a TREC run file whatever -o is called")
+    parser.add_argument("--tag", default="rrf", help="the run tag (TREC) or system name (JSONL); default rrf")
+    parser.add_argument("--depth", type=int, default=None, metavar="N", help="keep each topic's top N only")
+    parser.set_defaults(handler=cmd_fuse)
+    return parser
+
+
+@dataclass
+class _Run:
+    """One run as rankings, with what a genevals file says of each topic and document (for JSONL output)."""
+
+    rankings: dict[str, list[str]] = field(default_factory=dict)
+    topics: dict[str, dict[str, Any]] = field(default_factory=dict)
+    contexts: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+
+
+def _read_genevals(path: str, errors: list) -> _Run:
+    from genevals.input.readers import InputError, iter_samples
+
+    run, systems = _Run(), {}
+    for item in iter_samples(path):
+        if isinstance(item, InputError):
+            errors.append(item)
+            continue
+        systems.setdefault(item.system, item.origin)
+        if len(systems) > 1:
+            errors.append(InputError(path, None, "system", f"holds more than one system ({', '.join(systems)}): "
+                                                           "a run is one system's ranking; split the file by system"))
+            return run
+        keys = []
+        for context in sorted(item.contexts, key=lambda c: c.rank):
+            key = context.id if context.id is not None else context.doc_id
+            if key is None:
+                errors.append(InputError(path, int(item.origin.rpartition(":")[2]),
+                                         f"contexts[{context.rank - 1}]", "a context needs an id or a doc_id to be "
+                                                                          "fused (runs are matched by id)"))
+                break
+            keys.append(key)
+            info = {"id": context.id, "doc_id": context.doc_id, "text": context.text}
+            run.contexts.setdefault((item.id, key), {k: v for k, v in info.items() if v not in (None, "")})
+        run.rankings[item.id] = keys
+        run.topics.setdefault(item.id, {"question": item.question, "references": list(item.references),
+                                        "relevant": None if item.relevant is None else dict(item.relevant)})
+    return run
+
+
+def _read_trec(path: str, errors: list) -> _Run:
+    from genevals.input.trec import read_run
+
+    found = read_run(path, what="RUN")
+    errors.extend(found.errors)
+    return _Run({topic: [doc for doc, _ in ranking] for topic, ranking in found.rankings.items()})
+
+
+def read(path: str, errors: list) -> _Run:
+    """A run file as rankings; its problems appended to ``errors``."""
+    if Path(path).suffix.lower() in GENEVALS_SUFFIXES:
+        return _read_genevals(path, errors)
+    return _read_trec(path, errors)
+
+
+def write_jsonl(path: Path, fused: dict[str, list[tuple[str, float]]], runs: list[_Run], tag: str) -> None:
+    """genevals rows: the fused contexts (id, text and doc_id from the first run that has the document; the RRF
+    score), and the question, references and labels from the first run that has the topic; no answer."""
+    with open(path, "w", encoding="utf-8") as out:
+        for topic, ranking in fused.items():
+            about = next((r.topics[topic] for r in runs if topic in r.topics), {})
+            contexts = []
+            for doc, score in ranking:
+                info = next((r.contexts[(topic, doc)] for r in runs if (topic, doc) in r.contexts), {"id": doc})
+                contexts.append({**info, "score": score})
+            row = {"id": topic, "system": tag, "answer": "", **about, "contexts": contexts}
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def cmd_fuse(args: argparse.Namespace) -> int:
+    from genevals.input.readers import InputError
+    from genevals.input.trec import write_run
+    from genevals.metrics.retrieval.fusion import check, rrf
+
+    def fail(message: str) -> int:
+        print(f"genevals: error: {message}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+    out = Path(args.out)
+    suffix = out.suffix.lower()
+    to_trec = args.to_trec or suffix in TREC_SUFFIXES
+    if not to_trec and suffix not in (".jsonl", ".ndjson"):
+        return fail(f"-o {args.out}: name a .jsonl file (genevals rows) or a .trec/.run/.txt file (a TREC run), "
+                    "or give --to-trec")
+    if args.depth is not None and args.depth < 1:
+        return fail(f"--depth: expected 1 or more, got {args.depth}")
+    if not args.tag or any(c.isspace() for c in args.tag):
+        return fail(f"--tag: a run tag is one word without spaces, got {args.tag!r}")
+    try:
+        check(args.k, args.weights, len(args.runs))
+    except ValueError as exc:
+        return fail(f"--weights: {exc}" if args.weights is not None else f"--k: {exc}")
+    errors: list[InputError] = []
+    runs: list[_Run] = []
+    try:
+        for path in args.runs:
+            runs.append(read(path, errors))
+    except InputError as exc:  # a file that cannot be read at all
+        return fail(str(exc))
+    if errors:
+        for error in errors[:SHOWN_ERRORS]:
+            print(f"genevals: error: {error}", file=sys.stderr)
+        if len(errors) > SHOWN_ERRORS:
+            print(f"genevals: error: ... and {len(errors) - SHOWN_ERRORS} more", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    empty = [path for path, run in zip(args.runs, runs) if not run.rankings]
+    if empty:
+        return fail(f"{empty[0]}: no topics (the run is empty)")
+    fused = rrf([r.rankings for r in runs], args.k, args.weights)
+    if args.depth is not None:
+        fused = {topic: ranking[:args.depth] for topic, ranking in fused.items()}
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if to_trec:
+            write_run(out, fused, args.tag)
+        else:
+            write_jsonl(out, fused, runs, args.tag)
+    except OSError as exc:
+        return fail(f"-o {args.out}: {exc.strerror or exc}")
+    n_docs = sum(len(r) for r in fused.values())
+    print(f"fused {len(runs)} runs (k={args.k:g}): {len(fused)} topics, {n_docs} documents -> {out}")
+    return EXIT_OK

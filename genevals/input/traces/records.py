@@ -1,0 +1,200 @@
+"""What the trace readers share: the records of an export file (a JSON document, a JSON array of records, or
+JSON Lines), each with the line it starts on, and the pieces of a sample found in them (text, documents, a
+dotted attribute path). Every problem is an :class:`~genevals.input.rows.InputError` naming the file, the line and
+the field."""
+from __future__ import annotations
+
+import json
+import numbers
+from pathlib import Path
+from typing import Any, Iterator, Mapping, Sequence
+
+from genevals.input.rows import InputError
+from genevals.input.source import open_file
+
+
+class Located(InputError):
+    """An InputError raised while one record is read: the reader yields it as that record's error."""
+
+
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _array(text: str, start: int, source: str) -> Iterator[tuple[int, Any] | InputError]:
+    """The elements of the JSON array at ``text[start] == '['``, each with the line it starts on."""
+    decoder = json.JSONDecoder()
+    pos = start + 1
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            return
+        value, end = decoder.raw_decode(text, pos)  # the whole text parsed already: this cannot fail
+        yield _line_of(text, pos), value
+        pos = end
+
+
+def records(path: str | Path, digest: Any, what: str) -> Iterator[tuple[int, Any] | InputError]:
+    """The export's records, each ``(line, value)``: the elements of a top-level JSON array, the one JSON
+    document the file holds, or each line of a JSON Lines file. ``what`` names the format for errors."""
+    source = str(path)
+    with open_file(path, f"--from {what}") as handle:
+        raw = handle.read()
+    if digest is not None:
+        digest.update(raw)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        yield InputError(source, _line_of(raw[:exc.start].decode("utf-8", "replace"), exc.start), None,
+                         f"invalid UTF-8 at byte {exc.start}")
+        return
+    if not text.strip():
+        yield InputError(source, None, None, f"the file is empty; expected a {what} export (JSON or JSON Lines)")
+        return
+    try:
+        whole = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        whole, problem = None, exc
+    else:
+        problem = None
+    if problem is None:
+        start = len(text) - len(text.lstrip())
+        if isinstance(whole, list):
+            yield from _array(text, start, source)
+        else:
+            yield _line_of(text, start), whole
+        return
+    first = next(line for line in text.splitlines() if line.strip())
+    try:
+        json.loads(first)
+    except (ValueError, RecursionError):  # not JSON Lines either: say where the document breaks
+        where = getattr(problem, "lineno", None)
+        message = getattr(problem, "msg", None) or str(problem)
+        col = getattr(problem, "colno", None)
+        yield InputError(source, where, None, f"malformed JSON: {message}" + (f" (column {col})" if col else ""))
+        return
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as exc:
+            yield InputError(source, number, None, f"malformed JSON: {exc.msg} (column {exc.colno})")
+        except (ValueError, RecursionError) as exc:
+            yield InputError(source, number, None, f"malformed JSON: {exc}")
+
+
+def kind(value: Any) -> str:
+    """A JSON value's kind, for an error message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, numbers.Number):
+        return "a number"
+    return {str: "a string", list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def expect(value: Any, want: type, source: str, line: int, field: str, expected: str) -> Any:
+    """``value`` when it is a ``want``; else a :class:`Located` error saying what was expected there."""
+    if not isinstance(value, want) or isinstance(value, bool) and want is not bool:
+        raise Located(source, line, field, f"expected {expected}, got {kind(value)}")
+    return value
+
+
+def lookup(obj: Any, path: str) -> Any:
+    """``obj``'s value at the dotted ``path`` (``metadata.system``), or None when it has none. A key may itself
+    hold dots (OpenTelemetry attributes are flat: ``{"metadata.system": ...}``), and a string holding a JSON
+    object is looked into (OpenInference keeps ``metadata`` as JSON text)."""
+    if isinstance(obj, str) and obj.lstrip().startswith("{"):
+        try:
+            obj = json.loads(obj)
+        except ValueError:
+            return None
+    if not isinstance(obj, Mapping):
+        return None
+    if path in obj:
+        return obj[path]
+    parts = path.split(".")
+    for cut in range(len(parts) - 1, 0, -1):  # the longest key first
+        head = ".".join(parts[:cut])
+        if head in obj:
+            found = lookup(obj[head], ".".join(parts[cut:]))
+            if found is not None:
+                return found
+    return None
+
+
+def text_in(value: Any, keys: Sequence[str]) -> str | None:
+    """The text ``value`` holds: itself when a string; in an object, its first of ``keys`` that is a string,
+    else its only value when that is a string; in a list of chat messages (``role``/``content``), the last
+    one's content. None when there is none."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        for key in keys:
+            if isinstance(value.get(key), str):
+                return value[key]
+        if "content" in value and "role" in value and isinstance(value["content"], str):
+            return value["content"]
+        strings = [v for v in value.values() if isinstance(v, str)]
+        if len(value) == 1 and strings:
+            return strings[0]
+    if isinstance(value, list) and value and all(isinstance(m, Mapping) and "content" in m for m in value):
+        return text_in(value[-1], ("content",))
+    return None
+
+
+#: where a retrieved document keeps its text, in the order tried (LangChain's Document, then common names)
+DOC_TEXT = ("page_content", "pageContent", "content", "text")
+#: where an object holding a list of documents keeps it
+DOC_LISTS = ("documents", "docs", "context", "contexts", "output")
+
+
+def documents(value: Any, source: str, line: int, field: str) -> list[dict[str, Any]]:
+    """Retrieved documents as genevals contexts (text, id, score): ``value`` is a list of documents, or an
+    object holding one under one of :data:`DOC_LISTS`. A document is a string, or an object with its text under
+    one of :data:`DOC_TEXT` and its ``id`` and ``score`` on it or in its ``metadata``."""
+    if isinstance(value, Mapping):
+        found = next((k for k in DOC_LISTS if isinstance(value.get(k), list)), None)
+        if found is None:
+            raise Located(source, line, field, "expected a list of documents, or an object holding one under "
+                                               f"{' or '.join(repr(k) for k in DOC_LISTS)}; got an object with "
+                                               f"{', '.join(repr(k) for k in list(value)[:6]) or 'no keys'}")
+        value, field = value[found], f"{field}.{found}"
+    value = expect(value, list, source, line, field, "a list of documents")
+    contexts = []
+    for index, doc in enumerate(value):
+        where = f"{field}[{index}]"
+        if isinstance(doc, str):
+            contexts.append({"text": doc})
+            continue
+        doc = expect(doc, dict, source, line, where, "a document (a string or an object)")
+        meta = doc.get("metadata") if isinstance(doc.get("metadata"), Mapping) else {}
+        text = next((doc[k] for k in DOC_TEXT if isinstance(doc.get(k), str)), None)
+        doc_id = doc.get("id") if doc.get("id") is not None else meta.get("id")
+        score = doc.get("score") if doc.get("score") is not None else meta.get("score")
+        if text is None and doc_id is None:
+            raise Located(source, line, where, f"expected the document's text under {' or '.join(DOC_TEXT)} "
+                                               "(or at least an 'id')")
+        context = {"text": text, "id": doc_id if doc_id is None or isinstance(doc_id, str) else str(doc_id),
+                   "score": score}
+        contexts.append({k: v for k, v in context.items() if v is not None})
+    return contexts
+
+
+def system_of(path: str | None, places: Sequence[tuple[str, Any]], source: str, line: int) -> str | None:
+    """The system named at the dotted ``path`` (``--system-from``) in the first of ``places`` (label, object)
+    holding it; None without a path. A path found nowhere, or not holding text, is an error naming it."""
+    if path is None:
+        return None
+    for _, obj in places:
+        value = lookup(obj, path)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise Located(source, line, path, f"--system-from: expected text, got {kind(value)}")
+        return str(value)
+    where = ", ".join(label for label, _ in places)
+    raise Located(source, line, path, f"--system-from: no attribute '{path}' in {where}")
