@@ -11,10 +11,10 @@ import argparse
 import sys
 from typing import Sequence
 
-from genevals.cli import metrics, report, review, run, validate
+from genevals.cli import history, metrics, report, review, run, validate
 from genevals.cli.common import EXIT_BAD_INPUT
 
-SUBCOMMANDS = (run, metrics, report, validate, review)
+SUBCOMMANDS = (run, metrics, report, validate, review, history)
 
 
 def build_parser() -> argparse.ArgumentParser:
