@@ -55,8 +55,11 @@ def unsupported_claims(result: Any) -> list[str]:
     lines = []
     for metric in result.metrics.values():
         details = metric.details or {}
-        claims = {c.get("index"): c.get("text") for c in details.get("claims") or () if isinstance(c, Mapping)}
-        for verdict in details.get("verdicts") or ():
+        found, verdicts = details.get("claims"), details.get("verdicts")
+        if not isinstance(found, list) or not isinstance(verdicts, list):  # contradiction_rate's claims: a count
+            continue
+        claims = {c.get("index"): c.get("text") for c in found if isinstance(c, Mapping)}
+        for verdict in verdicts:
             if isinstance(verdict, Mapping) and verdict.get("label") in (CONTRADICTED, UNVERIFIABLE):
                 reason = f" ({_short(verdict['reason'])})" if verdict.get("reason") else ""
                 lines.append(f"{verdict['label']}: \"{_short(claims.get(verdict.get('claim_index'), '?'))}\"{reason}")

@@ -11,6 +11,7 @@ where genevals is installed, so it imports nothing of genevals until a test asks
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -55,25 +56,34 @@ class Gate:
 
     def __init__(self, request: pytest.FixtureRequest, tmp_path: Any) -> None:
         self.arguments = marker_arguments(request.node)
-        self.cache = str(request.config.cache.mkdir(CACHE_DIR)) if request.config.cache is not None else None
+        cache = getattr(request.config, "cache", None)  # None under -p no:cacheprovider: the judge's own cache
+        self.cache = str(cache.mkdir(CACHE_DIR)) if cache is not None else None
         self.tmp_path = tmp_path
         self.runs = 0
 
     def __call__(self, data: Any = None, **overrides: Any) -> Any:
-        from genevals.testing.gates import assert_scores
+        from genevals.report import write_report
+        from genevals.testing.gates import ScoresFailed, assert_scores
 
         arguments = {**self.arguments, **overrides}
         if data is not None:
             arguments["data"] = data
         if arguments.get("data") is None:
-            raise pytest.UsageError(f"genevals: no data to score; give it to the fixture, genevals(DATA), or to "
-                                    f"the marker, @pytest.mark.{MARKER}(data=...)")
+            pytest.fail(f"genevals: no data to score; give it to the fixture, genevals(DATA), or to the marker, "
+                        f"@pytest.mark.{MARKER}(data=...)", pytrace=False)
         if self.cache is not None:
             arguments["judge"] = with_judge_cache(arguments.get("judge"), self.cache)
         self.runs += 1
         arguments.setdefault("out_dir", self.tmp_path / ("genevals" if self.runs == 1 else f"genevals-{self.runs}"))
         __tracebackhide__ = True
-        return assert_scores(arguments.pop("data"), **arguments)
+        out = arguments["out_dir"]
+        try:
+            results = assert_scores(arguments.pop("data"), **arguments)
+        except ScoresFailed as exc:  # the report of a failed gate is where one looks first
+            report = write_report([out], Path(out) / "report.html")
+            raise ScoresFailed(f"{exc}\nreport: {report}", exc.results, exc.missed) from None
+        write_report([out], Path(out) / "report.html")
+        return results
 
 
 @pytest.fixture
