@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, count
 

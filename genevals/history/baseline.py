@@ -11,8 +11,8 @@ lower-is-better one. A regression of a gated metric (one with ``--fail-under`` o
 """
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Collection, Mapping
 
 import numpy as np
 

@@ -8,9 +8,10 @@ credentials of its base URL, in every form), so no secret reaches the history.
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Collection, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -20,9 +20,10 @@ import json
 import os
 import sqlite3
 import zlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -155,7 +156,7 @@ class History:
     def __enter__(self) -> History:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -168,7 +169,7 @@ class History:
         def __enter__(self) -> None:
             self.db.execute("BEGIN IMMEDIATE")
 
-        def __exit__(self, kind: Any, *exc: Any) -> None:
+        def __exit__(self, kind: Any, *exc: object) -> None:
             self.db.execute("COMMIT" if kind is None else "ROLLBACK")
 
     def transaction(self) -> _Transaction:

@@ -3,7 +3,8 @@ runs' summaries recorded them (nothing is recomputed), for ``genevals history sh
 Trends tab (:func:`trends`, embedded as ``data["history"]``)."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from genevals.history.store import RunRecord
 

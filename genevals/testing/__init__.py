@@ -7,4 +7,4 @@ the ``pytest11`` entry point when genevals is installed) with the ``genevals`` m
 """
 from genevals.testing.gates import ScoresFailed, assert_scores
 
-__all__ = ["assert_scores", "ScoresFailed"]
+__all__ = ["ScoresFailed", "assert_scores"]

@@ -14,7 +14,8 @@ it in pytest's cache folder), so a second run of an unchanged test asks the judg
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from genevals import registry
 from genevals.output import thresholds as th

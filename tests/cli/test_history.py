@@ -10,7 +10,6 @@ import sys
 import time
 
 import pytest
-
 from support.fault_server import FaultServer
 
 

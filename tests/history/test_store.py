@@ -52,7 +52,7 @@ def test_writers_in_four_processes_at_once_lose_nothing(tmp_path):
     path = tmp_path / "h.sqlite"
     procs = [writer(path, f"w{k}", 25, 200) for k in range(4)]
     for proc in procs:
-        out, err = proc.communicate(timeout=120)
+        _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
     outs = check(path)
     assert sorted(outs) == sorted(f"w{k}-{i}" for k in range(4) for i in range(25))
@@ -96,7 +96,7 @@ def test_the_baseline_comparison_is_the_paired_test_on_ids():
                        values={"s": (bk, {"m": bv})})
     nk, nv = arrays(now)
     [change] = compare({"s": (nk, {"m": nv})}, record, {"m": "higher"}, {"m"}, seed=5)
-    scored = {i: v for i, v in now.items() if v == v}
+    scored = {i: v for i, v in now.items() if not np.isnan(v)}
     expected = paired_comparison("m", "run", scored, "baseline", base, seed=5, resamples=5000)
     assert change.n_pairs == expected.n_pairs == 37
     assert change.mean_difference == expected.mean_difference

@@ -5,8 +5,6 @@ nothing."""
 import json
 from importlib.metadata import entry_points
 
-import pytest
-
 from support.fault_server import FaultServer
 
 pytest_plugins = ["pytester"]
