@@ -1,10 +1,18 @@
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# Every `genevals run` of the suite (in this process and the ones it starts) records itself in a history of its
+# own, never in the user's (~/.local/share/genevals/history.sqlite).
+_HISTORY_DIR = tempfile.mkdtemp(prefix="genevals-test-history-")
+atexit.register(shutil.rmtree, _HISTORY_DIR, True)
+os.environ["GENEVALS_HISTORY"] = os.path.join(_HISTORY_DIR, "history.sqlite")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -217,3 +217,19 @@ def test_the_trace_import_example_runs_as_written(tmp_path):
     rows = [json.loads(line) for line in (tmp_path / "reports" / "traces" / "results.jsonl").read_text().splitlines()]
     assert [(r["system"], len(r["contexts"]), r["metrics"]["faithfulness"]["status"]) for r in rows] == [
         ("dense", 2, "ok"), ("sparse", 1, "ok")]
+
+
+def test_the_pytest_example_file_passes_under_pytest(tmp_path):
+    """README's "Testing with pytest": its test file, saved as written and run by pytest in a real process (the
+    plugin by its entry point when genevals is installed with it, else named with -p), passes both tests."""
+    from importlib.metadata import entry_points
+
+    section = README.read_text(encoding="utf-8").split("## Testing with pytest", 1)[1].split("\n## ", 1)[0]
+    [code] = re.findall(r"```python\n(.*?)```", section, re.S)
+    (tmp_path / "test_rag_quality.py").write_text(code, encoding="utf-8")
+    installed = any(ep.value == "genevals.testing.plugin" for ep in entry_points(group="pytest11"))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "--strict-markers", "-p", "no:cacheprovider",
+                           *([] if installed else ["-p", "genevals.testing.plugin"]), "test_rag_quality.py"],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "2 passed" in done.stdout

@@ -11,10 +11,10 @@ import argparse
 import sys
 from typing import Sequence
 
-from genevals.cli import fuse, metrics, report, review, run, validate
+from genevals.cli import fuse, history, metrics, report, review, run, validate
 from genevals.cli.common import EXIT_BAD_INPUT
 
-SUBCOMMANDS = (run, metrics, report, validate, review, fuse)
+SUBCOMMANDS = (run, metrics, report, validate, review, fuse, history)
 
 
 def build_parser() -> argparse.ArgumentParser:

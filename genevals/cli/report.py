@@ -34,6 +34,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     report.add_argument("--all-pairs", action="store_true",
                         help="paired comparisons between every two systems, also different systems of different "
                              "runs (default: the systems of each run, and the same system across runs)")
+    report.add_argument("--history", nargs="?", const="", default=None, metavar="PATH",
+                        help="add a Trends tab: each headline metric across the runs of the run history (default "
+                             "history: $GENEVALS_HISTORY, else $XDG_DATA_HOME/genevals/history.sqlite) that share "
+                             "the first run's input")
     report.set_defaults(handler=cmd_report)
     return report
 
@@ -67,6 +71,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             from genevals.review.tally import report_state
 
             data["review"] = report_state(run_dirs[0])
+        if args.history is not None:
+            data["history"] = _trends(args.history, run_dirs[0])
     except (OSError, ValueError) as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -84,6 +90,19 @@ def cmd_report(args: argparse.Namespace) -> int:
     for failure in failures:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
     return EXIT_THRESHOLD if failures else EXIT_OK
+
+
+def _trends(history: str, run_dir: Path) -> dict:
+    """The Trends tab's data: the history's runs of ``run_dir``'s input (HistoryError, a ValueError, if none)."""
+    from genevals.history.store import History, default_path
+    from genevals.history.trends import related, trends
+    from genevals.output.runfolder import read_summary
+
+    path = Path(history).expanduser() if history else default_path()
+    meta = read_summary(run_dir).get("meta") if run_dir.is_dir() else None
+    with History(path, create=False) as store:
+        runs = related(store.runs(), meta.get("input") if isinstance(meta, dict) else None)
+    return trends(runs, str(path))
 
 
 def _unwritable(out: Path, exc: OSError) -> str:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from genevals.cli import failures, sources
+from genevals.cli import failures, history, sources
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
                                  add_judge_options, add_thresholds, csv_list, faithfulness_options, judge_config,
                                  recorded_thresholds, whole_numbers)
@@ -72,6 +72,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
     sources.add_options(run)
     add_judge_options(run)
+    history.add_run_options(run)
     rubric = run.add_argument_group("LLM rubric (llm_rubric)")
     rubric.add_argument("--rubric-criteria", action="append", default=[], metavar="NAME=DESCRIPTION",
                        help="an extra rubric criterion (repeatable)")
@@ -222,6 +223,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"genevals: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
     problem = problem or check_options(args)
+    recorder = history.Recorder(args)
+    problem = problem or recorder.start()
     if problem is not None:
         print(f"genevals: error: {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -283,7 +286,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.report.render import unshared_ids_notes, write_page
     from genevals.output.runfolder import REPORT_FILE
 
-    report_data = build_data([Path(args.out)], args.thresholds or None, min_coverage=min_coverage)
+    report_data = build_data([Path(args.out)], args.thresholds or None, min_coverage=min_coverage,
+                             on_values=recorder.values)
     report_path = write_page(report_data, Path(args.out) / REPORT_FILE)
     if not args.quiet:
         named = [name for name in args.metrics or () if not preset(name)]
@@ -307,8 +311,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     missed = threshold_failures(args.thresholds, summary.get("systems", {}))
     for failure in missed:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
+    regressed = recorder.finish(summary, spec.judge)
     if failures.report(results.judge_failures, args.max_judge_errors):
         return EXIT_JUDGE_ERRORS
-    return EXIT_THRESHOLD if missed or unscored else EXIT_OK
+    return EXIT_THRESHOLD if missed or unscored or regressed else EXIT_OK
 
 

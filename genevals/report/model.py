@@ -245,14 +245,17 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
                max_detailed_samples: int = MAX_DETAILED_SAMPLES,
                max_table_samples: int | None = MAX_TABLE_SAMPLES,
                declared: Callable[[str], Mapping[str, Any] | None] | None = None,
-               min_coverage: float = bands.DEFAULT_MIN_COVERAGE, all_pairs: bool = False) -> dict[str, Any]:
+               min_coverage: float = bands.DEFAULT_MIN_COVERAGE, all_pairs: bool = False,
+               on_values: Callable[[SampleValues, list[tuple[int, str]], list[str]], None] | None = None
+               ) -> dict[str, Any]:
     """The JSON document the page renders: runs, systems, metrics, samples, aggregates and comparisons.
 
     The page gets the texts of at most ``max_detailed_samples`` samples and the values of at most
     ``max_table_samples`` (None: all); everything else counts every sample. ``declared(name)``: an output's
     declaration for runs whose folder has no outputs.json (the caller knows the metrics; the report does not).
     ``thresholds``: :class:`~genevals.output.thresholds.Threshold` objects, or a mapping metric -> minimum; a mean
-    covering less than ``min_coverage`` of its samples gets no band.
+    covering less than ``min_coverage`` of its samples gets no band. ``on_values(store, systems, metrics)``: is
+    handed every sample's values once they are read (the run history keeps some, without another pass).
     """
     if not run_dirs:
         raise ValueError("no run folders given")
@@ -273,6 +276,8 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
             k = store.slot(systems((r, text(row.get("system", "default")))), text(row.get("id")), number)
             _scan_row(row, k, store, metrics, notes)
     store.finish(len(metrics))
+    if on_values is not None:
+        on_values(store, list(systems), list(metrics))
     n = len(store)
     sizes = np.bincount(np.asarray(store.sys, dtype=np.int64), minlength=len(systems)).tolist()
 

@@ -1,0 +1,75 @@
+r"""``genevals run --baseline RUN``: this run against an earlier one of the history, system by system, on the
+question ids both scored, with the paired test the report uses between systems
+(:func:`genevals.stats.paired_comparison_of_differences`, :data:`genevals.report.stats.PAIRED_RESAMPLES`
+resamples, the run's seed).
+
+For each system both runs have and each metric both stored, :math:`d_i = x_i - b_i` over the shared ids taken in
+ascending order of their 64-bit digests (the order every paired comparison takes), ``x`` this run and ``b`` the
+baseline. A change is a regression when it is significant (``p < 0.05``, i.e. the 95% CI of the mean difference
+excludes 0) and goes the wrong way for the metric: below 0 for a higher-is-better metric, above 0 for a
+lower-is-better one. A regression of a gated metric (one with ``--fail-under`` or ``--fail-over``) fails the run.
+"""
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from genevals.history.store import RunRecord
+from genevals.report.stats import PAIRED_RESAMPLES
+from genevals.stats import DEFAULT_SEED, paired_comparison_of_differences
+
+Values = Mapping[str, tuple[np.ndarray, Mapping[str, np.ndarray]]]
+
+
+@dataclass(frozen=True)
+class Change:
+    system: str
+    metric: str
+    n_pairs: int
+    baseline_mean: float
+    mean: float
+    mean_difference: float
+    ci95: tuple[float, float]
+    p_value: float
+    significant: bool
+    #: significant, and the wrong way for the metric's direction
+    regression: bool
+    gated: bool
+
+    def line(self, baseline_id: int | None) -> str:
+        word = "REGRESSION" if self.regression else ("improved" if self.significant else "no significant change")
+        return (f"{self.system}: {self.metric} {self.mean:.4f} vs {self.baseline_mean:.4f} in run #{baseline_id} "
+                f"on {self.n_pairs} shared ids: difference {self.mean_difference:+.4f} [95% CI "
+                f"{self.ci95[0]:+.4f}, {self.ci95[1]:+.4f}], p = {self.p_value:.4f}: {word}"
+                + (" (gated)" if self.gated else ""))
+
+
+def compare(values: Values, baseline: RunRecord, directions: Mapping[str, str], gated: Collection[str],
+            seed: int = DEFAULT_SEED) -> list[Change]:
+    """Every (system, metric) both have, this run's ``values`` against the ``baseline``'s stored ones;
+    ``directions[metric]``: "higher" or "lower" (is better); a metric without one is compared, never a
+    regression."""
+    out = []
+    for system, (keys, columns) in values.items():
+        if system not in baseline.values:
+            continue
+        base_keys, base_columns = baseline.values[system]
+        for metric, column in columns.items():
+            if metric not in base_columns:
+                continue
+            mine, theirs = ~np.isnan(column), ~np.isnan(base_columns[metric])
+            _, ia, ib = np.intersect1d(keys[mine], base_keys[theirs], assume_unique=True, return_indices=True)
+            x, b = column[mine][ia], base_columns[metric][theirs][ib]
+            result = paired_comparison_of_differences(metric, "run", "baseline", x - b, seed=seed,
+                                                      resamples=PAIRED_RESAMPLES)
+            if result is None:
+                continue
+            direction = directions.get(metric)
+            wrong_way = ((direction == "higher" and result.mean_difference < 0)
+                         or (direction == "lower" and result.mean_difference > 0))
+            out.append(Change(system, metric, result.n_pairs, float(b.mean()), float(x.mean()),
+                              result.mean_difference, (result.ci_low, result.ci_high), result.p_value,
+                              result.significant, result.significant and wrong_way, metric in gated))
+    return out

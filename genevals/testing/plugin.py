@@ -1,0 +1,92 @@
+"""The pytest plugin (entry point ``pytest11``: ``genevals = genevals.testing.plugin``), loaded by every pytest run
+where genevals is installed, so it imports nothing of genevals until a test asks for it.
+
+- ``@pytest.mark.genevals(data=..., metrics=[...], fail_under={...}, fail_over={...}, judge={...}, ...)``: the
+  arguments of :func:`genevals.testing.assert_scores` for the tests it marks (on a test, a class or a module;
+  the closest marker wins, argument by argument).
+- the ``genevals`` fixture: ``genevals(data=None, **overrides)`` calls ``assert_scores`` with the marker's
+  arguments and the overrides, writes the run folder (results.jsonl, summary.json, report.html) under the test's
+  ``tmp_path``, and caches the judge's replies in pytest's cache folder (``.pytest_cache/d/genevals-judge``), so
+  a re-run of an unchanged test asks the judge nothing (``pytest --cache-clear`` asks again).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+MARKER = "genevals"
+CACHE_DIR = "genevals-judge"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", f"{MARKER}(data=None, metrics=None, fail_under=None, fail_over=None, **evaluate): the arguments "
+                   "of genevals.testing.assert_scores for the `genevals` fixture")
+
+
+def marker_arguments(node: Any) -> dict[str, Any]:
+    """The ``genevals`` markers' keyword arguments, the closest marker's winning (test over class over module)."""
+    merged: dict[str, Any] = {}
+    for mark in reversed(list(node.iter_markers(MARKER))):  # iter_markers gives the closest first
+        if mark.args:
+            raise pytest.UsageError(f"@pytest.mark.{MARKER} takes keyword arguments only (data=, metrics=, "
+                                    f"fail_under=, ...), got {len(mark.args)} positional")
+        merged.update(mark.kwargs)
+    return merged
+
+
+def with_judge_cache(judge: Any, folder: str) -> Any:
+    """``judge`` (None, a mapping of JudgeConfig fields, or a JudgeConfig) with its cache in ``folder`` unless it
+    names a cache folder of its own or turns the cache off."""
+    import dataclasses
+
+    if judge is None:
+        return {"cache_dir": folder}
+    if isinstance(judge, dict):
+        return judge if "cache_dir" in judge or judge.get("cache") is False else {**judge, "cache_dir": folder}
+    if dataclasses.is_dataclass(judge) and getattr(judge, "cache_dir", None) is None and getattr(judge, "cache", 1):
+        return dataclasses.replace(judge, cache_dir=folder)
+    return judge
+
+
+class Gate:
+    """The ``genevals`` fixture: ``gate(data=None, **overrides)`` -> Results, or a failed test."""
+
+    def __init__(self, request: pytest.FixtureRequest, tmp_path: Any) -> None:
+        self.arguments = marker_arguments(request.node)
+        cache = getattr(request.config, "cache", None)  # None under -p no:cacheprovider: the judge's own cache
+        self.cache = str(cache.mkdir(CACHE_DIR)) if cache is not None else None
+        self.tmp_path = tmp_path
+        self.runs = 0
+
+    def __call__(self, data: Any = None, **overrides: Any) -> Any:
+        from genevals.report import write_report
+        from genevals.testing.gates import ScoresFailed, assert_scores
+
+        arguments = {**self.arguments, **overrides}
+        if data is not None:
+            arguments["data"] = data
+        if arguments.get("data") is None:
+            pytest.fail(f"genevals: no data to score; give it to the fixture, genevals(DATA), or to the marker, "
+                        f"@pytest.mark.{MARKER}(data=...)", pytrace=False)
+        if self.cache is not None:
+            arguments["judge"] = with_judge_cache(arguments.get("judge"), self.cache)
+        self.runs += 1
+        arguments.setdefault("out_dir", self.tmp_path / ("genevals" if self.runs == 1 else f"genevals-{self.runs}"))
+        __tracebackhide__ = True
+        out = arguments["out_dir"]
+        try:
+            results = assert_scores(arguments.pop("data"), **arguments)
+        except ScoresFailed as exc:  # the report of a failed gate is where one looks first
+            report = write_report([out], Path(out) / "report.html")
+            raise ScoresFailed(f"{exc}\nreport: {report}", exc.results, exc.missed) from None
+        write_report([out], Path(out) / "report.html")
+        return results
+
+
+@pytest.fixture
+def genevals(request: pytest.FixtureRequest, tmp_path: Any) -> Gate:
+    """Score data against the gates of the test's ``@pytest.mark.genevals(...)``: ``genevals(DATA, **overrides)``."""
+    return Gate(request, tmp_path)
