@@ -9,7 +9,8 @@ repeat's figures and ``single_mean`` their mean, ``majority`` the majority's, ea
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from genevals import types
 from genevals.stats import agreement_cis, binary_metrics, confusion

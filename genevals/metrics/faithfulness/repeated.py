@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any
 
 from genevals import types
 from genevals.metrics.judging.repeats import in_repeat, majority, sample_repeats

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 from genevals import types
 from genevals.judge.runtime import REPEAT
@@ -130,7 +131,7 @@ class Scores(list):
     """Each sample's scores over its repeats, as one corpus statistic: corpus statistics are summed per system
     (``Counter.update``, which computes ``new + total``), and these add up by joining, into the total."""
 
-    def __add__(self, other: Any) -> "Scores":  # type: ignore[override]
+    def __add__(self, other: Any) -> Scores:  # type: ignore[override]
         if isinstance(other, int) and other == 0:
             return self
         other.extend(self)
