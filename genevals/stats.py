@@ -115,6 +115,45 @@ def summarise_many(columns: Sequence[tuple[Iterable[float | None], Iterable[str]
     return out
 
 
+def bootstrap_repeats_ci(repeats: Sequence[Sequence[float]], seed: int = DEFAULT_SEED,
+                         resamples: int = DEFAULT_RESAMPLES, confidence: float = 0.95) -> tuple[float, float]:
+    r"""Percentile bootstrap of the mean that includes the judge's variance: two stages, samples then repeats.
+
+    ``repeats[i]`` holds sample i's scores over its judge repeats (one or more). Each resample draws n samples
+    with replacement, then for each drawn sample :math:`m_i` of its own scores with replacement, and takes
+    :math:`\frac{1}{n}\sum_i \frac{1}{m_i}\sum_j x_{ij}^*`; the :math:`(1-c)/2` and :math:`(1+c)/2` quantiles
+    of those means are the interval (Davison & Hinkley 1997, sec. 3.8). With one score per sample it is
+    :func:`bootstrap_ci`'s interval of the samples' scores. The samples are taken in sorted order, so the same
+    scores give the same interval whatever order they were counted in (local, worker or Ray engines).
+    """
+    rows = sorted(tuple(float(v) for v in r) for r in repeats if len(r))
+    if not rows:
+        raise ValueError("bootstrap_repeats_ci: no scores")
+    if len(rows) == 1 and len(set(rows[0])) == 1:
+        return rows[0][0], rows[0][0]
+    width = max(len(r) for r in rows)
+    n = len(rows)
+    values = np.full((n, width), np.nan)
+    counts = np.empty(n, dtype=int)
+    for i, r in enumerate(rows):
+        values[i, :len(r)], counts[i] = r, len(r)
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples)
+    block = max(1, 2_000_000 // (n * width))
+    for start in range(0, resamples, block):
+        stop = min(resamples, start + block)
+        picked = rng.integers(0, n, size=(stop - start, n))
+        # each drawn sample's repeats, drawn with replacement from its own m_i scores
+        cols = (rng.random((stop - start, n, width)) * counts[picked][..., None]).astype(int)
+        scores = values[picked[..., None], cols]
+        within = np.arange(width)[None, None, :] < counts[picked][..., None]
+        sample_means = np.where(within, scores, 0.0).sum(axis=2) / counts[picked]
+        means[start:stop] = sample_means.mean(axis=1)
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [alpha, 1.0 - alpha])
+    return float(low), float(high)
+
+
 @dataclass
 class PairedComparison:
     metric: str

@@ -214,6 +214,10 @@ class Verdict:
     #: the answer's characters the verdict is about, when narrower than its claim (the local detector's
     #: unsupported phrase, e.g. "four return sailings"); written only when set
     answer_span: tuple[int, int] | None = None
+    #: with judge repeats: each repeat's label (None where that repeat failed), of which ``label`` is the
+    #: majority, and ``agreement``, the share of the answering repeats that gave it; written only when set
+    repeats: tuple[str | None, ...] = ()
+    agreement: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = {"claim_index": self.claim_index, "label": self.label, "context_index": self.context_index,
@@ -222,6 +226,8 @@ class Verdict:
              "reason": self.reason, "missing": self.missing, **dict(self.scores)}
         if self.answer_span is not None:
             d["answer_span"] = list(self.answer_span)
+        if self.repeats:
+            d["repeats"], d["agreement"] = list(self.repeats), self.agreement
         return d
 
     @classmethod
@@ -242,7 +248,18 @@ class Verdict:
                    quote_span=_span(span, "verdict quote_span") if span is not None else None,
                    reason=_text(d.get("reason", ""), "verdict reason"), missing=bool(d.get("missing", False)),
                    scores=scores, answer_span=(_span(d["answer_span"], "verdict answer_span")
-                                               if d.get("answer_span") is not None else None))
+                                               if d.get("answer_span") is not None else None),
+                   repeats=_repeat_labels(d.get("repeats")),
+                   agreement=float(d["agreement"]) if isinstance(d.get("agreement"), (int, float))
+                   and not isinstance(d.get("agreement"), bool) else None)
+
+
+def _repeat_labels(value: Any) -> tuple[str | None, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or any(v is not None and v not in VERDICT_LABELS for v in value):
+        raise ValueError(f"verdict repeats: expected a list of labels or nulls, got {value!r}")
+    return tuple(value)
 
 
 _VERDICT_FIELDS = frozenset(Verdict.__dataclass_fields__)

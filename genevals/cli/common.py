@@ -148,6 +148,12 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     judge.add_argument("--judge-retries", type=int, default=None, help="retries on 429/5xx/timeouts (default 4)")
     judge.add_argument("--judge-timeout", type=float, default=None, help="seconds per request (default 60)")
     judge.add_argument("--judge-seed", type=int, default=None, help="sampling seed sent to the judge (default 0)")
+    judge.add_argument("--judge-repeats", type=int, default=None, metavar="N",
+                       help="ask the judge each question N times (seeds seed..seed+N-1, claims shuffled) and "
+                            "report majority verdicts, the flip rate and an interval with the judge's variance "
+                            "(default 1; needs --judge-temperature above 0 for llama.cpp and scripted judges)")
+    judge.add_argument("--judge-temperature", type=float, default=None,
+                       help="sampling temperature sent to the judge (default 0)")
     judge.add_argument("--judge-max-tokens", type=int, default=None, help="cap on each reply's tokens")
     judge.add_argument("--judge-n-ctx", type=int, default=None, help="llama.cpp context window (default 4096)")
     judge.add_argument("--judge-cache", default=None, help="cache folder (default ~/.cache/genevals/judge)")
@@ -172,6 +178,7 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
 _JUDGE_FIELDS = {"judge_backend": "backend", "judge_base_url": "base_url", "judge_model": "model",
                  "judge_concurrency": "concurrency", "judge_retries": "max_retries", "judge_timeout": "timeout",
                  "judge_seed": "seed", "judge_max_tokens": "max_tokens", "judge_n_ctx": "n_ctx",
+                 "judge_repeats": "repeats", "judge_temperature": "temperature",
                  "judge_cache": "cache_dir", "judge_prices": "prices", "context_token_budget": "context_token_budget"}
 
 

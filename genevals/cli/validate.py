@@ -164,6 +164,14 @@ def summary_text(report: dict[str, Any]) -> str:
     if report.get("span_level"):
         s = report["span_level"]
         lines.append(f"  span level   P={fmt(s['precision'])} R={fmt(s['recall'])} F1={fmt(s['f1'])}")
+    if report.get("judge_repeats") and report["judge_repeats"].get("majority"):
+        r = report["judge_repeats"]
+        lines.append(f"  judge repeats: {r['repeats']} per answer, {r['rows']} rows where every repeat answered, "
+                     f"prediction flips on {r['rows_whose_prediction_flips']}")
+        lines.append(f"    one verdict  F1={fmt(r['single_mean']['f1'])} kappa={fmt(r['single_mean']['kappa'])} "
+                     f"bal.acc={fmt(r['single_mean']['balanced_accuracy'])} (mean over the repeats)")
+        m = r["majority"]
+        lines.append(f"    majority     F1={fmt(m['f1'])} kappa={fmt(m['kappa'])} bal.acc={fmt(m['balanced_accuracy'])}")
     if report.get("cascade"):
         c = report["cascade"]
         lines.append(f"  cascade      settled locally {c['settled_local']}, sent to the LLM {c['sent_to_llm']} "

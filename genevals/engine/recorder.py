@@ -152,6 +152,9 @@ class RunRecorder:
             for system, totals in sorted(self.corpus_totals[sel.family].items()):
                 if totals:
                     results.corpus.setdefault(system, {}).update(sel.metric.corpus_from_statistics(totals))
+                    varied = sel.metric.judge_repeats(totals, self.seed)  # --judge-repeats: flip rate, spread
+                    if varied:
+                        results.meta.setdefault("judge_repeats", {}).setdefault(system, {}).update(varied)
         results.signatures = {sel.family: sel.metric.signature() for sel in self.selected}
         results.meta["interrupted"] = interrupted
         results.meta["n_input_rows"] = n_input_rows

@@ -53,7 +53,7 @@ class JudgeConfigError(ValueError):
 
 #: whole-number fields -> their least value (None: any); those in _OPTIONAL may also be None
 _WHOLE = {"seed": None, "max_retries": 0, "concurrency": 1, "n_ctx": 1, "max_tokens": 1, "context_token_budget": 1,
-          "n_threads": 1}
+          "n_threads": 1, "repeats": 1}
 _OPTIONAL = ("max_tokens", "context_token_budget", "n_threads")
 _SECONDS = ("timeout", "temperature", "backoff_base", "backoff_max")
 _FLAGS = ("adaptive_concurrency", "cache", "dry_run", "preflight")
@@ -120,6 +120,11 @@ class JudgeConfig:
         n_ctx, n_threads: llama.cpp's context window and threads.
         provider: a ready provider (e.g. :class:`genevals.judge.backends.scripted.ScriptedProvider`); the
             backend, model and URL are then the provider's own.
+        repeats: how many times each judge request is made (default 1), repeat r with seed ``seed + r`` and,
+            for verification, the claims in a shuffled order; each repeat is cached under its own key. The
+            verdicts are combined by majority (:mod:`genevals.judge.repeats`), and the spread between repeats
+            is reported. At temperature 0 with a backend that ignores the seed the repeats would be identical:
+            the judge asks once and says so (:attr:`genevals.judge.runtime.JudgeRuntime.repeats_note`).
     """
 
     backend: str = "auto"
@@ -144,6 +149,7 @@ class JudgeConfig:
     n_ctx: int = 4096
     n_threads: int | None = None
     provider: Any = field(default=None, compare=False)
+    repeats: int = 1
 
     def __repr__(self) -> str:
         # The key is never shown, and neither is what a URL may hide in its user info or query.

@@ -6,17 +6,22 @@ result, a cache key or a transcript.
 """
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 from genevals.judge.client import JudgeClient, SampleUsage, default_cache_dir
 from genevals.judge.config import JudgeConfig, public_url
 from genevals.judge.protocol import JudgeError
 from genevals.judge.redact import Redactor
-from genevals.judge.registry import get_backend, make_provider
+from genevals.judge.registry import find_backend, get_backend, make_provider
 from genevals.judge.retry import RetryPolicy
 
 #: the model in a signature made before the server was asked which one it serves
 UNRESOLVED = "unresolved"
+
+#: the judge repeat the current task asks for (0: the first; set around one repeat's calls by
+#: :mod:`genevals.metrics.judging.repeats`): repeat r sends seed ``seed + r``, so it has its own cache key
+REPEAT: ContextVar[int] = ContextVar("genevals_judge_repeat", default=0)
 
 
 class JudgeRuntime:
@@ -70,6 +75,29 @@ class JudgeRuntime:
         backend = get_backend(self.backend)
         return backend.warning(self.config) if backend.warning is not None else None
 
+    @property
+    def repeats(self) -> int:
+        """How many times each request is made: ``config.repeats``, or 1 when those repeats would all be the
+        same reply (temperature 0, and a backend whose replies do not change with the seed; then
+        :attr:`repeats_note` says so)."""
+        return 1 if self.repeats_note else self.config.repeats
+
+    @property
+    def repeats_note(self) -> str | None:
+        """Why ``--judge-repeats N`` asks only once, or None."""
+        if self.config.repeats == 1 or self.config.temperature > 0:
+            return None
+        provider = self.config.provider
+        varies = getattr(provider, "repeats_vary_at_zero", None) if provider is not None else None
+        if varies is None:
+            backend = find_backend(self.backend)
+            varies = True if backend is None else backend.repeats_vary_at_zero
+        if varies:
+            return None
+        return (f"--judge-repeats {self.config.repeats} asked once: at temperature 0 the {self.backend} judge "
+                "gives the same reply whatever the seed, so the repeats would all agree; set --judge-temperature "
+                "above 0 to measure the judge's variance")
+
     def judge_info(self) -> dict[str, Any]:
         return {"backend": self.backend, "model": self.model, "base_url": self.base_url,
                 "prompt_version": self.prompt_version}
@@ -84,14 +112,17 @@ class JudgeRuntime:
             settings["base_url"] = self.base_url
         settings.update({"prompt": self.prompt_version, "temperature": f"{self.config.temperature:g}",
                          "seed": self.config.seed})
+        if self.repeats > 1:  # one repeat signs as before, so its summaries compare with earlier runs
+            settings["repeats"] = self.repeats
         if self.warning:
             settings["warning"] = "tiny-base-model-smoke-run-only"
         return settings
 
     def params(self, max_tokens: int) -> dict[str, Any]:
-        """What every request sends: temperature, seed, and its own token budget capped by max_tokens."""
+        """What every request sends: temperature, seed (``seed + r`` in repeat r: :data:`REPEAT`), and its own
+        token budget capped by max_tokens."""
         cap = self.config.max_tokens
-        return {"temperature": float(self.config.temperature), "seed": self.config.seed,
+        return {"temperature": float(self.config.temperature), "seed": self.config.seed + REPEAT.get(),
                 "max_tokens": min(max_tokens, cap) if cap else max_tokens}
 
     def client(self) -> JudgeClient:

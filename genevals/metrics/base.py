@@ -220,6 +220,11 @@ class Metric(abc.ABC):
         """Corpus-level values from the summed statistics. Default: the sums themselves (e.g. judge tokens)."""
         return dict(totals)
 
+    def judge_repeats(self, totals: Mapping[str, Any], seed: int) -> dict[str, Any] | None:
+        """Per output, how its judge repeats varied (:mod:`genevals.metrics.judging.repeats`), from the summed
+        statistics; None for a metric that is not judged repeatedly."""
+        return None
+
     def corpus_scores(self, per_sample: Iterable[Mapping[str, MetricResult]]) -> dict[str, Any]:
         """Corpus-level values of a sequence of per-sample outputs: sum the statistics, then finish."""
         totals: Counter = Counter()

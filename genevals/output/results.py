@@ -264,4 +264,5 @@ def format_table(summary: Mapping[str, Any], verbose: bool = False, all_outputs:
 
         names = list(dict.fromkeys(name for metrics in (summary.get("systems") or {}).values() for name in metrics))
         shown = headlines(names, requested)
-    return table.detailed(summary, shown) if verbose else table.compact(summary, shown)
+    text = table.detailed(summary, shown) if verbose else table.compact(summary, shown)
+    return "\n".join([text, *table.judge_repeats(summary)])

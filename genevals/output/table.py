@@ -159,3 +159,29 @@ def detailed(summary: Mapping[str, Any], shown: Collection[str] | None = None) -
     if summary.get("skipped"):
         lines.append(f"skipped input rows: {len(summary['skipped'])}")
     return "\n".join(lines)
+
+
+def judge_repeats(summary: Mapping[str, Any]) -> list[str]:
+    """With ``--judge-repeats``: per output and system, the flip rate, the mean per-sample spread, failed
+    repeats, and the interval of the majority scores (samples only) beside the one with the judge's variance
+    (samples and repeats) (summary meta ``judge_repeats``)."""
+    repeats = (summary.get("meta") or {}).get("judge_repeats") or {}
+    systems = summary.get("systems") or {}
+    lines: list[str] = []
+    for system, outputs in sorted(repeats.items()):
+        for name, r in outputs.items():
+            if not lines:
+                lines.append(f"judge repeats ({r.get('repeats')} per request; {r.get('policy')}):")
+            usual = systems.get(system, {}).get(name, {})
+            ci, judged = usual.get("ci95") or [None, None], r.get("ci95_judge") or [None, None]
+            flip = r.get("flip_rate")
+            failed = r.get("failed_repeats") or 0
+            lines.append(
+                f"  {system} {name}: flip rate {'-' if flip is None else f'{flip:.3f}'} ({r.get('unstable')}/"
+                f"{r.get('units')} {r.get('unit')} not unanimous), mean spread "
+                f"{_number(r.get('mean_spread'))}" + (f", {failed} failed repeat(s)" if failed else "")
+                + (f"; majority mean {usual['mean']:.4f} [{ci[0]:.2f}, {ci[1]:.2f}] (samples)"
+                   if usual.get("mean") is not None and None not in ci else "")
+                + (f"; mean over repeats {r['mean_over_repeats']:.4f} [{judged[0]:.2f}, {judged[1]:.2f}] "
+                   "(samples and repeats)" if r.get("mean_over_repeats") is not None and None not in judged else ""))
+    return lines

@@ -164,7 +164,28 @@ def _page_verdict(verdict: Verdict, contexts: Sequence[Mapping[str, Any]]) -> di
         out["reason"] = verdict.reason
     if verdict.missing:
         out["missing"] = True
+    if verdict.repeats:  # --judge-repeats: each repeat's label (null: that repeat failed) and the agreement
+        out["rep"] = list(verdict.repeats)
+        out["agr"] = num(verdict.agreement, 4)
     return out
+
+
+def page_repeats(value: Any) -> dict[str, dict[str, Any]] | None:
+    """A system's ``meta.judge_repeats`` entry (output -> flip rate, spread, intervals), cleaned; None when
+    the run was not judged repeatedly."""
+    if not isinstance(value, Mapping):
+        return None
+    out = {}
+    for name, r in value.items():
+        if not isinstance(r, Mapping):
+            continue
+        ci = r.get("ci95_judge")
+        out[text(name)] = {"n": whole(r.get("repeats")), "unit": text(r.get("unit")), "flip": num(r.get("flip_rate")),
+                           "unstable": whole(r.get("unstable")), "units": whole(r.get("units")),
+                           "spread": num(r.get("mean_spread")), "mean": num(r.get("mean_over_repeats")),
+                           "ci": [num(ci[0]), num(ci[1])] if isinstance(ci, list) and len(ci) == 2 else None,
+                           "failed": whole(r.get("failed_repeats")) or 0, "policy": text(r.get("policy"))}
+    return out or None
 
 
 def page_judge(details: Mapping[str, Any], answer: str, contexts: Sequence[Mapping[str, Any]]) -> dict | None:
@@ -176,6 +197,10 @@ def page_judge(details: Mapping[str, Any], answer: str, contexts: Sequence[Mappi
     to16 = utf16_offsets(answer)
     out = {"claims": [_page_claim(c, answer, to16) for c in claims],
            "verdicts": [_page_verdict(v, contexts) for v in verdicts]}
+    repeats = details.get("repeats")
+    if isinstance(repeats, Mapping) and isinstance(repeats.get("values"), list):  # each repeat's score, status
+        out["rp"] = {"values": [num(v, 4) for v in repeats["values"]],
+                     "statuses": [text(v) for v in repeats.get("statuses") or []]}
     invented = invented_of(details)
     if invented:  # a judge-quality warning in the drill-down, with what the judge said
         out["inv"] = invented

@@ -127,6 +127,16 @@ function sampleVerdicts(sample) {
   if (sample.j) return verdictCounts(sample);
   return sample.vc ? { supported: sample.vc[0], contradicted: sample.vc[1], unverifiable: sample.vc[2] } : null;
 }
+// With judge repeats: how many of a detailed sample's claims the repeats disagreed on (verdict.rep), else null.
+function unstableClaims(sample) {
+  if (!sample.j || !sample.j.verdicts.some(function (v) { return v.rep; })) return null;
+  return sample.j.verdicts.filter(function (v) {
+    var seen = {};
+    (v.rep || []).forEach(function (l) { if (l) seen[l] = 1; });
+    return Object.keys(seen).length > 1;
+  }).length;
+}
+function hasRepeats() { return D.systems.some(function (s) { return !!s.repeats; }); }
 function hasJudge() { return D.verdicts.some(function (v) { return v.judged > 0; }); }
 function fmtInt(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
 // Whether some samples came without texts, or without even their values (the table then holds fewer rows).

@@ -22,7 +22,7 @@ import numpy as np
 from genevals.output import thresholds
 from genevals.report import bands, stats
 from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, invented_of, judge_info, num,
-                                   page_summary, sample_texts, text)
+                                   page_repeats, page_summary, sample_texts, text)
 from genevals.report.load import Run, declaration, load_run, unique_names
 from genevals.report.rag import page_rag
 from genevals.report.values import SampleValues
@@ -205,9 +205,11 @@ def _systems(runs: Sequence[Run], run_names: Sequence[str], keys: Sequence[tuple
         summary_systems, corpus = summary.get("systems"), summary.get("corpus")
         metrics = summary_systems.get(system) if isinstance(summary_systems, Mapping) else None
         corpus = corpus.get(system) if isinstance(corpus, Mapping) else None
+        repeats = summary.get("meta", {}).get("judge_repeats") if isinstance(summary.get("meta"), Mapping) else None
         out.append({"label": label, "system": system, "run": r, "n": count, "summary": page_summary(metrics),
                     "corpus": {text(k): num(v) for k, v in (corpus.items() if isinstance(corpus, Mapping) else ())
-                               if num(v) is not None}})
+                               if num(v) is not None},
+                    "repeats": page_repeats(repeats.get(system) if isinstance(repeats, Mapping) else None)})
     return out
 
 

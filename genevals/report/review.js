@@ -113,7 +113,7 @@ function reviewTab(root) {
       var s = D.samples[item.sample], v = item.row.verdict;
       body.appendChild(el("tr", { "class": "clickable", onclick: function () { openSample(item.sample, item.k); } }, [
         el("td", null, [el("div", { text: sysLabel(s.sys) }), el("div", { "class": "mono small muted", text: s.id })]),
-        el("td", null, verdictChip(item.row.label)),
+        el("td", null, [verdictChip(item.row.label), v && v.rep ? repeatsBeside(v) : null]),
         el("td", null, el("div", { "class": "claim-cell", text: item.row.claim.text })),
         el("td", null, el("div", { "class": "small", text: v ? (v.reason || (v.missing ? "no verdict returned" : "")) : "no verdict returned" })),
         el("td", null, contextSnippet(s, item)),

@@ -214,6 +214,11 @@ def validate(rows: Sequence[dict[str, Any]], judge: str = "local", options: Mapp
                              "settle_confidence": cascades[0].get("settle_confidence"),
                              "llm_requests": sum(int((o.details.get("usage") or {}).get("requests") or 0)
                                                  for o in outcomes)}
+    from genevals.validation.repeats import repeats_agreement
+
+    repeated = repeats_agreement(outcomes, rule, seed, resamples)
+    if repeated is not None:  # --judge-repeats: one verdict against the majority of N, on the same rows
+        report["judge_repeats"] = repeated
     usage: Counter = Counter()
     for o in outcomes:
         for k, v in (o.details.get("usage") or {}).items():

@@ -25,8 +25,9 @@ answer 404 model_not_found for any other model, and ``api_key`` 401 (echoing the
 any other key. ``GET /v1/models`` lists ``listed`` (default: ``models``, else ``["judge"]``; ``listed=False``
 answers 404); ``answer_model`` is the ``model`` every reply names (default: the model asked for, as OpenAI
 does; a llama.cpp server names its own file). ``slots=1`` with ``latency=S`` plays llama.cpp's one-slot server:
-requests are answered one at a time, each taking S seconds, also when the client has given up on it. Every
-request is counted and kept.
+requests are answered one at a time, each taking S seconds, also when the client has given up on it.
+``fail_seeds`` (a set of seeds) answers 500 to every verify request sent with one of them (a judge repeat that
+fails: ``--judge-repeats`` sends seed + r in repeat r). Every request is counted and kept.
 """
 from __future__ import annotations
 
@@ -50,8 +51,9 @@ class FaultServer:
     def __init__(self, *, reject_json_schema: bool = False, hang_seconds: float = 3.0,
                  replies: Any = None, models: set[str] | None = None, api_key: str | None = None,
                  slots: int | None = None, latency: float = 0.0, listed: Any = None,
-                 answer_model: str | None = None) -> None:
+                 answer_model: str | None = None, fail_seeds: set[int] | None = None) -> None:
         self.reject_json_schema = reject_json_schema
+        self.fail_seeds = set(fail_seeds or ())
         #: ``replies(content) -> object or None``: the reply to a prompt that is neither decompose nor verify
         self.replies = replies
         self.slots = threading.Semaphore(slots) if slots else None
@@ -147,6 +149,8 @@ class FaultServer:
                                             "type": "invalid_request_error"}})
         if marker == "FAULT429" and n <= 2:
             return _send(h, 429, {"error": {"message": "rate limited", "type": "rate_limit"}}, {"Retry-After": "1"})
+        if kind == "verify" and body.get("seed") in self.fail_seeds:
+            return _send(h, 500, {"error": {"message": f"seed {body.get('seed')} fails", "type": "server_error"}})
         if marker == "FAULT500":
             return _send(h, 500, {"error": {"message": "internal error", "type": "server_error"}})
         if marker == "FAULTAUTH":

@@ -225,7 +225,7 @@ async def _preflight(config: Any, provider: LlamaCppProvider) -> str | None:
 
 
 register_backend(Backend(
-    name="llamacpp",
+    name="llamacpp", repeats_vary_at_zero=False,  # greedy decoding at temperature 0: the seed changes nothing
     factory=lambda config: LlamaCppProvider(model_path=config.model, n_ctx=config.n_ctx,
                                             n_threads=config.n_threads, seed=config.seed),
     identity=lambda config: Identity(PACKAGED_MODEL if is_packaged(config.model)

@@ -38,10 +38,14 @@ def _first_lines() -> dict[str, str]:
 class ScriptedProvider:
     backend = "scripted"
     base_url = None
+    #: a script ignores the seed; give ``repeats_vary_at_zero=True`` for one whose replies vary by themselves
+    repeats_vary_at_zero = False
 
     def __init__(self, script: Mapping[str, Any], *, model: str = "scripted-judge",
-                 route: Callable[[Sequence[Message]], str] | None = None, warning: str | None = None) -> None:
+                 route: Callable[[Sequence[Message]], str] | None = None, warning: str | None = None,
+                 repeats_vary_at_zero: bool = False) -> None:
         self.script = dict(script)
+        self.repeats_vary_at_zero = repeats_vary_at_zero
         self.model = model
         self.warning = warning
         self._route = route
@@ -112,6 +116,6 @@ def _provider(config: Any) -> ScriptedProvider:
 
 
 # No preflight: building the provider reads the script, and nothing can fail after that.
-register_backend(Backend(name="scripted", factory=_provider, identity=_identity,
+register_backend(Backend(name="scripted", factory=_provider, identity=_identity, repeats_vary_at_zero=False,
                          summary="answers from a JSON script (--judge-model script.json), for tests and "
                                  "offline trials"))

@@ -42,9 +42,10 @@ from genevals.grounding import figure
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import estimate_tokens
-from genevals.judge.runtime import JudgeRuntime
+from genevals.judge.runtime import REPEAT, JudgeRuntime
 from genevals.metrics import settings
 from genevals.metrics.base import Output, register, usage_statistics
+from genevals.metrics.faithfulness import repeated
 from genevals.metrics.faithfulness.verdicts import FAITHFULNESS_OUTPUTS, LABEL_ORDER, scored_outputs, unscored_outputs
 from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import JudgeMetric
@@ -107,6 +108,7 @@ class Faithfulness(JudgeMetric):
     """
 
     family = "faithfulness"
+    repeats_itself = True  # one decomposition, N verifications (:mod:`.repeated`)
     outputs = FAITHFULNESS_OUTPUTS + (INVENTED_CLAIMS,)
     presets = ("all",)
     order = 70
@@ -204,6 +206,8 @@ class Faithfulness(JudgeMetric):
                             "located in the answer (not verbatim, invented, or copied from the prompt example)",
                             claims=[], verdicts=[], invented_claims=invented, issues=issues)
 
+        if self.runtime.repeats > 1:
+            return await self._verify_repeated(sample, located, log, issues, claim_dicts, invented)
         verdicts, v_issues, any_parsed = await self._verify(sample, located, log)
         issues += v_issues
         if not any_parsed:
@@ -213,7 +217,22 @@ class Faithfulness(JudgeMetric):
         return scored_outputs(located, verdicts, {"issues": issues, "invented_claims": invented,
                                                   **self._base_details(log)})
 
+    async def _verify_repeated(self, sample: Sample, located: list[Claim], log: CallLog, issues: list[str],
+                               claim_dicts: list[dict[str, Any]], invented: list[dict[str, Any]]
+                               ) -> dict[str, MetricResult]:
+        """--judge-repeats N: verify N times, one majority verdict per claim (:mod:`.repeated`)."""
+        got = await repeated.verify_repeats(lambda order: self._verify(sample, order, log), located,
+                                            self.runtime.repeats, self.judge.seed, sample.id, _Unscored)
+        issues = issues + got.issues
+        if got.failure is not None:
+            raise _Unscored(got.failure[0], f"every judge repeat failed; the first: {got.failure[1]}",
+                            claims=claim_dicts, invented_claims=invented, issues=issues, repeats=got.info)
+        return scored_outputs(located, got.verdicts, {"issues": issues, "invented_claims": invented,
+                                                      "repeats": got.info, **self._base_details(log)})
+
     async def _call(self, log: CallLog, stage: str, messages, schema, max_tokens: int):
+        if REPEAT.get():  # the transcript says which repeat asked
+            stage = f"{stage} (repeat {REPEAT.get() + 1})"
         call = log.add(await self.runtime.client().complete(stage, messages, schema, self.runtime.params(max_tokens)))
         if not call.ok:
             raise _Unscored(types.JUDGE_ERROR, f"{stage} call failed after {call.attempts} request(s): {call.failure}")
@@ -354,17 +373,20 @@ class Faithfulness(JudgeMetric):
         sentences = max(1, len(re.findall(r"[.!?](?:\s|$)", sample.answer)))
         n_claims = min(self.max_claims, int(sentences * 1.5) + 1)
         parts = windows.split_windows(sample.contexts, self.context_token_budget * 4)
+        repeats = self.runtime.repeats  # one decomposition, then each window verified once per repeat
         prompt_tokens = estimate_tokens(self._decompose_prompt(sample))
         for w in parts:
-            prompt_tokens += estimate_tokens(prompts.render("verify", blocks={"example": self.worked_example},
-                                                            contexts=windows.render(sample.contexts, w),
-                                                            claims=sample.answer, reask=""))
-        completion_tokens = estimate_tokens(sample.answer) * 2 + 40 * n_claims * len(parts)
-        estimate = {"requests": 1 + len(parts), "prompt_tokens": prompt_tokens,
+            prompt_tokens += repeats * estimate_tokens(prompts.render(
+                "verify", blocks={"example": self.worked_example}, contexts=windows.render(sample.contexts, w),
+                claims=sample.answer, reask=""))
+        completion_tokens = estimate_tokens(sample.answer) + repeats * (estimate_tokens(sample.answer)
+                                                                         + 40 * n_claims * len(parts))
+        requests = 1 + repeats * len(parts)
+        estimate = {"requests": requests, "prompt_tokens": prompt_tokens,
                     "completion_tokens": completion_tokens,
                     "cost_usd": self.runtime.cost(prompt_tokens, completion_tokens),
                     "method": "estimate at ~4 characters per token (tiktoken unavailable offline); no calls made"}
         reason = (f"dry run: no judge calls; about {prompt_tokens} prompt + {completion_tokens} completion tokens "
-                  f"in {1 + len(parts)} request(s)")
+                  f"in {requests} request(s)" + (f" ({repeats} judge repeats of verify)" if repeats > 1 else ""))
         return reason, {"dry_run": estimate, "usage": {"estimated_" + k: v for k, v in estimate.items()
                                                        if k != "method"}}

@@ -8,26 +8,40 @@ Each subclass's ``_score_safe`` is wrapped, so that every judge metric's outputs
   key written with JSON escapes, or split across two strings) only exists afterwards
   (:mod:`genevals.judge.redact`);
 - saying which model answered: ``details["judge"]["answered_by"]``, the ``model`` the replies named (a local
-  server answers with whatever it has loaded, whatever name it was sent), beside ``model``, the one asked for.
+  server answers with whatever it has loaded, whatever name it was sent), beside ``model``, the one asked for;
+- repeated, with ``--judge-repeats N`` (:mod:`genevals.metrics.judging.repeats`): scored N times as repeats
+  0..N-1 and combined, unless the metric repeats its own calls (``repeats_itself``, as faithfulness verifies N
+  times on one decomposition). Its ``corpus_statistics`` gain the repeats' statistics, which
+  :meth:`JudgeMetric.judge_repeats` turns into the flip rate, spread and judge-variance interval per system.
 """
 from __future__ import annotations
 
+import asyncio
 import functools
 from dataclasses import replace
-from typing import Any
+from typing import Any, Mapping
 
 from genevals.judge.client import ANSWERED
 from genevals.judge.config import JudgeConfig
 from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import ConcurrentMetric
+from genevals.metrics.judging import repeats
+from genevals.types import MetricResult
 
 
 class JudgeMetric(ConcurrentMetric):
     judge: JudgeConfig
     runtime: JudgeRuntime
+    #: whether ``_score_safe`` makes the N repeats itself (else it is called N times, as repeats 0..N-1)
+    repeats_itself = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        # as resolved: a mixin's (pairwise's) comes before JudgeMetric's own
+        if not getattr(cls.corpus_statistics, "repeats", False):
+            cls.corpus_statistics = _with_repeats(cls.corpus_statistics)  # type: ignore[method-assign]
+        if not getattr(cls.corpus_from_statistics, "repeats", False):
+            cls.corpus_from_statistics = _without_repeats(cls.corpus_from_statistics)  # type: ignore[method-assign]
         own = cls.__dict__.get("_score_safe")
         if own is None or getattr(own, "redacts", False):
             return
@@ -36,7 +50,7 @@ class JudgeMetric(ConcurrentMetric):
         async def redacted(self, sample):
             token = ANSWERED.set(set())  # filled by the client with each call's model, in this sample's task
             try:
-                outputs = await own(self, sample)
+                outputs = await self._repeated(own, sample)
                 answered = ANSWERED.get()
             finally:
                 ANSWERED.reset(token)
@@ -44,6 +58,29 @@ class JudgeMetric(ConcurrentMetric):
 
         redacted.redacts = True  # type: ignore[attr-defined]
         cls._score_safe = redacted  # type: ignore[method-assign]
+
+    async def _repeated(self, own: Any, sample: Any) -> dict[str, MetricResult]:
+        """``own(self, sample)`` once, or as N repeats combined (a dry run: once, its estimate times N)."""
+        n = self.runtime.repeats
+        if n == 1 or self.repeats_itself:
+            return await own(self, sample)
+        if self.judge.dry_run:
+            return repeats.scaled_estimate(await own(self, sample), n)
+        per_repeat = await asyncio.gather(*(repeats.in_repeat(r, lambda: own(self, sample)) for r in range(n)))
+        return repeats.combine(per_repeat)
+
+    def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, Any] | None:
+        """The repeats' statistics (none without repeats); a judge metric's own are added to them."""
+        return None
+
+    def corpus_from_statistics(self, totals: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(totals)
+
+    def judge_repeats(self, totals: Mapping[str, Any], seed: int) -> dict[str, Any] | None:
+        """Output -> its repeats' figures for one system (:func:`repeats.summarise`), from the summed corpus
+        statistics; None without repeats."""
+        parts = repeats.split(totals)[1]
+        return {name: repeats.summarise(p, seed) for name, p in parts.items()} or None
 
     def finish_outputs(self, outputs: dict[str, Any], answered: set[str] | None) -> dict[str, Any]:
         """``outputs`` with the judge's secrets taken out of every reason and detail (after decoding), and the
@@ -63,8 +100,36 @@ class JudgeMetric(ConcurrentMetric):
 
     @property
     def warning(self) -> str | None:
-        return self.runtime.warning
+        notes = [note for note in (self.runtime.warning, self.runtime.repeats_note) if note]
+        return "; ".join(notes) or None
 
     @property
     def concurrency(self) -> int:
         return self.judge.concurrency
+
+
+def _with_repeats(own: Any) -> Any:
+    @functools.wraps(own)
+    def corpus_statistics(self, outputs):
+        stats = own(self, outputs)
+        extra = repeats.statistics_of(outputs)
+        if not extra:
+            return stats
+        return {**(stats or {}), **extra}
+
+    corpus_statistics.repeats = True  # type: ignore[attr-defined]
+    return corpus_statistics
+
+
+def _without_repeats(own: Any) -> Any:
+    @functools.wraps(own)
+    def corpus_from_statistics(self, totals):
+        return own(self, repeats.split(totals)[0])
+
+    corpus_from_statistics.repeats = True  # type: ignore[attr-defined]
+    return corpus_from_statistics
+
+
+JudgeMetric.corpus_statistics = _with_repeats(JudgeMetric.corpus_statistics)  # type: ignore[method-assign]
+JudgeMetric.corpus_from_statistics = _without_repeats(  # type: ignore[method-assign]
+    JudgeMetric.corpus_from_statistics)

@@ -34,7 +34,7 @@ from genevals import types
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import estimate_tokens
-from genevals.judge.runtime import JudgeRuntime
+from genevals.judge.runtime import REPEAT, JudgeRuntime
 from genevals.metrics import settings
 from genevals.metrics.base import register
 from genevals.metrics.judging import prompts
@@ -84,7 +84,7 @@ class Pairwise(PairwiseStats, JudgeMetric):
         self.contexts = settings.flag("contexts", contexts)
         self.references = settings.flag("references", references)
         self._by_id: dict[str, dict[str, Sample]] = {}
-        self._done: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self._done: dict[tuple[str, str, str, int], dict[str, Any]] = {}
         self._tasks: dict[tuple[str, str, str], asyncio.Task] = {}
         self._loop: Any = None
 
@@ -146,7 +146,7 @@ class Pairwise(PairwiseStats, JudgeMetric):
     async def _duel(self, sample: Sample, other: str, log: CallLog) -> dict[str, Any]:
         """The outcome for ``sample``'s system against ``other``, judging the pair unless already judged."""
         a, b = sorted((sample.system, other))
-        key = (sample.id, a, b)
+        key = (sample.id, a, b, REPEAT.get())  # each judge repeat judges the pair anew
         pair = self._done.get(key)
         if pair is None:
             loop = asyncio.get_running_loop()
