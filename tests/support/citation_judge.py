@@ -1,5 +1,5 @@
 """A simple honest judge for ``prompts/citations.md`` (the fault server's ``replies`` hook): a sentence's parts
-are cut at "; ", and a set of passages supports the sentence when each part occurs verbatim in one of them."""
+are cut at "; ", and a set of passages supports the sentence when each part occurs in one of them (ignoring case)."""
 from __future__ import annotations
 
 import re
@@ -9,13 +9,13 @@ _SENTENCE = re.compile(r"^S(\d+): (.*) \(cites: ([\d, ]*)\)$", re.M)
 
 
 def _parts(sentence: str) -> list[str]:
-    return [p.strip().rstrip(".") for p in sentence.split("; ") if p.strip()]
+    return [p.strip().rstrip(".").lower() for p in sentence.split("; ") if p.strip()]
 
 
 def citation_judge(content: str) -> object:
     if not content.startswith(FIRST_LINE):
         return None
-    passages = dict((int(i), t) for i, t in re.findall(r"^\[(\d+)\] (.*)$",
+    passages = dict((int(i), t.lower()) for i, t in re.findall(r"^\[(\d+)\] (.*)$",
                                                          content.split("Passages:", 1)[1].split("Sentences:")[0], re.M))
     out = []
     for sid, text, cites in _SENTENCE.findall(content.split("Sentences:", 1)[1]):
