@@ -18,7 +18,6 @@ from typing import Any, Sequence
 
 from genevals.claims import citations as markers
 from genevals.claims.locate import locate
-from genevals.grounding.checker import segment, split_claims
 from genevals.types import Sample
 
 
@@ -58,7 +57,15 @@ class CitedSentence:
                 "markers": [list(m) for m in self.markers], "factual": self.factual}
 
 
+def segment(text: str) -> list[tuple[int, int]]:
+    from genevals.grounding.checker import segment  # numpy: only once an answer is checked (not for --help)
+
+    return segment(text)
+
+
 def _factual(text: str) -> bool:
+    from genevals.grounding.checker import split_claims
+
     return bool(split_claims(text))
 
 
