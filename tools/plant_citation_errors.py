@@ -17,7 +17,8 @@
    untouched right sentence (in the cited answers and the untouched union copies) that is not "supported".
 
 ``python tools/plant_citation_errors.py [--write]`` prints the figures as JSON (--write also rewrites
-demo_cited.jsonl); the 95% intervals are Wilson score intervals. Deterministic: no randomness.
+demo_cited.jsonl); the 95% intervals are Wilson score intervals, and (``_by_answer``) percentile intervals of
+a bootstrap over answers (seeded), since the errors planted in one answer are not independent. Deterministic.
 """
 from __future__ import annotations
 
@@ -50,6 +51,19 @@ def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return [round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)]
+
+
+def cluster_ci(groups: dict, resamples: int = 2000, seed: int = 0) -> list[float]:
+    """95% percentile interval of sum(k) / sum(n) over (k, n) per answer, resampling answers (errors planted in
+    one answer are not independent)."""
+    import numpy as np
+
+    pairs = np.array(list(groups.values()), dtype=float)
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(pairs), size=(resamples, len(pairs)))
+    k, n = pairs[picks, 0].sum(axis=1), pairs[picks, 1].sum(axis=1)
+    shares = np.sort(k / np.maximum(n, 1))
+    return [round(float(shares[int(0.025 * resamples)]), 4), round(float(shares[int(0.975 * resamples) - 1]), 4)]
 
 
 def wrong_sentences(row: dict, n: int) -> set[int]:
@@ -186,22 +200,28 @@ def main(argv: list[str] | None = None) -> dict:
     results = metric.score([sample_of(row, join(s), suffix) for row, _, suffix, _, s in items])
     caught, planted, alarms, untouched = Counter(), Counter(), 0, 0
     missed = []
+    by_answer: dict[tuple[str, str], list[int]] = {}  # (system, id) -> [caught, planted, alarms, untouched]
     for (row, kind, suffix, at, sentences), result in zip(items, results):
         status, found = verdicts(result)
         if status != "ok" and kind in ("untouched", "union_ok") and any(s["right"] for s in sentences):
             raise SystemExit(f"{row['system']}/{row['id']}-{suffix}: unscored ({status}): "
                              f"{result['citation_recall'].reason}")
+        tally = by_answer.setdefault((row["system"], row["id"]), [0, 0, 0, 0])
         if kind in ("untouched", "union_ok"):
             for k, s in enumerate(sentences):
                 if s["right"] and (kind == "untouched" or k == at):
                     untouched += 1
+                    tally[3] += 1
                     if status != "ok" or found[k] != "supported":
                         alarms += 1
+                        tally[2] += 1
                         missed.append(f"false alarm {row['system']}/{row['id']}-{suffix} #{k}: {found[k]}")
             continue
         planted[kind] += 1
         hit = status in ("citation_out_of_range", "no_citations") or (status == "ok" and found[at] != "supported")
         caught[kind] += hit
+        tally[0] += hit
+        tally[1] += 1
         if not hit:
             missed.append(f"missed {kind} {row['system']}/{row['id']}-{suffix} #{at}: {status} {found}")
     total, got = sum(planted.values()), sum(caught.values())
@@ -209,9 +229,12 @@ def main(argv: list[str] | None = None) -> dict:
         "script": "tools/plant_citation_errors.py", "metric": metric.signature(),
         "answers_cited": len([r for r in rows if r["demo_label"] != "refusal"]),
         "planted": total, "caught": got, "caught_share": round(got / total, 4), "caught_ci95": wilson(got, total),
+        "caught_ci95_by_answer": cluster_ci({a: t[:2] for a, t in by_answer.items() if t[1]}),
         "by_kind": {k: {"planted": planted[k], "caught": caught[k]} for k in sorted(planted)},
         "untouched_sentences": untouched, "false_alarms": alarms, "false_alarm_share": round(alarms / untouched, 4),
-        "false_alarm_ci95": wilson(alarms, untouched), "misses": missed,
+        "false_alarm_ci95": wilson(alarms, untouched),
+        "false_alarm_ci95_by_answer": cluster_ci({a: t[2:] for a, t in by_answer.items() if t[3]}),
+        "answers": len(by_answer), "misses": missed,
     }
     print(json.dumps(figures, indent=2))
     return figures
