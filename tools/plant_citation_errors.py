@@ -33,10 +33,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from genevals.claims.locate import grounded_fraction  # noqa: E402
-from genevals.grounding.checker import segment, split_claims  # noqa: E402
-from genevals.metrics.citations.local import CitationsLocal  # noqa: E402
-from genevals.types import Sample  # noqa: E402
+from genevals.claims.locate import grounded_fraction
+from genevals.grounding.checker import segment, split_claims
+from genevals.metrics.citations.local import CitationsLocal
+from genevals.types import Sample
 
 DEMO = ROOT / "datasets" / "demo" / "demo.jsonl"
 CITED = ROOT / "datasets" / "demo" / "demo_cited.jsonl"
@@ -146,8 +146,8 @@ def plant(row: dict, sentences: list[dict]) -> list[tuple[str, str, int, list[di
         if not s["right"]:
             continue
 
-        def copy(**change) -> list[dict]:
-            return [({**t, **change} if k == i else dict(t)) for k, t in enumerate(sentences)]
+        def copy(at: int = i, **change) -> list[dict]:
+            return [({**t, **change} if k == at else dict(t)) for k, t in enumerate(sentences)]
 
         others = [j for j, c in enumerate(row["contexts"]) if j not in s["refs"] and c.get("id") not in row["relevant"]]
         if others:

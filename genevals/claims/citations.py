@@ -16,14 +16,14 @@ This module knows no metric and no sentence splitter: the citations metric joins
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,80})\]")
 _SOURCE = re.compile(r"\((?:sources?|refs?\.?|references?|docs?\.?|documents?|passages?)\s+"
-                     r"([^()\n]{1,60})\)", re.I)
+                     r"([^()\n]{1,60})\)", re.IGNORECASE)
 _CARET = re.compile(r"\^(\d+(?:\s*,\s*\d+)*)")
-_SPLIT = re.compile(r"\s*(?:,|;|\band\b|&)\s*", re.I)
+_SPLIT = re.compile(r"\s*(?:,|;|\band\b|&)\s*", re.IGNORECASE)
 _RANGE = re.compile(r"(\d+)\s*[-\u2013\u2014]\s*(\d+)\Z")
 #: a range longer than this is not expanded ("[1990-2020]" is a span of years, not 31 citations)
 MAX_RANGE = 20

@@ -3,7 +3,8 @@ supporting quote in each cited chunk. Read from ``citation_recall``'s details in
 the scoring code), every field checked, spans kept only inside their text and converted to UTF-16 offsets."""
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from genevals.report.clean import text, utf16_offsets, whole
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 FIRST_LINE = "You check the citations of an answer"
-_SENTENCE = re.compile(r"^S(\d+): (.*) \(cites: ([\d, ]*)\)$", re.M)
+_SENTENCE = re.compile(r"^S(\d+): (.*) \(cites: ([\d, ]*)\)$", re.MULTILINE)
 
 
 def _parts(sentence: str) -> list[str]:
@@ -15,14 +15,14 @@ def _parts(sentence: str) -> list[str]:
 def citation_judge(content: str) -> object:
     if not content.startswith(FIRST_LINE):
         return None
-    passages = dict((int(i), t.lower()) for i, t in re.findall(r"^\[(\d+)\] (.*)$",
-                                                         content.split("Passages:", 1)[1].split("Sentences:")[0], re.M))
+    block = content.split("Passages:", 1)[1].split("Sentences:")[0]
+    passages = {int(i): t.lower() for i, t in re.findall(r"^\[(\d+)\] (.*)$", block, re.MULTILINE)}
     out = []
     for sid, text, cites in _SENTENCE.findall(content.split("Sentences:", 1)[1]):
         cited = [int(c) for c in cites.split(",") if c.strip()]
         parts = _parts(text)
 
-        def supports(ids) -> bool:
+        def supports(ids, parts=parts) -> bool:
             return all(any(p in passages.get(i, "") for i in ids) for p in parts)
 
         out.append({"id": int(sid), "supported": supports(cited),

@@ -26,8 +26,9 @@ cites anything), ``citation_out_of_range`` (a reference names no context: "[7]" 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from genevals import types
 from genevals.metrics.base import Output

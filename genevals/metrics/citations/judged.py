@@ -12,7 +12,8 @@ fails after the client's retries is ``judge_error``.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from genevals import types
 from genevals.claims.locate import locate

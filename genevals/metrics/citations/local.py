@@ -8,7 +8,8 @@ several, and phi(K, s) over all retrieved contexts; every text is embedded once 
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from genevals import types
 from genevals.claims.citations import PatternError, compile_pattern

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from genevals.claims import citations as markers
 from genevals.claims.locate import locate
