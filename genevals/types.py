@@ -78,6 +78,9 @@ class Sample:
     system: str = "default"
     # "file:line" of the row, so later errors can still point at the input.
     origin: str = ""
+    #: the answer's citations given as data (the ``citations`` field), not as markers in its text: one
+    #: (sentence text or None, context references) pair per sentence or claim; None: not given
+    citations: tuple[tuple[str | None, tuple[str, ...]], ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,6 +92,9 @@ class Sample:
             "references": list(self.references),
             "relevant": dict(self.relevant) if self.relevant is not None else None,
             "origin": self.origin,
+            # written only when given: results lines of answers without them stay as they were
+            **({"citations": [{"text": t, "contexts": list(refs)} for t, refs in self.citations]}
+               if self.citations is not None else {}),
         }
 
     @classmethod
@@ -102,6 +108,8 @@ class Sample:
             relevant=d.get("relevant"),
             system=d.get("system", "default"),
             origin=d.get("origin", ""),
+            citations=(tuple((c.get("text"), tuple(c.get("contexts", ()))) for c in d["citations"])
+                       if d.get("citations") is not None else None),
         )
 
 

@@ -13,12 +13,12 @@ def test_every_shipped_family_registers_with_its_declarations():
     rag = ("answer_relevance", "context_relevance", "context_recall", "answer_correctness")
     assert list(families) == ["exact_match", "token_f1", "rouge", "bleu", "retrieval", "bertscore", "faithfulness",
                               *rag, "llm_rubric", "pairwise", "grounding", *sorted(f + "_local" for f in (*rag, "pairwise")),
-                              "cascade"]
+                              "citations", "citations_local", "cascade"]
     assert {f for f, cls in families.items() if cls.kind == MODEL} == {"bertscore", *(f + "_local" for f in (*rag, "pairwise"))}
-    judges = {"faithfulness", "llm_rubric", "cascade", "pairwise", *rag}
+    judges = {"faithfulness", "llm_rubric", "cascade", "pairwise", "citations", *rag}
     assert {f for f, cls in families.items() if cls.kind == JUDGE} == judges
     assert {f for f, cls in families.items() if cls.kind == CHEAP} == {
-        "exact_match", "token_f1", "rouge", "bleu", "retrieval", "grounding"}
+        "exact_match", "token_f1", "rouge", "bleu", "retrieval", "grounding", "citations_local"}
     for cls in families.values():
         assert cls.outputs and all(o.definition for o in cls.outputs), cls.family
 

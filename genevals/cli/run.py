@@ -77,6 +77,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     rubric.add_argument("--rubric-criteria", action="append", default=[], metavar="NAME=DESCRIPTION",
                        help="an extra rubric criterion (repeatable)")
     rubric.add_argument("--rubric-only-custom", action="store_true", help="drop the default rubric criteria")
+    citations = run.add_argument_group("citations")
+    citations.add_argument("--citation-pattern", default=None, metavar="REGEX",
+                           help="how citation markers look (group 'ref', else the first group, holds the references); "
+                                "default: [n], [n, m], [n-m], [id], (Source n), ^n")
 
     run.set_defaults(handler=cmd_run)
     return run
@@ -99,6 +103,9 @@ def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     if args.rubric_only_custom:
         rubric["default_criteria"] = False
     options["llm_rubric"] = rubric
+    if args.citation_pattern is not None:
+        options["citations"] = {"pattern": args.citation_pattern}
+        options["citations_local"] = {"pattern": args.citation_pattern}
     return options
 
 
@@ -160,6 +167,13 @@ def check_options(args: argparse.Namespace) -> str | None:
         return f"--bertscore-layer: expected 0 or more, got {args.bertscore_layer}"
     if args.device is not None and not DEVICE.match(args.device):
         return f"--device: unknown device '{args.device}' (cpu, cuda, cuda:N or mps)"
+    if args.citation_pattern is not None:
+        from genevals.claims.citations import PatternError, compile_pattern
+
+        try:
+            compile_pattern(args.citation_pattern)
+        except PatternError as exc:
+            return f"--citation-pattern: {exc}"
     if args.judge_prices is not None:
         problem = prices_problem(args.judge_prices)
         if problem is not None:

@@ -38,6 +38,9 @@ ALIASES: dict[str, str] = {
     "query": "question",
 }
 KNOWN_FIELDS = mapping.FIELDS
+#: the keys of a per-claim citation object: its text, and the contexts it cites
+CITATION_TEXT_KEYS = ("text", "sentence", "claim")
+CITATION_REF_KEYS = ("contexts", "citations", "sources", "ids")
 #: relevance grades beyond these are refused: exponential gain (2^g) overflows long before 1024, and no
 #: judging scale comes near them
 MIN_GRADE, MAX_GRADE = -100.0, 100.0
@@ -235,6 +238,7 @@ class RowValidator:
             relevant=self._relevant(decode(data.get("relevant"), "relevant"), err),
             system=system,
             origin=f"{row.source}:{row.line}",
+            citations=self._citations(decode(data.get("citations"), "citations"), err),
         )
         if self._source is None:
             self._source = row.source
@@ -364,6 +368,42 @@ class RowValidator:
                 raise err(f"references[{index}]", f"expected a string, got {type(item).__name__}")
             _check_unicode(item, f"references[{index}]", err)
         return tuple(value)
+
+    @staticmethod
+    def _citations(value: Any, err) -> tuple[tuple[str | None, tuple[str, ...]], ...] | None:
+        """The ``citations`` field: one entry per sentence (a list of context ids, or 1-based positions) or per
+        claim (``{"text": the sentence or claim, "contexts": [ids]}``), in the answer's order."""
+        value = _as_list(value)
+        if _is_missing(value) or value == "":
+            return None
+        if not isinstance(value, list):
+            raise err("citations", f"expected a list with one entry per sentence or claim, got "
+                                   f"{type(value).__name__}")
+        out = []
+        for index, item in enumerate(value):
+            item = _as_list(item)
+            text = None
+            if isinstance(item, Mapping):
+                text = next((item[k] for k in CITATION_TEXT_KEYS if k in item), None)
+                if text is not None and not isinstance(text, str):
+                    raise err(f"citations[{index}].text", f"expected a string, got {type(text).__name__}")
+                _check_unicode(text, f"citations[{index}].text", err)
+                item = _as_list(next((item[k] for k in CITATION_REF_KEYS if k in item), []))
+                if isinstance(item, (str, int)) and not isinstance(item, bool):
+                    item = [item]
+            if not isinstance(item, list):
+                raise err(f"citations[{index}]", f"expected a list of context ids (one list per sentence) or an "
+                                                 f"object {{\"text\": ..., \"contexts\": [...]}}, got "
+                                                 f"{type(item).__name__}")
+            refs = []
+            for k, ref in enumerate(item):
+                if isinstance(ref, bool) or not isinstance(ref, (str, numbers.Integral)):
+                    raise err(f"citations[{index}][{k}]", f"expected a context id or 1-based position, got "
+                                                          f"{type(ref).__name__}")
+                _check_unicode(ref, f"citations[{index}][{k}]", err)
+                refs.append(ref if isinstance(ref, str) else str(int(ref)))
+            out.append((text, tuple(refs)))
+        return tuple(out)
 
     @staticmethod
     def _relevant(value: Any, err) -> dict[str, float] | None:

@@ -24,6 +24,7 @@ from genevals.report import bands, stats
 from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, invented_of, judge_info, num,
                                    page_repeats, page_summary, sample_texts, text)
 from genevals.report.load import Run, declaration, load_run, unique_names
+from genevals.report.citations import page_citations
 from genevals.report.rag import page_rag
 from genevals.report.values import SampleValues
 from genevals.stats import DEFAULT_SEED
@@ -302,6 +303,9 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
                 rag = page_rag(row.get("metrics"), texts[k]["a"], texts[k]["ctx"], texts[k]["refs"])
                 if rag is not None:  # the RAG judges' drill-down
                     texts[k]["rag"] = rag
+                cit = page_citations(row.get("metrics"), texts[k]["a"], texts[k]["ctx"])
+                if cit is not None:  # the citation check's sentences and chips
+                    texts[k]["cit"] = cit
     samples = _page_samples(store, embedded, heads, texts, metrics)
     del heads, texts
 
