@@ -38,6 +38,10 @@ def check_row(row: Any) -> str | None:
     """What is wrong with a citation label row (None: nothing)."""
     if not isinstance(row, dict):
         return "expected a JSON object"
+    labels = row.get("citation_labels")
+    if not isinstance(labels, list) or not labels:
+        return ("field 'citation_labels': missing or empty (not a citation label file: `genevals review export` "
+                "writes one as NAME.citations.jsonl; claim labels are validated with --judge local, llm or cascade)")
     if not isinstance(row.get("response"), str):
         return "field 'response': missing or not a string"
     ctx = row.get("context")
@@ -49,10 +53,6 @@ def check_row(row: Any) -> str | None:
             isinstance(c, dict) and isinstance(c.get("text"), str) and isinstance(c.get("contexts"), list)
             and all(isinstance(r, str) for r in c["contexts"]) for c in cites):
         return "field 'citations': expected the answer's sentences as [{\"text\": ..., \"contexts\": [\"1\", ...]}]"
-    labels = row.get("citation_labels")
-    if not isinstance(labels, list) or not labels:
-        return "field 'citation_labels': missing or empty (this is not a citation label file; claim labels " \
-               "are validated with --judge local, llm or cascade)"
     for label in labels:
         ok = isinstance(label, dict) and isinstance(label.get("supported"), bool) and all(
             type(label.get(k)) is int for k in ("sentence", "context"))
