@@ -24,14 +24,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from genevals.report.clean import text, whole
 from genevals.review.store import CITATION_VERDICTS, CitationDecision, StoreError, current
 from genevals.stats import binary_metrics, bootstrap_ci, confusion
 
-if TYPE_CHECKING:
-    from genevals.review.claims import ReviewSample
+#: a :class:`genevals.review.claims.ReviewSample` (which holds this module's sentences: not imported back)
+ReviewSample = Any
 
 #: the results' metric whose details carry the sentences and their checked citations
 CITATION_METRIC = "citation_recall"
@@ -39,7 +39,7 @@ CITATION_METRIC = "citation_recall"
 
 def citation_digest(sentence: str, chunk: str) -> str:
     """The SHA-256 (hex) of a sentence's text and the cited chunk's text (UTF-8, a NUL between)."""
-    return hashlib.sha256(f"{sentence}\x00{chunk}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{sentence}\x00{chunk}".encode()).hexdigest()
 
 
 @dataclass(frozen=True)

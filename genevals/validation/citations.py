@@ -20,9 +20,10 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from genevals import types
 from genevals.stats import agreement_cis, binary_metrics, confusion

@@ -8,8 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from genevals.review.store import (SCHEMA_VERSION, CitationDecision, Decision, ReviewStore, StoreError, current,
-                                   read_citation_decisions, read_decisions, store_path)
+from genevals.review.store import (
+    SCHEMA_VERSION,
+    CitationDecision,
+    Decision,
+    ReviewStore,
+    StoreError,
+    current,
+    read_citation_decisions,
+    read_decisions,
+    store_path,
+)
 
 HOSTILE = "Robert'); DROP TABLE decisions;-- <script>window.__xss=1</script>"
 
