@@ -25,6 +25,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("target", metavar="RUN_DIR | export", help="a run folder to serve, or `export`")
     p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="with `export`: the run folder")
     p.add_argument("-o", "--output", default=None, help="with `export`: the JSONL file to write")
+    p.add_argument("--citations-out", default=None, metavar="FILE",
+                   help="with `export`: where the decisions on citation verdicts go, as labels for `genevals "
+                        "validate --judge citations` (default: next to -o, NAME.citations.jsonl; written when "
+                        "some citation verdict is settled)")
     p.add_argument("--port", type=_port, default=8765, help="port to listen on (default 8765; 0 picks a free one)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1: this machine only); anything else needs --allow-remote")
@@ -63,15 +67,15 @@ def _seconds(text: str) -> float:
 
 def cmd_review(args: argparse.Namespace) -> int:
     if args.target == "export" and args.run_dir is not None:
-        return _export(Path(args.run_dir), args.output)
-    if args.run_dir is not None or args.output is not None:
+        return _export(Path(args.run_dir), args.output, args.citations_out)
+    if args.run_dir is not None or args.output is not None or args.citations_out is not None:
         print("genevals: error: use `genevals review RUN_DIR` or `genevals review export RUN_DIR -o FILE`",
               file=sys.stderr)
         return EXIT_BAD_INPUT
     return _serve(args)
 
 
-def _export(run_dir: Path, output: str | None) -> int:
+def _export(run_dir: Path, output: str | None, citations_out: str | None = None) -> int:
     from genevals.review.export import export_labels
     from genevals.review.store import StoreError
 
@@ -83,16 +87,23 @@ def _export(run_dir: Path, output: str | None) -> int:
         print(f"genevals: error: -o {output}: review export writes JSONL (the labels `genevals validate` reads), "
               f"not {Path(output).suffix}; name the file .jsonl", file=sys.stderr)
         return EXIT_BAD_INPUT
+    cited_path = Path(citations_out) if citations_out else Path(output).with_suffix(".citations.jsonl")
+    if cited_path.suffix.lower() not in (".jsonl", ".ndjson", ".json", ".txt") or cited_path == Path(output):
+        print(f"genevals: error: --citations-out {cited_path}: a JSONL file other than -o", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if not (run_dir / "results.jsonl").is_file():
         print(f"genevals: error: {run_dir}: not a run folder (no results.jsonl)", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        counts = export_labels(run_dir, output)
+        counts, cited = export_labels(run_dir, output, cited_path)
     except (OSError, ValueError, StoreError, sqlite3.Error) as exc:  # ValueError: a garbage line in results
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     print(f"wrote {output}: {counts.written} reviewed answers ({counts.hallucinated} hallucinated)"
           + (f"; {counts.unsettled} left out with flagged claims still undecided" if counts.unsettled else ""))
+    if cited:
+        print(f"wrote {cited_path}: {cited} answers with reviewed citations (for `genevals validate --judge "
+              "citations`)")
     return EXIT_OK
 
 

@@ -25,8 +25,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "span-level character overlap, and the worst disagreements side by side (validation.html).")
     p.add_argument("input", help="JSONL rows with context, response, optional question, hallucinated, optional "
                                  "spans [{start, end}] and task_type")
-    p.add_argument("--judge", choices=("local", "llm", "cascade"), default="local",
-                   help="local grounding checker (default), the LLM faithfulness judge, or the cascade")
+    p.add_argument("--judge", choices=("local", "llm", "cascade", "citations", "citations-local"), default="local",
+                   help="local grounding checker (default), the LLM faithfulness judge, or the cascade; "
+                        "citations / citations-local: the LLM or offline citation check against citation labels "
+                        "(as `genevals review export` writes them)")
     p.add_argument("-o", "--out", required=True, help="output folder for validation.json, validation.html, predictions.jsonl")
     p.add_argument("--rule", default="any",
                    help="response-level rule: any (any claim not supported; default), contradicted, or threshold:X "
@@ -86,6 +88,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         print(f"genevals: error: --out {out}: exists and is not a folder", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.judge.startswith("citations"):
+        return _validate_citations(args, out)
     try:
         rule = Rule.parse(args.rule)
         if args.limit is not None and args.limit < 1:
@@ -140,6 +144,54 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(f"wrote {paths['json']}, {paths['html']} and {paths['rows']}")
     if args.judge != "local":
         found = failures.from_statuses(args.judge, ((o.status, o.reason) for o in outcomes))
+        if failures.report(found, args.max_judge_errors):
+            return EXIT_JUDGE_ERRORS
+    return EXIT_OK
+
+
+def _validate_citations(args: argparse.Namespace, out: Path) -> int:
+    """The citation check's agreement with citation labels (:mod:`genevals.validation.citations`)."""
+    from genevals.stats import DEFAULT_SEED
+    from genevals.validation import citations
+    from genevals.validation.labels import LabelledInputError, load_labelled
+
+    try:
+        if args.limit is not None and args.limit < 1:
+            raise ValueError("--limit must be at least 1")
+        if args.resamples < 1:
+            raise ValueError("--resamples must be at least 1")
+        rows = load_labelled(args.input, limit=args.limit, task_type=args.task_type, check=citations.check_row)
+        if not rows:
+            raise ValueError("no rows to validate")
+        from genevals.judge.config import JudgeConfig
+
+        extra = dict(args.judge_option or [])
+        config = judge_config(args, **{k: v for k, v in extra.items() if k in JudgeConfig.__dataclass_fields__})
+        options = {k: v for k, v in extra.items() if k not in JudgeConfig.__dataclass_fields__}
+        metric = citations.build_metric(args.judge, options if args.judge == "citations" else {}, config)
+    except (LabelledInputError, ValueError, TypeError) as exc:
+        print(f"genevals: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.judge == "citations" and not args.no_preflight:
+        from genevals.judge.preflight import preflight
+
+        problem = preflight(config)
+        if problem is not None:
+            print(f"genevals: error: {problem}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    try:
+        report, outcomes = citations.validate(rows, args.judge, metric, args.seed if args.seed is not None else
+                                              DEFAULT_SEED, args.resamples, meta={"input": str(args.input)})
+    except KeyboardInterrupt:
+        print("\ngenevals: interrupted; nothing written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    paths = citations.write_outputs(report, outcomes, out)
+    if not args.quiet:
+        print(citations.summary_text(report))
+        print(f"wrote {paths['json']} and {paths['rows']}")
+    if args.judge == "citations":
+        answers = {(o["model"], o["id"]): (o["status"], o["reason"] or "") for o in outcomes}  # one per answer
+        found = failures.from_statuses(args.judge, answers.values())
         if failures.report(found, args.max_judge_errors):
             return EXIT_JUDGE_ERRORS
     return EXIT_OK

@@ -33,10 +33,57 @@ function citShowChunk(sample, card, sentenceIndex, citationIndex) {
       chip(c.ok === null ? "not checked" : c.ok ? "relevant" : "not relevant", c.ok ? "v-supported" : c.ok === false ? "v-contradicted" : "status")]),
     el("p", { "class": "small muted", text: "Context rank " + ctx.rank + (ctx.id !== null ? ", id " + ctx.id : "") +
       (c.q ? "; the supporting quote is highlighted" : c.ok === false ? "; this chunk does not support the sentence" : "; no quote located") }),
-    body]);
+    citReview(sample, sentenceIndex, c), body]);
+  pane.setAttribute("data-open", (sentenceIndex + 1) + "." + (citationIndex + 1));
   pane.hidden = false;
   if (pane.scrollIntoView) pane.scrollIntoView({ block: "nearest" });
   return true;
+}
+
+// Reviewers' decisions on this citation's verdict (decisions.js's state); live, a reviewer confirms or rejects it.
+var CIT_DECISION_LABELS = { confirmed: "Confirmed", rejected: "Rejected" };
+function citDecisions(sample, sentenceIndex, k) {
+  var all = REV.state && REV.state.citations ? REV.state.citations.decisions : [], system = D.systems[sample.sys] ? D.systems[sample.sys].system : "";
+  return all.filter(function (d) { return d.system === system && d.sample_id === sample.id && d.sentence === sentenceIndex && d.context === k; });
+}
+function citReview(sample, sentenceIndex, c) {
+  if (c.ok === null || !(LIVE || (REV.state && REV.state.citations))) return null;
+  var system = D.systems[sample.sys].system, st = REV.state && REV.state.citations;
+  var box = el("div", { "class": "cit-review", "data-cit-review": (sentenceIndex + 1) + "." + (c.k + 1) });
+  var ds = citDecisions(sample, sentenceIndex, c.k);
+  if (ds.length) append(box, el("ul", { "class": "decisions" }, ds.map(function (d) {
+    var own = LIVE && REV.name && d.reviewer === REV.name && !d.stale;
+    return el("li", { "class": "decision" + (d.stale ? " stale" : "") }, [
+      own ? el("button", { type: "button", "class": "btn withdraw", text: "Withdraw", onclick: function () {
+        decide({ system: system, sample_id: sample.id, citation: { sentence: sentenceIndex, context: c.k }, decision: "withdrawn" });
+      } }) : null,
+      el("strong", { "class": "reviewer", text: d.reviewer }), ": ",
+      chip(CIT_DECISION_LABELS[d.decision] || d.decision, "d-" + (d.decision === "confirmed" ? "confirmed" : "false_alarm")),
+      el("span", { "class": "small muted", text: " (shown: " + d.shown.replace("_", " ") + (d.corrected ? "; says " + d.corrected.replace("_", " ") : "") + ")" }),
+      d.note ? [" \u2014 ", el("span", { "class": "note", text: d.note })] : null,
+      d.stale ? [" ", chip("stale", "status", d.stale)] : null]);
+  })));
+  if (!LIVE) {
+    append(box, el("p", { "class": "small muted", text: "To confirm or reject this verdict, run: " + reviewCommand() }));
+  } else if (!REV.name) {
+    append(box, el("p", { "class": "small muted", text: "Give your name in the review card below to confirm or reject this verdict." }));
+  } else {
+    var note = el("input", { type: "text", "class": "review-note", maxlength: "4000", placeholder: "note (optional)" });
+    append(box, el("div", { "class": "toolbar" }, [["confirmed", "Confirm: " + (c.ok ? "supports" : "does not support")],
+      ["rejected", "Reject: " + (c.ok ? "does not support" : "supports")]].map(function (b) {
+      return el("button", { type: "button", "class": "btn", "data-cit-decision": b[0], text: b[1], onclick: function () {
+        decide({ system: system, sample_id: sample.id, citation: { sentence: sentenceIndex, context: c.k }, decision: b[0], note: note.value });
+      } });
+    }).concat([note])));
+    if (REV.error) append(box, el("p", { "class": "warning", text: "Not saved: " + REV.error }));
+  }
+  if (st) {
+    var a = st.agreement;
+    append(box, el("p", { "class": "small muted", id: "citations-review-progress", text: "Reviewed " + fmtInt(st.progress.reviewed) + " of " +
+      fmtInt(st.progress.checked) + " checked citations" + (a.n ? "; the check agrees with the reviewers on " + a.agree + " of " + a.n +
+      " (95% CI " + fmt(a.ci95[0]) + "\u2013" + fmt(a.ci95[1]) + ")" : "") + (st.stale ? "; " + plural(st.stale, "decision") + " stale" : "") }));
+  }
+  return box;
 }
 
 function citCard(sample) {
@@ -93,6 +140,13 @@ registerHook("sample-opened", { id: "citations", order: 20, run: function (index
   if (!cite || !card || !sample.cit) return;
   var parts = cite.split(".");
   citShowChunk(sample, card, Number(parts[0]) - 1, Number(parts[1] || 1) - 1);
+} });
+// A new review state redraws the open citation (its decisions and buttons).
+registerHook("review-changed", { id: "citations-review", run: function () {
+  var card = document.getElementById("citations-card"), pane = card ? card.querySelector(".cit-chunk") : null;
+  if (!pane || pane.hidden || REV.panel === null || !D.samples[REV.panel] || !D.samples[REV.panel].cit) return;
+  var at = (pane.getAttribute("data-open") || "").split(".");
+  citShowChunk(D.samples[REV.panel], card, Number(at[0]) - 1, Number(at[1]) - 1);
 } });
 registerSampleSection({ id: "citations", order: 5, render: citCard, when: function (sample) { return !!sample.cit; } });
 registerTabSection("samples", { id: "citations-filter", order: -5, render: citFilter });

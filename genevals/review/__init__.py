@@ -4,6 +4,7 @@
 * :mod:`~genevals.review.claims`: the run's samples and claims as the review sees them (digests, spans);
 * :mod:`~genevals.review.tally`: fresh and stale decisions, progress, agreement between reviewers, the judge's
   precision on reviewed claims;
+* :mod:`~genevals.review.citations`: decisions on the citation check's verdicts (stale, tally, label rows);
 * :mod:`~genevals.review.export`: reviewed answers as labelled rows for ``genevals validate``;
 * :mod:`~genevals.review.server`: ``genevals review RUN_DIR``, the report served with writes enabled.
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from genevals.output import runfolder
 from genevals.report.clean import CLAIMS_METRIC, claims_of, page_contexts, text
+from genevals.review.citations import ReviewSentence, sentences_of
 from genevals.types import SUPPORTED, UNVERIFIABLE
 
 
@@ -45,6 +46,8 @@ class ReviewSample:
     answer: str
     contexts: tuple[str, ...]
     claims: tuple[ReviewClaim, ...] = field(default=())
+    #: the answer's sentences with their checked citations (:mod:`genevals.review.citations`)
+    sentences: tuple[ReviewSentence, ...] = field(default=())
 
     def claim(self, index: Any) -> ReviewClaim | None:
         if isinstance(index, bool) or not isinstance(index, int):
@@ -76,9 +79,10 @@ def load_samples(run_dir: str | Path) -> dict[tuple[str, str], ReviewSample]:
         if key in out:
             continue
         answer = text(row.get("answer"))
+        contexts = tuple(c["text"] for c in page_contexts(row.get("contexts")))
         out[key] = ReviewSample(system=key[0], id=key[1], line=number, question=text(row.get("question")),
-                                answer=answer, contexts=tuple(c["text"] for c in page_contexts(row.get("contexts"))),
-                                claims=_claims(row, answer))
+                                answer=answer, contexts=contexts, claims=_claims(row, answer),
+                                sentences=sentences_of(row.get("metrics"), len(contexts)))
     return out
 
 

@@ -9,6 +9,9 @@ settled it:
 * **not hallucinated** when every claim the judge flagged was called a false alarm, and nothing was marked.
 
 An answer with flagged claims still undecided (or only unsure, or tied) is left out and counted.
+
+The decisions on citation verdicts go to a second file, in the schema ``genevals validate --judge citations``
+reads (:func:`genevals.review.citations.label_rows`).
 """
 from __future__ import annotations
 
@@ -17,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from genevals.review import citations
 from genevals.review.claims import load_samples
-from genevals.review.store import current, read_decisions
+from genevals.review.store import current, read_citation_decisions, read_decisions
 from genevals.review.tally import Samples, consensus, fresh_by_claim, stale_reason
 
 
@@ -70,12 +74,23 @@ def labelled_rows(decisions: list, samples: Samples) -> tuple[list[dict[str, Any
     return rows, ExportCounts(len(rows), sum(r["hallucinated"] for r in rows), unsettled)
 
 
-def export_labels(run_dir: str | Path, out_path: str | Path) -> ExportCounts:
-    """Write the run's reviewed answers to ``out_path`` (JSONL) and return what was written."""
-    rows, counts = labelled_rows(read_decisions(run_dir), load_samples(run_dir))
-    out_path = Path(out_path)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_path.with_name(out_path.name + ".tmp")
+def export_labels(run_dir: str | Path, out_path: str | Path,
+                  citations_path: str | Path | None = None) -> tuple[ExportCounts, int]:
+    """Write the run's reviewed answers to ``out_path`` (JSONL) and, when ``citations_path`` is given and some
+    citation verdict is settled, the citation labels there; (what was written, the answers with citation
+    labels)."""
+    samples = load_samples(run_dir)
+    rows, counts = labelled_rows(read_decisions(run_dir), samples)
+    _write(out_path, rows)
+    cited = citations.label_rows(read_citation_decisions(run_dir), samples) if citations_path else []
+    if cited:
+        _write(citations_path, cited)  # type: ignore[arg-type]
+    return counts, len(cited)
+
+
+def _write(path: str | Path, rows: list[dict[str, Any]]) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
     tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    tmp.replace(out_path)
-    return counts
+    tmp.replace(path)

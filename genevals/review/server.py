@@ -6,7 +6,8 @@ handful of routes on one machine, so nothing new has to be installed. Routes:
 * ``GET /``: the report page, built from the run folder (rebuilt when results.jsonl changes), carrying a token
   made for this server process;
 * ``GET /api/state`` and ``POST /api/decisions`` (JSON): the stored decisions with progress, agreement and the
-  judge's precision (:func:`genevals.review.tally.tally`), and a new decision;
+  judge's precision (:func:`genevals.review.tally.tally`), and a new decision (on a claim, on marked text, or,
+  with ``citation: {sentence, context}``, on a citation verdict: :mod:`genevals.review.citations`);
 * ``GET /files/NAME``: a file of the run folder, as a download that cannot run (``sandbox`` CSP).
 
 Security: bound to 127.0.0.1 unless the caller allows otherwise; the Host header must name the loopback address
@@ -43,6 +44,7 @@ from urllib.parse import unquote, urlsplit
 from genevals.output import runfolder
 from genevals.report.model import build_data
 from genevals.report.render import render
+from genevals.review.citations import decision_from_request as citation_decision
 from genevals.review.claims import ReviewSample, digest, load_samples, utf16_to_code_points
 from genevals.review.store import CLAIM_DECISIONS, ReviewStore, StoreError, decision_from_request
 from genevals.review.tally import tally
@@ -111,7 +113,7 @@ class ReviewApp:
 
     def state(self) -> dict[str, Any]:
         with ReviewStore(self.run_dir) as store:
-            return tally(store.all(), self.samples)
+            return tally(store.all(), self.samples, store.citations())
 
     def decide(self, body: Any) -> dict[str, Any]:
         """Store one decision from a request body and return the new state; RequestError when it is bad."""
@@ -122,6 +124,14 @@ class ReviewApp:
             raise RequestError(HTTPStatus.NOT_FOUND, "no such sample in this run")
         claim_index, span = body.get("claim"), body.get("span")
         try:
+            if body.get("citation") is not None:  # a decision on a citation verdict
+                try:
+                    cited = citation_decision(body, sample)
+                except LookupError as exc:
+                    raise RequestError(HTTPStatus.NOT_FOUND, str(exc)) from None
+                with ReviewStore(self.run_dir) as store:
+                    store.add_citation(cited)
+                return self.state()
             if claim_index is not None:
                 claim = sample.claim(claim_index)
                 if claim is None:
@@ -143,7 +153,7 @@ class ReviewApp:
             raise RequestError(HTTPStatus.BAD_REQUEST, str(exc)) from None
         with ReviewStore(self.run_dir) as store:
             store.add(decision)
-            return tally(store.all(), self.samples)
+            return tally(store.all(), self.samples, store.citations())
 
 
 class _DeadlineReader(io.RawIOBase):

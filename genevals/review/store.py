@@ -1,9 +1,16 @@
-"""The reviewers' decisions: an append-only table in ``review.sqlite`` in the run folder.
+"""The reviewers' decisions: append-only tables in ``review.sqlite`` in the run folder.
 
 One row per decision (reviewer, UTC time, system, sample id, claim index or the marked span, the digest of the
 claim's text, the decision and a note). A reviewer's latest row for a claim is their current decision
 (:func:`current`); ``withdrawn`` takes one back. Rows are never updated or deleted, so two reviewers writing at
 once cannot overwrite each other, and the history stays.
+
+Since schema version 2 a second table, ``citation_decisions``, holds decisions on the citation check's verdicts:
+one citation is (system, sample id, sentence index, cited context index); the row keeps the verdict shown
+(``supported`` / ``not_supported``), ``confirmed`` or ``rejected`` (with the corrected verdict) or
+``withdrawn``, the digest of the sentence and the cited chunk, and a note. A version 1 file is migrated in place
+when opened for writing (the new table is added; nothing else changes); read-only, it reads as having no
+citation decisions.
 
 Durability: WAL journal with ``synchronous=FULL`` and one short ``BEGIN IMMEDIATE`` transaction per insert, so a
 process killed mid-write loses at most the row in flight and never leaves a corrupt file; writers from other
@@ -20,11 +27,14 @@ from pathlib import Path
 from typing import Any
 
 STORE_FILE = "review.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: What a reviewer can say about a claim; ``missed`` marks answer text the judge did not flag.
 DECISIONS = ("confirmed", "false_alarm", "unsure", "missed", "withdrawn")
 #: Verdict-like decisions (the rest are marks of text, or take a decision back).
 CLAIM_DECISIONS = ("confirmed", "false_alarm", "unsure")
+#: A citation verdict: does the cited chunk support the sentence (the report's "relevant" / "not relevant")?
+CITATION_VERDICTS = ("supported", "not_supported")
+CITATION_DECISIONS = ("confirmed", "rejected", "withdrawn")
 MAX_REVIEWER = 80
 MAX_NOTE = 4000
 BUSY_TIMEOUT_MS = 15_000
@@ -46,6 +56,28 @@ CREATE TABLE IF NOT EXISTS decisions (
 );
 CREATE INDEX IF NOT EXISTS decisions_sample ON decisions (system, sample_id);
 """.format(max_reviewer=MAX_REVIEWER, max_note=MAX_NOTE, decisions=", ".join(f"'{d}'" for d in DECISIONS))
+
+#: added in version 2 (a version 1 file gets it when first opened for writing)
+_CITATION_SCHEMA = """
+CREATE TABLE IF NOT EXISTS citation_decisions (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    reviewer    TEXT NOT NULL CHECK (length(reviewer) BETWEEN 1 AND {max_reviewer}),
+    time        TEXT NOT NULL,
+    system      TEXT NOT NULL,
+    sample_id   TEXT NOT NULL,
+    sentence    INTEGER NOT NULL CHECK (sentence >= 0),
+    context     INTEGER NOT NULL CHECK (context >= 0),
+    digest      TEXT NOT NULL,
+    shown       TEXT NOT NULL CHECK (shown IN ({verdicts})),
+    decision    TEXT NOT NULL CHECK (decision IN ({decisions})),
+    corrected   TEXT CHECK (corrected IS NULL OR corrected IN ({verdicts})),
+    note        TEXT NOT NULL DEFAULT '' CHECK (length(note) <= {max_note})
+);
+CREATE INDEX IF NOT EXISTS citation_decisions_sample ON citation_decisions (system, sample_id);
+""".format(max_reviewer=MAX_REVIEWER, max_note=MAX_NOTE, verdicts=", ".join(f"'{v}'" for v in CITATION_VERDICTS),
+           decisions=", ".join(f"'{d}'" for d in CITATION_DECISIONS))
+#: what each version adds to the one before (version 1: the claim decisions)
+_MIGRATIONS = {1: _SCHEMA, 2: _CITATION_SCHEMA}
 
 
 class StoreError(ValueError):
@@ -69,16 +101,9 @@ class Decision:
     id: int | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.reviewer, str) or not self.reviewer.strip():
-            raise StoreError("reviewer: a name is needed")
-        if len(self.reviewer) > MAX_REVIEWER:
-            raise StoreError(f"reviewer: at most {MAX_REVIEWER} characters")
-        _check_text("reviewer", self.reviewer, allowed="")
+        _check_reviewer_and_note(self.reviewer, self.note)
         if self.decision not in DECISIONS:
             raise StoreError(f"decision: one of {', '.join(DECISIONS)}, not {str(self.decision)[:40]!r}")
-        if not isinstance(self.note, str) or len(self.note) > MAX_NOTE:
-            raise StoreError(f"note: text of at most {MAX_NOTE} characters")
-        _check_text("note", self.note, allowed="\t\n\r")
         if self.claim_index is None and self.span is None:
             raise StoreError("a decision names a claim or a span of the answer")
         if self.decision == "missed" and self.span is None:
@@ -98,6 +123,65 @@ class Decision:
         return out
 
 
+@dataclass(frozen=True)
+class CitationDecision:
+    """One reviewer's decision on the citation check's verdict for one citation: sentence ``sentence`` (0-based,
+    as in ``citation_recall``'s details) cites context ``context`` (0-based); ``shown`` is the verdict the
+    reviewer saw; ``rejected`` carries the verdict the reviewer gives instead (``corrected``). ``digest`` is
+    :func:`genevals.review.citations.citation_digest` of the sentence and the chunk when the decision was made."""
+    reviewer: str
+    system: str
+    sample_id: str
+    sentence: int
+    context: int
+    shown: str
+    decision: str
+    digest: str
+    corrected: str | None = None
+    note: str = ""
+    time: str = ""
+    id: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_reviewer_and_note(self.reviewer, self.note)
+        for name in ("sentence", "context"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise StoreError(f"{name}: a 0-based index, not {str(value)[:40]!r}")
+        if self.shown not in CITATION_VERDICTS:
+            raise StoreError(f"shown: one of {', '.join(CITATION_VERDICTS)}, not {str(self.shown)[:40]!r}")
+        if self.decision not in CITATION_DECISIONS:
+            raise StoreError(f"decision: one of {', '.join(CITATION_DECISIONS)} for a citation, "
+                             f"not {str(self.decision)[:40]!r}")
+        wanted = ({v for v in CITATION_VERDICTS if v != self.shown} if self.decision == "rejected" else {None})
+        if self.corrected not in wanted:
+            raise StoreError("corrected: the other verdict when rejecting, none otherwise" if self.decision ==
+                             "rejected" else f"corrected: only with a rejected verdict, not with {self.decision}")
+
+    @property
+    def key(self) -> tuple:
+        return (self.reviewer, self.system, self.sample_id, ("citation", self.sentence, self.context))
+
+    @property
+    def label(self) -> str | None:
+        """The reviewer's verdict on the citation: the one shown when confirmed, the corrected one when rejected."""
+        return {"confirmed": self.shown, "rejected": self.corrected}.get(self.decision)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _check_reviewer_and_note(reviewer: Any, note: Any) -> None:
+    if not isinstance(reviewer, str) or not reviewer.strip():
+        raise StoreError("reviewer: a name is needed")
+    if len(reviewer) > MAX_REVIEWER:
+        raise StoreError(f"reviewer: at most {MAX_REVIEWER} characters")
+    _check_text("reviewer", reviewer, allowed="")
+    if not isinstance(note, str) or len(note) > MAX_NOTE:
+        raise StoreError(f"note: text of at most {MAX_NOTE} characters")
+    _check_text("note", note, allowed="\t\n\r")
+
+
 def _check_text(field: str, text: str, allowed: str) -> None:
     """StoreError for text SQLite and UTF-8 cannot hold as given: a lone surrogate (not encodable) or a control
     character other than ``allowed`` (a NUL would end the text for SQLite's ``length`` and fail its CHECK)."""
@@ -113,6 +197,10 @@ def _row(row: sqlite3.Row) -> Decision:
     return Decision(reviewer=row["reviewer"], system=row["system"], sample_id=row["sample_id"],
                     decision=row["decision"], digest=row["digest"], claim_index=row["claim_index"], span=span,
                     note=row["note"], time=row["time"], id=row["id"])
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def store_path(run_dir: str | Path) -> Path:
@@ -144,8 +232,10 @@ class ReviewStore:
             if version < SCHEMA_VERSION:
                 self._db.execute("BEGIN IMMEDIATE")
                 try:
-                    for statement in filter(str.strip, _SCHEMA.split(";")):  # executescript would commit
-                        self._db.execute(statement)
+                    # each version's additions in turn, in one transaction: a crash leaves the old version
+                    for step in range(version + 1, SCHEMA_VERSION + 1):
+                        for statement in filter(str.strip, _MIGRATIONS[step].split(";")):  # executescript commits
+                            self._db.execute(statement)
                     self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                     self._db.execute("COMMIT")
                 except BaseException:
@@ -154,10 +244,11 @@ class ReviewStore:
         elif version == 0:
             self._db.close()
             raise StoreError(f"{self.path}: not a genevals review store (no schema version)")
+        self.version = version if readonly else SCHEMA_VERSION
 
     def add(self, decision: Decision) -> Decision:
         """Store ``decision`` (stamped with the current UTC time) and return it with its id and time."""
-        when = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        when = _now()
         span = decision.span or (None, None)
         self._db.execute("BEGIN IMMEDIATE")
         try:
@@ -175,6 +266,30 @@ class ReviewStore:
     def all(self) -> list[Decision]:
         """Every decision, oldest first."""
         return [_row(r) for r in self._db.execute("SELECT * FROM decisions ORDER BY id")]
+
+    def add_citation(self, decision: CitationDecision) -> CitationDecision:
+        """Store a decision on a citation verdict (stamped with the current UTC time); it with its id and time."""
+        when = _now()
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            cursor = self._db.execute(
+                "INSERT INTO citation_decisions (reviewer, time, system, sample_id, sentence, context, digest, "
+                "shown, decision, corrected, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (decision.reviewer, when, decision.system, decision.sample_id, decision.sentence, decision.context,
+                 decision.digest, decision.shown, decision.decision, decision.corrected, decision.note))
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        return CitationDecision(**{**decision.__dict__, "time": when, "id": cursor.lastrowid})
+
+    def citations(self) -> list[CitationDecision]:
+        """Every decision on a citation verdict, oldest first ([] from a version 1 file opened read-only)."""
+        if self.version < 2:
+            return []
+        keys = CitationDecision.__dataclass_fields__
+        return [CitationDecision(**{k: r[k] for k in keys})
+                for r in self._db.execute("SELECT * FROM citation_decisions ORDER BY id")]
 
     def integrity(self) -> str:
         """SQLite's ``PRAGMA integrity_check``: ``ok`` for a sound file."""
@@ -198,10 +313,18 @@ def read_decisions(run_dir: str | Path) -> list[Decision]:
         return store.all()
 
 
-def current(decisions: Iterable[Decision]) -> list[Decision]:
-    """Each reviewer's latest decision per claim or marked span, in the order they were made; a ``withdrawn``
-    one takes the decision back."""
-    latest: dict[tuple, Decision] = {}
+def read_citation_decisions(run_dir: str | Path) -> list[CitationDecision]:
+    """Every stored decision on a citation verdict of a run folder ([] when it has no store)."""
+    if not store_path(run_dir).exists():
+        return []
+    with ReviewStore(run_dir, readonly=True) as store:
+        return store.citations()
+
+
+def current(decisions: Iterable[Any]) -> list[Any]:
+    """Each reviewer's latest decision per claim, marked span or citation (:class:`Decision` or
+    :class:`CitationDecision`), in the order they were made; a ``withdrawn`` one takes the decision back."""
+    latest: dict[tuple, Any] = {}
     for d in sorted(decisions, key=lambda d: d.id or 0):
         latest.pop(d.key, None)
         if d.decision != "withdrawn":

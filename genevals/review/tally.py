@@ -19,6 +19,7 @@ from itertools import combinations
 from typing import Any
 
 from genevals.report.clean import utf16_offsets
+from genevals.review import citations
 from genevals.review.claims import ReviewSample, digest
 from genevals.review.store import Decision, current
 from genevals.stats import binary_metrics, bootstrap_ci, confusion
@@ -108,8 +109,9 @@ def page_decision(d: Decision, samples: Samples) -> dict[str, Any]:
     return out
 
 
-def tally(decisions: list[Decision], samples: Samples) -> dict[str, Any]:
-    """Everything the review page shows about the stored decisions (JSON-ready)."""
+def tally(decisions: list[Decision], samples: Samples, citation_decisions: list | None = None) -> dict[str, Any]:
+    """Everything the review page shows about the stored decisions (JSON-ready); ``citations``: the tally of the
+    decisions on citation verdicts (:func:`genevals.review.citations.tally`)."""
     now = current(decisions)
     by_claim = fresh_by_claim(decisions, samples)
     flagged = [(s.system, s.id, c.index) for s in samples.values() for c in s.claims if c.flagged]
@@ -123,14 +125,15 @@ def tally(decisions: list[Decision], samples: Samples) -> dict[str, Any]:
         "missed": len(missed),
         "agreement": agreement(by_claim),
         "precision": judge_precision(by_claim, samples),
-        "stored": len(decisions),
+        "stored": len(decisions) + len(citation_decisions or []),
+        "citations": citations.tally(list(citation_decisions or []), samples),
     }
 
 
 def report_state(run_dir: Any) -> dict[str, Any]:
     """The decisions stored in a run folder, as the static report embeds them (read-only)."""
     from genevals.review.claims import load_samples
-    from genevals.review.store import read_decisions, store_path
+    from genevals.review.store import read_citation_decisions, read_decisions, store_path
 
-    state = tally(read_decisions(run_dir), load_samples(run_dir))
+    state = tally(read_decisions(run_dir), load_samples(run_dir), read_citation_decisions(run_dir))
     return {"mode": "static", "run": str(run_dir), "store": store_path(run_dir).exists(), **state}

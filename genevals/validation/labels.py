@@ -19,8 +19,11 @@ class LabelledInputError(ValueError):
 
 
 # -- input ---------------------------------------------------------------------------------------------------
-def load_labelled(path: str | Path, limit: int | None = None, task_type: str | None = None) -> list[dict[str, Any]]:
-    """Read and check a labelled JSONL file; every bad row is named with its line number."""
+def load_labelled(path: str | Path, limit: int | None = None, task_type: str | None = None,
+                  check=None) -> list[dict[str, Any]]:
+    """Read and check a labelled JSONL file (each row by ``check``, by default :func:`check_row`); every bad row
+    is named with its line number."""
+    check = check or check_row
     rows, errors = [], []
     path = Path(path)
     try:
@@ -36,7 +39,7 @@ def load_labelled(path: str | Path, limit: int | None = None, task_type: str | N
         except ValueError as exc:
             errors.append(f"{where}: malformed JSON: {exc}")
             continue
-        problem = check_row(row)
+        problem = check(row)
         if problem:
             errors.append(f"{where}: {problem}")
             continue

@@ -2,11 +2,23 @@
 kept as data)."""
 from __future__ import annotations
 
+import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 
-from genevals.review.store import SCHEMA_VERSION, Decision, ReviewStore, StoreError, current, read_decisions, store_path
+from genevals.review.store import (
+    SCHEMA_VERSION,
+    CitationDecision,
+    Decision,
+    ReviewStore,
+    StoreError,
+    current,
+    read_citation_decisions,
+    read_decisions,
+    store_path,
+)
 
 HOSTILE = "Robert'); DROP TABLE decisions;-- <script>window.__xss=1</script>"
 
@@ -67,3 +79,58 @@ def test_a_newer_schema_is_refused_and_a_foreign_file_is_not_read(tmp_path):
     with pytest.raises(StoreError, match="not a genevals review store"):
         read_decisions(other)
     assert read_decisions(tmp_path / "none") == []
+
+
+V1_STORE = Path(__file__).resolve().parents[1] / "data" / "review_v1.sqlite"
+
+
+def citation(reviewer="ann", sentence=0, context=1, decision="confirmed", shown="supported", **kw) -> CitationDecision:
+    return CitationDecision(reviewer=reviewer, system="dense", sample_id="q1", sentence=sentence, context=context,
+                            shown=shown, decision=decision, digest="c" * 64, **kw)
+
+
+def test_citation_decisions_round_trip_and_the_latest_per_citation_counts(tmp_path):
+    with ReviewStore(tmp_path) as store:
+        store.add(decision("ann", 0, "confirmed"))
+        stored = store.add_citation(citation(note=HOSTILE))
+        assert stored.id == 1 and stored.time.endswith("Z")
+        store.add_citation(citation(decision="rejected", corrected="not_supported", note="the chunk is about 1999"))
+        store.add_citation(citation("bob", context=2, shown="not_supported"))
+        store.add_citation(citation("bob", context=2, shown="not_supported", decision="withdrawn"))
+        assert len(store.all()) == 1  # the claim table is untouched
+    back = read_citation_decisions(tmp_path)
+    assert len(back) == 4 and back[0].note == HOSTILE
+    [now] = current(back)
+    assert (now.reviewer, now.decision, now.corrected, now.label) == ("ann", "rejected", "not_supported",
+                                                                      "not_supported")
+    assert citation(shown="not_supported").label == "not_supported"
+
+
+def test_bad_citation_decisions_are_refused(tmp_path):
+    for bad in ({"decision": "false_alarm"}, {"shown": "relevant"}, {"sentence": -1}, {"context": True},
+                {"decision": "rejected"}, {"decision": "rejected", "corrected": "supported"},
+                {"corrected": "not_supported"}, {"reviewer": ""}, {"note": "\x00"}):
+        with pytest.raises(StoreError):
+            citation(**bad)
+
+
+def test_a_version_1_store_is_migrated_in_place_and_keeps_its_decisions(tmp_path):
+    """review_v1.sqlite was written by genevals' version 1 store (two decisions: ann confirmed claim 0 of q1,
+    bob marked answer text 0-4 missed)."""
+    shutil.copy(V1_STORE, store_path(tmp_path))
+    assert read_citation_decisions(tmp_path) == []  # read-only, a version 1 file has none (and is not changed)
+    db = sqlite3.connect(store_path(tmp_path))
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+    db.close()
+    with ReviewStore(tmp_path) as store:
+        assert store.integrity() == "ok"
+        store.add_citation(citation())
+        old = store.all()
+    assert [(d.reviewer, d.decision, d.claim_index, d.span, d.note) for d in old] == [
+        ("ann", "confirmed", 0, None, "v1 note"), ("bob", "missed", None, (0, 4), "")]
+    db = sqlite3.connect(store_path(tmp_path))
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()
+    [back] = read_citation_decisions(tmp_path)
+    assert (back.sentence, back.context, back.decision) == (0, 1, "confirmed")
