@@ -180,6 +180,8 @@ class History:
         row = {name: getattr(record, name) for name in _COLUMNS if name != "id"}
         for name in _JSON_COLUMNS:
             row[name] = json.dumps(row[name], ensure_ascii=False, allow_nan=False, sort_keys=name != "systems")
+        if isinstance(row["seed"], int) and not -2**63 <= row["seed"] < 2**63:  # past SQLite's INTEGER: as text
+            row["seed"] = str(row["seed"])
         with self.transaction():
             cursor = self.db.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
                                      tuple(row.values()))
@@ -195,6 +197,8 @@ class History:
         for name in _JSON_COLUMNS:
             d[name] = json.loads(d[name])
         d["systems"], d["headline"] = tuple(d["systems"]), tuple(d["headline"])
+        if isinstance(d["seed"], str):
+            d["seed"] = int(d["seed"])
         return RunRecord(**d)
 
     def runs(self, limit: int | None = None) -> list[RunRecord]:

@@ -50,7 +50,8 @@ def test_assert_scores_on_a_list_a_dataframe_and_a_file(pytester):
                 assert_scores(ROWS, ["token_f1"], fail_under={{"mrr": 0.5}})
             assert caught.value.missed == ["mrr: not computed (--fail-under 0.5)"]
     """)
-    result = pytester.runpytest_subprocess(*plugin_args(), "-p", "no:cacheprovider")
+    # -rN: no short test summary, which repeats each message whole where CI is set (and cut short elsewhere)
+    result = pytester.runpytest_subprocess(*plugin_args(), "-p", "no:cacheprovider", "-rN")
     result.assert_outcomes(passed=2, failed=2)
     out = result.stdout.str()
     assert out.count("genevals: 1 gate missed on 9 samples:") == 2

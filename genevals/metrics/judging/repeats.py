@@ -30,7 +30,6 @@ from typing import Any
 
 from genevals import types
 from genevals.judge.runtime import REPEAT
-from genevals.stats import DEFAULT_SEED, bootstrap_repeats_ci
 from genevals.types import MetricResult
 
 POLICY = ("majority over the repeats that answered (a tie is unverifiable; a failed repeat is no verdict); "
@@ -170,13 +169,15 @@ def split(totals: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str
     return rest, repeats
 
 
-def summarise(parts: Mapping[str, Any], seed: int = DEFAULT_SEED) -> dict[str, Any]:
+def summarise(parts: Mapping[str, Any], seed: int | None = None) -> dict[str, Any]:
     """One system's figures for one output (see the policy above) from its summed statistics."""
     samples = int(parts.get("samples", 0))
     units, unstable = int(parts.get("units", 0)), int(parts.get("unstable", 0))
     scores = [row for row in parts.get("scores", ()) if row]
     means = [sum(row) / len(row) for row in scores]
-    ci = bootstrap_repeats_ci(scores, seed=seed) if scores else None
+    from genevals.stats import DEFAULT_SEED, bootstrap_repeats_ci  # numpy: not at import (genevals --help)
+
+    ci = bootstrap_repeats_ci(scores, seed=DEFAULT_SEED if seed is None else seed) if scores else None
     return {"repeats": round(parts.get("n", 0) / samples) if samples else None,
             "unit": "claims" if parts.get("unit_claims") else "samples",
             "flip_rate": unstable / units if units else None, "unstable": unstable, "units": units,
