@@ -11,7 +11,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from genevals.input.keys import id_digest
+from genevals.keys import id_digest
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 1000

@@ -20,7 +20,7 @@ from genevals.engine.spec import RaySettings
 from genevals.engine.spool import Spool
 from genevals.input.fields import FieldTracker
 from genevals.input.readers import ALIASES, KNOWN_FIELDS, HeaderError, InputError, iter_samples
-from genevals.input.keys import sample_key_digest
+from genevals.keys import sample_key_digest
 from genevals.input.source import RowSource
 from genevals.types import Sample
 

@@ -4,5 +4,4 @@
     rows.py      one row: known fields and column aliases, RowValidator, located errors (InputError)
     fields.py    the field names seen: unknown fields, --map sources no row has
     mapping.py   the mapping language of --map, --map-file and column_map (contexts[].doc_id ...)
-    keys.py      a sample's key (system, id) and its digest
 """

@@ -16,7 +16,7 @@ from genevals import utf8
 
 from genevals.input import mapping
 from genevals.input.fields import FieldTracker
-from genevals.input.keys import sample_key_digest
+from genevals.keys import sample_key_digest
 from genevals.types import Context, Sample
 
 # Column names that other tools use, mapped to ours. Ours win when both are present.

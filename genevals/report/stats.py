@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from genevals.input.keys import id_digest
+from genevals.keys import id_digest
 from genevals.report.clean import num, page_summary
 from genevals.report.values import SampleValues
 from genevals.stats import DEFAULT_SEED, paired_comparison_of_differences, summarise

@@ -15,7 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from genevals.columns import DEFAULT_BUFFER_VALUES, SpillingColumns
-from genevals.input.keys import id_digest
+from genevals.keys import id_digest
 from genevals.types import VERDICT_LABELS
 
 

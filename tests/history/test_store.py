@@ -12,7 +12,7 @@ import numpy as np
 
 from genevals.history.baseline import compare
 from genevals.history.store import History, RunRecord
-from genevals.input.keys import id_digest
+from genevals.keys import id_digest
 from genevals.stats import paired_comparison
 
 WRITER = textwrap.dedent("""
