@@ -47,6 +47,14 @@ def _pattern(template: str) -> re.Pattern:
     return re.compile("".join(re.escape(p) if i % 2 == 0 else _PLACEHOLDERS[p] for i, p in enumerate(parts)) + r"\Z")
 
 
+class Unscored(Exception):
+    """Raised inside scoring: the sample gets ``status`` with ``reason`` and ``details`` instead of a value."""
+
+    def __init__(self, status: str, reason: str, **details: Any):
+        super().__init__(reason)
+        self.status, self.reason, self.details = status, reason, details
+
+
 @dataclass(frozen=True)
 class Output:
     """One value a metric writes per sample.

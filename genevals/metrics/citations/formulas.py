@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from genevals import types
-from genevals.metrics.base import Output
+from genevals.metrics.base import Output, Unscored  # noqa: F401 (raised here and by both variants)
 from genevals.metrics.citations.sentences import CitedSentence
 from genevals.text import detect_refusal
 from genevals.types import MetricResult, Sample
@@ -77,12 +77,6 @@ class SentenceCheck:
     reason: str = ""
     score: float | None = None
     elsewhere_context: int | None = None
-
-
-class Unscored(Exception):
-    def __init__(self, status: str, reason: str, **details: Any) -> None:
-        super().__init__(reason)
-        self.status, self.reason, self.details = status, reason, details
 
 
 def precheck(sample: Sample, sentences: Sequence[CitedSentence]) -> None:

@@ -27,7 +27,7 @@ from genevals.metrics.citations.formulas import CitationCheck, SentenceCheck, Un
 from genevals.metrics.citations.local import checked_pattern, sentences_of
 from genevals.metrics.citations.sentences import CitedSentence
 from genevals.metrics.judging import prompts
-from genevals.metrics.judging.judge_metric import JudgeMetric
+from genevals.metrics.judging.judge_metric import GuardedJudge
 from genevals.metrics.judging.parse import ParseError, _as_int, extract_json
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
@@ -129,7 +129,7 @@ def parse_reply(text: str, sample: Sample, checked: list[CitedSentence]) -> tupl
 
 
 @register
-class Citations(JudgeMetric):
+class Citations(GuardedJudge):
     """LLM judge: ALCE citation recall, precision, coverage and miscited sentences, one batched call per answer.
 
     Args:
@@ -159,28 +159,6 @@ class Citations(JudgeMetric):
 
     def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
         return usage_statistics(outputs.get("citation_recall"), "citations_judge_")
-
-    def _details(self, log: CallLog) -> dict[str, Any]:
-        details: dict[str, Any] = {"judge": {**self.runtime.judge_info(), "variant": "llm"},
-                                   "usage": self.runtime.usage_dict(log.usage), "judge_calls": len(log.calls)}
-        if self.warning:
-            details["warning"] = self.warning
-        return details
-
-    async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:
-        log = CallLog()
-        try:
-            return await self._score_one(sample, log)
-        except Unscored as exc:
-            details = {**self._details(log), **exc.details}
-            if exc.status in (types.PARSE_ERROR, types.JUDGE_ERROR):
-                details["transcript"] = log.transcript()
-            return formulas.unscored(exc.status, self.runtime.redact(exc.reason), details)
-        except Exception as exc:  # a bug must not lose the sample: record it
-            return formulas.unscored(types.ERROR, self.runtime.redact(f"internal error: {type(exc).__name__}: {exc}"),
-                                     {**self._details(log), "transcript": log.transcript()})
-        finally:
-            self.runtime.add_total(log.usage)
 
     async def _call(self, log: CallLog, stage: str, messages, n: int):
         params = self.runtime.params(TOKENS_BASE + TOKENS_PER_SENTENCE * n)

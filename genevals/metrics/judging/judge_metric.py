@@ -21,12 +21,13 @@ import functools
 from dataclasses import replace
 from typing import Any, Mapping
 
-from genevals.judge.client import ANSWERED
+from genevals import types
+from genevals.judge.client import ANSWERED, CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.runtime import JudgeRuntime
-from genevals.metrics.base import ConcurrentMetric
+from genevals.metrics.base import ConcurrentMetric, Unscored
 from genevals.metrics.judging import repeats
-from genevals.types import MetricResult
+from genevals.types import MetricResult, Sample
 
 
 class JudgeMetric(ConcurrentMetric):
@@ -133,3 +134,41 @@ def _without_repeats(own: Any) -> Any:
 JudgeMetric.corpus_statistics = _with_repeats(JudgeMetric.corpus_statistics)  # type: ignore[method-assign]
 JudgeMetric.corpus_from_statistics = _without_repeats(  # type: ignore[method-assign]
     JudgeMetric.corpus_from_statistics)
+
+
+class GuardedJudge(JudgeMetric):
+    """A judge metric that scores a sample in ``_score_one(sample, log)``: an
+    :class:`~genevals.metrics.base.Unscored` it raises, or a bug, leaves every output unscored with its status and
+    redacted reason (never a lost sample, never a silent value); the first output carries the details, the calls'
+    usage and, when the judge failed or its reply could not be read, the transcript."""
+
+    async def _score_one(self, sample: Sample, log: CallLog) -> dict[str, MetricResult]:
+        raise NotImplementedError
+
+    def _details(self, log: CallLog) -> dict[str, Any]:
+        details: dict[str, Any] = {"judge": {**self.runtime.judge_info(), "variant": "llm"},
+                                   "usage": self.runtime.usage_dict(log.usage), "judge_calls": len(log.calls)}
+        if self.warning:
+            details["warning"] = self.warning
+        return details
+
+    def unscored(self, status: str, reason: str, details: Mapping[str, Any]) -> dict[str, MetricResult]:
+        names = self.output_names()
+        return {name: MetricResult.unscored(name, status, reason, **(dict(details) if name == names[0] else {}))
+                for name in names}
+
+    async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:
+        log = CallLog()
+        try:
+            return await self._score_one(sample, log)
+        except Unscored as exc:
+            details = {**self._details(log), **exc.details}
+            if exc.status in (types.PARSE_ERROR, types.JUDGE_ERROR):
+                details["transcript"] = log.transcript()
+            return self.unscored(exc.status, self.runtime.redact(exc.reason), details)
+        except Exception as exc:  # a bug must not lose the sample: record it
+            details = {**self._details(log), "transcript": log.transcript()}
+            return self.unscored(types.ERROR, self.runtime.redact(f"internal error: {type(exc).__name__}: {exc}"),
+                                 details)
+        finally:
+            self.runtime.add_total(log.usage)

@@ -19,7 +19,7 @@ from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import usage_statistics
 from genevals.metrics.judging import prompts
-from genevals.metrics.judging.judge_metric import JudgeMetric
+from genevals.metrics.judging.judge_metric import GuardedJudge
 from genevals.metrics.judging.parse import ParseError, extract_json
 from genevals.metrics.triad.rag_formulas import NO_PAIR, NO_QUESTION, Unscored, first_reference  # noqa: F401
 from genevals.signature import make_signature
@@ -46,7 +46,7 @@ def numbered_contexts(sample: Sample, budget_chars: int) -> tuple[str, bool]:
     return "\n\n".join(parts), truncated
 
 
-class SingleCallJudge(JudgeMetric):
+class SingleCallJudge(GuardedJudge):
     """Base of the one-call judges: subclasses set ``family``, ``outputs``, ``prompt`` and implement
     :meth:`_check` (statuses before any call), :meth:`_prompt`, :meth:`_schema` and :meth:`_score_reply`."""
 
@@ -87,35 +87,6 @@ class SingleCallJudge(JudgeMetric):
     def _score_reply(self, sample: Sample, reply: Any, details: dict[str, Any]) -> dict[str, MetricResult]:
         """The outputs from the parsed reply (raise ParseError when it does not have the expected shape)."""
         raise NotImplementedError
-
-    # -- shared machinery -----------------------------------------------------------------------------
-    def _details(self, log: CallLog) -> dict[str, Any]:
-        details: dict[str, Any] = {"judge": {**self.runtime.judge_info(), "variant": "llm"},
-                                   "usage": self.runtime.usage_dict(log.usage), "judge_calls": len(log.calls)}
-        if self.warning:
-            details["warning"] = self.warning
-        return details
-
-    def unscored(self, status: str, reason: str, details: Mapping[str, Any]) -> dict[str, MetricResult]:
-        names = self.output_names()
-        return {name: MetricResult.unscored(name, status, reason, **(dict(details) if name == names[0] else {}))
-                for name in names}
-
-    async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:
-        log = CallLog()
-        try:
-            return await self._score_one(sample, log)
-        except Unscored as exc:
-            details = {**self._details(log), **exc.details}
-            if exc.status in (types.PARSE_ERROR, types.JUDGE_ERROR):
-                details["transcript"] = log.transcript()
-            return self.unscored(exc.status, self.runtime.redact(exc.reason), details)
-        except Exception as exc:  # a bug must not lose the sample: record it
-            details = {**self._details(log), "transcript": log.transcript()}
-            return self.unscored(types.ERROR, self.runtime.redact(f"internal error: {type(exc).__name__}: {exc}"),
-                                 details)
-        finally:
-            self.runtime.add_total(log.usage)
 
     async def _score_one(self, sample: Sample, log: CallLog) -> dict[str, MetricResult]:
         self._check(sample)

@@ -7,20 +7,12 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from genevals import types
-from genevals.metrics.base import Output
+from genevals.metrics.base import Output, Unscored  # noqa: F401 (raised here and by both variants)
 from genevals.types import MetricResult, Sample
 
 #: statuses these metrics add to :mod:`genevals.types`' own
 NO_QUESTION = "no_question"
 NO_PAIR = "no_pair"
-
-
-class Unscored(Exception):
-    """Raised inside scoring: the sample gets ``status`` with ``reason`` and ``details`` instead of a value."""
-
-    def __init__(self, status: str, reason: str, **details: Any):
-        super().__init__(reason)
-        self.status, self.reason, self.details = status, reason, details
 
 
 def first_reference(sample: Sample) -> tuple[int, str] | None:
