@@ -19,8 +19,9 @@ written by a newer genevals is refused rather than misread. Every value goes in 
 """
 from __future__ import annotations
 
+import contextlib
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -230,37 +231,38 @@ class ReviewStore:
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = FULL")
             if version < SCHEMA_VERSION:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    # each version's additions in turn, in one transaction: a crash leaves the old version
+                # each version's additions in turn, in one transaction: a crash leaves the old version
+                with self._transaction():
                     for step in range(version + 1, SCHEMA_VERSION + 1):
                         for statement in filter(str.strip, _MIGRATIONS[step].split(";")):  # executescript commits
                             self._db.execute(statement)
                     self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
         elif version == 0:
             self._db.close()
             raise StoreError(f"{self.path}: not a genevals review store (no schema version)")
         self.version = version if readonly else SCHEMA_VERSION
 
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends, rolled back on any error."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+
     def add(self, decision: Decision) -> Decision:
         """Store ``decision`` (stamped with the current UTC time) and return it with its id and time."""
         when = _now()
         span = decision.span or (None, None)
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             cursor = self._db.execute(
                 "INSERT INTO decisions (reviewer, time, system, sample_id, claim_index, span_start, span_end, "
                 "digest, decision, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (decision.reviewer, when, decision.system, decision.sample_id, decision.claim_index, span[0],
                  span[1], decision.digest, decision.decision, decision.note))
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
         return Decision(**{**decision.__dict__, "time": when, "id": cursor.lastrowid})
 
     def all(self) -> list[Decision]:
@@ -270,17 +272,12 @@ class ReviewStore:
     def add_citation(self, decision: CitationDecision) -> CitationDecision:
         """Store a decision on a citation verdict (stamped with the current UTC time); it with its id and time."""
         when = _now()
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             cursor = self._db.execute(
                 "INSERT INTO citation_decisions (reviewer, time, system, sample_id, sentence, context, digest, "
                 "shown, decision, corrected, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (decision.reviewer, when, decision.system, decision.sample_id, decision.sentence, decision.context,
                  decision.digest, decision.shown, decision.decision, decision.corrected, decision.note))
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
         return CitationDecision(**{**decision.__dict__, "time": when, "id": cursor.lastrowid})
 
     def citations(self) -> list[CitationDecision]:
