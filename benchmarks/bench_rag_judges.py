@@ -2,8 +2,8 @@
 
     python benchmarks/bench_rag_judges.py
 
-1. Offline ``context_relevance`` on the demo's ``relevant`` labels: ROC AUC of the chunk score (best-sentence
-   MiniLM similarity to the question) against label > 0, beside 1/rank and the retriever's own score; F1 of
+1. Offline ``context_relevance`` on the demo's ``relevant`` labels: ROC AUC of the chunk score (the MiniLM cosine of
+   the chunk's first 96 tokens to the question) against label > 0, beside 1/rank and the retriever's own score; F1 of
    the binary verdict at the packaged threshold (on the calibrated probability, fit on WikiQA and Cranfield) and
    with the threshold cross-validated leave-one-topic-out (folds by the question's document), beside the
    trivial baselines "every chunk relevant" and "only rank 1 relevant" on the same rows. The trec_eval test
@@ -77,7 +77,7 @@ def context_relevance(samples: list[Sample]) -> list[str]:
         f"{len(set(topics))} topics (documents) as cross-validation folds.",
         "",
         "| chunk score | ROC AUC |", "|---|---:|",
-        f"| offline context_relevance (best-sentence MiniLM similarity) | **{roc_auc_score(gold, sims):.3f}** |",
+        f"| offline context_relevance (MiniLM similarity of the chunk's first 96 tokens) | **{roc_auc_score(gold, sims):.3f}** |",
         f"| 1 / rank (baseline) | {roc_auc_score(gold, ranks):.3f} |",
         f"| the retriever's own score, per system (baseline; mean of {len(by_system)}) | {np.mean(by_system):.3f} |",
         "",

@@ -225,11 +225,11 @@ def context_relevance(data: Path) -> tuple[dict, list[str]]:
         if name == "cranfield":
             base["retriever score"] = retriever[m]
         e = evaluation(label, "chunk relevant", y[m], oof[m], groups[m], base, 1.0, digest(data, name))
-        e["reference_auc"] = {"best-sentence cosine (the previous offline score)": round(auc(y[m], best[m]), 4),
+        e["reference_auc"] = {"the chunk's cosine alone": round(auc(y[m], best[m]), 4),
                               "the shipped model's ranking (monotone in its cosine within a chunk kind)":
                               round(auc(y[m], predict(x[m], w, b)), 4)}
         add_f1(e, y[m], verdict[m], groups[m], shipped, chosen)
-        e["f1"]["previous_threshold_0.45_on_cosine"] = round(f1(best[m] >= 0.45, y[m]), 4)
+        e["f1"]["cosine_at_0.45"] = round(f1(best[m] >= 0.45, y[m]), 4)
         entries.append(e)
     method = METHOD.format(k=len(CONTEXT_FEATURES)) + "; classes weighted to even odds, relevant when p >= 0.5"
     return ({"features": list(CONTEXT_FEATURES), "weights": [round(float(v), 6) for v in w],
@@ -421,7 +421,7 @@ def markdown(doc: dict) -> list[str]:
                              f"{f['recall']:.3f}, {f['share_called_relevant']:.1%} called relevant; "
                              f"'{e['f1_baseline']['name']}' F1 {e['f1_baseline']['value']:.3f} (difference CI "
                              f"[{e['f1_baseline']['difference_ci'][0]:.3f}, {e['f1_baseline']['difference_ci'][1]:.3f}]"
-                             f"); the previous cosine >= 0.45: {f['previous_threshold_0.45_on_cosine']:.3f}.")
+                             f"); the uncalibrated rule, cosine >= 0.45: {f['cosine_at_0.45']:.3f}.")
         if "cpu_ms_per_sample" in card:
             lines.append("- CPU per sample, model loaded, embeddings not cached: "
                          + ", ".join(f"{k} {v:.0f} ms" for k, v in card["cpu_ms_per_sample"].items()) + ".")

