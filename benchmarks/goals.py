@@ -211,6 +211,10 @@ def measure_all(smoke: bool, repeat: int, log=print, only: set[str] | None = Non
         rows.append(_judge(sizes["judge"], log, repeat))
     if wanted("report"):
         rows.append(_report(sizes["report"], smoke, log))
+    if wanted("install"):  # issue #28: the core install's size and time (benchmarks/goals_install.py)
+        import goals_install
+
+        rows += goals_install.rows(smoke, log)
     return rows
 
 

@@ -243,7 +243,7 @@ def main() -> None:
                         help="measure every row of issue #16's goals table instead (see benchmarks/goals.py)")
     parser.add_argument("--repeat", type=int, default=3, help="--goals: alternating runs per side")
     parser.add_argument("--only", default="", help="--goals: these rows only, comma-separated (print only): "
-                        "retrieval, ranking, lexical-run, lexical, bleu, five, help, bertscore, judge, report")
+                        "retrieval, ranking, lexical-run, lexical, bleu, five, help, bertscore, judge, report, install")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--goals-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()

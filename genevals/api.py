@@ -30,10 +30,12 @@ def evaluate(*args: Any, **kwargs: Any) -> Results:
 
 
 def caveats(summary: Mapping[str, Any]) -> list[str]:
-    """The run's caveats: each unknown input field (with its did-you-mean), each judge warning, and how many
+    """The run's caveats: each unknown input field (with its did-you-mean), each metric a preset left out (an
+    extra not installed), each judge warning, and how many
     samples the judge failed on (the metric most affected), as sentences."""
     meta = summary.get("meta", {})
     out = [str(line) for line in meta.get("unknown_fields") or ()]
+    out += [f"{family} left out: {why}" for family, why in (meta.get("left_out") or {}).items()]
     out += [f"{family}: {note}" for family, note in (meta.get("judge_warnings") or {}).items()]
     failed: dict[str, list[int]] = {}
     for metrics in (summary.get("systems") or {}).values():

@@ -26,6 +26,10 @@ class UnknownMetric(ValueError):
     pass
 
 
+class MissingExtra(UnknownMetric):
+    """A metric named in the run needs an extra that is not installed (``pip install 'genevals[semantic]'``)."""
+
+
 def _discover() -> None:
     global _DISCOVERED
     if _DISCOVERED:
@@ -167,6 +171,8 @@ class Resolved:
     note: str | None = None
     #: the family as asked for (differs from ``cls.family`` when an offline alternative stands in)
     asked: str = ""
+    #: why a family a preset brought in is left out (an extra it needs is not installed); :func:`build` skips it
+    missing: str | None = None
 
     @property
     def kind(self) -> str:
@@ -179,7 +185,8 @@ def resolve(names: Sequence[str] | None = None, options: Mapping[str, Mapping[st
     output names to their family, an offline judge to its offline alternative) with its settings checked.
     Knowing the kinds first lets a caller settle the judge (its model, its preflight) before the metrics are
     built once with it."""
-    names = [n for name in _names(names) for n in (preset(name) or (name,))]
+    asked = _names(names)
+    names = [n for name in asked for n in (preset(name) or (name,))]
     if options is not None and not isinstance(options, Mapping):
         raise UnknownMetric(f"options must be a mapping of family -> settings, got {type(options).__name__}")
     _discover()
@@ -210,7 +217,8 @@ def resolve(names: Sequence[str] | None = None, options: Mapping[str, Mapping[st
     for together in owners.values():
         if len(together) > 1:
             raise UnknownMetric(f"choose one of {', '.join(together)}: they write the same outputs")
-    resolved = []
+    named = {family for name, family, _ in found if name in asked}  # not brought in by a preset
+    resolved, absent = [], []
     for family, outputs in wanted.items():
         cls, note, settings = load_family(family), None, options.get(family, {})
         if cls.kind == JUDGE and cls.offline_alternative and cls.offline(judge):
@@ -223,11 +231,19 @@ def resolve(names: Sequence[str] | None = None, options: Mapping[str, Mapping[st
             # settings both variants take (context_relevance's k) carry over; the judge's alone do not
             shared = inspect.signature(cls).parameters
             settings = {k: v for k, v in settings.items() if k in shared}
-        resolved.append(Resolved(cls, frozenset(outputs) if outputs is not None else None, settings, note, family))
+        missing = _missing(family, cls)
+        if missing is not None and family in named:
+            absent.append(missing)
+        resolved.append(Resolved(cls, frozenset(outputs) if outputs is not None else None, settings, note, family,
+                                 missing))
+    if absent:  # before anything is built or scored: what to install, for every metric named that needs it
+        raise MissingExtra("; ".join(absent))
+    if resolved and all(item.missing for item in resolved):
+        raise MissingExtra("; ".join(item.missing for item in resolved if item.missing))
     for family in set(options) - set(wanted):
         # Settings for a family this run does not score are checked all the same (building a metric asks no
         # model or server): a max_claims of 0 would otherwise wait, unseen, for the run that uses it.
-        if options[family]:
+        if options[family] and load_family(family).missing() is None:
             try:
                 _build(load_family(family), options[family], None)
             except (ValueError, TypeError) as exc:
@@ -235,10 +251,27 @@ def resolve(names: Sequence[str] | None = None, options: Mapping[str, Mapping[st
     return resolved
 
 
+def _missing(family: str, cls: type[Metric]) -> str | None:
+    """What to install for ``family`` (run as ``cls``, its offline alternative when they differ), else None."""
+    missing = cls.missing()
+    if missing is None or cls.family == family:
+        return missing
+    return (f"metric '{family}' with no judge configured runs its offline alternative, and {missing} (or "
+            "configure an LLM judge: --judge-base-url)")
+
+
+def left_out(resolved: Sequence[Resolved]) -> dict[str, str]:
+    """Family -> why, for the families a preset brought in that :func:`build` leaves out (a missing extra)."""
+    return {item.asked or item.cls.family: item.missing for item in resolved if item.missing}
+
+
 def build(resolved: Sequence[Resolved], judge: Any = None) -> list[Selected]:
-    """The metric objects of :func:`resolve`'s families, each built once, with ``judge`` for the judged ones."""
+    """The metric objects of :func:`resolve`'s families, each built once, with ``judge`` for the judged ones;
+    those :func:`left_out` are skipped."""
     selected = []
     for item in resolved:
+        if item.missing:
+            continue
         try:
             metric = _build(item.cls, item.options, judge)
         except (ValueError, TypeError) as exc:
@@ -259,6 +292,10 @@ def describe_all() -> list[tuple[str, str, Output, str]]:
     declaration's definition is the metric's own :meth:`~Metric.describe` (which may name its settings)."""
     rows = []
     for cls in families():
+        missing = cls.missing()
+        if missing is not None:  # not built: building may import what is not installed
+            rows.append((cls.family, cls.family, Output(cls.family, f"(unavailable: {missing})"), ""))
+            continue
         try:
             metric = _build(cls, {}, None)
         except Exception as exc:  # an optional extra that is not installed: say so rather than hide it
@@ -337,5 +374,6 @@ def declarations(selected: Sequence[Selected]) -> dict[str, dict[str, Any]]:
 
 
 __all__ = ["register", "select", "families", "load_family", "family_of", "preset", "Selected", "UnknownMetric",
+           "MissingExtra", "left_out",
            "known_names", "headlines",
            "describe_all", "declarations", "CHEAP"]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Everything the tests need, from scratch: torch (a CPU build), genevals with its test, llama and ray extras,
-# and headless Chromium from the system's packages for the report's browser tests (never `playwright
-# install`). The README's test command and CI (.ci/run) both run it; then `python -m pytest -q`.
+# Everything the tests need, from scratch: torch (a CPU build), genevals with every extra (all = semantic,
+# llama, ray; and test), and headless Chromium from the system's packages for the report's browser tests
+# (never `playwright install`). The README's test command and CI (.ci/run) both run it; then `python -m pytest -q`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -9,7 +9,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 # torch first: this version is a local CPU build; anything else pulls GBs of CUDA packages.
 python -m pip install "torch==2.13.0"
 # llama-cpp-python compiles from source (about 6 minutes); pip caches the wheel for later runs.
-python -m pip install -e ".[test,llama,ray]"
+python -m pip install -e ".[all,test]"
 
 # Headless Chromium for tests/report/test_browser.py (GENEVALS_CHROMIUM may point at another binary).
 if [ -n "${GENEVALS_CHROMIUM:-}" ] && [ -x "${GENEVALS_CHROMIUM}" ]; then

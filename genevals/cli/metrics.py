@@ -1,5 +1,5 @@
-"""``genevals metrics``: every metric with its outputs, their definitions and directions, its signature, and its
-validation card where it has one."""
+"""``genevals metrics``: every metric with its outputs, their definitions and directions, its signature, the extra
+it needs (and whether that is installed), and its validation card where it has one."""
 from __future__ import annotations
 
 import argparse
@@ -24,7 +24,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         if family != last_family:
             if last_family is not None:
                 _card(load_family(last_family).card(), card_lines)
-            print(f"\n{family}" + (f"  ({signature})" if signature else ""))
+            print(f"\n{family}" + (f"  ({signature})" if signature else "") + _extra(load_family(family)))
             last_family = family
         definition = output.definition.strip()
         first_line = definition.splitlines()[0] if definition else ""
@@ -32,6 +32,13 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     if last_family is not None:
         _card(load_family(last_family).card(), card_lines)
     return EXIT_OK
+
+
+def _extra(cls) -> str:
+    """"  [needs genevals[semantic]: installed]" for a metric that needs an extra, else ""."""
+    if not cls.extra:
+        return ""
+    return f"  [needs genevals[{cls.extra}]: {'not installed' if cls.missing() else 'installed'}]"
 
 
 def _card(card, card_lines) -> None:

@@ -270,6 +270,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         except failures.JudgeProblem as exc:
             print(f"genevals: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
+        for family, why in (spec.output.meta.get("left_out") or {}).items():  # said before the wait, not after
+            print(f"genevals: note: {family} left out: {why}", file=sys.stderr)
         if args.thresholds:  # checked against what the metrics declare, before anything is scored
             check_run(args.thresholds, spec.selected)
         bar = None if args.quiet else _Progress()

@@ -100,9 +100,11 @@ class RunSpec:
         check_arguments(data=data if isinstance(data, (str, Path)) else None, metrics=metrics, options=options,
                         column_map=column_map, judge=judge, out_dir=out_dir, meta=meta)
         resolved = registry.resolve(metrics, options, judge)
-        if settle_judge is not None and any(r.kind == JUDGE for r in resolved):
+        if settle_judge is not None and any(r.kind == JUDGE and not r.missing for r in resolved):
             judge = settle_judge(judge)
         selected = registry.build(resolved, judge)
+        left_out = registry.left_out(resolved)  # a preset's metrics whose extra is not installed: said, not run
+        meta = {**(meta or {}), "left_out": left_out} if left_out else meta
         return cls(data=data, metrics=None if metrics is None else tuple(metrics), selected=tuple(selected),
                    options={k: dict(v) for k, v in (options or {}).items()}, judge=judge,
                    column_map=dict(column_map) if column_map else None, on_error=on_error, strict=strict,

@@ -11,11 +11,11 @@ configuration reads it, so the backends above it may read the configuration.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Awaitable, Callable
 
+from genevals import extras
 from genevals.judge.protocol import Provider
 
 #: the entry point group through which installed packages add judge backends
@@ -81,11 +81,7 @@ class Backend:
 
     def missing(self) -> str | None:
         """What to install when a module in ``requires`` is not importable, else None."""
-        for module, distribution in self.requires:
-            if importlib.util.find_spec(module) is None:
-                how = f"'genevals[{self.extra}]'" if self.extra else distribution
-                return f"--judge-backend {self.name} needs {distribution}, which is not installed: pip install {how}"
-        return None
+        return extras.missing(f"--judge-backend {self.name}", self.requires, self.extra)
 
 
 def register_backend(backend: Backend) -> Backend:

@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
 
+from genevals import extras
 from genevals.types import MetricResult, Sample
 
 if TYPE_CHECKING:
@@ -102,6 +103,11 @@ class Metric(abc.ABC):
     #: A template's instance ("recall@10") stands for the nearest cutoff a run computed (see
     #: :func:`genevals.registry.headlines`)
     headline: ClassVar[tuple[str, ...] | None] = None
+    #: the genevals extra that installs ``requires`` (``pip install 'genevals[semantic]'``), or None
+    extra: ClassVar[str | None] = None
+    #: (import name, distribution) pairs this metric loads when it scores: a run that asks for it while one is
+    #: not installed stops before scoring, naming ``extra`` (:func:`genevals.extras.missing`)
+    requires: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     def output_names(self) -> list[str]:
         """The names of the values this metric writes, e.g. ["rouge1", "rouge2", "rougeL"]; metrics with
@@ -129,6 +135,11 @@ class Metric(abc.ABC):
             return None
         spec, params = found
         return Output(name, spec.definition.format(**params), spec.direction, spec.range) if params else spec
+
+    @classmethod
+    def missing(cls) -> str | None:
+        """What to install when a package in :attr:`requires` is not installed, else None."""
+        return extras.missing(f"metric '{cls.family}'", cls.requires, cls.extra)
 
     @classmethod
     def offline(cls, judge: Any) -> bool:

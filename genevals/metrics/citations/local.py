@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from genevals import types
+from genevals import grounding as checker_needs
 from genevals.claims.citations import PatternError, compile_pattern
 from genevals.metrics.base import Metric, register
 from genevals.metrics.citations import formulas
@@ -52,6 +53,7 @@ class CitationsLocal(Metric):
     """
 
     family = "citations_local"
+    extra, requires = checker_needs.EXTRA, checker_needs.REQUIRES  # the checker's MiniLM
     outputs = formulas.OUTPUTS
     writes_for = "citations"
     order = 84

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from genevals import types
+from genevals import grounding as checker_needs
 from genevals.judge.config import JudgeConfig
 from genevals.metrics.base import JUDGE, Emit, Metric, register, usage_statistics
 from genevals.metrics.faithfulness.grounding import Grounding
@@ -36,6 +37,7 @@ class Cascade(Metric):
     """
 
     family = "cascade"
+    extra, requires = checker_needs.EXTRA, checker_needs.REQUIRES  # its local stage
     outputs = restate("Cascade: local grounding settles confident answers, the LLM judge the rest (share of "
                       "supported claims)",
                       "Cascade: share of the answer's claims contradicted by the contexts",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from genevals import types
+from genevals import grounding as checker_needs
 from genevals.metrics.base import Metric, register
 from genevals.metrics.faithfulness.verdicts import restate, scored_outputs, unscored_outputs
 from genevals.signature import make_signature, package_version
@@ -50,6 +51,7 @@ class Grounding(Metric):
     """
 
     family = "grounding"
+    extra, requires = checker_needs.EXTRA, checker_needs.REQUIRES  # the checker's MiniLM
     outputs = restate("Local grounding (no LLM): share of answer sentences aligned to supporting context",
                       "Local grounding: share of answer sentences whose numbers or record fields conflict with the "
                       "aligned evidence",

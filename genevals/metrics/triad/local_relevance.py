@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from genevals import types
+from genevals import grounding as checker_needs
 from genevals.metrics import settings
 from genevals.metrics.base import MODEL, Metric, Output, register
 from genevals.metrics.triad.calibration import calibration, card
@@ -77,6 +78,7 @@ class _Local(Metric):
 
     kind = MODEL
     order = 81
+    extra, requires = checker_needs.EXTRA, checker_needs.REQUIRES  # the checker's MiniLM embeds, every variant
 
     def settings(self) -> dict[str, Any]:
         return {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from genevals import types
+from genevals import grounding as checker_needs
 from genevals.metrics import settings
 from genevals.metrics.base import MODEL, Metric, register
 from genevals.metrics.triad.local_relevance import AnswerCorrectnessLocal, AnswerRelevanceLocal
@@ -35,6 +36,7 @@ class PairwiseLocal(PairwiseStats, Metric):
     outputs = PAIRWISE_OUTPUTS
     kind = MODEL
     order = 81
+    extra, requires = checker_needs.EXTRA, checker_needs.REQUIRES  # the local judges' MiniLM
 
     def __init__(self, margin: float = 0.1) -> None:
         self.margin = settings.number("margin", margin, 0)
