@@ -211,6 +211,9 @@ def measure_all(smoke: bool, repeat: int, log=print, only: set[str] | None = Non
         rows.append(_judge(sizes["judge"], log, repeat))
     if wanted("report"):
         rows.append(_report(sizes["report"], smoke, log))
+    if wanted("cluster"):
+        import goals_cluster
+        rows += goals_cluster.rows(smoke, log)
     return rows
 
 

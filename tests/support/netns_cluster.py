@@ -60,11 +60,15 @@ def _free_subnet() -> int:
 
 
 class NetnsCluster:
-    def __init__(self, tmp: Path, workers: int = 2, cpus: int = 2, object_store_mb: int = 100) -> None:
+    def __init__(self, tmp: Path, workers: int = 2, cpus: int = 2, object_store_mb: int = 100,
+                 up: int | None = None) -> None:
+        """``workers`` worker nodes of ``cpus`` CPUs each, ``up`` of them (default: all) started at once; the
+        others can join later (:meth:`join`)."""
         self.tmp = Path(tmp)
         self.suffix = secrets.token_hex(3)
         self.nodes = ["head", *(f"w{i}" for i in range(1, workers + 1))]
         self.cpus, self.object_store_mb = cpus, object_store_mb
+        self.up = workers if up is None else up
         self.bridge = f"gvb{self.suffix}"
         self.net = 0
         self.procs: dict[str, subprocess.Popen] = {}
@@ -148,11 +152,16 @@ class NetnsCluster:
         return ["ray", "start", f"--address={self.address}", f"--num-cpus={self.cpus}", *common]
 
     def _start_ray(self, timeout: float = 90) -> None:
-        for node in self.nodes:
+        self.start("head")
+        self.wait_nodes(1, timeout)
+        for node in self.nodes[1:1 + self.up]:
             self.start(node)
-            if node == "head":
-                self.wait_nodes(1, timeout)
-        self.wait_nodes(len(self.nodes), timeout)
+        self.wait_nodes(1 + self.up, timeout)
+
+    def join(self, node: str, timeout: float = 60) -> None:
+        """Start a worker node that was not started at first, and wait until the head counts it."""
+        self.start(node)
+        self.wait_nodes(len(self.procs) - len(self.killed), timeout)
 
     def start(self, node: str) -> None:
         log = open(self.tmp / f"ray-{node}.log", "ab")
@@ -171,13 +180,15 @@ class NetnsCluster:
         except (ValueError, IndexError):
             return 0
 
-    def wait_nodes(self, n: int, timeout: float) -> None:
+    def wait_nodes(self, n: int, timeout: float, exact: bool = False) -> None:
+        """Until the head counts ``n`` nodes alive (``exact``: no more, as after a :meth:`kill`)."""
         end = time.monotonic() + timeout
         while True:
             for node, proc in self.procs.items():
                 if proc.poll() is not None and node not in self.killed:
                     raise RuntimeError(f"ray start on {node} exited {proc.returncode}: {self.log(node)[-2000:]}")
-            if self.alive_nodes() >= n:
+            alive = self.alive_nodes()
+            if alive == n or (alive > n and not exact):
                 return
             if time.monotonic() > end:
                 raise TimeoutError(f"{n} Ray nodes not up after {timeout:.0f} s: "
