@@ -169,7 +169,8 @@ def test_losing_a_worker_node_mid_run_loses_nothing_and_scores_nothing_twice(
     assert set(calls) == set(local_calls) and all(calls[a] >= local_calls[a] for a in local_calls)
     # What the lost node costs: the batches it was judging (at most its 2 actors x 32 samples) are judged again.
     again = sum(calls.values()) - sum(local_calls.values())
-    assert 0 <= again <= CPUS * 32, again
+    # w1 was killed after 30 calls, inside its first batches (64 calls each): some were judged again.
+    assert 0 < again <= CPUS * 32, again
     assert server.clients[cluster.ip("w1")] == lost_at  # nothing more from the lost node
     assert server.max_in_flight <= ACTORS * CONCURRENCY
     print(f"lost w1 after {before} requests: the run completed, {again} samples judged again elsewhere")

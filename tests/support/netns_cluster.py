@@ -30,7 +30,9 @@ from typing import Sequence
 
 #: Ray's GCS declares a node dead after 3 missed checks 0.5 s apart (default 5 x 3 s): a lost node is noticed
 #: in about 2 s, so its orphaned judge calls have long finished before its work is retried elsewhere.
-RAY_ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0",
+#: Clusters on (a local Ray of genevals' own turns them off in its process's environment), token authentication
+#: off (the nodes and the driver are all this test's, on a bridge nothing else is on).
+RAY_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "1", "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0",
            "RAY_health_check_period_ms": "500", "RAY_health_check_timeout_ms": "1000",
            "RAY_health_check_failure_threshold": "3", "RAY_health_check_initial_delay_ms": "0"}
 HEAD_PORT = 6379
