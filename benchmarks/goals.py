@@ -215,6 +215,10 @@ def measure_all(smoke: bool, repeat: int, log=print, only: set[str] | None = Non
         import goals_install
 
         rows += goals_install.rows(smoke, log)
+    if wanted("cluster"):  # issue #28: Ray across network namespaces (benchmarks/goals_cluster.py)
+        import goals_cluster
+
+        rows += goals_cluster.rows(smoke, log)
     return rows
 
 

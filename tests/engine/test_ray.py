@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from genevals.input.readers import InputError  # noqa: E402
 from genevals.engine import ray as ray_engine  # noqa: E402
 from genevals.engine.local import evaluate as local_evaluate  # noqa: E402
 from genevals.judge.config import JudgeConfig  # noqa: E402
-from support.fault_server import FaultServer  # noqa: E402
+from support.fault_server import CountingServer  # noqa: E402
 
 DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "demo.jsonl"
 METRICS = ["exact_match", "token_f1", "rouge", "bleu", "retrieval"]
@@ -63,30 +62,6 @@ def test_ray_summary_equals_local(both):
 
 
 # -- BERTScore and the judge on Ray workers ------------------------------------------------------------------
-
-class CountingServer(FaultServer):
-    """FaultServer with a fixed latency and a record of the most requests in flight at once, to show that Ray's
-    judge actors cap judge calls for the whole cluster."""
-
-    def __init__(self, latency: float) -> None:
-        super().__init__()
-        self.latency, self.in_flight, self.max_in_flight = latency, 0, 0
-        self.httpd.socket.listen(128)
-
-    def _handle(self, h, body):
-        with self._lock:
-            self.in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        try:
-            time.sleep(self.latency)
-        finally:
-            # Counted out before the reply is written: once the client has its reply it may send the next call,
-            # and on a loaded machine this thread can be descheduled after writing, so counting out afterwards
-            # saw 7 calls "in flight" for a cap of 6 (CI, stop 20).
-            with self._lock:
-                self.in_flight -= 1
-        return super()._handle(h, body)
-
 
 def _comparable(result) -> dict:
     """A result without judge usage (a cache hit or not, timing) and unscored transcripts."""

@@ -27,7 +27,10 @@ answers 404); ``answer_model`` is the ``model`` every reply names (default: the 
 does; a llama.cpp server names its own file). ``slots=1`` with ``latency=S`` plays llama.cpp's one-slot server:
 requests are answered one at a time, each taking S seconds, also when the client has given up on it.
 ``fail_seeds`` (a set of seeds) answers 500 to every verify request sent with one of them (a judge repeat that
-fails: ``--judge-repeats`` sends seed + r in repeat r). Every request is counted and kept.
+fails: ``--judge-repeats`` sends seed + r in repeat r). Every request is counted and kept. ``host`` is
+127.0.0.1 unless a test binds it to the address it holds on a private network it created (the bridge of
+:mod:`support.netns_cluster`, so that Ray nodes in other network namespaces reach it).
+:class:`CountingServer` also records the most requests in flight at once.
 """
 from __future__ import annotations
 
@@ -51,7 +54,8 @@ class FaultServer:
     def __init__(self, *, reject_json_schema: bool = False, hang_seconds: float = 3.0,
                  replies: Any = None, models: set[str] | None = None, api_key: str | None = None,
                  slots: int | None = None, latency: float = 0.0, listed: Any = None,
-                 answer_model: str | None = None, fail_seeds: set[int] | None = None) -> None:
+                 answer_model: str | None = None, fail_seeds: set[int] | None = None,
+                 host: str = "127.0.0.1") -> None:
         self.reject_json_schema = reject_json_schema
         self.fail_seeds = set(fail_seeds or ())
         #: ``replies(content) -> object or None``: the reply to a prompt that is neither decompose nor verify
@@ -82,14 +86,15 @@ class FaultServer:
             def do_GET(self):
                 server._get(self)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = ThreadingHTTPServer((host, 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     # -- lifecycle -----------------------------------------------------------------------------------------
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
 
     def __enter__(self) -> "FaultServer":
         self.thread.start()
@@ -251,3 +256,36 @@ def _send_raw(h: BaseHTTPRequestHandler, status: int, data: bytes, headers: dict
         h.wfile.write(data)
     except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
         pass
+
+
+class CountingServer(FaultServer):
+    """FaultServer with a fixed latency and a record of the most requests in flight at once, to show that Ray's
+    judge actors cap judge calls for the whole cluster, and of the requests each client address sent (which
+    node of a cluster judged)."""
+
+    def __init__(self, latency: float, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.latency, self.in_flight, self.max_in_flight = latency, 0, 0
+        self.clients: Counter = Counter()
+        self.httpd.socket.listen(128)
+
+    def reset_counts(self) -> None:
+        super().reset_counts()
+        with self._lock:
+            self.clients.clear()
+            self.max_in_flight = 0
+
+    def _handle(self, h, body):
+        with self._lock:
+            self.clients[h.client_address[0]] += 1
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            time.sleep(self.latency)
+        finally:
+            # Counted out before the reply is written: once the client has its reply it may send the next call,
+            # and on a loaded machine this thread can be descheduled after writing, so counting out afterwards
+            # saw 7 calls "in flight" for a cap of 6 (CI, stop 20).
+            with self._lock:
+                self.in_flight -= 1
+        return super()._handle(h, body)
