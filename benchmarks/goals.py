@@ -1,4 +1,4 @@
-"""The speed goals of issue #16, every row measured in one run: ``python benchmarks/run.py --goals``.
+"""The speed goals of issue #16 (raised by issue #28), every row measured in one run: ``python benchmarks/run.py --goals``.
 
 Each row runs genevals and the library it wraps (or a direct script) alternately, each measurement in a fresh
 Python process, ``--repeat`` times (direct first, then genevals, then again), and reports the median of each
@@ -24,8 +24,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 SECTION = "## Goals (issue #16)"
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-       "PYTHONPATH": os.pathsep.join([str(REPO), str(HERE)])}
+# Bytecode is written and read as an installed package's is (pip compiles it at install): with
+# PYTHONDONTWRITEBYTECODE set, every fresh process would compile genevals' modules again (~0.4 s of a 5-sample run).
+ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "HF_HUB_OFFLINE": "1",
+       "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": os.pathsep.join([str(REPO), str(HERE)])}
 LEXICAL = ["token_f1", "rouge", "bleu"]
 CUTS = "1,3,5,10"
 PYTREC_MEASURES = {"map", "recip_rank", f"P.{CUTS}", f"recall.{CUTS}", f"ndcg_cut.{CUTS}", f"success.{CUTS}"}
@@ -164,7 +166,7 @@ def measure_all(smoke: bool, repeat: int, log=print, only: set[str] | None = Non
     n = sizes["retrieval"]
     if wanted("retrieval"):
         ratio_row(f"retrieval, {n:,} queries x 20 docs: `evaluate(..., ['retrieval'])` end to end (32 outputs) vs "
-                  "pytrec_eval build + evaluate (18 measures)", "retrieval", n, ">= 0.25x", 0.25)
+                  "pytrec_eval build + evaluate (18 measures)", "retrieval", n, ">= 0.5x", 0.5)
     if wanted("ranking"):
         ratio_row(f"retrieval math alone (`ranking_columns.evaluate_many`, {n:,} x 20) vs pytrec_eval", "ranking", n,
                   ">= 1.0x", 1.0)
@@ -184,7 +186,7 @@ def measure_all(smoke: bool, repeat: int, log=print, only: set[str] | None = Non
                  "met": got["ratio"] >= 8,
                  "shown": f"{got['ratio']:.2f}x ({got['direct_s']:.2f} s direct, {got['genevals_s']:.2f} s genevals)"})
         if wanted("lexical"):
-            ratio_row(f"lexical, {n:,} pairs: `evaluate(workers=1)` vs the direct loop", "lexical", n, ">= 10x", 10)
+            ratio_row(f"lexical, {n:,} pairs: `evaluate(workers=1)` vs the direct loop", "lexical", n, ">= 20x", 20)
         if wanted("bleu"):
             got = ratio_row(f"BLEU alone, {sizes['bleu']:,} pairs of texts that never repeat, vs `sentence_bleu`",
                             "bleu", sizes["bleu"], ">= 2x", 2)
@@ -198,7 +200,7 @@ def measure_all(smoke: bool, repeat: int, log=print, only: set[str] | None = Non
                     for _ in range(max(3, repeat))]
             seconds = statistics.median(r["seconds"] for r in runs)
             add({"name": "`genevals run` on 5 samples, lexical metrics, whole process (report.html included)",
-                 "goal": "<= 0.6 s", "met": seconds <= 0.6, "shown": f"{seconds:.2f} s",
+                 "goal": "<= 0.6 s at load <= 4", "met": seconds <= 0.6, "shown": f"{seconds:.2f} s",
                  "load": max(r["load"] for r in runs)})
         if wanted("help"):
             helps = [_whole_process([sys.executable, "-m", "genevals", "--help"]) for _ in range(max(3, repeat))]

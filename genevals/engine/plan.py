@@ -210,7 +210,8 @@ def start_run(plan: Plan) -> tuple[RunRecorder, Iterator[Sample], int]:
     except runfolder.ResultsError as exc:  # a garbage line: resuming would score its sample again
         recorder.close()
         raise InputError(exc.source, exc.line, None, exc.message) from None
-    todo = (s for s in plan.samples() if sample_key_digest(s.system, s.id) not in done)
+    # Nothing resumed: no key to look up (a digest per sample is ~3 us, 10% of a retrieval run's reading).
+    todo = (s for s in plan.samples() if sample_key_digest(s.system, s.id) not in done) if done else plan.samples()
     return recorder, todo, len(done)
 
 

@@ -428,6 +428,9 @@ class RowValidator:
                     continue
                 if type(key) is not str or not key.isascii():
                     _check_unicode(key, "relevant", err)
+                if (type(grade) is float or type(grade) is int) and MIN_GRADE <= grade <= MAX_GRADE:
+                    grades[str(key)] = float(grade)  # the common case, without the ABC checks (NaN fails the range)
+                    continue
                 if not _is_number(grade) or not _is_finite(grade):
                     raise err(f"relevant.{key}", f"expected a finite number grade, got {_shown_number(grade)}")
                 if not MIN_GRADE <= grade <= MAX_GRADE:

@@ -1,8 +1,10 @@
-"""Sentence BLEU per sample and corpus BLEU from summed statistics, scored by sacrebleu's own ``compute_bleu``.
+"""Sentence BLEU per sample and corpus BLEU from summed statistics, scored as sacrebleu's ``compute_bleu`` scores.
 
 The tokens are sacrebleu's 13a tokens (:mod:`genevals.metrics.lexical.tokenize13a`: the same rules, run in C) and
-sacrebleu's ``compute_bleu`` turns the statistics into the score, so the values are sacrebleu's
-(``tests/metrics/lexical/test_bleu.py`` checks them against ``sentence_bleu`` and ``corpus_bleu``). What differs is the
+:func:`compute_bleu` (sacrebleu's ``BLEU.compute_bleu`` for exp smoothing, the same operations in the same
+order) turns the statistics into the score, so the values are sacrebleu's (``tests/metrics/lexical/test_bleu.py``
+checks them against ``sentence_bleu``, ``corpus_bleu`` and ``compute_bleu`` itself). sacrebleu is not imported
+to score: importing it (its datasets, lxml, tabulate, portalocker) was ~35 ms of every run's start. What differs is the
 counting in between: ``sentence_bleu`` builds a new ``BLEU`` object per call and extracts every n-gram into one
 list of tuples before counting; here each distinct text is tokenised and its n-grams counted once, one
 ``Counter`` per order, kept while the text recurs (a reference shared by several systems, an answer scored
@@ -12,6 +14,7 @@ reorganised), so the scores are the same floats.
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any, Mapping, Sequence
 
@@ -64,6 +67,50 @@ def _max_counts(refs: Sequence[_Counted]) -> tuple[Counter, ...]:
     return merged
 
 
+def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
+    """The reference length closest to ``hyp_len``, the shorter on a tie (sacrebleu's ``_get_closest_ref_len``)."""
+    closest_diff, closest_len = -1, -1
+    for ref_len in ref_lens:
+        diff = abs(hyp_len - ref_len)
+        if closest_diff == -1 or diff < closest_diff:
+            closest_diff, closest_len = diff, ref_len
+        elif diff == closest_diff and ref_len < closest_len:
+            closest_len = ref_len
+    return closest_len
+
+
+def compute_bleu(correct: Sequence[int], total: Sequence[int], sys_len: int, ref_len: int,
+                 effective_order: bool) -> tuple[float, list[float], float]:
+    r"""(score in [0, 100+], precisions in percent, brevity penalty): sacrebleu's ``BLEU.compute_bleu`` with
+    ``smooth_method="exp"`` and ``max_ngram_order=4``, step for step (so the same floats).
+
+    BP = 1 if c >= r else exp(1 - r/c) (0 for c = 0); p_n = 100 c_n / t_n, and the k-th zero c_n gives
+    100 / (2^k t_n); BLEU = BP exp((1/N) \sum_{n \le N} log p_n), N = 4, or with ``effective_order`` the
+    last order with t_n > 0; 0 when nothing matches."""
+    bp = 1.0
+    if sys_len < ref_len:
+        bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
+    precisions = [0.0] * _ORDER
+    if not any(correct):
+        return 0.0, precisions, bp
+    smooth_mteval = 1.0
+    eff_order = _ORDER
+    for n in range(1, _ORDER + 1):
+        if total[n - 1] == 0:
+            break
+        if effective_order:
+            eff_order = n
+        if correct[n - 1] == 0:
+            smooth_mteval *= 2
+            precisions[n - 1] = 100. / (smooth_mteval * total[n - 1])
+        else:
+            precisions[n - 1] = 100. * correct[n - 1] / total[n - 1]
+    # sacrebleu's my_log: log(0) is -9999999999
+    score = bp * math.exp(sum([math.log(p) if p != 0.0 else -9999999999 for p in precisions[:eff_order]])
+                          / eff_order)
+    return score, precisions, bp
+
+
 def _fraction(score: float) -> float:
     # sacrebleu's exp(mean log 100) is 100.00000000000004 for a perfect match: keep values in [0, 1].
     return min(score / 100.0, 1.0)
@@ -89,11 +136,7 @@ class Bleu(Metric):
     order = 40
 
     def __init__(self) -> None:
-        from sacrebleu.metrics import BLEU
-
-        self._sentence = BLEU(tokenize=_TOKENIZE, smooth_method=_SMOOTH, effective_order=True)
-        # corpus_bleu's defaults: same tokenisation and smoothing, effective order off.
-        self._corpus = BLEU(tokenize=_TOKENIZE, smooth_method=_SMOOTH, effective_order=False)
+        # sentence_bleu: 13a, exp smoothing, effective order; corpus_bleu: the same without effective order.
         self._ref_counts: set[int] = set()
         self._texts: dict[str, _Counted] = {}
 
@@ -115,7 +158,7 @@ class Bleu(Metric):
         hyp = self._counted(answer)
         counted = [self._counted(r) for r in refs]
         ref_max = _max_counts(counted)
-        ref_len = self._sentence._get_closest_ref_len(hyp.length, [r.length for r in counted])
+        ref_len = closest_ref_len(hyp.length, [r.length for r in counted])
         correct = [_clipped(h, r) for h, r in zip(hyp.ngrams, ref_max)]
         total = [max(hyp.length - n, 0) for n in range(_ORDER)]
         return hyp.length, ref_len, correct, total
@@ -125,7 +168,7 @@ class Bleu(Metric):
         counts = self._ref_counts
         nrefs = "?" if not counts else (str(next(iter(counts))) if len(counts) == 1 else "var")
         return make_signature(
-            "bleu", nrefs=nrefs, case="mixed", eff="yes", tok=self._sentence.tokenizer_signature,
+            "bleu", nrefs=nrefs, case="mixed", eff="yes", tok=_TOKENIZE,
             smooth=_SMOOTH, corpus_eff="no", version=package_version("sacrebleu"))
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
@@ -139,24 +182,19 @@ class Bleu(Metric):
             return MetricResult.unscored(_NAME, types.EMPTY_REFERENCE, _NO_REFERENCE)
         self._ref_counts.add(len(refs))
         sys_len, ref_len, correct, total = self._segment_statistics(sample.answer, refs)
-        bleu = self._sentence
-        result = bleu.compute_bleu(correct, total, sys_len, ref_len, smooth_method=bleu.smooth_method,
-                                   smooth_value=bleu.smooth_value, effective_order=bleu.effective_order,
-                                   max_ngram_order=bleu.max_ngram_order)
-        # Under exp smoothing sacrebleu leaves counts/totals untouched, so they are the raw statistics.
-        counts, totals = [int(c) for c in result.counts], [int(t) for t in result.totals]
+        score, _, bp = compute_bleu(correct, total, sys_len, ref_len, effective_order=True)
         details: dict[str, Any] = {
-            "precisions": [c / t if t else 0.0 for c, t in zip(counts, totals)],
-            "bp": result.bp,
-            "sys_len": result.sys_len,
-            "ref_len": result.ref_len,
-            "counts": counts,
-            "totals": totals,
+            "precisions": [c / t if t else 0.0 for c, t in zip(correct, total)],
+            "bp": bp,
+            "sys_len": sys_len,
+            "ref_len": ref_len,
+            "counts": correct,
+            "totals": total,
             "nrefs": len(refs),
         }
-        if result.sys_len == 0:
+        if sys_len == 0:
             details["empty_answer"] = True
-        return MetricResult(_NAME, _fraction(result.score), details=details)
+        return MetricResult(_NAME, _fraction(score), details=details)
 
     def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
         """sacrebleu's sufficient statistics of one scored sample: sys_len, ref_len, counts and totals."""
@@ -176,22 +214,20 @@ class Bleu(Metric):
 
     def corpus_from_statistics(self, totals: Mapping[str, float]) -> dict[str, Any]:
         """Corpus BLEU over the scored samples, equal to ``sacrebleu.corpus_bleu(...).score / 100``."""
-        order = self._corpus.max_ngram_order
+        order = _ORDER
         n = int(totals.get("samples", 0))
         if n == 0:
             return {}
         self._ref_counts.update(int(k.split("=", 1)[1]) for k in totals if k.startswith("nrefs="))
-        score = self._corpus.compute_bleu(
-            correct=[int(totals.get(f"count{i}", 0)) for i in range(1, order + 1)],
-            total=[int(totals.get(f"total{i}", 0)) for i in range(1, order + 1)],
-            sys_len=int(totals["sys_len"]), ref_len=int(totals["ref_len"]),
-            smooth_method=self._corpus.smooth_method, smooth_value=self._corpus.smooth_value,
-            effective_order=self._corpus.effective_order, max_ngram_order=order)
+        sys_len, ref_len = int(totals["sys_len"]), int(totals["ref_len"])
+        score, precisions, bp = compute_bleu([int(totals.get(f"count{i}", 0)) for i in range(1, order + 1)],
+                                             [int(totals.get(f"total{i}", 0)) for i in range(1, order + 1)],
+                                             sys_len, ref_len, effective_order=False)
         return {
-            _NAME: _fraction(score.score),
-            "bleu_precisions": [p / 100.0 for p in score.precisions],
-            "bleu_bp": score.bp,
-            "bleu_sys_len": score.sys_len,
-            "bleu_ref_len": score.ref_len,
+            _NAME: _fraction(score),
+            "bleu_precisions": [p / 100.0 for p in precisions],
+            "bleu_bp": bp,
+            "bleu_sys_len": sys_len,
+            "bleu_ref_len": ref_len,
             "bleu_samples": n,
         }

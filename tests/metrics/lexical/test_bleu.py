@@ -170,3 +170,45 @@ def test_real_text_identical_to_sacrebleu(shared_dir: Path) -> None:
     assert metric.corpus_scores(got)["bleu"] == _capped(
         sacrebleu.corpus_bleu([s.answer for s in samples], streams).score)
     assert len({len(s.references) for s in samples}) > 1
+
+
+_COUNTS = st.lists(st.integers(0, 40), min_size=4, max_size=4)
+
+
+@settings(max_examples=500, deadline=None)
+@given(correct=_COUNTS, extra=_COUNTS, sys_len=st.integers(0, 60), ref_len=st.integers(0, 60),
+       effective_order=st.booleans())
+def test_compute_bleu_is_sacrebleus(correct, extra, sys_len, ref_len, effective_order) -> None:
+    """Bleu scores statistics without importing sacrebleu: the same floats as ``BLEU.compute_bleu`` (exp
+    smoothing), zero matches, zero totals (effective order) and empty answers included."""
+    from sacrebleu.metrics import BLEU
+
+    from genevals.metrics.lexical.bleu import compute_bleu
+
+    total = [c + e for c, e in zip(correct, extra)]
+    want = BLEU.compute_bleu(list(correct), list(total), sys_len, ref_len, smooth_method="exp",
+                             effective_order=effective_order)
+    score, precisions, bp = compute_bleu(correct, total, sys_len, ref_len, effective_order)
+    assert (score, precisions, bp) == (want.score, want.precisions, want.bp)
+
+
+@settings(max_examples=300, deadline=None)
+@given(hyp_len=st.integers(0, 30), ref_lens=st.lists(st.integers(0, 30), min_size=1, max_size=5))
+def test_closest_ref_len_is_sacrebleus(hyp_len, ref_lens) -> None:
+    from sacrebleu.metrics import BLEU
+
+    from genevals.metrics.lexical.bleu import closest_ref_len
+
+    assert closest_ref_len(hyp_len, ref_lens) == BLEU()._get_closest_ref_len(hyp_len, ref_lens)
+
+
+def test_scoring_bleu_does_not_import_sacrebleu() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom genevals.metrics.lexical.bleu import Bleu\nfrom genevals.types import Sample\n"
+            "m = Bleu()\nr = m.score([Sample(id='1', answer='the cat sat', references=('the cat sat down',))])\n"
+            "m.corpus_scores(r)\nm.signature()\nprint('sacrebleu' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
