@@ -6,7 +6,7 @@ side and their ratio (direct time / genevals time: above 1 means genevals is fas
 recorded at every measurement: on a shared machine absolute times are noisy, ratios measured back to back less
 so. Values are asserted equal where both sides compute the same thing (BLEU, lexical, BERTScore within 1e-6).
 
-    python benchmarks/run.py --goals             # every row; writes the "## Goals (issue #16)" section
+    python benchmarks/run.py --goals             # every row; writes the "## Goals (issue #28): every goal in one run" section
     python benchmarks/run.py --goals --smoke     # tiny sizes, prints only
     python benchmarks/run.py --goals --only retrieval,bleu   # some rows, prints only
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-SECTION = "## Goals (issue #16)"
+SECTION = "## Goals (issue #28): every goal in one run"
 # Bytecode is written and read as an installed package's is (pip compiles it at install): with
 # PYTHONDONTWRITEBYTECODE set, every fresh process would compile genevals' modules again (~0.4 s of a 5-sample run).
 ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "HF_HUB_OFFLINE": "1",

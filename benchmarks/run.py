@@ -3,7 +3,7 @@
     python benchmarks/run.py                   # 1,000 and 10,000 samples; writes RESULTS.md sections
     python benchmarks/run.py --smoke           # 50 samples, judge 8 samples at concurrency 1 and 8; writes nothing
     python benchmarks/run.py --bertscore-n 10000 --judge-samples 200
-    python benchmarks/run.py --goals           # issue #16's goals table, every row in one run (goals.py)
+    python benchmarks/run.py --goals           # the goals table (issues #16 and #28), every row in one run (goals.py)
 
 For lexical metrics, retrieval metrics and BERTScore, every measurement (one implementation, one size) runs in a
 fresh subprocess: it imports the same modules for both sides, builds the data, then times the scoring and
@@ -240,10 +240,11 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2, help="seconds the judge server adds per call")
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--goals", action="store_true",
-                        help="measure every row of issue #16's goals table instead (see benchmarks/goals.py)")
+                        help="measure every row of the goals table (issues #16, #28) instead (see benchmarks/goals.py)")
     parser.add_argument("--repeat", type=int, default=3, help="--goals: alternating runs per side")
     parser.add_argument("--only", default="", help="--goals: these rows only, comma-separated (print only): "
-                        "retrieval, ranking, lexical-run, lexical, bleu, five, help, bertscore, judge, report, install")
+                        "retrieval, ranking, lexical-run, lexical, bleu, five, help, bertscore, judge, report, install, "
+                        "cluster")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--goals-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
