@@ -6,7 +6,7 @@ import sys
 import time
 
 import pytest
-from support.runs import write_long_input
+from support.runs import ctrl_c_heard, write_long_input
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])  # 2: worker processes read, score and write whole chunks
@@ -14,7 +14,8 @@ def test_ctrl_c_writes_partial_results_and_summary(tmp_path, workers):
     data = write_long_input(tmp_path / "big.jsonl")
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "genevals", "run", str(data), "--out", str(out), "-q",
-                             "--metrics", "rouge", "--workers", workers], stderr=subprocess.PIPE, text=True)
+                             "--metrics", "rouge", "--workers", workers], stderr=subprocess.PIPE, text=True,
+                            preexec_fn=ctrl_c_heard)
     results = out / "results.jsonl"
     deadline = time.time() + 300
     while time.time() < deadline and not (results.exists() and results.stat().st_size > 0):

@@ -20,6 +20,7 @@ from genevals import types
 from genevals.engine.local import evaluate
 from genevals.judge.config import JudgeConfig
 from support.fault_server import FaultServer
+from support.runs import ctrl_c_heard
 
 REPO = Path(__file__).resolve().parents[2]
 HOLD = "HOLDTHISSAMPLE"
@@ -143,7 +144,8 @@ def test_ctrl_c_keeps_every_sample_already_judged(tmp_path):
         proc = subprocess.Popen([sys.executable, "-m", "genevals", "run", str(data), "--out", str(out), "-q",
                                  "--metrics", "token_f1,faithfulness", "--judge-backend", "openai",
                                  "--judge-base-url", server.base_url, "--judge-model", "test", "--no-judge-cache"],
-                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                    preexec_fn=ctrl_c_heard)
         try:
             wait_for_lines(out / "results.jsonl", N - 1, lambda: proc.poll() is None)
             assert proc.poll() is None and server.holding.is_set()

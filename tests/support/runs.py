@@ -359,3 +359,11 @@ def write_long_input(path: Path, n: int = 30_000) -> Path:
             handle.write(json.dumps({"id": i, "answer": f"answer number {i} " * 20,
                                      "references": [f"reference {i} " * 20]}) + "\n")
     return path
+
+
+def ctrl_c_heard() -> None:
+    """``preexec_fn`` for a child the test will Ctrl-C: a process started in the background of a shell without job
+    control inherits SIGINT ignored, and Python then never turns it into KeyboardInterrupt."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
