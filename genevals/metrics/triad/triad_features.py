@@ -23,7 +23,7 @@ from genevals.text import WORD, content_words
 #: (sentences and passages get their own slope and base rate, so one threshold suits both)
 CONTEXT_FEATURES = ("cosine", "passage", "passage_x_cosine")
 PASSAGE_WORDS = 60
-#: word pieces of a chunk embedded (96 tokens with [CLS] and [SEP]): grouped-CV AUC on the dev halves, WikiQA /
+#: word pieces of a chunk embedded (96 tokens with [CLS] and [SEP]): out-of-fold AUC of the fitted model, WikiQA /
 #: Cranfield, was 0.809 / 0.715 at 30 pieces, 0.825 / 0.719 at 62, 0.825 / 0.722 at 94 and 0.824 / 0.709 at 254
 #: (the model's limit); CPU ms per question (one thread) 115 / 142 at 62 pieces, 114 / 189 at 94
 HEAD_PIECES = 94
