@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from genevals.input.rows import InputError, RawRow
-from genevals.input.traces.records import Located, documents, expect, lookup, records, system_of, text_in
+from genevals.input.traces.records import Located, by_trace, documents, expect, lookup, system_of, text_in
 
 QUESTION_KEYS = ("question", "query", "input", "user_input")
 ANSWER_KEYS = ("answer", "output", "response", "result", "text", "content")
@@ -81,26 +81,12 @@ def _sample(trace: str, runs: list[_Run], source: str, system_from: str | None) 
     return row
 
 
+def _runs(value: Any, source: str, line: int) -> list[_Run]:
+    """A record's runs, its nested child runs included; none of them if one cannot be read."""
+    found: list[_Run] = []
+    _flatten(value, source, line, "", None, found)
+    return found
+
+
 def rows(path: str | Path, digest: Any, system_from: str | None) -> Iterator[RawRow | InputError]:
-    source = str(path)
-    traces: dict[str, list[_Run]] = {}
-    for record in records(path, digest, "langsmith"):
-        if isinstance(record, InputError):
-            yield record
-            continue
-        line, value = record
-        found: list[_Run] = []
-        try:
-            _flatten(value, source, line, "", None, found)
-        except Located as exc:
-            yield exc
-            continue
-        for run in found:
-            traces.setdefault(run.trace, []).append(run)
-    for trace, runs in traces.items():
-        try:
-            row = _sample(trace, runs, source, system_from)
-        except Located as exc:
-            yield exc
-            continue
-        yield RawRow(source, min(r.line for r in runs), row)
+    return by_trace(path, digest, "langsmith", _runs, _sample, system_from)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from genevals.input.rows import InputError, RawRow
-from genevals.input.traces.records import Located, expect, kind, records, system_of
+from genevals.input.traces.records import Located, by_trace, expect, kind, system_of
 
 KIND = "openinference.span.kind"
 _DOC = re.compile(r"retrieval\.documents\.(\d+)\.document\.(content|id|score)\Z")
@@ -178,24 +178,4 @@ def _sample(trace: str, spans: list[_Span], source: str, system_from: str | None
 
 def rows(path: str | Path, digest: Any, system_from: str | None) -> Iterator[RawRow | InputError]:
     """One row per trace, in the order the traces' first spans appear; located errors for what cannot be read."""
-    source = str(path)
-    traces: dict[str, list[_Span]] = {}
-    for record in records(path, digest, "openinference"):
-        if isinstance(record, InputError):
-            yield record
-            continue
-        line, value = record
-        try:
-            for span in _spans(value, source, line):
-                traces.setdefault(span.trace, []).append(span)
-        except Located as exc:
-            yield exc
-    if not traces:
-        return
-    for trace, spans in traces.items():
-        try:
-            row = _sample(trace, spans, source, system_from)
-        except Located as exc:
-            yield exc
-            continue
-        yield RawRow(source, min(s.line for s in spans), row)
+    return by_trace(path, digest, "openinference", _spans, _sample, system_from)

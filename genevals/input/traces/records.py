@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import numbers
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from genevals.input.rows import InputError
+from genevals.input.rows import InputError, RawRow
 from genevals.input.source import open_file
 
 
@@ -198,3 +198,30 @@ def system_of(path: str | None, places: Sequence[tuple[str, Any]], source: str, 
         return str(value)
     where = ", ".join(label for label, _ in places)
     raise Located(source, line, path, f"--system-from: no attribute '{path}' in {where}")
+
+
+def by_trace(path: str | Path, digest: Any, what: str, pieces: Callable[[Any, str, int], Iterable[Any]],
+             sample: Callable[[str, list, str, str | None], dict[str, Any]],
+             system_from: str | None) -> Iterator[RawRow | InputError]:
+    """One row per trace, in the order the traces' first pieces appear: ``pieces(record, source, line)`` gives a
+    record's spans or runs (each with its ``trace`` and ``line``), ``sample(trace, its pieces, source,
+    system_from)`` the trace's row, on the line of its first piece; located errors for what cannot be read."""
+    source = str(path)
+    traces: dict[str, list[Any]] = {}
+    for record in records(path, digest, what):
+        if isinstance(record, InputError):
+            yield record
+            continue
+        line, value = record
+        try:
+            for piece in pieces(value, source, line):
+                traces.setdefault(piece.trace, []).append(piece)
+        except Located as exc:
+            yield exc
+    for trace, found in traces.items():
+        try:
+            row = sample(trace, found, source, system_from)
+        except Located as exc:
+            yield exc
+            continue
+        yield RawRow(source, min(piece.line for piece in found), row)
