@@ -33,19 +33,6 @@ def trec_order(docs: Iterable[tuple[str, float]]) -> Ranking:
     return ranked
 
 
-def _fields(raw: bytes, source: str, line: int, want: int, layout: str) -> list[str] | InputError | None:
-    try:
-        text = raw.decode("utf-8-sig" if line == 1 else "utf-8")
-    except UnicodeDecodeError as exc:
-        return InputError(source, line, None, f"invalid UTF-8 at byte {exc.start}")
-    fields = text.split()
-    if not fields:
-        return None
-    if len(fields) != want:
-        return InputError(source, line, None, f"expected {want} columns ({layout}), got {len(fields)}")
-    return fields
-
-
 def _number(text: str, source: str, line: int, column: str) -> float | InputError:
     try:
         value = float(text)
@@ -56,26 +43,41 @@ def _number(text: str, source: str, line: int, column: str) -> float | InputErro
     return value
 
 
+def _columns(path: str | Path, digest: Any, what: str, layout: str, number: int,
+             errors: list[InputError]) -> Iterator[tuple[int, list[str], float]]:
+    """(line, its columns, the number in column ``number``) for each line of ``layout``'s columns whose number is
+    finite; blank lines are skipped, and every other line is a located error added to ``errors``."""
+    source, names = str(path), layout.split()
+    with open_file(path, what) as handle:
+        for line, raw in lines(handle, digest):
+            try:
+                fields = raw.decode("utf-8-sig" if line == 1 else "utf-8").split()
+            except UnicodeDecodeError as exc:
+                errors.append(InputError(source, line, None, f"invalid UTF-8 at byte {exc.start}"))
+                continue
+            if not fields:
+                continue
+            if len(fields) != len(names):
+                errors.append(InputError(source, line, None, f"expected {len(names)} columns ({layout}), got "
+                                                             f"{len(fields)}"))
+                continue
+            value = _number(fields[number], source, line, names[number])
+            if isinstance(value, InputError):
+                errors.append(value)
+                continue
+            yield line, fields, value
+
+
 QRELS_LAYOUT = "TOPIC ITERATION DOCNO RELEVANCE"
 RUN_LAYOUT = "TOPIC Q0 DOCNO RANK SCORE TAG"
 
 
 def read_qrels(path: str | Path, digest: Any = None) -> tuple[dict[str, dict[str, float]], list[InputError]]:
     """topic -> {document id: relevance} and the bad lines (each located)."""
-    source, qrels, errors = str(path), {}, []
-    with open_file(path, "--qrels") as handle:
-        for line, raw in lines(handle, digest):
-            fields = _fields(raw, source, line, 4, QRELS_LAYOUT)
-            if fields is None:
-                continue
-            if isinstance(fields, InputError):
-                errors.append(fields)
-                continue
-            grade = _number(fields[3], source, line, "RELEVANCE")
-            if isinstance(grade, InputError):
-                errors.append(grade)
-                continue
-            qrels.setdefault(fields[0], {})[fields[2]] = grade
+    qrels: dict[str, dict[str, float]] = {}
+    errors: list[InputError] = []
+    for _, fields, grade in _columns(path, digest, "--qrels", QRELS_LAYOUT, 3, errors):
+        qrels.setdefault(fields[0], {})[fields[2]] = grade
     return qrels, errors
 
 
@@ -97,27 +99,14 @@ def read_run(path: str | Path, digest: Any = None, what: str = "--run") -> Run:
     first: dict[str, int] = {}
     tags: dict[str, None] = {}
     errors: list[InputError] = []
-    with open_file(path, what) as handle:
-        for line, raw in lines(handle, digest):
-            fields = _fields(raw, source, line, 6, RUN_LAYOUT)
-            if fields is None:
-                continue
-            if isinstance(fields, InputError):
-                errors.append(fields)
-                continue
-            topic, _, doc, _, score_text, tag = fields
-            score = _number(score_text, source, line, "SCORE")
-            if isinstance(score, InputError):
-                errors.append(score)
-                continue
-            topic_docs = docs.setdefault(topic, {})
-            if doc in topic_docs:
-                errors.append(InputError(source, line, "DOCNO", f"document '{doc}' is listed twice for topic "
-                                                                f"'{topic}'"))
-                continue
-            first.setdefault(topic, line)
-            topic_docs[doc] = score
-            tags.setdefault(tag)
+    for line, (topic, _, doc, _, _, tag), score in _columns(path, digest, what, RUN_LAYOUT, 4, errors):
+        topic_docs = docs.setdefault(topic, {})
+        if doc in topic_docs:
+            errors.append(InputError(source, line, "DOCNO", f"document '{doc}' is listed twice for topic '{topic}'"))
+            continue
+        first.setdefault(topic, line)
+        topic_docs[doc] = score
+        tags.setdefault(tag)
     return Run({t: trec_order(d.items()) for t, d in docs.items()}, first, list(tags), errors)
 
 
