@@ -28,7 +28,7 @@ from typing import Any
 from genevals import types
 from genevals.stats import agreement_cis, binary_metrics, confusion
 from genevals.types import Sample
-from genevals.validation.labels import row_to_sample
+from genevals.validation.labels import row_to_sample, scored
 
 #: judge name -> the metric family that checks citations
 JUDGES = {"citations": "citations", "citations-local": "citations_local"}
@@ -87,22 +87,17 @@ def predictions(details: Mapping[str, Any]) -> dict[tuple[int, int], bool]:
 def score(rows: Sequence[dict[str, Any]], metric, batch_size: int = 32, progress=None) -> list[dict[str, Any]]:
     """One outcome per labelled citation: gold and predicted (True: not supported), status and reason."""
     out = []
-    for start in range(0, len(rows), batch_size):
-        chunk = rows[start:start + batch_size]
-        results = metric.score([to_sample(r) for r in chunk])
-        for row, result in zip(chunk, results):
-            recall = result["citation_recall"]
-            found = predictions(recall.details or {}) if recall.status == types.OK else {}
-            for label in row["citation_labels"]:
-                key = (label["sentence"], label["context"])
-                status = recall.status if recall.status != types.OK else types.OK if key in found else NOT_CHECKED
-                out.append({"id": row.get("id"), "model": row.get("model"), "sentence": key[0],
-                            "context": key[1], "sentence_text": row["citations"][key[0]]["text"],
-                            "gold_not_supported": not label["supported"],
-                            "predicted_not_supported": found.get(key) if status == types.OK else None,
-                            "status": status, "reason": recall.reason or None})
-        if progress:
-            progress(len(chunk), len(rows))
+    for row, result in scored(rows, metric, to_sample, batch_size, progress):
+        recall = result["citation_recall"]
+        found = predictions(recall.details or {}) if recall.status == types.OK else {}
+        for label in row["citation_labels"]:
+            key = (label["sentence"], label["context"])
+            status = recall.status if recall.status != types.OK else types.OK if key in found else NOT_CHECKED
+            out.append({"id": row.get("id"), "model": row.get("model"), "sentence": key[0],
+                        "context": key[1], "sentence_text": row["citations"][key[0]]["text"],
+                        "gold_not_supported": not label["supported"],
+                        "predicted_not_supported": found.get(key) if status == types.OK else None,
+                        "status": status, "reason": recall.reason or None})
     return out
 
 

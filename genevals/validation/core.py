@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping, Sequence
 from genevals import registry, types
 from genevals.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, agreement_cis, binary_metrics, confusion
 from genevals.types import Claim, MetricResult, Verdict
-from genevals.validation.labels import gold_label, gold_spans, row_to_sample
+from genevals.validation.labels import gold_label, gold_spans, row_to_sample, scored
 from genevals.validation.spans import merge_spans, span_length, span_scores
 
 #: judge name -> the metric family that judges
@@ -132,21 +132,16 @@ class RowOutcome:
 def score_rows(rows: Sequence[dict[str, Any]], metric, rule: Rule, batch_size: int = 64,
                progress: Callable[[int, int], None] | None = None) -> list[RowOutcome]:
     outcomes = []
-    for start in range(0, len(rows), batch_size):
-        chunk = rows[start:start + batch_size]
-        results = metric.score([row_to_sample(r) for r in chunk])
-        for row, result in zip(chunk, results):
-            faith = result["faithfulness"]
-            details = dict(faith.details or {})
-            out = RowOutcome(row=row, gold=gold_label(row), status=faith.status, reason=faith.reason or "",
-                             gold_spans=gold_spans(row), details=details)
-            if faith.status == types.OK:
-                out.pred = rule.predict(result)
-                out.faithfulness = faith.value
-                out.pred_spans = predicted_spans(details, rule)
-            outcomes.append(out)
-        if progress:
-            progress(len(chunk), len(rows))
+    for row, result in scored(rows, metric, row_to_sample, batch_size, progress):
+        faith = result["faithfulness"]
+        details = dict(faith.details or {})
+        out = RowOutcome(row=row, gold=gold_label(row), status=faith.status, reason=faith.reason or "",
+                         gold_spans=gold_spans(row), details=details)
+        if faith.status == types.OK:
+            out.pred = rule.predict(result)
+            out.faithfulness = faith.value
+            out.pred_spans = predicted_spans(details, rule)
+        outcomes.append(out)
     return outcomes
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from genevals.types import Context, Sample
 from genevals.validation.spans import merge_spans
@@ -99,3 +99,14 @@ def row_to_sample(row: Mapping[str, Any]) -> Sample:
     return Sample(id=str(row["id"]), answer=row["response"], question=row.get("question") or "",
                   contexts=tuple(Context(text=t, rank=i + 1) for i, t in enumerate(texts)),
                   system=str(row.get("model") or "default"), origin=row.get("_origin", ""))
+
+
+def scored(rows: Sequence[dict[str, Any]], metric: Any, to_sample: Callable[[Mapping[str, Any]], Sample],
+           batch_size: int, progress: Callable[[int, int], None] | None = None) -> Iterator[tuple[dict, dict]]:
+    """(row, the metric's results for it) for each labelled row, scored ``batch_size`` rows to a call;
+    ``progress(rows just scored, all rows)`` after each call."""
+    for start in range(0, len(rows), batch_size):
+        chunk = rows[start:start + batch_size]
+        yield from zip(chunk, metric.score([to_sample(r) for r in chunk]))
+        if progress:
+            progress(len(chunk), len(rows))
