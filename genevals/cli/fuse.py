@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, nonnegative
 
 #: files read as genevals rows; any other is a TREC run file
 GENEVALS_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", ".pq")
@@ -26,26 +25,7 @@ SHOWN_ERRORS = 20
 
 
 def _weights(text: str) -> list[float]:
-    values = []
-    for part in text.split(","):
-        try:
-            value = float(part)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got '{part.strip()}'") from None
-        if not math.isfinite(value) or value < 0:
-            raise argparse.ArgumentTypeError(f"a weight must be a finite number >= 0, got '{part.strip()}'")
-        values.append(value)
-    return values
-
-
-def _k(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got '{text}'")
-    return value
+    return [nonnegative(part.strip()) for part in text.split(",")]
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -55,7 +35,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files or genevals JSONL/CSV/Parquet files")
     parser.add_argument("-o", "--out", required=True, metavar="FUSED",
                         help="the fused run: TREC with --to-trec or a .trec/.run/.txt name, else genevals JSONL")
-    parser.add_argument("--k", type=_k, default=60.0, help="the RRF constant k (default 60)")
+    parser.add_argument("--k", type=nonnegative, default=60.0, help="the RRF constant k (default 60)")
     parser.add_argument("--weights", type=_weights, default=None, metavar="W1,W2,...",
                         help="one weight per run (default 1 each)")
     parser.add_argument("--to-trec", action="store_true", help="write a TREC run file whatever -o is called")
