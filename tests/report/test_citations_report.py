@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support.report_page import report_page
 
 from genevals.engine.local import evaluate
 from genevals.output import runfolder
@@ -45,14 +46,8 @@ def test_the_page_data_carries_sentences_and_chips(cited_report):
 
 
 def test_citation_view_filter_and_deep_link_in_chromium(browser, cited_report):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    p = context.new_page()
-    errors: list[str] = []
-    p.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    p.on("pageerror", lambda e: errors.append(str(e)))
-    try:
-        p.goto(cited_report.resolve().as_uri())
-        p.wait_for_selector("html[data-ready=true]", timeout=15_000)
+    with report_page(browser, cited_report) as view:
+        p, errors = view.page, view.errors
         p.click("button[data-tab=samples]")
         # the filter lists the one answer with a miscited sentence
         p.select_option("#citations-filter", "miscited")
@@ -84,5 +79,3 @@ def test_citation_view_filter_and_deep_link_in_chromium(browser, cited_report):
         assert "[9] out of range" in p.inner_text("#citations-card") and "citation_out_of_range" in p.inner_text(
             "#citations-card")
         assert errors == []
-    finally:
-        context.close()

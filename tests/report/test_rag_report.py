@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 from support.rag_judge import FAMILIES, scripted_reply
+from support.report_page import report_page
 
-from genevals.output import runfolder
 from genevals.engine.local import evaluate
 from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
+from genevals.output import runfolder
 from genevals.report import write_report
 from genevals.report.model import build_data
 
@@ -42,19 +43,8 @@ def test_the_page_data_carries_the_drill_down(rag_report):
 
 
 def test_rag_views_in_chromium(browser, rag_report):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    p = context.new_page()
-    errors: list[str] = []
-    p.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    p.on("pageerror", lambda e: errors.append(str(e)))
-
-    def tab(name: str) -> None:
-        p.click(f"button[data-tab={name}]")
-        p.wait_for_selector(f"#tab-{name}:not([hidden])")
-
-    try:
-        p.goto(rag_report.resolve().as_uri())
-        p.wait_for_selector("html[data-ready=true]", timeout=15_000)
+    with report_page(browser, rag_report) as view:
+        p, errors, tab = view.page, view.errors, view.tab
         variants = p.inner_text("#rag-variants")
         assert "context_relevance" in variants and "LLM judge" in variants and "pairwise" in variants
         tab("compare")
@@ -74,5 +64,3 @@ def test_rag_views_in_chromium(browser, rag_report):
         tab("charts")
         assert p.locator("#rag-rank-chart svg rect.bar").count() >= 2
         assert errors == []
-    finally:
-        context.close()

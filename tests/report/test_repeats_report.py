@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.report_page import report_page
 from support.seed_judge import BySeed, flips
 
 from genevals.engine.local import evaluate
@@ -51,19 +52,8 @@ def test_the_page_data_carries_the_repeats(repeats_report):
 
 
 def test_repeats_in_chromium(browser, repeats_report):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    p = context.new_page()
-    errors: list[str] = []
-    p.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    p.on("pageerror", lambda e: errors.append(str(e)))
-
-    def tab(name: str) -> None:
-        p.click(f"button[data-tab={name}]")
-        p.wait_for_selector(f"#tab-{name}:not([hidden])")
-
-    try:
-        p.goto(repeats_report.resolve().as_uri())
-        p.wait_for_selector("html[data-ready=true]", timeout=15_000)
+    with report_page(browser, repeats_report) as view:
+        p, errors, tab = view.page, view.errors, view.tab
         overview = p.inner_text("#judge-repeats")
         assert "Judge variance" in overview and "tie is unverifiable" in overview
         assert p.inner_text("#repeats-table .flip-rate") == "0.333"
@@ -88,5 +78,3 @@ def test_repeats_in_chromium(browser, repeats_report):
         beside = p.locator(".repeats-beside")
         assert beside.count() >= 1 and "2/3" in beside.first.inner_text()  # Lyon: unverifiable, 2 of 3
         assert errors == []
-    finally:
-        context.close()
