@@ -27,7 +27,12 @@ import json
 from dataclasses import dataclass
 
 OK, REFUSED, ANY = "ok", "refused", "any"
-CLASSES = ("encodings", "sizes", "types", "paths", "options", "formats", "api", "runfolder", "judge")
+#: the classes of issue 34, each with its own module ``hostile.cases_<class>`` (``cases()``, and optionally
+#: ``SETUPS``: named setup steps of its own, merged into runner's)
+NEW_CLASSES = ("history", "traces", "trec", "citations", "repeats", "mapfiles", "plugin", "review")
+CLASSES = ("encodings", "sizes", "types", "paths", "options", "formats", "api", "runfolder", "judge",
+           # issue 34: the surfaces added since the first corpus, one module each (hostile/cases_<class>.py)
+           *NEW_CLASSES)
 #: cheap metrics that need no model and no judge: every case uses them unless it names its own
 CHEAP = "exact_match,token_f1,rouge,bleu,retrieval"
 DEFAULT_LIMIT = 20.0
@@ -117,11 +122,19 @@ def cli_case(id: str, cls: str, expect: str, *argv: str, where=(), content: byte
     return Case(id=id, cls=cls, expect=expect, where=tuple(where), files=files, argv=tuple(argv), **kw)
 
 
+def new_modules() -> list:
+    import importlib
+
+    return [importlib.import_module(f"hostile.cases_{name}") for name in NEW_CLASSES]
+
+
 def all_cases() -> list[Case]:
     from hostile import cases_api, cases_cli, cases_formats, cases_text, cases_types
 
     found = [*cases_text.cases(), *cases_types.cases(), *cases_formats.cases(), *cases_cli.cases(),
              *cases_api.cases()]
+    for module in new_modules():
+        found += module.cases()
     seen: set[str] = set()
     for case in found:
         assert case.id not in seen, f"duplicate case id {case.id}"

@@ -123,5 +123,9 @@ SETUPS = {f.__name__: f for f in (
     results_garbage_line, results_cut_last_line, results_folder, results_empty, summary_garbage,
     summary_list, empty_folder, fifo, symlink_loop, dangling_symlink, symlink_to_input, unreadable, out_unwritable,
     out_parent_unwritable, out_symlink, out_symlink_loop, out_dangling_symlink, unicode_names)}
+for _module in __import__("hostile.cases", fromlist=["new_modules"]).new_modules():
+    for _name, _step in getattr(_module, "SETUPS", {}).items():
+        assert _name not in SETUPS, f"setup {_name} is defined twice"
+        SETUPS[_name] = _step
 #: setups whose effect root does not feel (it reads and writes through permission bits)
 ROOT_BYPASSES = {"unreadable", "out_unwritable", "out_parent_unwritable"}

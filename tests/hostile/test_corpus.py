@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from hostile.cases import CLASSES, all_cases
+from hostile.cases import CLASSES, NEW_CLASSES, all_cases
 
 CASES = all_cases()
 BY_ID = {case.id: case for case in CASES}
@@ -67,6 +67,12 @@ def test_the_corpus_is_large_and_covers_every_class():
     assert len(CASES) >= 400, counts
     assert set(counts) == set(CLASSES), counts
     assert all(case.limit <= 40 for case in CASES)
+
+
+def test_the_surfaces_of_issue_34_have_700_cases_of_their_own():
+    counts = Counter(case.cls for case in CASES if case.cls in NEW_CLASSES)
+    assert sum(counts.values()) >= 700, counts
+    assert all(counts[name] >= 60 for name in NEW_CLASSES), counts
 
 
 @pytest.mark.parametrize("case_id", list(BY_ID))
