@@ -51,7 +51,7 @@ def _sample(trace: Any, source: str, line: int, where: str, system_from: str | N
         raise Located(source, line, where or None, "expected a Langfuse trace (an object with 'id', 'input', "
                                                    f"'output' and 'observations'), got an object with {keys}")
     trace_id = trace["id"]
-    if isinstance(trace_id, bool) or not isinstance(trace_id, (str, int)):
+    if isinstance(trace_id, bool) or not isinstance(trace_id, (str, int)) or trace_id == "":
         raise Located(source, line, at("id"), f"expected the trace id, got {kind(trace_id)}")
     observations = trace.get("observations") or []
     observations = expect(observations, list, source, line, at("observations"), "a list of observations")

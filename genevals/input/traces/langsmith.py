@@ -48,10 +48,12 @@ class _Run(NamedTuple):
 
 
 def _text(value: Any, source: str, line: int, field: str, what: str, optional: bool = True) -> str | None:
-    if value is None and optional:
+    if (value is None or value == "") and optional:  # as LangSmith writes a root run's parent
         return None
-    if isinstance(value, bool) or not isinstance(value, (str, int)) or value == "":
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise Located(source, line, field, f"expected {what} (text), got {kind(value)}")
+    if value == "":
+        raise Located(source, line, field, f"expected {what}, got an empty string")
     return str(value)
 
 

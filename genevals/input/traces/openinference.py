@@ -59,6 +59,8 @@ def _hex(value: Any) -> Any:
 
 
 def _value(value: Any, source: str, line: int, field: str) -> Any:
+    if value is None:  # an empty AnyValue, as an absent one
+        return None
     value = expect(value, dict, source, line, field, "an OTLP AnyValue object ({\"stringValue\": ...})")
     for name in ("stringValue", "boolValue", "doubleValue", "bytesValue"):
         if name in value:

@@ -174,20 +174,25 @@ def _records(text: _Text, source: str, what: str) -> Iterator[tuple[int, Any] | 
 
 
 def _broken_first(text: _Text, source: str, start: int, broken: _Broken) -> Iterator[InputError | tuple]:
-    """The first record does not parse: a broken JSON Lines record when it sits on one line and the next line
-    holds a record of its own; else the file is one broken document."""
-    first_line = text.line_at(start)
-    if text.line_at(broken.pos) == first_line:
-        text.pos = start
-        text.next_line()
+    """The first record does not parse: a broken JSON Lines record when its line does not parse alone and the
+    next line holds a record of its own; else the file is one broken document."""
+    text.pos = start
+    first = text.next_line()
+    following = text.next_line()
+    while following is not None and not following[1].strip():
         following = text.next_line()
-        while following is not None and not following[1].strip():
-            following = text.next_line()
-        if following is not None and _parses(following[1]):
+    if first is not None and following is not None and _parses(following[1]):
+        try:
+            json.loads(first[1])
+        except json.JSONDecodeError as exc:
+            yield InputError(source, text.line_at(start), None, f"malformed JSON: {exc.msg} (column {exc.colno})")
+        except (ValueError, RecursionError):
+            yield _error(text, source, start, broken.message)
+        else:  # the line parses alone: what broke is on it (bytes that are not UTF-8)
             yield _error(text, source, broken.pos, broken.message)
-            text.pos = following[0]
-            yield from _lines(text, source)
-            return
+        text.pos = following[0]
+        yield from _lines(text, source)
+        return
     yield _error(text, source, broken.pos, broken.message)
 
 
