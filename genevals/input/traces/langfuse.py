@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from genevals.input.rows import InputError, RawRow
-from genevals.input.traces.records import Located, keys_of, documents, expect, kind, records, system_of, text_in
+from genevals.input.traces.records import (Located, documents, expect, keys_of, kind, records, system_of,
+                                           text_in)
 
 QUESTION_KEYS = ("question", "query", "input", "user_input")
 ANSWER_KEYS = ("answer", "output", "response", "content", "text")

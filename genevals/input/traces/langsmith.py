@@ -24,7 +24,7 @@ from typing import Any, Iterator, NamedTuple
 
 from genevals.input.rows import InputError, RawRow
 from genevals.input.traces.grouping import by_trace
-from genevals.input.traces.records import Located, keys_of, documents, expect, kind, lookup, pick_system, shown, text_in
+from genevals.input.traces.records import Located, documents, expect, keys_of, kind, lookup, pick_system, text_in
 
 QUESTION_KEYS = ("question", "query", "input", "user_input")
 ANSWER_KEYS = ("answer", "output", "response", "result", "text", "content")

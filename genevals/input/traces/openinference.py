@@ -30,7 +30,7 @@ from typing import Any, Iterator, NamedTuple
 
 from genevals.input.rows import InputError, RawRow
 from genevals.input.traces.grouping import by_trace
-from genevals.input.traces.records import Located, keys_of, expect, kind, lookup, pick_system, shown
+from genevals.input.traces.records import Located, expect, keys_of, kind, lookup, pick_system, shown
 
 KIND = "openinference.span.kind"
 # indexes in ASCII digits, short enough to convert (a longer one is no document or message genevals reads)
@@ -170,7 +170,8 @@ def _spans(record: Any, source: str, line: int, system_from: str | None) -> Iter
     if resource_spans is None:
         keys = keys_of(record)
         raise Located(source, line, "resourceSpans", "expected an OTLP JSON trace export (an object with "
-                      f"'resourceSpans', as the OpenTelemetry Collector's file exporter writes), got an object with {keys}")
+                      "'resourceSpans', as the OpenTelemetry Collector's file exporter writes), got an object with "
+                      f"{keys}")
     expect(resource_spans, list, source, line, "resourceSpans", "a list")
     for r, block in enumerate(resource_spans):
         where = f"resourceSpans[{r}]"

@@ -16,7 +16,7 @@ from typing import Any, BinaryIO, Iterator
 from genevals.input.rows import InputError
 
 CHUNK = 1 << 20
-_WHITE = " \t\r\n"
+_SPACE = re.compile(r"[ \t\r\n]*")
 _NOT_UTF8 = re.compile("[\udc80-\udcff]")
 #: a parse error this close to the end of what was read may be a record cut by the read, not a broken one
 _MARGIN = 8
@@ -82,13 +82,10 @@ class _Text:
         newline = self.buf.rfind("\n", 0, index)
         return index - newline if newline >= 0 else index + 1 + self._col0
 
-    def skip_white(self, newlines: bool = True) -> int:
-        """Moves past whitespace (``newlines``: also past line ends); the position reached (len(buf) at the end
-        of the file)."""
-        chars = _WHITE if newlines else " \t\r"
+    def skip_white(self) -> int:
+        """Moves past whitespace and line ends; the position reached (len(buf) at the end of the file)."""
         while True:
-            while self.pos < len(self.buf) and self.buf[self.pos] in chars:
-                self.pos += 1
+            self.pos = _SPACE.match(self.buf, self.pos).end()
             if self.pos < len(self.buf) or not self.more():
                 return self.pos
 
