@@ -108,8 +108,9 @@ class _Text:
             if end >= len(self.buf) and self.more(len(self.buf) - start):
                 continue  # a number at the end of what was read may go on
             self.pos = end
-            if _NOT_UTF8.search(self.buf, start, end):
-                raise _Broken(_NOT_UTF8.search(self.buf, start, end).start(), "invalid UTF-8")
+            bad = _NOT_UTF8.search(self.buf, start, end)
+            if bad is not None:
+                raise _Broken(bad.start(), "invalid UTF-8")
             return start, value
 
     def next_line(self) -> tuple[int, str] | None:
@@ -140,9 +141,15 @@ def records(handle: BinaryIO, digest: Any, source: str, what: str) -> Iterator[t
 
 def _error(text: _Text, source: str, pos: int, message: str) -> InputError:
     line = text.line_at(pos)
-    if message.startswith("malformed JSON"):
+    if pos < len(text.buf) and _NOT_UTF8.match(text.buf, pos):  # JSON broken by bytes that are not UTF-8
+        message = _not_utf8(text.buf[pos])
+    if message.startswith(("malformed JSON", "invalid UTF-8")):
         message += f" (column {text.column_at(pos)})"
     return InputError(source, line, None, message)
+
+
+def _not_utf8(escape: str) -> str:
+    return f"invalid UTF-8: byte 0x{ord(escape) - 0xDC00:02x} (not a UTF-8 text file?)"
 
 
 def _records(text: _Text, source: str, what: str) -> Iterator[tuple[int, Any] | InputError]:
@@ -179,14 +186,17 @@ def _broken_first(text: _Text, source: str, start: int, broken: _Broken) -> Iter
     while following is not None and not following[1].strip():
         following = text.next_line()
     if first is not None and following is not None and _parses(following[1]):
+        bad = _NOT_UTF8.search(first[1])
         try:
             json.loads(first[1])
         except json.JSONDecodeError as exc:
-            yield InputError(source, text.line_at(start), None, f"malformed JSON: {exc.msg} (column {exc.colno})")
+            if bad is None:
+                yield InputError(source, text.line_at(start), None, f"malformed JSON: {exc.msg} (column {exc.colno})")
         except (ValueError, RecursionError):
-            yield _error(text, source, start, broken.message)
-        else:  # the line parses alone: what broke is on it (bytes that are not UTF-8)
-            yield _error(text, source, broken.pos, broken.message)
+            if bad is None:
+                yield _error(text, source, start, broken.message)
+        if bad is not None or broken.message == "invalid UTF-8":
+            yield _error(text, source, first[0] + bad.start() if bad else broken.pos, "invalid UTF-8")
         text.pos = following[0]
         yield from _lines(text, source)
         return
@@ -210,9 +220,9 @@ def _lines(text: _Text, source: str) -> Iterator[tuple[int, Any] | InputError]:
         if not line.strip():
             continue
         number = text.line_at(start)
-        if _NOT_UTF8.search(line):
-            at = _NOT_UTF8.search(line).start()
-            yield InputError(source, number, None, f"invalid UTF-8 (column {at + 1})")
+        bad = _NOT_UTF8.search(line)
+        if bad is not None:
+            yield InputError(source, number, None, f"{_not_utf8(bad.group())} (column {bad.start() + 1})")
             continue
         try:
             yield number, json.loads(line)
@@ -241,10 +251,9 @@ def _array(text: _Text, source: str) -> Iterator[tuple[int, Any] | InputError]:
         try:
             yield text.line_at(start), text.value()[1]
         except _Broken as broken:
+            yield _error(text, source, broken.pos, broken.message)
             if broken.message != "invalid UTF-8":
-                yield _error(text, source, broken.pos, broken.message)
                 return
-            yield InputError(source, text.line_at(start), None, f"invalid UTF-8 (column {text.column_at(broken.pos)})")
         at = text.skip_white()
         char = text.buf[at] if at < len(text.buf) else ""
         text.pos += 1 if char else 0
