@@ -25,6 +25,7 @@ class _Waiting:
         self.held: dict[int, list[bytes]] = {}
         self.size = 0
         self.db: sqlite3.Connection | None = None
+        self.no_disk = False
 
     def add(self, pieces: list) -> None:
         for piece in pieces:
@@ -36,17 +37,27 @@ class _Waiting:
             self._spill()
 
     def _spill(self) -> None:
-        if self.db is None:
-            self.db = sqlite3.connect("")  # "": a private temporary file, removed when closed
-            self.db.execute("CREATE TABLE piece (trace INTEGER, blob BLOB)")
-        self.db.executemany("INSERT INTO piece VALUES (?, ?)",
-                            ((number, blob) for number, blobs in self.held.items() for blob in blobs))
+        if self.no_disk:
+            return
+        try:
+            if self.db is None:
+                self.db = sqlite3.connect("")  # "": a private temporary file, removed when closed
+                self.db.execute("CREATE TABLE piece (trace INTEGER, blob BLOB)")
+            with self.db:  # all of them or, rolled back, none
+                self.db.executemany("INSERT INTO piece VALUES (?, ?)",
+                                    ((number, blob) for number, blobs in self.held.items() for blob in blobs))
+        except sqlite3.Error:  # no temporary file to be had (TMPDIR full or read-only): they wait in memory
+            self.no_disk = True
+            return
         self.held, self.size = {}, 0
 
     def traces(self) -> Iterator[tuple[str, list]]:
         if self.db is not None:
             self._spill()
-            self.db.execute("CREATE INDEX by_trace ON piece (trace)")
+            try:
+                self.db.execute("CREATE INDEX by_trace ON piece (trace)")
+            except sqlite3.Error:
+                pass  # read without it, slower
         for trace, number in self.order.items():
             blobs = self.held.pop(number, [])
             if self.db is not None:
