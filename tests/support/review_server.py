@@ -1,14 +1,18 @@
-"""``genevals review RUN_DIR`` as a real process on 127.0.0.1 (a free port), and plain HTTP calls to it."""
+"""``genevals review RUN_DIR`` as a real process on 127.0.0.1 (a free port), and plain HTTP calls to it; the same
+server in a thread of the test's process (:class:`InProcessServer`), for the hostile corpus's many short calls."""
 from __future__ import annotations
 
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
+from http.client import HTTPConnection, HTTPException
 from pathlib import Path
 from typing import Any
 
@@ -67,3 +71,76 @@ class ReviewProcess:
             self.stderr = self.proc.stderr.read()
             self.proc.stdout.close()
             self.proc.stderr.close()
+
+
+class InProcessServer:
+    """The real :class:`~genevals.review.server.ReviewServer` over ``run_dir`` in a thread of this process, on
+    127.0.0.1 and a free port (for many short checks, where starting a process each would cost a second)."""
+
+    def __init__(self, run_dir: Path, request_timeout: float = 3.0) -> None:
+        from genevals.registry import declaration_of
+        from genevals.review.server import ReviewApp, ReviewServer, ServeConfig
+
+        self.app = ReviewApp(ServeConfig(run_dir=Path(run_dir), port=0, request_timeout=request_timeout),
+                             declaration_of)
+        self.server = ReviewServer(self.app)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def send(self, method: str, path: str, body: bytes | None = None, headers: Mapping[str, str] | None = None,
+             raw: bytes | None = None, half_close: bool = False) -> tuple[int, bytes]:
+        """One request with :mod:`http.client`, headers exactly as given (no Content-Length is added), or the
+        bytes ``raw`` as they are; ``half_close`` ends the sending side after the body (a client that sent
+        less than it announced and waits). (status, body); ConnectionError when the server hung up."""
+        conn = HTTPConnection("127.0.0.1", self.port, timeout=10)
+        try:
+            conn.connect()
+            if raw is not None:
+                conn.send(raw)
+            else:
+                conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+                for key, value in (headers or {}).items():
+                    conn.putheader(key, value)
+                conn.endheaders(body)
+            if half_close:
+                conn.sock.shutdown(socket.SHUT_WR)
+            response = conn.getresponse()
+            return response.status, response.read()
+        except (OSError, HTTPException) as exc:  # reset, closed without a reply, timed out
+            raise ConnectionError(f"the server dropped the connection: {type(exc).__name__}: {exc}") from None
+        finally:
+            conn.close()
+
+    def headers(self, token: bool = True) -> dict[str, str]:
+        out = {"Host": f"127.0.0.1:{self.port}", "Content-Type": "application/json"}
+        if token:
+            out["X-Genevals-Token"] = self.app.token
+        return out
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(10)
+
+    def __enter__(self) -> InProcessServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def judged(status: int, content: bytes) -> Any:
+    """A reply as the hostile corpus judges it: a 2xx's JSON returned (the length of a page or file); a 4xx with a JSON error raises
+    ValueError (HTTP status and the error, which names the field); anything else raises RuntimeError."""
+    try:
+        reply = json.loads(content.decode("utf-8")) if content else None
+    except ValueError:
+        if 200 <= status < 300:  # a page or a file
+            return len(content)
+        raise RuntimeError(f"HTTP {status} with a body that is not JSON: {content[:200]!r}") from None
+    if 200 <= status < 300:
+        return reply
+    if 400 <= status < 500 and isinstance(reply, dict) and isinstance(reply.get("error"), str):
+        raise ValueError(f"HTTP {status}: {reply['error']}")
+    raise RuntimeError(f"HTTP {status}: {content[:500]!r}")
