@@ -201,6 +201,8 @@ class Handler(BaseHTTPRequestHandler):
         elif status == HTTPStatus.HTTP_VERSION_NOT_SUPPORTED:  # the client's mistake: a 4xx like the others
             status = HTTPStatus.BAD_REQUEST
         self.close_connection = True
+        if getattr(self, "request_version", "HTTP/0.9") == "HTTP/0.9":  # a request line it could not read:
+            self.request_version = "HTTP/1.0"  # answer with a status line, not a bare HTTP/0.9 body
         try:
             body = json.dumps({"error": message or status.phrase}, ensure_ascii=True).encode("ascii")
             self._send(status, body, "application/json; charset=utf-8",

@@ -194,6 +194,8 @@ class ReviewStore:
         self._db.text_factory = _text_factory
         self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version < 0:
+            raise StoreError(f"{self.path}: not a genevals review store (schema version {version})")
         if version > SCHEMA_VERSION:
             raise StoreError(f"{self.path}: schema version {version} is newer than this genevals reads "
                              f"({SCHEMA_VERSION}); upgrade genevals")

@@ -492,7 +492,7 @@ def store_cases() -> list[Case]:
     out.append(cli("row-all-bad-at-once-report", OK, "review_row_all-bad-at-once", "report", "{out}"))
     out.append(cli("row-all-bad-at-once-export", OK, "review_row_all-bad-at-once", *export))
     out.append(_request("row-all-bad-at-once-state", OK, (), "state", every, setup="review_row_all-bad-at-once"))
-    out.append(_request("row-all-bad-at-once-decide", OK, (), "post", json.dumps(CLAIM),
+    out.append(_request("row-all-bad-at-once-decide", OK, (), "post", json.dumps(SPAN),
                         setup="review_row_all-bad-at-once"))
     return out
 
