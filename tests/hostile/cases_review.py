@@ -189,17 +189,9 @@ SETUPS["review_row_all-bad-at-once"] = _setup(_all_bad_store)
 
 
 def annotate(folder: Path, out: Path, inp: Path) -> None:
-    """Every sample of the run gets one claim (the whole answer, contradicted) and one checked citation
-    (sentence 0 cites context 0, supported), as a judge and the citation check would have written them."""
-    rows = [json.loads(raw) for raw in (out / "results.jsonl").read_text(encoding="utf-8").splitlines() if raw]
-    for row in rows:
-        answer = row["answer"]
-        row["metrics"]["faithfulness"] = {"value": 0.0, "status": "ok", "details": {
-            "claims": [{"index": 0, "text": answer, "spans": [[0, len(answer)]], "located": True}],
-            "verdicts": [{"claim_index": 0, "label": "contradicted", "missing": False}]}}
-        row["metrics"]["citation_recall"] = {"value": 1.0, "status": "ok", "details": {
-            "sentences": [{"index": 0, "text": answer, "cited": [0], "citations": [{"context": 0, "relevant": True}]}]}}
-    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    from support.review_server import annotate_run
+
+    annotate_run(out)
 
 
 SETUPS["review_annotated"] = annotate
@@ -303,10 +295,7 @@ CITE = {"reviewer": "ann", "system": "default", "sample_id": "q1", "citation": {
 SPAN = {"reviewer": "ann", "system": "default", "sample_id": "q1", "span": [0, 5], "decision": "missed", "note": ""}
 #: hostile JSON values: slug -> the literal
 VALUES = {"list": "[]", "object": "{}", "float-zero": "0.0", "digit-text": '"0"', "true": "true", "null": "null",
-          "nan": "NaN", "inf": "1e400", "minus-infinity": "-Infinity", "5000-digits": "§BIG§", "negative": "-1",
-          "31-digits": "1" + "0" * 30, "long-text": '"§LONG§"', "superscript-two": '"\u00b2"'}
-INTS = ("negative", "31-digits")
-TEXTS = ("digit-text", "long-text", "superscript-two")
+          "nan": "NaN", "inf": "1e400", "5000-digits": "§BIG§", "negative": "-1", "long-text": '"§LONG§"'}
 FIELDS = {
     # slug: (base body, path to the value, the name the reply must give, values a sound request may carry)
     "citation-context": (CITE, ("citation", "context"), "citation", ()),
@@ -315,15 +304,12 @@ FIELDS = {
     "claim": (CLAIM, ("claim",), "claim", ()),
     "span": (SPAN, ("span",), "span", ()),
     "span-start": (SPAN, ("span", 0), "span", ()),
-    "span-end": (SPAN, ("span", 1), "span", ()),
     "system": (CLAIM, ("system",), "system", ()),
     "sample-id": (CLAIM, ("sample_id",), "sample_id", ()),
-    "reviewer": (CLAIM, ("reviewer",), "reviewer", ("digit-text", "superscript-two")),
-    "note": (CLAIM, ("note",), "note", ("digit-text", "superscript-two")),
+    "reviewer": (CLAIM, ("reviewer",), "reviewer", ("digit-text",)),
+    "note": (CLAIM, ("note",), "note", ("digit-text",)),
     "decision": (CLAIM, ("decision",), "decision", ()),
-    "citation-reviewer": (CITE, ("reviewer",), "reviewer", ("digit-text", "superscript-two")),
-    "citation-note": (CITE, ("note",), "note", ("digit-text", "superscript-two")),
-    "citation-decision": (CITE, ("decision",), "decision", ()),
+    "citation-note": (CITE, ("note",), "note", ("digit-text",)),
 }
 ANNOTATED = "review_annotated"
 

@@ -149,3 +149,19 @@ def judged(status: int, content: bytes) -> Any:
     if 400 <= status < 500 and isinstance(reply, dict) and isinstance(reply.get("error"), str):
         raise ValueError(f"HTTP {status}: {reply['error']}")
     raise RuntimeError(f"HTTP {status}: {content[:500]!r}")
+
+
+def annotate_run(run_dir: Path) -> None:
+    """Every sample of a run gets one claim (the whole answer, contradicted) and one checked citation (sentence 0
+    cites context 0, supported), as a judge and the citation check would have written them: something to
+    decide on in a run scored with cheap metrics only."""
+    path = Path(run_dir) / "results.jsonl"
+    rows = [json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines() if raw]
+    for row in rows:
+        answer = row["answer"]
+        row["metrics"]["faithfulness"] = {"value": 0.0, "status": "ok", "details": {
+            "claims": [{"index": 0, "text": answer, "spans": [[0, len(answer)]], "located": True}],
+            "verdicts": [{"claim_index": 0, "label": "contradicted", "missing": False}]}}
+        row["metrics"]["citation_recall"] = {"value": 1.0, "status": "ok", "details": {
+            "sentences": [{"index": 0, "text": answer, "cited": [0], "citations": [{"context": 0, "relevant": True}]}]}}
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
