@@ -88,8 +88,7 @@ class ReviewApp:
         self.samples: dict[tuple[str, str], ReviewSample] = {}
         self.page = b""
         with ReviewStore(self.run_dir) as store:  # create it and read it through: a store that cannot be used
-            store.all()                           # fails now, naming the file, not at the first request
-            store.citations()
+            store.read()                          # fails now, naming the file, not at the first request
         self.refresh()
 
     def refresh(self) -> None:
@@ -113,10 +112,8 @@ class ReviewApp:
             return self._tally(store)
 
     def _tally(self, store: ReviewStore) -> dict[str, Any]:
-        decisions = store.all()
-        skipped = store.skipped
-        cited = store.citations()
-        return {**tally(decisions, self.samples, cited), "skipped": skipped + store.skipped}
+        stored = store.read()
+        return {**tally(stored.decisions, self.samples, stored.citations), "skipped": stored.skipped}
 
     def decide(self, body: Any) -> dict[str, Any]:
         """Store one decision from a request body and return the new state; RequestError when it is bad."""

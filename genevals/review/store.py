@@ -162,6 +162,15 @@ def store_path(run_dir: str | Path) -> Path:
     return Path(run_dir) / STORE_FILE
 
 
+@dataclass(frozen=True)
+class Stored:
+    """What a run folder's store holds, read in one pass: the decisions that can be read, and how many rows
+    could not (:attr:`ReviewStore.skipped`)."""
+    decisions: list[Decision]
+    citations: list[CitationDecision]
+    skipped: int = 0
+
+
 class ReviewStore:
     """The decisions of one run folder. Open one per thread (or request); each call is its own transaction."""
 
@@ -293,6 +302,13 @@ class ReviewStore:
             return []
         return self._read("SELECT * FROM citation_decisions ORDER BY id", _citation_row)
 
+    def read(self) -> Stored:
+        """Every decision of both kinds that can be read, and how many rows could not."""
+        decisions = self.all()
+        skipped = self.skipped
+        cited = self.citations()
+        return Stored(decisions, cited, skipped + self.skipped)
+
     def integrity(self) -> str:
         """SQLite's ``PRAGMA integrity_check``: ``ok`` for a sound file."""
         return "; ".join(r[0] for r in self._db.execute("PRAGMA integrity_check"))
@@ -307,25 +323,13 @@ class ReviewStore:
         self.close()
 
 
-@dataclass(frozen=True)
-class Stored:
-    """What a run folder's store holds, read in one pass: the decisions that can be read, and how many rows
-    could not (:attr:`ReviewStore.skipped`)."""
-    decisions: list[Decision]
-    citations: list[CitationDecision]
-    skipped: int = 0
-
-
 def read_store(run_dir: str | Path) -> Stored:
     """The decisions of a run folder (none when it has no store); StoreError, naming the file, when it cannot be
     read at all."""
     if not os.path.lexists(store_path(run_dir)):
         return Stored([], [])
     with ReviewStore(run_dir, readonly=True) as store:
-        decisions = store.all()
-        skipped = store.skipped
-        cited = store.citations()
-        return Stored(decisions, cited, skipped + store.skipped)
+        return store.read()
 
 
 def read_decisions(run_dir: str | Path) -> list[Decision]:
