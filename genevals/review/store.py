@@ -247,13 +247,21 @@ class ReviewStore:
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
-        """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends, rolled back on any error."""
-        self._db.execute("BEGIN IMMEDIATE")
+        """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends, rolled back on any error. SQLite's
+        refusals (locked past the busy timeout, a file that turned read-only, a trigger or constraint of a file
+        edited by hand) become a StoreError naming the file."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot write the review store: {exc}") from None
         try:
             yield
             self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
+        except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error):  # nothing to roll back when the COMMIT itself ended it
+                self._db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"{self.path}: cannot write the review store: {exc}") from None
             raise
 
     def add(self, decision: Decision) -> Decision:

@@ -173,3 +173,23 @@ def test_hostile_request_fields_get_a_4xx_naming_the_field(run):
     finally:
         server.stop()
     assert "Traceback" not in server.stderr and "error:" not in server.stderr, server.stderr
+
+
+def test_a_store_that_refuses_writes_is_a_clear_server_error_naming_it(run):
+    """A store edited by hand with a trigger that aborts every insert: the server's own failure (500), said in
+    JSON with the file's name, no traceback; reading it still works."""
+    sql(run / "review.sqlite", (V1,), ("CREATE TABLE citation_decisions (id INTEGER PRIMARY KEY, reviewer, time, "
+                                       "system, sample_id, sentence, context, digest, shown, decision, corrected, "
+                                       "note)",),
+        ("CREATE TRIGGER no_writes BEFORE INSERT ON decisions BEGIN SELECT RAISE(ABORT, 'read only by policy'); "
+         "END",), version=2)
+    server = ReviewProcess(run)
+    try:
+        assert server.call("GET", "/api/state")[0] == 200
+        status, reply = server.call("POST", "/api/decisions", {"reviewer": "ann", "system": "default",
+                                                               "sample_id": "q1", "claim": 0,
+                                                               "decision": "confirmed"})
+        assert status == 500 and "review.sqlite" in reply["error"] and "read only by policy" in reply["error"]
+    finally:
+        server.stop()
+    assert "Traceback" not in server.stderr
