@@ -6,9 +6,10 @@
   decisions the schema does not know). ``genevals report {out}`` must still write the report (saying the store
   could not be read, or counting the rows skipped); ``review export`` and ``review {out}`` refuse an unreadable
   store with exit 2 naming review.sqlite, and read past bad rows.
-* **Requests**: :func:`post` / :func:`request` start the real review server (:class:`ReviewServer`) on
-  127.0.0.1, port 0, over ``TMP/out`` (annotated by the ``review_annotated`` setup with claims and checked
-  citations), send one hostile request with :mod:`http.client` and stop the server. A 4xx with a JSON error
+* **Requests**: :func:`post`, :func:`get`, :func:`raw`, :func:`state` and :func:`concurrent` start the real
+  review server (:class:`~genevals.review.server.ReviewServer`, in the case's process) on 127.0.0.1, port 0,
+  over ``TMP/out`` (annotated by the ``review_annotated`` setup with claims and checked citations), send one
+  hostile request with :mod:`http.client` and stop the server. A 4xx with a JSON error
   raises ValueError with the error (the runner checks it names the field); a 2xx returns the reply; a 5xx, a
   reply that is not JSON or a dropped connection raises RuntimeError, which the runner reports.
 """
@@ -17,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import threading
 from pathlib import Path
 
 from hostile.cases import ANY, OK, REFUSED, Case
@@ -199,51 +199,23 @@ SETUPS["review_annotated"] = annotate
 
 # ------------------------------------------------------------------ the server, one hostile request each
 
-def _expand(body: str | bytes) -> bytes:
-    if isinstance(body, bytes):
-        return body
-    return body.replace("§BIG§", "7" * 5000).replace("§LONG§", "x" * 15000).encode("utf-8")
+def post(tmp: str, body: str | bytes, **kw):
+    """One hostile POST to a review server over ``TMP/out`` (:func:`support.review_server.hostile_post`)."""
+    from support.review_server import hostile_post
+
+    return hostile_post(Path(tmp) / "out", body, **kw)
 
 
-def _server(tmp: str):
-    from support.review_server import InProcessServer
+def get(tmp: str, path: str, **kw):
+    from support.review_server import hostile_get
 
-    return InProcessServer(Path(tmp) / "out")
-
-
-def post(tmp: str, body: str | bytes, headers: dict | None = None, method: str = "POST",
-         path: str = "/api/decisions", half_close: bool = False, token: bool = True):
-    """Send ``body`` (JSON text; ``§BIG§`` is 5,000 digits, ``§LONG§`` 15,000 characters) with the page's
-    headers, changed by ``headers`` (None removes one), and judge the reply (:func:`support.review_server.judged`)."""
-    from support.review_server import judged
-
-    data = _expand(body)
-    with _server(tmp) as server:
-        sent = {**server.headers(token), "Content-Length": str(len(data))}
-        for key, value in (headers or {}).items():
-            if value is None:
-                sent.pop(key, None)
-            else:
-                sent[key] = value
-        reply = server.send(method, path, data, sent, half_close=half_close)
-    return judged(*reply)
-
-
-def get(tmp: str, path: str, headers: dict | None = None, token: bool = True, method: str = "GET"):
-    from support.review_server import judged
-
-    with _server(tmp) as server:
-        sent = {**server.headers(token), **(headers or {})}
-        reply = server.send(method, path, None, {k: v for k, v in sent.items() if v is not None})
-    return judged(*reply)
+    return hostile_get(Path(tmp) / "out", path, **kw)
 
 
 def raw(tmp: str, data: bytes):
-    """Bytes sent as they are, then the sending side closed: what the server makes of a malformed request."""
-    from support.review_server import judged
+    from support.review_server import hostile_raw
 
-    with _server(tmp) as server:
-        return judged(*server.send("", "", raw=data, half_close=True))
+    return hostile_raw(Path(tmp) / "out", data)
 
 
 def state(tmp: str, skipped: int, decisions: int | None = None) -> dict:
@@ -258,33 +230,9 @@ def state(tmp: str, skipped: int, decisions: int | None = None) -> dict:
 
 
 def concurrent(tmp: str, n: int = 16) -> dict:
-    """``n`` reviewers' decisions sent at once, each on its own connection: every one stored."""
-    from support.review_server import judged
+    from support.review_server import hostile_concurrent
 
-    with _server(tmp) as server:
-        results: list = [None] * n
-
-        def one(i: int) -> None:
-            data = json.dumps({**CLAIM, "reviewer": f"r{i}"}).encode()
-            try:
-                results[i] = server.send("POST", "/api/decisions", data,
-                                         {**server.headers(), "Content-Length": str(len(data))})
-            except ConnectionError as exc:
-                results[i] = exc
-
-        threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(30)
-        for result in results:
-            if not isinstance(result, tuple):
-                raise RuntimeError(f"a concurrent decision failed: {result!r}")
-            judged(*result)
-        final = judged(*server.send("GET", "/api/state", None, server.headers()))
-    if len(final["decisions"]) != n:
-        raise RuntimeError(f"{len(final['decisions'])} decisions stored of {n}")
-    return final
+    return hostile_concurrent(Path(tmp) / "out", [{**CLAIM, "reviewer": f"r{i}"} for i in range(n)])
 
 
 # ------------------------------------------------------------------ the cases
@@ -297,9 +245,9 @@ SPAN = {"reviewer": "ann", "system": "default", "sample_id": "q1", "span": [0, 5
 VALUES = {"list": "[]", "object": "{}", "float-zero": "0.0", "digit-text": '"0"', "true": "true", "null": "null",
           "nan": "NaN", "inf": "1e400", "5000-digits": "§BIG§", "negative": "-1", "long-text": '"§LONG§"'}
 FIELDS = {
-    # slug: (base body, path to the value, the name the reply must give, values a sound request may carry)
-    "citation-context": (CITE, ("citation", "context"), "citation", ()),
-    "citation-sentence": (CITE, ("citation", "sentence"), "citation", ()),
+    # slug: (base body, path to the value, the name(s) the reply must give, values a sound request may carry)
+    "citation-context": (CITE, ("citation", "context"), ("citation", "context"), ()),
+    "citation-sentence": (CITE, ("citation", "sentence"), ("citation", "sentence"), ()),
     "citation": (CITE, ("citation",), "citation", ("null",)),
     "claim": (CLAIM, ("claim",), "claim", ()),
     "span": (SPAN, ("span",), "span", ()),
@@ -333,7 +281,8 @@ def field_cases() -> list[Case]:
             if slug == "citation" and value in ("null",):  # no citation: a claim decision without a claim
                 continue
             expect = ANY if value in sound else REFUSED
-            out.append(_request(f"field-{slug}-{value}", expect, (name,), "post", with_raw(base, path, literal)))
+            where = name if isinstance(name, tuple) else (name,)
+            out.append(_request(f"field-{slug}-{value}", expect, where, "post", with_raw(base, path, literal)))
     return out
 
 

@@ -165,3 +165,70 @@ def annotate_run(run_dir: Path) -> None:
         row["metrics"]["citation_recall"] = {"value": 1.0, "status": "ok", "details": {
             "sentences": [{"index": 0, "text": answer, "cited": [0], "citations": [{"context": 0, "relevant": True}]}]}}
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+# ------------------------------------------------------------------ one hostile request (the hostile corpus)
+
+def _expand(body: str | bytes) -> bytes:
+    """JSON text with ``§BIG§`` as 5,000 digits and ``§LONG§`` as 15,000 characters (kept short in case ids)."""
+    if isinstance(body, bytes):
+        return body
+    return body.replace("§BIG§", "7" * 5000).replace("§LONG§", "x" * 15000).encode("utf-8")
+
+
+def hostile_post(run_dir: Path, body: str | bytes, headers: dict | None = None, method: str = "POST",
+                 path: str = "/api/decisions", half_close: bool = False, token: bool = True) -> Any:
+    """Start a server over ``run_dir``, send ``body`` with the page's headers changed by ``headers`` (None
+    removes one; Content-Length is the body's unless given), stop it, and judge the reply (:func:`judged`)."""
+    data = _expand(body)
+    with InProcessServer(run_dir) as server:
+        sent = {**server.headers(token), "Content-Length": str(len(data))}
+        for key, value in (headers or {}).items():
+            if value is None:
+                sent.pop(key, None)
+            else:
+                sent[key] = value
+        reply = server.send(method, path, data, sent, half_close=half_close)
+    return judged(*reply)
+
+
+def hostile_get(run_dir: Path, path: str, headers: dict | None = None, token: bool = True,
+                method: str = "GET") -> Any:
+    with InProcessServer(run_dir) as server:
+        sent = {**server.headers(token), **(headers or {})}
+        reply = server.send(method, path, None, {k: v for k, v in sent.items() if v is not None})
+    return judged(*reply)
+
+
+def hostile_raw(run_dir: Path, data: bytes) -> Any:
+    """Bytes sent as they are, then the sending side closed: what the server makes of a malformed request."""
+    with InProcessServer(run_dir) as server:
+        return judged(*server.send("", "", raw=data, half_close=True))
+
+
+def hostile_concurrent(run_dir: Path, bodies: list[dict]) -> dict:
+    """Every body sent at once, each on its own connection: each stored, and the state then shows them all."""
+    with InProcessServer(run_dir) as server:
+        results: list = [None] * len(bodies)
+
+        def one(i: int) -> None:
+            data = json.dumps(bodies[i]).encode()
+            try:
+                results[i] = server.send("POST", "/api/decisions", data,
+                                         {**server.headers(), "Content-Length": str(len(data))})
+            except ConnectionError as exc:
+                results[i] = exc
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(len(bodies))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        for result in results:
+            if not isinstance(result, tuple):
+                raise RuntimeError(f"a concurrent decision failed: {result!r}")
+            judged(*result)
+        final = judged(*server.send("GET", "/api/state", None, server.headers()))
+    if len(final["decisions"]) != len(bodies):
+        raise RuntimeError(f"{len(final['decisions'])} decisions stored of {len(bodies)}")
+    return final
