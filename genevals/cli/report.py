@@ -71,6 +71,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             from genevals.review.tally import report_state
 
             data["review"] = report_state(run_dirs[0])
+            _review_warnings(data["review"])
         if args.history is not None:
             data["history"] = _trends(args.history, run_dirs[0])
     except (OSError, ValueError) as exc:
@@ -103,6 +104,16 @@ def _trends(history: str, run_dir: Path) -> dict:
     with History(path, create=False) as store:
         runs = related(store.runs(), meta.get("input") if isinstance(meta, dict) else None)
     return trends(runs, str(path))
+
+
+def _review_warnings(state: dict) -> None:
+    """A review store that could not be read (the report is written without its decisions), or rows skipped."""
+    if state.get("unreadable"):
+        print(f"genevals: warning: {state['unreadable']}; the report shows no reviewers' decisions",
+              file=sys.stderr)
+    elif state.get("skipped"):
+        print(f"genevals: warning: {state['run']}/review.sqlite: {state['skipped']} row(s) that are not decisions "
+              "(damaged or edited by hand) were left out", file=sys.stderr)
 
 
 def _unwritable(out: Path, exc: OSError) -> str:
