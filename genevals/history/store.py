@@ -144,6 +144,12 @@ def check_path(path: Path, *, create: bool) -> None:
         raise HistoryError(f"{shown}: cannot be read ({exc.strerror or exc})") from None
     if head and head != _MAGIC:  # /proc's files say they are empty, and hold text
         raise HistoryError(f"{shown}: not a genevals history (not a SQLite file)")
+    if create:  # a run records itself at its end: say now, before scoring, that it could not
+        try:
+            os.close(os.open(path, os.O_RDWR | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)))
+        except OSError as exc:
+            raise HistoryError(f"{shown}: cannot be written ({exc.strerror or exc}); --no-history runs without "
+                               "recording") from None
 
 
 class History:
@@ -166,7 +172,7 @@ class History:
         try:
             self.db = self._connect(create)
         except sqlite3.Error as exc:
-            raise HistoryError(f"{self.shown}: cannot be opened ({exc})") from None
+            raise HistoryError(self._why(exc)) from None
         try:
             self._prepare(create)
         except sqlite3.Error as exc:
