@@ -60,17 +60,28 @@ def _in_process(*argv: str, cwd: Path) -> tuple[int, str, str]:
 
 
 def template(kind: str = "good") -> Path:
-    """A real history of two runs of the good rows (``evil``: of rows whose system is :data:`EVIL`), made once."""
+    """A real history of two runs of the good rows, made once (``evil``: the same, its system renamed
+    :data:`EVIL`)."""
     with _lock:
-        if kind not in _made:
-            folder = Path(tempfile.mkdtemp(prefix=f"genevals-hostile-history-{kind}-"))
-            rows = GOOD_ROWS if kind == "good" else [{**r, "system": EVIL} for r in GOOD_ROWS]
-            (folder / "in.jsonl").write_bytes(jsonl(*(line(r) for r in rows)))
+        if "good" not in _made:
+            folder = Path(tempfile.mkdtemp(prefix="genevals-hostile-history-"))
+            (folder / "in.jsonl").write_bytes(good_jsonl())
             for n in (1, 2):
                 done = _genevals("run", str(folder / "in.jsonl"), "--out", str(folder / f"o{n}"), "--metrics",
                                  CHEAP, "-q", "--history", str(folder / "h.sqlite"), cwd=folder)
                 assert done.returncode == 0, done.stderr
-            _made[kind] = folder / "h.sqlite"
+            _made["good"] = folder / "h.sqlite"
+        if kind == "evil" and "evil" not in _made:
+            _made["evil"] = _made["good"].with_name("evil.sqlite")
+            shutil.copyfile(_made["good"], _made["evil"])
+            db = sqlite3.connect(_made["evil"], isolation_level=None)
+            for run_id, systems, summary in db.execute("SELECT id, systems, summary FROM runs").fetchall():
+                rename = {"default": EVIL}
+                db.execute("UPDATE runs SET systems = ?, summary = ? WHERE id = ?",
+                           (json.dumps([rename.get(x, x) for x in json.loads(systems)]),
+                            json.dumps({rename.get(k, k): v for k, v in json.loads(summary).items()}), run_id))
+            db.execute("UPDATE sample_values SET system = ?", (EVIL,))
+            db.close()
         return _made[kind]
 
 
