@@ -56,6 +56,19 @@ def _read(path: Path, limit: int = _SMALL) -> bytes | None:
         os.close(fd)
 
 
+def _plain(*paths: Path) -> bool:
+    """Each of ``paths`` a regular file or absent: git would block reading a FIFO there (the config, the index)."""
+    for path in paths:
+        try:
+            if not stat.S_ISREG(path.stat().st_mode):
+                return False
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return False
+    return True
+
+
 def _owned(*paths: Path) -> bool:
     try:
         return all(path.stat().st_uid == os.geteuid() for path in paths)
@@ -142,9 +155,10 @@ def _filters(top: Path, gitdir: Path, timeout: float) -> list[str] | None:
         option for name in sorted(names) for option in ("-c", f"filter.{name}.required=false")]
 
 
-def dirty(top: Path, gitdir: Path, commit: str, timeout: float = 10.0) -> bool | None:
+def dirty(top: Path, gitdir: Path, common: Path, commit: str, timeout: float = 10.0) -> bool | None:
     """Whether tracked files differ from ``commit`` (None: not known)."""
-    if shutil.which("git") is None:
+    if shutil.which("git") is None or not _plain(gitdir / "index", gitdir / "config", gitdir / "config.worktree",
+                                                  common / "config"):
         return None
     overrides = _filters(top, gitdir, timeout)
     if overrides is None:
@@ -168,4 +182,4 @@ def git_commit(where: str | Path = ".") -> str | None:
     commit = head(gitdir, common)
     if commit is None:
         return None
-    return commit + ("+dirty" if dirty(top, gitdir, commit) else "")
+    return commit + ("+dirty" if dirty(top, gitdir, common, commit) else "")

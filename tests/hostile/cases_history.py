@@ -370,6 +370,10 @@ def configure(folder: Path, kind: str) -> None:
         shutil.rmtree(folder / ".git")
         os.mkfifo(folder / "gitfifo")
         (folder / ".git").write_text(f"gitdir: {folder / 'gitfifo'}\n")
+    elif kind in ("config-fifo", "index-fifo"):
+        name = kind.split("-")[0]
+        (folder / ".git" / name).unlink()
+        os.mkfifo(folder / ".git" / name)
     elif kind == "packed":
         _git(folder, "pack-refs", "--all")
         _config(folder, ("core.fsmonitor", s("fsmonitor")))
@@ -385,7 +389,7 @@ def git_setup(kind: str):
 
 GIT_KINDS = ("fsmonitor", "hooks", "diff-external", "pager", "filter", "filter-process", "textconv", "all",
              "include", "other-owner", "head-fifo", "head-garbage", "head-traversal", "ref-loop", "ref-fifo",
-             "gitdir-file", "packed")
+             "gitdir-file", "config-fifo", "index-fifo", "packed")
 
 SETUPS = {f"history_{name}": step for name, step in (
     ("fifo", _fifo), ("loop", _loop), ("dangling", _dangling), ("folder", _folder), ("text", _text),
