@@ -8,6 +8,7 @@ Exit codes (:mod:`genevals.cli.common`): 0, or 2 for a history that cannot be re
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -142,7 +143,11 @@ class Recorder:
         try:
             history = History(path, create=not self.args.no_history)
         except HistoryError as exc:
-            return f"--history: {exc}"
+            from genevals.history.store import ENV
+
+            named = ("--history" if self.args.history is not None else f"${ENV}" if os.environ.get(ENV)
+                     else "the run history")
+            return f"{named}: {exc}"
         with history:
             if self.args.baseline is not None:
                 try:

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from genevals.history.gitstate import git_commit  # noqa: F401 -- where a run's commit comes from
 from genevals.history.store import RunRecord
 
 #: what the history keeps of each metric's summary

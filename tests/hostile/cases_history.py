@@ -410,8 +410,8 @@ SETUPS.update({f"history_git_{kind}": git_setup(kind) for kind in GIT_KINDS})
 # ------------------------------------------------------------------ API checks, each in its own process
 
 def recorded_commit(tmp: str, kind: str) -> bool:
-    """Runs ``genevals run`` (in this, the case's own process) in a repository set up as ``kind``: no script of its git
-    configuration may run, and the run must record the commit (and +dirty: in.jsonl was changed)."""
+    """Runs ``genevals run`` (in this, the case's own process) in a repository set up as ``kind``: no script of
+    its git configuration may run, and the run must record the commit (and +dirty: notes.txt was changed)."""
     folder = Path(tmp) / "repo"
     folder.mkdir()
     (folder / "in.jsonl").write_bytes(good_jsonl())
@@ -432,8 +432,8 @@ def recorded_commit(tmp: str, kind: str) -> bool:
 
 
 def clean_terminal(tmp: str, *argv: str) -> bool:
-    """Runs ``genevals ARGV`` ({tmp} filled in) in this (the case's) process; no raw control or bidi character of the
-    data may reach stdout or stderr (they must show escaped, as \\x1b)."""
+    """Runs ``genevals ARGV`` ({tmp} filled in) in this (the case's) process; no raw control or bidi character
+    of the data may reach stdout or stderr (they must show escaped, as \\x1b)."""
     argv = tuple(a.replace("{tmp}", tmp) for a in argv)
     code, stdout, stderr = _in_process(*argv, cwd=Path(tmp))
     for name, text in (("stdout", stdout), ("stderr", stderr)):
