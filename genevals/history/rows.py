@@ -19,6 +19,9 @@ import numpy as np
 
 #: the most samples one stored column may say it holds (a damaged count is not trusted past it)
 MAX_SAMPLES = 1 << 31
+#: past this many bytes of values, a count is believed only if the id digests' blob could hold it: digests are
+#: hashes, which zlib cannot shrink 64-fold, so a damaged count cannot make a small blob inflate into gigabytes
+_PLAUSIBLE_BYTES = 1 << 26
 
 
 @dataclass(frozen=True)
@@ -190,6 +193,8 @@ def values_of(rows: list[tuple]) -> dict[str, tuple[np.ndarray, dict[str, np.nda
             raise RowError(where, "system and metric must be text")
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= MAX_SAMPLES:
             raise RowError(f"{where}.n", "not a sample count")
+        if n * 8 > _PLAUSIBLE_BYTES and (not isinstance(keys, bytes) or len(keys) * 64 < n * 8):
+            raise RowError(f"{where}.n", f"{n} values, more than its blobs could hold")
         ids = unpack(keys, n, "<u8", f"{where}.keys")
         column = unpack(vals, n, "<f8", f"{where}.vals")
         if n > 1 and not bool(np.all(ids[1:] > ids[:-1])):

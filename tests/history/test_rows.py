@@ -46,6 +46,7 @@ def test_values_are_checked_and_never_inflate_past_their_count():
                 [("a", "m", 4, pack(keys, "<u8"), pack(np.zeros(3), "<f8"))],
                 [("a", "m", 3, b"garbage", pack(np.zeros(3), "<f8"))],
                 [("a", "m", -1, b"", b"")],
+                [("a", "m", 1 << 30, zlib.compress(b"\0" * (8 << 20)), zlib.compress(b"\0" * (8 << 20)))],
                 [("a", "m", 3, pack(keys, "<u8"), pack(np.zeros(3), "<f8")),
                  ("a", "n", 3, pack(keys + 1, "<u8"), pack(np.zeros(3), "<f8"))]):
         with pytest.raises(RowError):

@@ -245,6 +245,7 @@ VALUES = {
     "n-negative": "UPDATE sample_values SET n = -1 WHERE run_id = 2",
     "n-huge": "UPDATE sample_values SET n = 9223372036854775807 WHERE run_id = 2",
     "zlib-bomb": "UPDATE sample_values SET vals = ? WHERE run_id = 2",
+    "zlib-bomb-count": "UPDATE sample_values SET keys = ?, vals = ?, n = 2147483647 WHERE run_id = 2",
     "keys-unsorted": "UPDATE sample_values SET keys = ? WHERE run_id = 2",
     "system-blob": "UPDATE sample_values SET system = x'00' WHERE run_id = 2",
 }
@@ -262,7 +263,7 @@ def _damage_values(statement: str):
             blob = zlib.compress(b"\x00" * (200 << 20), 9)
         else:  # three ids, in descending order
             blob = zlib.compress((3).to_bytes(8, "little") + (2).to_bytes(8, "little") + (1).to_bytes(8, "little"))
-        _sql(_copy(folder), statement, args=(blob,))
+        _sql(_copy(folder), statement, args=(blob,) * statement.count("?"))
     return step
 
 
@@ -598,7 +599,7 @@ def listing() -> list[Case]:
 #: the damaged rows ``--baseline latest`` is given
 BASELINED = ("row_summary_garbage", "row_summary_mean_text", "row_summary_deep", "row_systems_numbers",
              "row_seed_text", "row_thresholds_text", "values_keys_garbage", "values_n_wrong", "values_zlib_bomb",
-             "values_keys_unsorted", "values_n_huge", "values_system_blob")
+             "values_keys_unsorted", "values_n_huge", "values_system_blob", "values_zlib_bomb_count")
 
 
 def damaged() -> list[Case]:
