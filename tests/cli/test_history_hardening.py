@@ -222,3 +222,13 @@ def test_control_characters_in_names_are_shown_escaped(tmp_path):
         for raw in ("\x1b", "\x00", "\x07", "\u202e"):
             assert raw not in done.stdout + done.stderr
         assert "\\x1b]0;owned\\x07\\x1b[2J\\x00\\u202e" in done.stdout
+
+
+def test_report_refuses_an_empty_history_path_and_reads_the_default_with_none(tmp_path):
+    (tmp_path / "d.jsonl").write_text(ROWS % ("a", "a"))
+    env = {"GENEVALS_HISTORY": str(tmp_path / "h.sqlite")}
+    assert genevals("run", "d.jsonl", "--out", "o", "-m", "exact_match", "-q", cwd=tmp_path, env=env).returncode == 0
+    empty = genevals("report", "o", "--history", "", cwd=tmp_path, env=env)
+    assert empty.returncode == 2 and "--history: an empty path" in empty.stderr, empty.stderr
+    default = genevals("report", "o", "--history", cwd=tmp_path, env=env)
+    assert default.returncode == 0, default.stderr
