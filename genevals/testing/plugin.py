@@ -39,16 +39,31 @@ def marker_arguments(node: Any) -> dict[str, Any]:
 
 def with_judge_cache(judge: Any, folder: str) -> Any:
     """``judge`` (None, a mapping of JudgeConfig fields, or a JudgeConfig) with its cache in ``folder`` unless it
-    names a cache folder of its own or turns the cache off."""
-    import dataclasses
+    names a cache folder of its own or turns the cache off; anything else as it is (refused, naming ``judge``,
+    by :func:`genevals.evaluate`)."""
+    from collections.abc import Mapping
 
     if judge is None:
         return {"cache_dir": folder}
-    if isinstance(judge, dict):
+    if isinstance(judge, Mapping):
         return judge if "cache_dir" in judge or judge.get("cache") is False else {**judge, "cache_dir": folder}
-    if dataclasses.is_dataclass(judge) and getattr(judge, "cache_dir", None) is None and getattr(judge, "cache", 1):
+    from genevals.judge.config import JudgeConfig
+
+    if isinstance(judge, JudgeConfig) and judge.cache_dir is None and judge.cache:
+        import dataclasses
+
         return dataclasses.replace(judge, cache_dir=folder)
     return judge
+
+
+def _write_report(out: Any) -> str | None:
+    """The run folder's report.html, when the run wrote one's data (a judge that stopped the run wrote none)."""
+    from genevals.output.runfolder import SUMMARY_FILE
+    from genevals.report import write_report
+
+    if out is None or not (Path(out) / SUMMARY_FILE).is_file():
+        return None
+    return str(write_report([out], Path(out) / "report.html"))
 
 
 class Gate:
@@ -62,9 +77,9 @@ class Gate:
         self.runs = 0
 
     def __call__(self, data: Any = None, **overrides: Any) -> Any:
-        from genevals.report import write_report
         from genevals.testing.gates import ScoresFailed, assert_scores
 
+        __tracebackhide__ = True
         arguments = {**self.arguments, **overrides}
         if data is not None:
             arguments["data"] = data
@@ -74,15 +89,16 @@ class Gate:
         if self.cache is not None:
             arguments["judge"] = with_judge_cache(arguments.get("judge"), self.cache)
         self.runs += 1
-        arguments.setdefault("out_dir", self.tmp_path / ("genevals" if self.runs == 1 else f"genevals-{self.runs}"))
-        __tracebackhide__ = True
+        if arguments.get("out_dir") is None:  # out_dir=None too: the report needs a folder
+            arguments["out_dir"] = self.tmp_path / ("genevals" if self.runs == 1 else f"genevals-{self.runs}")
         out = arguments["out_dir"]
         try:
             results = assert_scores(arguments.pop("data"), **arguments)
-        except ScoresFailed as exc:  # the report of a failed gate is where one looks first
-            report = write_report([out], Path(out) / "report.html")
-            raise ScoresFailed(f"{exc}\nreport: {report}", exc.results, exc.missed) from None
-        write_report([out], Path(out) / "report.html")
+        except ScoresFailed as exc:  # the report of a failed run is where one looks first
+            report = _write_report(out)
+            shown = f"{exc}\nreport: {report}" if report else str(exc)
+            raise type(exc)(shown, exc.results, exc.missed) from None
+        _write_report(out)
         return results
 
 
