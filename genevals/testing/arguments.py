@@ -4,7 +4,8 @@ its own (an :class:`~genevals.input.readers.InputError`, a ValueError).
 
 A gate that cannot be checked is a :class:`~genevals.output.thresholds.ThresholdError` (a ValueError); given as
 the wrong type (a list, a string) a :class:`GateTypeError`, which is a TypeError as well. A value is shown cut
-short: a test's data can be large, and a 5,000-digit number cannot even be turned into text.
+short: a test's data can be large, and a 5,000-digit number cannot even be turned into text. Each check hides
+its frame from pytest (``__tracebackhide__``): a refused argument shows the test's own line and the message.
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ def _bad(source: str, message: str) -> ValueError:
 def check_names(given: Mapping[str, Any]) -> None:
     """TypeError for an argument neither assert_scores nor :func:`genevals.evaluate` takes, with a did-you-mean
     (a marker's ``fail_undr=`` would otherwise reach evaluate as an unexplained keyword)."""
+    __tracebackhide__ = True
     from genevals.engine.local import evaluate
     from genevals.suggest import did_you_mean
 
@@ -62,6 +64,7 @@ def check_names(given: Mapping[str, Any]) -> None:
 
 def count(value: Any, name: str) -> int:
     """A whole number, 0 or more (``worst``)."""
+    __tracebackhide__ = True
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise _bad(name, f"expected a whole number, 0 or more, got {type(value).__name__} {shown(value)}")
     if value < 0:
@@ -71,6 +74,7 @@ def count(value: Any, name: str) -> int:
 
 def fraction(value: Any, name: str) -> float:
     """A number in [0, 1] (``max_judge_errors``, as ``--max-judge-errors``)."""
+    __tracebackhide__ = True
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise _bad(name, f"expected a number between 0 and 1, got {type(value).__name__} {shown(value)}")
     try:
@@ -83,6 +87,7 @@ def fraction(value: Any, name: str) -> float:
 
 
 def _limit(kind: str, name: str, value: Any) -> float:
+    __tracebackhide__ = True
     where = f"{kind}[{shown(name)}]"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise GateTypeError(f"{where}: the {_KINDS[kind]} must be a number, got {type(value).__name__} "
@@ -99,6 +104,7 @@ def _limit(kind: str, name: str, value: Any) -> float:
 def thresholds(fail_under: Any, fail_over: Any) -> list[th.Threshold]:
     """The gates, each checked now against what its metric declares (name, direction, range); a mistake is
     refused naming ``fail_under`` or ``fail_over``, the metric and the value, before anything is scored."""
+    __tracebackhide__ = True
     from genevals import registry
     from genevals.suggest import did_you_mean
 
@@ -123,7 +129,8 @@ def thresholds(fail_under: Any, fail_over: Any) -> list[th.Threshold]:
             th.validate([gate], {gate.metric: registry.declaration_of(gate.metric)})
         except th.ThresholdError as exc:  # its message names the command line's flags; here they are arguments
             text = str(exc).replace("bad threshold: ", "", 1)
-            for kind in th.KINDS:
-                text = text.replace(th.flag(kind), kind)
+            for kind in th.KINDS:  # "--fail-under token_f1=0.5" -> "fail_under={'token_f1': 0.5}"
+                text = text.replace(f"{th.flag(kind)} {gate.metric}={gate.limit:g}",
+                                    f"{kind}={{{gate.metric!r}: {gate.limit:g}}}").replace(th.flag(kind), kind)
             raise th.ThresholdError(f"bad threshold: {text}") from None
     return given

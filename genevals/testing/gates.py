@@ -147,6 +147,8 @@ def assert_scores(data: Any, metrics: Sequence[str] | None = None, *, fail_under
     from genevals.api import evaluate as score
     from genevals.judge.preflight import JudgeUnavailable
 
+    __tracebackhide__ = True  # a failed test shows the test's own line and the message
+
     arguments.check_names(evaluate)
     given = gates(fail_under, fail_over)
     worst = arguments.count(worst, "worst")
