@@ -56,6 +56,22 @@ def with_judge_cache(judge: Any, folder: str) -> Any:
     return judge
 
 
+def cache_folder(config: pytest.Config) -> str | None:
+    """The judge's cache folder in pytest's cache; None (the judge's own cache) under ``-p no:cacheprovider``
+    or where pytest's cache folder cannot be made (pytest itself only warns then, and so does this)."""
+    cache = getattr(config, "cache", None)
+    if cache is None:
+        return None
+    try:
+        return str(cache.mkdir(CACHE_DIR))
+    except OSError as exc:
+        import warnings
+
+        warnings.warn(pytest.PytestCacheWarning(f"genevals: the judge's replies cannot be cached in pytest's cache "
+                                                f"folder ({exc}); the judge's own cache is used"), stacklevel=2)
+        return None
+
+
 def _write_report(out: Any) -> str | None:
     """The run folder's report.html, when the run wrote one's data (a judge that stopped the run wrote none)."""
     from genevals.output.runfolder import SUMMARY_FILE
@@ -71,8 +87,7 @@ class Gate:
 
     def __init__(self, request: pytest.FixtureRequest, tmp_path: Any) -> None:
         self.arguments = marker_arguments(request.node)
-        cache = getattr(request.config, "cache", None)  # None under -p no:cacheprovider: the judge's own cache
-        self.cache = str(cache.mkdir(CACHE_DIR)) if cache is not None else None
+        self.cache = cache_folder(request.config)
         self.tmp_path = tmp_path
         self.runs = 0
 

@@ -104,16 +104,16 @@ UNREACHABLE = {UNREACHABLE!r}
 
 
 def pytest_run(tmp: str, source: str, *args: str, judge: str | None = None, fault: dict | None = None,
-               files: dict | None = None, limit: float = 20.0) -> str:
+               files: dict | None = None, cache: str | None = None, limit: float = 20.0) -> str:
     """Run ``python -m pytest`` on ``source`` (after :data:`HEADER`; ``JUDGE`` names ``judge``, or the URL of a
-    FaultServer started here with the settings ``fault``) in ``tmp``, and judge its outcome (see the module's
-    docstring)."""
+    FaultServer started here with the settings ``fault``) in ``tmp``, without pytest's cache (or with it in
+    ``cache``, relative to ``tmp``), and judge its outcome (see the module's docstring)."""
     if fault is not None:
         sys.path.insert(0, str(REPO / "tests"))
         from support.fault_server import FaultServer
 
         with FaultServer(**fault) as server:
-            return pytest_run(tmp, source, *args, judge=server.base_url, files=files, limit=limit)
+            return pytest_run(tmp, source, *args, judge=server.base_url, files=files, cache=cache, limit=limit)
     folder = Path(tmp)
     (folder / "conftest.py").write_text(CONFTEST)
     (folder / "test_hostile.py").write_text(HEADER + f"JUDGE = {judge or UNREACHABLE!r}\n" + source)
@@ -122,7 +122,8 @@ def pytest_run(tmp: str, source: str, *args: str, judge: str | None = None, faul
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "OPENAI_", "GENEVALS_JUDGE"))}
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",
                PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests"), env.get("PYTHONPATH", "")]))
-    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "genevals.testing.plugin", "-q",
+    argv = [sys.executable, "-m", "pytest", *(("-o", f"cache_dir={cache}") if cache else ("-p", "no:cacheprovider")),
+            "-p", "genevals.testing.plugin", "-q",
             "--color=no", "-rN", "-W", "ignore::UserWarning", "test_hostile.py", *args]
     try:
         done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, text=True, timeout=limit,
@@ -440,6 +441,15 @@ PYTESTS = {
     "fault-malformed": (marked(f"data=[{{**r, 'answer': r['answer'] + ' FAULTMALFORMED'}} for r in JUDGED], "
                                f"metrics=['faithfulness'], {F}"), (), {"fault": {}}, REFUSED, (FAILED, "judge")),
     "fault-unknown-model": (marked(f"{J}, {F}"), (), {"fault": {"models": {"other"}}}, REFUSED, (FAILED, "judge")),
+    "cache-pass": (marked(G), (), {"cache": ".cache"}, OK, ()),
+    "cache-judge-class": (marked(G + ", judge=__import__('genevals').JudgeConfig"), (), {"cache": ".cache"},
+                          REFUSED, (REFUSES, "judge")),
+    "cache-judge-config": (marked(G + ", judge=__import__('genevals').JudgeConfig(model='m')"), (),
+                           {"cache": ".cache"}, OK, ()),
+    "cache-judge-no-cache": (marked(G + ", judge={'cache': False}"), (), {"cache": ".cache"}, OK, ()),
+    "cache-under-a-file": (marked(G), (), {"cache": "conftest.py/cache"}, OK, ()),
+    "cache-under-proc": (marked(G), (), {"cache": "/proc/genevals-cache"}, OK, ()),
+    "cache-clear": (marked(G), ("--cache-clear",), {"cache": ".cache"}, OK, ()),
     "judge-placeholder-500": (marked(f"data=[{{**r, 'answer': r['answer'] + ' FAULT500'}} for r in JUDGED], "
                                      f"metrics=['faithfulness'], {F}"), (), {"judge": "{judge}"}, REFUSED,
                               (FAILED, "judge")),
