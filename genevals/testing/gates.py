@@ -31,6 +31,8 @@ from genevals.types import CONTRADICTED, UNVERIFIABLE
 WORST = 5
 #: the share of judged samples that may end in judge_error or parse_error, by default (``--max-judge-errors``)
 MAX_JUDGE_ERRORS = 0.05
+#: missed gates listed in a failure message, at most
+LISTED = 20
 _CUT = 160
 
 
@@ -53,11 +55,11 @@ def gates(fail_under: Any, fail_over: Any) -> list[th.Threshold]:
     return arguments.thresholds(fail_under, fail_over)
 
 
-def _short(text: Any) -> str:
-    """One line of at most 160 characters, control characters escaped (they would drive the terminal)."""
+def _short(text: Any, cut: int = _CUT) -> str:
+    """One line of at most ``cut`` characters, control characters escaped (they would drive the terminal)."""
     text = " ".join(str(text).split())
-    if len(text) > _CUT:
-        text = text[:_CUT - 3] + "..."
+    if len(text) > cut:
+        text = text[:cut - 3] + "..."
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
@@ -100,9 +102,12 @@ def worst_samples(results: Results, gate: th.Threshold, n: int = WORST) -> list[
 
 def failure_message(results: Results, missed: Mapping[th.Threshold, Sequence[str]], worst: int) -> str:
     """What a failed test says: the gates missed, then per missed gate its worst samples."""
-    n = sum(len(lines) for lines in missed.values())
+    every = [line for failures in missed.values() for line in failures]
+    n = len(every)
     lines = [f"genevals: {n} gate{'s' if n != 1 else ''} missed on {len(results.samples)} samples:"]
-    lines += [f"  {_short(line)}" for failures in missed.values() for line in failures]
+    lines += [f"  {_short(line)}" for line in every[:LISTED]]
+    if n > LISTED:  # one per system: a test over thousands of systems would print thousands of lines
+        lines.append(f"  ... and {n - LISTED} more (the exception's .missed lists them all)")
     for gate in missed if worst else ():
         lines.append(f"worst samples for {gate.metric} ({gate.symbol} {gate.limit:g}):")
         lines += worst_samples(results, gate, worst) or ["  (no sample has this metric)"]
@@ -119,7 +124,7 @@ def judge_failure(results: Results, limit: float) -> list[str]:
     family, errors, judged = worst
     return [f"genevals: the judge failed on {errors} of {judged} {family} samples ({errors / judged:.0%}: "
             f"judge_error or parse_error), more than max_judge_errors={limit:g}; the scores mean nothing until "
-            "the judge is fixed", *(_short(line) for line in found.lines())]
+            "the judge is fixed", *(_short(line, 3 * _CUT) for line in found.lines())]
 
 
 def unscored(metrics: Any, results: Results) -> list[str]:
@@ -129,7 +134,7 @@ def unscored(metrics: Any, results: Results) -> list[str]:
 
     names = [metrics] if isinstance(metrics, str) else None if metrics is None else list(metrics)
     errors, _notes = unscored_requested(names, results.summary())
-    return [f"genevals: {_short(error)}" for error in errors]
+    return [f"genevals: {_short(error, 3 * _CUT)}" for error in errors]
 
 
 def assert_scores(data: Any, metrics: Sequence[str] | None = None, *, fail_under: Mapping[str, float] | None = None,
@@ -158,7 +163,7 @@ def assert_scores(data: Any, metrics: Sequence[str] | None = None, *, fail_under
     try:
         results = score(data, metrics, **evaluate)
     except JudgeUnavailable as exc:  # a BaseException (no sample's failure): the run stopped, nothing scored
-        raise JudgeFailed(f"genevals: the judge cannot answer, nothing was scored: {exc}", None,
+        raise JudgeFailed(f"genevals: the judge cannot answer, nothing was scored: {_short(exc, 3 * _CUT)}", None,
                           [str(exc)]) from None
     judged = judge_failure(results, max_judge_errors)
     failed = unscored(metrics, results)

@@ -31,6 +31,8 @@ REPO = Path(__file__).resolve().parents[2]
 UNREACHABLE = "http://127.0.0.1:9/v1"
 KEY = "sk-hostile-plugin-0123456789"
 FAILED, REFUSES = "failed the test", "refused"
+#: a failure message longer than this buries what failed
+LONGEST_MESSAGE = 20_000
 #: this module, as an API case's expression reaches it
 ME = '__import__("hostile.cases_plugin", fromlist=["_"])'
 #: rows the judge reads (faithfulness): answers checkable against their contexts
@@ -39,6 +41,11 @@ JUDGED = [{"id": "ok", "answer": "Paris is in France.", "contexts": ["Paris is i
 
 
 # ------------------------------------------------------------------ helpers the expressions call
+
+def judged(marker: str = "") -> list[dict]:
+    """:data:`JUDGED` with ``marker`` (a FaultServer fault) added to every answer."""
+    return [{**row, "answer": f"{row['answer']} {marker}".strip()} for row in JUDGED]
+
 
 def _failed(exc: AssertionError) -> ValueError:
     return ValueError(f"{FAILED}: {type(exc).__name__}: {exc}")
@@ -51,6 +58,8 @@ def call(*args: Any, **kwargs: Any) -> Any:
     try:
         return assert_scores(*args, **kwargs)
     except AssertionError as exc:
+        if len(str(exc)) > LONGEST_MESSAGE:
+            raise RuntimeError(f"a failure message of {len(str(exc))} characters") from None
         raise _failed(exc) from None
 
 
@@ -61,7 +70,7 @@ def faulty(tmp: str, marker: str = "", *, metrics=("faithfulness",), server: dic
     sys.path.insert(0, str(REPO / "tests"))
     from support.fault_server import FaultServer
 
-    rows = [{**row, "answer": f"{row['answer']} {marker}".strip()} for row in JUDGED]
+    rows = judged(marker)
     with FaultServer(**(server or {})) as fault:
         settings = {"base_url": fault.base_url, "model": "judge", "api_key": KEY, "max_retries": 0,
                     "timeout": 2.0, "cache": False, **(judge or {})}
@@ -160,6 +169,7 @@ def pytest_run(tmp: str, source: str, *args: str, judge: str | None = None, faul
 
 #: ``call(ROWS, ["token_f1"], ...)``: the arguments (a Python expression's text), expect, where
 T = '["token_f1"]'
+PLACEHOLDER = "{'base_url': '{judge}', 'model': 'judge', 'max_retries': 0, 'cache': False}"
 DIRECT = {
     # fail_under / fail_over as a whole: a mapping of metric -> limit, nothing else
     "fail-under-none": (f"ROWS, {T}, fail_under=None", OK, ()),
@@ -274,6 +284,10 @@ DIRECT = {
     "unscored-every-row-skipped": (f"[{{'id': 'a', 'answer': 5}}], {T}, on_error='skip'", REFUSED,
                                    (FAILED, "skipped")),
     "unscored-one-of-two": (f"[{{'id': 'a', 'answer': 'x'}}], ['token_f1', 'mrr']", REFUSED, (FAILED,)),
+    "gate-missed-2000-systems": ("[{**ROWS[0], 'id': 'q', 'system': f's{i}', 'answer': 'x'} for i in range(2000)], "
+                                 f"{T}, fail_under={{'token_f1': 0.5}}, worst=1", REFUSED, (FAILED, "token_f1")),
+    "gate-missed-long-answers": ("[{**r, 'answer': 'x ' * 100_000} for r in ROWS], "
+                                 f"{T}, fail_under={{'token_f1': 0.5}}", REFUSED, (FAILED, "token_f1")),
     "gate-missed": (f"ROWS, {T}, fail_under={{'token_f1': 0.99}}", REFUSED, (FAILED, "token_f1")),
     # what it exits 2 and 3 on: a judge that cannot answer, or failed on more than max_judge_errors
     "unreachable-no-gate": (f"{ME}.JUDGED, ['faithfulness'], judge={{'base_url': {UNREACHABLE!r}, 'model': 'm'}}",
@@ -291,12 +305,10 @@ DIRECT = {
                                    (FAILED, "faithfulness")),
     "unreachable-no-preflight": (f"{ME}.JUDGED, ['faithfulness'], judge={{'base_url': {UNREACHABLE!r}, 'model': 'm', "
                                  "'preflight': False, 'max_retries': 0}", REFUSED, (FAILED, "judge")),
-    "judge-placeholder-500": ("[{**r, 'answer': r['answer'] + ' FAULT500'} for r in " + ME + ".JUDGED], ['faithfulness'], "
-                              "judge={'base_url': '{judge}', 'model': 'judge', 'max_retries': 0, 'cache': False}",
-                              REFUSED, (FAILED, "judge")),
-    "judge-placeholder-malformed": ("[{**r, 'answer': r['answer'] + ' FAULTMALFORMED'} for r in " + ME + ".JUDGED], "
-                                    "['faithfulness'], judge={'base_url': '{judge}', 'model': 'judge', "
-                                    "'max_retries': 0, 'cache': False}", REFUSED, (FAILED, "judge")),
+    "judge-placeholder-500": (f"{ME}.judged('FAULT500'), ['faithfulness'], judge={PLACEHOLDER}", REFUSED,
+                              (FAILED, "judge")),
+    "judge-placeholder-malformed": (f"{ME}.judged('FAULTMALFORMED'), ['faithfulness'], judge={PLACEHOLDER}",
+                                    REFUSED, (FAILED, "judge")),
 }
 
 #: ``faulty(TMP, MARKER, ...)``: a FaultServer of the case's own in a faulty mode; expect, where
@@ -316,6 +328,8 @@ FAULTS = {
     "hang": ("'FAULTHANG', server={'hang_seconds': 3}, judge={'timeout': 0.5}", REFUSED, (FAILED, "judge")),
     "unknown-model": ("'', server={'models': {'other'}}", REFUSED, (FAILED, "judge")),
     "no-model-listed": ("'', server={'listed': []}, judge={'model': None}", REFUSED, (FAILED, "judge")),
+    "echo-plain": ("'FAULTECHO echo=plain', fail_under={'faithfulness': 0.99}", REFUSED, (FAILED,)),
+    "echo-base64": ("'FAULTECHO echo=base64', fail_under={'faithfulness': 0.99}", REFUSED, (FAILED,)),
     "wrong-key": ("'', server={'api_key': 'sk-right'}", REFUSED, (FAILED, "judge")),
 }
 
@@ -459,8 +473,10 @@ PYTESTS = {
 def cases() -> list[Case]:
     found = [Case(id=f"plugin-direct-{slug}", cls="plugin", expect=expect, where=where, api=f"{ME}.call({args})",
                   limit=15) for slug, (args, expect, where) in DIRECT.items()]
+    # the key the judge is sent never reaches the message or the run folder, whatever the server echoes
     found += [Case(id=f"plugin-fault-{slug}", cls="plugin", expect=expect, where=where,
-                   api=f"{ME}.faulty(TMP, {args})", limit=15) for slug, (args, expect, where) in FAULTS.items()]
+                   api=f"{ME}.faulty(TMP, {args})", limit=15, secrets=(KEY,))
+              for slug, (args, expect, where) in FAULTS.items()]
     found += [Case(id=f"plugin-pytest-{slug}", cls="plugin", expect=expect, where=where, limit=30,
                    api=f"{ME}.pytest_run(TMP, {source!r}, *{tuple(args)!r}, **{options!r})")
               for slug, (source, args, options, expect, where) in PYTESTS.items()]
