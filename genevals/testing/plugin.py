@@ -4,7 +4,7 @@ where genevals is installed, so it imports nothing of genevals until a test asks
 - ``@pytest.mark.genevals(data=..., metrics=[...], fail_under={...}, fail_over={...}, judge={...}, ...)``: the
   arguments of :func:`genevals.testing.assert_scores` for the tests it marks (on a test, a class or a module;
   the closest marker wins, argument by argument).
-- the ``genevals`` fixture: ``genevals(data=None, **overrides)`` calls ``assert_scores`` with the marker's
+- the ``genevals`` fixture: ``genevals(data=None, metrics=None, **overrides)`` calls ``assert_scores`` with the marker's
   arguments and the overrides, writes the run folder (results.jsonl, summary.json, report.html) under the test's
   ``tmp_path``, and caches the judge's replies in pytest's cache folder (``.pytest_cache/d/genevals-judge``), so
   a re-run of an unchanged test asks the judge nothing (``pytest --cache-clear`` asks again).
@@ -83,7 +83,7 @@ def _write_report(out: Any) -> str | None:
 
 
 class Gate:
-    """The ``genevals`` fixture: ``gate(data=None, **overrides)`` -> Results, or a failed test."""
+    """The ``genevals`` fixture: ``gate(data=None, metrics=None, **overrides)`` -> Results, or a failed test."""
 
     def __init__(self, request: pytest.FixtureRequest, tmp_path: Any) -> None:
         self.arguments = marker_arguments(request.node)
@@ -91,13 +91,14 @@ class Gate:
         self.tmp_path = tmp_path
         self.runs = 0
 
-    def __call__(self, data: Any = None, **overrides: Any) -> Any:
+    def __call__(self, data: Any = None, metrics: Any = None, **overrides: Any) -> Any:
         from genevals.testing.gates import ScoresFailed, assert_scores
 
         __tracebackhide__ = True
         arguments = {**self.arguments, **overrides}
-        if data is not None:
-            arguments["data"] = data
+        for name, given in (("data", data), ("metrics", metrics)):  # positional, as assert_scores takes them
+            if given is not None:
+                arguments[name] = given
         if arguments.get("data") is None:
             pytest.fail(f"genevals: no data to score; give it to the fixture, genevals(DATA), or to the marker, "
                         f"@pytest.mark.{MARKER}(data=...)", pytrace=False)

@@ -134,8 +134,8 @@ def test_the_fixture_takes_out_dir_none_a_judge_config_class_is_refused_and_cont
 
         pytestmark = pytest.mark.genevals(metrics=["token_f1"])
 
-        def test_out_dir_none(genevals, tmp_path):
-            genevals({ROWS!r}, out_dir=None)
+        def test_out_dir_none_and_metrics_positional(genevals, tmp_path):
+            genevals({ROWS!r}, ["exact_match"], out_dir=None)
             assert (tmp_path / "genevals" / "report.html").is_file()
 
         def test_a_judge_config_class(genevals):
