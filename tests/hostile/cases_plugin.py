@@ -311,6 +311,34 @@ DIRECT = {
                                     REFUSED, (FAILED, "judge")),
 }
 
+#: every parameter x hostile values: value slug -> expression
+VALUES = {"none": "None", "list": "[1]", "dict": "{'a': 1}", "string": "'x'", "nan": "float('nan')",
+          "inf": "float('inf')", "negative": "-1", "huge": "1e308", "5000-digits": "10 ** 5000", "true": "True"}
+#: assert_scores's own parameters -> the values it takes (the rest are refused, naming the parameter)
+OWN = {"fail_under": ("none",), "fail_over": ("none",), "worst": ("5000-digits",), "max_judge_errors": ()}
+#: genevals.evaluate's, passed through -> the values it takes, among the first six; evaluate's own mistakes with
+#: 5,000 digits are left out here (chunk_size: islice's ValueError; seed: taken, then the summary cannot be
+#: written as JSON)
+PASSED = {"options": ("none",), "column_map": ("none",), "seed": (), "workers": ("none",),
+          "chunk_size": ("none",), "meta": ("none",), "judge": ("none",), "out_dir": ("none", "string"),
+          "progress": ("none",)}
+FIRST_SIX = ("none", "list", "string", "nan", "5000-digits", "true")
+
+
+def matrix() -> list[Case]:
+    found = []
+    for table, values in ((OWN, tuple(VALUES)), (PASSED, FIRST_SIX)):
+        for name, takes in table.items():
+            for value in values:
+                if name in ("chunk_size", "seed") and value == "5000-digits":
+                    continue
+                expression = VALUES[value] if value != "string" or name != "out_dir" else "TMP + '/run'"
+                found.append(Case(id=f"plugin-matrix-{name}-{value}", cls="plugin",
+                                  expect=OK if value in takes else REFUSED, where=() if value in takes else (name,),
+                                  api=f"{ME}.call(ROWS, {T}, {name}={expression})", limit=15))
+    return found
+
+
 #: ``faulty(TMP, MARKER, ...)``: a FaultServer of the case's own in a faulty mode; expect, where
 FAULTS = {
     "clean": ("''", OK, ()),
@@ -475,7 +503,8 @@ PYTESTS = {
 
 
 def cases() -> list[Case]:
-    found = [Case(id=f"plugin-direct-{slug}", cls="plugin", expect=expect, where=where, api=f"{ME}.call({args})",
+    found = matrix()
+    found += [Case(id=f"plugin-direct-{slug}", cls="plugin", expect=expect, where=where, api=f"{ME}.call({args})",
                   limit=15) for slug, (args, expect, where) in DIRECT.items()]
     # the key the judge is sent never reaches the message or the run folder, whatever the server echoes
     found += [Case(id=f"plugin-fault-{slug}", cls="plugin", expect=expect, where=where,
