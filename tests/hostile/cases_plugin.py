@@ -181,14 +181,12 @@ DIRECT = {
     "fail-under-cli-string": (f"ROWS, {T}, fail_under='token_f1=0.5'", REFUSED, ("fail_under",)),
     "fail-under-empty-string": (f"ROWS, {T}, fail_under=''", REFUSED, ("fail_under",)),
     "fail-under-number": (f"ROWS, {T}, fail_under=0.5", REFUSED, ("fail_under", "float")),
-    "fail-under-bool": (f"ROWS, {T}, fail_under=True", REFUSED, ("fail_under",)),
     "fail-under-set": (f"ROWS, {T}, fail_under={{'token_f1'}}", REFUSED, ("fail_under",)),
     "fail-under-bytes": (f"ROWS, {T}, fail_under=b'token_f1'", REFUSED, ("fail_under",)),
     "fail-under-dataframe": (f"ROWS, {T}, fail_under=pd.DataFrame({{'token_f1': [0.5]}})", REFUSED,
                              ("fail_under",)),
     "fail-over-list": (f"ROWS, {T}, fail_over=['contradiction_rate']", REFUSED, ("fail_over", "list")),
     "fail-over-string": (f"ROWS, {T}, fail_over='contradiction_rate=0.1'", REFUSED, ("fail_over",)),
-    "fail-over-number": (f"ROWS, {T}, fail_over=1", REFUSED, ("fail_over",)),
     "mapping-proxy": (f"ROWS, {T}, fail_under=__import__('types').MappingProxyType({{'token_f1': 0}})", OK, ()),
     # a limit: a finite number inside the metric's range
     "limit-zero": (f"ROWS, {T}, fail_under={{'token_f1': 0}}", OK, ()),
@@ -237,31 +235,21 @@ DIRECT = {
     "not-computed-gate": (f"ROWS, {T}, fail_under={{'mrr': 0.5}}", REFUSED, ("mrr",)),
     # worst, max_judge_errors
     "worst-zero": (f"ROWS, {T}, worst=0", OK, ()),
-    "worst-5000-digits": (f"ROWS, {T}, worst=10 ** 5000", OK, ()),
-    "worst-negative": (f"ROWS, {T}, worst=-1", REFUSED, ("worst",)),
     "worst-string": (f"ROWS, {T}, worst='5'", REFUSED, ("worst",)),
-    "worst-none": (f"ROWS, {T}, worst=None", REFUSED, ("worst",)),
     "worst-float": (f"ROWS, {T}, worst=1.5", REFUSED, ("worst",)),
-    "worst-nan": (f"ROWS, {T}, worst=float('nan')", REFUSED, ("worst",)),
-    "worst-bool": (f"ROWS, {T}, worst=True", REFUSED, ("worst",)),
-    "worst-list": (f"ROWS, {T}, worst=[5]", REFUSED, ("worst",)),
     "mje-zero": (f"ROWS, {T}, max_judge_errors=0", OK, ()),
     "mje-one": (f"ROWS, {T}, max_judge_errors=1", OK, ()),
     "mje-negative": (f"ROWS, {T}, max_judge_errors=-0.1", REFUSED, ("max_judge_errors",)),
     "mje-above-one": (f"ROWS, {T}, max_judge_errors=1.5", REFUSED, ("max_judge_errors",)),
-    "mje-nan": (f"ROWS, {T}, max_judge_errors=float('nan')", REFUSED, ("max_judge_errors",)),
-    "mje-5000-digits": (f"ROWS, {T}, max_judge_errors=10 ** 5000", REFUSED, ("max_judge_errors",)),
     "mje-string": (f"ROWS, {T}, max_judge_errors='0.1'", REFUSED, ("max_judge_errors",)),
-    "mje-none": (f"ROWS, {T}, max_judge_errors=None", REFUSED, ("max_judge_errors",)),
-    "mje-bool": (f"ROWS, {T}, max_judge_errors=True", REFUSED, ("max_judge_errors",)),
     # metrics, data, the rest of evaluate's arguments, and names assert_scores does not take
-    "metrics-typo": ("ROWS, ['tokn_f1']", REFUSED, ("tokn_f1", "token_f1")),
     "metrics-int": ("ROWS, 5", REFUSED, ("metrics",)),
+    "data-none": (f"None, {T}", REFUSED, ("data",)),
+    "data-int": (f"5, {T}", REFUSED, ("data",)),
+    "metrics-typo": ("ROWS, ['tokn_f1']", REFUSED, ("tokn_f1", "token_f1")),
     "metrics-list-of-none": ("ROWS, [None]", REFUSED, ("metrics",)),
     "metrics-empty": ("ROWS, []", REFUSED, ("metrics",)),
     "metrics-dict": ("ROWS, {'token_f1': 1}", ANY, ("metrics",)),
-    "data-none": (f"None, {T}", REFUSED, ("data",)),
-    "data-int": (f"5, {T}", REFUSED, ("data",)),
     "data-missing-file": (f"TMP + '/nosuch.jsonl', {T}", REFUSED, ("nosuch.jsonl",)),
     "data-empty-list": (f"[], {T}", REFUSED, ("no rows",)),
     "data-dict": (f"{{'answer': 'x'}}, {T}", REFUSED, ("data",)),
@@ -270,20 +258,17 @@ DIRECT = {
     "unknown-argument-judges": (f"ROWS, {T}, judges={{}}", REFUSED, ("judges", "judge")),
     "keep-samples-false": (f"ROWS, {T}, keep_samples=False", OK, ()),
     "judge-string": (f"ROWS, {T}, judge='gpt-4o'", REFUSED, ("judge",)),
-    "judge-int": (f"ROWS, {T}, judge=5", REFUSED, ("judge",)),
-    "judge-list": (f"ROWS, {T}, judge=['gpt-4o']", REFUSED, ("judge",)),
     "judge-config-class": (f"ROWS, {T}, judge=JudgeConfig", REFUSED, ("judge",)),
     "judge-bad-field": (f"ROWS, {T}, judge={{'modle': 'x'}}", REFUSED, ("modle",)),
     "judge-url-int": (f"ROWS, {T}, judge={{'base_url': 5}}", REFUSED, ("base_url",)),
     "judge-preflight-string": (f"ROWS, {T}, judge={{'preflight': 'yes'}}", REFUSED, ("preflight",)),
-    "out-dir-int": (f"ROWS, {T}, out_dir=5", REFUSED, ("out_dir",)),
     "out-dir-empty": (f"ROWS, {T}, out_dir=''", REFUSED, ("out_dir",)),
     "on-error-bad": (f"ROWS, {T}, on_error='ignore'", REFUSED, ("on_error",)),
     # what the command line exits 1 on: a metric asked for that scored nothing
     "unscored-no-references": (f"[{{'id': 'a', 'answer': 'x'}}], {T}", REFUSED, (FAILED, "token_f1")),
     "unscored-every-row-skipped": (f"[{{'id': 'a', 'answer': 5}}], {T}, on_error='skip'", REFUSED,
                                    (FAILED, "skipped")),
-    "unscored-one-of-two": (f"[{{'id': 'a', 'answer': 'x'}}], ['token_f1', 'mrr']", REFUSED, (FAILED,)),
+    "unscored-one-of-two": ("[{'id': 'a', 'answer': 'x'}], ['token_f1', 'mrr']", REFUSED, (FAILED,)),
     "gate-missed-2000-systems": ("[{**ROWS[0], 'id': 'q', 'system': f's{i}', 'answer': 'x'} for i in range(2000)], "
                                  f"{T}, fail_under={{'token_f1': 0.5}}, worst=1", REFUSED, (FAILED, "token_f1")),
     "gate-missed-long-answers": ("[{**r, 'answer': 'x ' * 100_000} for r in ROWS], "
@@ -377,7 +362,7 @@ def plain(body: str) -> str:
 
 G = "data=ROWS, metrics=['token_f1']"
 J = "data=JUDGED, metrics=['faithfulness']"
-U = f"judge={{'base_url': UNREACHABLE, 'model': 'm'}}"
+U = "judge={'base_url': UNREACHABLE, 'model': 'm'}"
 F = "judge={'base_url': JUDGE, 'model': 'judge', 'max_retries': 0, 'cache': False}"
 NO_REFS = "[{'id': 'a', 'answer': 'x'}]"
 LAYERED = '''

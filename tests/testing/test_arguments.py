@@ -52,7 +52,8 @@ def test_worst_is_a_whole_number_0_or_more(value):
         arguments.count(value, "worst")
 
 
-@pytest.mark.parametrize("value", [-0.1, 1.01, pytest.param(10 ** 5000, id="5000-digits"), "0.1", None, False, math.nan, math.inf])
+@pytest.mark.parametrize("value", [-0.1, 1.01, pytest.param(10 ** 5000, id="5000-digits"), "0.1", None, False,
+                                   math.nan, math.inf])
 def test_max_judge_errors_is_a_share(value):
     with pytest.raises(InputError, match="^max_judge_errors: expected a number between 0 and 1, got "):
         arguments.fraction(value, "max_judge_errors")
