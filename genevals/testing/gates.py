@@ -19,7 +19,7 @@ nothing.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from genevals.output import thresholds as th
@@ -158,6 +158,8 @@ def assert_scores(data: Any, metrics: Sequence[str] | None = None, *, fail_under
     given = gates(fail_under, fail_over)
     worst = arguments.count(worst, "worst")
     max_judge_errors = arguments.fraction(max_judge_errors, "max_judge_errors")
+    if isinstance(metrics, Iterable) and not isinstance(metrics, (str, Sequence)):
+        metrics = list(metrics)  # a generator: read once here, as evaluate and the unscored check both read it
     evaluate["keep_samples"] = True  # the worst samples are listed from them
     evaluate["judge"] = checked(evaluate.get("judge"))
     try:
