@@ -127,13 +127,13 @@ def judge_failure(results: Results, limit: float) -> list[str]:
             "the judge is fixed", *(_short(line, 3 * _CUT) for line in found.lines())]
 
 
-def unscored(metrics: Any, results: Results) -> list[str]:
+def unscored(metrics: Any, summary: Mapping[str, Any]) -> list[str]:
     """A metric asked for that scored no sample of a system, or no metric that scored anything (exit 1 on the
     command line, as :func:`genevals.cli.gates.unscored_requested` decides)."""
     from genevals.cli.gates import unscored_requested
 
     names = [metrics] if isinstance(metrics, str) else None if metrics is None else list(metrics)
-    errors, _notes = unscored_requested(names, results.summary())
+    errors, _notes = unscored_requested(names, summary)
     return [f"genevals: {_short(error, 3 * _CUT)}" for error in errors]
 
 
@@ -168,8 +168,9 @@ def assert_scores(data: Any, metrics: Sequence[str] | None = None, *, fail_under
         raise JudgeFailed(f"genevals: the judge cannot answer, nothing was scored: {_short(exc, 3 * _CUT)}", None,
                           [str(exc)]) from None
     judged = judge_failure(results, max_judge_errors)
-    failed = unscored(metrics, results)
-    systems = results.summary().get("systems") or {}
+    summary = results.summary()
+    failed = unscored(metrics, summary)
+    systems = summary.get("systems") or {}
     missed = {gate: found for gate in given if (found := th.failures([gate], systems))}
     lines = [line for found in missed.values() for line in found]
     message = "\n".join([*judged, *failed, *([failure_message(results, missed, worst)] if missed else [])])
