@@ -4,10 +4,11 @@ where genevals is installed, so it imports nothing of genevals until a test asks
 - ``@pytest.mark.genevals(data=..., metrics=[...], fail_under={...}, fail_over={...}, judge={...}, ...)``: the
   arguments of :func:`genevals.testing.assert_scores` for the tests it marks (on a test, a class or a module;
   the closest marker wins, argument by argument).
-- the ``genevals`` fixture: ``genevals(data=None, metrics=None, **overrides)`` calls ``assert_scores`` with the marker's
-  arguments and the overrides, writes the run folder (results.jsonl, summary.json, report.html) under the test's
-  ``tmp_path``, and caches the judge's replies in pytest's cache folder (``.pytest_cache/d/genevals-judge``), so
-  a re-run of an unchanged test asks the judge nothing (``pytest --cache-clear`` asks again).
+- the ``genevals`` fixture: ``genevals(data=None, metrics=None, **overrides)`` calls ``assert_scores`` with the
+  marker's arguments and the overrides, writes the run folder (results.jsonl, summary.json, report.html) under
+  the test's ``tmp_path``, and caches the judge's replies in pytest's cache folder
+  (``.pytest_cache/d/genevals-judge``), so a re-run of an unchanged test asks the judge nothing (``pytest
+  --cache-clear`` asks again; a cache folder pytest cannot make leaves the judge its own cache, with a warning).
 """
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ CACHE_DIR = "genevals-judge"
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", f"{MARKER}(data=None, metrics=None, fail_under=None, fail_over=None, **evaluate): the arguments "
-                   "of genevals.testing.assert_scores for the `genevals` fixture")
+        "markers", f"{MARKER}(data=None, metrics=None, fail_under=None, fail_over=None, worst=5, "
+                   "max_judge_errors=0.05, **evaluate): the arguments of genevals.testing.assert_scores for the "
+                   "`genevals` fixture")
 
 
 def marker_arguments(node: Any) -> dict[str, Any]:
