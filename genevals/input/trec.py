@@ -6,6 +6,9 @@ descending byte order (trec_eval's ``form_res_rels.c``); the RANK column is igno
 a run file evaluates the same in genevals as in trec_eval, and a run genevals writes (ranks 1..n in that order,
 scores written exactly) reads back in the order it was written.
 
+A file is held as columns (:class:`_Table`: a few dozen bytes a line), not as Python objects per line (some 200
+bytes): a topic's ranking or judgements become Python objects only when that topic is asked for, one at a time.
+
 :class:`TrecSource` is the reader kind of ``genevals run --qrels QRELS --run RUN ...``: each topic of each run is
 one sample (``id`` the topic, ``system`` the run file's name without its extension, ``contexts`` the ranked
 document ids with their scores, ``relevant`` the topic's judgements; no question or answer), validated as every
@@ -14,16 +17,25 @@ unscored (``no_relevance_labels``): trec_eval's averages (without ``-c``) are ov
 """
 from __future__ import annotations
 
-import math
+from array import array
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Mapping, Sequence
 
-from genevals.input.rows import InputError, RawRow
-from genevals.input.source import RowSource, lines, open_file
+import numpy as np
+
+from genevals.input.rows import MAX_GRADE, MIN_GRADE, InputError, RawRow
+from genevals.input.source import RowSource, open_file
 
 #: a ranking: (document id, score) pairs, best first
 Ranking = list[tuple[str, float]]
+#: a line longer than this is refused unread (read past in pieces, never held whole): no TREC line comes near it
+MAX_LINE = 1 << 20
+#: located errors kept per file; the rest are counted in one more (a file of garbage is not a million messages)
+MAX_ERRORS = 1000
+#: characters of a token quoted in a message
+SHOWN = 40
 
 
 def trec_order(docs: Iterable[tuple[str, float]]) -> Ranking:
@@ -33,59 +45,220 @@ def trec_order(docs: Iterable[tuple[str, float]]) -> Ranking:
     return ranked
 
 
-def _number(text: str, source: str, line: int, column: str) -> float | InputError:
-    try:
-        value = float(text)
-    except ValueError:
-        return InputError(source, line, column, f"expected a number, got {text[:40]!r}")
-    if not math.isfinite(value):
-        return InputError(source, line, column, f"expected a finite number, got {text[:40]!r}")
-    return value
+def quoted(text: str) -> str:
+    """A token for a message: quoted with control characters escaped (``repr``), cut to :data:`SHOWN`."""
+    return repr(text[:SHOWN]) + ("..." if len(text) > SHOWN else "")
 
 
-def _columns(path: str | Path, digest: Any, what: str, layout: str, number: int,
-             errors: list[InputError]) -> Iterator[tuple[int, list[str], float]]:
-    """(line, its columns, the number in column ``number``) for each line of ``layout``'s columns whose number is
-    finite; blank lines are skipped, and every other line is a located error added to ``errors``."""
+class _Errors(list):
+    """A file's located errors, the first :data:`MAX_ERRORS` of them, then one saying how many more."""
+
+    def __init__(self, source: str) -> None:
+        super().__init__()
+        self.source, self.more = source, 0
+
+    def add(self, line: int | None, field: str | None, message: str) -> None:
+        if len(self) < MAX_ERRORS:
+            self.append(InputError(self.source, line, field, message))
+        else:
+            self.more += 1
+
+    def done(self) -> list[InputError]:
+        found = sorted(self, key=lambda e: e.line or 0)
+        if self.more:
+            found.append(InputError(self.source, None, None, f"... and {self.more} more bad lines (the first "
+                                                              f"{MAX_ERRORS} are listed)"))
+        return found
+
+
+class _Table:
+    """A TREC file's good lines as columns: each line's topic (an index into ``topics``, where each topic id is
+    held once), document id (UTF-8, each followed by a newline, end to end in one buffer: no id holds a
+    newline), number (score or grade) and line number."""
+
+    def __init__(self) -> None:
+        self.topics: dict[str, int] = {}
+        self.topic, self.value, self.line = array("i"), array("d"), array("q")
+        self.docs = bytearray()
+        self._ends: np.ndarray | None = None
+
+    def extend(self, topics: list[str], docs: list[str], values: list[float], lines: list[int]) -> None:
+        """Lines added a block at a time: the per-line work stays in C."""
+        index = self.topics
+        self.topic.fromlist([index.setdefault(t, len(index)) for t in topics])
+        self.value.fromlist(values)
+        self.line.fromlist(lines)
+        if docs:
+            self.docs += ("\n".join(docs) + "\n").encode()
+
+    def groups(self) -> list[np.ndarray]:
+        """Each topic's lines (indexes, in file order), topic by topic in the order topics first appear."""
+        if not self.topics:
+            return []
+        topic = np.frombuffer(self.topic, dtype=np.int32)
+        order = np.argsort(topic, kind="stable")
+        return np.split(order, np.cumsum(np.bincount(topic, minlength=len(self.topics)))[:-1])
+
+    def doc_bytes(self, rows: np.ndarray) -> list[bytes]:
+        """The document ids of ``rows``, as UTF-8."""
+        if self._ends is None:  # reading is over: the buffer is final
+            self.docs = bytes(self.docs)
+            self._ends = np.flatnonzero(np.frombuffer(self.docs, dtype=np.uint8) == 10)
+        ends, docs = self._ends, self.docs
+        starts = np.where(rows > 0, ends[rows - 1] + 1, 0)
+        return [docs[a:b] for a, b in zip(starts.tolist(), ends[rows].tolist())]
+
+
+#: bytes read at a time (no more than MAX_LINE: then only a block's first line can run past MAX_LINE)
+BLOCK = 1 << 20
+BOM = b"\xef\xbb\xbf"
+
+
+def _blocks(handle: BinaryIO, digest: Any) -> Iterator[list[bytes | None]]:
+    """The file's lines (without their newline), a block at a time, each block fed to ``digest`` as it is read;
+    a line longer than :data:`MAX_LINE` is None (read past, never held whole: one line of a gigabyte)."""
+    rest, long, first = b"", False, True
+    while True:
+        block = handle.read(BLOCK)
+        if not block:
+            if long or rest:
+                yield [None if long else rest]
+            return
+        if digest is not None:
+            digest.update(block)
+        if first:  # a byte order mark before the first line is not part of it (utf-8-sig)
+            block, first = block.removeprefix(BOM), False
+        if long:  # the rest of a line too long to keep, up to its newline
+            cut = block.find(b"\n")
+            if cut < 0:
+                continue
+            yield [None]
+            block, long = block[cut + 1:], False
+        lines = (rest + block).split(b"\n") if rest else block.split(b"\n")
+        rest = lines.pop()
+        if lines and len(lines[0]) > MAX_LINE:
+            lines[0] = None
+        if len(rest) > MAX_LINE:
+            rest, long = b"", True
+        yield lines
+
+
+def _read(path: str | Path, digest: Any, what: str, layout: str, number: int,
+          check: Callable[[float], str | None] | None) -> tuple[_Table, list[str], _Errors]:
+    """The lines of ``layout``'s columns (TOPIC first, DOCNO third) whose number (column ``number``) is finite
+    and passes ``check`` (a message for a value refused, else None) as a table, with the last column's distinct
+    values (the first 100) and the other lines' errors, located. Blank lines are skipped."""
     source, names = str(path), layout.split()
+    n = len(names)
+    table, errors, last = _Table(), _Errors(source), {}
+    line = 0
     with open_file(path, what) as handle:
-        for line, raw in lines(handle, digest):
-            try:
-                fields = raw.decode("utf-8-sig" if line == 1 else "utf-8").split()
-            except UnicodeDecodeError as exc:
-                errors.append(InputError(source, line, None, f"invalid UTF-8 at byte {exc.start}"))
-                continue
-            if not fields:
-                continue
-            if len(fields) != len(names):
-                errors.append(InputError(source, line, None, f"expected {len(names)} columns ({layout}), got "
-                                                             f"{len(fields)}"))
-                continue
-            value = _number(fields[number], source, line, names[number])
-            if isinstance(value, InputError):
-                errors.append(value)
-                continue
-            yield line, fields, value
+        for block in _blocks(handle, digest):
+            topics, docs, values, lines = [], [], [], []
+            topic, doc, value_of, line_of = topics.append, docs.append, values.append, lines.append
+            for raw in block:
+                line += 1
+                if raw is None:
+                    errors.add(line, None, f"the line is longer than {MAX_LINE} bytes")
+                    continue
+                try:
+                    text = raw.decode()
+                except UnicodeDecodeError as exc:
+                    errors.add(line, None, f"invalid UTF-8 at byte {exc.start}")
+                    continue
+                fields = text.split(None, n)  # at most n + 1 parts: a line of a million words is not split whole
+                if len(fields) != n:
+                    if fields:
+                        got = len(text.split()) if len(fields) < n or len(text) <= 4096 else f"more than {n}"
+                        errors.add(line, None, f"expected {n} columns ({layout}), got {got}")
+                    continue
+                cell = fields[number]
+                try:
+                    value = float(cell)
+                except ValueError:
+                    errors.add(line, names[number], f"expected a number, got {quoted(cell)}")
+                    continue
+                if value - value != 0.0:  # NaN or an infinity
+                    errors.add(line, names[number], f"expected a finite number, got {quoted(cell)}")
+                    continue
+                if check is not None:
+                    problem = check(value)
+                    if problem is not None:
+                        errors.add(line, names[number], problem)
+                        continue
+                topic(fields[0])
+                doc(fields[2])
+                value_of(value)
+                line_of(line)
+                if len(last) < 100:
+                    last.setdefault(fields[-1])
+            table.extend(topics, docs, values, lines)
+    return table, list(last), errors
 
 
 QRELS_LAYOUT = "TOPIC ITERATION DOCNO RELEVANCE"
 RUN_LAYOUT = "TOPIC Q0 DOCNO RANK SCORE TAG"
 
 
-def read_qrels(path: str | Path, digest: Any = None) -> tuple[dict[str, dict[str, float]], list[InputError]]:
+def _grade(grade: float) -> str | None:
+    # checked here, where the line is known: the rows of a TREC run are located at the run's lines
+    if MIN_GRADE <= grade <= MAX_GRADE:
+        return None
+    return f"relevance grade {grade:g} is outside the supported range [{MIN_GRADE:g}, {MAX_GRADE:g}]"
+
+
+class Qrels(Mapping):
+    """topic -> {document id: relevance}, each topic's judgements made when asked for; a document judged twice
+    for one topic has its last grade."""
+
+    def __init__(self, table: _Table) -> None:
+        self._table = table
+        self._rows = dict(zip(table.topics, table.groups()))
+
+    def __getitem__(self, topic: str) -> dict[str, float]:
+        rows = self._rows[topic]
+        grades = self._table.value
+        return {doc.decode(): grades[i] for doc, i in zip(self._table.doc_bytes(rows), rows.tolist())}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+def read_qrels(path: str | Path, digest: Any = None) -> tuple[Qrels, list[InputError]]:
     """topic -> {document id: relevance} and the bad lines (each located)."""
-    qrels: dict[str, dict[str, float]] = {}
-    errors: list[InputError] = []
-    for _, fields, grade in _columns(path, digest, "--qrels", QRELS_LAYOUT, 3, errors):
-        qrels.setdefault(fields[0], {})[fields[2]] = grade
-    return qrels, errors
+    table, _, errors = _read(path, digest, "--qrels", QRELS_LAYOUT, 3, _grade)
+    return Qrels(table), errors.done()
+
+
+class Rankings(Mapping):
+    """topic -> its :data:`Ranking` in trec_eval's order, made when asked for (a run is held as columns)."""
+
+    def __init__(self, table: _Table, rows: dict[str, np.ndarray]) -> None:
+        self._table, self._rows = table, rows
+
+    def __getitem__(self, topic: str) -> Ranking:
+        rows = self._rows[topic]
+        scores = self._table.value
+        # ids are unique in a topic: pairs sort by id alone; then by score, stable: ties keep the id order
+        docs = sorted(zip(self._table.doc_bytes(rows), [scores[i] for i in rows.tolist()]), reverse=True)
+        docs.sort(key=itemgetter(1), reverse=True)
+        return [(doc.decode(), score) for doc, score in docs]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
 
 
 @dataclass
 class Run:
     """A run file as read: each topic's ranking in trec_eval's order, the line each topic starts on, its tags."""
 
-    rankings: dict[str, Ranking]
+    rankings: Mapping[str, Ranking]
     first_line: dict[str, int]
     tags: list[str]
     errors: list[InputError]
@@ -94,20 +267,21 @@ class Run:
 def read_run(path: str | Path, digest: Any = None, what: str = "--run") -> Run:
     """A TREC run file; a line that is not six columns with a numeric score, or a document listed twice for one
     topic (trec_eval refuses it too), is an error naming its line."""
-    source = str(path)
-    docs: dict[str, dict[str, float]] = {}
-    first: dict[str, int] = {}
-    tags: dict[str, None] = {}
-    errors: list[InputError] = []
-    for line, (topic, _, doc, _, _, tag), score in _columns(path, digest, what, RUN_LAYOUT, 4, errors):
-        topic_docs = docs.setdefault(topic, {})
-        if doc in topic_docs:
-            errors.append(InputError(source, line, "DOCNO", f"document '{doc}' is listed twice for topic '{topic}'"))
-            continue
-        first.setdefault(topic, line)
-        topic_docs[doc] = score
-        tags.setdefault(tag)
-    return Run({t: trec_order(d.items()) for t, d in docs.items()}, first, list(tags), errors)
+    table, tags, errors = _read(path, digest, what, RUN_LAYOUT, 4, lambda _: None)
+    rows, first = {}, {}
+    for topic, group in zip(table.topics, table.groups()):
+        seen: set[bytes] = set()
+        kept = []
+        for doc, i in zip(table.doc_bytes(group), group.tolist()):
+            if doc in seen:
+                errors.add(table.line[i], "DOCNO", f"document {quoted(doc.decode())} is listed twice for topic "
+                                                   f"{quoted(topic)}")
+            else:
+                seen.add(doc)
+                kept.append(i)
+        rows[topic] = group if len(kept) == len(group) else np.array(kept, dtype=group.dtype)
+        first[topic] = table.line[kept[0]]
+    return Run(Rankings(table, rows), first, tags, errors.done())
 
 
 def format_score(score: float) -> str:
@@ -115,11 +289,19 @@ def format_score(score: float) -> str:
     return repr(float(score))
 
 
+def tag_problem(tag: str) -> str | None:
+    """Why ``tag`` cannot be a run tag (one printable word, no spaces), or None."""
+    if not tag or not tag.isprintable() or any(c.isspace() for c in tag):
+        return f"a run tag is one printable word without spaces, got {quoted(tag)}"
+    return None
+
+
 def write_run(path: str | Path, rankings: Mapping[str, Sequence[tuple[str, float]]], tag: str) -> None:
     """A TREC run file, each topic's ranking in the order given, ranked 1..n (the order must be trec_eval's for
     the file to read back the same: :func:`trec_order`)."""
-    if not tag or any(c.isspace() for c in tag):
-        raise InputError("--tag", None, None, f"a run tag is one word without spaces, got {tag!r}")
+    problem = tag_problem(tag)
+    if problem is not None:
+        raise InputError("--tag", None, None, problem)
     with open(path, "w", encoding="utf-8") as out:
         for topic, ranking in rankings.items():
             for rank, (doc, score) in enumerate(ranking, start=1):
@@ -148,9 +330,13 @@ class TrecSource(RowSource):
                 raise InputError(str(self.runs[index]), None, None, f"--run: this run's system name '{system}' "
                                  f"(its file name) is also that of {first}; rename one of the files")
         qrels, errors = read_qrels(self.qrels, digest)
+        if not qrels and not errors:
+            raise InputError(str(self.qrels), None, None, "--qrels: no judgements (the file is empty or blank)")
         yield from errors
         for path, system in zip(self.runs, systems):
             run = read_run(path, digest)
+            if not run.rankings and not run.errors:
+                raise InputError(str(path), None, None, "--run: no topics (the file is empty or blank)")
             yield from run.errors
             for topic, ranking in run.rankings.items():
                 contexts = [{"id": doc, "score": score} for doc, score in ranking]
