@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, nonnegative
+from genevals.utf8 import shown
 
 #: files read as genevals rows; any other is a TREC run file
 GENEVALS_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", ".pq")
@@ -113,9 +116,26 @@ def write_jsonl(path: Path, fused: dict[str, list[tuple[str, float]]], runs: lis
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
+@contextmanager
+def replaced(out: Path) -> Iterator[Path]:
+    """A new file beside ``out`` to write, renamed over ``out`` once it is complete: a fusion that fails halfway
+    (a full disk) leaves an earlier ``out`` as it was. A path that exists and is not a file (the input checks
+    refuse devices and FIFOs) is written where it is."""
+    target = Path(os.path.realpath(out))
+    if target.exists() and not target.is_file():
+        yield out
+        return
+    part = target.with_name(f".{os.getpid()}.genevals-fuse.part")
+    try:
+        yield part
+        os.replace(part, target)
+    finally:
+        part.unlink(missing_ok=True)
+
+
 def cmd_fuse(args: argparse.Namespace) -> int:
     from genevals.input.readers import InputError
-    from genevals.input.trec import write_run
+    from genevals.input.trec import tag_problem, write_run
     from genevals.metrics.retrieval.fusion import check, rrf
 
     def fail(message: str) -> int:
@@ -126,12 +146,13 @@ def cmd_fuse(args: argparse.Namespace) -> int:
     suffix = out.suffix.lower()
     to_trec = args.to_trec or suffix in TREC_SUFFIXES
     if not to_trec and suffix not in (".jsonl", ".ndjson"):
-        return fail(f"-o {args.out}: name a .jsonl file (genevals rows) or a .trec/.run/.txt file (a TREC run), "
-                    "or give --to-trec")
+        return fail(f"-o {shown(args.out)}: name a .jsonl file (genevals rows) or a .trec/.run/.txt file (a TREC "
+                    "run), or give --to-trec")
     if args.depth is not None and args.depth < 1:
         return fail(f"--depth: expected 1 or more, got {args.depth}")
-    if not args.tag or any(c.isspace() for c in args.tag):
-        return fail(f"--tag: a run tag is one word without spaces, got {args.tag!r}")
+    problem = tag_problem(args.tag)
+    if problem is not None:
+        return fail(f"--tag: {problem}")
     try:
         check(args.k, args.weights, len(args.runs))
     except ValueError as exc:
@@ -157,12 +178,13 @@ def cmd_fuse(args: argparse.Namespace) -> int:
         fused = {topic: ranking[:args.depth] for topic, ranking in fused.items()}
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        if to_trec:
-            write_run(out, fused, args.tag)
-        else:
-            write_jsonl(out, fused, runs, args.tag)
+        with replaced(out) as path:
+            if to_trec:
+                write_run(path, fused, args.tag)
+            else:
+                write_jsonl(path, fused, runs, args.tag)
     except OSError as exc:
-        return fail(f"-o {args.out}: {exc.strerror or exc}")
+        return fail(f"-o {shown(args.out)}: {exc.strerror or exc}")
     n_docs = sum(len(r) for r in fused.values())
-    print(f"fused {len(runs)} runs (k={args.k:g}): {len(fused)} topics, {n_docs} documents -> {out}")
+    print(f"fused {len(runs)} runs (k={args.k:g}): {len(fused)} topics, {n_docs} documents -> {shown(str(out))}")
     return EXIT_OK
