@@ -110,7 +110,7 @@ class _Table:
 
 
 #: bytes read at a time (no more than MAX_LINE: then only a block's first line can run past MAX_LINE)
-BLOCK = 1 << 20
+BLOCK = 1 << 18
 BOM = b"\xef\xbb\xbf"
 
 
