@@ -74,13 +74,14 @@ class _Errors(list):
 class _Table:
     """A TREC file's good lines as columns: each line's topic (an index into ``topics``, where each topic id is
     held once), document id (UTF-8, each followed by a newline, end to end in one buffer: no id holds a
-    newline), number (score or grade) and line number."""
+    newline), its hash (runs: to find a document listed twice), number (score or grade) and line number. Once
+    read, :meth:`index` groups the lines by topic; :meth:`rows` gives one topic's."""
 
-    def __init__(self) -> None:
+    def __init__(self, hashed: bool) -> None:
         self.topics: dict[str, int] = {}
-        self.topic, self.value, self.line = array("i"), array("d"), array("q")
-        self.docs = bytearray()
-        self._ends: np.ndarray | None = None
+        self.topic, self.value, self.line, self.hash = array("i"), array("d"), array("q"), array("q")
+        self.docs: bytes | bytearray = bytearray()
+        self.hashed = hashed
 
     def extend(self, topics: list[str], docs: list[str], values: list[float], lines: list[int]) -> None:
         """Lines added a block at a time: the per-line work stays in C."""
@@ -88,25 +89,55 @@ class _Table:
         self.topic.fromlist([index.setdefault(t, len(index)) for t in topics])
         self.value.fromlist(values)
         self.line.fromlist(lines)
+        if self.hashed:
+            self.hash.fromlist(list(map(hash, docs)))
         if docs:
             self.docs += ("\n".join(docs) + "\n").encode()
 
-    def groups(self) -> list[np.ndarray]:
-        """Each topic's lines (indexes, in file order), topic by topic in the order topics first appear."""
-        if not self.topics:
-            return []
+    def index(self) -> list[int]:
+        """Group the lines by topic, leaving out those that repeat an earlier line's topic and document (runs);
+        return the lines left out (indexes)."""
+        self.docs = bytes(self.docs)
+        # where each id ends, after a -1 for the first to start at 0: line i's id is docs[ends[i] + 1:ends[i + 1]]
+        self.ends = array("q", [-1])
+        self.ends.frombytes(np.flatnonzero(np.frombuffer(self.docs, dtype=np.uint8) == 10).tobytes())
         topic = np.frombuffer(self.topic, dtype=np.int32)
+        repeated = self._repeated(topic) if self.hashed and len(topic) else []
         order = np.argsort(topic, kind="stable")
-        return np.split(order, np.cumsum(np.bincount(topic, minlength=len(self.topics)))[:-1])
+        counts = np.bincount(topic, minlength=len(self.topics))
+        if repeated:
+            keep = np.ones(len(topic), dtype=bool)
+            keep[repeated] = False
+            order = order[keep[order]]
+            counts -= np.bincount(topic[repeated], minlength=len(self.topics))
+        self.order, self.starts = order, np.concatenate(([0], np.cumsum(counts)))
+        return repeated
 
-    def doc_bytes(self, rows: np.ndarray) -> list[bytes]:
-        """The document ids of ``rows``, as UTF-8."""
-        if self._ends is None:  # reading is over: the buffer is final
-            self.docs = bytes(self.docs)
-            self._ends = np.flatnonzero(np.frombuffer(self.docs, dtype=np.uint8) == 10)
-        ends, docs = self._ends, self.docs
-        starts = np.where(rows > 0, ends[rows - 1] + 1, 0)
-        return [docs[a:b] for a, b in zip(starts.tolist(), ends[rows].tolist())]
+    def _repeated(self, topic: np.ndarray) -> list[int]:
+        # lines of equal (topic, hash) lie side by side, in file order; their ids are compared (hashes collide)
+        hashes = np.frombuffer(self.hash, dtype=np.int64)
+        order = np.lexsort((hashes, topic))
+        same = np.flatnonzero((topic[order[1:]] == topic[order[:-1]]) & (hashes[order[1:]] == hashes[order[:-1]]))
+        repeated, seen, previous = [], set(), -2
+        for at in same.tolist():
+            if at != previous + 1:  # a new run of equal keys
+                seen = {self.doc(int(order[at]))}
+            row = int(order[at + 1])
+            if self.doc(row) in seen:
+                repeated.append(row)
+            else:
+                seen.add(self.doc(row))
+            previous = at
+        return sorted(repeated)
+
+    def doc(self, row: int) -> bytes:
+        """Line ``row``'s document id, as UTF-8."""
+        return self.docs[self.ends[row] + 1:self.ends[row + 1]]
+
+    def rows(self, topic: str) -> list[int]:
+        """``topic``'s lines (indexes, in file order)."""
+        at = self.topics[topic]
+        return self.order[self.starts[at]:self.starts[at + 1]].tolist()
 
 
 #: bytes read at a time (no more than MAX_LINE: then only a block's first line can run past MAX_LINE)
@@ -144,13 +175,13 @@ def _blocks(handle: BinaryIO, digest: Any) -> Iterator[list[bytes | None]]:
 
 
 def _read(path: str | Path, digest: Any, what: str, layout: str, number: int,
-          check: Callable[[float], str | None] | None) -> tuple[_Table, list[str], _Errors]:
+          check: Callable[[float], str | None] | None, table: _Table) -> tuple[_Table, list[str], _Errors]:
     """The lines of ``layout``'s columns (TOPIC first, DOCNO third) whose number (column ``number``) is finite
-    and passes ``check`` (a message for a value refused, else None) as a table, with the last column's distinct
+    and passes ``check`` (a message for a value refused, else None) added to ``table``, with the last column's distinct
     values (the first 100) and the other lines' errors, located. Blank lines are skipped."""
     source, names = str(path), layout.split()
     n = len(names)
-    table, errors, last = _Table(), _Errors(source), {}
+    errors, last = _Errors(source), {}
     line = 0
     with open_file(path, what) as handle:
         for block in _blocks(handle, digest):
@@ -213,45 +244,62 @@ class Qrels(Mapping):
 
     def __init__(self, table: _Table) -> None:
         self._table = table
-        self._rows = dict(zip(table.topics, table.groups()))
+        table.index()
 
     def __getitem__(self, topic: str) -> dict[str, float]:
-        rows = self._rows[topic]
-        grades = self._table.value
-        return {doc.decode(): grades[i] for doc, i in zip(self._table.doc_bytes(rows), rows.tolist())}
+        table = self._table
+        grades, data, ends = table.value, table.docs, table.ends
+        return {data[ends[i] + 1:ends[i + 1]].decode(): grades[i] for i in table.rows(topic)}
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._rows)
+        return iter(self._table.topics)
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._table.topics)
 
 
 def read_qrels(path: str | Path, digest: Any = None) -> tuple[Qrels, list[InputError]]:
     """topic -> {document id: relevance} and the bad lines (each located)."""
-    table, _, errors = _read(path, digest, "--qrels", QRELS_LAYOUT, 3, _grade)
+    table, _, errors = _read(path, digest, "--qrels", QRELS_LAYOUT, 3, _grade, _Table(hashed=False))
     return Qrels(table), errors.done()
 
 
 class Rankings(Mapping):
     """topic -> its :data:`Ranking` in trec_eval's order, made when asked for (a run is held as columns)."""
 
-    def __init__(self, table: _Table, rows: dict[str, np.ndarray]) -> None:
-        self._table, self._rows = table, rows
+    def __init__(self, table: _Table) -> None:
+        self._table = table
 
     def __getitem__(self, topic: str) -> Ranking:
-        rows = self._rows[topic]
-        scores = self._table.value
+        table = self._table
+        scores, data, ends = table.value, table.docs, table.ends
         # ids are unique in a topic: pairs sort by id alone; then by score, stable: ties keep the id order
-        docs = sorted(zip(self._table.doc_bytes(rows), [scores[i] for i in rows.tolist()]), reverse=True)
+        docs = sorted([(data[ends[i] + 1:ends[i + 1]], scores[i]) for i in table.rows(topic)], reverse=True)
         docs.sort(key=itemgetter(1), reverse=True)
         return [(doc.decode(), score) for doc, score in docs]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._rows)
+        return iter(self._table.topics)
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._table.topics)
+
+
+class FirstLines(Mapping):
+    """topic -> the line its first document is on."""
+
+    def __init__(self, table: _Table) -> None:
+        self._table = table
+
+    def __getitem__(self, topic: str) -> int:
+        table = self._table
+        return table.line[int(table.order[table.starts[table.topics[topic]]])]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table.topics)
+
+    def __len__(self) -> int:
+        return len(self._table.topics)
 
 
 @dataclass
@@ -259,7 +307,7 @@ class Run:
     """A run file as read: each topic's ranking in trec_eval's order, the line each topic starts on, its tags."""
 
     rankings: Mapping[str, Ranking]
-    first_line: dict[str, int]
+    first_line: Mapping[str, int]
     tags: list[str]
     errors: list[InputError]
 
@@ -267,21 +315,13 @@ class Run:
 def read_run(path: str | Path, digest: Any = None, what: str = "--run") -> Run:
     """A TREC run file; a line that is not six columns with a numeric score, or a document listed twice for one
     topic (trec_eval refuses it too), is an error naming its line."""
-    table, tags, errors = _read(path, digest, what, RUN_LAYOUT, 4, lambda _: None)
-    rows, first = {}, {}
-    for topic, group in zip(table.topics, table.groups()):
-        seen: set[bytes] = set()
-        kept = []
-        for doc, i in zip(table.doc_bytes(group), group.tolist()):
-            if doc in seen:
-                errors.add(table.line[i], "DOCNO", f"document {quoted(doc.decode())} is listed twice for topic "
-                                                   f"{quoted(topic)}")
-            else:
-                seen.add(doc)
-                kept.append(i)
-        rows[topic] = group if len(kept) == len(group) else np.array(kept, dtype=group.dtype)
-        first[topic] = table.line[kept[0]]
-    return Run(Rankings(table, rows), first, tags, errors.done())
+    table, tags, errors = _read(path, digest, what, RUN_LAYOUT, 4, None, _Table(hashed=True))
+    repeated = table.index()
+    topics = list(table.topics) if repeated else []
+    for row in repeated:
+        errors.add(table.line[row], "DOCNO", f"document {quoted(table.doc(row).decode())} is listed twice for "
+                                             f"topic {quoted(topics[table.topic[row]])}")
+    return Run(Rankings(table), FirstLines(table), tags, errors.done())
 
 
 def format_score(score: float) -> str:
