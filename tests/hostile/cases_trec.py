@@ -49,7 +49,8 @@ def qrels_lines() -> list[Case]:
         "grade-inf": (b"q1 0 d5 inf", REFUSED, at + ("RELEVANCE",)),
         "grade-minus-inf": (b"q1 0 d5 -Infinity", REFUSED, at + ("RELEVANCE",)),
         "grade-1e400": (b"q1 0 d5 1e400", REFUSED, at + ("RELEVANCE",)),
-        "grade-5000-digits": (f"q1 0 d5 {BIG}".encode(), REFUSED, at), "grade-superscript": ("q1 0 d5 ²".encode(), REFUSED, at),
+        "grade-5000-digits": (f"q1 0 d5 {BIG}".encode(), REFUSED, at),
+        "grade-superscript": ("q1 0 d5 ²".encode(), REFUSED, at),
         "grade-hex": (b"q1 0 d5 0x1", REFUSED, at), "grade-word": (b"q1 0 d5 high", REFUSED, at),
         "grade-dash": (b"q1 0 d5 -", REFUSED, at), "grade-fraction": (b"q1 0 d5 1/2", REFUSED, at),
         "grade-minus-1": (b"q1 0 d5 -1", OK, ()), "grade-100": (b"q1 0 d5 100", OK, ()),
@@ -60,7 +61,8 @@ def qrels_lines() -> list[Case]:
         "crlf-line": (b"q1 0 d5 0\r", OK, ()), "esc-in-doc": (b"q1 0 d\x1b[31m2 1", OK, ()),
         "nul-in-doc": (b"q1 0 d\x002 1", ANY, at), "bom-on-line-2": (b"\xef\xbb\xbfq1 0 d5 0", OK, ()),
         "not-utf8": (b"q1 0 d\xff2 1", REFUSED, at), "latin1": ("q1 0 dé 1".encode("latin-1"), REFUSED, at),
-        "overlong-utf8": (b"q1 0 d\xc0\xaf 1", REFUSED, at), "lone-surrogate-utf8": (b"q1 0 d\xed\xa0\x80 1", REFUSED, at),
+        "overlong-utf8": (b"q1 0 d\xc0\xaf 1", REFUSED, at),
+        "lone-surrogate-utf8": (b"q1 0 d\xed\xa0\x80 1", REFUSED, at),
         "vertical-tab": (b"q1\x0b0\x0bd5\x0b0", OK, ()), "unicode-space": ("q1\u20030 d5 0".encode(), ANY, at),
         "huge-line": (b"q1 0 d5 " + b"x" * (2 << 20), REFUSED, at), "many-words": (b"ab " * 200_000, REFUSED, at),
         "long-doc-id": (b"q1 0 " + b"d" * 100_000 + b" 1", ANY, at),
@@ -94,9 +96,11 @@ def run_lines() -> list[Case]:
         "topic-not-judged": (b"q9 Q0 d9 1 1.0 t", OK, ()),
         "tabs": (b"q1\tQ0\td5\t2\t1.0\tt", OK, ()), "crlf-line": (b"q1 Q0 d5 2 1.0 t\r", OK, ()),
         "esc-in-ids": (b"q1 Q0 d\x1b]0;x\x07 2 1.0 t", OK, ()), "nul-in-doc": (b"q1 Q0 d\x002 2 1.0 t", ANY, at),
-        "not-utf8": (b"q1 Q0 d\xff2 2 1.0 t", REFUSED, at), "cp1252": ("q1 Q0 d€ 2 1.0 t".encode("cp1252"), REFUSED, at),
+        "not-utf8": (b"q1 Q0 d\xff2 2 1.0 t", REFUSED, at),
+        "cp1252": ("q1 Q0 d€ 2 1.0 t".encode("cp1252"), REFUSED, at),
         "huge-line": (b"q1 Q0 d5 2 1.0 " + b"t" * (2 << 20), REFUSED, at),
-        "many-words": (b"ab " * 200_000, REFUSED, at), "long-doc-id": (b"q1 Q0 " + b"d" * 100_000 + b" 2 1.0 t", ANY, at),
+        "many-words": (b"ab " * 200_000, REFUSED, at),
+        "long-doc-id": (b"q1 Q0 " + b"d" * 100_000 + b" 2 1.0 t", ANY, at),
         "form-feed": (b"q1\x0cQ0\x0cd5\x0c2\x0c1.0\x0ct", OK, ()),
     }
     return [trec_case(f"run-{slug}", expect, QRELS, _middle(RUN, line), where=where)
@@ -120,7 +124,8 @@ def whole_files() -> list[Case]:
         "qrels-no-final-newline": (QRELS.rstrip(), RUN, OK, ()), "run-no-final-newline": (QRELS, RUN.rstrip(), OK, ()),
         "qrels-utf16": (utf16, RUN, REFUSED, ("qrels.txt:1",)), "run-utf16": (QRELS, RUN.decode().encode("utf-16"),
                                                                            REFUSED, ("run.trec:1",)),
-        "qrels-garbage": (garbage, RUN, REFUSED, ("qrels.txt",)), "run-garbage": (QRELS, garbage, REFUSED, ("run.trec",)),
+        "qrels-garbage": (garbage, RUN, REFUSED, ("qrels.txt",)),
+        "run-garbage": (QRELS, garbage, REFUSED, ("run.trec",)),
         "qrels-nul-bytes": (b"\x00" * 4096, RUN, REFUSED, ("qrels.txt:1",)),
         "run-nul-bytes": (QRELS, b"\x00" * 4096, REFUSED, ("run.trec:1",)),
         "qrels-20000-bad-lines": (many_bad, RUN, REFUSED, ("qrels.txt:1", "more bad lines")),
@@ -160,6 +165,16 @@ def trec_options() -> list[Case]:
                     files=(("qrels.txt", QRELS), ("run.trec", RUN)), setup="trec_run_in_subfolder", limit=LIMIT,
                     argv=TREC + ("--run", "{tmp}/sub/run.trec")))
     out.append(trec_case("option-two-runs", OK, argv=TREC + ("--run", "{tmp}/other.trec")))
+    out.append(trec_case("option-qrels-is-the-run", REFUSED, argv=("run", "--qrels", "{tmp}/run.trec", "--run",
+                                                                   "{tmp}/run.trec", "--out", "{out}"),
+                         where=("run.trec:1",)))
+    odd = {"run-name-not-utf8": (os.fsdecode(b"r\xff.trec"), ANY, ("--run",)),
+           "run-name-esc": ("e\x1b[31m.trec", OK, ()), "run-name-newline": ("new\nline.trec", OK, ()),
+           "run-name-dash": ("-r.trec", OK, ()), "run-name-no-suffix": ("runfile", OK, ())}
+    for slug, (name, expect, where) in odd.items():
+        out.append(Case(id=f"trec-option-{slug}", cls="trec", expect=expect, where=where, limit=LIMIT,
+                        files=(("qrels.txt", QRELS), (name, RUN)),
+                        argv=("run", "--qrels", "{tmp}/qrels.txt", f"--run={{tmp}}/{name}", "--out", "{out}")))
     out.append(trec_case("option-same-run-twice", REFUSED, argv=TREC + ("--run", "{tmp}/run.trec"),
                          where=("run.trec",)))
     out.append(trec_case("option-metrics-lexical", ANY, argv=TREC + ("--metrics", "exact_match"),
@@ -195,18 +210,21 @@ def fuse_options() -> list[Case]:
         "weights-empty": (("--weights", ""), REFUSED, ("--weights",)),
         "weights-commas": (("--weights", ",,"), REFUSED, ("--weights",)),
         "weights-all-zero": (("--weights", "0,0"), REFUSED, ("--weights",)),
-        "weights-one-zero": (("--weights", "0,1"), OK, ()), "weights-denormal": (("--weights", "5e-324,5e-324"), OK, ()),
+        "weights-one-zero": (("--weights", "0,1"), OK, ()),
+        "weights-denormal": (("--weights", "5e-324,5e-324"), OK, ()),
         "weights-spaces": (("--weights", " 1 , 2 "), OK, ()),
         "weights-surrogate": (("--weights", "1," + BAD), REFUSED, ("--weights",)),
         "weights-10000": (("--weights", ",".join(["1"] * 10_000)), REFUSED, ("--weights",)),
         # --depth
-        "depth-0": (("--depth", "0"), REFUSED, ("--depth",)), "depth-minus-1": (("--depth", "-1"), REFUSED, ("--depth",)),
+        "depth-0": (("--depth", "0"), REFUSED, ("--depth",)),
+        "depth-minus-1": (("--depth", "-1"), REFUSED, ("--depth",)),
         "depth-1": (("--depth", "1"), OK, ()), "depth-huge": (("--depth", "9" * 30), OK, ()),
         "depth-5000-digits": (("--depth", BIG), REFUSED, ("--depth",)),
         "depth-float": (("--depth", "1.5"), REFUSED, ("--depth",)),
         # --tag
         "tag-empty": (("--tag", ""), REFUSED, ("--tag",)), "tag-space": (("--tag", "a b"), REFUSED, ("--tag",)),
-        "tag-esc": (("--tag", "a\x1b[2Jb"), REFUSED, ("--tag",)), "tag-surrogate": (("--tag", BAD), REFUSED, ("--tag",)),
+        "tag-esc": (("--tag", "a\x1b[2Jb"), REFUSED, ("--tag",)),
+        "tag-surrogate": (("--tag", BAD), REFUSED, ("--tag",)),
         "tag-newline": (("--tag", "a\nb"), REFUSED, ("--tag",)), "tag-long": (("--tag", "t" * 10_000), OK, ()),
         "tag-unicode": (("--tag", "rrf-日本"), OK, ()),
     }
@@ -253,6 +271,10 @@ def fuse_outputs() -> list[Case]:
         "thirty-runs": ((), ("{tmp}/run.trec",) * 30, OK, ()),
         "run-topics-disjoint": ((("d.trec", b"q7 Q0 d1 1 1 t\n"),), ("{tmp}/d.trec",), OK, ()),
         "run-20000-bad-lines": ((("b.trec", b"x\n" * 20_000),), ("{tmp}/b.trec",), REFUSED, ("b.trec:1", "more")),
+        "trec-named-jsonl": ((("t.jsonl", RUN),), ("{tmp}/t.jsonl",), REFUSED, ("t.jsonl",)),
+        "qrels-as-run": ((("q.trec", QRELS),), ("{tmp}/q.trec",), REFUSED, ("q.trec:1",)),
+        "run-crlf-bom": ((("c.trec", b"\xef\xbb\xbf" + RUN.replace(b"\n", b"\r\n")),), ("{tmp}/c.trec",), OK, ()),
+        "run-name-not-utf8": (((os.fsdecode(b"r\xff.trec"), RUN),), ("{tmp}/" + os.fsdecode(b"r\xff.trec"),), OK, ()),
     }
     for slug, (extra_files, paths, expect, where) in runs.items():
         cases.append(Case(id=f"trec-fuse-{slug}", cls="trec", expect=expect, where=where, limit=LIMIT,
