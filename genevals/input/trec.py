@@ -18,10 +18,11 @@ unscored (``no_relevance_labels``): trec_eval's averages (without ``-c``) are ov
 from __future__ import annotations
 
 from array import array
+from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -177,8 +178,8 @@ def _blocks(handle: BinaryIO, digest: Any) -> Iterator[list[bytes | None]]:
 def _read(path: str | Path, digest: Any, what: str, layout: str, number: int,
           check: Callable[[float], str | None] | None, table: _Table) -> tuple[_Table, list[str], _Errors]:
     """The lines of ``layout``'s columns (TOPIC first, DOCNO third) whose number (column ``number``) is finite
-    and passes ``check`` (a message for a value refused, else None) added to ``table``, with the last column's distinct
-    values (the first 100) and the other lines' errors, located. Blank lines are skipped."""
+    and passes ``check`` (a message for a value refused, else None), added to ``table``; with the last column's
+    distinct values (the first 100) and the other lines' errors, located. Blank lines are skipped."""
     source, names = str(path), layout.split()
     n = len(names)
     errors, last = _Errors(source), {}
