@@ -337,14 +337,15 @@ def tag_problem(tag: str) -> str | None:
     return None
 
 
-def write_run(path: str | Path, rankings: Mapping[str, Sequence[tuple[str, float]]], tag: str) -> None:
+def write_run(path: str | Path, rankings: Mapping[str, Sequence[tuple[str, float]]]
+              | Iterable[tuple[str, Sequence[tuple[str, float]]]], tag: str) -> None:
     """A TREC run file, each topic's ranking in the order given, ranked 1..n (the order must be trec_eval's for
-    the file to read back the same: :func:`trec_order`)."""
+    the file to read back the same: :func:`trec_order`); ``rankings`` a mapping or (topic, ranking) pairs."""
     problem = tag_problem(tag)
     if problem is not None:
         raise InputError("--tag", None, None, problem)
     with open(path, "w", encoding="utf-8") as out:
-        for topic, ranking in rankings.items():
+        for topic, ranking in rankings.items() if isinstance(rankings, Mapping) else rankings:
             for rank, (doc, score) in enumerate(ranking, start=1):
                 out.write(f"{topic} Q0 {doc} {rank} {format_score(score)} {tag}\n")
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
 
 DEFAULT_K = 60.0
 
@@ -59,11 +59,17 @@ def rrf(runs: Sequence[Mapping[str, Sequence[str]]], k: float = DEFAULT_K,
     """Fuse ``runs`` (each topic -> document ids, best first; a document listed twice in one ranking counts at
     its first rank) into topic -> (document id, RRF score), best first. Topics are those of any run, in the
     order they first appear (the first run's, then those only later runs have)."""
+    return dict(rrf_topics(runs, k, weights))
+
+
+def rrf_topics(runs: Sequence[Mapping[str, Sequence[str]]], k: float = DEFAULT_K,
+               weights: Sequence[float] | None = None) -> Iterator[tuple[str, list[tuple[str, float]]]]:
+    """:func:`rrf`, a topic at a time: (topic, its fused ranking), so that a fused run can be written as it is
+    made, without holding every topic's (a run read as columns makes each topic's ranking when asked)."""
     weights = check(k, weights, len(runs))
     topics: dict[str, None] = {}
     for run in runs:
         topics.update(dict.fromkeys(run))
-    fused: dict[str, list[tuple[str, float]]] = {}
     for topic in topics:
         terms: dict[str, list[float]] = {}
         for run, weight in zip(runs, weights):
@@ -78,5 +84,4 @@ def rrf(runs: Sequence[Mapping[str, Sequence[str]]], k: float = DEFAULT_K,
         scored = [(doc, math.fsum(parts)) for doc, parts in terms.items()]
         scored.sort(key=lambda d: d[0].encode(), reverse=True)
         scored.sort(key=lambda d: -d[1])  # stable: equal scores keep the id order (descending)
-        fused[topic] = scored
-    return fused
+        yield topic, scored
