@@ -140,8 +140,8 @@ def test_run_options_for_trec_and_traces_that_cannot_work_exit_2(tmp_path, args,
 
 
 @pytest.mark.parametrize("args, expected", [
-    (["--weights", "1e308,1e308", "--k", "0"], "--weights: the weights add up to more than 1.798e+308"),
-    (["--weights", "1.7976931348623157e308,1e292", "--k", "0"], "--weights: the weights add up to more than"),
+    (["--weights", "1e308,1e308", "--k", "0"], "--weights: with k = 0, the weights add up to scores over 1.798e+308"),
+    (["--weights", "1.7976931348623157e308,1e292", "--k", "0"], "--weights: with k = 0, the weights add up to"),
     (["--tag", "a\x1b[2Jb"], "--tag: a run tag is one printable word without spaces, got 'a\\x1b[2Jb'"),
     (["--tag", "rrf\udcff"], "--tag: a run tag is one printable word"),
 ], ids=["weights-overflow", "weights-at-the-limit", "tag-escape", "tag-not-utf8"])
@@ -157,13 +157,15 @@ def test_fuse_values_that_overflowed_or_could_not_be_written_exit_2(tmp_path, ar
     assert not (tmp_path / "f.trec").exists()
 
 
-def test_fuse_weights_that_add_up_to_a_double_are_fused(tmp_path):
+def test_fuse_weights_whose_scores_fit_a_double_are_fused(tmp_path):
     run = tmp_path / "a.trec"
     run.write_text("1 Q0 A 1 1.0 t\n1 Q0 B 2 0.5 t\n")
     done = genevals("fuse", str(run), str(run), "--weights", "1e308,1e307", "--k", "0", "-o", str(tmp_path / "f.trec"))
     assert done.returncode == 0, done.stderr
     assert [line.split()[2:5] for line in (tmp_path / "f.trec").read_text().splitlines()] == [
         ["A", "1", repr(1e308 + 1e307)], ["B", "2", repr(1e308 / 2 + 1e307 / 2)]]
+    done = genevals("fuse", str(run), str(run), "--weights", "1e308,1e308", "-o", str(tmp_path / "g.trec"))
+    assert done.returncode == 0, done.stderr  # k = 60: each score at most 2e308 / 61
 
 
 def test_the_fused_run_replaces_an_earlier_one_whole(tmp_path):

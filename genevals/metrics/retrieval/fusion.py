@@ -42,15 +42,15 @@ def check(k: float, weights: Sequence[float] | None, n_runs: int) -> list[float]
             raise ValueError(f"a weight must be a finite number >= 0, got {w!r}")
     if not any(weights):
         raise ValueError("at least one weight must be > 0")
-    # a document's score is a sum of terms w / (k + rank) <= w (k >= 0, rank >= 1): the weights' own sum bounds it,
-    # and past the largest double math.fsum raises OverflowError
+    # a document's score is a sum of terms w / (k + rank), each at most w / (k + 1): their sum bounds it, and past
+    # the largest double math.fsum raises OverflowError
     try:
-        total = math.fsum(weights)
+        total = math.fsum(w / (k + 1) for w in weights)
     except OverflowError:
         total = math.inf
     if not math.isfinite(total):
-        raise ValueError(f"the weights add up to more than {sys.float_info.max:.4g}, the largest number a score "
-                         "can hold")
+        raise ValueError(f"with k = {k:g}, the weights add up to scores over {sys.float_info.max:.4g}, the largest "
+                         "number a score can hold")
     return [float(w) for w in weights]
 
 
