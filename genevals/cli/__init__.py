@@ -17,10 +17,24 @@ from genevals.cli.common import EXIT_BAD_INPUT
 SUBCOMMANDS = (run, metrics, report, validate, review, fuse, history)
 
 
+#: the most of a usage error that is printed: argparse quotes the value it refused whole (a 5,000-digit number,
+#: a pasted file), and a terminal or a CI log should get the point, not the value
+MAX_ERROR = 400
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser (its subcommands' too: they are made of the same class) with usage errors cut short."""
+
+    def error(self, message: str):  # type: ignore[override]
+        if len(message) > MAX_ERROR:
+            message = f"{message[:MAX_ERROR - 60]} ... ({len(message):,} characters in all) ... {message[-40:]}"
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from genevals._version import __version__
 
-    parser = argparse.ArgumentParser(prog="genevals", description="Score RAG answers and find hallucinations.")
+    parser = Parser(prog="genevals", description="Score RAG answers and find hallucinations.")
     parser.add_argument("--version", action="version", version=f"genevals {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for module in SUBCOMMANDS:

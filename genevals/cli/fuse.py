@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from collections.abc import Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, nonnegative
+from genevals.utf8 import shown
 
 #: files read as genevals rows; any other is a TREC run file
 GENEVALS_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", ".pq")
@@ -49,7 +53,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 class _Run:
     """One run as rankings, with what a genevals file says of each topic and document (for JSONL output)."""
 
-    rankings: dict[str, list[str]] = field(default_factory=dict)
+    rankings: Mapping[str, list[str]] = field(default_factory=dict)
     topics: dict[str, dict[str, Any]] = field(default_factory=dict)
     contexts: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
@@ -84,12 +88,29 @@ def _read_genevals(path: str, errors: list) -> _Run:
     return run
 
 
+class _Ids(Mapping):
+    """A TREC run's rankings as document ids, each topic's made when fusion comes to it: the run stays in the
+    columns it was read into (:mod:`genevals.input.trec`)."""
+
+    def __init__(self, rankings: Mapping[str, list[tuple[str, float]]]) -> None:
+        self._rankings = rankings
+
+    def __getitem__(self, topic: str) -> list[str]:
+        return [doc for doc, _ in self._rankings[topic]]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rankings)
+
+    def __len__(self) -> int:
+        return len(self._rankings)
+
+
 def _read_trec(path: str, errors: list) -> _Run:
     from genevals.input.trec import read_run
 
     found = read_run(path, what="RUN")
     errors.extend(found.errors)
-    return _Run({topic: [doc for doc, _ in ranking] for topic, ranking in found.rankings.items()})
+    return _Run(_Ids(found.rankings))
 
 
 def read(path: str, errors: list) -> _Run:
@@ -99,11 +120,12 @@ def read(path: str, errors: list) -> _Run:
     return _read_trec(path, errors)
 
 
-def write_jsonl(path: Path, fused: dict[str, list[tuple[str, float]]], runs: list[_Run], tag: str) -> None:
+def write_jsonl(path: Path, fused: Iterable[tuple[str, list[tuple[str, float]]]], runs: list[_Run],
+                tag: str) -> None:
     """genevals rows: the fused contexts (id, text and doc_id from the first run that has the document; the RRF
     score), and the question, references and labels from the first run that has the topic; no answer."""
     with open(path, "w", encoding="utf-8") as out:
-        for topic, ranking in fused.items():
+        for topic, ranking in fused:
             about = next((r.topics[topic] for r in runs if topic in r.topics), {})
             contexts = []
             for doc, score in ranking:
@@ -113,10 +135,27 @@ def write_jsonl(path: Path, fused: dict[str, list[tuple[str, float]]], runs: lis
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
+@contextmanager
+def replaced(out: Path) -> Iterator[Path]:
+    """A new file beside ``out`` to write, renamed over ``out`` once it is complete: a fusion that fails halfway
+    (a full disk) leaves an earlier ``out`` as it was. A path that exists and is not a file (the input checks
+    refuse devices and FIFOs) is written where it is."""
+    target = Path(os.path.realpath(out))
+    if target.exists() and not target.is_file():
+        yield out
+        return
+    part = target.with_name(f".{os.getpid()}.genevals-fuse.part")
+    try:
+        yield part
+        os.replace(part, target)
+    finally:
+        part.unlink(missing_ok=True)
+
+
 def cmd_fuse(args: argparse.Namespace) -> int:
     from genevals.input.readers import InputError
-    from genevals.input.trec import write_run
-    from genevals.metrics.retrieval.fusion import check, rrf
+    from genevals.input.trec import tag_problem, write_run
+    from genevals.metrics.retrieval.fusion import check, rrf_topics
 
     def fail(message: str) -> int:
         print(f"genevals: error: {message}", file=sys.stderr)
@@ -126,12 +165,13 @@ def cmd_fuse(args: argparse.Namespace) -> int:
     suffix = out.suffix.lower()
     to_trec = args.to_trec or suffix in TREC_SUFFIXES
     if not to_trec and suffix not in (".jsonl", ".ndjson"):
-        return fail(f"-o {args.out}: name a .jsonl file (genevals rows) or a .trec/.run/.txt file (a TREC run), "
-                    "or give --to-trec")
+        return fail(f"-o {shown(args.out)}: name a .jsonl file (genevals rows) or a .trec/.run/.txt file (a TREC "
+                    "run), or give --to-trec")
     if args.depth is not None and args.depth < 1:
         return fail(f"--depth: expected 1 or more, got {args.depth}")
-    if not args.tag or any(c.isspace() for c in args.tag):
-        return fail(f"--tag: a run tag is one word without spaces, got {args.tag!r}")
+    problem = tag_problem(args.tag)
+    if problem is not None:
+        return fail(f"--tag: {problem}")
     try:
         check(args.k, args.weights, len(args.runs))
     except ValueError as exc:
@@ -152,17 +192,22 @@ def cmd_fuse(args: argparse.Namespace) -> int:
     empty = [path for path, run in zip(args.runs, runs) if not run.rankings]
     if empty:
         return fail(f"{empty[0]}: no topics (the run is empty)")
-    fused = rrf([r.rankings for r in runs], args.k, args.weights)
-    if args.depth is not None:
-        fused = {topic: ranking[:args.depth] for topic, ranking in fused.items()}
+    counts = [0, 0]  # topics and documents written
+
+    def fused() -> Iterator[tuple[str, list[tuple[str, float]]]]:  # written as fused, a topic at a time
+        for topic, ranking in rrf_topics([r.rankings for r in runs], args.k, args.weights):
+            ranking = ranking if args.depth is None else ranking[:args.depth]
+            counts[0], counts[1] = counts[0] + 1, counts[1] + len(ranking)
+            yield topic, ranking
+
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        if to_trec:
-            write_run(out, fused, args.tag)
-        else:
-            write_jsonl(out, fused, runs, args.tag)
+        with replaced(out) as path:
+            if to_trec:
+                write_run(path, fused(), args.tag)
+            else:
+                write_jsonl(path, fused(), runs, args.tag)
     except OSError as exc:
-        return fail(f"-o {args.out}: {exc.strerror or exc}")
-    n_docs = sum(len(r) for r in fused.values())
-    print(f"fused {len(runs)} runs (k={args.k:g}): {len(fused)} topics, {n_docs} documents -> {out}")
+        return fail(f"-o {shown(args.out)}: {exc.strerror or exc}")
+    print(f"fused {len(runs)} runs (k={args.k:g}): {counts[0]} topics, {counts[1]} documents -> {shown(str(out))}")
     return EXIT_OK

@@ -8,6 +8,7 @@ Exit codes (:mod:`genevals.cli.common`): 0, or 2 for a history that cannot be re
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, count
+from genevals.output.terminal import visible
 
 _PATH_HELP = ("the run history's SQLite file (default: $GENEVALS_HISTORY, else "
               "$XDG_DATA_HOME/genevals/history.sqlite, i.e. ~/.local/share/genevals/history.sqlite)")
@@ -49,26 +51,38 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _path(args: argparse.Namespace) -> Path:
-    from genevals.history.store import default_path
+    """The history ``--history`` names, else the default; HistoryError for an empty ``--history ''`` (which
+    would otherwise quietly mean the default)."""
+    from genevals.history.store import HistoryError, default_path
 
-    return Path(args.history).expanduser() if getattr(args, "history", None) else default_path()
+    given = getattr(args, "history", None)
+    if given is None:
+        return default_path()
+    if not given.strip():
+        raise HistoryError("--history '': an empty path; name the history's SQLite file, or leave --history out "
+                           "for the default")
+    return Path(given).expanduser()
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     from genevals.history.store import History, HistoryError
 
     try:
-        with History(_path(args), create=False) as history:
+        path = _path(args)
+        with History(path, create=False) as history:
             runs = history.runs(args.last or None)
+            damaged = history.damaged
     except HistoryError as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    print(f"{len(runs)} run{'s' if len(runs) != 1 else ''} in {_path(args)}" + (" (the latest)" if args.last and
-                                                                                  len(runs) == args.last else ""))
+    print(f"{len(runs)} run{'s' if len(runs) != 1 else ''} in {visible(path)}"
+          + (" (the latest)" if args.last and len(runs) + len(damaged) == args.last else ""))
     for run in runs:
         systems = ", ".join(run.systems[:4]) + (" ..." if len(run.systems) > 4 else "")
-        print(f"#{run.id}  {run.finished[:19].replace('T', ' ')}  {(run.git_commit or '-')[:12]:<12}  "
-              f"{run.n_samples} samples  {systems}  {run.input or '-'}")
+        print(visible(f"#{run.id}  {run.finished[:19].replace('T', ' ')}  {(run.git_commit or '-')[:12]:<12}  "
+                      f"{run.n_samples} samples  {systems}  {run.input or '-'}"))
+    for what in damaged:
+        print(f"genevals: warning: run {what} in {visible(path)} is damaged; left out", file=sys.stderr)
     return EXIT_OK
 
 
@@ -83,17 +97,18 @@ def cmd_show(args: argparse.Namespace) -> int:
     except HistoryError as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    print(f"run #{run.id}: finished {run.finished} ({run.seconds or 0:.1f}s), genevals {run.genevals_version}")
+    print(visible(f"run #{run.id}: finished {run.finished} ({run.seconds or 0:.1f}s), genevals "
+                  f"{run.genevals_version}"))
     for label, value in (("input", f"{run.input} ({run.input_rows} rows, digest {run.input_digest})"),
                          ("output", run.out_dir), ("commit", run.git_commit or "- (not in a git repository)"),
                          ("systems", ", ".join(run.systems)), ("seed", run.seed)):
-        print(f"  {label}: {value}")
+        print(f"  {label}: {visible(value)}")
     for family, signature in sorted(run.signatures.items()):
-        print(f"  {family}: {signature}")
+        print(f"  {visible(family)}: {visible(signature)}")
     gates = [f"{kind} {metric}={limit:g}" for kind, limits in run.thresholds.items() for metric, limit in
              limits.items()]
     if gates:
-        print(f"  gates: {', '.join(gates)}")
+        print(f"  gates: {visible(', '.join(gates))}")
     print(f"\ntrends across {len(runs)} run{'s' if len(runs) != 1 else ''} of this input (mean [95% CI]):")
     print(text_table(runs))
     return EXIT_OK
@@ -117,18 +132,28 @@ class Recorder:
         from genevals.history.store import History, HistoryError
 
         self.started_at = now()
-        if self.args.no_history and self.args.history:
+        if self.args.no_history and self.args.history is not None:
             return "--history and --no-history: give one of them"
         if self.args.no_history and self.args.baseline is None:
             return None
         try:
-            with History(_path(self.args), create=not self.args.no_history) as history:
-                if self.args.baseline is not None:
-                    self.baseline = history.get(self.args.baseline, values=True)
+            path = _path(self.args)
         except HistoryError as exc:
-            return f"--{'baseline' if self.args.baseline is not None else 'history'}: {exc}"
-        except OSError as exc:
-            return f"--history {_path(self.args)}: {exc.strerror or exc}"
+            return str(exc)
+        try:
+            history = History(path, create=not self.args.no_history)
+        except HistoryError as exc:
+            from genevals.history.store import ENV
+
+            named = ("--history" if self.args.history is not None else f"${ENV}" if os.environ.get(ENV)
+                     else "the run history")
+            return f"{named}: {exc}"
+        with history:
+            if self.args.baseline is not None:
+                try:
+                    self.baseline = history.get(self.args.baseline, values=True)
+                except HistoryError as exc:
+                    return f"--baseline: {exc}"
         return None
 
     def values(self, store: Any, systems: Sequence[tuple[int, str]], metrics: Sequence[str]) -> None:
@@ -146,7 +171,8 @@ class Recorder:
         import sqlite3
 
         from genevals.history import baseline as compare
-        from genevals.history.record import build, git_commit
+        from genevals.history.gitstate import git_commit
+        from genevals.history.record import build
         from genevals.history.store import History, HistoryError
         from genevals.judge.redact import Redactor
         from genevals.output.runfolder import read_manifest
@@ -162,10 +188,10 @@ class Recorder:
             try:
                 with History(_path(self.args)) as history:
                     run_id = history.add(record)
-                print(f"genevals: recorded as run #{run_id} in {_path(self.args)}", file=sys.stderr)
+                print(f"genevals: recorded as run #{run_id} in {visible(_path(self.args))}", file=sys.stderr)
             except (HistoryError, OSError, sqlite3.Error) as exc:  # the run's files are written: say so, go on
-                print(f"genevals: error: the run could not be recorded in {_path(self.args)}: {exc}",
-                      file=sys.stderr)
+                print(f"genevals: error: the run could not be recorded in {visible(_path(self.args))}: "
+                      f"{visible(exc)}", file=sys.stderr)
         if self.baseline is None:
             return False
         gated = {t.metric: t.kind for t in self.args.thresholds}
@@ -174,8 +200,8 @@ class Recorder:
         changes = compare.compare(self.columns, self.baseline, directions, set(gated),
                                   summary.get("seed") or DEFAULT_SEED)
         if not changes:
-            print(f"genevals: warning: --baseline {self.args.baseline}: no system and metric of this run shares "
-                  f"question ids with run #{self.baseline.id}; nothing was compared", file=sys.stderr)
+            print(f"genevals: warning: --baseline {visible(self.args.baseline)}: no system and metric of this run "
+                  f"shares question ids with run #{self.baseline.id}; nothing was compared", file=sys.stderr)
         for change in changes:
             print(f"genevals: baseline: {change.line(self.baseline.id)}", file=sys.stderr)
         if not gated and changes:

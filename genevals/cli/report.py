@@ -11,6 +11,9 @@ from pathlib import Path
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_THRESHOLD, add_thresholds, count
 from genevals.output.runfolder import REPORT_FILE
 
+#: ``--history`` given with no path (the default history), told apart from ``--history ''`` (refused)
+DEFAULT_HISTORY = object()
+
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
     """Add the ``report`` subcommand to ``subparsers`` (from ``parser.add_subparsers``)."""
@@ -34,7 +37,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     report.add_argument("--all-pairs", action="store_true",
                         help="paired comparisons between every two systems, also different systems of different "
                              "runs (default: the systems of each run, and the same system across runs)")
-    report.add_argument("--history", nargs="?", const="", default=None, metavar="PATH",
+    report.add_argument("--history", nargs="?", const=DEFAULT_HISTORY, default=None, metavar="PATH",
                         help="add a Trends tab: each headline metric across the runs of the run history (default "
                              "history: $GENEVALS_HISTORY, else $XDG_DATA_HOME/genevals/history.sqlite) that share "
                              "the first run's input")
@@ -71,6 +74,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             from genevals.review.tally import report_state
 
             data["review"] = report_state(run_dirs[0])
+            _review_warnings(data["review"])
         if args.history is not None:
             data["history"] = _trends(args.history, run_dirs[0])
     except (OSError, ValueError) as exc:
@@ -98,11 +102,23 @@ def _trends(history: str, run_dir: Path) -> dict:
     from genevals.history.trends import related, trends
     from genevals.output.runfolder import read_summary
 
-    path = Path(history).expanduser() if history else default_path()
+    if history is not DEFAULT_HISTORY and not history.strip():
+        raise ValueError("--history: an empty path; give a history file, or --history alone for the default history")
+    path = Path(history).expanduser() if history is not DEFAULT_HISTORY else default_path()
     meta = read_summary(run_dir).get("meta") if run_dir.is_dir() else None
     with History(path, create=False) as store:
         runs = related(store.runs(), meta.get("input") if isinstance(meta, dict) else None)
     return trends(runs, str(path))
+
+
+def _review_warnings(state: dict) -> None:
+    """A review store that could not be read (the report is written without its decisions), or rows skipped."""
+    if state.get("unreadable"):
+        print(f"genevals: warning: {state['unreadable']}; the report shows no reviewers' decisions",
+              file=sys.stderr)
+    elif state.get("skipped"):
+        print(f"genevals: warning: {state['run']}/review.sqlite: {state['skipped']} row(s) that are not decisions "
+              "(damaged or edited by hand) were left out", file=sys.stderr)
 
 
 def _unwritable(out: Path, exc: OSError) -> str:

@@ -101,6 +101,9 @@ def _export(run_dir: Path, output: str | None, citations_out: str | None = None)
         return EXIT_BAD_INPUT
     print(f"wrote {output}: {counts.written} reviewed answers ({counts.hallucinated} hallucinated)"
           + (f"; {counts.unsettled} left out with flagged claims still undecided" if counts.unsettled else ""))
+    if counts.skipped:
+        print(f"genevals: warning: {run_dir / 'review.sqlite'}: {counts.skipped} row(s) that are not decisions "
+              "(damaged or edited by hand) were left out", file=sys.stderr)
     if cited:
         print(f"wrote {cited_path}: {cited} answers with reviewed citations (for `genevals validate --judge "
               "citations`)")

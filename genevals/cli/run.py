@@ -196,7 +196,8 @@ def check_options(args: argparse.Namespace) -> str | None:
 #: skipped rows named on the terminal without -v (skipped.jsonl has them all)
 SHOWN_SKIPPED = 5
 #: the options whose destination is not their name
-_OPTION_NAMES = {"input": "INPUT", "thresholds": "--fail-under/--fail-over"}
+_OPTION_NAMES = {"input": "INPUT", "thresholds": "--fail-under/--fail-over", "trec_runs": "--run",
+                 "from_format": "--from"}
 
 
 def unwritable_option(args: argparse.Namespace) -> str | None:

@@ -23,6 +23,9 @@ from genevals.input.source import RowSource
 #: the most worker processes a run starts: more only adds start-up cost and memory, and a count past a C int
 #: (--workers 99999999999999999999) failed deep in multiprocessing
 MAX_WORKERS = 256
+#: a chunk is rows held in memory at once; a seed must fit numpy's 64-bit seed words and be printable in JSON
+MAX_CHUNK_SIZE = 10**9
+MAX_SEED = 2**64 - 1
 
 
 def is_dataframe(data: Any) -> bool:
@@ -60,7 +63,7 @@ def check_column_map(column_map: Any, name: str = "column_map") -> None:
 def check_whole(value: Any, name: str, minimum: int, maximum: int | None = None) -> None:
     """An integer (not a bool) of at least ``minimum`` (and at most ``maximum``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InputError(name, None, None, f"expected a whole number, got {value!r}")
+        raise InputError(name, None, None, f"expected a whole number, got {value!r:.100}")
     if value < minimum:
         raise InputError(name, None, None, f"expected {minimum} or more, got {value}")
     if maximum is not None and value > maximum:
@@ -141,8 +144,8 @@ def check_call(data: Any, column_map: Any, out_dir: Any, workers: Any, chunk_siz
     if workers is not None:
         check_whole(workers, "workers", 1, MAX_WORKERS)
     if chunk_size is not None:
-        check_whole(chunk_size, "chunk_size", 1)
-    check_whole(seed, "seed", 0)
+        check_whole(chunk_size, "chunk_size", 1, MAX_CHUNK_SIZE)
+    check_whole(seed, "seed", 0, MAX_SEED)
     check_progress(progress)
     if meta is not None and not isinstance(meta, Mapping):
         raise InputError("meta", None, None, f"expected a mapping of names to values, got {type(meta).__name__}")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from genevals.history.store import RunRecord
+from genevals.output.terminal import visible
 from genevals.report.stats import PAIRED_RESAMPLES
 from genevals.stats import DEFAULT_SEED, paired_comparison_of_differences
 
@@ -40,7 +41,8 @@ class Change:
 
     def line(self, baseline_id: int | None) -> str:
         word = "REGRESSION" if self.regression else ("improved" if self.significant else "no significant change")
-        return (f"{self.system}: {self.metric} {self.mean:.4f} vs {self.baseline_mean:.4f} in run #{baseline_id} "
+        return (f"{visible(self.system)}: {visible(self.metric)} {self.mean:.4f} vs {self.baseline_mean:.4f} "
+                f"in run #{baseline_id} "
                 f"on {self.n_pairs} shared ids: difference {self.mean_difference:+.4f} [95% CI "
                 f"{self.ci95[0]:+.4f}, {self.ci95[1]:+.4f}], p = {self.p_value:.4f}: {word}"
                 + (" (gated)" if self.gated else ""))

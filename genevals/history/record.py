@@ -7,10 +7,8 @@ credentials of its base URL, in every form), so no secret reaches the history.
 """
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,21 +24,6 @@ Values = Mapping[str, tuple[np.ndarray, Mapping[str, np.ndarray]]]
 def now() -> str:
     """The time now, UTC, ISO 8601 to the second."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def git_commit(where: str | Path = ".") -> str | None:
-    """The commit checked out in the git repository holding ``where`` (with ``+dirty`` appended when tracked
-    files are modified); None outside a repository or without git."""
-    try:
-        head = subprocess.run(["git", "-C", str(where), "rev-parse", "HEAD"], capture_output=True, text=True,
-                              timeout=10)
-        if head.returncode != 0:
-            return None
-        dirty = subprocess.run(["git", "-C", str(where), "diff", "--quiet", "HEAD", "--"], capture_output=True,
-                               timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return head.stdout.strip() + ("+dirty" if dirty.returncode == 1 else "")
 
 
 def columns_of(store: Any, systems: Sequence[tuple[Any, str]], metrics: Sequence[str],

@@ -9,6 +9,14 @@ Safe for concurrent runs and for runs killed at any moment: the database is in W
 committed state. The schema's version is ``PRAGMA user_version``; a file written by a newer genevals is refused
 rather than misread.
 
+What is not a history is refused before anything is written to it, by name: a path that is empty, a folder, a
+FIFO or device, a symbolic link to nothing or a loop; a file that is not SQLite; a SQLite file of something else
+(genevals' judge cache, a review store, any file with tables of its own: genevals adds its tables only to an
+empty file or to its own history, which it marks with :data:`APPLICATION_ID`). A history is only read by
+``genevals history``, ``--baseline`` and ``report --history``, so they open it read-only and can read a file
+they may not write. A damaged file or row is a :class:`HistoryError` naming it (``runs`` leaves a damaged row out
+and says which in :attr:`History.damaged`).
+
 Tables: ``runs`` (one row per run: when, where, input digest, git commit, systems, the summary's means and
 intervals as JSON) and ``sample_values`` (per run, system and stored metric: the samples' 64-bit id digests in
 ascending order and their values, NaN where unscored, each packed little-endian and zlib-compressed): what a
@@ -18,20 +26,29 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
-import zlib
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-import numpy as np
+from genevals.history.rows import COLUMNS, JSON_COLUMNS, RowError, RunRecord, pack, record_of, values_of
+from genevals.output.terminal import visible
+
+__all__ = ["APPLICATION_ID", "BUSY_SECONDS", "ENV", "SCHEMA_VERSION", "History", "HistoryError", "RunRecord",
+           "default_path"]
 
 #: the schema this genevals writes (``PRAGMA user_version``)
 SCHEMA_VERSION = 1
+#: ``PRAGMA application_id`` of a history ("GEvH"): what tells a history from any other SQLite file
+APPLICATION_ID = 0x47457648
 #: how long a writer waits for another process's transaction before giving up
 BUSY_SECONDS = 60.0
 ENV = "GENEVALS_HISTORY"
+#: the first bytes of every SQLite database file
+_MAGIC = b"SQLite format 3\x00"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -63,6 +80,10 @@ CREATE TABLE IF NOT EXISTS sample_values (
     PRIMARY KEY (run_id, system, metric)
 );
 """
+#: what other SQLite files genevals writes hold, to say which one was given instead of a history
+_KNOWN = ((("decisions",), "a genevals review store (the reviewers' decisions of a run folder)"),
+          (("citation_decisions",), "a genevals review store (the reviewers' decisions of a run folder)"),
+          (("replies",), "genevals' judge cache"))
 
 
 class HistoryError(ValueError):
@@ -77,80 +98,157 @@ def default_path() -> Path:
     return Path(base) / "genevals" / "history.sqlite"
 
 
-@dataclass(frozen=True)
-class RunRecord:
-    """One run as the history keeps it. ``summary``: system -> metric -> {mean, ci95, scored, total, coverage};
-    ``values``: system -> (sorted uint64 id digests, metric -> float64 values aligned to them, NaN unscored)."""
-
-    started: str
-    finished: str
-    seconds: float | None
-    out_dir: str | None
-    input: str | None
-    input_digest: str | None
-    input_rows: int | None
-    n_samples: int
-    git_commit: str | None
-    genevals_version: str
-    seed: int | None
-    systems: tuple[str, ...]
-    summary: Mapping[str, Mapping[str, Mapping[str, Any]]]
-    signatures: Mapping[str, str]
-    thresholds: Mapping[str, Mapping[str, float]]
-    headline: tuple[str, ...]
-    values: Mapping[str, tuple[np.ndarray, Mapping[str, np.ndarray]]] = field(default_factory=dict, repr=False)
-    #: set when read back from the history
-    id: int | None = None
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
 
 
-_JSON_COLUMNS = ("systems", "summary", "signatures", "thresholds", "headline")
-_COLUMNS = ("id", "started", "finished", "seconds", "out_dir", "input", "input_digest", "input_rows", "n_samples",
-            "git_commit", "genevals_version", "seed") + _JSON_COLUMNS
-
-
-def _pack(array: np.ndarray, dtype: str) -> bytes:
-    return zlib.compress(np.ascontiguousarray(array, dtype=dtype).tobytes(), 1)  # level 1: values are mostly noise
-
-
-def _unpack(blob: bytes, dtype: str) -> np.ndarray:
-    return np.frombuffer(zlib.decompress(blob), dtype=dtype)
+def check_path(path: Path, *, create: bool) -> None:
+    """HistoryError unless ``path`` (and its -wal, -shm and -journal companions) is a regular file, or, with
+    ``create``, nothing yet; its first bytes must be SQLite's (an empty file is a new history)."""
+    shown = visible(path)
+    try:
+        found = path.stat()
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise HistoryError(f"{shown}: a symbolic link to nothing ({visible(os.readlink(path))})") from None
+        if not create:
+            raise HistoryError(f"{shown}: no run history there (a `genevals run` writes one)") from None
+        return
+    except OSError as exc:  # a loop of links, a name too long, a file where a folder should be
+        raise HistoryError(f"{shown}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(found.st_mode):
+        raise HistoryError(f"{shown}: is a folder; --history names the history's SQLite file")
+    if not stat.S_ISREG(found.st_mode):
+        raise HistoryError(f"{shown}: is {_kind(found.st_mode)}, not a history file")
+    for suffix in ("-wal", "-shm", "-journal"):
+        companion = Path(f"{path}{suffix}")
+        try:
+            mode = companion.lstat().st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            raise HistoryError(f"{visible(companion)}: is {_kind(mode)}; SQLite keeps its {suffix[1:]} file there")
+    try:  # O_NONBLOCK: a file that turned into a FIFO since the stat cannot hang the open
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        try:
+            head = os.read(fd, len(_MAGIC))
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        if create and isinstance(exc, PermissionError):
+            return  # SQLite says it better: the file cannot be opened
+        raise HistoryError(f"{shown}: cannot be read ({exc.strerror or exc})") from None
+    if head and head != _MAGIC:  # /proc's files say they are empty, and hold text
+        raise HistoryError(f"{shown}: not a genevals history (not a SQLite file)")
+    if create:  # a run records itself at its end: say now, before scoring, that it could not
+        try:
+            os.close(os.open(path, os.O_RDWR | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)))
+        except OSError as exc:
+            raise HistoryError(f"{shown}: cannot be written ({exc.strerror or exc}); --no-history runs without "
+                               "recording") from None
 
 
 class History:
-    """The history at ``path``, opened (and created, with its folder) on construction; use as a context manager
-    or :meth:`close`."""
+    """The history at ``path``: with ``create`` opened for writing (created, with its folder, when missing),
+    else read-only (HistoryError when there is none). Use as a context manager or :meth:`close`."""
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        if not str(path).strip():
+            raise HistoryError("an empty path: --history names the history's SQLite file")
         self.path = Path(path)
-        if not create and not self.path.is_file():
-            raise HistoryError(f"{self.path}: no run history there (a `genevals run` writes one)")
-        if self.path.is_dir():
-            raise HistoryError(f"{self.path}: is a folder; --history names the history's SQLite file")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.shown = visible(self.path)
+        #: the runs :meth:`runs` left out, damaged: "#id (column: why)"
+        self.damaged: list[str] = []
+        check_path(self.path, create=create)
+        try:
+            if create:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise HistoryError(f"{self.shown}: cannot create its folder ({exc.strerror or exc})") from None
+        try:
+            self.db = self._connect(create)
+        except sqlite3.Error as exc:
+            raise HistoryError(self._why(exc)) from None
+        try:
+            self._prepare(create)
+        except sqlite3.Error as exc:
+            self.db.close()
+            raise HistoryError(self._why(exc)) from None
+        except HistoryError:
+            self.db.close()
+            raise
+
+    def _connect(self, create: bool) -> sqlite3.Connection:
         # isolation_level=None: transactions are begun here, explicitly (BEGIN IMMEDIATE takes the write lock
         # up front, so two writers queue on busy_timeout instead of failing on a lock upgrade).
-        self.db = sqlite3.connect(str(self.path), timeout=BUSY_SECONDS, isolation_level=None)
+        if create:
+            return sqlite3.connect(str(self.path), timeout=BUSY_SECONDS, isolation_level=None)
+        uri = f"file:{quote(os.fsencode(self.path.absolute()))}?mode=ro"
+        db = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None)
         try:
-            self._prepare()
-        except sqlite3.DatabaseError as exc:
-            self.db.close()
-            raise HistoryError(f"{self.path}: not a genevals history ({exc})") from None
+            db.execute("PRAGMA user_version").fetchone()
+            return db
+        except sqlite3.OperationalError:
+            # a WAL file in a folder this user cannot write (no -shm to share): read it as it stands
+            db.close()
+            return sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None)
 
-    def _prepare(self) -> None:
-        self.db.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
-        self.db.execute("PRAGMA foreign_keys = ON")
+    def _why(self, exc: sqlite3.Error) -> str:
+        text = str(exc)
+        if "not a database" in text:
+            return f"{self.shown}: not a genevals history (not a SQLite file)"
+        if "malformed" in text or "corrupt" in text:
+            return f"{self.shown}: the history is damaged ({text}); move it aside and a run starts a new one"
+        return f"{self.shown}: cannot be used as the history ({text})"
+
+    def _identify(self) -> tuple[int, bool]:
+        """(its schema version, whether it is empty); HistoryError when it is another program's file."""
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        application = self.db.execute("PRAGMA application_id").fetchone()[0]
+        tables = {name for (name,) in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
+        ours = application == APPLICATION_ID or (application == 0 and {"runs", "sample_values"} <= tables)
+        if not ours and (tables or application):
+            what = next((name for marks, name in _KNOWN if set(marks) <= tables), None)
+            listed = ", ".join(visible(t) for t in sorted(tables)[:6]) + (", ..." if len(tables) > 6 else "")
+            raise HistoryError(f"{self.shown}: not a genevals history: "
+                               + (f"{what}" if what else "a SQLite file of something else")
+                               + (f" (tables: {listed})" if tables else f" (application id {application})")
+                               + "; give --history a file of its own")
         if version > SCHEMA_VERSION:
-            raise HistoryError(f"{self.path}: written by a newer genevals (schema {version}; this one reads up to "
+            raise HistoryError(f"{self.shown}: written by a newer genevals (schema {version}; this one reads up to "
                                f"{SCHEMA_VERSION}); upgrade genevals or use another --history")
+        if version == SCHEMA_VERSION:
+            for table, needed in (("runs", COLUMNS), ("sample_values", ("run_id", "system", "metric", "n", "keys",
+                                                                         "vals"))):
+                held = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+                if not set(needed) <= held:
+                    raise HistoryError(f"{self.shown}: the history is damaged (its table {table} lacks "
+                                       f"{', '.join(sorted(set(needed) - held))})")
+        return version, not tables
+
+    def _prepare(self, create: bool) -> None:
+        self.db.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+        version, empty = self._identify()
+        if not create:
+            self.empty = version < SCHEMA_VERSION and empty  # nothing written yet: no runs
+            return
+        self.empty = False
+        self.db.execute("PRAGMA foreign_keys = ON")
         if self.db.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
             self.db.execute("PRAGMA journal_mode = WAL")
         if version < SCHEMA_VERSION:
             with self.transaction():
                 if self.db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:  # another process won
+                    self._identify()  # what another process wrote meanwhile is checked again
                     for statement in _SCHEMA.split(";"):  # not executescript: it would commit first
                         if statement.strip():
                             self.db.execute(statement)
+                    self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                     self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def __enter__(self) -> History:
@@ -177,8 +275,8 @@ class History:
 
     def add(self, record: RunRecord) -> int:
         """Write ``record`` (its row and per-sample values, in one transaction) and return its run id."""
-        row = {name: getattr(record, name) for name in _COLUMNS if name != "id"}
-        for name in _JSON_COLUMNS:
+        row = {name: getattr(record, name) for name in COLUMNS if name != "id"}
+        for name in JSON_COLUMNS:
             row[name] = json.dumps(row[name], ensure_ascii=False, allow_nan=False, sort_keys=name != "systems")
         if isinstance(row["seed"], int) and not -2**63 <= row["seed"] < 2**63:  # past SQLite's INTEGER: as text
             row["seed"] = str(row["seed"])
@@ -188,61 +286,68 @@ class History:
             run_id = int(cursor.lastrowid)
             self.db.executemany(
                 "INSERT INTO sample_values (run_id, system, metric, n, keys, vals) VALUES (?, ?, ?, ?, ?, ?)",
-                [(run_id, system, metric, len(keys), _pack(keys, "<u8"), _pack(values, "<f8"))
+                [(run_id, system, metric, len(keys), pack(keys, "<u8"), pack(values, "<f8"))
                  for system, (keys, columns) in record.values.items() for metric, values in columns.items()])
         return run_id
 
-    def _record(self, row: tuple) -> RunRecord:
-        d = dict(zip(_COLUMNS, row))
-        for name in _JSON_COLUMNS:
-            d[name] = json.loads(d[name])
-        d["systems"], d["headline"] = tuple(d["systems"]), tuple(d["headline"])
-        if isinstance(d["seed"], str):
-            d["seed"] = int(d["seed"])
-        return RunRecord(**d)
+    def _rows(self, query: str, args: tuple = ()) -> list[tuple]:
+        """Every row of ``query``; a damaged file is a HistoryError saying so."""
+        if self.empty:
+            return []
+        try:
+            return self.db.execute(query, args).fetchall()
+        except sqlite3.Error as exc:
+            raise HistoryError(self._why(exc)) from None
 
     def runs(self, limit: int | None = None) -> list[RunRecord]:
-        """The runs, oldest first (the last ``limit`` of them), without their per-sample values."""
-        query = f"SELECT {', '.join(_COLUMNS)} FROM runs ORDER BY id DESC"
-        rows = self.db.execute(query + (f" LIMIT {int(limit)}" if limit else "")).fetchall()
-        return [self._record(row) for row in reversed(rows)]
+        """The runs, oldest first (the last ``limit`` of them), without their per-sample values; a damaged row is
+        left out and named in :attr:`damaged`."""
+        query = f"SELECT {', '.join(COLUMNS)} FROM runs ORDER BY id DESC"
+        rows = self._rows(query + " LIMIT ?", (limit,)) if limit and limit < 2**62 else self._rows(query)
+        found = []
+        self.damaged = []
+        for row in reversed(rows):
+            try:
+                found.append(record_of(row))
+            except RowError as exc:
+                self.damaged.append(f"#{row[0]} ({visible(exc)})")
+        return found
 
     def ids(self) -> list[int]:
-        return [row[0] for row in self.db.execute("SELECT id FROM runs ORDER BY id")]
+        return [row[0] for row in self._rows("SELECT id FROM runs ORDER BY id")]
 
     def get(self, ref: str | int, *, values: bool = False) -> RunRecord:
         """Run ``ref``: its id, ``latest``, or ``latest~N`` (N runs before the latest); HistoryError naming the
-        runs there are when there is none. ``values``: with its per-sample values."""
+        runs there are when there is none, or the column of its row that is damaged. ``values``: with its
+        per-sample values."""
         run_id = self.resolve(ref)
-        record = self._record(self.db.execute(f"SELECT {', '.join(_COLUMNS)} FROM runs WHERE id = ?",
-                                              (run_id,)).fetchone())
-        if not values:
-            return record
-        found: dict[str, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
-        for system, metric, keys, vals in self.db.execute(
-                "SELECT system, metric, keys, vals FROM sample_values WHERE run_id = ? ORDER BY system, metric",
-                (run_id,)):
-            held = found.setdefault(system, (_unpack(keys, "<u8"), {}))
-            held[1][metric] = _unpack(vals, "<f8")
+        try:
+            record = record_of(self._rows(f"SELECT {', '.join(COLUMNS)} FROM runs WHERE id = ?", (run_id,))[0])
+            if not values:
+                return record
+            found = values_of(self._rows("SELECT system, metric, n, keys, vals FROM sample_values WHERE run_id = ? "
+                                         "ORDER BY system, metric", (run_id,)))
+        except RowError as exc:
+            raise HistoryError(f"{self.shown}: run #{run_id} is damaged ({visible(exc)})") from None
         return RunRecord(**{**record.__dict__, "values": found})
 
     def resolve(self, ref: str | int) -> int:
-        ids = self.ids()
+        """The id of run ``ref`` (an id, ``latest`` or ``latest~N``)."""
         text = str(ref).strip()
-        back = 0
-        if text.startswith("latest"):
-            rest = text[len("latest"):]
-            if rest and not (rest.startswith("~") and rest[1:].isdigit()):
-                raise HistoryError(f"run '{ref}': expected a run id, latest or latest~N")
-            back = int(rest[1:]) if rest else 0
-            if back < len(ids):
-                return ids[-1 - back]
-        elif text.isdigit() and int(text) in ids:
-            return int(text)
-        elif not text.isdigit():
-            raise HistoryError(f"run '{ref}': expected a run id, latest or latest~N")
+        quoted = visible(text if len(text) <= 40 else text[:40] + "...")
+        match = re.fullmatch(r"latest(?:~([0-9]+))?|([0-9]+)", text, re.ASCII)
+        if match is None:
+            raise HistoryError(f"run '{quoted}': expected a run id, latest or latest~N")
+        ids = self.ids()
+        back, number = match.groups()
+        if number is not None and len(number) < 19 and int(number) in ids:
+            return int(number)
+        if number is None and (back is None or len(back) < 19):
+            back_n = int(back) if back else 0
+            if back_n < len(ids):
+                return ids[-1 - back_n]
         shown = (f"runs {ids[0]} to {ids[-1]}" if len(ids) > 1 else f"run {ids[0]}") if ids else "no runs"
-        raise HistoryError(f"run '{ref}': not in the history {self.path} ({shown})")
+        raise HistoryError(f"run '{quoted}': not in the history {self.shown} ({shown})")
 
     def __iter__(self) -> Iterator[RunRecord]:
         return iter(self.runs())

@@ -1,12 +1,14 @@
 """Each headline metric across the runs of the history: its mean and 95% interval per system and run, as the
 runs' summaries recorded them (nothing is recomputed), for ``genevals history show`` (text) and the report's
-Trends tab (:func:`trends`, embedded as ``data["history"]``)."""
+Trends tab (:func:`trends`, embedded as ``data["history"]``). The text shows names from the data through
+:func:`~genevals.output.terminal.visible`: no control or bidi character reaches the terminal raw."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
 from genevals.history.store import RunRecord
+from genevals.output.terminal import visible
 
 #: the most runs a trend shows (the latest ones)
 MAX_RUNS = 50
@@ -61,12 +63,12 @@ def text_table(runs: Sequence[RunRecord]) -> str:
     lines: list[str] = []
     systems = list(dict.fromkeys(s for run in runs for s in run.systems))
     for metric in metrics_of(runs):
-        rows = [[f"#{run.id}", run.finished[:19].replace("T", " "), (run.git_commit or "-")[:12]]
+        rows = [[f"#{run.id}", visible(run.finished[:19].replace("T", " ")), visible((run.git_commit or "-")[:12])]
                 + [_cell((run.summary.get(s) or {}).get(metric)) for s in systems] for run in runs]
         if all(cell == "-" for row in rows for cell in row[3:]):
             continue
-        head = ["run", "finished (UTC)", "commit"] + systems
+        head = ["run", "finished (UTC)", "commit"] + [visible(s) for s in systems]
         widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]
-        lines.append(f"{metric}:")
+        lines.append(f"{visible(metric)}:")
         lines += ["  " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip() for row in [head] + rows]
     return "\n".join(lines)

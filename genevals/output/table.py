@@ -7,12 +7,15 @@ Both show the outputs they are given (the caller picks each family's headline on
 :data:`genevals.stats.DEFAULT_MIN_COVERAGE`) is marked ``*``. Below the compact table, unscored samples are
 grouped by status: the outputs with the same status and the same counts in every system share one line, so a
 family that could not score (retrieval without labels) takes one line, not one per output and system. Counts
-(judge requests, tokens) print as integers.
+(judge requests, tokens) print as integers. Names from the data (systems, outputs, statuses) are printed through
+:func:`~genevals.output.terminal.visible`: a control or bidi character shows as its escape, never reaches the
+terminal raw.
 """
 from __future__ import annotations
 
 from typing import Any, Collection, Mapping, Sequence
 
+from genevals.output.terminal import visible as shown_text
 from genevals.stats import DEFAULT_MIN_COVERAGE
 
 
@@ -35,7 +38,7 @@ def _low(m: Mapping[str, Any], min_coverage: float) -> bool:
 
 def _statuses(m: Mapping[str, Any], limit: int = 4) -> str:
     found = sorted(((n, s) for s, n in (m.get("statuses") or {}).items() if s != "ok"), reverse=True)
-    shown = ", ".join(f"{status} {n}" for n, status in found[:limit])
+    shown = ", ".join(f"{shown_text(status)} {n}" for n, status in found[:limit])
     return shown + (f", ... {len(found) - limit} more" if len(found) > limit else "")
 
 
@@ -66,11 +69,11 @@ def compact(summary: Mapping[str, Any], shown: Collection[str] | None = None) ->
     # a corpus score's parts (bleu_bp, bleu_sys_len beside bleu) are details, like the outputs not shown
     details = [name for name in corpus_names if any(name.startswith(f"{other}_") for other in corpus_names)]
     corpus_shown = [name for name in corpus_names if shown is None or name not in details]
-    rows = [[name] + [_cell(systems[s][name], min_coverage) if name in systems[s] else "" for s in systems]
-            for name in visible]
-    rows += [[f"corpus {name}"] + [_number(corpus.get(s, {}).get(name, "")) for s in systems]
+    rows = [[shown_text(name)] + [_cell(systems[s][name], min_coverage) if name in systems[s] else ""
+                                  for s in systems] for name in visible]
+    rows += [[f"corpus {shown_text(name)}"] + [_number(corpus.get(s, {}).get(name, "")) for s in systems]
              for name in corpus_shown]
-    header = ["metric"] + list(systems)
+    header = ["metric"] + [shown_text(s) for s in systems]
     widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
              for r in [header] + rows]
@@ -110,7 +113,7 @@ def _unscored_groups(systems: Mapping[str, Mapping[str, Any]], names: Sequence[s
         return []
     shown_names = set(visible)
     ordered = sorted(groups, key=lambda key: (-len(groups[key]), -sum(key[1]), key[0]))
-    labels = list(systems)
+    labels = [shown_text(s) for s in systems]
     lines = ["unscored, by status (outputs: samples per system):"]
     for status, counts in ordered[:SHOWN_GROUPS]:
         members = groups[(status, counts)]
@@ -122,7 +125,7 @@ def _unscored_groups(systems: Mapping[str, Mapping[str, Any]], names: Sequence[s
         else:
             where = ", ".join(f"{label} {c}/{t}" if len(labels) > 1 else f"{c}/{t}"
                               for label, c, t in zip(labels, counts, per) if c)
-        lines.append(f"  {status}: {', '.join(named)}{more}: {where}")
+        lines.append(f"  {shown_text(status)}: {shown_text(', '.join(named))}{more}: {where}")
     if len(ordered) > SHOWN_GROUPS:
         lines.append(f"  ... {len(ordered) - SHOWN_GROUPS} more (-v)")
     return lines
@@ -135,7 +138,7 @@ def detailed(summary: Mapping[str, Any], shown: Collection[str] | None = None) -
     lines = []
     hidden: set[str] = set()
     for system, metrics in (summary.get("systems") or {}).items():
-        lines.append(f"system: {system}")
+        lines.append(f"system: {shown_text(system)}")
         lines.append(f"  {'metric':<22} {'mean':>8} {'95% CI':>19} {'scored':>13}  unscored by status")
         for name, m in metrics.items():
             if shown is not None and name not in shown:
@@ -146,10 +149,10 @@ def detailed(summary: Mapping[str, Any], shown: Collection[str] | None = None) -
             else:
                 mean, ci = f"{m['mean']:.4f}", f"[{m['ci95'][0]:.4f}, {m['ci95'][1]:.4f}]"
             covered = f"{m['scored']}/{_total(m)}" + ("*" if _low(m, min_coverage) else "")
-            lines.append(f"  {name:<22} {mean:>8} {ci:>19} {covered:>13}  {_statuses(m, 10)}".rstrip())
+            lines.append(f"  {shown_text(name):<22} {mean:>8} {ci:>19} {covered:>13}  {_statuses(m, 10)}".rstrip())
         for name, value in (summary.get("corpus") or {}).get(system, {}).items():
             if isinstance(value, (int, float)) and not isinstance(value, bool):
-                lines.append(f"  {'corpus ' + name:<22} {_number(value):>8}")
+                lines.append(f"  {'corpus ' + shown_text(name):<22} {_number(value):>8}")
         lines.append("")
     if hidden:
         lines.append(f"{len(hidden)} more outputs not shown (every one: --all-outputs)")
@@ -171,13 +174,14 @@ def judge_repeats(summary: Mapping[str, Any]) -> list[str]:
     for system, outputs in sorted(repeats.items()):
         for name, r in outputs.items():
             if not lines:
-                lines.append(f"judge repeats ({r.get('repeats')} per request; {r.get('policy')}):")
+                lines.append(f"judge repeats ({r.get('repeats')} per request; {shown_text(r.get('policy'))}):")
             usual = systems.get(system, {}).get(name, {})
             ci, judged = usual.get("ci95") or [None, None], r.get("ci95_judge") or [None, None]
             flip = r.get("flip_rate")
             failed = r.get("failed_repeats") or 0
             lines.append(
-                f"  {system} {name}: flip rate {'-' if flip is None else f'{flip:.3f}'} ({r.get('unstable')}/"
+                f"  {shown_text(system)} {shown_text(name)}: flip rate {'-' if flip is None else f'{flip:.3f}'} "
+                f"({r.get('unstable')}/"
                 f"{r.get('units')} {r.get('unit')} not unanimous), mean spread "
                 f"{_number(r.get('mean_spread'))}" + (f", {failed} failed repeat(s)" if failed else "")
                 + (f"; majority mean {usual['mean']:.4f} [{ci[0]:.2f}, {ci[1]:.2f}] (samples)"

@@ -149,6 +149,8 @@ function drawStatus(card) {
   if (REV.error && LIVE) append(card, el("p", { "class": "warning", text: REV.error }));
   var st = REV.state;
   if (!st) return;
+  if (st.unreadable) append(card, el("p", { "class": "warning", id: "review-unreadable", text: "The review store could not be read, so no decisions are shown: " + st.unreadable }));
+  if (st.skipped) append(card, el("p", { "class": "warning", id: "review-skipped", text: plural(st.skipped, "stored row") + " of review.sqlite could not be read as decisions (damaged or edited by hand): left out." }));
   var p = st.progress;
   append(card, el("p", { id: "review-progress" }, [el("strong", { text: "Reviewed " + fmtInt(p.reviewed) + " of " + fmtInt(p.flagged) + " flagged claims" }),
     st.missed ? " \u00B7 " + plural(st.missed, "missed hallucination") + " marked" : null]));

@@ -85,9 +85,13 @@ def decision_from_request(body: Mapping[str, Any], sample: ReviewSample) -> Cita
     where = body.get("citation")
     if not isinstance(where, Mapping):
         raise StoreError("citation: expected {sentence, context} (0-based)")
-    sentence, context = _sentence(sample, where.get("sentence")), where.get("context")
-    if sentence is None or isinstance(context, bool) or context not in sentence.verdicts:
-        raise LookupError("no such checked citation in this sample")
+    for name in ("sentence", "context"):  # a list would be unhashable below, 0.0 would pass `in` and fail [ ]
+        value = where.get(name)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise StoreError(f"citation.{name}: a 0-based index (an integer), not {type(value).__name__}")
+    sentence, context = _sentence(sample, where.get("sentence")), where["context"]
+    if sentence is None or context not in sentence.verdicts:
+        raise LookupError("citation: no such checked citation in this sample (sentence, context)")
     shown = sentence.verdicts[context]
     decision, reviewer, note = body.get("decision"), body.get("reviewer"), body.get("note", "")
     if not isinstance(reviewer, str):

@@ -16,13 +16,13 @@ reads (:func:`genevals.review.citations.label_rows`).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from genevals.review import citations
 from genevals.review.claims import load_samples
-from genevals.review.store import current, read_citation_decisions, read_decisions
+from genevals.review.store import current, read_store
 from genevals.review.tally import Samples, consensus, fresh_by_claim, stale_reason
 
 
@@ -44,6 +44,8 @@ class ExportCounts:
     hallucinated: int
     #: answers with decisions, left out because some flagged claim has no reviewers' verdict
     unsettled: int
+    #: rows of review.sqlite that cannot be decisions (a damaged or hand-edited store), left out
+    skipped: int = 0
 
 
 def labelled_rows(decisions: list, samples: Samples) -> tuple[list[dict[str, Any]], ExportCounts]:
@@ -80,9 +82,11 @@ def export_labels(run_dir: str | Path, out_path: str | Path,
     citation verdict is settled, the citation labels there; (what was written, the answers with citation
     labels)."""
     samples = load_samples(run_dir)
-    rows, counts = labelled_rows(read_decisions(run_dir), samples)
+    stored = read_store(run_dir)  # StoreError, naming the file, before anything is written
+    rows, counts = labelled_rows(stored.decisions, samples)
+    counts = replace(counts, skipped=stored.skipped)
     _write(out_path, rows)
-    cited = citations.label_rows(read_citation_decisions(run_dir), samples) if citations_path else []
+    cited = citations.label_rows(stored.citations, samples) if citations_path else []
     if cited:
         _write(citations_path, cited)  # type: ignore[arg-type]
     return counts, len(cited)

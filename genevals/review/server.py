@@ -44,12 +44,13 @@ from urllib.parse import unquote, urlsplit
 from genevals.output import runfolder
 from genevals.report.model import build_data
 from genevals.report.render import render
-from genevals.review.citations import decision_from_request as citation_decision
-from genevals.review.claims import ReviewSample, digest, load_samples, utf16_to_code_points
-from genevals.review.store import CLAIM_DECISIONS, ReviewStore, StoreError, decision_from_request
+from genevals.review.claims import ReviewSample, load_samples
+from genevals.review.requests import RequestError, decision_of
+from genevals.review.store import CitationDecision, ReviewStore, StoreError
 from genevals.review.tally import tally
 
 MAX_BODY = 16 * 1024
+_DIGITS = re.compile("[0-9]+")
 SEND_CHUNK = 64 * 1024
 TOKEN_HEADER = "X-Genevals-Token"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -74,12 +75,6 @@ class ServeConfig:
     verbose: bool = False
 
 
-class RequestError(Exception):
-    def __init__(self, status: HTTPStatus, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
 class ReviewApp:
     """The served run: its page and samples (rebuilt when results.jsonl changes) and its decisions."""
 
@@ -92,7 +87,8 @@ class ReviewApp:
         self._version: tuple[int, int] | None = None
         self.samples: dict[tuple[str, str], ReviewSample] = {}
         self.page = b""
-        ReviewStore(self.run_dir).close()  # create it (and fail now, not on the first write, if it cannot be)
+        with ReviewStore(self.run_dir) as store:  # create it and read it through: a store that cannot be used
+            store.read()                          # fails now, naming the file, not at the first request
         self.refresh()
 
     def refresh(self) -> None:
@@ -113,47 +109,24 @@ class ReviewApp:
 
     def state(self) -> dict[str, Any]:
         with ReviewStore(self.run_dir) as store:
-            return tally(store.all(), self.samples, store.citations())
+            return self._tally(store)
+
+    def _tally(self, store: ReviewStore) -> dict[str, Any]:
+        stored = store.read()
+        return {**tally(stored.decisions, self.samples, stored.citations), "skipped": stored.skipped}
 
     def decide(self, body: Any) -> dict[str, Any]:
         """Store one decision from a request body and return the new state; RequestError when it is bad."""
-        if not isinstance(body, dict):
-            raise RequestError(HTTPStatus.BAD_REQUEST, "expected a JSON object")
-        sample = self.samples.get((str(body.get("system")), str(body.get("sample_id"))))
-        if sample is None:
-            raise RequestError(HTTPStatus.NOT_FOUND, "no such sample in this run")
-        claim_index, span = body.get("claim"), body.get("span")
         try:
-            if body.get("citation") is not None:  # a decision on a citation verdict
-                try:
-                    cited = citation_decision(body, sample)
-                except LookupError as exc:
-                    raise RequestError(HTTPStatus.NOT_FOUND, str(exc)) from None
-                with ReviewStore(self.run_dir) as store:
-                    store.add_citation(cited)
-                return self.state()
-            if claim_index is not None:
-                claim = sample.claim(claim_index)
-                if claim is None:
-                    raise RequestError(HTTPStatus.NOT_FOUND, "no such claim in this sample")
-                if body.get("decision") not in (*CLAIM_DECISIONS, "withdrawn"):
-                    raise StoreError("decision: confirmed, false_alarm, unsure or withdrawn for a claim")
-                decision = decision_from_request(body, digest(claim.text), claim.index, None)
-            else:
-                if not (isinstance(span, list) and len(span) == 2 and all(type(x) is int for x in span)):
-                    raise StoreError("give a claim index or span [start, end] (UTF-16 offsets into the answer)")
-                to_cp = utf16_to_code_points(sample.answer)
-                start, end = to_cp(span[0]), to_cp(span[1])
-                if start is None or end is None or not start < end:
-                    raise StoreError("span: not inside the answer")
-                if body.get("decision") not in ("missed", "withdrawn"):
-                    raise StoreError("decision: missed or withdrawn for marked text")
-                decision = decision_from_request(body, digest(sample.answer[start:end]), None, (start, end))
+            decision = decision_of(body, self.samples)
         except StoreError as exc:
             raise RequestError(HTTPStatus.BAD_REQUEST, str(exc)) from None
         with ReviewStore(self.run_dir) as store:
-            store.add(decision)
-            return tally(store.all(), self.samples, store.citations())
+            if isinstance(decision, CitationDecision):
+                store.add_citation(decision)
+            else:
+                store.add(decision)
+            return self._tally(store)
 
 
 class _DeadlineReader(io.RawIOBase):
@@ -214,6 +187,26 @@ class Handler(BaseHTTPRequestHandler):
         self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8",
                    {"Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'"})
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own refusals (a malformed request line or header, a method no route takes) as JSON,
+        like every other answer; a method that is not served is 405, not 501."""
+        status = HTTPStatus(code)
+        headers = {}
+        if status == HTTPStatus.NOT_IMPLEMENTED:
+            status, message = HTTPStatus.METHOD_NOT_ALLOWED, f"method {str(self.command)[:20]!r} is not served here"
+            headers["Allow"] = "GET, HEAD, POST"
+        elif status == HTTPStatus.HTTP_VERSION_NOT_SUPPORTED:  # the client's mistake: a 4xx like the others
+            status = HTTPStatus.BAD_REQUEST
+        self.close_connection = True
+        if getattr(self, "request_version", "HTTP/0.9") == "HTTP/0.9":  # a request line it could not read:
+            self.request_version = "HTTP/1.0"  # answer with a status line, not a bare HTTP/0.9 body
+        try:
+            body = json.dumps({"error": message or status.phrase}, ensure_ascii=True).encode("ascii")
+            self._send(status, body, "application/json; charset=utf-8",
+                       {**headers, "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'"})
+        except (TimeoutError, ConnectionError):
+            pass
+
     def _error(self, exc: Exception) -> None:
         self.close_connection = True
         if isinstance(exc, (TimeoutError, ConnectionError)):  # too slow, or gone: nobody is left to answer
@@ -254,18 +247,23 @@ class Handler(BaseHTTPRequestHandler):
     def _body(self) -> Any:
         if (self.headers.get("Content-Type") or "").split(";")[0].strip().lower() != "application/json":
             raise RequestError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send application/json")
-        length = self.headers.get("Content-Length")
-        if length is None or not length.isdigit():
-            raise RequestError(HTTPStatus.LENGTH_REQUIRED, "Content-Length needed")
-        if int(length) > MAX_BODY:
-            raise RequestError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"request bodies are limited to {MAX_BODY} bytes")
-        data = self.rfile.read(int(length))
-        if len(data) < int(length):
+        given = self.headers.get("Content-Length")
+        if given is None or not _DIGITS.fullmatch(given.strip()):  # ASCII digits: "²".isdigit() is true
+            raise RequestError(HTTPStatus.LENGTH_REQUIRED, "Content-Length: a number of bytes is needed")
+        digits = given.strip().lstrip("0") or "0"
+        if len(digits) > len(str(MAX_BODY)) or int(digits) > MAX_BODY:  # never int() of 5,000 digits
+            raise RequestError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                               f"Content-Length: request bodies are limited to {MAX_BODY} bytes")
+        length = int(digits)
+        data = self.rfile.read(length)
+        if len(data) < length:
             raise RequestError(HTTPStatus.BAD_REQUEST, "request body shorter than its Content-Length")
         try:
-            return json.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            raise RequestError(HTTPStatus.BAD_REQUEST, "malformed JSON") from None
+            return json.loads(data.decode("utf-8"), parse_int=_json_int)
+        except UnicodeDecodeError:
+            raise RequestError(HTTPStatus.BAD_REQUEST, "malformed JSON: the body is not UTF-8") from None
+        except ValueError as exc:  # JSONDecodeError, or a number of more digits than int() takes
+            raise RequestError(HTTPStatus.BAD_REQUEST, f"malformed JSON: {str(exc)[:200]}") from None
         except RecursionError:  # arrays or objects nested thousands deep; no decision nests at all
             raise RequestError(HTTPStatus.BAD_REQUEST, "JSON nested too deep") from None
 
@@ -323,6 +321,12 @@ class Handler(BaseHTTPRequestHandler):
         self._send(HTTPStatus.OK, content, content_type,
                    {"Content-Security-Policy": "sandbox; default-src 'none'",
                     "Content-Disposition": f'attachment; filename="{filename}"'})
+
+
+def _json_int(digits: str) -> int | float:
+    """A JSON integer; one too long for int() (over 4,300 digits) reads as an infinite float, which no field
+    takes, so the reply names the field rather than the parser."""
+    return int(digits) if len(digits) <= 4000 else float(digits)
 
 
 def _hostname(url: str) -> str | None:

@@ -16,28 +16,40 @@ Durability: WAL journal with ``synchronous=FULL`` and one short ``BEGIN IMMEDIAT
 process killed mid-write loses at most the row in flight and never leaves a corrupt file; writers from other
 processes wait (``busy_timeout``) instead of failing. The schema version is SQLite's ``user_version``; a store
 written by a newer genevals is refused rather than misread. Every value goes in as a parameter.
+
+Reading what may be damaged: only a regular file is opened (a folder, FIFO or device would fail or block
+SQLite); a file that is not SQLite, is cut short, or holds other tables (a foreign database, the run history)
+is refused with a :class:`StoreError` naming it, never migrated; and a row that cannot be a decision (a value of
+the wrong type, text that is not UTF-8, a decision the schema does not know) is skipped and counted
+(:attr:`ReviewStore.skipped`), so one bad row never hides the others.
 """
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import asdict, dataclass
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+
+from genevals.review.records import (  # noqa: F401 (the store's public names, as before the split)
+    CITATION_DECISIONS,
+    CITATION_VERDICTS,
+    CLAIM_DECISIONS,
+    DECISIONS,
+    MAX_NOTE,
+    MAX_REVIEWER,
+    CitationDecision,
+    Decision,
+    StoreError,
+    current,
+    decision_from_request,
+)
 
 STORE_FILE = "review.sqlite"
 SCHEMA_VERSION = 2
-#: What a reviewer can say about a claim; ``missed`` marks answer text the judge did not flag.
-DECISIONS = ("confirmed", "false_alarm", "unsure", "missed", "withdrawn")
-#: Verdict-like decisions (the rest are marks of text, or take a decision back).
-CLAIM_DECISIONS = ("confirmed", "false_alarm", "unsure")
-#: A citation verdict: does the cited chunk support the sentence (the report's "relevant" / "not relevant")?
-CITATION_VERDICTS = ("supported", "not_supported")
-CITATION_DECISIONS = ("confirmed", "rejected", "withdrawn")
-MAX_REVIEWER = 80
-MAX_NOTE = 4000
 BUSY_TIMEOUT_MS = 15_000
 
 _SCHEMA = """
@@ -79,125 +91,67 @@ CREATE INDEX IF NOT EXISTS citation_decisions_sample ON citation_decisions (syst
            decisions=", ".join(f"'{d}'" for d in CITATION_DECISIONS))
 #: what each version adds to the one before (version 1: the claim decisions)
 _MIGRATIONS = {1: _SCHEMA, 2: _CITATION_SCHEMA}
+#: the columns each table must have to be read (from the version that added it on)
+_COLUMNS = {"decisions": (1, ("id", "reviewer", "time", "system", "sample_id", "claim_index", "span_start",
+                               "span_end", "digest", "decision", "note")),
+            "citation_decisions": (2, ("id", "reviewer", "time", "system", "sample_id", "sentence", "context",
+                                       "digest", "shown", "decision", "corrected", "note"))}
 
 
-class StoreError(ValueError):
-    """A decision that cannot be stored, or a store this version cannot read."""
+class _Undecodable(bytes):
+    """Stored text that is not UTF-8: kept apart so the row holding it is skipped, not the whole read."""
 
 
-@dataclass(frozen=True)
-class Decision:
-    """One reviewer's decision on a claim (``claim_index``) or on marked answer text (``span``, code point
-    offsets into the answer, for ``missed``); ``digest`` is :func:`genevals.review.claims.digest` of the claim's
-    (or the marked) text when the decision was made."""
-    reviewer: str
-    system: str
-    sample_id: str
-    decision: str
-    digest: str
-    claim_index: int | None = None
-    span: tuple[int, int] | None = None
-    note: str = ""
-    time: str = ""
-    id: int | None = None
-
-    def __post_init__(self) -> None:
-        _check_reviewer_and_note(self.reviewer, self.note)
-        if self.decision not in DECISIONS:
-            raise StoreError(f"decision: one of {', '.join(DECISIONS)}, not {str(self.decision)[:40]!r}")
-        if self.claim_index is None and self.span is None:
-            raise StoreError("a decision names a claim or a span of the answer")
-        if self.decision == "missed" and self.span is None:
-            raise StoreError("a missed hallucination is marked by a span of the answer")
-        if self.span is not None and not (0 <= self.span[0] < self.span[1]):
-            raise StoreError("span: need 0 <= start < end")
-
-    @property
-    def key(self) -> tuple:
-        """What the decision is about: one reviewer, one sample, one claim or one marked span."""
-        target = ("claim", self.claim_index) if self.claim_index is not None else ("span", *self.span)
-        return (self.reviewer, self.system, self.sample_id, target)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["span"] = list(self.span) if self.span else None
-        return out
+def _text_factory(raw: bytes) -> str | bytes:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return _Undecodable(raw)
 
 
-@dataclass(frozen=True)
-class CitationDecision:
-    """One reviewer's decision on the citation check's verdict for one citation: sentence ``sentence`` (0-based,
-    as in ``citation_recall``'s details) cites context ``context`` (0-based); ``shown`` is the verdict the
-    reviewer saw; ``rejected`` carries the verdict the reviewer gives instead (``corrected``). ``digest`` is
-    :func:`genevals.review.citations.citation_digest` of the sentence and the chunk when the decision was made."""
-    reviewer: str
-    system: str
-    sample_id: str
-    sentence: int
-    context: int
-    shown: str
-    decision: str
-    digest: str
-    corrected: str | None = None
-    note: str = ""
-    time: str = ""
-    id: int | None = None
-
-    def __post_init__(self) -> None:
-        _check_reviewer_and_note(self.reviewer, self.note)
-        for name in ("sentence", "context"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise StoreError(f"{name}: a 0-based index, not {str(value)[:40]!r}")
-        if self.shown not in CITATION_VERDICTS:
-            raise StoreError(f"shown: one of {', '.join(CITATION_VERDICTS)}, not {str(self.shown)[:40]!r}")
-        if self.decision not in CITATION_DECISIONS:
-            raise StoreError(f"decision: one of {', '.join(CITATION_DECISIONS)} for a citation, "
-                             f"not {str(self.decision)[:40]!r}")
-        wanted = ({v for v in CITATION_VERDICTS if v != self.shown} if self.decision == "rejected" else {None})
-        if self.corrected not in wanted:
-            raise StoreError("corrected: the other verdict when rejecting, none otherwise" if self.decision ==
-                             "rejected" else f"corrected: only with a rejected verdict, not with {self.decision}")
-
-    @property
-    def key(self) -> tuple:
-        return (self.reviewer, self.system, self.sample_id, ("citation", self.sentence, self.context))
-
-    @property
-    def label(self) -> str | None:
-        """The reviewer's verdict on the citation: the one shown when confirmed, the corrected one when rejected."""
-        return {"confirmed": self.shown, "rejected": self.corrected}.get(self.decision)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def _check_reviewer_and_note(reviewer: Any, note: Any) -> None:
-    if not isinstance(reviewer, str) or not reviewer.strip():
-        raise StoreError("reviewer: a name is needed")
-    if len(reviewer) > MAX_REVIEWER:
-        raise StoreError(f"reviewer: at most {MAX_REVIEWER} characters")
-    _check_text("reviewer", reviewer, allowed="")
-    if not isinstance(note, str) or len(note) > MAX_NOTE:
-        raise StoreError(f"note: text of at most {MAX_NOTE} characters")
-    _check_text("note", note, allowed="\t\n\r")
-
-
-def _check_text(field: str, text: str, allowed: str) -> None:
-    """StoreError for text SQLite and UTF-8 cannot hold as given: a lone surrogate (not encodable) or a control
-    character other than ``allowed`` (a NUL would end the text for SQLite's ``length`` and fail its CHECK)."""
-    for i, ch in enumerate(text):
-        if "\ud800" <= ch <= "\udfff":
-            raise StoreError(f"{field}: character {i + 1} is a lone surrogate (U+{ord(ch):04X}), not text")
-        if (ch < " " or "\x7f" <= ch <= "\x9f") and ch not in allowed:
-            raise StoreError(f"{field}: character {i + 1} is a control character (U+{ord(ch):04X})")
+def _typed(row: sqlite3.Row, texts: tuple[str, ...], ints: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+    """StoreError unless each of ``texts`` is text and each of ``ints`` an integer (None allowed for the
+    ``optional`` ones): what SQLite's loose typing lets a hand-made or damaged file hold."""
+    for name in texts + ints:
+        value = row[name]
+        if value is None and name in optional:
+            continue
+        wanted = str if name in texts else int
+        if type(value) is not wanted:
+            raise StoreError(f"{name}: {type(value).__name__} in the store, not {wanted.__name__}")
 
 
 def _row(row: sqlite3.Row) -> Decision:
+    _typed(row, ("reviewer", "time", "system", "sample_id", "digest", "decision", "note"),
+           ("id", "claim_index", "span_start", "span_end"), optional=("claim_index", "span_start", "span_end"))
+    if (row["span_start"] is None) != (row["span_end"] is None):
+        raise StoreError("span: a start without an end")
     span = (row["span_start"], row["span_end"]) if row["span_start"] is not None else None
     return Decision(reviewer=row["reviewer"], system=row["system"], sample_id=row["sample_id"],
                     decision=row["decision"], digest=row["digest"], claim_index=row["claim_index"], span=span,
                     note=row["note"], time=row["time"], id=row["id"])
+
+
+def _citation_row(row: sqlite3.Row) -> CitationDecision:
+    _typed(row, ("reviewer", "time", "system", "sample_id", "digest", "shown", "decision", "corrected", "note"),
+           ("id", "sentence", "context"), optional=("corrected",))
+    return CitationDecision(**{k: row[k] for k in CitationDecision.__dataclass_fields__})
+
+
+def check_file(path: Path) -> None:
+    """StoreError unless ``path`` is absent or a regular file (through a link): SQLite would fail on a folder,
+    and block on a FIFO or a device."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if os.path.lexists(path):
+            raise StoreError(f"{path}: a link to nothing, not a review store") from None
+        return
+    except OSError as exc:  # a loop of links, a name too long, a folder that cannot be searched
+        raise StoreError(f"{path}: cannot open the review store: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
+        raise StoreError(f"{path}: {kind}, not a review store")
 
 
 def _now() -> str:
@@ -208,25 +162,53 @@ def store_path(run_dir: str | Path) -> Path:
     return Path(run_dir) / STORE_FILE
 
 
+@dataclass(frozen=True)
+class Stored:
+    """What a run folder's store holds, read in one pass: the decisions that can be read, and how many rows
+    could not (:attr:`ReviewStore.skipped`)."""
+    decisions: list[Decision]
+    citations: list[CitationDecision]
+    skipped: int = 0
+
+
 class ReviewStore:
     """The decisions of one run folder. Open one per thread (or request); each call is its own transaction."""
 
     def __init__(self, run_dir: str | Path, readonly: bool = False) -> None:
         self.path = store_path(run_dir)
-        if readonly:
-            if not self.path.exists():
-                raise FileNotFoundError(f"{self.path}: no review store")
-            self._db = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True,
-                                       timeout=BUSY_TIMEOUT_MS / 1000)
-        else:
-            self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        #: rows the last :meth:`all` / :meth:`citations` skipped because they cannot be decisions
+        self.skipped = 0
+        check_file(self.path)
+        if readonly and not self.path.exists():
+            raise FileNotFoundError(f"{self.path}: no review store")
+        try:
+            if readonly:
+                self._db = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True,
+                                           timeout=BUSY_TIMEOUT_MS / 1000)
+            else:
+                self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the review store: {exc}") from None
+        try:
+            self._open(readonly)
+        except BaseException as exc:
+            self._db.close()
+            if isinstance(exc, sqlite3.Error):  # not SQLite, cut short, read-only when writing, locked ...
+                raise StoreError(f"{self.path}: cannot {'read' if readonly else 'open'} the review store: "
+                                 f"{exc}") from None
+            raise
+
+    def _open(self, readonly: bool) -> None:
         self._db.row_factory = sqlite3.Row
+        self._db.text_factory = _text_factory
         self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version < 0:
+            raise StoreError(f"{self.path}: not a genevals review store (schema version {version})")
         if version > SCHEMA_VERSION:
-            self._db.close()
             raise StoreError(f"{self.path}: schema version {version} is newer than this genevals reads "
                              f"({SCHEMA_VERSION}); upgrade genevals")
+        self._check_schema(version)
         if not readonly:
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = FULL")
@@ -238,19 +220,48 @@ class ReviewStore:
                             self._db.execute(statement)
                     self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         elif version == 0:
-            self._db.close()
             raise StoreError(f"{self.path}: not a genevals review store (no schema version)")
         self.version = version if readonly else SCHEMA_VERSION
 
+    def _check_schema(self, version: int) -> None:
+        """StoreError for a file whose tables are not a review store's: another database (the run history, a
+        judge cache: never migrated into one) or a damaged one. Reading sqlite_master also finds a file that
+        is not SQLite."""
+        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if version == 0:
+            if tables - {"sqlite_sequence"}:
+                raise StoreError(f"{self.path}: not a genevals review store (an SQLite file with other tables: "
+                                 f"{', '.join(sorted(map(str, tables)))[:200]})")
+            return
+        for table, (since, columns) in _COLUMNS.items():
+            if version < since:
+                continue
+            if table not in tables:
+                raise StoreError(f"{self.path}: not a genevals review store (schema version {version}, but no "
+                                 f"{table} table)")
+            have = {r["name"] for r in self._db.execute(f"PRAGMA table_info({table})")}
+            missing = [c for c in columns if c not in have]
+            if missing:
+                raise StoreError(f"{self.path}: its {table} table lacks the column(s) {', '.join(missing)}; "
+                                 "not a genevals review store")
+
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
-        """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends, rolled back on any error."""
-        self._db.execute("BEGIN IMMEDIATE")
+        """One ``BEGIN IMMEDIATE`` transaction: committed when the block ends, rolled back on any error. SQLite's
+        refusals (locked past the busy timeout, a file that turned read-only, a trigger or constraint of a file
+        edited by hand) become a StoreError naming the file."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot write the review store: {exc}") from None
         try:
             yield
             self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
+        except BaseException as exc:
+            with contextlib.suppress(sqlite3.Error):  # nothing to roll back when the COMMIT itself ended it
+                self._db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"{self.path}: cannot write the review store: {exc}") from None
             raise
 
     def add(self, decision: Decision) -> Decision:
@@ -266,8 +277,20 @@ class ReviewStore:
         return Decision(**{**decision.__dict__, "time": when, "id": cursor.lastrowid})
 
     def all(self) -> list[Decision]:
-        """Every decision, oldest first."""
-        return [_row(r) for r in self._db.execute("SELECT * FROM decisions ORDER BY id")]
+        """Every decision that can be read, oldest first (the rest skipped and counted in :attr:`skipped`)."""
+        return self._read("SELECT * FROM decisions ORDER BY id", _row)
+
+    def _read(self, query: str, convert) -> list:
+        out, self.skipped = [], 0
+        try:
+            for row in self._db.execute(query):
+                try:
+                    out.append(convert(row))
+                except StoreError:
+                    self.skipped += 1
+        except sqlite3.Error as exc:  # a damaged page: the store cannot be read, not one row
+            raise StoreError(f"{self.path}: cannot read the review store: {exc}") from None
+        return out
 
     def add_citation(self, decision: CitationDecision) -> CitationDecision:
         """Store a decision on a citation verdict (stamped with the current UTC time); it with its id and time."""
@@ -283,10 +306,16 @@ class ReviewStore:
     def citations(self) -> list[CitationDecision]:
         """Every decision on a citation verdict, oldest first ([] from a version 1 file opened read-only)."""
         if self.version < 2:
+            self.skipped = 0
             return []
-        keys = CitationDecision.__dataclass_fields__
-        return [CitationDecision(**{k: r[k] for k in keys})
-                for r in self._db.execute("SELECT * FROM citation_decisions ORDER BY id")]
+        return self._read("SELECT * FROM citation_decisions ORDER BY id", _citation_row)
+
+    def read(self) -> Stored:
+        """Every decision of both kinds that can be read, and how many rows could not."""
+        decisions = self.all()
+        skipped = self.skipped
+        cited = self.citations()
+        return Stored(decisions, cited, skipped + self.skipped)
 
     def integrity(self) -> str:
         """SQLite's ``PRAGMA integrity_check``: ``ok`` for a sound file."""
@@ -302,41 +331,20 @@ class ReviewStore:
         self.close()
 
 
+def read_store(run_dir: str | Path) -> Stored:
+    """The decisions of a run folder (none when it has no store); StoreError, naming the file, when it cannot be
+    read at all."""
+    if not os.path.lexists(store_path(run_dir)):
+        return Stored([], [])
+    with ReviewStore(run_dir, readonly=True) as store:
+        return store.read()
+
+
 def read_decisions(run_dir: str | Path) -> list[Decision]:
     """Every stored decision of a run folder ([] when it has no store)."""
-    if not store_path(run_dir).exists():
-        return []
-    with ReviewStore(run_dir, readonly=True) as store:
-        return store.all()
+    return read_store(run_dir).decisions
 
 
 def read_citation_decisions(run_dir: str | Path) -> list[CitationDecision]:
     """Every stored decision on a citation verdict of a run folder ([] when it has no store)."""
-    if not store_path(run_dir).exists():
-        return []
-    with ReviewStore(run_dir, readonly=True) as store:
-        return store.citations()
-
-
-def current(decisions: Iterable[Any]) -> list[Any]:
-    """Each reviewer's latest decision per claim, marked span or citation (:class:`Decision` or
-    :class:`CitationDecision`), in the order they were made; a ``withdrawn`` one takes the decision back."""
-    latest: dict[tuple, Any] = {}
-    for d in sorted(decisions, key=lambda d: d.id or 0):
-        latest.pop(d.key, None)
-        if d.decision != "withdrawn":
-            latest[d.key] = d
-    return sorted(latest.values(), key=lambda d: d.id or 0)
-
-
-def decision_from_request(body: Mapping[str, Any], digest: str, claim_index: int | None,
-                          span: tuple[int, int] | None) -> Decision:
-    """A :class:`Decision` from a request's fields (already resolved against the run); StoreError when bad."""
-    reviewer, note = body.get("reviewer"), body.get("note", "")
-    if not isinstance(reviewer, str):
-        raise StoreError("reviewer: a name is needed")
-    if not isinstance(note, str):
-        raise StoreError("note: expected text")
-    return Decision(reviewer=reviewer.strip(), system=str(body.get("system")), sample_id=str(body.get("sample_id")),
-                    decision=str(body.get("decision")), digest=digest, claim_index=claim_index, span=span,
-                    note=note)
+    return read_store(run_dir).citations

@@ -14,6 +14,7 @@ reviewers and the judge's precision on the claims reviewed.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from itertools import combinations
 from typing import Any
@@ -131,9 +132,16 @@ def tally(decisions: list[Decision], samples: Samples, citation_decisions: list 
 
 
 def report_state(run_dir: Any) -> dict[str, Any]:
-    """The decisions stored in a run folder, as the static report embeds them (read-only)."""
+    """The decisions stored in a run folder, as the static report embeds them (read-only). A store that cannot
+    be read leaves the report without decisions, saying why (``unreadable``); rows skipped are counted."""
     from genevals.review.claims import load_samples
-    from genevals.review.store import read_citation_decisions, read_decisions, store_path
+    from genevals.review.store import Stored, StoreError, read_store, store_path
 
-    state = tally(read_decisions(run_dir), load_samples(run_dir), read_citation_decisions(run_dir))
-    return {"mode": "static", "run": str(run_dir), "store": store_path(run_dir).exists(), **state}
+    samples = load_samples(run_dir)
+    try:
+        stored, unreadable = read_store(run_dir), ""
+    except StoreError as exc:
+        stored, unreadable = Stored([], []), str(exc)
+    state = tally(stored.decisions, samples, stored.citations)
+    return {"mode": "static", "run": str(run_dir), "store": os.path.lexists(store_path(run_dir)), **state,
+            "skipped": stored.skipped, "unreadable": unreadable}

@@ -4,10 +4,11 @@ where genevals is installed, so it imports nothing of genevals until a test asks
 - ``@pytest.mark.genevals(data=..., metrics=[...], fail_under={...}, fail_over={...}, judge={...}, ...)``: the
   arguments of :func:`genevals.testing.assert_scores` for the tests it marks (on a test, a class or a module;
   the closest marker wins, argument by argument).
-- the ``genevals`` fixture: ``genevals(data=None, **overrides)`` calls ``assert_scores`` with the marker's
-  arguments and the overrides, writes the run folder (results.jsonl, summary.json, report.html) under the test's
-  ``tmp_path``, and caches the judge's replies in pytest's cache folder (``.pytest_cache/d/genevals-judge``), so
-  a re-run of an unchanged test asks the judge nothing (``pytest --cache-clear`` asks again).
+- the ``genevals`` fixture: ``genevals(data=None, metrics=None, **overrides)`` calls ``assert_scores`` with the
+  marker's arguments and the overrides, writes the run folder (results.jsonl, summary.json, report.html) under
+  the test's ``tmp_path``, and caches the judge's replies in pytest's cache folder
+  (``.pytest_cache/d/genevals-judge``), so a re-run of an unchanged test asks the judge nothing (``pytest
+  --cache-clear`` asks again; a cache folder pytest cannot make leaves the judge its own cache, with a warning).
 """
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ CACHE_DIR = "genevals-judge"
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", f"{MARKER}(data=None, metrics=None, fail_under=None, fail_over=None, **evaluate): the arguments "
-                   "of genevals.testing.assert_scores for the `genevals` fixture")
+        "markers", f"{MARKER}(data=None, metrics=None, fail_under=None, fail_over=None, worst=5, "
+                   "max_judge_errors=0.05, **evaluate): the arguments of genevals.testing.assert_scores for the "
+                   "`genevals` fixture")
 
 
 def marker_arguments(node: Any) -> dict[str, Any]:
@@ -39,50 +41,82 @@ def marker_arguments(node: Any) -> dict[str, Any]:
 
 def with_judge_cache(judge: Any, folder: str) -> Any:
     """``judge`` (None, a mapping of JudgeConfig fields, or a JudgeConfig) with its cache in ``folder`` unless it
-    names a cache folder of its own or turns the cache off."""
-    import dataclasses
+    names a cache folder of its own or turns the cache off; anything else as it is (refused, naming ``judge``,
+    by :func:`genevals.evaluate`)."""
+    from collections.abc import Mapping
 
     if judge is None:
         return {"cache_dir": folder}
-    if isinstance(judge, dict):
+    if isinstance(judge, Mapping):
         return judge if "cache_dir" in judge or judge.get("cache") is False else {**judge, "cache_dir": folder}
-    if dataclasses.is_dataclass(judge) and getattr(judge, "cache_dir", None) is None and getattr(judge, "cache", 1):
+    from genevals.judge.config import JudgeConfig
+
+    if isinstance(judge, JudgeConfig) and judge.cache_dir is None and judge.cache:
+        import dataclasses
+
         return dataclasses.replace(judge, cache_dir=folder)
     return judge
 
 
+def cache_folder(config: pytest.Config) -> str | None:
+    """The judge's cache folder in pytest's cache; None (the judge's own cache) under ``-p no:cacheprovider``
+    or where pytest's cache folder cannot be made (pytest itself only warns then, and so does this)."""
+    cache = getattr(config, "cache", None)
+    if cache is None:
+        return None
+    try:
+        return str(cache.mkdir(CACHE_DIR))
+    except OSError as exc:
+        import warnings
+
+        warnings.warn(pytest.PytestCacheWarning(f"genevals: the judge's replies cannot be cached in pytest's cache "
+                                                f"folder ({exc}); the judge's own cache is used"), stacklevel=2)
+        return None
+
+
+def _write_report(out: Any) -> str | None:
+    """The run folder's report.html, when the run wrote one's data (a judge that stopped the run wrote none)."""
+    from genevals.output.runfolder import SUMMARY_FILE
+    from genevals.report import write_report
+
+    if out is None or not (Path(out) / SUMMARY_FILE).is_file():
+        return None
+    return str(write_report([out], Path(out) / "report.html"))
+
+
 class Gate:
-    """The ``genevals`` fixture: ``gate(data=None, **overrides)`` -> Results, or a failed test."""
+    """The ``genevals`` fixture: ``gate(data=None, metrics=None, **overrides)`` -> Results, or a failed test."""
 
     def __init__(self, request: pytest.FixtureRequest, tmp_path: Any) -> None:
         self.arguments = marker_arguments(request.node)
-        cache = getattr(request.config, "cache", None)  # None under -p no:cacheprovider: the judge's own cache
-        self.cache = str(cache.mkdir(CACHE_DIR)) if cache is not None else None
+        self.cache = cache_folder(request.config)
         self.tmp_path = tmp_path
         self.runs = 0
 
-    def __call__(self, data: Any = None, **overrides: Any) -> Any:
-        from genevals.report import write_report
+    def __call__(self, data: Any = None, metrics: Any = None, **overrides: Any) -> Any:
         from genevals.testing.gates import ScoresFailed, assert_scores
 
+        __tracebackhide__ = True
         arguments = {**self.arguments, **overrides}
-        if data is not None:
-            arguments["data"] = data
+        for name, given in (("data", data), ("metrics", metrics)):  # positional, as assert_scores takes them
+            if given is not None:
+                arguments[name] = given
         if arguments.get("data") is None:
             pytest.fail(f"genevals: no data to score; give it to the fixture, genevals(DATA), or to the marker, "
                         f"@pytest.mark.{MARKER}(data=...)", pytrace=False)
         if self.cache is not None:
             arguments["judge"] = with_judge_cache(arguments.get("judge"), self.cache)
         self.runs += 1
-        arguments.setdefault("out_dir", self.tmp_path / ("genevals" if self.runs == 1 else f"genevals-{self.runs}"))
-        __tracebackhide__ = True
+        if arguments.get("out_dir") is None:  # out_dir=None too: the report needs a folder
+            arguments["out_dir"] = self.tmp_path / ("genevals" if self.runs == 1 else f"genevals-{self.runs}")
         out = arguments["out_dir"]
         try:
             results = assert_scores(arguments.pop("data"), **arguments)
-        except ScoresFailed as exc:  # the report of a failed gate is where one looks first
-            report = write_report([out], Path(out) / "report.html")
-            raise ScoresFailed(f"{exc}\nreport: {report}", exc.results, exc.missed) from None
-        write_report([out], Path(out) / "report.html")
+        except ScoresFailed as exc:  # the report of a failed run is where one looks first
+            report = _write_report(out)
+            shown = f"{exc}\nreport: {report}" if report else str(exc)
+            raise type(exc)(shown, exc.results, exc.missed) from None
+        _write_report(out)
         return results
 
 

@@ -137,3 +137,45 @@ def test_a_bad_run_line_is_located_and_nothing_is_written(tmp_path):
 def test_run_options_for_trec_and_traces_that_cannot_work_exit_2(tmp_path, args, expected):
     done = genevals("run", *args, "-o", str(tmp_path / "out"), cwd=tmp_path)
     assert done.returncode == 2 and expected in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--weights", "1e308,1e308", "--k", "0"], "--weights: with k = 0, the weights add up to scores over 1.798e+308"),
+    (["--weights", "1.7976931348623157e308,1e292", "--k", "0"], "--weights: with k = 0, the weights add up to"),
+    (["--tag", "a\x1b[2Jb"], "--tag: a run tag is one printable word without spaces, got 'a\\x1b[2Jb'"),
+    (["--tag", "rrf\udcff"], "--tag: a run tag is one printable word"),
+], ids=["weights-overflow", "weights-at-the-limit", "tag-escape", "tag-not-utf8"])
+def test_fuse_values_that_overflowed_or_could_not_be_written_exit_2(tmp_path, args, expected):
+    """Issue 34, point 13: --weights 1e308,1e308 --k 0 was an OverflowError in math.fsum; a tag that cannot be
+    written as UTF-8 was a UnicodeEncodeError once the file was open."""
+    run = tmp_path / "a.trec"
+    run.write_text("1 Q0 A 1 1.0 t\n1 Q0 B 2 0.5 t\n")
+    done = subprocess.run([sys.executable, "-m", "genevals", "fuse", str(run), str(run), "-o", "f.trec", *args],
+                          capture_output=True, cwd=tmp_path, timeout=120)
+    stderr = done.stderr.decode("utf-8", "replace")
+    assert done.returncode == 2 and expected in stderr and "Traceback" not in stderr, stderr
+    assert not (tmp_path / "f.trec").exists()
+
+
+def test_fuse_weights_whose_scores_fit_a_double_are_fused(tmp_path):
+    run = tmp_path / "a.trec"
+    run.write_text("1 Q0 A 1 1.0 t\n1 Q0 B 2 0.5 t\n")
+    done = genevals("fuse", str(run), str(run), "--weights", "1e308,1e307", "--k", "0", "-o", str(tmp_path / "f.trec"))
+    assert done.returncode == 0, done.stderr
+    assert [line.split()[2:5] for line in (tmp_path / "f.trec").read_text().splitlines()] == [
+        ["A", "1", repr(1e308 + 1e307)], ["B", "2", repr(1e308 / 2 + 1e307 / 2)]]
+    done = genevals("fuse", str(run), str(run), "--weights", "1e308,1e308", "-o", str(tmp_path / "g.trec"))
+    assert done.returncode == 0, done.stderr  # k = 60: each score at most 2e308 / 61
+
+
+def test_the_fused_run_replaces_an_earlier_one_whole(tmp_path):
+    """Written beside -o and renamed over it: the earlier file is never half overwritten, and nothing is left."""
+    run, fused = tmp_path / "a.trec", tmp_path / "f.trec"
+    run.write_text("1 Q0 A 1 1.0 t\n")
+    fused.write_text("earlier\n")
+    assert genevals("fuse", str(run), "-o", str(fused)).returncode == 0
+    assert fused.read_text() == f"1 Q0 A 1 {1 / 61!r} rrf\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.trec", "f.trec"]
+    (tmp_path / "d.trec").mkdir()
+    done = genevals("fuse", str(run), "-o", str(tmp_path / "d.trec"))
+    assert done.returncode == 2 and f"-o {tmp_path / 'd.trec'}: Is a directory" in done.stderr, done.stderr

@@ -42,7 +42,7 @@ def test_assert_scores_on_a_list_a_dataframe_and_a_file(pytester):
 
         def test_a_gate_that_cannot_be_checked_is_refused_before_scoring():
             from genevals.output.thresholds import ThresholdError
-            with pytest.raises(ThresholdError, match="higher-is-better; use --fail-under"):
+            with pytest.raises(ThresholdError, match="higher-is-better; use fail_under="):
                 assert_scores("no-such-file.jsonl", ["token_f1"], fail_over={{"token_f1": 0.5}})
             with pytest.raises(ThresholdError, match="unknown metric 'token_f2'; did you mean 'token_f1'"):
                 assert_scores("no-such-file.jsonl", ["token_f1"], fail_under={{"token_f2": 0.5}})

@@ -47,23 +47,26 @@ def expect(value: Any, want: type, source: str, line: int, field: str, expected:
 def lookup(obj: Any, path: str) -> Any:
     """``obj``'s value at the dotted ``path`` (``metadata.system``), or None when it has none. A key may itself
     hold dots (OpenTelemetry attributes are flat: ``{"metadata.system": ...}``), and a string holding a JSON
-    object is looked into (OpenInference keeps ``metadata`` as JSON text)."""
-    if isinstance(obj, str) and obj.lstrip().startswith("{"):
-        try:
-            obj = json.loads(obj)
-        except ValueError:
-            return None
-    if not isinstance(obj, Mapping):
-        return None
-    if path in obj:
-        return obj[path]
-    parts = path.split(".")
-    for cut in range(len(parts) - 1, 0, -1):  # the longest key first
-        head = ".".join(parts[:cut])
-        if head in obj:
-            found = lookup(obj[head], ".".join(parts[cut:]))
-            if found is not None:
-                return found
+    object is looked into (OpenInference keeps ``metadata`` as JSON text). The keys tried at each level are those
+    of the object that begin the path, longest first: the work follows the object, not the number of parts in
+    the path (``--system-from`` of 30,000 parts); depth first without recursion."""
+    todo = [(obj, path)]
+    while todo:
+        obj, path = todo.pop()
+        if isinstance(obj, str) and obj.lstrip().startswith("{"):
+            try:
+                obj = json.loads(obj)
+            except (ValueError, RecursionError):
+                continue
+        if not isinstance(obj, Mapping):
+            continue
+        if path in obj:
+            if obj[path] is not None:
+                return obj[path]
+            continue
+        heads = sorted((key for key in obj if type(key) is str and path.startswith(key)
+                        and path[len(key):len(key) + 1] == "."), key=len)
+        todo.extend((obj[head], path[len(head) + 1:]) for head in heads)  # the longest is taken first
     return None
 
 
@@ -140,16 +143,17 @@ _NAMED = 8
 def pick_system(path: str, found: Sequence[tuple[str, Any]], source: str, line: int) -> str:
     """The first value found at ``path`` (``--system-from``) in ``found`` (label, value or None) as the
     system's name; an error naming the path when none holds one, or the first one found is not text."""
+    named = path if len(path) <= 80 else f"{path[:80]}..."  # a path of 30,000 parts is not quoted whole
     for _, value in found:
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise Located(source, line, path, f"--system-from: expected text, got {kind(value)}")
+            raise Located(source, line, named, f"--system-from: expected text, got {kind(value)}")
         return str(value)
     labels = [label for label, _ in found]
-    if len(labels) > _NAMED:
+    if len(labels) > _NAMED:  # a trace of 10^5 spans is not listed whole either
         labels = labels[:_NAMED - 1] + [f"{len(labels) - _NAMED} more spans", labels[-1]]
-    raise Located(source, line, path, f"--system-from: no attribute '{path}' in {', '.join(labels)}")
+    raise Located(source, line, named, f"--system-from: no attribute '{named}' in {', '.join(labels)}")
 
 
 def keys_of(obj: Mapping) -> str:

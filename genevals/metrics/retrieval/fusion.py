@@ -23,7 +23,8 @@ order genevals fused it.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+import sys
+from typing import Iterator, Mapping, Sequence
 
 DEFAULT_K = 60.0
 
@@ -41,6 +42,15 @@ def check(k: float, weights: Sequence[float] | None, n_runs: int) -> list[float]
             raise ValueError(f"a weight must be a finite number >= 0, got {w!r}")
     if not any(weights):
         raise ValueError("at least one weight must be > 0")
+    # a document's score is a sum of terms w / (k + rank), each at most w / (k + 1): their sum bounds it, and past
+    # the largest double math.fsum raises OverflowError
+    try:
+        total = math.fsum(w / (k + 1) for w in weights)
+    except OverflowError:
+        total = math.inf
+    if not math.isfinite(total):
+        raise ValueError(f"with k = {k:g}, the weights add up to scores over {sys.float_info.max:.4g}, the largest "
+                         "number a score can hold")
     return [float(w) for w in weights]
 
 
@@ -49,11 +59,17 @@ def rrf(runs: Sequence[Mapping[str, Sequence[str]]], k: float = DEFAULT_K,
     """Fuse ``runs`` (each topic -> document ids, best first; a document listed twice in one ranking counts at
     its first rank) into topic -> (document id, RRF score), best first. Topics are those of any run, in the
     order they first appear (the first run's, then those only later runs have)."""
+    return dict(rrf_topics(runs, k, weights))
+
+
+def rrf_topics(runs: Sequence[Mapping[str, Sequence[str]]], k: float = DEFAULT_K,
+               weights: Sequence[float] | None = None) -> Iterator[tuple[str, list[tuple[str, float]]]]:
+    """:func:`rrf`, a topic at a time: (topic, its fused ranking), so that a fused run can be written as it is
+    made, without holding every topic's (a run read as columns makes each topic's ranking when asked)."""
     weights = check(k, weights, len(runs))
     topics: dict[str, None] = {}
     for run in runs:
         topics.update(dict.fromkeys(run))
-    fused: dict[str, list[tuple[str, float]]] = {}
     for topic in topics:
         terms: dict[str, list[float]] = {}
         for run, weight in zip(runs, weights):
@@ -68,5 +84,4 @@ def rrf(runs: Sequence[Mapping[str, Sequence[str]]], k: float = DEFAULT_K,
         scored = [(doc, math.fsum(parts)) for doc, parts in terms.items()]
         scored.sort(key=lambda d: d[0].encode(), reverse=True)
         scored.sort(key=lambda d: -d[1])  # stable: equal scores keep the id order (descending)
-        fused[topic] = scored
-    return fused
+        yield topic, scored

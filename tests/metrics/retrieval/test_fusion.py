@@ -47,3 +47,11 @@ def test_a_document_listed_twice_in_one_run_counts_once():
 def test_settings_that_cannot_work_are_refused(k, weights, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         rrf([DENSE, SPARSE], k=k, weights=weights)
+
+
+def test_topics_fused_one_at_a_time_are_the_fusion():
+    from genevals.metrics.retrieval.fusion import rrf_topics
+
+    runs = [{"q2": ["b", "a"], "q1": ["a"]}, {"q1": ["c", "a"], "q3": ["z"]}]
+    assert list(rrf_topics(runs, 0.0, [2.0, 1.0])) == list(rrf(runs, 0.0, [2.0, 1.0]).items())
+    assert [topic for topic, _ in rrf_topics(runs)] == ["q2", "q1", "q3"]
