@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from genevals.input.rows import InputError, RawRow
-from genevals.input.traces.records import Located, documents, expect, kind, records, system_of, text_in
+from genevals.input.traces.records import (Located, documents, expect, keys_of, kind, records, system_of,
+                                           text_in)
 
 QUESTION_KEYS = ("question", "query", "input", "user_input")
 ANSWER_KEYS = ("answer", "output", "response", "content", "text")
@@ -47,16 +48,16 @@ def _sample(trace: Any, source: str, line: int, where: str, system_from: str | N
     at = (lambda f: f"{where}.{f}" if where else f)
     trace = expect(trace, dict, source, line, where or None, "a Langfuse trace object")
     if "id" not in trace or not ("input" in trace or "observations" in trace):
-        keys = ", ".join(repr(k) for k in list(trace)[:6]) or "no keys"
+        keys = keys_of(trace)
         raise Located(source, line, where or None, "expected a Langfuse trace (an object with 'id', 'input', "
                                                    f"'output' and 'observations'), got an object with {keys}")
     trace_id = trace["id"]
-    if isinstance(trace_id, bool) or not isinstance(trace_id, (str, int)):
+    if isinstance(trace_id, bool) or not isinstance(trace_id, (str, int)) or trace_id == "":
         raise Located(source, line, at("id"), f"expected the trace id, got {kind(trace_id)}")
     observations = trace.get("observations") or []
     observations = expect(observations, list, source, line, at("observations"), "a list of observations")
     full = [(i, o) for i, o in enumerate(observations) if isinstance(o, dict)]
-    full.sort(key=lambda io: str(io[1].get("startTime") or ""))
+    full.sort(key=lambda io: io[1]["startTime"] if isinstance(io[1].get("startTime"), str) else "")
     roots = [o for _, o in full if not o.get("parentObservationId")]
     question = text_in(trace.get("input"), QUESTION_KEYS)
     answer = text_in(trace.get("output"), ANSWER_KEYS)

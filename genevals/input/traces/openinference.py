@@ -26,14 +26,18 @@ import base64
 import binascii
 import re
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from genevals.input.rows import InputError, RawRow
-from genevals.input.traces.records import Located, by_trace, expect, kind, system_of
+from genevals.input.traces.grouping import by_trace
+from genevals.input.traces.records import Located, expect, keys_of, kind, lookup, pick_system, shown
 
 KIND = "openinference.span.kind"
-_DOC = re.compile(r"retrieval\.documents\.(\d+)\.document\.(content|id|score)\Z")
-_MESSAGE = re.compile(r"llm\.(input|output)_messages\.(\d+)\.message\.(role|content)\Z")
+# indexes in ASCII digits, short enough to convert (a longer one is no document or message genevals reads)
+_DOC = re.compile(r"retrieval\.documents\.([0-9]{1,9})\.document\.(content|id|score)\Z")
+_MESSAGE = re.compile(r"llm\.(input|output)_messages\.([0-9]{1,9})\.message\.(role|content)\Z")
+_INT = re.compile(r"-?[0-9]{1,19}")
+_UINT64 = re.compile(r"[0-9]{1,20}")
 
 
 def _get(obj: dict, camel: str) -> Any:
@@ -55,24 +59,30 @@ def _hex(value: Any) -> Any:
 
 
 def _value(value: Any, source: str, line: int, field: str) -> Any:
+    if value is None:  # an empty AnyValue, as an absent one
+        return None
     value = expect(value, dict, source, line, field, "an OTLP AnyValue object ({\"stringValue\": ...})")
     for name in ("stringValue", "boolValue", "doubleValue", "bytesValue"):
         if name in value:
             return value[name]
     if "intValue" in value:  # int64 travels as a JSON string
-        try:
-            return int(value["intValue"])
-        except (TypeError, ValueError):
-            raise Located(source, line, f"{field}.intValue", f"expected an integer, got {value['intValue']!r}") from None
-    if "arrayValue" in value:
-        items = (value["arrayValue"] or {}).get("values") or []
-        return [_value(v, source, line, f"{field}.arrayValue.values[{i}]") for i, v in enumerate(items)]
-    if "kvlistValue" in value:
-        return _attributes((value["kvlistValue"] or {}).get("values") or [], source, line, f"{field}.kvlistValue")
+        number = value["intValue"]
+        if isinstance(number, int) and not isinstance(number, bool):
+            return number
+        if isinstance(number, str) and _INT.fullmatch(number):
+            return int(number)
+        raise Located(source, line, f"{field}.intValue", f"expected an integer (int64), got {shown(number)}")
+    for name, inner in (("arrayValue", "values"), ("kvlistValue", "values")):
+        if name in value:
+            holder = expect(value[name] or {}, dict, source, line, f"{field}.{name}", f"an object with '{inner}'")
+            items = expect(holder.get(inner) or [], list, source, line, f"{field}.{name}.{inner}", "a list")
+            if name == "kvlistValue":
+                return _attributes(items, source, line, f"{field}.kvlistValue.values")
+            return [_value(v, source, line, f"{field}.arrayValue.values[{i}]") for i, v in enumerate(items)]
     if not value:
         return None
     raise Located(source, line, field, f"expected one of stringValue, intValue, doubleValue, boolValue, arrayValue, "
-                                       f"kvlistValue, bytesValue; got {', '.join(map(repr, value))}")
+                                       f"kvlistValue, bytesValue; got {', '.join(shown(k) for k in list(value)[:6])}")
 
 
 def _attributes(items: Any, source: str, line: int, field: str) -> dict[str, Any]:
@@ -86,32 +96,88 @@ def _attributes(items: Any, source: str, line: int, field: str) -> dict[str, Any
     return out
 
 
-class _Span:
-    def __init__(self, data: dict, resource: dict, source: str, line: int, field: str) -> None:
-        self.line, self.field, self.resource = line, field, resource
-        self.trace = _hex(expect(_get(data, "traceId"), str, source, line, f"{field}.traceId", "the trace id"))
-        self.id = _hex(_get(data, "spanId"))
-        self.parent = _hex(_get(data, "parentSpanId")) or None
-        self.name = data.get("name") or "?"
-        start = _get(data, "startTimeUnixNano")
-        self.start = int(start) if isinstance(start, (int, str)) and str(start).isdigit() else 0
-        self.attributes = _attributes(data.get("attributes") or [], source, line, f"{field}.attributes")
-        self.kind = str(self.attributes.get(KIND, "")).upper()
+def _span_id(value: Any, source: str, line: int, field: str, optional: bool) -> str | None:
+    """A span id as hex; None for a parent that is absent, null or empty."""
+    if optional and (value is None or value == ""):
+        return None
+    if not isinstance(value, str) or not value:
+        raise Located(source, line, field, f"expected the span id (hex or base64 text), got {kind(value)}")
+    return _hex(value)
 
 
-def _spans(record: Any, source: str, line: int) -> Iterator[_Span]:
+def _nanos(value: Any, source: str, line: int, field: str) -> int:
+    """A start time in nanoseconds since 1970 (uint64: text, as OTLP JSON writes it, or a number); 0 when absent."""
+    if value is None:
+        return 0
+    if isinstance(value, str) and _UINT64.fullmatch(value) and int(value) < 2 ** 64:
+        return int(value)
+    if isinstance(value, float) and value.is_integer() and 0 <= value < 2 ** 64:
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 64:
+        return value
+    raise Located(source, line, field, f"expected nanoseconds since 1970 (a whole number, 0 to 2^64-1, as text "
+                                       f"or a number), got {shown(value)}")
+
+
+class _Span(NamedTuple):
+    """What a trace's row needs from one span, read when the span is (the attributes themselves are not kept:
+    an export's prompts and documents would all be held until its last trace is complete)."""
+
+    trace: str
+    id: str | None
+    parent: str | None
+    start: int
+    name: str
+    line: int
+    field: str
+    kind: str
+    question: Any  # input.value
+    answer: Any  # output.value
+    user: Any  # an LLM span's last user message, else None
+    llm_answer: Any  # an LLM span's first output message's content, else its output.value
+    contexts: list  # a RETRIEVER span's documents
+    system: Any  # the --system-from attribute's value on this span, and on its resource
+    resource_system: Any
+
+
+def _span(data: dict, resource: dict, source: str, line: int, field: str, system_from: str | None) -> _Span:
+    trace = expect(_get(data, "traceId"), str, source, line, f"{field}.traceId", "the trace id")
+    if not trace:
+        raise Located(source, line, f"{field}.traceId", "expected the trace id, got an empty string")
+    span_id = _span_id(_get(data, "spanId"), source, line, f"{field}.spanId", optional=False)
+    parent = _span_id(_get(data, "parentSpanId"), source, line, f"{field}.parentSpanId", optional=True)
+    start = _nanos(_get(data, "startTimeUnixNano"), source, line, f"{field}.startTimeUnixNano")
+    name = data.get("name") if isinstance(data.get("name"), str) and data.get("name") else "?"
+    attributes = _attributes(data.get("attributes") or [], source, line, f"{field}.attributes")
+    span_kind = attributes.get(KIND)
+    span_kind = span_kind.upper() if isinstance(span_kind, str) else ""
+    user = llm_answer = None
+    if span_kind == "LLM":
+        users = [m.get("content") for m in _messages(attributes, "input") if m.get("role") == "user"]
+        user = users[-1] if users else None
+        out = _messages(attributes, "output")
+        llm_answer = out[0].get("content") if out else attributes.get("output.value")
+    contexts = _contexts(attributes) if span_kind == "RETRIEVER" else []
+    system = lookup(attributes, system_from) if system_from else None
+    resource_system = lookup(resource, system_from) if system_from else None
+    return _Span(_hex(trace), span_id, parent, start, name[:80], line, field, span_kind, attributes.get("input.value"),
+                 attributes.get("output.value"), user, llm_answer, contexts, system, resource_system)
+
+
+def _spans(record: Any, source: str, line: int, system_from: str | None) -> Iterator[_Span]:
     record = expect(record, dict, source, line, None, "an OTLP JSON export object with 'resourceSpans'")
     resource_spans = _get(record, "resourceSpans")
     if resource_spans is None:
-        keys = ", ".join(repr(k) for k in list(record)[:6]) or "no keys"
+        keys = keys_of(record)
         raise Located(source, line, "resourceSpans", "expected an OTLP JSON trace export (an object with "
-                      f"'resourceSpans', as the OpenTelemetry Collector's file exporter writes), got an object with {keys}")
+                      "'resourceSpans', as the OpenTelemetry Collector's file exporter writes), got an object with "
+                      f"{keys}")
     expect(resource_spans, list, source, line, "resourceSpans", "a list")
     for r, block in enumerate(resource_spans):
         where = f"resourceSpans[{r}]"
         block = expect(block, dict, source, line, where, "an object")
-        resource = _attributes(((block.get("resource") or {}).get("attributes")) or [], source, line,
-                               f"{where}.resource.attributes")
+        resource = expect(block.get("resource") or {}, dict, source, line, f"{where}.resource", "an object")
+        resource = _attributes(resource.get("attributes") or [], source, line, f"{where}.resource.attributes")
         scopes = _get(block, "scopeSpans")
         scopes = expect(scopes if scopes is not None else [], list, source, line, f"{where}.scopeSpans", "a list")
         for s, scope in enumerate(scopes):
@@ -119,63 +185,76 @@ def _spans(record: Any, source: str, line: int) -> Iterator[_Span]:
             spans = expect(scope.get("spans") or [], list, source, line, f"{where}.scopeSpans[{s}].spans", "a list")
             for n, span in enumerate(spans):
                 field = f"{where}.scopeSpans[{s}].spans[{n}]"
-                yield _Span(expect(span, dict, source, line, field, "a span object"), resource, source, line, field)
+                span = expect(span, dict, source, line, field, "a span object")
+                yield _span(span, resource, source, line, field, system_from)
 
 
-def _messages(span: _Span, direction: str) -> list[dict[str, Any]]:
+def _messages(attributes: dict, direction: str) -> list[dict[str, Any]]:
     found: dict[int, dict[str, Any]] = {}
-    for key, value in span.attributes.items():
+    for key, value in attributes.items():
         m = _MESSAGE.match(key)
         if m and m.group(1) == direction:
             found.setdefault(int(m.group(2)), {})[m.group(3)] = value
     return [found[i] for i in sorted(found)]
 
 
-def _contexts(span: _Span) -> list[dict[str, Any]]:
+def _contexts(attributes: dict) -> list[dict[str, Any]]:
     docs: dict[int, dict[str, Any]] = {}
-    for key, value in span.attributes.items():
+    for key, value in attributes.items():
         m = _DOC.match(key)
         if m:
             docs.setdefault(int(m.group(1)), {})[{"content": "text"}.get(m.group(2), m.group(2))] = value
     return [docs[i] for i in sorted(docs)]
 
 
+def _on_cycle(spans: list[_Span]) -> _Span:
+    """A span on a cycle of parents, in a trace where every span has its parent in the trace (so following
+    parents from any span must come back to one already passed)."""
+    by_id = {s.id: s for s in spans}
+    seen: set[str] = set()
+    node = spans[0]
+    while node.id not in seen:
+        seen.add(node.id)
+        node = by_id[node.parent]
+    return node
+
+
 def _sample(trace: str, spans: list[_Span], source: str, system_from: str | None) -> dict[str, Any]:
     spans.sort(key=lambda s: s.start)
     line = min(s.line for s in spans)  # the first line holding the trace, as its row says
     ids = {s.id for s in spans}
-    roots = [s for s in spans if s.parent is None or s.parent not in ids]
-    root = roots[0]
-    typed = [s for s in spans if s.kind]
-    if not typed:
+    root = next((s for s in spans if s.parent is None or s.parent not in ids), None)
+    if root is None:
+        looped = _on_cycle(spans)
+        raise Located(source, looped.line, f"{looped.field}.parentSpanId", f"trace {trace}: no root span: every "
+                      f"span has a parent in the trace, and the parents of span {looped.id} lead back to it "
+                      f"(parentSpanId {looped.parent})")
+    if not any(s.kind for s in spans):
         raise Located(source, line, KIND, f"trace {trace}: no span carries '{KIND}': expected spans following the "
                                           "OpenInference semantic conventions (CHAIN, RETRIEVER, LLM, ...)")
     retrievers = [s for s in spans if s.kind == "RETRIEVER"]
     llms = [s for s in spans if s.kind == "LLM"]
-    question = root.attributes.get("input.value")
+    question = root.question
     if question is None and retrievers:
-        question = retrievers[0].attributes.get("input.value")
+        question = retrievers[0].question
     if question is None and llms:
-        users = [m.get("content") for m in _messages(llms[0], "input") if m.get("role") == "user"]
-        question = users[-1] if users else None
-    answer = root.attributes.get("output.value")
+        question = llms[0].user
+    answer = root.answer
     if answer is None and llms:
-        out = _messages(llms[-1], "output")
-        answer = out[0].get("content") if out else llms[-1].attributes.get("output.value")
+        answer = llms[-1].llm_answer
     if not isinstance(answer, str):
         raise Located(source, line, "output.value", f"trace {trace}: no answer: expected 'output.value' on its root "
                       f"span '{root.name}' or 'llm.output_messages.0.message.content' on an LLM span"
                       + ("" if answer is None else f" (found {kind(answer)})"))
-    contexts = [doc for span in retrievers for doc in _contexts(span)]
-    places = [(f"root span '{root.name}'", root.attributes)] + [(f"span '{s.name}'", s.attributes) for s in spans
-                                                               if s is not root] + [("the resource", root.resource)]
+    contexts = [doc for span in retrievers for doc in span.contexts]
     row = {"id": trace, "question": question, "answer": answer, "contexts": contexts}
-    system = system_of(system_from, places, source, line)
-    if system is not None:
-        row["system"] = system
+    if system_from is not None:
+        found = [(f"root span '{root.name}'", root.system)]
+        found += [(f"span '{s.name}'", s.system) for s in spans if s is not root]
+        row["system"] = pick_system(system_from, found + [("the resource", root.resource_system)], source, line)
     return row
 
 
 def rows(path: str | Path, digest: Any, system_from: str | None) -> Iterator[RawRow | InputError]:
     """One row per trace, in the order the traces' first spans appear; located errors for what cannot be read."""
-    return by_trace(path, digest, "openinference", _spans, _sample, system_from)
+    return by_trace(path, digest, "openinference", _spans, _sample, system_from, _Span)

@@ -7,82 +7,23 @@ from __future__ import annotations
 import json
 import numbers
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
-from genevals.input.rows import InputError, RawRow
+from genevals.input.rows import InputError
 from genevals.input.source import open_file
+from genevals.input.traces import stream
 
 
 class Located(InputError):
     """An InputError raised while one record is read: the reader yields it as that record's error."""
 
 
-def _line_of(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
-
-
-def _array(text: str, start: int, source: str) -> Iterator[tuple[int, Any] | InputError]:
-    """The elements of the JSON array at ``text[start] == '['``, each with the line it starts on."""
-    decoder = json.JSONDecoder()
-    pos = start + 1
-    while True:
-        while pos < len(text) and text[pos] in " \t\r\n,":
-            pos += 1
-        if pos >= len(text) or text[pos] == "]":
-            return
-        value, end = decoder.raw_decode(text, pos)  # the whole text parsed already: this cannot fail
-        yield _line_of(text, pos), value
-        pos = end
-
-
 def records(path: str | Path, digest: Any, what: str) -> Iterator[tuple[int, Any] | InputError]:
-    """The export's records, each ``(line, value)``: the elements of a top-level JSON array, the one JSON
-    document the file holds, or each line of a JSON Lines file. ``what`` names the format for errors."""
-    source = str(path)
+    """The export's records, each ``(line, value)``, read as a stream (:mod:`~genevals.input.traces.stream`):
+    the elements of a top-level JSON array, the one JSON document the file holds, or each line of a JSON Lines
+    file. ``what`` names the format for errors."""
     with open_file(path, f"--from {what}") as handle:
-        raw = handle.read()
-    if digest is not None:
-        digest.update(raw)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        yield InputError(source, _line_of(raw[:exc.start].decode("utf-8", "replace"), exc.start), None,
-                         f"invalid UTF-8 at byte {exc.start}")
-        return
-    if not text.strip():
-        yield InputError(source, None, None, f"the file is empty; expected a {what} export (JSON or JSON Lines)")
-        return
-    try:
-        whole = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        whole, problem = None, exc
-    else:
-        problem = None
-    if problem is None:
-        start = len(text) - len(text.lstrip())
-        if isinstance(whole, list):
-            yield from _array(text, start, source)
-        else:
-            yield _line_of(text, start), whole
-        return
-    first = next(line for line in text.splitlines() if line.strip())
-    try:
-        json.loads(first)
-    except (ValueError, RecursionError):  # not JSON Lines either: say where the document breaks
-        where = getattr(problem, "lineno", None)
-        message = getattr(problem, "msg", None) or str(problem)
-        col = getattr(problem, "colno", None)
-        yield InputError(source, where, None, f"malformed JSON: {message}" + (f" (column {col})" if col else ""))
-        return
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield InputError(source, number, None, f"malformed JSON: {exc.msg} (column {exc.colno})")
-        except (ValueError, RecursionError) as exc:
-            yield InputError(source, number, None, f"malformed JSON: {exc}")
+        yield from stream.records(handle, digest, str(path), what)
 
 
 def kind(value: Any) -> str:
@@ -164,7 +105,7 @@ def documents(value: Any, source: str, line: int, field: str) -> list[dict[str, 
         if found is None:
             raise Located(source, line, field, "expected a list of documents, or an object holding one under "
                                                f"{' or '.join(repr(k) for k in DOC_LISTS)}; got an object with "
-                                               f"{', '.join(repr(k) for k in list(value)[:6]) or 'no keys'}")
+                                               f"{keys_of(value)}")
         value, field = value[found], f"{field}.{found}"
     value = expect(value, list, source, line, field, "a list of documents")
     contexts = []
@@ -192,40 +133,38 @@ def system_of(path: str | None, places: Sequence[tuple[str, Any]], source: str, 
     holding it; None without a path. A path found nowhere, or not holding text, is an error naming it."""
     if path is None:
         return None
-    shown = path if len(path) <= 80 else f"{path[:80]}..."  # a path of 30,000 parts is not quoted whole
-    for _, obj in places:
-        value = lookup(obj, path)
+    return pick_system(path, [(label, lookup(obj, path)) for label, obj in places], source, line)
+
+
+#: places named in a "not found" message, at most
+_NAMED = 8
+
+
+def pick_system(path: str, found: Sequence[tuple[str, Any]], source: str, line: int) -> str:
+    """The first value found at ``path`` (``--system-from``) in ``found`` (label, value or None) as the
+    system's name; an error naming the path when none holds one, or the first one found is not text."""
+    named = path if len(path) <= 80 else f"{path[:80]}..."  # a path of 30,000 parts is not quoted whole
+    for _, value in found:
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise Located(source, line, shown, f"--system-from: expected text, got {kind(value)}")
+            raise Located(source, line, named, f"--system-from: expected text, got {kind(value)}")
         return str(value)
-    where = ", ".join(label for label, _ in places)
-    raise Located(source, line, shown, f"--system-from: no attribute '{shown}' in {where}")
+    labels = [label for label, _ in found]
+    if len(labels) > _NAMED:  # a trace of 10^5 spans is not listed whole either
+        labels = labels[:_NAMED - 1] + [f"{len(labels) - _NAMED} more spans", labels[-1]]
+    raise Located(source, line, named, f"--system-from: no attribute '{named}' in {', '.join(labels)}")
 
 
-def by_trace(path: str | Path, digest: Any, what: str, pieces: Callable[[Any, str, int], Iterable[Any]],
-             sample: Callable[[str, list, str, str | None], dict[str, Any]],
-             system_from: str | None) -> Iterator[RawRow | InputError]:
-    """One row per trace, in the order the traces' first pieces appear: ``pieces(record, source, line)`` gives a
-    record's spans or runs (each with its ``trace`` and ``line``), ``sample(trace, its pieces, source,
-    system_from)`` the trace's row, on the line of its first piece; located errors for what cannot be read."""
-    source = str(path)
-    traces: dict[str, list[Any]] = {}
-    for record in records(path, digest, what):
-        if isinstance(record, InputError):
-            yield record
-            continue
-        line, value = record
-        try:
-            for piece in pieces(value, source, line):
-                traces.setdefault(piece.trace, []).append(piece)
-        except Located as exc:
-            yield exc
-    for trace, found in traces.items():
-        try:
-            row = sample(trace, found, source, system_from)
-        except Located as exc:
-            yield exc
-            continue
-        yield RawRow(source, min(piece.line for piece in found), row)
+def keys_of(obj: Mapping) -> str:
+    """An object's first keys, as a message names them (each cut to 40 characters)."""
+    return ", ".join(repr(k if len(k) <= 40 else k[:40] + "...") for k in list(obj)[:6]) or "no keys"
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """A value as a message quotes it: its JSON text, cut to ``limit`` characters, non-ASCII escaped."""
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (TypeError, ValueError, RecursionError):
+        text = kind(value)
+    return text if len(text) <= limit else text[:limit] + "..."
