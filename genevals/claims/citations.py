@@ -46,6 +46,8 @@ MAX_PATTERN_CHARS, MAX_PROGRAM, MAX_GROUPS = 1000, 5000, 20
 PATTERN_SECONDS = 2.0
 #: a reference shown in a message is cut to this many characters
 SHOWN = 40
+# RE2's \C matches one byte: a marker could end inside a character (an even run of backslashes is literal ones)
+_ANY_BYTE = re.compile(r"(?<!\\)(?:\\\\)*\\C")
 # texts a custom pattern must not match as an empty string anywhere in (a zero-width marker would be everywhere)
 _PROBES = ("", "a", " ", "a b.", "Word [1] (Source 2) ^3. x", "1\n2")
 
@@ -107,7 +109,6 @@ def compile_pattern(pattern: str | None) -> Any:
     re2 = _engine()
     options = re2.Options()
     options.log_errors = False  # RE2 would print each refusal to stderr itself
-    options.max_mem = 64 << 20  # room for the DFA, which keeps matching linear, on any pattern under the limits
     try:
         compiled = re2.compile(pattern, options)
     except re2.error as exc:
@@ -115,6 +116,9 @@ def compile_pattern(pattern: str | None) -> Any:
         raise PatternError(f"citation pattern {shown(pattern)} is not a regular expression genevals can run: "
                            f"{shown(why, 120)[1:-1]} (RE2 syntax: linear-time matching, so no backreferences "
                            "and no lookaround)") from None
+    if _ANY_BYTE.search(pattern):
+        raise PatternError(f"citation pattern {shown(pattern)} uses \\C (one byte): a marker could end inside a "
+                           "character; use . instead")
     if compiled.programsize > MAX_PROGRAM:
         raise PatternError(f"citation pattern {shown(pattern)} is too large ({compiled.programsize:,} instructions "
                            f"compiled; at most {MAX_PROGRAM:,})")
