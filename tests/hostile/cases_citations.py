@@ -297,6 +297,37 @@ def check(tmp: str, slug: str, metric: str = "citations_local", pattern: str | N
     return expected
 
 
+#: slug -> (the judge's reply to the citation check, the status of a sample citing [1] for one sentence)
+REPLIES = {
+    "passage-5000-digits": ('{"sentences": [{"id": 1, "supported": true, "cited": [{"passage": ' + "9" * 5000
+                            + ', "alone": true, "quote": ""}], "supported_by": [], "reason": ""}]}', "parse_error"),
+    "passage-5000-digit-string": ({"sentences": [{"id": 1, "supported": True, "reason": "", "supported_by": [],
+                                                  "cited": [{"passage": "9" * 5000, "alone": True, "quote": ""}]}]},
+                                  "parse_error"),
+    "id-superscript": ({"sentences": [{"id": "²", "supported": True, "cited": [], "supported_by": [],
+                                       "reason": ""}]}, "parse_error"),
+    "supported-by-nested": ({"sentences": [{"id": 1, "supported": True, "cited": [], "supported_by": [[1], {}],
+                                            "reason": ""}]}, "ok"),
+}
+
+
+def judged(tmp: str, slug: str) -> str:
+    """The judged citation metric on one cited sentence, the scripted judge replying REPLIES[slug]; RuntimeError
+    when the status is not the one expected (an "internal error" is not)."""
+    import genevals
+    from genevals.judge.backends.scripted import ScriptedProvider
+
+    reply, expected = REPLIES[slug]
+    judge = genevals.JudgeConfig(provider=ScriptedProvider({"citations": reply}, route=lambda messages: "citations"),
+                                 cache=False)
+    results = genevals.evaluate([_row("Paris is the capital of France [1].")], ["citations"], judge=judge)
+    for result in results:
+        m = result.metrics["citation_recall"]
+        if m.status != expected:
+            raise RuntimeError(f"status {m.status}, expected {expected}: {m.reason}")
+    return expected
+
+
 def api() -> list[Case]:
     module = '__import__("hostile.cases_citations", fromlist=["_"])'
     out = []
@@ -304,6 +335,9 @@ def api() -> list[Case]:
         for metric in ("citations_local", "citations"):
             out.append(Case(id=f"citations-api-{metric.replace('_', '-')}-{slug}", cls="citations", expect=OK,
                             api=f"{module}.check(TMP, {slug!r}, {metric!r})", limit=10))
+    for slug in REPLIES:
+        out.append(Case(id=f"citations-api-judge-reply-{slug}", cls="citations", expect=OK,
+                        api=f"{module}.judged(TMP, {slug!r})", limit=10))
     for slug, value, where in (("int", "5", ("pattern",)), ("list", "['x']", ("pattern",)),
                                ("bytes", "b'(x)'", ("pattern",)), ("empty", "''", ("pattern",)),
                                ("backreference", r"r'(\d)\1'", ("pattern", "backreferences")),
