@@ -164,8 +164,8 @@ def _custom(answer: str, known: frozenset[str], pattern: Any) -> list[Marker]:
     for m in pattern.finditer(answer):
         if time.monotonic() > deadline:
             raise ScanError(f"the citation pattern {shown(pattern.pattern)} gave up on this answer after "
-                                 f"{PATTERN_SECONDS:g} s ({len(found):,} markers found in its {len(answer):,} "
-                                 "characters): each match makes it read far ahead; simplify the pattern")
+                            f"{PATTERN_SECONDS:g} s ({len(found):,} markers found in its {len(answer):,} "
+                            "characters): each match makes it read far ahead; simplify the pattern")
         refs = _refs(m.group(group) or "", known, strict=False)
         if refs and m.end() > m.start():
             found.append(Marker(m.start(), m.end(), refs))
