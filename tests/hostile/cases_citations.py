@@ -338,6 +338,12 @@ def api() -> list[Case]:
     for slug in REPLIES:
         out.append(Case(id=f"citations-api-judge-reply-{slug}", cls="citations", expect=OK,
                         api=f"{module}.judged(TMP, {slug!r})", limit=10))
+    # a Python int too large for str() (JSON cannot carry one: its reader refuses 5,000 digits itself)
+    for slug, value in (("huge-int", "10 ** 5000"), ("huge-negative-int", "-10 ** 5000"),
+                        ("huge-int-in-claim", "{'text': 'capital', 'contexts': [10 ** 5000]}")):
+        refs = value if slug.endswith("claim") else f"[{value}]"
+        out.append(Case(id=f"citations-api-field-{slug}", cls="citations", expect=REFUSED, where=("citations[0]",),
+                        limit=6, api=f"evaluate([{{**ROWS[0], 'citations': [{refs}]}}], ['citations_local'])"))
     for slug, value, where in (("int", "5", ("pattern",)), ("list", "['x']", ("pattern",)),
                                ("bytes", "b'(x)'", ("pattern",)), ("empty", "''", ("pattern",)),
                                ("backreference", r"r'(\d)\1'", ("pattern", "backreferences")),
