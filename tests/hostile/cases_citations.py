@@ -208,7 +208,8 @@ FIELDS = {
     "superscript-in-claim": ('[{"text": "capital of France", "contexts": "²"}]', OK),
     "digits-5000-string": ('[["' + "9" * 5000 + '"]]', OK),
     "int-30-digits": ("[[" + "9" * 30 + "]]", OK),
-    "int-4000-digits": ("[[" + "9" * 4000 + "]]", OK),
+    "int-1000-digits": ("[[" + "9" * 1000 + "]]", OK),
+    "int-4000-digits": ("[[" + "9" * 4000 + "]]", REFUSED),
     "int-5000-digits": ("[[" + "9" * 5000 + "]]", ANY),
     "zero": ("[[0]]", OK),
     "negative": ("[[-1]]", OK),
@@ -267,7 +268,7 @@ STATUS_ROWS = {
     "field-claim-superscript": ({"answer": "Paris is the capital of France.",
                                  "citations": [{"text": "capital of France", "contexts": ["²"]}]},
                                 "citation_out_of_range"),
-    "field-huge-int": ({"answer": "Paris is the capital of France.", "citations": [[10 ** 4000]]},
+    "field-huge-int": ({"answer": "Paris is the capital of France.", "citations": [[10 ** 999]]},
                        "citation_out_of_range"),
     "field-count-mismatch": ({"answer": "Paris is the capital of France.", "citations": [[1], [2]]}, "error"),
 }
