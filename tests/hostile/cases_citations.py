@@ -189,6 +189,7 @@ ANSWERS = {
     "carets-100k": "Paris is the capital of France " + "^" * 100_000,
     "bracket-spaces-100k": "Paris is the capital of France [" + " " * 100_000 + "].",
     "half-markers-50k": "Paris is the capital of France " + "[3" * 50_000,
+    "abbreviations-20k": "Dr. " * 20_000 + "Paris is the capital of France [3].",  # the splitter was quadratic
     "nul-and-markers": "Paris is the capital\x00 of France [3]\x00.",
 }
 
