@@ -79,7 +79,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     rubric.add_argument("--rubric-only-custom", action="store_true", help="drop the default rubric criteria")
     citations = run.add_argument_group("citations")
     citations.add_argument("--citation-pattern", default=None, metavar="REGEX",
-                           help="how citation markers look (group 'ref', else the first group, holds the references); "
+                           help="how citation markers look (group 'ref', else the first group, holds the references; "
+                                "RE2 syntax, run in linear time: no backreferences or lookaround); "
                                 "default: [n], [n, m], [n-m], [id], (Source n), ^n")
 
     run.set_defaults(handler=cmd_run)

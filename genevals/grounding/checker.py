@@ -79,7 +79,10 @@ def segment(text: str, record: bool = False) -> list[tuple[int, int]]:
     spans, start = [], 0
     for m in pattern.finditer(text):
         closing = len(m.group(1) or "") if pattern is _BREAK else 0  # a closing quote stays with its sentence
-        if closing == 0 and pattern is _BREAK and "\n" not in m.group(0) and _ABBREVIATION.search(text[start:m.start()]):
+        # only the 16 characters before the break can hold an abbreviation: searching the sentence so far made a
+        # run of "Dr. Dr. ..." quadratic (20k: 69 s)
+        if closing == 0 and pattern is _BREAK and "\n" not in m.group(0) and _ABBREVIATION.search(
+                text, max(start, m.start() - 16), m.start()):
             continue
         spans.append((start, m.start() + closing))
         start = m.end()

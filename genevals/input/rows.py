@@ -401,6 +401,8 @@ class RowValidator:
                     raise err(f"citations[{index}][{k}]", f"expected a context id or 1-based position, got "
                                                           f"{type(ref).__name__}")
                 _check_unicode(ref, f"citations[{index}][{k}]", err)
+                if not isinstance(ref, str) and abs(int(ref)) > _MAX_ID:  # str() of it would raise past 4,300 digits
+                    raise err(f"citations[{index}][{k}]", "a number of more than 1,000 digits is no context position")
                 refs.append(ref if isinstance(ref, str) else str(int(ref)))
             out.append((text, tuple(refs)))
         return tuple(out)

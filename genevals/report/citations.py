@@ -3,7 +3,7 @@ supporting quote in each cited chunk. Read from ``citation_recall``'s details in
 the scoring code), every field checked, spans kept only inside their text and converted to UTF-16 offsets."""
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from genevals.report.clean import text, utf16_offsets, whole
@@ -11,13 +11,13 @@ from genevals.report.clean import text, utf16_offsets, whole
 VERDICTS = ("supported", "miscited", "unsupported", "uncited", "not_checked")
 
 
-def _span(raw: Any, content: str) -> list[int] | None:
+def _span(raw: Any, content: str, to16: Callable[[int], int]) -> list[int] | None:
+    """``raw`` as UTF-16 offsets by ``to16`` (``content``'s, made once: per span, 20k sentences were quadratic)."""
     if not isinstance(raw, list) or len(raw) != 2:
         return None
     s, e = whole(raw[0]), whole(raw[1])
     if s is None or e is None or not 0 <= s < e <= len(content):
         return None
-    to16 = utf16_offsets(content)
     return [to16(s), to16(e)]
 
 
@@ -32,6 +32,8 @@ def page_citations(metrics: Any, answer: str, contexts: Sequence[Mapping[str, An
     if not isinstance(raw, list):
         return None
     sentences = []
+    answer16 = utf16_offsets(answer)
+    chunks16: dict[int, Callable[[int], int]] = {}
     for item in raw:
         if not isinstance(item, Mapping):
             continue
@@ -44,11 +46,13 @@ def page_citations(metrics: Any, answer: str, contexts: Sequence[Mapping[str, An
                 continue
             check = checks.get(k)
             chip: dict[str, Any] = {"k": k, "ok": bool(check.get("relevant")) if check is not None else None}
-            quote = _span(check.get("quote_span"), contexts[k]["text"]) if check is not None else None
+            if k not in chunks16:
+                chunks16[k] = utf16_offsets(contexts[k]["text"])
+            quote = _span(check.get("quote_span"), contexts[k]["text"], chunks16[k]) if check is not None else None
             if quote:
                 chip["q"] = quote
             cited.append(chip)
-        sentences.append({"t": text(item.get("text")), "sp": _span(item.get("span"), answer),
+        sentences.append({"t": text(item.get("text")), "sp": _span(item.get("span"), answer, answer16),
                           "v": verdict if verdict in VERDICTS else None, "why": text(item.get("reason")),
                           "c": cited, "oor": [text(r) for r in item.get("out_of_range") or []]})
     out: dict[str, Any] = {"st": text(result.get("status", "ok")), "s": sentences}

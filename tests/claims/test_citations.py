@@ -1,9 +1,15 @@
-"""Citation markers: the default forms, ids, ranges, text that only looks like a marker, a custom pattern."""
+"""Citation markers: the default forms, ids, ranges, text that only looks like a marker, a custom pattern (RE2:
+refused with why, linear, under a time bound), numbers in ASCII digits only, a scan linear in the markers."""
 from __future__ import annotations
+
+import re
+import time
 
 import pytest
 
-from genevals.claims.citations import PatternError, compile_pattern, find_markers, resolve, strip_markers
+from genevals.claims import citations
+from genevals.claims.citations import (PatternError, ScanError, compile_pattern, find_markers, resolve,
+                                       strip_markers, why_unknown)
 
 
 def refs(answer: str, ids=(), pattern=None) -> list[tuple[str, ...]]:
@@ -46,3 +52,53 @@ def test_custom_pattern():
         compile_pattern("([")
     with pytest.raises(PatternError, match="empty string"):
         compile_pattern(r"\d*")
+
+
+def test_only_ascii_digits_are_numbers_and_huge_numbers_are_out_of_range():
+    # "[²]" and "[١]" are text (str.isdigit() takes them, int() does not or reads another script)
+    assert refs("A [²]. B [١]. C ^². D [¹-³]. E (Source ²).") == []
+    assert refs("A ^3,². B [0]. C [-1]. D [1e3]. E 【1】.") == [("3",), ("0",)]
+    huge = "9" * 5000
+    assert refs(f"A ^{huge}.") == [(huge,)]
+    assert resolve(huge, ["a"]) is None and resolve("²", ["a"]) is None and resolve("0", ["a"]) is None
+    assert resolve("0001", ["a"]) == 0 and resolve("²", ["²"]) == 0  # an id may be anything
+    assert why_unknown("²") == "'²' (not a number: positions are written in ASCII digits 0-9)"
+    assert "(a 5,000-digit number)" in why_unknown(huge) and len(why_unknown(huge)) < 120
+
+
+@pytest.mark.parametrize("pattern, why", [
+    (r"(\d)\1", "no backreferences"), (r"(?=\[)\[(\d)\]", "no lookaround"), (r"(?<=\[)(\d)", "no lookaround"),
+    ("(" * 5000 + "a" + ")" * 5000, "at most 1,000 characters"), ("(a)" * 21, "21 groups: at most 20"),
+    (r"(\pL{200})", "too large"), (r"(\C)", "\\C"), ("(\udcff)", "not valid text"), ("", "expected"),
+    (r"\b", "matches the empty string"), ("(?m)^", "matches the empty string"),
+])
+def test_patterns_that_cannot_run_in_linear_time_or_at_all_are_refused(pattern, why):
+    with pytest.raises(PatternError, match=re.escape(why)) as info:
+        compile_pattern(pattern)
+    assert len(str(info.value)) < 400  # the pattern is quoted cut, not whole
+
+
+def test_a_catastrophic_pattern_runs_in_linear_time():
+    pattern = compile_pattern(r"\[see ((?:\w+\s?)+)\]")  # Python's re: exponential on an unclosed bracket
+    start = time.perf_counter()
+    assert find_markers("[see " + "word " * 200_000 + "!", (), pattern) == []
+    assert time.perf_counter() - start < 5
+
+
+def test_a_pattern_that_reads_ahead_on_every_match_stops_at_its_time_bound(monkeypatch):
+    monkeypatch.setattr(citations, "PATTERN_SECONDS", 0.2)
+    start = time.perf_counter()
+    with pytest.raises(ScanError, match="gave up on this answer after 0.2 s"):
+        find_markers("a" * 2_000_000, (), compile_pattern(r"(a*b|a)"))
+    assert time.perf_counter() - start < 5
+
+
+def test_the_default_scan_is_linear_in_the_number_of_markers():
+    def seconds(n):
+        answer = "Word [1] (Source 2) ^3. " * n
+        start = time.perf_counter()
+        assert len(find_markers(answer, ["c1"])) == 3 * n
+        return time.perf_counter() - start
+
+    small, large = seconds(5_000), seconds(40_000)  # 8 times the markers: about 8 times the time, not 64
+    assert large < 20 * small + 0.5, (small, large)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from genevals import types
+from genevals.claims.citations import why_unknown
 from genevals.metrics.base import Output, Unscored  # noqa: F401 (raised here and by both variants)
 from genevals.metrics.citations.sentences import CitedSentence
 from genevals.text import detect_refusal
@@ -95,8 +96,9 @@ def precheck(sample: Sample, sentences: Sequence[CitedSentence]) -> None:
             sample, "the sample has no context text for its citations to point at"), **shown)
     bad = [(s.index, ref) for s in sentences for ref in s.out_of_range]
     if bad:
-        where = ", ".join(f"'{ref}' in sentence {i + 1}" for i, ref in bad[:5])
-        raise Unscored(OUT_OF_RANGE, f"{len(bad)} citation(s) name no context ({where}); the sample has "
+        where = ", ".join(f"{why_unknown(ref)} in sentence {i + 1}" for i, ref in bad[:5])
+        source = "field 'citations': " if sample.citations is not None else ""
+        raise Unscored(OUT_OF_RANGE, f"{source}{len(bad)} citation(s) name no context ({where}); the sample has "
                        f"{len(sample.contexts)} context(s), cited by 1-based position or by id", **shown)
     if not any(s.cited for s in factual):
         raise Unscored(NO_CITATIONS, f"none of the answer's {len(factual)} factual sentence(s) cites a context "

@@ -28,7 +28,7 @@ from genevals.metrics.citations.local import checked_pattern, sentences_of
 from genevals.metrics.citations.sentences import CitedSentence
 from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import GuardedJudge
-from genevals.metrics.judging.parse import ParseError, _as_int, extract_json
+from genevals.metrics.judging.parse import ParseError, _as_int, _typed, extract_json
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
@@ -81,6 +81,7 @@ def schema(n_sentences: int) -> dict[str, Any]:
             "required": ["sentences"], "additionalProperties": False}
 
 
+@_typed  # a value the reply cannot hold (a 5,000-digit number) is an unreadable reply, not a crash of the metric
 def parse_reply(text: str, sample: Sample, checked: list[CitedSentence]) -> tuple[dict[int, SentenceCheck], list[str]]:
     """The checks by sentence index, and the issues met; ParseError when no verdict can be read."""
     reply, salvaged = extract_json(text)

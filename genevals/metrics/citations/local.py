@@ -7,13 +7,12 @@ several, and phi(K, s) over all retrieved contexts; every text is embedded once 
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from genevals import types
 from genevals import grounding as checker_needs
-from genevals.claims.citations import PatternError, compile_pattern
+from genevals.claims.citations import PatternError, ScanError, compile_pattern
 from genevals.metrics.base import Metric, register
 from genevals.metrics.citations import formulas
 from genevals.metrics.citations.formulas import CitationCheck, SentenceCheck, Unscored
@@ -24,17 +23,20 @@ from genevals.types import MetricResult, Sample
 BACKEND = "local-citations"
 
 
-def sentences_of(sample: Sample, pattern: re.Pattern | None) -> list[CitedSentence]:
+def sentences_of(sample: Sample, pattern: Any) -> list[CitedSentence]:
     """The answer's cited sentences, the statuses checked (:class:`Unscored` when it cannot be scored)."""
     try:
         sentences, _ = cited_sentences(sample, pattern)
     except CitationInputError as exc:
         raise Unscored(types.ERROR, f"{sample.origin or sample.id}: field 'citations': {exc}") from None
+    except ScanError as exc:
+        raise Unscored(types.ERROR, f"{sample.origin or sample.id}: {exc}") from None
     formulas.precheck(sample, sentences)
     return sentences
 
 
-def checked_pattern(pattern: str | None) -> re.Pattern | None:
+def checked_pattern(pattern: str | None) -> Any:
+    """The compiled custom pattern (None: the default forms); a ValueError naming it when it cannot be used."""
     try:
         return compile_pattern(pattern)
     except PatternError as exc:

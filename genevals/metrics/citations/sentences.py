@@ -12,7 +12,6 @@ The ``citations`` field gives one entry per sentence (matched in order to the an
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,16 +40,18 @@ class CitedSentence:
     out_of_range: list[str] = field(default_factory=list)
     markers: list[tuple[int, int]] = field(default_factory=list)
     factual: bool = True
+    # what cited and out_of_range hold, for one lookup per reference (20k references in one sentence)
+    _seen: set = field(default_factory=set, repr=False, compare=False)
 
-    def add(self, refs: Sequence[str], ids: Sequence[str | None]) -> None:
+    def add(self, refs: Sequence[str], contexts: markers.Contexts) -> None:
         for ref in refs:
             self.refs.append(ref)
-            at = markers.resolve(ref, ids)
-            if at is None:
-                if ref not in self.out_of_range:
-                    self.out_of_range.append(ref)
-            elif at not in self.cited:
-                self.cited.append(at)
+            at = contexts.resolve(ref)
+            key = ref if at is None else at
+            if key in self._seen:
+                continue
+            self._seen.add(key)
+            (self.out_of_range if at is None else self.cited).append(key)
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "text": self.text, "span": list(self.span) if self.span else None,
@@ -74,9 +75,10 @@ def context_ids(sample: Sample) -> list[str | None]:
     return [c.id for c in sample.contexts]
 
 
-def from_markers(sample: Sample, pattern: re.Pattern | None) -> list[CitedSentence]:
+def from_markers(sample: Sample, pattern: Any) -> list[CitedSentence]:
     """The sentences of the answer, each with the markers it holds or follows."""
     ids = context_ids(sample)
+    contexts = markers.Contexts(ids)
     answer = sample.answer
     found = markers.find_markers(answer, [i for i in ids if i], pattern)
     clean, index = markers.strip_markers(answer, found)
@@ -88,21 +90,20 @@ def from_markers(sample: Sample, pattern: re.Pattern | None) -> list[CitedSenten
         out.append(CitedSentence(i, text, span, factual=_factual(text)))
     if not out:
         return out
-    # where each marker stood in the clean text: the clean characters before it
+    # where each marker stood in the clean text (the clean characters before it), and the last sentence that
+    # starts before that: bisected, not a walk over every sentence for every marker
+    starts = [s for s, _ in spans]
     for m in found:
         at = bisect.bisect_left(index, m.start)
-        owner = out[0]
-        for sentence, (s, _) in zip(out, spans):
-            if s < at:
-                owner = sentence
-        owner.add(m.refs, ids)
+        owner = out[max(0, bisect.bisect_left(starts, at) - 1)]
+        owner.add(m.refs, contexts)
         owner.markers.append((m.start, m.end))
     return out
 
 
 def from_field(sample: Sample) -> list[CitedSentence]:
     """The sentences (or claims) of the ``citations`` field with the contexts they cite."""
-    ids = context_ids(sample)
+    contexts = markers.Contexts(context_ids(sample))
     given = sample.citations or ()
     answer = sample.answer
     if all(text is None for text, _ in given):
@@ -114,7 +115,7 @@ def from_field(sample: Sample) -> list[CitedSentence]:
         out = []
         for i, ((s, e), (_, refs)) in enumerate(zip(spans, given)):
             sentence = CitedSentence(i, answer[s:e], (s, e), factual=_factual(answer[s:e]))
-            sentence.add(refs, ids)
+            sentence.add(refs, contexts)
             out.append(sentence)
         return out
     out = []
@@ -124,12 +125,12 @@ def from_field(sample: Sample) -> list[CitedSentence]:
                                      "or one plain list per sentence")
         found = locate(text, answer)
         sentence = CitedSentence(i, text, (found.start, found.end) if found else None, factual=_factual(text))
-        sentence.add(refs, ids)
+        sentence.add(refs, contexts)
         out.append(sentence)
     return out
 
 
-def cited_sentences(sample: Sample, pattern: re.Pattern | None) -> tuple[list[CitedSentence], str]:
+def cited_sentences(sample: Sample, pattern: Any) -> tuple[list[CitedSentence], str]:
     """The answer's sentences with their citations, and where they came from ("field" or "markers")."""
     if sample.citations is not None:
         return from_field(sample), "field"
