@@ -24,7 +24,7 @@ from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import register, usage_statistics
 from genevals.metrics.citations import formulas
 from genevals.metrics.citations.formulas import CitationCheck, SentenceCheck, Unscored
-from genevals.metrics.citations.local import checked_pattern, sentences_of
+from genevals.metrics.citations.local import checked_pattern, markers_setting, sentences_of
 from genevals.metrics.citations.sentences import CitedSentence
 from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import GuardedJudge
@@ -153,7 +153,7 @@ class Citations(GuardedJudge):
 
     def signature(self) -> str:
         return make_signature("citations", variant="llm", **self.runtime.signature_settings(),
-                              markers="custom" if self.pattern_text else "default")
+                              markers=markers_setting(self.pattern_text))
 
     def describe(self) -> dict[str, str]:
         return {o.name: "LLM judge: " + o.definition for o in self.outputs}

@@ -43,6 +43,16 @@ def checked_pattern(pattern: str | None) -> Any:
         raise ValueError(str(exc)) from None
 
 
+def markers_setting(pattern: str | None) -> str:
+    """The signature's ``markers`` setting: ``default``, or ``re2-`` and the custom pattern's SHA-256 prefix (so
+    runs with different patterns, or a pattern run by another engine, never compare as the same settings)."""
+    if not pattern:
+        return "default"
+    import hashlib
+
+    return "re2-" + hashlib.sha256(pattern.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
 @register
 class CitationsLocal(Metric):
     """Offline citation checks (no LLM): ALCE citation recall, precision, coverage and miscited sentences, with
@@ -72,7 +82,7 @@ class CitationsLocal(Metric):
         from genevals.grounding.checker import MODEL_NAME
 
         return make_signature("citations", variant="local", model=MODEL_NAME,
-                              markers="custom" if self.pattern_text else "default",
+                              markers=markers_setting(self.pattern_text),
                               st=package_version("sentence-transformers"))
 
     def describe(self) -> dict[str, str]:

@@ -60,3 +60,11 @@ def test_patterns_re2_cannot_run_are_refused_naming_the_option(tmp_path):
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr[-2000:]
         assert "error: --citation-pattern: citation pattern" in done.stderr and why in done.stderr
         assert len(done.stderr) < 1000  # the pattern is quoted cut, not whole
+
+
+def test_the_signature_names_the_custom_pattern_by_its_hash():
+    from genevals.metrics.citations.local import markers_setting
+
+    one, other = markers_setting(r"\[see (\d+)\]"), markers_setting(r"\[cf (\d+)\]")
+    assert markers_setting(None) == "default" and one.startswith("re2-") and one != other
+    assert one == markers_setting(r"\[see (\d+)\]")
