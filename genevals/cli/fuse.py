@@ -153,6 +153,7 @@ def replaced(out: Path) -> Iterator[Path]:
 
 
 def cmd_fuse(args: argparse.Namespace) -> int:
+    from genevals.input.paths import check_writable
     from genevals.input.readers import InputError
     from genevals.input.trec import tag_problem, write_run
     from genevals.metrics.retrieval.fusion import check, rrf_topics
@@ -179,6 +180,7 @@ def cmd_fuse(args: argparse.Namespace) -> int:
     errors: list[InputError] = []
     runs: list[_Run] = []
     try:
+        check_writable(out, "-o")  # a pipe would block the write at the end, a device swallow it
         for path in args.runs:
             runs.append(read(path, errors))
     except InputError as exc:  # a file that cannot be read at all

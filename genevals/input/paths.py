@@ -44,9 +44,11 @@ def _system_tree(text: str) -> str | None:
     return next((tree for tree in SYSTEM_TREES if real == tree or real.startswith(tree + "/")), None)
 
 
-def _stat_problem(text: str) -> str | None:
-    """Why ``text`` cannot be read as a file, or None: missing, a dangling link, a link loop, not a regular
-    file, under /proc or /sys."""
+def refusal(path: str | os.PathLike) -> str | None:
+    """Why ``path`` cannot be read as a file, or None: missing, a dangling link, a link loop, not a regular
+    file, under /proc or /sys. For callers whose errors are not InputErrors; the others call
+    :func:`check_readable`."""
+    text = os.fspath(path)
     try:
         mode = os.stat(text).st_mode
     except FileNotFoundError:
@@ -71,7 +73,7 @@ def check_readable(path: str | os.PathLike, option: str | None = None) -> Path:
     where, said = _where(path, option)
     if not where or where == "''":
         raise InputError(where, None, None, f"{said}the path is empty; give a file")
-    problem = _stat_problem(os.fspath(path))
+    problem = refusal(path)
     if problem is not None:
         raise InputError(where, None, None, said + problem)
     return Path(path)
