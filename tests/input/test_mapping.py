@@ -46,7 +46,7 @@ def test_mapping_files_in_toml_yaml_and_json(tmp_path, name, text):
 
 def test_bad_mapping_files_name_the_file_and_the_problem(tmp_path):
     cases = {"a.toml": ('sytem = "method"\n', "unknown field 'sytem'; did you mean 'system'?"),
-             "b.toml": ('[contexts]\ndocid = "u"\n', "[contexts] docid: unknown part of a context; did you mean"),
+             "b.toml": ('[contexts]\ndocid = "u"\n', "[contexts] 'docid': unknown part of a context; did you mean"),
              "c.toml": ("id = \n", "malformed TOML"),
              "d.json": ('{"id": 3}', "'id': expected a column name, got 3"),
              "e.yaml": ("id: [question\n", "malformed YAML"),

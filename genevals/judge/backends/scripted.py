@@ -91,7 +91,7 @@ def _script(config: Any) -> tuple[str, dict[str, Any]]:
         raise PermanentError("--judge-backend scripted needs --judge-model SCRIPT.json (a JSON object: prompt "
                              "kind -> reply)")
     path = Path(config.model).expanduser()
-    if (problem := refusal(path)) is not None:  # a pipe or a device would hang the read or never end
+    if path.exists() and (problem := refusal(path)) is not None:  # a pipe or a device: a hang, no end
         raise PermanentError(f"--judge-model {config.model}: {problem}")
     try:
         data = path.read_bytes()
