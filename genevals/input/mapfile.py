@@ -17,8 +17,8 @@ from typing import Any
 
 from genevals.quote import clip, quoted
 
-#: a mapping file's largest size: a mapping is a dozen lines
-MAX_BYTES = 1 << 20
+#: a mapping file's largest size: a mapping is a dozen lines (and PyYAML reads some 50 KB a second)
+MAX_BYTES = 64 << 10
 #: the deepest nesting of lists and tables: a mapping needs two levels (the file, its contexts table)
 MAX_DEPTH = 32
 #: the characters of a parser's message shown (it may quote the file's text)
@@ -154,8 +154,12 @@ def parse(raw: bytes, kind: str) -> Any:
         raise Refused(None, "the file is empty; expected field = \"column\" pairs")
     try:
         return _PARSERS[kind](text)
+    except Refused:
+        raise
     except RecursionError:  # the scans keep nesting far below the limit; this is a second guard
         raise Refused(None, "nested too deeply; a mapping is field = \"column\" pairs") from None
+    except ValueError as exc:  # an integer past sys.get_int_max_str_digits(), in any of the three
+        raise Refused(None, f"malformed {kind}: {clip(str(exc), MESSAGE_LIMIT)}") from None
 
 
 def kind_of(path: Path) -> str | None:

@@ -95,6 +95,8 @@ def read_file(path: str | Path) -> dict[str, str]:
     from genevals.input import mapfile, paths
     from genevals.input.rows import InputError
 
+    if not str(path):  # Path("") is ".": "is a directory" would not say what is wrong
+        raise MapError("the path is empty; give a .toml, .yaml or .json file")
     path = Path(path)
     kind = mapfile.kind_of(path)
     try:
