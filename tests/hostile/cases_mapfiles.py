@@ -91,12 +91,21 @@ def _per_format() -> list[Case]:
         add("huge-key-900", REFUSED, text_of(fmt, {BIG[:900]: "answer"}), where=(name, "900 characters"))
         add("file-5mb", REFUSED, text_of(fmt, {"answer": "x" * 5_000_000}), where=(name, "bytes"))
         add("many-keys", REFUSED, text_of(fmt, {f"k{i}": "v" for i in range(3_000)}), where=(name, "'k0'"))
-        for depth in (33, 20_000, 100_000):
+        # deeper than the parsers' recursion, within the size bound: refused at the line nesting goes too deep;
+        # beyond it (100,000 levels are 200 KB), refused for the size before anything is parsed
+        for depth in (33, 20_000, 30_000):
             add(f"deep-lists-{depth}", REFUSED, text_of(fmt, {"answer": 0}).replace("0", "[" * depth + "]" * depth),
-                where=(f"{name}:1", "nested"), limit=15.0)
-        add("deep-tables-20000", REFUSED, text_of(fmt, {"answer": 0}).replace(
-            "0", ("{" + ('"a": ' if fmt != "toml" else "a = ")) * 20_000 + "1" + "}" * 20_000),
-            where=(f"{name}:1", "nested"), limit=15.0)
+                where=(f"{name}:1", "nested"))
+        add("deep-lists-100000", REFUSED, text_of(fmt, {"answer": 0}).replace("0", "[" * 100_000 + "]" * 100_000),
+            where=(name, "bytes"))
+        add("deep-lists-on-line-3", REFUSED, "\n\n" + text_of(fmt, {"answer": 0}).replace("0", "[" * 40 + "]" * 40),
+            where=(f"{name}:3", "nested"))
+        add("deep-tables-5000", REFUSED, text_of(fmt, {"answer": 0}).replace(
+            "0", ("{" + ('"a": ' if fmt != "toml" else "a = ")) * 5_000 + "1" + "}" * 5_000),
+            where=(f"{name}:1", "nested"))
+        add("deep-tables-100000", REFUSED, text_of(fmt, {"answer": 0}).replace(
+            "0", ("{" + ('"a": ' if fmt != "toml" else "a = ")) * 100_000 + "1" + "}" * 100_000),
+            where=(name, "bytes"))
         # brackets inside strings do not nest: the file is read, and its column is not in the rows
         add("brackets-in-strings", REFUSED, text_of(fmt, {"answer": "answer", "id": "[" * 200 + "{" * 200}),
             where=(name, "no row has a field"))
@@ -161,7 +170,7 @@ def _yaml_only() -> list[Case]:
         "unclosed-flow": ("answer: [answer\n", ("m.yaml", "malformed YAML")),
         "escape-in-key": ('"\\e[31mred": answer\n', ("m.yaml", "\\x1b")),
         "deep-block-200": ("".join("  " * i + f"k{i}:\n" for i in range(200)) + "  " * 200 + "v\n",
-                           ("m.yaml:33", "nested")),
+                           ("m.yaml:32", "nested")),
         "deep-block-20000": ("".join("  " * i + f"k{i}:\n" for i in range(20_000)), ("m.yaml", "bytes")),
     }
     found += [mapcase(f"yaml-{slug}", REFUSED, "m.yaml", text.encode(), where=where)
