@@ -215,7 +215,8 @@ def test_a_yaml_alias_bomb_is_refused_at_its_first_alias_with_a_short_message(tm
     (".toml", "answer = " + "{a = " * 20_000, "1" + "}" * 20_000 + "\n"),
     (".yaml", "answer: " + "[" * 30_000, "]" * 30_000 + "\n"),
     (".yml", "answer: " + "{a: " * 20_000, "1" + "}" * 20_000 + "\n"),
-])
+], ids=["json-lists-100000", "json-objects-20000", "toml-arrays-30000", "toml-tables-20000", "yaml-lists-30000",
+        "yml-mappings-20000"])
 def test_mapping_files_nested_past_the_parsers_recursion_are_refused(tmp_path, suffix, opening, closing):
     # issue 34, point 12: 20,000 to 100,000 levels were a RecursionError in every format
     path = tmp_path / f"deep{suffix}"
