@@ -1,8 +1,8 @@
 """Cases: mapfiles (issue 34): ``--map-file`` in every format (TOML, JSON, YAML as .yaml and .yml) with alias
 bombs, deep nesting, huge keys, values and files, bad bytes, wrong types at every level, unknown fields, Python
 tags, duplicate keys, empty files and every kind of path that is not a file; and the same paths that are not files
-as ``--qrels``, ``--run``, ``fuse RUN``, ``fuse -o``, ``--from`` (each format), ``report --config`` and
-``--judge-prices`` (points 4, 6 and 12)."""
+as ``--qrels``, ``--run``, ``fuse RUN``, ``fuse -o``, ``--from`` (each format), ``report --config``,
+``--judge-prices`` and ``validate INPUT`` (points 4, 6 and 12)."""
 from __future__ import annotations
 
 import json
@@ -292,6 +292,8 @@ def _other_options() -> list[Case]:
              ("loop-a.trec",)),
         case("config-fifo", REFUSED, ("report", "{out}", "--config", "{tmp}/fifo.json"), ("--config", "fifo.json")),
         case("config-dev-zero", REFUSED, ("report", "{out}", "--config", "/dev/zero"), ("--config", "/dev/zero")),
+        case("validate-fifo", REFUSED, ("validate", "{tmp}/fifo.jsonl", "-o", "{tmp}/v"), ("fifo.jsonl", "pipe")),
+        case("validate-dev-zero", REFUSED, ("validate", "/dev/zero", "-o", "{tmp}/v"), ("/dev/zero", "device")),
         case("judge-prices-fifo", REFUSED, RUN + ("--judge-prices", "{tmp}/fifo.json"),
              ("--judge-prices", "fifo.json")),
         case("judge-prices-dev-urandom", REFUSED, RUN + ("--judge-prices", "/dev/urandom"),
