@@ -21,6 +21,8 @@ from genevals.input.rows import InputError
 
 #: trees of files that are not files: their contents are made as they are read
 SYSTEM_TREES = ("/proc", "/sys")
+#: the one folder under /dev that holds ordinary files (a tmpfs)
+SHARED_MEMORY = "/dev/shm/"
 
 
 def _where(path: str | os.PathLike, option: str | None) -> tuple[str, str]:
@@ -132,6 +134,6 @@ def check_writable(path: str | os.PathLike, option: str) -> Path:
         raise InputError(where, None, None, said + kind.replace("; save it to a file first", "; name a file"))
     real = os.path.realpath(text)
     for tree in (*SYSTEM_TREES, "/dev"):
-        if real == tree or real.startswith(tree + "/"):
+        if (real == tree or real.startswith(tree + "/")) and not real.startswith(SHARED_MEMORY):
             raise InputError(where, None, None, f"{said}is under {tree}, not a place for a file genevals writes")
     return Path(text)
