@@ -68,7 +68,7 @@ def fraction(text: str) -> float:
 
 
 def json_file(path: str) -> Any:
-    from genevals.input.paths import refusal
+    from genevals.files import refusal
 
     if (problem := refusal(path)) is not None:  # a pipe or a device would hang the read or never end
         raise argparse.ArgumentTypeError(f"{path}: {problem}")

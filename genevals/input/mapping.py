@@ -92,20 +92,22 @@ def read_file(path: str | Path) -> dict[str, str]:
     (``field: column``), with the context parts either as quoted keys (``"contexts[].doc_id" = "url"``) or in a
     ``contexts`` table (``doc_id = "url"``). MapError names the file, and the line or the field of what is wrong;
     what the file may be (its size, its nesting, YAML aliases) is :mod:`genevals.input.mapfile`'s."""
-    from genevals.input import mapfile, paths
-    from genevals.input.rows import InputError
+    from genevals import files
+    from genevals.input import mapfile
 
     if not str(path):  # Path("") is ".": "is a directory" would not say what is wrong
         raise MapError("the path is empty; give a .toml, .yaml or .json file")
     path = Path(path)
     kind = mapfile.kind_of(path)
+    problem = files.refusal(path)  # before the suffix: a folder or a pipe is named as such
+    if problem is not None:
+        raise MapError(f"{path}: {problem}")
+    if kind is None:
+        raise MapError(f"{path}: unknown mapping file type {quoted(path.suffix)} (use .toml, .yaml or .json)")
     try:
-        paths.check_readable(path)  # before the suffix: a folder or a pipe is named as such
-        if kind is None:
-            raise MapError(f"{path}: unknown mapping file type {quoted(path.suffix)} (use .toml, .yaml or .json)")
-        raw = paths.read_limited(path, None, mapfile.MAX_BYTES, "mapping file (a mapping is a dozen lines)")
-    except InputError as exc:
-        raise MapError(str(exc)) from None
+        raw = files.read_limited(path, mapfile.MAX_BYTES, "mapping file (a mapping is a dozen lines)")
+    except files.Refused as exc:
+        raise MapError(f"{path}: {exc}") from None
     try:
         data = mapfile.parse(raw, kind)
     except mapfile.Refused as exc:

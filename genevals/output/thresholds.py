@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Mapping
 
-from genevals.input.paths import refusal
+from genevals.files import refusal
 from genevals.suggest import did_you_mean
 
 FAIL_UNDER, FAIL_OVER = "fail_under", "fail_over"

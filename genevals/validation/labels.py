@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from genevals.input.paths import refusal
+from genevals.files import refusal
 from genevals.types import Context, Sample
 from genevals.validation.spans import merge_spans
 

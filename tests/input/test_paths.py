@@ -1,5 +1,6 @@
-"""genevals.input.paths: the one check of every path genevals reads (and of ``fuse -o``): a regular file, or an
-InputError naming the path and the option, never a hang on a pipe or a device read forever (issue 34, point 6)."""
+"""genevals.files and genevals.input.paths: the one check of every path genevals reads (and of ``fuse -o``): a
+regular file, or an error naming the path and the option, never a hang on a pipe or a device read forever (issue
+34, point 6)."""
 import json
 import os
 import subprocess
@@ -7,7 +8,8 @@ import sys
 
 import pytest
 
-from genevals.input.paths import check_readable, check_writable, open_readable, read_limited, refusal
+from genevals.files import Refused, read_limited, refusal
+from genevals.input.paths import check_readable, check_writable, open_readable
 from genevals.input.rows import InputError
 
 
@@ -48,9 +50,11 @@ def test_devices_and_proc_files_are_refused(device):
 def test_a_regular_file_opens_and_reads_within_its_bound(specials):
     with open_readable(specials / "good.trec", "--run") as handle:
         assert handle.read() == b"q1 Q0 d1 1 1.0 t\n"
-    assert read_limited(specials / "good.trec", "--map-file", 100) == b"q1 Q0 d1 1 1.0 t\n"
-    with pytest.raises(InputError, match="over 10 bytes, too large for a mapping file"):
-        read_limited(specials / "good.trec", "--map-file", 10, "mapping file")
+    assert read_limited(specials / "good.trec", 100) == b"q1 Q0 d1 1 1.0 t\n"
+    with pytest.raises(Refused, match="over 10 bytes, too large for a mapping file"):
+        read_limited(specials / "good.trec", 10, "mapping file")
+    with pytest.raises(Refused, match="is a named pipe"):
+        read_limited(specials / "fifo.trec", 10)
     with pytest.raises(InputError, match="the path is empty"):
         check_readable("", "--qrels")
 

@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from genevals.input.paths import refusal
+from genevals.files import refusal
 from genevals.judge.protocol import Completion, Message, PermanentError, Usage
 from genevals.judge.registry import Backend, Identity, register_backend
 
