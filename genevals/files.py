@@ -74,15 +74,17 @@ def open_regular(path: str | os.PathLike) -> BinaryIO:
     problem = refusal(path)
     if problem is not None:
         raise Refused(problem)
+    nonblocking = getattr(os, "O_NONBLOCK", 0)  # POSIX; Windows has no FIFOs to wait on
     try:
-        fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(os.fspath(path), os.O_RDONLY | nonblocking | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise Refused(f"cannot read: {exc.strerror or exc}") from None
     kind = _kind(os.fstat(fd).st_mode)
     if kind is not None:
         os.close(fd)
         raise Refused(kind)
-    os.set_blocking(fd, True)
+    if nonblocking:
+        os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
 
 

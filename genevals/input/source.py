@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
+from genevals.input.paths import open_readable
 from genevals.input.rows import InputError, RawRow
 
 
@@ -27,8 +28,6 @@ class RowSource(ABC):
 def open_file(path: str | Path, what: str) -> BinaryIO:
     """``path`` opened for reading, or an InputError naming it and ``what`` (the option it came from): only a
     regular file is opened (:func:`genevals.input.paths.open_readable`)."""
-    from genevals.input.paths import open_readable
-
     return open_readable(path, what)
 
 
