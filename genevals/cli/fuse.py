@@ -153,7 +153,7 @@ def replaced(out: Path) -> Iterator[Path]:
 
 
 def cmd_fuse(args: argparse.Namespace) -> int:
-    from genevals.input.paths import check_writable
+    from genevals.files import output_refusal
     from genevals.input.readers import InputError
     from genevals.input.trec import tag_problem, write_run
     from genevals.metrics.retrieval.fusion import check, rrf_topics
@@ -168,6 +168,9 @@ def cmd_fuse(args: argparse.Namespace) -> int:
     if not to_trec and suffix not in (".jsonl", ".ndjson"):
         return fail(f"-o {shown(args.out)}: name a .jsonl file (genevals rows) or a .trec/.run/.txt file (a TREC "
                     "run), or give --to-trec")
+    problem = output_refusal(out)  # a pipe would block the write, a device swallow it: said before any reading
+    if problem is not None:
+        return fail(f"-o {shown(args.out)}: {problem}")
     if args.depth is not None and args.depth < 1:
         return fail(f"--depth: expected 1 or more, got {args.depth}")
     problem = tag_problem(args.tag)
@@ -180,7 +183,6 @@ def cmd_fuse(args: argparse.Namespace) -> int:
     errors: list[InputError] = []
     runs: list[_Run] = []
     try:
-        check_writable(out, "-o")  # a pipe would block the write at the end, a device swallow it
         for path in args.runs:
             runs.append(read(path, errors))
     except InputError as exc:  # a file that cannot be read at all

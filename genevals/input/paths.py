@@ -29,10 +29,3 @@ def open_readable(path: str | os.PathLike, option: str | None = None) -> BinaryI
     except files.Refused as exc:
         raise _error(path, option, str(exc)) from None
 
-
-def check_writable(path: str | os.PathLike, option: str) -> Path:
-    """``path``, a file about to be written (:func:`genevals.files.output_refusal`), or an InputError."""
-    problem = files.output_refusal(path)
-    if problem is not None:
-        raise _error(path, option, problem)
-    return Path(path)
