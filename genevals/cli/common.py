@@ -68,6 +68,10 @@ def fraction(text: str) -> float:
 
 
 def json_file(path: str) -> Any:
+    from genevals.files import refusal
+
+    if (problem := refusal(path)) is not None:  # a pipe or a device would hang the read or never end
+        raise argparse.ArgumentTypeError(f"{path}: {problem}")
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:

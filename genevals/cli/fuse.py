@@ -153,6 +153,7 @@ def replaced(out: Path) -> Iterator[Path]:
 
 
 def cmd_fuse(args: argparse.Namespace) -> int:
+    from genevals.files import output_refusal
     from genevals.input.readers import InputError
     from genevals.input.trec import tag_problem, write_run
     from genevals.metrics.retrieval.fusion import check, rrf_topics
@@ -167,6 +168,9 @@ def cmd_fuse(args: argparse.Namespace) -> int:
     if not to_trec and suffix not in (".jsonl", ".ndjson"):
         return fail(f"-o {shown(args.out)}: name a .jsonl file (genevals rows) or a .trec/.run/.txt file (a TREC "
                     "run), or give --to-trec")
+    problem = output_refusal(out)  # a pipe would block the write, a device swallow it: said before any reading
+    if problem is not None:
+        return fail(f"-o {shown(args.out)}: {problem}")
     if args.depth is not None and args.depth < 1:
         return fail(f"--depth: expected 1 or more, got {args.depth}")
     problem = tag_problem(args.tag)

@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from genevals.quote import clip
 
 
 def column_map(args: argparse.Namespace) -> dict[str, str]:
@@ -37,9 +38,9 @@ def from_file(message: str, args: argparse.Namespace, merged: dict[str, str]) ->
         return message
     given = {pair.partition("=")[0].strip() for pair in args.map}
     for target, column in merged.items():
-        if target not in given:
-            message = message.replace(f"--map {target}={column}:", f"--map-file {args.map_file}: {target} = "
-                                                                   f"{json.dumps(column)}:")
+        if target not in given:  # the tracker's message quotes the column clipped, as this one does
+            message = message.replace(f"--map {target}={clip(column)}:", f"--map-file {args.map_file}: {target} "
+                                                                         f"= {json.dumps(clip(column))}:")
     return message
 
 

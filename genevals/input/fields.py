@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from genevals.quote import clip, quoted
 from genevals.suggest import closest, did_you_mean
 
 #: the fields a row must provide (after ``--map`` and the aliases)
@@ -56,13 +57,13 @@ class FieldTracker:
     def hint(self, field: str, columns: Any) -> str:
         """``; did you mean 'answr'? (--map answer=answr reads it)`` for a column close to ``field``."""
         found = closest(field, [c for c in columns if isinstance(c, str) and c not in self.names])
-        return f"; did you mean '{found}'? (--map {field}={found} reads it)" if found else ""
+        return f"; did you mean {quoted(found)}? (--map {field}={clip(found)} reads it)" if found else ""
 
     def header_problem(self, columns: Any) -> str | None:
         """The message for a header without a required column, or None."""
         for field in REQUIRED:
             if not self.provides(columns, field):
-                found = ", ".join(str(c) for c in list(columns)[:30]) or "none"
+                found = ", ".join(clip(str(c)) for c in list(columns)[:30]) or "none"
                 return (f"no '{field}' column (columns found: {found}){self.hint(field, columns)}; "
                         f"every row needs one (or --map {field}=COLUMN)")
         return None
@@ -75,13 +76,13 @@ class FieldTracker:
     def warnings(self) -> list[str]:
         """One line per unknown field (where it first appeared, and the field it may have meant), and one per
         column read from Python literals."""
-        return [f"{origin}: unknown field '{name}' is ignored{did_you_mean(name, self.names)}"
+        return [f"{origin}: unknown field {quoted(name)} is ignored{did_you_mean(clip(name), self.names)}"
                 for name, origin in self.unknown.items()] + [
-                f"{origin}: column '{name}' holds Python literals (['a', 'b']), not JSON ([\"a\", \"b\"]); read "
+                f"{origin}: column {quoted(name)} holds Python literals (['a', 'b']), not JSON ([\"a\", \"b\"]); read "
                 "them as lists (parsed, never evaluated)" for name, origin in self.literals.items()]
 
     def unmapped(self) -> list[str]:
         """The ``--map NEW=OLD`` whose OLD no row has, as messages."""
-        return [f"--map {new}={old}: no row has a field '{old}'{did_you_mean(old, self.columns)}"
-                f" (fields found: {', '.join(list(self.columns)[:30]) or 'none'})"
+        return [f"--map {new}={clip(old)}: no row has a field {quoted(old)}{did_you_mean(clip(old), self.columns)}"
+                f" (fields found: {', '.join(clip(str(c)) for c in list(self.columns)[:30]) or 'none'})"
                 for new, old in self.column_map.items() if old not in self.columns]

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from genevals.quote import clip, quoted
 from genevals.suggest import did_you_mean
 
 #: the fields a row may hold (``id`` ... ``system``), in the order the docs list them
@@ -27,6 +28,8 @@ PARTS = ("text", "id", "doc_id", "score")
 CONTEXT_PART = "contexts[]."
 TARGETS = FIELDS + tuple(CONTEXT_PART + part for part in PARTS)
 #: what a cell holding a list may look like, for errors
+#: the longest column name a mapping may name: longer ones are mistakes, and every message would quote them
+MAX_COLUMN = 1000
 LIST_FORMS = ("JSON ([\"a\", \"b\"] or {\"a\": 2}) or a Python literal (['a', 'b'] or {'a': 2})")
 
 
@@ -38,23 +41,27 @@ def target_problem(target: Any) -> str | None:
     """Why ``target`` is not one a mapping may fill (with a did-you-mean), or None."""
     if target in TARGETS:
         return None
-    shown = str(target)
-    return (f"unknown field '{shown}'{did_you_mean(shown, TARGETS)} (fields: {', '.join(FIELDS)}; parts of each "
-            f"context: {', '.join(CONTEXT_PART + p for p in PARTS)})")
+    shown = clip(str(target)) if isinstance(target, str) else quoted(target)
+    return (f"unknown field {quoted(target)}{did_you_mean(shown, TARGETS)} (fields: {', '.join(FIELDS)}; parts "
+            f"of each context: {', '.join(CONTEXT_PART + p for p in PARTS)})")
 
 
 def check(mapping: Mapping[Any, Any]) -> None:
-    """MapError for the first target that does not exist, a column that is not a name, or ``contexts`` mapped
-    both whole and in parts."""
+    """MapError for the first target that does not exist, a column that is not a name (or is longer than any
+    column's), or ``contexts`` mapped both whole and in parts. Messages quote at most
+    :data:`genevals.quote.LIMIT` characters of what they name."""
     for target, column in mapping.items():
         problem = target_problem(target)
         if problem is not None:
             raise MapError(problem)
         if not isinstance(column, str) or not column:
-            raise MapError(f"'{target}': expected a column name, got {column!r}")
+            raise MapError(f"'{target}': expected a column name, got {quoted(column)}")
+        if len(column) > MAX_COLUMN:
+            raise MapError(f"'{target}': the column name {quoted(column)} is longer than any column's "
+                           f"(at most {MAX_COLUMN:,} characters)")
     if "contexts" in mapping and parts(mapping):
-        raise MapError("contexts is mapped whole (contexts=" + mapping["contexts"] + ") and in parts ("
-                       + ", ".join(f"{t}={c}" for t, c in mapping.items() if t.startswith(CONTEXT_PART))
+        raise MapError(f"contexts is mapped whole (contexts={quoted(mapping['contexts'])}) and in parts ("
+                       + ", ".join(f"{t}={quoted(c)}" for t, c in mapping.items() if t.startswith(CONTEXT_PART))
                        + "): map one or the other")
 
 
@@ -71,10 +78,10 @@ def parse_pairs(pairs: Any) -> dict[str, str]:
         target, column = target.strip(), column.strip()
         if not sep or not column:
             raise MapError(f"expected NEW=OLD (a field and the column it is read from, e.g. answer=output or "
-                           f"contexts[].doc_id=url), got '{pair}'")
+                           f"contexts[].doc_id=url), got {quoted(pair)}")
         problem = target_problem(target)
         if problem is not None:
-            raise MapError(f"'{pair}': {problem}")
+            raise MapError(f"{quoted(pair)}: {problem}")
         mapping[target] = column
     check(mapping)
     return mapping
@@ -83,45 +90,37 @@ def parse_pairs(pairs: Any) -> dict[str, str]:
 def read_file(path: str | Path) -> dict[str, str]:
     """A mapping file: TOML (``.toml``), YAML (``.yaml``/``.yml``) or JSON (``.json``), each ``field = "column"``
     (``field: column``), with the context parts either as quoted keys (``"contexts[].doc_id" = "url"``) or in a
-    ``contexts`` table (``doc_id = "url"``). MapError names the file and what is wrong."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".toml", ".json", ".yaml", ".yml"):
-        raise MapError(f"{path}: unknown mapping file type '{suffix}' (use .toml, .yaml or .json)")
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise MapError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        if suffix == ".toml":
-            try:
-                import tomllib
-            except ModuleNotFoundError:  # Python 3.10
-                raise MapError(f"{path}: reading TOML needs Python 3.11 or later; use a .json file") from None
-            data = tomllib.loads(raw.decode("utf-8"))
-        elif suffix in (".yaml", ".yml"):
-            import yaml  # PyYAML: safe_load builds plain data, never objects
+    ``contexts`` table (``doc_id = "url"``). MapError names the file, and the line or the field of what is wrong;
+    what the file may be (its size, its nesting, YAML aliases) is :mod:`genevals.input.mapfile`'s."""
+    from genevals import files
+    from genevals.input import mapfile
 
-            try:
-                data = yaml.safe_load(raw.decode("utf-8"))
-            except yaml.YAMLError as exc:
-                raise ValueError(str(exc).replace("\n", " ")) from None
-        else:
-            data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise MapError(f"{path}: invalid UTF-8 at byte {exc.start}") from None
-    except ValueError as exc:  # tomllib.TOMLDecodeError and json.JSONDecodeError are ValueErrors
-        kind = {".yml": "YAML"}.get(suffix, suffix[1:].upper())
-        raise MapError(f"{path}: malformed {kind}: {exc}") from None
+    if not str(path):  # Path("") is ".": "is a directory" would not say what is wrong
+        raise MapError("the path is empty; give a .toml, .yaml or .json file")
+    path = Path(path)
+    kind = mapfile.kind_of(path)
+    problem = files.refusal(path)  # before the suffix: a folder or a pipe is named as such
+    if problem is not None:
+        raise MapError(f"{path}: {problem}")
+    if kind is None:
+        raise MapError(f"{path}: unknown mapping file type {quoted(path.suffix)} (use .toml, .yaml or .json)")
+    try:
+        raw = files.read_limited(path, mapfile.MAX_BYTES, "mapping file (a mapping is a dozen lines)")
+    except files.Refused as exc:
+        raise MapError(f"{path}: {exc}") from None
+    try:
+        data = mapfile.parse(raw, kind)
+    except mapfile.Refused as exc:
+        raise MapError(f"{path}:{exc.line}: {exc.message}" if exc.line else f"{path}: {exc.message}") from None
     if not isinstance(data, dict):
-        raise MapError(f"{path}: expected field = \"column\" pairs, got {type(data).__name__}")
+        raise MapError(f"{path}: expected field = \"column\" pairs, got {_kind(data)}")
     mapping: dict[str, str] = {}
     for key, value in data.items():
         if key == "contexts" and isinstance(value, dict):
             for part, column in value.items():
                 if part not in PARTS:
-                    raise MapError(f"{path}: [contexts] {part}: unknown part of a context"
-                                   f"{did_you_mean(str(part), PARTS)} (parts: {', '.join(PARTS)})")
+                    raise MapError(f"{path}: [contexts] {quoted(part)}: unknown part of a context"
+                                   f"{did_you_mean(clip(str(part)), PARTS)} (parts: {', '.join(PARTS)})")
                 mapping[CONTEXT_PART + part] = column
             continue
         mapping[key] = value
@@ -130,6 +129,10 @@ def read_file(path: str | Path) -> dict[str, str]:
     except MapError as exc:
         raise MapError(f"{path}: {exc}") from None
     return mapping
+
+
+def _kind(value: Any) -> str:
+    return {dict: "a table", list: "a list", str: "text", type(None): "nothing"}.get(type(value), type(value).__name__)
 
 
 def is_missing(value: Any) -> bool:

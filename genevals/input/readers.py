@@ -10,15 +10,15 @@ import csv
 import json
 import os
 import re
-import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator
 
 from genevals import utf8
+from genevals.quote import quoted
 
-from genevals.input import mapping
+from genevals.input import mapping, paths
 from genevals.input.fields import FieldTracker
 from genevals.input.source import RowSource
 from genevals.input.rows import (  # noqa: F401  (re-exported: genevals.input.readers is where callers have always found them)
@@ -212,23 +212,6 @@ def _read_parquet(path: Path, handle: BinaryIO) -> Iterator[RawRow | InputError]
             yield RawRow(str(path), row_no, row)
 
 
-def _check_readable(path: Path) -> None:
-    """Refuse, up front, what is not a readable regular file: a FIFO or a device (/dev/zero) would hang or
-    never end, an unreadable file would fail mid-run."""
-    try:
-        mode = path.stat().st_mode
-    except FileNotFoundError:
-        raise InputError(str(path), None, None, "file not found") from None
-    except OSError as exc:
-        raise InputError(str(path), None, None, f"cannot read: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(mode):
-        raise InputError(str(path), None, None, "is a directory, not a file")
-    if not stat.S_ISREG(mode):
-        kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or
-                stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
-        raise InputError(str(path), None, None, f"is {kind}, not a regular file; save the input to a file first")
-
-
 class _HashedLines:
     """A binary file's lines, each added to ``digest`` as it is read: the digest of the whole file when they
     have all been read, with no second pass over it."""
@@ -267,16 +250,12 @@ def read_raw(path: str | Path, digest: Any = None) -> Iterator[RawRow | InputErr
         raise InputError(path, None, None, f"is a file, but the path ends in '{tail}' as a folder's does; "
                                            f"leave out the trailing '{tail}'")
     path = Path(path)
-    _check_readable(path)
+    paths.check_readable(path)  # before the suffix: a folder or a pipe is named as such
     suffix = path.suffix.lower()
     read = _READERS.get(suffix)
     if read is None:
-        raise InputError(str(path), None, None, f"unknown file type '{suffix}' (use .jsonl, .csv or .parquet)")
-    try:
-        handle = open(path, "rb")
-    except OSError as exc:
-        raise InputError(str(path), None, None, f"cannot read: {exc.strerror or exc}") from None
-    return _rows(path, handle, read, digest)
+        raise InputError(str(path), None, None, f"unknown file type {quoted(suffix)} (use .jsonl, .csv or .parquet)")
+    return _rows(path, paths.open_readable(path), read, digest)
 
 
 _READERS = {".jsonl": _read_jsonl, ".json": _read_jsonl, ".ndjson": _read_jsonl, ".csv": _read_csv,

@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
+from genevals.input.paths import open_readable
 from genevals.input.rows import InputError, RawRow
 
 
@@ -25,16 +26,9 @@ class RowSource(ABC):
 
 
 def open_file(path: str | Path, what: str) -> BinaryIO:
-    """``path`` opened for reading, or an InputError naming it (``what``: the option it came from)."""
-    path = Path(path)
-    if not str(path) or path.is_dir():
-        raise InputError(str(path) or what, None, None, f"{what}: expected a file")
-    try:
-        return open(path, "rb")
-    except FileNotFoundError:
-        raise InputError(str(path), None, None, f"{what}: file not found") from None
-    except OSError as exc:
-        raise InputError(str(path), None, None, f"{what}: cannot read: {exc.strerror or exc}") from None
+    """``path`` opened for reading, or an InputError naming it and ``what`` (the option it came from): only a
+    regular file is opened (:func:`genevals.input.paths.open_readable`)."""
+    return open_readable(path, what)
 
 
 def lines(handle: BinaryIO, digest: Any) -> Iterator[tuple[int, bytes]]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Mapping
 
+from genevals.files import refusal
 from genevals.suggest import did_you_mean
 
 FAIL_UNDER, FAIL_OVER = "fail_under", "fail_over"
@@ -114,6 +115,8 @@ def load(path: str | Path) -> list[Threshold]:
     """A thresholds config: ``{"fail_under": {...}, "fail_over": {...}}`` or a flat ``{"metric": minimum}``;
     each value a JSON number. ThresholdError naming the file for anything else, a missing file included."""
     path = Path(path)
+    if (problem := refusal(path)) is not None:  # a pipe or a device would hang the read or never end
+        raise ThresholdError(f"--config {path}: {problem}")
     try:
         raw: Any = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from genevals.files import refusal
 from genevals.types import Context, Sample
 from genevals.validation.spans import merge_spans
 
@@ -26,6 +27,8 @@ def load_labelled(path: str | Path, limit: int | None = None, task_type: str | N
     check = check or check_row
     rows, errors = [], []
     path = Path(path)
+    if path.exists() and (problem := refusal(path)) is not None:  # a pipe or a device: a hang, no end
+        raise LabelledInputError(f"{path}: {problem}")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -178,4 +178,4 @@ def test_the_fused_run_replaces_an_earlier_one_whole(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.trec", "f.trec"]
     (tmp_path / "d.trec").mkdir()
     done = genevals("fuse", str(run), "-o", str(tmp_path / "d.trec"))
-    assert done.returncode == 2 and f"-o {tmp_path / 'd.trec'}: Is a directory" in done.stderr, done.stderr
+    assert done.returncode == 2 and f"-o {tmp_path / 'd.trec'}: is a directory" in done.stderr, done.stderr

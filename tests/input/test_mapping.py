@@ -46,7 +46,7 @@ def test_mapping_files_in_toml_yaml_and_json(tmp_path, name, text):
 
 def test_bad_mapping_files_name_the_file_and_the_problem(tmp_path):
     cases = {"a.toml": ('sytem = "method"\n', "unknown field 'sytem'; did you mean 'system'?"),
-             "b.toml": ('[contexts]\ndocid = "u"\n', "[contexts] docid: unknown part of a context; did you mean"),
+             "b.toml": ('[contexts]\ndocid = "u"\n', "[contexts] 'docid': unknown part of a context; did you mean"),
              "c.toml": ("id = \n", "malformed TOML"),
              "d.json": ('{"id": 3}', "'id': expected a column name, got 3"),
              "e.yaml": ("id: [question\n", "malformed YAML"),
@@ -167,3 +167,113 @@ def test_the_api_column_map_takes_the_same_targets():
         "id": "q", "system": "m", "contexts[].doc_id": "top1", "relevant": "gold"})
     systems = results.summary()["systems"]
     assert (systems["bm25"]["hit_rate@1"]["mean"], systems["dense"]["hit_rate@1"]["mean"]) == (1.0, 0.0)
+
+
+# ------------------------------------------------------------------ mapping files within bounds (issue 34)
+
+
+def _laughs(levels: int) -> str:
+    """A YAML "billion laughs": nine lists of nine aliases, ``levels`` deep, as the value of ``answer``."""
+    return "answer:\n  - &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+        f"  - &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n" for i in range(levels))
+
+
+def _limited_run(tmp_path, *args, memory=1 << 30):
+    """``genevals run`` on one good row with ``args``, in a process allowed ``memory`` bytes more than it
+    starts with (so a blow-up is a MemoryError, not the machine's memory)."""
+    import resource
+    import subprocess
+    import sys
+
+    (tmp_path / "in.jsonl").write_text(json.dumps({"id": "q1", "question": "q", "answer": "a",
+                                                   "references": ["a"]}) + "\n")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    return subprocess.run([sys.executable, "-m", "genevals", "run", str(tmp_path / "in.jsonl"), "--out",
+                           str(tmp_path / "o"), "--metrics", "exact_match", "-q", *args], capture_output=True,
+                          text=True, timeout=120, preexec_fn=limit)
+
+
+@pytest.mark.parametrize("levels", [5, 7])
+def test_a_yaml_alias_bomb_is_refused_at_its_first_alias_with_a_short_message(tmp_path, levels):
+    # issue 34, point 4: 7 levels (333 bytes) took 2.5 GB to quote in an error; 5 printed a 39 MB message
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(_laughs(levels))
+    assert len(bomb.read_bytes()) < 400
+    done = _limited_run(tmp_path, "--map-file", str(bomb))
+    assert done.returncode == 2, done.stderr[-500:]
+    assert f"{bomb}:3: a YAML alias (*a) repeats a part of the file" in done.stderr
+    assert len(done.stderr) < 1000 and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("suffix,opening,closing", [
+    (".json", '{"answer": ' + "[" * 100_000, "]" * 100_000 + "}"),
+    (".json", '{"answer": ' + '{"a": ' * 20_000, "1" + "}" * 20_001),
+    (".toml", "answer = " + "[" * 30_000, "]" * 30_000 + "\n"),
+    (".toml", "answer = " + "{a = " * 20_000, "1" + "}" * 20_000 + "\n"),
+    (".yaml", "answer: " + "[" * 30_000, "]" * 30_000 + "\n"),
+    (".yml", "answer: " + "{a: " * 20_000, "1" + "}" * 20_000 + "\n"),
+], ids=["json-lists-100000", "json-objects-20000", "toml-arrays-30000", "toml-tables-20000", "yaml-lists-30000",
+        "yml-mappings-20000"])
+def test_mapping_files_nested_past_the_parsers_recursion_are_refused(tmp_path, suffix, opening, closing):
+    # issue 34, point 12: 20,000 to 100,000 levels were a RecursionError in every format
+    path = tmp_path / f"deep{suffix}"
+    path.write_text(opening + closing)
+    with pytest.raises(mapping.MapError) as caught:
+        mapping.read_file(path)
+    message = str(caught.value)
+    assert message.startswith(str(path)) and ("nested more than 32 levels deep" in message or "bytes" in message)
+
+
+def test_deep_mapping_files_end_in_a_located_error_in_a_real_process(tmp_path):
+    for name, text in (("d.json", '{"answer": ' + "[" * 20_000 + "]" * 20_000 + "}"),
+                       ("d.toml", "answer = " + "[" * 20_000 + "]" * 20_000),
+                       ("d.yaml", "answer: " + "[" * 20_000 + "]" * 20_000)):
+        (tmp_path / name).write_text(text)
+        done = _limited_run(tmp_path, "--map-file", str(tmp_path / name))
+        assert done.returncode == 2 and f"{tmp_path / name}:1: nested more than 32 levels deep" in done.stderr, \
+            done.stderr[-300:]
+
+
+def test_mapping_files_refuse_what_a_mapping_cannot_be(tmp_path):
+    cases = {
+        "big.json": (json.dumps({"answer": "x" * 70_000}), "over 65,536 bytes"),
+        "long.json": (json.dumps({"answer": "x" * 5_000}), "'answer': the column name 'xxxxxxxxxx"),
+        "dup.json": ('{"answer": "a",\n"answer": "b"}', "the key 'answer' is given twice"),
+        "dup.yaml": ("answer: a\nanswer: b\n", ":2: the key 'answer' is given twice (first on line 1)"),
+        "nul.toml": ('\nanswer = "a\x00"\n', ":2: a NUL character"),
+        "latin.yaml": ("\n\nanswer: caf\xe9\n", ":3: invalid UTF-8 at byte"),
+        "empty.yaml": ("  \n", "the file is empty"),
+        "comment.yaml": ("# nothing\n", "got nothing"),
+        "escape.yaml": ('"\\e[2J": answer\n', "unknown field '\\x1b[2J'"),
+        "digits.json": ('{"answer": ' + "9" * 5000 + "}", "malformed JSON: Exceeds the limit"),
+    }
+    for name, (text, message) in cases.items():
+        (tmp_path / name).write_bytes(text.encode("latin-1" if name.startswith("latin") else "utf-8"))
+        with pytest.raises(mapping.MapError) as caught:
+            mapping.read_file(tmp_path / name)
+        shown = str(caught.value)
+        assert shown.startswith(str(tmp_path / name)) and message in shown and len(shown) < 400, shown
+
+
+def test_a_byte_order_mark_and_an_anchor_without_alias_are_fine(tmp_path):
+    (tmp_path / "bom.json").write_bytes(b'\xef\xbb\xbf{"answer": "output"}')
+    (tmp_path / "anchor.yaml").write_text("answer: &c output\n")
+    assert mapping.read_file(tmp_path / "bom.json") == mapping.read_file(tmp_path / "anchor.yaml") == {
+        "answer": "output"}
+
+
+def test_messages_quote_at_most_a_hundred_characters_of_a_value():
+    huge = "y" * 1_000_000
+    for pairs in (["answer=" + huge], [huge + "=answer"], [huge]):
+        with pytest.raises(InputError) as caught:
+            parse_column_map(pairs)
+        assert len(str(caught.value)) < 500 and "1,000,00" in str(caught.value)
+    shared = ["lol"] * 9
+    for _ in range(8):  # 43 million strings, if a message quoted them whole
+        shared = [shared] * 9
+    with pytest.raises(mapping.MapError) as caught:
+        mapping.check({"answer": shared})
+    assert len(str(caught.value)) < 200

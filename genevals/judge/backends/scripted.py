@@ -22,6 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from genevals.files import refusal
 from genevals.judge.protocol import Completion, Message, PermanentError, Usage
 from genevals.judge.registry import Backend, Identity, register_backend
 
@@ -90,6 +91,8 @@ def _script(config: Any) -> tuple[str, dict[str, Any]]:
         raise PermanentError("--judge-backend scripted needs --judge-model SCRIPT.json (a JSON object: prompt "
                              "kind -> reply)")
     path = Path(config.model).expanduser()
+    if path.exists() and (problem := refusal(path)) is not None:  # a pipe or a device: a hang, no end
+        raise PermanentError(f"--judge-model {config.model}: {problem}")
     try:
         data = path.read_bytes()
         script = json.loads(data)
