@@ -142,7 +142,7 @@ def check_options(args: argparse.Namespace) -> str | None:
     """The first option value that cannot work, as a message naming the option; None when all can. Checked
     before anything is read or scored: a zero budget or a cutoff of 10^20 would otherwise hang the run, and an
     output folder that cannot be made would fail only after the scoring."""
-    from genevals.engine.arguments import MAX_WORKERS, check_out_dir
+    from genevals.engine.arguments import MAX_SEED, MAX_WORKERS, check_out_dir
     from genevals.input.readers import InputError
     from genevals.judge.config import prices_problem
     from genevals.metrics.semantic.bertscore_settings import DEVICE
@@ -154,6 +154,8 @@ def check_options(args: argparse.Namespace) -> str | None:
             return f"--{name.replace('_', '-')}: expected {least} or more, got {value}"
     if args.workers is not None and args.workers > MAX_WORKERS:
         return f"--workers: expected at most {MAX_WORKERS}, got {args.workers}"
+    if args.seed is not None and args.seed > MAX_SEED:
+        return f"--seed: expected at most {MAX_SEED:,} (a 64-bit seed), got a larger number"
     if args.metrics is not None and not args.metrics:
         return "--metrics: names no metric (comma-separated names, e.g. rouge,token_f1; see `genevals metrics`)"
     if args.cutoffs is not None and not args.cutoffs:
