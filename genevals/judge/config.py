@@ -130,8 +130,9 @@ class JudgeConfig:
         repeats: how many times each judge request is made (default 1, at most :data:`MAX_REPEATS`), repeat r
             with seed ``seed + r`` and, for verification, the claims in a shuffled order; each repeat is cached
             under its own key. The verdicts are combined by majority (:mod:`genevals.judge.repeats`), and the
-            spread between repeats is reported. At temperature 0 with a backend that ignores the seed the repeats would be identical:
-            the judge asks once and says so (:attr:`genevals.judge.runtime.JudgeRuntime.repeats_note`).
+            spread between repeats is reported. At temperature 0 with a backend that ignores the seed the
+            repeats would be identical: the judge asks once and says so
+            (:attr:`genevals.judge.runtime.JudgeRuntime.repeats_note`).
     """
 
     backend: str = "auto"

@@ -33,6 +33,12 @@ STORE = (("GENEVALS_HISTORY", "{tmp}/history.sqlite"), ("GENEVALS_CACHE_DIR", "{
 KEY_ENV = (("OPENAI_API_KEY", KEY),) + STORE
 
 
+#: answers labelled by a person, as `genevals validate` reads them
+LABELLED = jsonl(*(line({"id": r["id"], "question": r["question"], "response": r["answer"], "hallucinated": False,
+                         "context": [c["text"] if isinstance(c, dict) else c for c in r["contexts"]]})
+                   for r in GOOD_ROWS))
+
+
 def rows(marker: str = "", n: int = 3) -> bytes:
     return jsonl(*(line({**r, "answer": f"{r['answer']} {marker}".strip()}) for r in GOOD_ROWS[:n]))
 
@@ -87,10 +93,17 @@ def values() -> list[Case]:
         case("value-3-no-preflight", OK, judged("--judge-repeats", "3", "--no-preflight")),
         case("value-million-no-judge", REFUSED, ("run", "{in}", "--out", "{out}", "--metrics", "faithfulness",
                                                  "--judge-repeats", "1000000"), where=("--judge-repeats",)),
-        Case(id="repeats-value-million-validate", cls="repeats", expect=REFUSED, argv=(
-            "validate", "{in}", "--judge-base-url", "{judge}", "--judge-model", "test", "--judge-repeats",
-            "1000000"), files=(("in.jsonl", rows()),), where=("--judge-repeats",), env=STORE),
     ]
+    # `genevals validate` judges labelled answers with the same options, and --judge-option for any other field
+    validate = ("validate", "{in}", "-o", "{tmp}/v", "--judge", "llm", "--judge-base-url", "{judge}",
+                "--judge-model", "test", "--judge-retries", "0")
+    for slug, extra, expect, where in (
+            ("million", ("--judge-repeats", "1000000"), REFUSED, ("--judge-repeats", str(MAX))),
+            ("option-million", ("--judge-option", "repeats=1000000"), REFUSED, ("repeats", str(MAX))),
+            ("option-text", ("--judge-option", "repeats=three"), REFUSED, ("repeats",)),
+            ("3", ("--judge-repeats", "3"), OK, ())):
+        out.append(Case(id=f"repeats-validate-{slug}", cls="repeats", expect=expect, argv=validate + extra,
+                        files=(("in.jsonl", LABELLED),), where=where, env=KEY_ENV, secrets=(KEY,), limit=30.0))
     return out
 
 
@@ -245,12 +258,13 @@ def leaks() -> list[Case]:
                         env=KEY_ENV, secrets=(KEY,), setup="rerun_first"))  # the second run from the cache
         out.append(case(f"leak-url-all-{form}", OK, judged(*with_cache, url=f"{{judge}}/leak-all-{form}"),
                         env=KEY_ENV, secrets=(KEY,)))
-        out.append(case(f"leak-url-error400-{form}", REFUSED, judged(*with_cache, url=f"{{judge}}/leak-error400-{form}"),
-                        env=KEY_ENV, secrets=(KEY,), where=(f"leak-error400-{form}",)))
+        url = f"{{judge}}/leak-error400-{form}"
+        out.append(case(f"leak-url-error400-{form}", REFUSED, judged(*with_cache, url=url), env=KEY_ENV,
+                        secrets=(KEY,), where=(f"leak-error400-{form}",)))
     for field in ("models", "models2"):  # no --judge-model: the server's list names the model
         for form in ("plain", "base64"):
-            out.append(case(f"leak-url-{field}-{form}", REFUSED, judged(*with_cache, url=f"{{judge}}/leak-{field}-{form}",
-                                                                        model=False),
+            out.append(case(f"leak-url-{field}-{form}", REFUSED,
+                            judged(*with_cache, url=f"{{judge}}/leak-{field}-{form}", model=False),
                             env=KEY_ENV, secrets=(KEY,), where=("--judge-model",)))
     return out + credential_leaks()
 
