@@ -266,6 +266,11 @@ def leaks() -> list[Case]:
             out.append(case(f"leak-url-{field}-{form}", REFUSED,
                             judged(*with_cache, url=f"{{judge}}/leak-{field}-{form}", model=False),
                             env=KEY_ENV, secrets=(KEY,), where=("--judge-model",)))
+    call = "__import__('hostile.cases_repeats', fromlist=['_']).after_leak(TMP, '{judge}', %s)"
+    for field, form in (("all", "plain"), ("all", "escaped"), ("model", "split"), ("finish", "plain")):
+        out.append(Case(id=f"repeats-leak-read-back-{field}-{form}", cls="repeats", expect=OK, env=KEY_ENV,
+                        api=call % f"'{field}', '{form}'", files=(("in.jsonl", rows()),), secrets=(KEY,),
+                        limit=40.0))
     return out + credential_leaks()
 
 
@@ -296,6 +301,20 @@ def credential_leaks() -> list[Case]:
                         api=f"evaluate(ROWS, ['faithfulness'], judge={judge}, out_dir=TMP + '/o')",
                         secrets=(KEY,), limit=30.0))
     return out
+
+
+def after_leak(tmp: str, judge: str, field: str = "all", form: str = "plain") -> int:
+    """A judged run whose every reply leaked the key (``{judge}/leak-FIELD-FORM``), then what reads it back and
+    writes: ``genevals report``, ``report --history``, ``history``, ``review export``."""
+    out, history = os.path.join(tmp, "o"), os.path.join(tmp, "history.sqlite")
+    cli(tmp, "run", os.path.join(tmp, "in.jsonl"), "--out", out, "--metrics", "faithfulness", "--judge-base-url",
+        f"{judge}/leak-{field}-{form}", "--judge-model", "test", "--judge-retries", "0", "--judge-repeats", "2",
+        "--max-judge-errors", "1", "--history", history, "--judge-cache", os.path.join(tmp, "cache"))
+    cli(tmp, "report", out)
+    cli(tmp, "report", out, "--history", history, "-o", os.path.join(tmp, "with-history.html"))
+    cli(tmp, "history", "--history", history)
+    cli(tmp, "history", "--history", history, "show", "1")
+    return cli(tmp, "review", "export", out, "-o", os.path.join(tmp, "labels.jsonl"), codes=(0, 1, 2))
 
 
 def cases() -> list[Case]:
