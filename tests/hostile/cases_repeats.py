@@ -208,10 +208,11 @@ def resume(tmp: str, judge: str, first: int, then: int, codes=(0, 1), marker: st
     return code
 
 
-def cli(tmp: str, *argv: str, codes=(0, 1), user: str | None = None) -> int:
+def cli(tmp: str, *argv: str, codes=(0, 1), user: str | None = None, env_url: bool = False) -> int:
     """``genevals ARGV`` in this process, its output written to ``tmp/_cli_N.txt`` (searched for secrets like every
-    file); ``user`` ("name:password") goes into every http URL of ``argv``. Its exit code, which must be one of
-    ``codes``, with no traceback, and with an error message when it is 2."""
+    file); ``user`` ("name:password") goes into every http URL of ``argv``; ``env_url``: the URL after
+    ``--judge-base-url`` goes into OPENAI_BASE_URL instead. Its exit code, which must be one of ``codes``, with
+    no traceback, and with an error message when it is 2."""
     import contextlib
     import io
     import traceback
@@ -220,6 +221,10 @@ def cli(tmp: str, *argv: str, codes=(0, 1), user: str | None = None) -> int:
 
     if user is not None:
         argv = tuple(a.replace("http://", f"http://{user}@", 1) if a.startswith("http://") else a for a in argv)
+    if env_url:
+        at = argv.index("--judge-base-url")
+        os.environ["OPENAI_BASE_URL"] = argv[at + 1]
+        argv = argv[:at] + argv[at + 2:]
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         try:
@@ -293,6 +298,18 @@ def credential_leaks() -> list[Case]:
             out.append(Case(id=f"repeats-leak-credentials-{field}-{form}", cls="repeats", expect=OK,
                             api=call % (argv + f", codes={codes}"), files=(("in.jsonl", rows()),), env=STORE,
                             secrets=secrets, limit=30.0))
+    for field, codes in (("all", "(0, 1)"), ("model", "(0, 1)"), ("error400", "(2,)"), ("models2", "(2,)")):
+        argv = base + f"'{{judge}}/leak-{field}-base64'"
+        if field.startswith("models"):
+            argv = argv.replace("'--judge-model', 'test', ", "")
+        out.append(Case(id=f"repeats-leak-credentials-env-url-{field}", cls="repeats", expect=OK, env=STORE,
+                        api=call % (argv + f", codes={codes}, env_url=True"), files=(("in.jsonl", rows()),),
+                        secrets=secrets, limit=30.0))
+    query = "query-secret-0123456789"  # a key in the base URL's query (some gateways take one there)
+    for field, form, expect in (("all", "plain", OK), ("all", "percent", OK), ("error401", "plain", REFUSED)):
+        out.append(case(f"leak-query-{field}-{form}", expect, judged(
+            "--judge-repeats", "2", "--max-judge-errors", "1", url=f"{{judge}}/leak-{field}-{form}?api-key={query}"),
+            secrets=(query,), where=(f"leak-{field}-{form}",)))
     for field in ("all", "error400", "content", "model"):
         judge = (f"JudgeConfig(base_url='{{judge}}/leak-{field}', model='test', api_key='{KEY}', max_retries=0, "
                  "repeats=2, cache_dir=TMP + '/cache')")
