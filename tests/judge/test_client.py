@@ -153,6 +153,11 @@ def test_a_cache_entry_is_redacted_as_read_and_a_malformed_one_is_a_miss(tmp_pat
         cache.put(key, bad)
         call = asyncio.run(judge.complete("verify", MESSAGES, None, {}))
         assert call.ok and not call.cached and call.reply == "asked again"
+    with cache._lock:  # not JSON at all
+        cache._conn.execute("UPDATE replies SET value = ? WHERE key = ?", ("{not json", key))
+        cache._conn.commit()
+    call = asyncio.run(judge.complete("verify", MESSAGES, None, {}))
+    assert call.ok and not call.cached
 
 
 def test_a_long_error_is_redacted_before_it_is_cut():
