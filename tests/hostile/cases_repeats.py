@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 
-from hostile.cases import ANY, GOOD_ROWS, OK, REFUSED, Case, jsonl, line
+from hostile.cases import GOOD_ROWS, OK, REFUSED, Case, jsonl, line
 
 MAX = 100  # genevals.judge.config.MAX_REPEATS, spelt out: a case must not move with the code it tests
 KEY = "sk-repeats-leak-0123456789abcdef"
