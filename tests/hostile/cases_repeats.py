@@ -271,6 +271,13 @@ def leaks() -> list[Case]:
             out.append(case(f"leak-url-{field}-{form}", REFUSED,
                             judged(*with_cache, url=f"{{judge}}/leak-{field}-{form}", model=False),
                             env=KEY_ENV, secrets=(KEY,), where=("--judge-model",)))
+    # every judge metric, scored twice each: replies it cannot read keep a transcript, redacted too
+    for metric in ("llm_rubric", "answer_relevance", "context_relevance", "context_recall", "answer_correctness",
+                   "citations", "faithfulness,llm_rubric"):
+        argv = judged(*with_cache, url="{judge}/leak-all")
+        at = argv.index("faithfulness")
+        out.append(case(f"leak-metric-{metric.replace(',', '-').replace('_', '-')}", OK,
+                        argv[:at] + (metric,) + argv[at + 1:], env=KEY_ENV, secrets=(KEY,)))
     call = "__import__('hostile.cases_repeats', fromlist=['_']).after_leak(TMP, '{judge}', %s)"
     for field, form in (("all", "plain"), ("all", "escaped"), ("model", "split"), ("finish", "plain")):
         out.append(Case(id=f"repeats-leak-read-back-{field}-{form}", cls="repeats", expect=OK, env=KEY_ENV,
