@@ -45,6 +45,18 @@ def count(text: str) -> int:
     return value
 
 
+def judge_repeats(text: str) -> int:
+    """``--judge-repeats``: a whole number (its range, 1 to MAX_REPEATS, is checked with the other judge settings,
+    by JudgeConfig); a value that is not one is quoted cut short (5,000 digits made a 5,000-character error)."""
+    from genevals.judge.config import MAX_REPEATS
+
+    try:
+        return int(text)
+    except ValueError:
+        shown = text if len(text) <= 40 else f"{text[:20]}... ({len(text):,} characters)"
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to {MAX_REPEATS}, got '{shown}'") from None
+
+
 def nonnegative(text: str) -> float:
     """A finite number, 0 or more."""
     try:
@@ -142,6 +154,7 @@ def recorded_thresholds(thresholds) -> dict[str, dict[str, float]]:
 
 def add_judge_options(parser: argparse.ArgumentParser) -> None:
     """The LLM judge's options, with the same names in every subcommand that judges."""
+    from genevals.judge.config import MAX_REPEATS
     from genevals.judge.registry import AUTO, backend_names, described
 
     judge = parser.add_argument_group("LLM judge")
@@ -164,10 +177,11 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     judge.add_argument("--judge-retries", type=int, default=None, help="retries on 429/5xx/timeouts (default 4)")
     judge.add_argument("--judge-timeout", type=float, default=None, help="seconds per request (default 60)")
     judge.add_argument("--judge-seed", type=int, default=None, help="sampling seed sent to the judge (default 0)")
-    judge.add_argument("--judge-repeats", type=int, default=None, metavar="N",
+    judge.add_argument("--judge-repeats", type=judge_repeats, default=None, metavar="N",
                        help="ask the judge each question N times (seeds seed..seed+N-1, claims shuffled) and "
                             "report majority verdicts, the flip rate and an interval with the judge's variance "
-                            "(default 1; needs --judge-temperature above 0 for llama.cpp and scripted judges)")
+                            f"(default 1, at most {MAX_REPEATS}; needs --judge-temperature above 0 for llama.cpp "
+                            "and scripted judges)")
     judge.add_argument("--judge-temperature", type=float, default=None,
                        help="sampling temperature sent to the judge (default 0)")
     judge.add_argument("--judge-max-tokens", type=int, default=None, help="cap on each reply's tokens")

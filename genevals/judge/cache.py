@@ -31,7 +31,12 @@ class JudgeCache:
     def get(self, key: str) -> dict[str, Any] | None:
         with self._lock:
             row = self._conn.execute("SELECT value FROM replies WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        if not row:
+            return None
+        try:
+            return json.loads(row[0])
+        except (TypeError, ValueError):  # a damaged entry is a miss: the judge is asked again
+            return None
 
     def put(self, key: str, value: dict[str, Any]) -> None:
         with self._lock:

@@ -3,10 +3,16 @@ provider.
 
 Every logical call returns a :class:`Call`, a typed record of what happened (the completion or the error, the
 requests it took, whether it came from the cache); nothing passed in is mutated. A sample's calls are kept in
-a :class:`CallLog`, which gives its transcript and token usage. The judge's secrets (API key, base-URL
-credentials) are redacted from the reply itself, in every encoding :mod:`genevals.judge.redact` knows, before
-it is cached, parsed into claims, verdicts and evidence, or kept in a transcript, so nothing built from a reply
-(results.jsonl, the cache, the report) can hold them; a cached reply written before is redacted as read.
+a :class:`CallLog`, which gives its transcript and token usage.
+
+The client is where what a judge server says enters genevals, and so where the judge's secrets (API key,
+base-URL credentials) are taken out of it, in every encoding :mod:`genevals.judge.redact` knows: every string of
+a reply (its text, the ``model`` that answered, the finish reason; the rest of the body is dropped), every
+error (which quotes the server's error body), the preflight's verdict and the limiter's reasons
+(:meth:`JudgeClient.received`, :meth:`JudgeClient.failed`). So nothing built from a reply (results.jsonl, the
+summary and its signatures, the cache, the report, the history) can hold them; a cached reply, written by an
+older genevals or another tool, passes through the same point as it is read. (The one server string that
+does not come through a client, the model list of :mod:`genevals.judge.models`, is redacted there.)
 """
 from __future__ import annotations
 
@@ -29,6 +35,12 @@ from genevals.judge.retry import RetryPolicy
 #: the models that answered the calls of the sample being scored (set by the judge metric around one sample:
 #: :class:`genevals.metrics.judging.judge_metric.JudgeMetric`), so its record says which model answered it
 ANSWERED: ContextVar[set[str] | None] = ContextVar("genevals_judge_answered", default=None)
+
+
+#: the longest model name or finish reason kept from a reply (a server may send anything in them)
+NAME_CHARS = 200
+#: the longest error kept (an error quotes the server's error body, which may be a whole HTML page)
+ERROR_CHARS = 400
 
 
 def default_cache_dir() -> Path:
@@ -173,7 +185,7 @@ class JudgeClient:
                 completion = await self.provider.complete(messages, schema, params)
             except TransientError as exc:
                 if is_overload(exc.status, str(exc)):
-                    slot.overloaded(self.redact(str(exc)) or "")
+                    slot.overloaded(self.redactor.cut(str(exc), ERROR_CHARS) or "")
                 raise
             slot.succeeded()
             return completion
@@ -184,21 +196,16 @@ class JudgeClient:
         failed call: the returned :class:`Call` carries the error."""
         key = self.cache_key(messages, schema, params)
         if self.cache is not None:
-            hit = self.cache.get(key)
+            hit = _from_cache(self.cache.get(key))
             if hit is not None:
-                completion = Completion(text=self.redact(hit["text"]) or "", usage=Usage(**hit.get("usage", {})),
-                                        finish_reason=hit.get("finish_reason"), cached=True,
-                                        model=hit.get("model"))
+                completion = self.received(hit)
                 self._answered(completion)
                 return Call(stage, completion, 0, reply=completion.text)
         await self._ready()
         outcome = await self.retry.run(lambda: self._request(messages, schema, params))
         if outcome.error is not None:
-            exc = outcome.error
-            return Call(stage, None, outcome.attempts, error=self.redact(f"{type(exc).__name__}: {exc}"),
-                        failure=self.redact(str(exc)))
-        # A server can echo what it was sent (the Authorization header included): redact before anything reads it.
-        completion = replace(outcome.value, text=self.redact(outcome.value.text) or "", raw=None)
+            return self.failed(stage, outcome.error, outcome.attempts)
+        completion = self.received(outcome.value)
         if self.cache is not None:
             entry = {"text": completion.text, "usage": completion.usage.to_dict(),
                      "finish_reason": completion.finish_reason}
@@ -207,6 +214,27 @@ class JudgeClient:
             self.cache.put(key, entry)
         self._answered(completion)
         return Call(stage, completion, outcome.attempts, reply=completion.text)
+
+    def received(self, completion: Completion) -> Completion:
+        """``completion`` as genevals keeps it: every string a server sent in it redacted (a server can echo
+        what it was sent, the Authorization header included, into any field of its reply), the model and finish
+        reason only when they are short text, and the raw body dropped (nothing reads its other fields)."""
+        return replace(completion, text=self.redact(completion.text if isinstance(completion.text, str) else "")
+                       or "", model=self._name(completion.model), finish_reason=self._name(completion.finish_reason),
+                       raw=None)
+
+    def failed(self, stage: str, exc: BaseException, attempts: int) -> Call:
+        """The record of a call that failed: its error redacted (an error quotes the server's error body)."""
+        return Call(stage, None, attempts, error=self.redactor.cut(f"{type(exc).__name__}: {exc}", ERROR_CHARS),
+                    failure=self.redactor.cut(str(exc), ERROR_CHARS))
+
+    def _name(self, value: Any) -> str | None:
+        """A model name or finish reason from a server: redacted, and cut to :data:`NAME_CHARS` (it is written
+        into every record and signature); None when it is not text."""
+        if not isinstance(value, str) or not value:
+            return None
+        value = self.redact(value) or ""
+        return value if len(value) <= NAME_CHARS else value[:NAME_CHARS] + "..."
 
     def _answered(self, completion: Completion) -> None:
         self.answered[completion.model or self.provider.model] += 1
@@ -225,5 +253,19 @@ class JudgeClient:
             self._checking = asyncio.ensure_future(self._preflight())
         problem = await asyncio.shield(self._checking)
         if problem is not None:
-            raise JudgeUnavailable(problem)
+            raise JudgeUnavailable(self.redact(problem) or "the judge's preflight failed")
         self._preflight = None
+
+
+def _from_cache(hit: Any) -> Completion | None:
+    """A cache entry as the completion it stored; None (a miss: asked again) for an entry that is not one (a
+    cache written by another tool, or damaged)."""
+    if not isinstance(hit, dict) or not isinstance(hit.get("text"), str):
+        return None
+    usage = hit.get("usage") or {}
+    tokens = [usage.get(name, 0) if isinstance(usage, dict) else None
+              for name in ("prompt_tokens", "completion_tokens")]
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in tokens):
+        return None
+    return Completion(text=hit["text"], usage=Usage(*tokens), finish_reason=hit.get("finish_reason"), cached=True,
+                      model=hit.get("model"))

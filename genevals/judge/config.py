@@ -51,9 +51,16 @@ class JudgeConfigError(ValueError):
         super().__init__(message or f"judge {field} {problem}")
 
 
+#: the most judge repeats: each repeat is every judge request of the run again, and the repeats of a sample are
+#: held at once; 10^6 took 1.27 GB in 20 s before its first request (issue 34). A variance estimate settles long
+#: before 100 repeats.
+MAX_REPEATS = 100
+
 #: whole-number fields -> their least value (None: any); those in _OPTIONAL may also be None
 _WHOLE = {"seed": None, "max_retries": 0, "concurrency": 1, "n_ctx": 1, "max_tokens": 1, "context_token_budget": 1,
           "n_threads": 1, "repeats": 1}
+#: whole-number fields -> their greatest value
+_MOST = {"repeats": MAX_REPEATS}
 _OPTIONAL = ("max_tokens", "context_token_budget", "n_threads")
 _SECONDS = ("timeout", "temperature", "backoff_base", "backoff_max")
 _FLAGS = ("adaptive_concurrency", "cache", "dry_run", "preflight")
@@ -120,11 +127,12 @@ class JudgeConfig:
         n_ctx, n_threads: llama.cpp's context window and threads.
         provider: a ready provider (e.g. :class:`genevals.judge.backends.scripted.ScriptedProvider`); the
             backend, model and URL are then the provider's own.
-        repeats: how many times each judge request is made (default 1), repeat r with seed ``seed + r`` and,
-            for verification, the claims in a shuffled order; each repeat is cached under its own key. The
-            verdicts are combined by majority (:mod:`genevals.judge.repeats`), and the spread between repeats
-            is reported. At temperature 0 with a backend that ignores the seed the repeats would be identical:
-            the judge asks once and says so (:attr:`genevals.judge.runtime.JudgeRuntime.repeats_note`).
+        repeats: how many times each judge request is made (default 1, at most :data:`MAX_REPEATS`), repeat r
+            with seed ``seed + r`` and, for verification, the claims in a shuffled order; each repeat is cached
+            under its own key. The verdicts are combined by majority (:mod:`genevals.judge.repeats`), and the
+            spread between repeats is reported. At temperature 0 with a backend that ignores the seed the
+            repeats would be identical: the judge asks once and says so
+            (:attr:`genevals.judge.runtime.JudgeRuntime.repeats_note`).
     """
 
     backend: str = "auto"
@@ -176,7 +184,9 @@ class JudgeConfig:
                 raise JudgeConfigError(name, f"must be a whole number, got {_shown(value)}")
             if least is not None and value < least:
                 # a budget of 0 tokens splits the contexts into windows forever
-                raise JudgeConfigError(name, f"must be {'at least 1' if least else '0 or more'}, got {value}")
+                raise JudgeConfigError(name, f"must be {'at least 1' if least else '0 or more'}, got {_shown(value)}")
+            if name in _MOST and value > _MOST[name]:
+                raise JudgeConfigError(name, f"must be at most {_MOST[name]}, got {_shown(value)}")
             object.__setattr__(self, name, int(value))  # numpy's integers as ints: they go into JSON
         for name in _SECONDS:
             value = getattr(self, name)

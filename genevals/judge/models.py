@@ -6,7 +6,8 @@ Now, without ``--judge-model`` (``JudgeConfig(model=...)``), ``GET {base_url}/mo
 listed model is taken; none, several, or no answer is an error that lists what was found and asks for the
 model. The llama.cpp backend in process needs no listing: its model is the GGUF file (default: the packaged
 Gemma 3 270M). What answered each call is recorded too (the reply's ``model`` field; see
-:mod:`genevals.judge.client`).
+:mod:`genevals.judge.client`). The list is what a server says, so it may echo the key: its names are redacted
+(:mod:`genevals.judge.redact`) before they are shown, and a single name that held a secret is refused.
 """
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from genevals.judge.registry import get_backend
 
 #: shown models in an error, at most
 SHOWN = 20
+#: the longest listed model name taken or shown (longer: cut when shown, refused when it is the only one)
+NAME_CHARS = 200
 _resolved: dict[tuple[str, str | None], str] = {}  # (base URL, key) -> the one model listed, in memory only
 
 
@@ -47,7 +50,7 @@ def listed_models(config: JudgeConfig) -> list[str]:
     client = openai.OpenAI(api_key=config.api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
                            base_url=url, timeout=min(float(config.timeout), 30.0), max_retries=0)
     try:
-        return sorted({m.id for m in client.models.list().data if getattr(m, "id", None)})
+        return sorted({m.id for m in client.models.list().data if isinstance(getattr(m, "id", None), str) and m.id})
     except Exception as exc:  # noqa: BLE001  (any failure to list is the same advice: name the model)
         raise JudgeModelError(redact(f"no --judge-model was given and the models of {shown} could not be listed "
                                      f"({type(exc).__name__}: {exc}); pass --judge-model NAME") or "") from None
@@ -65,9 +68,17 @@ def resolve_model(config: JudgeConfig) -> str:
     if key in _resolved:
         return _resolved[key]
     names = listed_models(config)
+    # The list is what a server says, so it may echo the key: its names are shown and kept redacted only, and
+    # a single name that held a secret is not taken (it would be sent, signed and recorded).
+    redact = Redactor.for_judge(config.api_key, config.base_url)
+    shown_names = [redact.cut(name, NAME_CHARS) or "" for name in names]
+    shown = public_url(config.base_url or os.environ.get("OPENAI_BASE_URL")) or "the OpenAI API"
+    if len(names) == 1 and shown_names[0] != names[0]:
+        raise JudgeModelError(f"no --judge-model was given and the one model the judge at {shown} lists, "
+                              f"'{shown_names[0]}', is not a name genevals records (it holds the judge's API key "
+                              "or URL credentials, or is too long); pass --judge-model NAME")
     if len(names) != 1:
-        shown = public_url(config.base_url or os.environ.get("OPENAI_BASE_URL")) or "the OpenAI API"
-        found = ("lists no model" if not names else f"lists {len(names)} models: " + ", ".join(names[:SHOWN])
+        found = ("lists no model" if not names else f"lists {len(names)} models: " + ", ".join(shown_names[:SHOWN])
                  + (f", ... ({len(names) - SHOWN} more)" if len(names) > SHOWN else ""))
         raise JudgeModelError(f"no --judge-model was given and the judge at {shown} {found}; pass --judge-model "
                               "NAME to say which model judges")

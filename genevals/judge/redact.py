@@ -13,8 +13,11 @@ strings or lines. :class:`Redactor` finds each secret
   an encoded ``user:KEY`` too: for alignment ``k`` the characters of ``b64(k filler bytes + secret)`` that
   depend only on the secret's bytes, chars ``ceil(8k/6)`` to ``floor(8(k+n)/6) - 1``, are looked for.
 
-The judge client redacts a reply before it is cached, parsed or kept (before decoding), and every judge
-metric's outputs are redacted again as they leave it (after decoding: what a parser joined or unescaped).
+The judge client (:mod:`genevals.judge.client`) is the one point every string a judge server sends passes
+through: a reply's text, model and finish reason, and every error, are redacted there before they are cached,
+parsed or kept (before decoding); every judge metric's outputs are redacted again as they leave it (after
+decoding: what a parser joined or unescaped). The server's model list, which no client call fetches, is
+redacted where it is read (:mod:`genevals.judge.models`).
 """
 from __future__ import annotations
 
@@ -107,6 +110,12 @@ class Redactor:
             if core in text:
                 text = text.replace(core, MASK)
         return text
+
+    def cut(self, text: str | None, limit: int) -> str | None:
+        """``text`` redacted, then cut to ``limit`` characters: in that order, as a cut through a secret would
+        leave a part the redactor no longer recognises."""
+        text = self(text)
+        return text if text is None or len(text) <= limit else text[:limit] + "..."
 
     def deep(self, value: Any) -> Any:
         """``value`` with every string in it (dict keys, lists, tuples) redacted; other values as they are."""

@@ -115,6 +115,58 @@ def test_the_secret_is_redacted_from_every_record():
     assert complete(ScriptedProvider({"other": f"x {SECRET}"})).reply == f"x {SECRET}"
 
 
+class Echoing:
+    """A provider whose replies carry the secret in every field a Completion has (issue 34)."""
+
+    backend, model, base_url = "echo", "asked", None
+
+    async def complete(self, messages, schema, params):
+        return Completion(f"text {SECRET}", Usage(3, 4), raw={"id": SECRET}, finish_reason=f"stop {SECRET}",
+                          model=f"m-{SECRET}")
+
+
+def test_every_string_of_a_reply_is_redacted_before_it_is_cached_or_counted(tmp_path):
+    from genevals.judge.cache import JudgeCache
+
+    cache = JudgeCache(tmp_path)
+    judge = JudgeClient(Echoing(), prompt_version="v", secret=SECRET, cache=cache)
+    call = asyncio.run(judge.complete("verify", MESSAGES, None, {}))
+    assert (call.completion.text, call.completion.model, call.completion.finish_reason, call.completion.raw) == (
+        "text ***", "m-***", "stop ***", None)
+    assert dict(judge.answered) == {"m-***": 1} and SECRET not in str(call.to_dict())
+    cache.close()
+    assert SECRET.encode() not in (tmp_path / JudgeCache.FILE).read_bytes()
+
+
+def test_a_cache_entry_is_redacted_as_read_and_a_malformed_one_is_a_miss(tmp_path):
+    """An entry written by an older genevals (the raw model name) or another tool passes the same point."""
+    from genevals.judge.cache import JudgeCache
+
+    cache = JudgeCache(tmp_path)
+    judge = JudgeClient(ScriptedProvider({"other": "asked again"}), prompt_version="v", secret=SECRET, cache=cache)
+    key = judge.cache_key(MESSAGES, None, {})
+    cache.put(key, {"text": f"old {SECRET}", "model": SECRET, "finish_reason": SECRET, "usage": {"prompt_tokens": 1}})
+    call = asyncio.run(judge.complete("verify", MESSAGES, None, {}))
+    assert call.cached and (call.reply, call.completion.model, call.completion.finish_reason) == ("old ***", "***",
+                                                                                                  "***")
+    for bad in ({"text": 5}, {"text": "x", "usage": {"prompt_tokens": "many"}}, ["text"], {"text": "x", "usage": 3}):
+        cache.put(key, bad)
+        call = asyncio.run(judge.complete("verify", MESSAGES, None, {}))
+        assert call.ok and not call.cached and call.reply == "asked again"
+    with cache._lock:  # not JSON at all
+        cache._conn.execute("UPDATE replies SET value = ? WHERE key = ?", ("{not json", key))
+        cache._conn.commit()
+    call = asyncio.run(judge.complete("verify", MESSAGES, None, {}))
+    assert call.ok and not call.cached
+
+
+def test_a_long_error_is_redacted_before_it_is_cut():
+    """Cut first, a key across the cut would be left in part, unrecognised."""
+    message = "x" * 395 + SECRET
+    call = complete(ScriptedProvider({"other": PermanentError(message)}), secret=SECRET)
+    assert SECRET[:8] not in call.error and SECRET[:8] not in call.failure and len(call.error) < 450
+
+
 def test_call_to_dict_keeps_the_finish_reason():
     call = Call("decompose", Completion("{", finish_reason="length"), 1, reply="{")
     assert call.to_dict() == {"stage": "decompose", "attempts": 1, "cached": False, "reply": "{",

@@ -102,6 +102,11 @@ def test_configured(no_openai_env, monkeypatch):
     ({"concurrency": True}, "judge concurrency must be a whole number, got True"),
     ({"n_ctx": 2048.0}, "judge n_ctx must be a whole number, got 2048.0"),
     ({"max_tokens": 0}, "judge max_tokens must be at least 1, got 0"),
+    ({"repeats": 0}, "judge repeats must be at least 1, got 0"),
+    ({"repeats": 101}, "judge repeats must be at most 100, got 101"),  # 10**6 took 1.27 GB before its first call
+    ({"repeats": 10**6}, "judge repeats must be at most 100, got 1000000"),
+    ({"repeats": 10**5000}, "judge repeats must be at most 100, got a larger number"),
+    ({"repeats": 3.0}, "judge repeats must be a whole number, got 3.0"),
     ({"timeout": "60"}, "judge timeout must be a number, got '60'"),
     ({"timeout": float("nan")}, "judge timeout must be a finite number, got nan"),
     ({"timeout": float("inf")}, "judge timeout must be a finite number, got inf"),

@@ -18,6 +18,13 @@ verify labels a claim "supported" with the claim as quote when the claim's text 
                    character a JSON \\uXXXX escape in the reply's text), ``split`` (broken by a line break in
                    claims, as two concatenated strings in reasons), ``base64`` or ``percent`` (every byte %XX)
     FAULTINVENT    decompose adds a claim copied from the prompt's worked example and one invented claim
+    FAULTLEAK      ``leak=FIELD`` in the answer (:data:`LEAK_FIELDS`) writes the credentials the request carried
+                   (the Bearer key; the ``user:password`` of Basic auth; the values of the URL's query) into that
+                   field of the reply, written as ``echo=FORM`` says (:data:`ECHO_FORMS`; ``escaped``: every
+                   character a JSON \\uXXXX escape in the body)
+
+The same leaks without a marker, for every request (the preflight and ``GET /models`` too): a base URL that ends
+in ``/leak-FIELD`` or ``/leak-FIELD-FORM`` after ``/v1`` (``{base_url}/leak-model-base64``).
 
 ``reject_json_schema=True`` makes it answer 400 to ``response_format.type == "json_schema"`` (a llama.cpp-style
 server), so the client has to fall back to ``json_object`` with a schema. ``models`` (a set of names) makes it
@@ -45,9 +52,23 @@ from typing import Any
 
 MARKERS = ("FAULT429", "FAULT500", "FAULTHANG", "FAULTMALFORMED", "FAULTBODY", "FAULTTRUNC", "FAULTWRONGID",
            "FAULTQUOTE", "FAULTAUTH", "FAULTECHO",
-           "FAULTINVENT")
+           "FAULTINVENT", "FAULTLEAK")
 _SENT = re.compile(r"(?<=[.!?])\s+")
 ECHO_FORMS = ("plain", "escaped", "split", "base64", "percent")
+#: where FAULTLEAK (or a ``/leak-FIELD`` base URL) writes the credentials. A reply that still answers, with them
+#: in: every field of an OpenAI chat completion (``model``, ``id``, ``system_fingerprint``, ``object``,
+#: ``created``, ``service_tier``, an unknown top-level field, ``finish_reason``, the message's ``role``,
+#: ``refusal``, ``reasoning_content``, ``tool_calls``, ``logprobs``, a second choice, ``usage``, the content
+#: itself) and the response headers; ``all``: every one of those at once. An error that carries them: 400, 401,
+#: 429 (its Retry-After too), 500, an HTML 502 page, a plain-text 403, a 200 with no choices or a body that is not
+#: JSON, a content that is a list of parts. ``models``: ``GET /models`` lists them as the one model;
+#: ``models2``: beside another.
+LEAK_REPLY = ("model", "id", "fingerprint", "object", "created", "tier", "extra", "finish", "role", "refusal",
+              "reasoning", "toolcalls", "logprobs", "choices", "usage", "content", "header")
+LEAK_ERRORS = ("error400", "error401", "error429", "error500", "errorhtml", "errortext", "nochoices", "body",
+               "contentlist")
+LEAK_FIELDS = LEAK_REPLY + ("all",) + LEAK_ERRORS + ("models", "models2")
+_LEAK_PATH = re.compile(r"^/v1/leak-([a-z0-9]+)(?:-([a-z0-9]+))?(/.*)?$")
 
 
 class FaultServer:
@@ -119,7 +140,13 @@ class FaultServer:
         with self._lock:
             self.gets.append(h.path)
         listed = self.listed if self.listed is not None else (sorted(self.models) if self.models else ["judge"])
-        if h.path.rstrip("/") != "/v1/models" or listed is False:
+        field, form, path = _leak_of_path(h.path)
+        if field in ("models", "models2"):
+            secret = _written(_credentials(h), form)
+            listed = [secret] if field == "models" else [secret, "judge"]
+            return _send(h, 200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": secret}
+                                                             for m in listed]}, escape=(secret, form))
+        if path.rstrip("/") != "/v1/models" or listed is False:
             return _send(h, 404, {"error": {"message": f"no route {h.path}", "type": "not_found"}})
         _send(h, 200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "test"} for m in listed]})
 
@@ -162,6 +189,13 @@ class FaultServer:
             key = (h.headers.get("Authorization") or "").removeprefix("Bearer ")
             return _send(h, 401, {"error": {"message": f"Incorrect API key provided: {key}.",
                                             "type": "invalid_request_error"}})
+        leak = _leak_of_path(h.path)[:2]
+        if leak[0] is None and marker == "FAULTLEAK":
+            found = re.search(r"leak=(\w+)", content)
+            form = re.search(r"echo=(\w+)", content)
+            leak = (found.group(1) if found else "all", form.group(1) if form else None)
+        if leak[0] is not None:
+            return self._leak(h, body, content, kind, *leak)
         if marker == "FAULTHANG":
             time.sleep(self.hang_seconds)
         if marker == "FAULTBODY" and n == 1:
@@ -205,6 +239,71 @@ class FaultServer:
                        "usage": {"prompt_tokens": len(content) // 4, "completion_tokens": len(text) // 4,
                                  "total_tokens": len(content) // 4 + len(text) // 4}})
 
+    def _leak(self, h: BaseHTTPRequestHandler, body: dict[str, Any], content: str, kind: str, field: str,
+              form: str | None) -> None:
+        """A reply (or an error) with the request's credentials, written as ``form`` says, in ``field``."""
+        secret = _written(_credentials(h), form)
+        escape = (secret, form)
+        line = secret.replace("\n", " ")  # a header holds no line break
+        error = {"message": f"Request from {secret} refused", "type": "invalid_request_error", "param": secret,
+                 "code": secret}
+        if field in ("error400", "error401", "error500"):
+            return _send(h, int(field[5:]), {"error": error}, {"X-Request-Id": line}, escape=escape)
+        if field == "error429":
+            return _send(h, 429, {"error": error}, {"Retry-After": line, "Retry-After-Ms": line}, escape=escape)
+        if field == "errorhtml":
+            return _send_raw(h, 502, f"<html><body><h1>Bad gateway</h1><p>{secret}</p></body></html>".encode(),
+                             {"Content-Type": "text/html"})
+        if field == "errortext":
+            return _send_raw(h, 403, f"forbidden: {secret}".encode(), {"Content-Type": "text/plain"})
+        if field == "body":
+            return _send_raw(h, 200, f'{{"id": "{secret}", "choices": [ {secret} not json'.encode())
+        if field == "nochoices":
+            return _send(h, 200, {"id": secret, "model": secret, "choices": [], "error": error}, escape=escape)
+        if kind == "decompose":
+            text = json.dumps(_decompose(content, secret if field in ("content", "all") else None))
+        elif kind == "verify":
+            text = json.dumps(_verify(content, "FAULTLEAK", secret if field in ("content", "all") else None))
+        else:
+            other = self.replies(content) if self.replies is not None else None
+            if other is None and field in ("content", "all"):
+                other = {"scores": {}, "note": f"key {secret}"}
+            text = other if isinstance(other, str) else json.dumps({"scores": {}} if other is None else other)
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": "stop"}
+        reply: dict[str, Any] = {"id": "chatcmpl-test", "object": "chat.completion", "created": 0,
+                                 "model": self.answer_model or body.get("model"), "choices": [choice],
+                                 "usage": {"prompt_tokens": len(content) // 4, "completion_tokens": len(text) // 4,
+                                           "total_tokens": len(content) // 4 + len(text) // 4}}
+        if field == "contentlist":
+            message["content"] = [{"type": "text", "text": secret}]
+        every = LEAK_REPLY if field == "all" else (field,)
+        leaks = {
+            "model": lambda: reply.update(model=secret), "id": lambda: reply.update(id=secret),
+            "fingerprint": lambda: reply.update(system_fingerprint=secret),
+            "object": lambda: reply.update(object=secret), "created": lambda: reply.update(created=secret),
+            "tier": lambda: reply.update(service_tier=secret),
+            "extra": lambda: reply.update(x_debug={"authorization": secret, secret: [secret]}),
+            "finish": lambda: choice.update(finish_reason=secret), "role": lambda: message.update(role=secret),
+            "refusal": lambda: message.update(refusal=secret),
+            "reasoning": lambda: message.update(reasoning_content=f"The key is {secret}."),
+            "toolcalls": lambda: message.update(tool_calls=[{"id": secret, "type": "function", "function": {
+                "name": secret, "arguments": json.dumps({"key": secret})}}]),
+            "logprobs": lambda: choice.update(logprobs={"content": [{"token": secret, "logprob": -0.5, "bytes": list(
+                secret.encode()), "top_logprobs": [{"token": secret, "logprob": -0.5, "bytes": None}]}]}),
+            "choices": lambda: reply["choices"].append({"index": 1, "finish_reason": secret, "message": {
+                "role": "assistant", "content": secret}}),
+            "usage": lambda: reply.update(usage={"prompt_tokens": secret, "completion_tokens": secret,
+                                                 "total_tokens": secret,
+                                                 "completion_tokens_details": {"note": secret}}),
+        }
+        for name in every:
+            if name in leaks:
+                leaks[name]()
+        headers = {"X-Request-Id": line, "OpenAI-Organization": line, "Set-Cookie": f"session={line}"} \
+            if field in ("header", "all") else None
+        _send(h, 200, reply, headers, escape=escape)
+
     def _nth(self, marker: str, kind: str) -> int:
         with self._lock:
             return sum(1 for r in self.requests if r["marker"] == marker and r["kind"] == kind)
@@ -241,16 +340,59 @@ def _verify(content: str, marker: str, echo: str | None = None) -> dict[str, Any
     return {"verdicts": verdicts}
 
 
-def _send(h: BaseHTTPRequestHandler, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None):
-    _send_raw(h, status, json.dumps(payload).encode(), headers)
+def _leak_of_path(path: str) -> tuple[str | None, str | None, str]:
+    """(field, form, the path without its ``/leak-...`` part) of a request's path; (None, None, path) without."""
+    found = _LEAK_PATH.match(path.split("?", 1)[0])
+    if not found or found.group(1) not in LEAK_FIELDS:
+        return None, None, path.split("?", 1)[0]
+    return found.group(1), found.group(2), "/v1" + (found.group(3) or "")
+
+
+def _credentials(h: BaseHTTPRequestHandler) -> str:
+    """What the request authenticated with: the Bearer key, the ``user:password`` of Basic auth, the values of
+    the URL's query (where keys sometimes go); space-separated."""
+    scheme, _, value = (h.headers.get("Authorization") or "").partition(" ")
+    found = []
+    if scheme.lower() == "bearer" and value != "not-needed":
+        found.append(value)
+    elif scheme.lower() == "basic":
+        try:
+            found.append(base64.b64decode(value).decode())
+        except ValueError:
+            found.append(value)
+    query = h.path.partition("?")[2]
+    found += [part.partition("=")[2] for part in query.split("&") if part.partition("=")[2]]
+    return " ".join(found)
+
+
+def _written(secret: str, form: str | None) -> str:
+    """``secret`` as a leak in ``form`` writes it (``escaped`` is done on the whole body: :func:`_send`)."""
+    if form == "split":
+        cut = len(secret) // 2
+        return f"{secret[:cut]}\n{secret[cut:]}"
+    if form == "base64":
+        return base64.b64encode(secret.encode()).decode()
+    if form == "percent":
+        return "".join(f"%{b:02X}" for b in secret.encode())
+    return secret
+
+
+def _send(h: BaseHTTPRequestHandler, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None,
+          escape: tuple[str, str | None] = ("", None)):
+    data = json.dumps(payload)
+    secret, form = escape
+    if form == "escaped" and secret:  # every character of it a \uXXXX escape, which a JSON parser decodes
+        data = data.replace(json.dumps(secret)[1:-1], "".join(f"\\u{ord(c):04x}" for c in secret))
+    _send_raw(h, status, data.encode(), headers)
 
 
 def _send_raw(h: BaseHTTPRequestHandler, status: int, data: bytes, headers: dict[str, str] | None = None):
     try:
         h.send_response(status)
-        h.send_header("Content-Type", "application/json")
+        headers = dict(headers or {})
+        h.send_header("Content-Type", headers.pop("Content-Type", "application/json"))
         h.send_header("Content-Length", str(len(data)))
-        for k, v in (headers or {}).items():
+        for k, v in headers.items():
             h.send_header(k, v)
         h.end_headers()
         h.wfile.write(data)
@@ -289,3 +431,23 @@ class CountingServer(FaultServer):
             with self._lock:
                 self.in_flight -= 1
         return super()._handle(h, body)
+
+
+def leaked(text: str, secret: str) -> list[str]:
+    """The forms in which ``secret`` can be read back from ``text`` (the inverse of :data:`ECHO_FORMS`): as it
+    is, after JSON unescaping (as often as escapes were nested), after percent-decoding, with whitespace and
+    string boundaries taken out, or inside base64 at any alignment."""
+    from urllib.parse import unquote
+
+    unescaped = text
+    for _ in range(3):  # results.jsonl holds a reply's "\u002d" as "\\u002d"
+        unescaped = re.sub(r"\\+u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), unescaped)
+    views = {"plain": text, "escaped": unescaped, "percent": unquote(unquote(text)),
+             "split": re.sub(r'(?:\s|\\+[nrt]|\\*"\s*[+,]?\s*\\*")+', "", unescaped)}
+    found = [name for name, view in views.items() if secret in view]
+    for k in range(3):
+        encoded = base64.b64encode(b"\0" * k + secret.encode()).decode()
+        core = encoded[-(-8 * k // 6): 8 * (k + len(secret.encode())) // 6]
+        if core in text or core.replace("+", "-").replace("/", "_") in text:
+            found.append(f"base64@{k}")
+    return found

@@ -139,7 +139,7 @@ class OpenAIProvider:
                 body = await self._post(client, kwargs)
             except http.StatusError as exc:
                 if exc.status == 429:
-                    raise TransientError(f"HTTP 429: {_short(exc)}", _retry_after(exc.headers), 429) from None
+                    raise TransientError(f"HTTP 429: {_message(exc)}", _retry_after(exc.headers), 429) from None
                 # An error that names the response_format (400/422 from most servers; llama_cpp.server answers
                 # 500 to an unknown type): take the next, simpler structured-output mode and re-send.
                 if fmt is not None and MODES.index(mode) < len(MODES) - 1 and \
@@ -148,9 +148,9 @@ class OpenAIProvider:
                         self.mode = MODES[MODES.index(mode) + 1]
                     continue
                 if exc.status >= 500 or exc.status in (408, 409):
-                    raise TransientError(f"HTTP {exc.status}: {_short(exc)}", _retry_after(exc.headers),
+                    raise TransientError(f"HTTP {exc.status}: {_message(exc)}", _retry_after(exc.headers),
                                          exc.status) from None
-                raise PermanentError(f"HTTP {exc.status}: {_short(exc)}") from None
+                raise PermanentError(f"HTTP {exc.status}: {_message(exc)}") from None
             break
         return _completion(body, messages, requests)
 
@@ -201,21 +201,36 @@ def _completion(body: bytes, messages: Sequence[Message], requests: int) -> Comp
     if not isinstance(text, str):
         raise TransientError(f"malformed response body: message content is {type(text).__name__}, not text")
     u = resp.get("usage")
-    if isinstance(u, dict) and u.get("prompt_tokens") is not None:
-        usage = Usage(int(u.get("prompt_tokens") or 0), int(u.get("completion_tokens") or 0))
-    else:
+    counted = [_tokens(u.get(name)) if isinstance(u, dict) else None for name in ("prompt_tokens", "completion_tokens")]
+    if counted[0] is not None:
+        usage = Usage(counted[0], counted[1] or 0)
+    else:  # no usage, or one that is not counts (a server may put anything there): estimated
         usage = Usage(sum(estimate_tokens(m["content"]) for m in messages), estimate_tokens(text))
     model = resp.get("model")
     return Completion(text=text, usage=usage, raw=resp, finish_reason=choice.get("finish_reason"),
                       requests=requests, model=model if isinstance(model, str) and model else None)
 
 
-def _short(exc: Exception, limit: int = 300) -> str:
-    text = str(getattr(exc, "message", None) or exc)
-    return text if len(text) <= limit else text[:limit] + "..."
+def _tokens(value: Any) -> int | None:
+    """A token count as a reply gives it (a whole number, or its digits as text), else None."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 16:
+        value = int(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**53:
+        return value
+    return None
+
+
+def _message(exc: Exception) -> str:
+    """The server's error message, whole: the client redacts it and only then cuts it short (a cut first could
+    leave part of a key that the redactor no longer recognises)."""
+    return str(getattr(exc, "message", None) or exc)
 
 
 PROBE = [{"role": "user", "content": "Reply with the single word OK."}]
+#: the most of the server's error the preflight quotes (redacted first: :meth:`Redactor.cut`)
+SHOWN_ERROR = 400
 
 
 async def probe(config: Any, provider: OpenAIProvider) -> str | None:
@@ -228,11 +243,11 @@ async def probe(config: Any, provider: OpenAIProvider) -> str | None:
     except TransientError as exc:
         if exc.status == 429:
             return None
-        return secret(_advice(str(exc), url, provider.model, exc.status)) or ""
+        return secret(_advice(secret.cut(str(exc), SHOWN_ERROR) or "", url, provider.model, exc.status)) or ""
     except JudgeError as exc:
-        return secret(_advice(str(exc), url, provider.model, _status(str(exc)))) or ""
+        return secret(_advice(secret.cut(str(exc), SHOWN_ERROR) or "", url, provider.model, _status(str(exc)))) or ""
     except Exception as exc:  # noqa: BLE001  (an unexpected client error must still stop the run, with its cause)
-        return secret(f"judge preflight at {url} failed: {type(exc).__name__}: {exc}") or ""
+        return secret.cut(f"judge preflight at {url} failed: {type(exc).__name__}: {exc}", SHOWN_ERROR) or ""
     return None
 
 

@@ -4,9 +4,9 @@
 whether it runs offline.
 
 Each subclass's ``_score_safe`` is wrapped, so that every judge metric's outputs leave it
-- redacted: the client already redacts each reply as it arrives, but what a parser decoded or joined from it (a
-  key written with JSON escapes, or split across two strings) only exists afterwards
-  (:mod:`genevals.judge.redact`);
+- redacted: the client already redacts each reply as it arrives (its text, the model that answered, every
+  error), but what a parser decoded or joined from it (a key written with JSON escapes, or split across two
+  strings) only exists afterwards (:mod:`genevals.judge.redact`);
 - saying which model answered: ``details["judge"]["answered_by"]``, the ``model`` the replies named (a local
   server answers with whatever it has loaded, whatever name it was sent), beside ``model``, the one asked for;
 - repeated, with ``--judge-repeats N`` (:mod:`genevals.metrics.judging.repeats`): scored N times as repeats
@@ -89,10 +89,11 @@ class JudgeMetric(ConcurrentMetric):
         redactor = self.runtime.redactor
         out = {}
         for name, result in outputs.items():
-            details = redactor.deep(dict(result.details))
+            details = dict(result.details)
             if answered and isinstance(details.get("judge"), dict):
+                # the models the replies named (already redacted by the client), redacted with the rest
                 details["judge"] = {**details["judge"], "answered_by": "+".join(sorted(answered))}
-            out[name] = replace(result, reason=redactor(result.reason), details=details)
+            out[name] = replace(result, reason=redactor(result.reason), details=redactor.deep(details))
         return out
 
     @classmethod
