@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -88,7 +87,7 @@ class Chunked:
         try:
             if self.auto:
                 cheap = [0.0]
-                first = list(islice(todo, self.chunk_size))
+                first = next(chunked(todo, self.chunk_size), [])
                 if not first:
                     return
                 run.recorder.write(score_batch(run.spec, first, cheap_seconds=cheap))

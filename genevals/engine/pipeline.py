@@ -29,16 +29,23 @@ from genevals.types import Sample, SampleResult
 Unit = Sequence[Any]
 
 
+#: a unit is cut once its pickled blocks reach this many bytes, however few samples: a worker holds the unit's
+#: samples and their result lines at once (blocks of long retrieval lists are megabytes each)
+MAX_UNIT_BYTES = 8 << 20
+
+
 def units(spool: Spool, size: int) -> Iterator[Unit]:
-    """The spool's blocks, grouped into chunks of at least ``size`` samples (the last may be smaller)."""
+    """The spool's blocks, grouped into chunks of at least ``size`` samples or :data:`MAX_UNIT_BYTES` pickled bytes
+    (the last may be smaller)."""
     unit: list[Any] = []
-    n = 0
+    n = held = 0
     for count, block in spool.blocks():
         unit.append(block)
         n += count
-        if n >= size:
+        held += len(block) if isinstance(block, bytes) else 0
+        if n >= size or held >= MAX_UNIT_BYTES:
             yield unit
-            unit, n = [], 0
+            unit, n, held = [], 0, 0
     if unit:
         yield unit
 

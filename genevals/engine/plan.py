@@ -263,12 +263,20 @@ def _replay_previous(recorder: RunRecorder, out: Path | None) -> set[int]:
     return done
 
 
+#: the most retrieved contexts a chunk holds (its samples, their result lines and their parts all live at once):
+#: 512 retrieval samples of 1,000 documents each would otherwise hold half a million contexts
+MAX_CHUNK_CONTEXTS = 50_000
+
+
 def chunked(items: Iterable[Sample], size: int) -> Iterator[list[Sample]]:
+    """``items`` in lists of ``size`` samples, or fewer where they hold :data:`MAX_CHUNK_CONTEXTS` contexts."""
     chunk: list[Sample] = []
+    held = 0
     for item in items:
         chunk.append(item)
-        if len(chunk) >= size:
+        held += len(item.contexts)
+        if len(chunk) >= size or held >= MAX_CHUNK_CONTEXTS:
             yield chunk
-            chunk = []
+            chunk, held = [], 0
     if chunk:
         yield chunk
