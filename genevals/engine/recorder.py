@@ -102,6 +102,8 @@ class RunRecorder:
             if in_memory:
                 self.keep(results)
             self._count_corpus(corpus_statistics(self.corpus_families, results))
+        if isinstance(results, ScoredBatch) and not (in_memory and self.keep_samples):
+            results.release()
 
     def write_done(self, done: Any) -> None:
         """Append and count one chunk a worker process scored and wrote (a :class:`genevals.engine.pipeline.Done`),
