@@ -67,6 +67,9 @@ def judge_settings(args: argparse.Namespace):
     if args.grounding_method:
         local["method"] = args.grounding_method
     if args.grounding_thresholds:
+        from genevals.input.paths import check_readable
+
+        check_readable(args.grounding_thresholds, "--grounding-thresholds")  # a FIFO would hang the reader
         local["thresholds"] = args.grounding_thresholds
         local.setdefault("method", "rules")
     config = judge_config(args, **config_fields)

@@ -83,6 +83,9 @@ def test_every_option_that_reads_a_file_refuses_a_pipe_and_a_device_in_a_real_pr
     # issue 34, point 6: each of these hung (a FIFO) or ran out of memory (/dev/zero) before
     (specials / "good.qrels").write_text("q1 0 d1 1\n")
     (specials / "in.jsonl").write_text(json.dumps({"answer": "a", "references": ["a"]}) + "\n")
+    (specials / "labelled.jsonl").write_text(json.dumps({
+        "id": "1", "question": "Q?", "context": "Paris is in France.", "response": "Paris is in France.",
+        "hallucinated": False}) + "\n")
     os.mkfifo(specials / "fifo.yaml")
     os.mkfifo(specials / "fifo.json")
     run = ("run", "--out", "out", "--metrics", "exact_match")
@@ -96,6 +99,8 @@ def test_every_option_that_reads_a_file_refuses_a_pipe_and_a_device_in_a_real_pr
         "--from langsmith": run + ("fifo.json", "--from", "langsmith"),
         "--map-file": run + ("in.jsonl", "--map-file", "fifo.yaml"),
         "--judge-prices": run + ("in.jsonl", "--judge-prices", "fifo.json"),
+        "--grounding-thresholds": ("validate", "labelled.jsonl", "-o", "v", "--judge", "local",
+                                   "--grounding-thresholds", "fifo.json"),
     }
     for option, args in calls.items():
         done = _genevals(specials, *args)
