@@ -5,6 +5,7 @@ two writers at once and a SIGKILL in the middle of writes."""
 from __future__ import annotations
 
 import dataclasses
+import http.client
 import itertools
 import json
 import os
@@ -127,7 +128,7 @@ def post_many(server, items, acked, errors, reviewer):
     for n, (sample, claim) in enumerate(items):
         try:
             status, _ = server.call("POST", "/api/decisions", body(sample, claim, reviewer, note=f"{reviewer} {n}"))
-        except OSError as exc:  # the server was killed
+        except (OSError, http.client.HTTPException) as exc:  # the server was killed (mid-reply: IncompleteRead)
             errors.append(exc)
             return
         if status == 201:
