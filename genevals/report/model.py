@@ -32,6 +32,10 @@ from genevals.stats import DEFAULT_SEED
 FORMAT = 2
 #: Samples whose texts (question, answer, contexts, references, judge claims) the page embeds, by default.
 MAX_DETAILED_SAMPLES = 2_000
+#: Retrieved contexts the page embeds with the detailed samples' texts, in all: past it, the remaining samples come
+#: without texts, as past MAX_DETAILED_SAMPLES (2,000 TREC topics of 1,000 documents made a 132 MB page and a
+#: 1 GB report build; 200,000 contexts are about 13 MB of page)
+MAX_PAGE_CONTEXTS = 200_000
 #: Samples whose values (without texts) the page embeds for its table and scatter plot, by default.
 MAX_TABLE_SAMPLES = 10_000
 #: What makes two judge descriptions the same judge; their other fields (the context kind of one sample, the
@@ -288,17 +292,23 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
     embedded = _table_samples(n, detailed, max_table_samples)
     vc = np.frombuffer(store.vc, dtype=np.int32).reshape(-1, 3)
     hallucinated = (vc[:, 1] > 0) | (vc[:, 2] > 0)
-    n_hallucinated_detailed = int(hallucinated[np.asarray(detailed, dtype=np.int64)].sum()) if detailed else 0
-    # Pass 2: reading only the embedded samples' lines, their ids and origins, and the detailed ones' texts.
+    # Pass 2: reading only the embedded samples' lines, their ids and origins, and the detailed ones' texts
+    # (within MAX_PAGE_CONTEXTS contexts: a detailed sample past it comes without texts).
     chosen = set(detailed)
     heads: dict[int, tuple[str, str]] = {}
     texts: dict[int, dict[str, Any]] = {}
+    contexts_left = MAX_PAGE_CONTEXTS
     for r, run in enumerate(runs):
         wanted = {store.line[k]: k for k in embedded if systems[store.sys[k]][0] == r}
         for number, row in run.lines(wanted):
             k = wanted[number]
             heads[k] = (text(row.get("id")), text(row.get("origin")))
             if k in chosen:
+                held = row.get("contexts")
+                contexts_left -= len(held) if isinstance(held, list) else 0
+                if contexts_left < 0:
+                    chosen.discard(k)
+                    continue
                 texts[k] = sample_texts(row)
                 rag = page_rag(row.get("metrics"), texts[k]["a"], texts[k]["ctx"], texts[k]["refs"])
                 if rag is not None:  # the RAG judges' drill-down
@@ -306,6 +316,8 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
                 cit = page_citations(row.get("metrics"), texts[k]["a"], texts[k]["ctx"])
                 if cit is not None:  # the citation check's sentences and chips
                     texts[k]["cit"] = cit
+    detailed = [k for k in detailed if k in chosen]
+    n_hallucinated_detailed = int(hallucinated[np.asarray(detailed, dtype=np.int64)].sum()) if detailed else 0
     samples = _page_samples(store, embedded, heads, texts, metrics)
     del heads, texts
 
@@ -340,6 +352,8 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
                                                                                                   all_pairs))],
         "coverage": {"total": n, "detailed": len(detailed), "embedded": len(embedded),
                      "flagged": n - store.flagged.count(0), "max_detailed": max(0, int(max_detailed_samples)),
+                     # set when the contexts' bound, not the samples', left detailed samples without texts
+                     "max_contexts": MAX_PAGE_CONTEXTS if contexts_left < 0 else None,
                      "max_table": max_table_samples, "hallucinated": int(hallucinated.sum()),
                      "hallucinated_detailed": n_hallucinated_detailed},
         "histograms": stats.histograms(store, facts, len(systems)),

@@ -149,7 +149,9 @@ function coverageNote() {
   if (!textsTrimmed() && !rowsTrimmed()) return null;
   return el("div", { "class": "notice", id: "coverage-note" }, [
     el("strong", { text: "Detailed samples: " + fmtInt(c.detailed) + " of " + fmtInt(c.total) + "." }),
-    " The report is limited to " + fmtInt(c.max_detailed) + " detailed samples: it embeds the question, answer, " +
+    " The report is limited to " + fmtInt(c.max_detailed) + " detailed samples" +
+      (c.max_contexts ? " and " + fmtInt(c.max_contexts) + " retrieved contexts in all" : "") +
+      ": it embeds the question, answer, " +
       "contexts, references and judge claims of " + fmtInt(c.detailed) + " of the " + fmtInt(c.total) + " samples, " +
       "first the " + fmtInt(c.hallucinated) + " with contradicted or unverifiable claims, then those with unscored metrics (" +
       fmtInt(c.flagged) + " flagged in all), then the rest in file order. " +
