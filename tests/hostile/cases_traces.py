@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hostile.cases import ANY, CHEAP, OK, REFUSED, Case
+from hostile.cases import ANY, CHEAP, OK, REFUSED, Case, jsonl as _file, with_raw as _with
 
 TRACE_ID = "5b8efff798038103d269b633813fc60c"
 #: hostile JSON values, as JSON text
@@ -28,21 +28,6 @@ FEW = ("null", "zero", "empty-string", "list", "object", "nested-500", "text")
 ODD = ("null", "list", "object", "nested-500")
 TIMES = ALL + ("negative", "huge-float", "nan", "digits-5000-number", "arabic-digit", "uint64-max",
                "uint64-overflow", "integral-float", "exponent-text")
-_HOLE = "\u0000HOLE\u0000"
-
-
-def _with(record: dict, path: tuple, literal: str) -> str:
-    """``record`` as one JSON line with the value at ``path`` replaced by the JSON text ``literal``."""
-    record = json.loads(json.dumps(record))
-    target = record
-    for step in path[:-1]:
-        target = target[step]
-    target[path[-1]] = _HOLE
-    return json.dumps(record, ensure_ascii=False).replace(json.dumps(_HOLE), literal)
-
-
-def _file(*lines: str) -> bytes:
-    return "".join(text + "\n" for text in lines).encode("utf-8")
 
 
 def _case(slug: str, fmt: str, expect: str, content: bytes, where=(), extra=(), setup="", limit=20.0) -> Case:
