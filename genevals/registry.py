@@ -17,6 +17,7 @@ import pkgutil
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from genevals.language import LanguageSetting
 from genevals.metrics.base import _FAMILIES, CHEAP, JUDGE, Metric, Output, card_lines, register
 
 _DISCOVERED = False
@@ -265,9 +266,11 @@ def left_out(resolved: Sequence[Resolved]) -> dict[str, str]:
     return {item.asked or item.cls.family: item.missing for item in resolved if item.missing}
 
 
-def build(resolved: Sequence[Resolved], judge: Any = None) -> list[Selected]:
-    """The metric objects of :func:`resolve`'s families, each built once, with ``judge`` for the judged ones;
-    those :func:`left_out` are skipped."""
+def build(resolved: Sequence[Resolved], judge: Any = None, language: Any = None) -> list[Selected]:
+    """The metric objects of :func:`resolve`'s families, each built once, with ``judge`` for the judged ones and
+    the run's ``language`` (a :class:`~genevals.language.LanguageSetting`, or what it parses); those
+    :func:`left_out` are skipped."""
+    setting = LanguageSetting.parse(language)
     selected = []
     for item in resolved:
         if item.missing:
@@ -276,6 +279,7 @@ def build(resolved: Sequence[Resolved], judge: Any = None) -> list[Selected]:
             metric = _build(item.cls, item.options, judge)
         except (ValueError, TypeError) as exc:
             raise UnknownMetric(f"metric '{item.asked or item.cls.family}': {exc}") from None
+        metric.language = setting
         selected.append(Selected(metric, item.outputs, item.note))
     return selected
 

@@ -21,6 +21,7 @@ JUDGE_ERROR = "judge_error"
 PARSE_ERROR = "parse_error"
 DRY_RUN = "dry_run"
 ERROR = "error"
+UNSUPPORTED_LANGUAGE = "unsupported_language"
 
 
 _set = object.__setattr__
@@ -81,6 +82,8 @@ class Sample:
     #: the answer's citations given as data (the ``citations`` field), not as markers in its text: one
     #: (sentence text or None, context references) pair per sentence or claim; None: not given
     citations: tuple[tuple[str | None, tuple[str, ...]], ...] | None = None
+    #: the row's ``language`` field (an ISO 639-1 code), which overrides the run's ``--language``; None: not given
+    language: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +98,7 @@ class Sample:
             # written only when given: results lines of answers without them stay as they were
             **({"citations": [{"text": t, "contexts": list(refs)} for t, refs in self.citations]}
                if self.citations is not None else {}),
+            **({"language": self.language} if self.language is not None else {}),
         }
 
     @classmethod
@@ -110,6 +114,7 @@ class Sample:
             origin=d.get("origin", ""),
             citations=(tuple((c.get("text"), tuple(c.get("contexts", ()))) for c in d["citations"])
                        if d.get("citations") is not None else None),
+            language=d.get("language"),
         )
 
 

@@ -33,6 +33,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                      help="print the first row as read through the mapping, and exit")
     run.add_argument("--on-error", choices=("stop", "skip"), default="stop",
                      help="stop before scoring on any bad row (default), or skip bad rows with a reason")
+    run.add_argument("--language", default="auto", metavar="CODE",
+                     help="the answers' language: an ISO 639-1 code (en, zh, ar, ...), 'auto' (default: detected "
+                          "per sample, offline) or 'auto:CODE' (detected, CODE where unsure); a row's 'language' "
+                          "field overrides it. Lexical metrics normalise and segment per language; English-only "
+                          "models give status unsupported_language")
     run.add_argument("--strict", action="store_true",
                      help="an unknown field in the input is an error (default: a warning, once per field)")
     run.add_argument("--resume", action="store_true", help="skip samples already in OUT/results.jsonl")
@@ -270,7 +275,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                                  meta={"input": str(getattr(sources.data(args), "name", args.input)),
                                        **recorded_thresholds(args.thresholds),
                                        "min_coverage": min_coverage},
-                                 engine=settings, settle_judge=settle)
+                                 engine=settings, language=args.language, settle_judge=settle)
         except failures.JudgeProblem as exc:
             print(f"genevals: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT

@@ -267,6 +267,7 @@ def evaluate(
     keep_samples: bool = True,
     progress: Callable[[int, int], None] | None = None,
     meta: Mapping[str, Any] | None = None,
+    language: str | None = None,
 ) -> Results:
     """Score ``data`` (a path, a DataFrame, or any iterable of row dicts: a list, a generator) and return
     ``Results``. A mistake in any argument is an :class:`~genevals.input.readers.InputError` before any work.
@@ -274,6 +275,10 @@ def evaluate(
     ``metrics``: names as on the command line (default: the "default" preset); ``options[family]``: that
     family's settings; ``judge``: the :class:`~genevals.judge.config.JudgeConfig` of every judge-backed metric (or
     a mapping of its fields).
+
+    ``language``: ``"auto"`` (the default: each sample's language is detected), ``"auto:CODE"`` (detected, and
+    CODE where detection is unsure) or an ISO 639-1 code for every sample; a row's ``language`` field overrides
+    it (:mod:`genevals.language`).
 
     ``on_error="raise"`` stops before scoring if any row is bad; ``"skip"`` records bad rows with their
     reason and scores the rest. An unknown field is a warning (``Results.meta["unknown_fields"]``), with
@@ -286,5 +291,5 @@ def evaluate(
     check_progress(progress)
     spec = RunSpec.build(data, metrics, options=options, judge=judge, column_map=column_map, on_error=on_error,
                          strict=strict, out_dir=out_dir, resume=resume, seed=seed, keep_samples=keep_samples,
-                         meta=meta, engine=LocalSettings(workers, chunk_size))
+                         meta=meta, engine=LocalSettings(workers, chunk_size), language=language)
     return run(spec, progress)

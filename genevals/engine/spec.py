@@ -15,6 +15,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from genevals import registry
 from genevals.engine.arguments import check_arguments, check_call, check_whole, judge_config
+from genevals.input.readers import InputError
+from genevals.language import LanguageSetting
 from genevals.metrics.base import JUDGE
 from genevals.stats import DEFAULT_SEED
 
@@ -74,6 +76,8 @@ class RunSpec:
     strict: bool = False
     engine: LocalSettings | RaySettings = field(default_factory=LocalSettings)
     output: OutputSpec = field(default_factory=OutputSpec)
+    #: the run's ``--language`` (each metric holds it too: :attr:`genevals.metrics.base.Metric.language`)
+    language: LanguageSetting = field(default_factory=LanguageSetting)
 
     @classmethod
     def build(cls, data: Any, metrics: Sequence[str] | None = None, *,
@@ -81,7 +85,7 @@ class RunSpec:
               column_map: Mapping[str, str] | None = None, on_error: str = "raise", strict: bool = False,
               out_dir: str | Path | None = None, resume: bool = False, seed: int = DEFAULT_SEED,
               keep_samples: bool = True, meta: Mapping[str, Any] | None = None,
-              engine: LocalSettings | RaySettings | None = None,
+              engine: LocalSettings | RaySettings | None = None, language: Any = None,
               settle_judge: Callable[[Any], Any] | None = None) -> RunSpec:
         """Check every argument, then resolve the metrics, settle the judge when one of them is judged by an LLM
         (``settle_judge(config) -> config``: the command line names the server's model and checks it), and
@@ -96,19 +100,23 @@ class RunSpec:
             for name in ("batch_size", "rows_per_pass"):
                 check_whole(getattr(engine, name), name, 1)
         judge = judge_config(judge)
+        try:
+            setting = LanguageSetting.parse(language, "language")
+        except ValueError as exc:
+            raise InputError("language", None, None, str(exc).removeprefix("language: ")) from None
         # Rows are checked as they are read, each with its line; these arguments now, before any work.
         check_arguments(data=data if isinstance(data, (str, Path)) else None, metrics=metrics, options=options,
                         column_map=column_map, judge=judge, out_dir=out_dir, meta=meta)
         resolved = registry.resolve(metrics, options, judge)
         if settle_judge is not None and any(r.kind == JUDGE and not r.missing for r in resolved):
             judge = settle_judge(judge)
-        selected = registry.build(resolved, judge)
+        selected = registry.build(resolved, judge, setting)
         left_out = registry.left_out(resolved)  # a preset's metrics whose extra is not installed: said, not run
         meta = {**(meta or {}), "left_out": left_out} if left_out else meta
         return cls(data=data, metrics=None if metrics is None else tuple(metrics), selected=tuple(selected),
                    options={k: dict(v) for k, v in (options or {}).items()}, judge=judge,
                    column_map=dict(column_map) if column_map else None, on_error=on_error, strict=strict,
-                   engine=engine,
+                   engine=engine, language=setting,
                    output=OutputSpec(Path(out_dir) if out_dir is not None else None, resume, seed, keep_samples,
                                      dict(meta or {})))
 

@@ -22,7 +22,7 @@ from genevals.quote import clip, quoted
 from genevals.suggest import did_you_mean
 
 #: the fields a row may hold (``id`` ... ``system``), in the order the docs list them
-FIELDS = ("id", "question", "answer", "contexts", "references", "relevant", "system", "citations")
+FIELDS = ("id", "question", "answer", "contexts", "references", "relevant", "system", "citations", "language")
 #: what a context is made of, in the order a ``contexts[].PART`` target names it
 PARTS = ("text", "id", "doc_id", "score")
 CONTEXT_PART = "contexts[]."

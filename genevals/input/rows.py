@@ -17,6 +17,7 @@ from genevals import utf8
 from genevals.input import mapping
 from genevals.input.fields import FieldTracker
 from genevals.keys import sample_key_digest
+from genevals.language import codes as language_codes
 from genevals.types import Context, Sample
 
 # Column names that other tools use, mapped to ours. Ours win when both are present.
@@ -193,7 +194,7 @@ class RowValidator:
             decode = lambda value, name: self._cell(value, name, columns.get(name, name), row, err)  # noqa: E731
         else:
             decode = lambda value, name: value  # noqa: E731
-        for name in ("answer", "question", "system", "id"):
+        for name in ("answer", "question", "system", "id", "language"):
             _check_unicode(data.get(name), name, err)
 
         answer = data.get("answer")
@@ -239,6 +240,7 @@ class RowValidator:
             system=system,
             origin=f"{row.source}:{row.line}",
             citations=self._citations(decode(data.get("citations"), "citations"), err),
+            language=self._language(data.get("language"), err),
         )
         if self._source is None:
             self._source = row.source
@@ -368,6 +370,16 @@ class RowValidator:
                 raise err(f"references[{index}]", f"expected a string, got {type(item).__name__}")
             _check_unicode(item, f"references[{index}]", err)
         return tuple(value)
+
+    @staticmethod
+    def _language(value: Any, err) -> str | None:
+        """The ``language`` field: an ISO 639-1 code (``zh``, ``pt-BR`` is ``pt``); blank or ``auto``: the run's."""
+        if _is_missing(value) or (isinstance(value, str) and value.strip().lower() in ("", "auto")):
+            return None
+        try:
+            return language_codes.check(value, "language")
+        except ValueError as exc:
+            raise err("language", str(exc).removeprefix("language: ")) from None
 
     @staticmethod
     def _citations(value: Any, err) -> tuple[tuple[str | None, tuple[str, ...]], ...] | None:

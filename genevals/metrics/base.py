@@ -20,7 +20,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
 
-from genevals import extras
+from genevals import extras, types
+from genevals.language import Language, LanguageSetting, language_of
+from genevals.language.codes import name as language_name
 from genevals.types import MetricResult, Sample
 
 if TYPE_CHECKING:
@@ -108,6 +110,30 @@ class Metric(abc.ABC):
     #: (import name, distribution) pairs this metric loads when it scores: a run that asks for it while one is
     #: not installed stops before scoring, naming ``extra`` (:func:`genevals.extras.missing`)
     requires: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: the languages this metric's model or calibration knows (None: any language); a sample in another one gets
+    #: status ``unsupported_language`` (:meth:`unsupported`)
+    languages: ClassVar[frozenset[str] | None] = None
+    #: the run's ``--language`` (set on the built metric by :func:`genevals.registry.build`)
+    language: LanguageSetting = LanguageSetting()
+
+    def language_of(self, sample: Sample) -> Language:
+        """The language ``sample`` is scored in (its row's, the run's, or detected: :mod:`genevals.language`)."""
+        return language_of(sample, self.language)
+
+    def unsupported(self, sample: Sample, name: str | None = None, instead: str = "") -> MetricResult | None:
+        """An ``unsupported_language`` result when ``sample``'s language is not one of :attr:`languages`
+        (``instead``: what to use for it), else None."""
+        if self.languages is None:
+            return None
+        lang = self.language_of(sample)
+        if lang.code in self.languages:
+            return None
+        known = ", ".join(sorted(self.languages))
+        how = {"row": "its row's language field", "run": "--language",
+               "detected": "detected", "fallback": "assumed"}[lang.source]
+        reason = (f"{self.family} knows {known} only; this sample is {language_name(lang.code)} ({how})"
+                  + (f"; {instead}" if instead else ""))
+        return MetricResult.unscored(name or self.family, types.UNSUPPORTED_LANGUAGE, reason, **lang.details())
 
     def output_names(self) -> list[str]:
         """The names of the values this metric writes, e.g. ["rouge1", "rouge2", "rougeL"]; metrics with

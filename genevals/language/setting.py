@@ -1,0 +1,70 @@
+"""The run's language setting and each sample's language.
+
+``--language`` / ``language=`` takes ``auto`` (the default: detect each sample), ``auto:CODE`` (detect, and
+score unsure samples as CODE), or a code (every sample is CODE). A row's ``language`` field overrides it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from genevals.language import codes
+from genevals.language.detect import Language, detect
+
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class LanguageSetting:
+    """``fixed``: every sample's language (None: detect); ``fallback``: an unsure detection's language."""
+
+    fixed: str | None = None
+    fallback: str | None = None
+
+    @classmethod
+    def parse(cls, value: object, field: str = "--language") -> "LanguageSetting":
+        if value is None:
+            return cls()
+        if isinstance(value, LanguageSetting):
+            return value
+        if not isinstance(value, str):
+            raise ValueError(f"{field}: expected 'auto', 'auto:CODE' or an ISO 639-1 code, got "
+                             f"{type(value).__name__}")
+        low = value.strip().lower()
+        if low == AUTO:
+            return cls()
+        if low.startswith(AUTO + ":"):
+            return cls(None, codes.check(low[len(AUTO) + 1:], field))
+        return cls(codes.check(low, field), None)
+
+    def __str__(self) -> str:
+        if self.fixed:
+            return self.fixed
+        return f"{AUTO}:{self.fallback}" if self.fallback else AUTO
+
+    def signature(self) -> str:
+        """The signature part: ``lang:auto``, ``lang:auto:de``, ``lang:zh``."""
+        return f"lang:{self}"
+
+
+def detection_text(answer: str, references: tuple[str, ...] = (), question: str = "") -> str:
+    return "\n".join([answer, *references, question])
+
+
+def resolve(answer: str, declared: str | None, setting: LanguageSetting,
+            references: tuple[str, ...] = (), question: str = "") -> Language:
+    """The language to score a text in: the row's ``declared`` one, else the run's fixed one, else detected from
+    the answer alone (when sure), else from the answer with its references and question, else the fallback."""
+    if declared:
+        return Language(declared, "row")
+    if setting.fixed:
+        return Language(setting.fixed, "run")
+    alone = detect(answer, setting.fallback)
+    if alone.sure or not (references or question):
+        return alone
+    together = detect(detection_text(answer, references, question), setting.fallback)
+    return together
+
+
+def language_of(sample, setting: LanguageSetting) -> Language:
+    """:func:`resolve` for a :class:`~genevals.types.Sample`."""
+    return resolve(sample.answer, sample.language, setting, sample.references, sample.question)
