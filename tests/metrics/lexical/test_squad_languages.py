@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from genevals.language.tokens import normalize
-from tests.support import mlqa
+from support import mlqa
 
 WITHOUT_LANGUAGES = Path(__file__).resolve().parents[2] / "support" / "without_languages"
 
