@@ -54,6 +54,8 @@ def _mecab(module: str, dictionary: str) -> Callable[[str], list[str]]:
     tagger = tagger_module.Tagger(dic.MECAB_ARGS + " -Owakati")
 
     def split(text: str) -> list[str]:
+        # MeCab reads a C string: a NUL would end the text there, and a lone surrogate cannot be passed at all
+        text = text.replace("\x00", " ").encode("utf-8", "replace").decode("utf-8")
         with _lock:
             out = tagger.parse(text)
         return out.split()

@@ -173,3 +173,20 @@ def test_missing_segmenter_raises_with_the_install_command() -> None:
     assert len(lines) == 7 and lines[-1] == "['北', '京', 'ok']"
     assert all("pip install 'genevals[languages]'" in line for line in lines[:6])
     assert "Japanese (ja)" in lines[0] and "Korean (ko)" in lines[2] and "Thai (th)" in lines[4]
+
+
+_HOSTILE = ["東京\ud800です", "\u200d\u200b\ufeff", "😀👍🏽👨‍👩‍👧", "e\u0301\u0301\u0301", "ＡＢＣ。、【1】", "", " \x00 ",
+            "مرحبا\u200fبالعالم", "x" * 50_000]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "ar", "hi", "fr", "my", "ja", "ko", "th"])
+def test_hostile_text_never_raises(lang: str) -> None:
+    if not segment.available(lang):
+        pytest.skip("the languages extra is not installed")
+    for text in _HOSTILE:
+        assert isinstance(normalize(text, lang), str) and isinstance(tokens(text, lang), list)
+
+
+@needs_extra
+def test_a_nul_does_not_cut_a_segmented_text_short() -> None:
+    assert tokens("東京です\x00大阪です", "ja")[-2:] == ["大阪", "です"]
