@@ -101,3 +101,14 @@ def test_missing_segmenter_gives_a_status_with_the_install_command(tmp_path) -> 
             assert result["details"]["language"] == pair["lang"]
     assert got[3]["token_f1"] == {**got[3]["token_f1"], "status": "ok", "value": 1.0}
     assert got[4]["token_f1"]["status"] == "ok" and got[4]["token_f1"]["value"] == (2 * (4 / 5) * 1.0) / ((4 / 5) + 1.0)  # 5 and 4 Han characters, 4 shared
+
+
+def test_norm_setting_is_checked(tmp_path) -> None:
+    from genevals.metrics.lexical.squad import TokenF1
+
+    with pytest.raises(ValueError, match="norm: expected one of squad, mlqa"):
+        TokenF1(norm="MLQA")
+    rows = tmp_path / "one.jsonl"
+    rows.write_text('{"answer": "x", "references": ["y"]}\n', encoding="utf-8")
+    done = mlqa.genevals("run", str(rows), "-m", "token_f1", "--token-norm", "nope", "-o", str(tmp_path / "o"))
+    assert done.returncode == 2 and "--token-norm" in done.stderr and "Traceback" not in done.stderr
