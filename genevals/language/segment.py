@@ -20,7 +20,7 @@ A segmenter whose package is missing raises :class:`SegmenterMissing`, whose ``r
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from genevals.language.codes import name
 

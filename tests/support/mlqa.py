@@ -20,7 +20,7 @@ def load(path: Path) -> list[dict]:
 
 
 def genevals(*args: str, env: dict | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "genevals", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "genevals", *args], check=False, capture_output=True, text=True,
                           env=env or dict(os.environ), timeout=timeout)
 
 

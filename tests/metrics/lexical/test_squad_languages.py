@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import mlqa
 
 from genevals.language.tokens import normalize
-from support import mlqa
 
 WITHOUT_LANGUAGES = Path(__file__).resolve().parents[2] / "support" / "without_languages"
 
@@ -85,7 +85,7 @@ def test_missing_segmenter_gives_a_status_with_the_install_command(tmp_path) -> 
     value; the English and Chinese rows of the same run are scored."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(WITHOUT_LANGUAGES), *filter(None, [env.get("PYTHONPATH")])])
-    probe = subprocess.run([sys.executable, "-c", "import MeCab"], capture_output=True, text=True, env=env)
+    probe = subprocess.run([sys.executable, "-c", "import MeCab"], check=False, capture_output=True, text=True, env=env)
     assert probe.returncode == 1 and "ModuleNotFoundError" in probe.stderr
     pairs = [{"lang": "ja", "prediction": "東京都に住んでいます", "gold": "東京都に住んでいます"},
              {"lang": "ko", "prediction": "서울에서 살아요", "gold": "서울에서 살아요"},
