@@ -59,9 +59,10 @@ class _Normalised(Metric):
         self.norm = norm
 
     def _signature_parts(self) -> dict[str, str]:
-        english = "squad-v1.1" if self.norm == "squad" else "mlqa-v1"
+        # English's rule first: squad-v1.1 (then MLQA's for its other languages), or MLQA's for all of them
+        norm = "squad-v1.1+mlqa-v1+unicode-nfkc" if self.norm == "squad" else "mlqa-v1+unicode-nfkc"
         segmenters = ",".join(f"{lang}={label}" for lang, (label, _) in SEGMENTERS.items())
-        return {"norm": f"en={english}+mlqa-v1+unicode-nfkc", "seg": f"zh=mlqa-mixed,{segmenters}",
+        return {"norm": norm, "seg": f"zh=mlqa-mixed,{segmenters}",
                 "lang": str(self.language)}
 
     def _normalised(self, sample: Sample, refs: list[str]) -> tuple[dict[str, object], str, list[str]] | MetricResult:

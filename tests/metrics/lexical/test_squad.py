@@ -146,9 +146,9 @@ def test_both_normalise_to_empty_follows_v11() -> None:
 
 
 def test_signatures() -> None:
-    assert TokenF1().signature().startswith("token_f1|norm:en=squad-v1.1+mlqa-v1+unicode-nfkc|seg:")
+    assert TokenF1().signature().startswith("token_f1|norm:squad-v1.1+mlqa-v1+unicode-nfkc|seg:")
     assert "|lang:auto|overlap:multiset" in TokenF1().signature()
-    assert ExactMatch().signature().startswith("exact_match|norm:en=squad-v1.1+mlqa-v1+unicode-nfkc")
+    assert ExactMatch().signature().startswith("exact_match|norm:squad-v1.1+mlqa-v1+unicode-nfkc")
 
 
 _WORDS = st.sampled_from(["the", "a", "an", "Paris", "paris", "France", "capital", "city", "is", "of",

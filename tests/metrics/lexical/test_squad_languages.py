@@ -75,7 +75,7 @@ def test_signature_names_language_and_normalisation(tmp_path) -> None:
     mlqa.run(tmp_path, pairs, "--language", "zh")
     manifest = json.loads((tmp_path / "pairs-out" / "manifest.json").read_text(encoding="utf-8"))
     signatures = json.dumps(manifest)
-    assert "token_f1|norm:en=squad-v1.1+mlqa-v1+unicode-nfkc|seg:zh=mlqa-mixed" in signatures
+    assert "token_f1|norm:squad-v1.1+mlqa-v1+unicode-nfkc|seg:zh=mlqa-mixed" in signatures
     assert "|lang:zh|" in signatures
 
 
