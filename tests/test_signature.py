@@ -26,10 +26,12 @@ def test_package_version_of_a_missing_distribution():
 
 def test_metric_signatures_record_their_settings():
     assert Rouge(use_stemmer=True).signature() == (
-        f"rouge|stemmer:yes|tok:rouge_score-default|refs:max-f|rouge-score:{package_version('rouge-score')}"
+        "rouge|stemmer:porter-en-only|tok:rouge_score-default+unicode-words|seg:unspaced=char,ja=mecab-ipadic,"
+        f"ko=mecab-ko-dic,th=pythainlp-newmm|lang:auto|refs:max-f|rouge-score:{package_version('rouge-score')}"
         f"|genevals:{__version__}")
-    assert TokenF1().signature() == \
-        f"token_f1|norm:squad-v1.1|overlap:multiset|empty:zero|refs:max|genevals:{__version__}"
+    assert TokenF1().signature() == (
+        "token_f1|norm:squad-v1.1+mlqa-v1+unicode-nfkc|seg:zh=mlqa-mixed,ja=mecab-ipadic,ko=mecab-ko-dic,"
+        f"th=pythainlp-newmm|lang:auto|overlap:multiset|empty:zero|refs:max|genevals:{__version__}")
     assert "cutoffs:1,20|" in Retrieval(cutoffs=(20, 1)).signature()
     assert Bleu().signature().startswith("bleu|nrefs:?|case:mixed|eff:yes|tok:13a|smooth:exp|corpus_eff:no|")
 

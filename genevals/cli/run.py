@@ -58,7 +58,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                      help="every output in the table (default: each metric's headline outputs, e.g. retrieval's "
                           "mrr, recall@10 and ndcg@10, and those named in --metrics)")
     lexical = run.add_argument_group("lexical and retrieval")
-    lexical.add_argument("--stem", action="store_true", help="Porter stemming for ROUGE")
+    lexical.add_argument("--stem", action="store_true", help="Porter stemming for ROUGE (English samples only)")
+    lexical.add_argument("--token-norm", choices=("squad", "mlqa"), default="squad",
+                         help="English normalisation for token_f1 and exact_match: squad (SQuAD v1.1, the default) "
+                              "or mlqa (MLQA's, which also deletes Unicode punctuation); other languages: MLQA's")
     lexical.add_argument("--cutoffs", type=whole_numbers, default=None,
                          help="retrieval cutoffs k (default 1,3,5,10)")
     lexical.add_argument("--level", choices=("auto", "chunk", "doc"), default="auto",
@@ -97,6 +100,8 @@ def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     options: dict[str, dict[str, Any]] = {"rouge": {"use_stemmer": args.stem}, "retrieval": {"level": args.level}}
     if args.cutoffs:
         options["retrieval"]["cutoffs"] = args.cutoffs
+    if args.token_norm != "squad":
+        options["token_f1"], options["exact_match"] = {"norm": args.token_norm}, {"norm": args.token_norm}
     bert = {"model": args.bertscore_model, "layer": args.bertscore_layer, "idf": args.bertscore_idf or None,
             "rescale": args.bertscore_rescale or None, "baseline": args.bertscore_baseline, "device": args.device,
             "batch_size": args.batch_size, "runtime": args.bertscore_runtime}

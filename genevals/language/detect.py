@@ -3,8 +3,20 @@ Thai, Han without kana ...), py3langid (a maintained fork of langid.py, Lui & Ba
 over byte n-grams, 97 languages, shipped inside the wheel, deterministic) decides the rest.
 
 A text is *unsure* when it has fewer than :data:`MIN_LETTERS` letters or the model's normalised probability is
-below :data:`MIN_PROBABILITY`; it then takes the fallback language (the run's, else its script's most likely
-language, :data:`genevals.language.scripts.FALLBACK`) and says so in its note.
+below :data:`MIN_PROBABILITY`. It is then scored in the run's fallback language (``auto:CODE``) if there is one,
+else in the model's best guess when the text has :data:`MIN_LETTERS` letters or more and the guess is written in
+the text's script with a probability of at least :data:`MIN_GUESS_PROBABILITY`, else in its script's most likely language
+(:data:`genevals.language.scripts.FALLBACK`); its source is ``fallback`` and its note says why.
+
+Why the guess before the script's language: on MLQA's 4,424 XQuAD pairs (en, es, de, ar, hi, vi, zh; answers
+cut from the context, mostly short and full of names), the script's language ("en" for any Latin text) gave
+MLQA's exact values on 95.1% of the pairs; the model's guess, even unsure, on 98.8%. The guess is unsure, so
+the sample still says so; a wrong guess lands on a related language, which is usually scored alike. The values
+guess of a text shorter than ``MIN_LETTERS`` is noise ("three": cy at p=0.16) and is not used (it would
+gain 0.1% of the pairs); nor is one below ``MIN_GUESS_PROBABILITY`` ("Saint Bernadette Soubirous": fr at
+p=0.10): both stay in their script's language. The values
+of ``MIN_LETTERS`` and ``MIN_PROBABILITY`` were chosen on the same pairs: no pair that they call sure is scored
+in a language that gives a value other than MLQA's.
 """
 from __future__ import annotations
 
@@ -19,6 +31,23 @@ from genevals.language import codes, scripts
 MIN_LETTERS = 12
 #: the model's normalised probability a detection must reach
 MIN_PROBABILITY = 0.9
+#: an unsure guess must reach this probability to be used (below it: the script's language)
+MIN_GUESS_PROBABILITY = 0.2
+#: the scripts each language the model knows is written in; a language not listed is written in Latin
+LANGUAGE_SCRIPTS = {
+    **dict.fromkeys(("ar", "fa", "ps", "ug", "ur"), frozenset({"Arabic"})),
+    **dict.fromkeys(("ba", "be", "bg", "kk", "ky", "mk", "mn", "ru", "tg", "tt", "uk"), frozenset({"Cyrillic"})),
+    **dict.fromkeys(("hi", "mr", "ne", "sa"), frozenset({"Devanagari"})),
+    **dict.fromkeys(("as", "bn"), frozenset({"Bengali"})),
+    "sr": frozenset({"Cyrillic", "Latin"}), "uz": frozenset({"Cyrillic", "Latin"}), "ku": frozenset({"Arabic", "Latin"}),
+    "ja": frozenset({"Kana", "Han"}), "zh": frozenset({"Han"}), "ko": frozenset({"Hangul"}), "el": frozenset({"Greek"}),
+    "he": frozenset({"Hebrew"}), "hy": frozenset({"Armenian"}), "ka": frozenset({"Georgian"}), "th": frozenset({"Thai"}),
+    "lo": frozenset({"Lao"}), "km": frozenset({"Khmer"}), "my": frozenset({"Myanmar"}), "am": frozenset({"Ethiopic"}),
+    "dz": frozenset({"Tibetan"}), "gu": frozenset({"Gujarati"}), "kn": frozenset({"Kannada"}),
+    "ml": frozenset({"Malayalam"}), "or": frozenset({"Oriya"}), "pa": frozenset({"Gurmukhi"}),
+    "si": frozenset({"Sinhala"}), "ta": frozenset({"Tamil"}), "te": frozenset({"Telugu"}),
+}
+_LATIN = frozenset({"Latin"})
 #: only the first characters of a long text are read: enough to decide, bounded in time
 MAX_CHARS = 2000
 
@@ -76,9 +105,14 @@ def detect(text: str, fallback: str | None = None) -> Language:
     probability = float(probability)
     if letters >= MIN_LETTERS and probability >= MIN_PROBABILITY:
         return Language(guess, "detected", round(probability, 4), None)
-    code = fallback or scripts.FALLBACK.get(script) or guess
-    why = (f"too short to detect ({letters} letters)" if letters < MIN_LETTERS
+    usable = (letters >= MIN_LETTERS and probability >= MIN_GUESS_PROBABILITY
+              and script in LANGUAGE_SCRIPTS.get(guess, _LATIN))
+    if fallback:
+        code, origin = fallback, "the run's fallback"
+    elif usable or script not in scripts.FALLBACK:
+        code, origin = guess, "the model's best guess"
+    else:
+        code, origin = scripts.FALLBACK[script], f"{script} script"
+    why = (f"too short to detect ({letters} letters; {guess} at p={probability:.2f})" if letters < MIN_LETTERS
            else f"detection unsure ({guess} at p={probability:.2f})")
-    origin = "the run's fallback" if fallback else (f"{script} script" if script in scripts.FALLBACK
-                                                     else "the model's best guess")
     return Language(code, "fallback", round(probability, 4), f"{why}; scored as {code} ({origin})")

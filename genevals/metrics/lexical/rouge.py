@@ -1,7 +1,16 @@
-"""ROUGE-1, ROUGE-2 and ROUGE-L with values identical to Google's ``rouge-score`` package, only faster.
+"""ROUGE-1, ROUGE-2 and ROUGE-L with rouge-score's formulas over each sample's language's words; on ASCII
+text the values are identical to Google's ``rouge-score`` package, only faster.
 
-rouge-score is the reference: its tokenizer is reused as is and its ``scoring.fmeasure`` computes
-every F, so the floats are bit-identical. The speed comes from three things rouge-score does not do:
+Tokens (:func:`genevals.language.tokens.tokens`): on ASCII text, rouge-score's own default tokenizer
+(lower-case, ``[^a-z0-9]+`` to a space); on other text the same rule made Unicode-aware (letters, marks and
+numbers of every script are word characters, so ``über``, Arabic, Devanagari words stay whole, where
+rouge-score drops them and scores 0), with Chinese, and other scripts written without spaces, one token per
+character, and Japanese, Korean and Thai through their word segmenter (a missing segmenter: status
+``unsupported_language``, never a number). Porter stemming (``--stem``) applies to English samples only, and
+there to ASCII words (the only ones rouge-score keeps): no stemmer is used for another language.
+
+rouge-score is the reference: its ``scoring.fmeasure`` computes every F, so the floats are bit-identical on
+the text it tokenises the same way. The speed comes from three things rouge-score does not do:
 each text is tokenised and its n-grams counted once per sample (not once per reference and type),
 Porter stems are cached, and the LCS length comes from rapidfuzz's C++ bit-parallel LCS instead of
 a Python O(n·m) table.
@@ -13,9 +22,10 @@ from collections import Counter
 from typing import Sequence
 
 from rapidfuzz.distance import LCSseq
-from rouge_score import tokenize  # light: rouge-score loads nltk only in rouge_score.tokenizers
 
 from genevals import types
+from genevals.language import tokens as lang_tokens
+from genevals.language.segment import SEGMENTERS, SegmenterMissing
 from genevals.metrics import settings
 from genevals.metrics.base import Metric, Output, register
 from genevals.signature import make_signature, package_version
@@ -104,8 +114,8 @@ def _scores(target: _Text, prediction: _Text) -> dict[str, tuple[float, float, f
 class Rouge(Metric):
     """ROUGE-1/2/L F-measure (Lin 2004) exactly as rouge-score's RougeScorer computes it.
 
-    Tokens: rouge-score's default tokenizer (lowercase, non-[a-z0-9] -> space, optional Porter stem of
-    tokens longer than 3 chars). For ROUGE-n with answer n-gram multiset A and reference multiset R,
+    Tokens: the sample language's words (module doc; ASCII text: rouge-score's default tokenizer, lowercase,
+    non-[a-z0-9] -> space), with an optional Porter stem of English tokens longer than 3 chars. For ROUGE-n with answer n-gram multiset A and reference multiset R,
     hits = sum_g min(A[g], R[g]), P = hits / max(|A|, 1), R = hits / max(|R|, 1);
     for ROUGE-L, P = LCS / len(answer), R = LCS / len(reference) (0 if either is empty);
     F = 2·P·R / (P + R) (0 if P + R = 0). With several references each output takes the reference
@@ -127,16 +137,22 @@ class Rouge(Metric):
         self._stemmer = _CachedStemmer() if use_stemmer else None
 
     def signature(self) -> str:
-        return make_signature("rouge", stemmer=self.use_stemmer, tok="rouge_score-default", refs="max-f",
+        segmenters = ",".join(f"{lang}={label}" for lang, (label, _) in SEGMENTERS.items())
+        return make_signature("rouge", stemmer="porter-en-only" if self.use_stemmer else False,
+                              tok="rouge_score-default+unicode-words", seg=f"unspaced=char,{segmenters}",
+                              lang=str(self.language), refs="max-f",
                               **{"rouge-score": package_version("rouge-score")})
 
-    def tokenize(self, text: str) -> list[str]:
-        """rouge-score's own tokenisation (with the cached stemmer when stemming). Without a stemmer its last
-        step, keeping the tokens that match ``^[a-z0-9]+$``, keeps every non-empty one (the text is only [a-z0-9]
-        and spaces by then), so ``str.split`` gives the same list without a regex match per token."""
-        if self._stemmer is None:
-            return tokenize.NON_ALPHANUM_RE.sub(" ", text.lower()).split()
-        return tokenize.tokenize(text, self._stemmer)
+    def tokenize(self, text: str, lang: str = "en") -> list[str]:
+        """The words of ``text`` in ``lang`` (:func:`genevals.language.tokens.tokens`), Porter-stemmed when
+        stemming an English text. On ASCII text this is rouge-score's ``tokenize`` exactly: its last step keeps
+        the tokens that match ``^[a-z0-9]+$``, every non-empty one there, and stems of such words are such
+        words. SegmenterMissing when ``lang``'s segmenter is not installed."""
+        words = lang_tokens.tokens(text, lang)
+        if self._stemmer is None or lang != "en":
+            return words
+        stem = self._stemmer.stem
+        return [stem(w) if len(w) > 3 and w.isascii() else w for w in words]
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         return [self._score_one(sample) for sample in samples]
@@ -146,15 +162,22 @@ class Rouge(Metric):
         refs = [r for r in sample.references if r.strip()]
         if not refs:
             return {name: MetricResult.unscored(name, types.EMPTY_REFERENCE, _NO_REFERENCE) for name in _OUTPUTS}
+        lang = self.language_of(sample)
         vocab: dict[str, int] = {}
-        answer = _Text(self.tokenize(sample.answer), vocab)
-        per_ref = [_scores(_Text(self.tokenize(ref), vocab), answer) for ref in refs]
+        try:
+            answer = _Text(self.tokenize(sample.answer, lang.code), vocab)
+            per_ref = [_scores(_Text(self.tokenize(ref, lang.code), vocab), answer) for ref in refs]
+        except SegmenterMissing as missing:
+            return {name: MetricResult.unscored(name, types.UNSUPPORTED_LANGUAGE, missing.reason, **lang.details())
+                    for name in _OUTPUTS}
+        about = {**lang.details(), "tokenizer": lang_tokens.segmenter_name(lang.code),
+                 "stemmed": self._stemmer is not None and lang.code == "en"}
         results: dict[str, MetricResult] = {}
         for name in _OUTPUTS:
             # np.argmax semantics of score_multi: the first reference with the maximal F wins.
             best = max(range(len(per_ref)), key=lambda i: (per_ref[i][name][0], -i))
             f, precision, recall = per_ref[best][name]
-            details: dict[str, object] = {"precision": precision, "recall": recall, "reference_index": best}
+            details: dict[str, object] = {**about, "precision": precision, "recall": recall, "reference_index": best}
             if not answer.ids:
                 details["empty_answer"] = True
             results[name] = MetricResult(name, f, details=details)

@@ -1,31 +1,35 @@
-"""SQuAD v1.1 exact match and token F1, as computed by the official ``evaluate-v1.1.py`` script.
+"""Exact match and token F1 over per-language normalised answers: SQuAD v1.1's official ``evaluate-v1.1.py``
+for English, MLQA's official ``mlqa_evaluation_v1.py`` for es, de, ar, hi, vi and zh, a Unicode rule with a word
+segmenter where needed for the rest (every rule: :mod:`genevals.language.tokens`).
 
-Normalisation (``normalize_answer``): lowercase, delete every character of ``string.punctuation``
-(ASCII only: curly quotes survive, ``state-of-the-art`` becomes ``stateoftheart``), replace the
-whole words a/an/the by a space, then collapse whitespace. Tokens are the whitespace-split pieces.
+English normalisation (``normalize_answer``, the default ``norm="squad"``): lowercase, delete every character of
+``string.punctuation`` (ASCII only: curly quotes survive, ``state-of-the-art`` becomes ``stateoftheart``),
+replace the whole words a/an/the by a space, then collapse whitespace. Tokens are the whitespace-split pieces.
+``norm="mlqa"`` (``--token-norm mlqa``) scores English with MLQA's ``en`` rule instead, which also deletes
+Unicode punctuation (MLQA's English vectors need it for 3 pairs of 632).
+
+Each sample is scored in its language (its row's, the run's ``--language``, or detected); its details record
+the language and the normalisation. A language whose segmenter is not installed (ja, ko, th without
+``genevals[languages]``) gets status ``unsupported_language`` with the install command, never a number.
 """
 from __future__ import annotations
 
-import re
-import string
 from collections import Counter
 from typing import Sequence
 
 from genevals import types
+from genevals.language import tokens as lang_tokens
+from genevals.language.segment import SEGMENTERS, SegmenterMissing
 from genevals.metrics.base import Metric, Output, register
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
-# str.translate gives the same result as the script's per-character set test, several times faster.
-_PUNCT_TABLE = str.maketrans("", "", string.punctuation)
-# Same pattern as the official script, so Unicode word boundaries behave identically.
-_ARTICLES_RE = re.compile(r"\b(a|an|the)\b")
 _NO_REFERENCE = "sample has no reference answer"
 
 
 def normalize_answer(text: str) -> str:
     """The official SQuAD v1.1 ``normalize_answer``."""
-    return " ".join(_ARTICLES_RE.sub(" ", text.lower().translate(_PUNCT_TABLE)).split())
+    return lang_tokens.normalize(text, "en", "squad")
 
 
 def _overlap_f1(pred: Sequence[str], gold: Sequence[str], pred_counts: Counter[str]) -> tuple[float, float, float]:
@@ -44,12 +48,42 @@ def _references(sample: Sample) -> list[str]:
     return [r for r in sample.references if r.strip()]
 
 
+class _Normalised(Metric):
+    """What exact match and token F1 share: the English rule setting, the signature parts and the per-sample
+    normalisation in the sample's language."""
+
+    def __init__(self, norm: str = "squad") -> None:
+        if norm not in lang_tokens.ENGLISH_RULES:
+            raise ValueError(f"norm: expected one of {', '.join(lang_tokens.ENGLISH_RULES)} (the English "
+                             f"normalisation), got {norm!r}")
+        self.norm = norm
+
+    def _signature_parts(self) -> dict[str, str]:
+        # English's rule first: squad-v1.1 (then MLQA's for its other languages), or MLQA's for all of them
+        norm = "squad-v1.1+mlqa-v1+unicode-nfkc" if self.norm == "squad" else "mlqa-v1+unicode-nfkc"
+        segmenters = ",".join(f"{lang}={label}" for lang, (label, _) in SEGMENTERS.items())
+        return {"norm": norm, "seg": f"zh=mlqa-mixed,{segmenters}",
+                "lang": str(self.language)}
+
+    def _normalised(self, sample: Sample, refs: list[str]) -> tuple[dict[str, object], str, list[str]] | MetricResult:
+        """(details naming the language and rule, the normalised answer, the normalised references), or an
+        ``unsupported_language`` result when the language's segmenter is missing."""
+        lang = self.language_of(sample)
+        try:
+            pred = lang_tokens.normalize(sample.answer, lang.code, self.norm)
+            gold = [lang_tokens.normalize(r, lang.code, self.norm) for r in refs]
+        except SegmenterMissing as missing:
+            return MetricResult.unscored(self.family, types.UNSUPPORTED_LANGUAGE, missing.reason, **lang.details())
+        return {**lang.details(), "normalization": lang_tokens.rule_name(lang.code, self.norm)}, pred, gold
+
+
 @register
-class ExactMatch(Metric):
-    """SQuAD v1.1 exact match: 1 if normalize_answer(answer) == normalize_answer(ref) for some reference, else 0.
+class ExactMatch(_Normalised):
+    """Exact match: 1 if norm(answer) == norm(ref) for some reference, else 0, with norm the sample language's
+    normalisation (SQuAD v1.1 for English, MLQA's for its languages: :mod:`genevals.language.tokens`).
 
     EM = max_r [norm(answer) == norm(r)]. Two texts that both normalise to "" (e.g. "the" vs "a")
-    match, exactly as in the v1.1 script.
+    match, exactly as in the v1.1 and MLQA scripts.
     """
 
     family = "exact_match"
@@ -59,7 +93,7 @@ class ExactMatch(Metric):
     order = 10
 
     def signature(self) -> str:
-        return make_signature("exact_match", norm="squad-v1.1", refs="max")
+        return make_signature("exact_match", **self._signature_parts(), refs="max")
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         out: list[dict[str, MetricResult]] = []
@@ -68,9 +102,13 @@ class ExactMatch(Metric):
             if not refs:
                 out.append({"exact_match": MetricResult.unscored("exact_match", types.EMPTY_REFERENCE, _NO_REFERENCE)})
                 continue
-            pred = normalize_answer(sample.answer)
-            winner = next((i for i, r in enumerate(refs) if normalize_answer(r) == pred), None)
-            details: dict[str, object] = {"reference_index": winner if winner is not None else 0}
+            normalised = self._normalised(sample, refs)
+            if isinstance(normalised, MetricResult):
+                out.append({"exact_match": normalised})
+                continue
+            details, pred, gold = normalised
+            winner = next((i for i, r in enumerate(gold) if r == pred), None)
+            details["reference_index"] = winner if winner is not None else 0
             if not pred:
                 details["empty_answer"] = True
             value = 1.0 if winner is not None else 0.0
@@ -79,8 +117,9 @@ class ExactMatch(Metric):
 
 
 @register
-class TokenF1(Metric):
-    """SQuAD v1.1 token F1 with MULTISET overlap, best over references.
+class TokenF1(_Normalised):
+    """SQuAD v1.1 / MLQA token F1 with MULTISET overlap, best over references, over the sample language's
+    normalised tokens (:mod:`genevals.language.tokens`; Chinese: one token per Han character).
 
     With P = normalised answer tokens and G = normalised reference tokens (as multisets / Counters),
     common = |P ∩ G| = sum over tokens of min(count_P, count_G) (``Counter(P) & Counter(G)``),
@@ -97,7 +136,7 @@ class TokenF1(Metric):
     order = 20
 
     def signature(self) -> str:
-        return make_signature("token_f1", norm="squad-v1.1", overlap="multiset", empty="zero", refs="max")
+        return make_signature("token_f1", **self._signature_parts(), overlap="multiset", empty="zero", refs="max")
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         out: list[dict[str, MetricResult]] = []
@@ -106,16 +145,21 @@ class TokenF1(Metric):
             if not refs:
                 out.append({"token_f1": MetricResult.unscored("token_f1", types.EMPTY_REFERENCE, _NO_REFERENCE)})
                 continue
-            pred = normalize_answer(sample.answer).split()
+            normalised = self._normalised(sample, refs)
+            if isinstance(normalised, MetricResult):
+                out.append({"token_f1": normalised})
+                continue
+            details, answer, gold = normalised
+            pred = answer.split()
             pred_counts = Counter(pred)
             best = (-1.0, 0.0, 0.0)
             best_index = 0
-            for i, ref in enumerate(refs):
-                scored = _overlap_f1(pred, normalize_answer(ref).split(), pred_counts)
+            for i, ref in enumerate(gold):
+                scored = _overlap_f1(pred, ref.split(), pred_counts)
                 if scored[0] > best[0]:  # strict: the first of tied references wins, like max()
                     best, best_index = scored, i
             f1, precision, recall = best
-            details: dict[str, object] = {"precision": precision, "recall": recall, "reference_index": best_index}
+            details.update(precision=precision, recall=recall, reference_index=best_index)
             if not pred:
                 details["empty_answer"] = True
             out.append({"token_f1": MetricResult("token_f1", f1, details=details)})

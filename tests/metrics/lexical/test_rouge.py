@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from rouge_score import rouge_scorer
 
 from genevals import types
+from genevals.language import LanguageSetting
 from genevals.metrics.lexical.rouge import Rouge
 from genevals.types import Sample
 
@@ -19,6 +20,8 @@ GOLDEN = Path(__file__).resolve().parents[2] / "data" / "rouge"
 OURS = ("rouge1", "rouge2", "rougeL")
 _SCORERS = {stem: rouge_scorer.RougeScorer(list(OURS), use_stemmer=stem) for stem in (False, True)}
 _METRICS = {stem: Rouge(use_stemmer=stem) for stem in (False, True)}
+for _metric in _METRICS.values():  # rouge-score is English: these tests score in English, not a detected language
+    _metric.language = LanguageSetting.parse("en")
 
 
 def _ours(answer: str, refs: list[str], stem: bool = False) -> dict:
@@ -78,10 +81,7 @@ def test_testdata_files_line_by_line_and_whole() -> None:
     ("", ["the cat sat on the mat"]),
     ("?!... ---", ["the cat sat on the mat"]),
     ("the cat sat", ["?!"]),
-    ("Café déjà vu naïve", ["cafe deja vu naive", "Café déjà vu"]),
-    ("東京 is big 東京タワー", ["東京 big"]),
     ("rocket 🚀 launched 😀 today", ["😀 rocket launched today 🚀"]),
-    ("İstanbul ǅ ﬁnal Straße", ["istanbul final strasse"]),
     ("running runners ran generously", ["the runner runs generous"]),
     ("one two three", ["one two", "two three", "one two three four"]),
     ("a b a b a b", ["b a b a", "a a b b"]),
@@ -108,7 +108,7 @@ def test_best_reference_first_on_ties() -> None:
 
 
 def _long_text(rng: random.Random, chars: int) -> str:
-    words = ["alpha", "beta", "gamma", "delta", "running", "runs", "generalization", "x", "é", "42", "the"]
+    words = ["alpha", "beta", "gamma", "delta", "running", "runs", "generalization", "x", "e", "42", "the"]
     out: list[str] = []
     while sum(map(len, out)) + len(out) <= chars:
         out.append(rng.choice(words) + rng.choice(["", "", ",", "."]))
@@ -126,19 +126,23 @@ def test_very_long_texts_identical() -> None:
 def test_picklable_with_stemmer_cache() -> None:
     metric = pickle.loads(pickle.dumps(Rouge(use_stemmer=True)))
     sample = Sample(id="s", answer="running runners", references=("the runner runs",))
-    assert metric.score([sample]) == _METRICS[True].score([sample])
+    assert metric.score([sample]) == Rouge(use_stemmer=True).score([sample])
 
 
 def test_signature() -> None:
     sig = Rouge(use_stemmer=True).signature()
-    assert sig.startswith("rouge|stemmer:yes|tok:rouge_score-default|refs:max-f|rouge-score:")
+    assert sig.startswith("rouge|stemmer:porter-en-only|tok:rouge_score-default+unicode-words|seg:")
+    assert "|lang:auto|refs:max-f|rouge-score:" in sig
     assert Rouge().signature().startswith("rouge|stemmer:no|")
     assert Rouge().output_names() == ["rouge1", "rouge2", "rougeL"]
 
 
+# rouge-score's tokenizer drops every non-ASCII letter; genevals keeps them (tests/metrics/lexical/
+# test_rouge_languages.py), so the two agree on ASCII text: that is where these tests compare them.
 _WORDS = st.sampled_from(["the", "cat", "cats", "sat", "sitting", "on", "mat", "Mat.", "running", "runner",
-                          "generously", "über", "東京", "😀", "1999", "a-b", "?", "it's", "the", "on"])
-_TEXT = st.lists(_WORDS, max_size=25).map(" ".join) | st.text(max_size=60)
+                          "generously", "uber", "tokyo", ":-)", "1999", "a-b", "?", "it's", "the", "on"])
+_ASCII = st.characters(max_codepoint=127)
+_TEXT = st.lists(_WORDS, max_size=25).map(" ".join) | st.text(alphabet=_ASCII, max_size=60)
 
 
 @settings(max_examples=300, deadline=None)
@@ -160,7 +164,7 @@ def test_identity_scores_one_when_there_are_enough_tokens(text: str, stem: bool)
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=_TEXT | st.text(alphabet=st.characters(), max_size=80))
+@given(text=_TEXT | st.text(alphabet=_ASCII, max_size=80))
 def test_the_unstemmed_tokens_are_rouge_scores_own(text: str) -> None:
     from rouge_score import tokenize
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from genevals import types
+from genevals.language import LanguageSetting
 from genevals.metrics.lexical.squad import ExactMatch, TokenF1, normalize_answer
 from genevals.types import Sample
 
@@ -43,12 +44,18 @@ def _official_f1(prediction: str, ground_truth: str) -> float:
     return (2 * precision * recall) / (precision + recall)
 
 
+def _english(metric):
+    # SQuAD v1.1 is the English rule: these tests score in English, not in a detected language
+    metric.language = LanguageSetting.parse("en")
+    return metric
+
+
 def _em(answer: str, refs: list[str]):
-    return ExactMatch().score([Sample(id="s", answer=answer, references=tuple(refs))])[0]["exact_match"]
+    return _english(ExactMatch()).score([Sample(id="s", answer=answer, references=tuple(refs))])[0]["exact_match"]
 
 
 def _f1(answer: str, refs: list[str]):
-    return TokenF1().score([Sample(id="s", answer=answer, references=tuple(refs))])[0]["token_f1"]
+    return _english(TokenF1()).score([Sample(id="s", answer=answer, references=tuple(refs))])[0]["token_f1"]
 
 
 def test_seed_example_multiset_f1() -> None:
@@ -95,8 +102,8 @@ def test_t5_literal_cases_with_official_v11_values() -> None:
             continue
         samples = [Sample(id=str(i), answer=p, references=tuple(g))
                    for i, (p, g) in enumerate(zip(case["predictions"], case["golds"]))]
-        em = [r["exact_match"].value for r in ExactMatch().score(samples)]
-        f1 = [r["token_f1"].value for r in TokenF1().score(samples)]
+        em = [r["exact_match"].value for r in _english(ExactMatch()).score(samples)]
+        f1 = [r["token_f1"].value for r in _english(TokenF1()).score(samples)]
         # T5's pre-normalised case expects raw whitespace tokens; the official v1.1 values are ours.
         expected = case.get("official_v1.1_recomputed", case["expected"])
         assert round(abs(100 * sum(em) / len(em) - expected["em"]), case["places"]) == 0
@@ -110,7 +117,8 @@ def test_multiset_not_set_overlap() -> None:
 def test_best_reference_and_details() -> None:
     r = _f1("Santa Clara", ["Levi's Stadium", "Santa Clara, California"])
     assert r.value == pytest.approx(0.8)
-    assert r.details == {"precision": 1.0, "recall": 2 / 3, "reference_index": 1}
+    assert r.details == {"precision": 1.0, "recall": 2 / 3, "reference_index": 1, "language": "en",
+                         "language_source": "run", "normalization": "squad-v1.1"}
     e = _em("Cat", ["dog", "CAT"])
     assert e.value == 1.0 and e.details["reference_index"] == 1
 
@@ -138,8 +146,9 @@ def test_both_normalise_to_empty_follows_v11() -> None:
 
 
 def test_signatures() -> None:
-    assert TokenF1().signature().startswith("token_f1|norm:squad-v1.1|overlap:multiset")
-    assert ExactMatch().signature().startswith("exact_match|norm:squad-v1.1")
+    assert TokenF1().signature().startswith("token_f1|norm:squad-v1.1+mlqa-v1+unicode-nfkc|seg:")
+    assert "|lang:auto|overlap:multiset" in TokenF1().signature()
+    assert ExactMatch().signature().startswith("exact_match|norm:squad-v1.1+mlqa-v1+unicode-nfkc")
 
 
 _WORDS = st.sampled_from(["the", "a", "an", "Paris", "paris", "France", "capital", "city", "is", "of",
