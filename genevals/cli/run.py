@@ -15,6 +15,7 @@ from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ER
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    from genevals.metrics.lexical.bleu_tokenize import CHOICES as BLEU_TOKENIZERS
     from genevals.registry import preset
 
     run = subparsers.add_parser("run", help="score a file of RAG outputs")
@@ -59,6 +60,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                           "mrr, recall@10 and ndcg@10, and those named in --metrics)")
     lexical = run.add_argument_group("lexical and retrieval")
     lexical.add_argument("--stem", action="store_true", help="Porter stemming for ROUGE")
+    lexical.add_argument("--bleu-tokenize", default=None, metavar="NAME", choices=BLEU_TOKENIZERS,
+                         help="sacrebleu's tokenizer for every BLEU sample: " + ", ".join(BLEU_TOKENIZERS)
+                              + " (default auto: from each sample's language, e.g. zh for Chinese, 13a for English)")
     lexical.add_argument("--cutoffs", type=whole_numbers, default=None,
                          help="retrieval cutoffs k (default 1,3,5,10)")
     lexical.add_argument("--level", choices=("auto", "chunk", "doc"), default="auto",
@@ -97,6 +101,8 @@ def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     options: dict[str, dict[str, Any]] = {"rouge": {"use_stemmer": args.stem}, "retrieval": {"level": args.level}}
     if args.cutoffs:
         options["retrieval"]["cutoffs"] = args.cutoffs
+    if args.bleu_tokenize is not None:
+        options["bleu"] = {"tokenize": args.bleu_tokenize}
     bert = {"model": args.bertscore_model, "layer": args.bertscore_layer, "idf": args.bertscore_idf or None,
             "rescale": args.bertscore_rescale or None, "baseline": args.bertscore_baseline, "device": args.device,
             "batch_size": args.batch_size, "runtime": args.bertscore_runtime}

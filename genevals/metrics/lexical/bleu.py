@@ -203,9 +203,9 @@ class Bleu(Metric):
             "bleu", nrefs=nrefs, case="mixed", eff="yes", tok=tok, lang=lang,
             smooth=_SMOOTH, corpus_eff="no", version=package_version("sacrebleu"))
 
-    def tokenizer_for(self, code: str) -> str:
-        """The tokenizer a sample in language ``code`` is scored with."""
-        return bleu_tokenize.for_language(code) if self.tokenize == AUTO else self.tokenize
+    def tokenizer_for(self, code: str, texts: Sequence[str] = ()) -> str:
+        """The tokenizer a sample in language ``code`` with answer and references ``texts`` is scored with."""
+        return bleu_tokenize.for_language(code, tuple(texts)) if self.tokenize == AUTO else self.tokenize
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         with collector_paused():  # the counted n-grams are acyclic: see genevals.gcpause
@@ -215,7 +215,7 @@ class Bleu(Metric):
         # A blank string is not a reference (sacrebleu would count its length 0 as a candidate ref_len).
         refs = [r for r in sample.references if r.strip()]
         lang = self.language_of(sample)
-        tokenizer = self.tokenizer_for(lang.code)
+        tokenizer = self.tokenizer_for(lang.code, (sample.answer, *refs))
         if not refs:
             return MetricResult.unscored(_NAME, types.EMPTY_REFERENCE, _NO_REFERENCE, tokenizer=tokenizer,
                                          **lang.details())

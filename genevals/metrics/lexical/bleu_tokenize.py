@@ -18,6 +18,10 @@ th, lo, my, km                                ``char``      written without spac
 ru, uk, el, ka, hy, am, ...)
 every other language (Latin script)           ``13a``       sacrebleu's default, WMT's convention; English
                                                             is scored exactly as before
+... whose answer or references hold CJK       ``zh``        13a keeps a run of Han characters as one
+characters (:func:`has_cjk`)                                word; zh is 13a's rules plus one token per
+                                                            CJK character (a short answer such as
+                                                            "摩摩斯 (Momus)" is detected as English)
 ============================================  ============  ==========================================
 
 sacrebleu chooses ``zh`` / ``ja-mecab`` / ``ko-mecab`` itself when told the target language
@@ -37,6 +41,7 @@ intl``) uses one tokenizer for every sample. The names are :data:`NAMES`: sacreb
 from __future__ import annotations
 
 import importlib
+import re
 import threading
 from typing import Callable
 
@@ -64,6 +69,13 @@ _CLASSES = {"intl": "tokenizer_intl.TokenizerV14International", "zh": "tokenizer
             "ja-mecab": "tokenizer_ja_mecab.TokenizerJaMecab", "ko-mecab": "tokenizer_ko_mecab.TokenizerKoMecab",
             "char": "tokenizer_char.TokenizerChar", "none": "tokenizer_none.NoneTokenizer"}
 INSTALL = "pip install 'genevals[languages]'"
+#: the characters sacrebleu's zh tokenizer makes tokens of their own (``tokenizer_zh._UCODE_RANGES``: Han,
+#: CJK radicals, symbols and punctuation, bopomofo, full-width forms), less its two symbol blocks U+2600-27BF
+#: (weather signs, dingbats: ✓ in an English answer is no reason to leave 13a). Its ranges past U+FFFF are
+#: written as surrogate pairs, which no Python character falls between, so sacrebleu leaves those alone too.
+_CJK = re.compile("[\u2e80-\u2eff\u2f00-\u2fdf\u2ff0-\u2fff\u3000-\u303f\u3100-\u312f\u31a0-\u31ef"
+                  "\u3200-\u33ff\u3400-\u4db5\u4e00-\u9fbb\uf900-\ufad9\ufe10-\ufe1f\ufe30-\ufe4f"
+                  "\uff00-\uffef]")
 
 Tokenize = Callable[[str], list[str]]
 
@@ -80,12 +92,20 @@ def check(value: object, field: str = "tokenize") -> str:
     raise ValueError(f"{field}: unknown tokenizer {shown}; expected one of {', '.join(CHOICES)}")
 
 
-def for_language(code: str) -> str:
-    """The tokenizer the table gives a language (an ISO 639-1 code)."""
+def has_cjk(texts: "list[str] | tuple[str, ...]") -> bool:
+    """Whether any of ``texts`` holds a character sacrebleu's zh tokenizer splits off (see :data:`_CJK`)."""
+    return any(_CJK.search(text) for text in texts)
+
+
+def for_language(code: str, texts: "list[str] | tuple[str, ...]" = ()) -> str:
+    """The tokenizer the table gives a sample in language ``code`` (an ISO 639-1 code) whose answer and
+    references are ``texts``."""
     found = _BY_LANGUAGE.get(code)
     if found is not None:
         return found
-    return "intl" if code in NON_LATIN else "13a"
+    if code in NON_LATIN:
+        return "intl"
+    return "zh" if has_cjk(texts) else "13a"
 
 
 _lock = threading.Lock()
