@@ -139,9 +139,9 @@ class Bleu(Metric):
     (n = 1..4, counts clipped by the max count over the sample's references), BP = 1 if c > r else
     exp(1 - r/c), c = answer length, r = the closest reference length (shorter wins ties).
     Per sample: sacrebleu's tokenizer for the sample's language (13a for English and the other Latin-script
-    languages; see :mod:`genevals.metrics.lexical.bleu_tokenize`), case-sensitive, exp smoothing (NIST: the k-th zero precision becomes
-    1/(2^k · total)), effective order (N stops at the first order with no hypothesis n-grams),
-    i.e. ``sacrebleu.sentence_bleu``. Corpus: the statistics are summed over samples and scored
+    languages; see :mod:`genevals.metrics.lexical.bleu_tokenize`), case-sensitive, exp smoothing (NIST: the
+    k-th zero precision becomes 1/(2^k · total)), effective order (N stops at the first order with no
+    hypothesis n-grams), i.e. ``sacrebleu.sentence_bleu(..., tokenize=that tokenizer)``. Corpus: the statistics are summed over samples and scored
     without effective order, i.e. ``sacrebleu.corpus_bleu``. Blank (whitespace-only) references are ignored.
 
     Args:

@@ -34,6 +34,12 @@ their own. Latin-script languages keep ``13a``, the convention their published B
 blind spots, Spanish ``¿¡`` and French ``« »`` glued to words, are sacrebleu's as well; ``--bleu-tokenize intl``
 changes them).
 
+A sample with no letter at all ("20–18", "56.2%") is scored in the run's fallback language, English unless
+``--language auto:CODE`` says otherwise; sacrebleu's zh and 13a differ on such text only in the characters zh
+splits off (its ranges include U+2001-U+2A6C, general punctuation and symbols, by a slip in how they are written;
+:data:`_CJK` leaves them out so that an English answer's dashes and “quotes” stay 13a's). So on Chinese data
+``--language zh`` (or ``auto:zh``, or a ``language`` column) gives exactly sacrebleu's ``tokenize="zh"``.
+
 Override: the setting ``tokenize`` (``options={"bleu": {"tokenize": "intl"}}``, ``genevals run --bleu-tokenize
 intl``) uses one tokenizer for every sample. The names are :data:`NAMES`: sacrebleu's, less ``spm`` /
 ``flores101`` / ``flores200`` (they download a SentencePiece model on first use, and a run stays offline).
@@ -43,7 +49,7 @@ from __future__ import annotations
 import importlib
 import re
 import threading
-from typing import Callable
+from typing import Callable, Sequence
 
 from genevals.metrics.lexical.tokenize13a import tokens_13a
 
@@ -92,12 +98,12 @@ def check(value: object, field: str = "tokenize") -> str:
     raise ValueError(f"{field}: unknown tokenizer {shown}; expected one of {', '.join(CHOICES)}")
 
 
-def has_cjk(texts: "list[str] | tuple[str, ...]") -> bool:
+def has_cjk(texts: Sequence[str]) -> bool:
     """Whether any of ``texts`` holds a character sacrebleu's zh tokenizer splits off (see :data:`_CJK`)."""
     return any(_CJK.search(text) for text in texts)
 
 
-def for_language(code: str, texts: "list[str] | tuple[str, ...]" = ()) -> str:
+def for_language(code: str, texts: Sequence[str] = ()) -> str:
     """The tokenizer the table gives a sample in language ``code`` (an ISO 639-1 code) whose answer and
     references are ``texts``."""
     found = _BY_LANGUAGE.get(code)

@@ -75,14 +75,22 @@ def _golden() -> dict:
     return json.loads(GOLDEN.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("how", ["language", "tokenize"])
+#: (run's language, tokenize setting, question): how a user says the data is Chinese
+CHINESE = {"language": ("zh", "auto", ""), "tokenize": ("auto", "zh", ""), "fallback": ("auto:zh", "auto", ""),
+           "question": ("auto", "auto", "这座城市的人口是多少？")}
+
+
+@pytest.mark.parametrize("how", list(CHINESE))
 def test_chinese_equals_sacrebleu_zh_goldens(how: str) -> None:
     """The 632 Chinese XQuAD pairs of the shared MLQA vectors, kept in the repo with sacrebleu's values: every
-    sentence BLEU and its statistics, and the corpus BLEU, to 1e-6 (in fact exactly)."""
+    sentence BLEU and its statistics, and the corpus BLEU, to 1e-6 (in fact exactly), whether the run says
+    Chinese (--language zh, auto:zh), the tokenizer is named, or the question says so (detected)."""
     golden = _golden()
     assert len(golden["pairs"]) == 632 and golden["tokenize"] == "zh"
-    metric = _bleu("zh") if how == "language" else _bleu(tokenize="zh")
-    got = metric.score(_samples([(p["prediction"], p["gold"]) for p in golden["pairs"]]))
+    language, tokenize, question = CHINESE[how]
+    metric = _bleu(language, tokenize=tokenize)
+    got = metric.score([Sample(id=str(i), answer=p["prediction"], references=(p["gold"],), question=question)
+                        for i, p in enumerate(golden["pairs"])])
     for pair, outputs in zip(golden["pairs"], got):
         result = outputs["bleu"]
         assert result.status == types.OK and result.details["tokenizer"] == "zh"
@@ -93,7 +101,8 @@ def test_chinese_equals_sacrebleu_zh_goldens(how: str) -> None:
     corpus = metric.corpus_scores(got)
     assert corpus["bleu"] == pytest.approx(golden["corpus_bleu"] / 100, abs=1e-6)
     assert corpus["bleu_sys_len"] == golden["corpus_sys_len"] and corpus["bleu_ref_len"] == golden["corpus_ref_len"]
-    assert "|tok:" + ("auto(zh)|lang:zh|" if how == "language" else "zh|lang:auto|") in metric.signature()
+    tok = "zh" if how == "tokenize" else "auto(zh)"
+    assert f"|tok:{tok}|lang:{language}|" in metric.signature()
 
 
 def test_the_goldens_are_sacrebleus_here() -> None:
