@@ -242,3 +242,19 @@ def test_shared_vectors_equal_sacrebleu_in_each_language(shared_dir: Path) -> No
                 assert outputs["bleu"].value == 1.0
         want = sacrebleu.corpus_bleu([a for a, _ in pairs], [[g for _, g in pairs]], tokenize=tokenize)
         assert metric.corpus_scores(got)["bleu"] == pytest.approx(_capped(want.score), abs=1e-12)
+
+
+def test_the_setting_through_the_api() -> None:
+    """``options={"bleu": {"tokenize": ...}}``, the settings mechanism every metric uses (``--bleu-tokenize`` on
+    the command line feeds the same setting): the values and the signature follow it."""
+    import genevals
+
+    rows = [{"id": "1", "answer": "北京是中国的首都", "references": ["北京是首都"]},
+            {"id": "2", "answer": "the cat sat on the mat", "references": ["the cat is on the mat"]}]
+    for tokenize in ("char", "13a"):
+        results = genevals.evaluate(rows, metrics=["bleu"], options={"bleu": {"tokenize": tokenize}})
+        summary = results.summary()
+        assert f"|tok:{tokenize}|lang:auto|" in summary["signatures"]["bleu"]
+        want = sacrebleu.corpus_bleu([r["answer"] for r in rows], [[r["references"][0] for r in rows]],
+                                     tokenize=tokenize).score
+        assert summary["corpus"]["default"]["bleu"] == pytest.approx(_capped(want), abs=1e-12)
