@@ -33,7 +33,8 @@ def test_metric_signatures_record_their_settings():
         "token_f1|norm:squad-v1.1+mlqa-v1+unicode-nfkc|seg:zh=mlqa-mixed,ja=mecab-ipadic,ko=mecab-ko-dic,"
         f"th=pythainlp-newmm|lang:auto|overlap:multiset|empty:zero|refs:max|genevals:{__version__}")
     assert "cutoffs:1,20|" in Retrieval(cutoffs=(20, 1)).signature()
-    assert Bleu().signature().startswith("bleu|nrefs:?|case:mixed|eff:yes|tok:13a|smooth:exp|corpus_eff:no|")
+    assert Bleu().signature().startswith(
+        "bleu|nrefs:?|case:mixed|eff:yes|tok:auto|lang:auto|smooth:exp|corpus_eff:no|")
 
 
 def test_the_judge_signature_changes_with_the_prompt_model_and_seed():

@@ -15,6 +15,7 @@ from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ER
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    from genevals.metrics.lexical.bleu_tokenize import CHOICES as BLEU_TOKENIZERS
     from genevals.registry import preset
 
     run = subparsers.add_parser("run", help="score a file of RAG outputs")
@@ -59,9 +60,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                           "mrr, recall@10 and ndcg@10, and those named in --metrics)")
     lexical = run.add_argument_group("lexical and retrieval")
     lexical.add_argument("--stem", action="store_true", help="Porter stemming for ROUGE (English samples only)")
-    lexical.add_argument("--token-norm", choices=("squad", "mlqa"), default="squad",
-                         help="English normalisation for token_f1 and exact_match: squad (SQuAD v1.1, the default) "
-                              "or mlqa (MLQA's, which also deletes Unicode punctuation); other languages: MLQA's")
+    lexical.add_argument("--token-norm", choices=("squad", "mlqa"), default="mlqa",
+                         help="English normalisation for token_f1 and exact_match: mlqa (the default: MLQA's, SQuAD "
+                              "v1.1's rule that also deletes Unicode punctuation) or squad (SQuAD v1.1's script, "
+                              "ASCII punctuation only); other languages: MLQA's")
+    lexical.add_argument("--bleu-tokenize", default=None, metavar="NAME", choices=BLEU_TOKENIZERS,
+                         help="sacrebleu's tokenizer for every BLEU sample: " + ", ".join(BLEU_TOKENIZERS)
+                              + " (default auto: from each sample's language, e.g. zh for Chinese, 13a for English)")
     lexical.add_argument("--cutoffs", type=whole_numbers, default=None,
                          help="retrieval cutoffs k (default 1,3,5,10)")
     lexical.add_argument("--level", choices=("auto", "chunk", "doc"), default="auto",
@@ -100,8 +105,10 @@ def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     options: dict[str, dict[str, Any]] = {"rouge": {"use_stemmer": args.stem}, "retrieval": {"level": args.level}}
     if args.cutoffs:
         options["retrieval"]["cutoffs"] = args.cutoffs
-    if args.token_norm != "squad":
+    if args.token_norm != "mlqa":
         options["token_f1"], options["exact_match"] = {"norm": args.token_norm}, {"norm": args.token_norm}
+    if args.bleu_tokenize is not None:
+        options["bleu"] = {"tokenize": args.bleu_tokenize}
     bert = {"model": args.bertscore_model, "layer": args.bertscore_layer, "idf": args.bertscore_idf or None,
             "rescale": args.bertscore_rescale or None, "baseline": args.bertscore_baseline, "device": args.device,
             "batch_size": args.batch_size, "runtime": args.bertscore_runtime}

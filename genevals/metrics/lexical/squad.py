@@ -1,12 +1,14 @@
-"""Exact match and token F1 over per-language normalised answers: SQuAD v1.1's official ``evaluate-v1.1.py``
-for English, MLQA's official ``mlqa_evaluation_v1.py`` for es, de, ar, hi, vi and zh, a Unicode rule with a word
-segmenter where needed for the rest (every rule: :mod:`genevals.language.tokens`).
+"""Exact match and token F1 over per-language normalised answers: MLQA's official ``mlqa_evaluation_v1.py`` for
+en, es, de, ar, hi, vi and zh, SQuAD v1.1's official ``evaluate-v1.1.py`` for English on request, a Unicode rule
+with a word segmenter where needed for the rest (every rule: :mod:`genevals.language.tokens`).
 
-English normalisation (``normalize_answer``, the default ``norm="squad"``): lowercase, delete every character of
-``string.punctuation`` (ASCII only: curly quotes survive, ``state-of-the-art`` becomes ``stateoftheart``),
-replace the whole words a/an/the by a space, then collapse whitespace. Tokens are the whitespace-split pieces.
-``norm="mlqa"`` (``--token-norm mlqa``) scores English with MLQA's ``en`` rule instead, which also deletes
-Unicode punctuation (MLQA's English vectors need it for 3 pairs of 632).
+English normalisation, the default ``norm="mlqa"``: MLQA's ``en`` rule, which is SQuAD v1.1's (lowercase, delete
+punctuation, replace the whole words a/an/the by a space, collapse whitespace; tokens are the whitespace-split
+pieces) with every Unicode punctuation character deleted too, not only ``string.punctuation``.
+``norm="squad"`` (``--token-norm squad``) is SQuAD v1.1's script bit for bit: ASCII punctuation only, so curly
+quotes and dashes survive and ``state-of-the-art`` becomes ``stateoftheart``. The two differ only on text with
+non-ASCII punctuation (3 of MLQA's 632 English pairs); MLQA's is the default so that one rule covers every
+language and the MLQA vectors pass with ``--language en``.
 
 Each sample is scored in its language (its row's, the run's ``--language``, or detected); its details record
 the language and the normalisation. A language whose segmenter is not installed (ja, ko, th without
@@ -52,7 +54,7 @@ class _Normalised(Metric):
     """What exact match and token F1 share: the English rule setting, the signature parts and the per-sample
     normalisation in the sample's language."""
 
-    def __init__(self, norm: str = "squad") -> None:
+    def __init__(self, norm: str = "mlqa") -> None:
         if norm not in lang_tokens.ENGLISH_RULES:
             raise ValueError(f"norm: expected one of {', '.join(lang_tokens.ENGLISH_RULES)} (the English "
                              f"normalisation), got {norm!r}")

@@ -105,20 +105,25 @@ def test_details_and_signature() -> None:
     assert d["counts"] == [5, 3, 1, 0] and d["totals"] == [6, 5, 4, 3]
     assert d["precisions"] == [5 / 6, 3 / 5, 1 / 4, 0.0]
     assert d["sys_len"] == d["ref_len"] == 6 and d["bp"] == 1.0 and d["nrefs"] == 1
+    # English text: the language table gives 13a, sacrebleu's default, and the details say so
+    assert d["tokenizer"] == "13a" and d["language"] == "en"
     sig = metric.signature()
-    assert sig.startswith("bleu|nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|")
+    assert sig.startswith("bleu|nrefs:1|case:mixed|eff:yes|tok:auto(13a)|lang:auto|smooth:exp|")
     assert f"version:{sacrebleu.__version__}" in sig
+    assert "|tok:13a|lang:auto|" in Bleu(tokenize="13a").signature()
 
 
 _WORDS = st.sampled_from(["The", "the", "cat", "sat", "on", "mat", "mat.", "don't", "U.S.", "3.5", "-",
                           "(a)", "über", "東京", "😀", "it", "is", "a", "dog", "?"])
 _TEXT = st.lists(_WORDS, max_size=20).map(" ".join) | st.text(max_size=50)
+# The property tests below draw text in any script and compare with sacrebleu's default tokenizer, so they ask
+# for 13a; the language table's choices are compared with sacrebleu in test_bleu_languages.py.
 
 
 @settings(max_examples=300, deadline=None)
 @given(answer=_TEXT, refs=st.lists(_TEXT, min_size=1, max_size=3))
 def test_sentence_identical_to_sacrebleu(answer: str, refs: list[str]) -> None:
-    got = Bleu().score([Sample(id="s", answer=answer, references=tuple(refs))])[0]["bleu"]
+    got = Bleu(tokenize="13a").score([Sample(id="s", answer=answer, references=tuple(refs))])[0]["bleu"]
     kept = [r for r in refs if r.strip()]
     if not kept:
         assert got.status == types.EMPTY_REFERENCE
@@ -134,7 +139,7 @@ def test_sentence_identical_to_sacrebleu(answer: str, refs: list[str]) -> None:
 def test_corpus_identical_to_sacrebleu(rows: list[tuple[str, str, str]]) -> None:
     hyps = [h for h, _, _ in rows]
     streams = [[a for _, a, _ in rows], [b for _, _, b in rows]]
-    metric = Bleu()
+    metric = Bleu(tokenize="13a")
     got = metric.corpus_scores(metric.score(_samples(hyps, streams)))["bleu"]
     assert got == _capped(sacrebleu.corpus_bleu(hyps, streams).score)
     assert 0.0 <= got <= 1.0
@@ -144,7 +149,7 @@ def test_corpus_identical_to_sacrebleu(rows: list[tuple[str, str, str]]) -> None
 @given(text=_TEXT.filter(str.strip))
 def test_identity_scores_one(text: str) -> None:
     # With effective order, any answer identical to its reference with >= 1 token (13a) gets 1.
-    got = Bleu().score([Sample(id="s", answer=text, references=(text,))])[0]["bleu"]
+    got = Bleu(tokenize="13a").score([Sample(id="s", answer=text, references=(text,))])[0]["bleu"]
     assert got.value == 1.0
 
 
