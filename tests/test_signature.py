@@ -30,7 +30,7 @@ def test_metric_signatures_record_their_settings():
         f"ko=mecab-ko-dic,th=pythainlp-newmm|lang:auto|refs:max-f|rouge-score:{package_version('rouge-score')}"
         f"|genevals:{__version__}")
     assert TokenF1().signature() == (
-        "token_f1|norm:squad-v1.1+mlqa-v1+unicode-nfkc|seg:zh=mlqa-mixed,ja=mecab-ipadic,ko=mecab-ko-dic,"
+        "token_f1|norm:mlqa-v1+unicode-nfkc|seg:zh=mlqa-mixed,ja=mecab-ipadic,ko=mecab-ko-dic,"
         f"th=pythainlp-newmm|lang:auto|overlap:multiset|empty:zero|refs:max|genevals:{__version__}")
     assert "cutoffs:1,20|" in Retrieval(cutoffs=(20, 1)).signature()
     assert Bleu().signature().startswith(

@@ -212,7 +212,7 @@ def test_each_tokenizer_equals_sacrebleu(tokenize: str) -> None:
 
 @pytest.mark.parametrize("language, text", [
     ("ja", "東京は日本の首都です。"), ("ko", "서울은 한국의 수도입니다."), ("th", "ภาษาไทยเป็นภาษาราชการ"),
-    ("ar", "القطة جلست على الحصيرة، أليس كذلك؟"), ("hi", "यह सही है।"), ("ru", "Это «правда» — да."),
+    ("ar", "القطة جلست على الحصيرة، أليس كذلك؟"), ("hi", "यह सही है।"), ("ru", "Это «правда» — так говорят все люди в этом городе."),
 ])
 def test_detected_languages_take_their_tokenizer(language: str, text: str) -> None:
     got = _bleu().score([Sample(id="s", answer=text, references=(text + " x",))])[0]["bleu"]

@@ -51,11 +51,11 @@ def _english(metric):
 
 
 def _em(answer: str, refs: list[str]):
-    return _english(ExactMatch()).score([Sample(id="s", answer=answer, references=tuple(refs))])[0]["exact_match"]
+    return _english(ExactMatch(norm="squad")).score([Sample(id="s", answer=answer, references=tuple(refs))])[0]["exact_match"]
 
 
 def _f1(answer: str, refs: list[str]):
-    return _english(TokenF1()).score([Sample(id="s", answer=answer, references=tuple(refs))])[0]["token_f1"]
+    return _english(TokenF1(norm="squad")).score([Sample(id="s", answer=answer, references=tuple(refs))])[0]["token_f1"]
 
 
 def test_seed_example_multiset_f1() -> None:
@@ -102,8 +102,8 @@ def test_t5_literal_cases_with_official_v11_values() -> None:
             continue
         samples = [Sample(id=str(i), answer=p, references=tuple(g))
                    for i, (p, g) in enumerate(zip(case["predictions"], case["golds"]))]
-        em = [r["exact_match"].value for r in _english(ExactMatch()).score(samples)]
-        f1 = [r["token_f1"].value for r in _english(TokenF1()).score(samples)]
+        em = [r["exact_match"].value for r in _english(ExactMatch(norm="squad")).score(samples)]
+        f1 = [r["token_f1"].value for r in _english(TokenF1(norm="squad")).score(samples)]
         # T5's pre-normalised case expects raw whitespace tokens; the official v1.1 values are ours.
         expected = case.get("official_v1.1_recomputed", case["expected"])
         assert round(abs(100 * sum(em) / len(em) - expected["em"]), case["places"]) == 0
@@ -146,9 +146,9 @@ def test_both_normalise_to_empty_follows_v11() -> None:
 
 
 def test_signatures() -> None:
-    assert TokenF1().signature().startswith("token_f1|norm:squad-v1.1+mlqa-v1+unicode-nfkc|seg:")
-    assert "|lang:auto|overlap:multiset" in TokenF1().signature()
-    assert ExactMatch().signature().startswith("exact_match|norm:squad-v1.1+mlqa-v1+unicode-nfkc")
+    assert TokenF1(norm="squad").signature().startswith("token_f1|norm:squad-v1.1+mlqa-v1+unicode-nfkc|seg:")
+    assert "|lang:auto|overlap:multiset" in TokenF1(norm="squad").signature()
+    assert ExactMatch(norm="squad").signature().startswith("exact_match|norm:squad-v1.1+mlqa-v1+unicode-nfkc")
 
 
 _WORDS = st.sampled_from(["the", "a", "an", "Paris", "paris", "France", "capital", "city", "is", "of",
