@@ -92,7 +92,7 @@ def model_folder(model: str) -> Path:
     if not any((path / name).is_file() for name in WEIGHTS):
         missing.append("weights (" + " or ".join(WEIGHTS[:2]) + ")")
     if not any((path / name).is_file() for name in TOKENIZER):
-        missing.append("a tokenizer (" + ", ".join(TOKENIZER[:3]) + " ...)")
+        missing.append("tokenizer (" + ", ".join(TOKENIZER[:3]) + " ...)")
     if missing:
         raise ValueError(f"{where}: not a Hugging Face model folder: no {', no '.join(missing)} in it")
     try:
