@@ -132,3 +132,37 @@ def test_a_bad_bertscore_model_folder_exits_2(tmp_path):
         proc = _run(data, tmp_path / "out", "--metrics", "bertscore", "--bertscore-model", str(path), "-q")
         assert proc.returncode == 2
         assert f"--bertscore-model {path}: {why}" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_skipped_samples_load_no_model():
+    """Every English-only metric scores Chinese samples without importing torch or sentence-transformers (a
+    fresh process), pairwise_local included: both answers of the pair are Chinese."""
+    code = """
+import json, sys
+from genevals import registry
+from genevals.types import Context, Sample
+rows = json.loads(sys.argv[1])
+samples = [Sample(id=r["id"], system=s, answer=r["answer"], question=r["question"], references=(r["reference"],),
+                  contexts=tuple(Context(text=c["text"], rank=i + 1) for i, c in enumerate(r["contexts"])))
+           for r in rows for s in ("a", "b")]
+statuses = {}
+for sel in registry.select(sys.argv[2].split(",")):
+    for sample in samples:
+        sel.metric.prepare_sample(sample)
+    sel.metric.finish_prepare()
+    for result in sel.metric.score(samples):
+        for name, value in result.items():
+            statuses.setdefault(value.status, set()).add(name)
+print(json.dumps({k: sorted(v) for k, v in statuses.items()}))
+print(json.dumps(sorted(m for m in ("torch", "sentence_transformers", "transformers") if m in sys.modules)))
+"""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    families = [*OFFLINE, "pairwise_local"]
+    proc = subprocess.run([sys.executable, "-c", code, json.dumps(ZH, ensure_ascii=False), ",".join(families)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    statuses, loaded = map(json.loads, proc.stdout.splitlines())
+    assert list(statuses) == [UNSUPPORTED_LANGUAGE]
+    assert set(statuses[UNSUPPORTED_LANGUAGE]) == {o for outputs in OFFLINE.values() for o in outputs} | {"pairwise"}
+    assert loaded == []
