@@ -74,13 +74,9 @@ def default_layer(spec: ModelSpec) -> int:
     if spec.is_default:
         return DEFAULT_LAYER
     if spec.local:
-        from genevals.metrics.semantic.bertscore_settings import layer_count
+        from genevals.metrics.semantic.bertscore_settings import no_layer
 
-        layers = layer_count(spec)
-        has = f"; this model has {layers} layers" if layers is not None else ""
-        raise ValueError(f"bert-score has no tuned layer for a local model folder ({spec.path}): pass layer= "
-                         f"(--bertscore-layer N{has}; bert-score's tuned layers lie about three quarters deep, "
-                         "e.g. 9 of 12 for bert-base-multilingual-cased)")
+        raise no_layer(spec)
     from bert_score.utils import model2layers
 
     if spec.name in model2layers:

@@ -44,6 +44,16 @@ def layer_count(spec: ModelSpec) -> int | None:
     return None
 
 
+def no_layer(spec: ModelSpec) -> ValueError:
+    """The error for a local model folder given without its layer: bert-score tuned layers for its named models
+    only, and guessing one would make a number nobody chose."""
+    layers = layer_count(spec)
+    has = f"; this model has {layers} layers" if layers is not None else ""
+    return ValueError(f"bert-score has no tuned layer for a local model folder ({spec.path}): pass layer= "
+                      f"(--bertscore-layer N{has}; bert-score's tuned layers lie about three quarters deep, "
+                      "e.g. 9 of 12 for bert-base-multilingual-cased)")
+
+
 def check_settings(spec: ModelSpec, layer: int, device: str | None, batch_size: int | None) -> None:
     """ValueError, naming the option, for a layer the model does not have, an unknown device or a batch of
     nothing: found when the metric is built, before any row is read, not at the first batch."""
