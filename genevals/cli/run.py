@@ -72,7 +72,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     lexical.add_argument("--level", choices=("auto", "chunk", "doc"), default="auto",
                          help="retrieval level; auto = doc when contexts carry doc_id")
     semantic = run.add_argument_group("BERTScore")
-    semantic.add_argument("--bertscore-model", default=None, help="HF model name or local path")
+    semantic.add_argument("--bertscore-model", default=None, metavar="PATH",
+                          help="a local Hugging Face model folder (config.json, weights, tokenizer; needs "
+                               "--bertscore-layer) or a model in the HF cache; nothing is downloaded. The packaged "
+                               "all-MiniLM-L6-v2 knows English only: other languages get unsupported_language "
+                               "unless a model is given here")
     semantic.add_argument("--bertscore-layer", type=int, default=None, help="hidden layer to use")
     semantic.add_argument("--bertscore-idf", action="store_true", help="idf weights from the run's references")
     semantic.add_argument("--bertscore-rescale", action="store_true", help="rescale with a baseline")

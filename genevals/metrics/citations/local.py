@@ -4,6 +4,10 @@ thresholds, :mod:`genevals.grounding.checker`). The formulas are :mod:`genevals.
 
 Per cited sentence it asks phi(C_s, s), phi({c}, s) and phi(C_s minus c, s) for each citation when there are
 several, and phi(K, s) over all retrieved contexts; every text is embedded once per process.
+
+English only, as the checker is (:data:`genevals.grounding.LANGUAGES`): an answer in another language gets status
+``unsupported_language``, naming its language and the LLM judge (``citations``) to use instead, before anything
+is embedded; every result's details record the sample's language.
 """
 from __future__ import annotations
 
@@ -69,6 +73,7 @@ class CitationsLocal(Metric):
     outputs = formulas.OUTPUTS
     writes_for = "citations"
     order = 84
+    languages = checker_needs.LANGUAGES
 
     def __init__(self, pattern: str | None = None, device: str = "cpu") -> None:
         from genevals.grounding import checker
@@ -82,8 +87,8 @@ class CitationsLocal(Metric):
         from genevals.grounding.checker import MODEL_NAME
 
         return make_signature("citations", variant="local", model=MODEL_NAME,
-                              markers=markers_setting(self.pattern_text),
-                              st=package_version("sentence-transformers"))
+                              markers=markers_setting(self.pattern_text), lang=str(self.language),
+                              languages=",".join(sorted(self.languages or ())), st=package_version("sentence-transformers"))
 
     def describe(self) -> dict[str, str]:
         return {o.name: "Local (no LLM): " + o.definition for o in self.outputs}
@@ -98,6 +103,11 @@ class CitationsLocal(Metric):
         out: list[dict[str, MetricResult] | None] = [None] * len(samples)
         todo: list[tuple[int, list[CitedSentence]]] = []
         for i, sample in enumerate(samples):
+            skip = self.unsupported(sample, instead=checker_needs.instead("citations")) if sample.answer.strip() \
+                else None
+            if skip is not None:  # decided before anything is embedded
+                out[i] = formulas.unscored(skip.status, skip.reason or "", {"judge": self.judge_info(), **skip.details})
+                continue
             try:
                 todo.append((i, sentences_of(sample, self.pattern)))
             except Unscored as exc:
@@ -112,7 +122,8 @@ class CitationsLocal(Metric):
         for (i, sentences), found in zip(todo, checks):
             fill_quotes(samples[i], found)
             out[i] = formulas.scored(sentences, found, {"judge": self.judge_info(), "source": (
-                "field" if samples[i].citations is not None else "markers")})
+                "field" if samples[i].citations is not None else "markers"),
+                **self.language_of(samples[i]).details()})
         return out  # type: ignore[return-value]
 
     def check(self, items: Sequence[tuple[Sample, list[CitedSentence]]]) -> list[dict[int, SentenceCheck]]:

@@ -8,8 +8,13 @@ settled locally too: the LLM judge would give the same status. When the LLM judg
 (judge_error, parse_error, ...), ``fallback`` = "local" keeps the local verdict and says so; "none" keeps the
 judge's unscored result.
 
+The local checker knows English only (:data:`genevals.grounding.LANGUAGES`): an answer in another language skips
+it (its status ``unsupported_language`` is not final, and no model is loaded for it) and goes to the LLM judge,
+which reads any language; ``details.cascade.local_status`` / ``local_reason`` say why, and the local verdict is
+never its fallback.
+
 ``details["cascade"] = {"settled_by": "local" | "llm", "sent_to_llm", "local_confidence", "settle_confidence",
-"fallback"?}`` on the
+"fallback"?, "local_status"?, "local_reason"?}`` on the
 faithfulness output; ``corpus_scores`` counts the answers settled locally and sent to the LLM.
 """
 from __future__ import annotations
@@ -75,6 +80,7 @@ class Cascade(Metric):
 
     def signature(self) -> str:
         judge_sig = self.llm.signature().replace("|", ";")
+        self.local.language = self.language  # its lang: part is the run's
         return make_signature("cascade", settle=self.settle_confidence, fallback=self.fallback,
                               local=self.local.signature().replace("|", ";"), llm=judge_sig)
 
@@ -83,6 +89,7 @@ class Cascade(Metric):
 
     def score_each(self, samples: Sequence[Sample], emit: Emit) -> None:
         """Answers settled locally are emitted at once, the LLM's as each of its verdicts comes back."""
+        self.local.language = self.language  # the run's setting (set on the cascade when it was built)
         local = self.local.score(samples)
         to_llm = []
         for i, result in enumerate(local):
@@ -103,6 +110,9 @@ class Cascade(Metric):
             if faith.status != types.OK and self.fallback == "local" and local_faith.status == types.OK:
                 emit(i, self._tag(local[i], "local", conf, sent_to_llm=True,
                                   fallback=f"LLM judge {faith.status}: {faith.reason}"))
+            elif local_faith.status == types.UNSUPPORTED_LANGUAGE:
+                emit(i, self._tag(result, "llm", conf, sent_to_llm=True, local_status=local_faith.status,
+                                  local_reason=local_faith.reason))
             else:
                 emit(i, self._tag(result, "llm", conf, sent_to_llm=True))
 

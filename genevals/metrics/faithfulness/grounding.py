@@ -8,6 +8,10 @@ gives each verdict ``probability`` (of the claim being hallucinated) and, when f
 the weights' span mode names: the unsupported phrase, its clause or the sentence), and the answer
 ``probability``; its confidence is max(p, 1 - p). ``method="rules"`` uses
 ``genevals/grounding/thresholds.json`` (calibrated on RAGTruth dev by tools/calibrate_grounding.py).
+
+English only (:data:`genevals.grounding.LANGUAGES`: ASCII word patterns, an English encoder and English
+calibration): an answer in another language gets status ``unsupported_language`` naming its language and the LLM
+judge to use instead, and no model is loaded for it. Each result's details record the sample's language.
 """
 from __future__ import annotations
 
@@ -59,6 +63,7 @@ class Grounding(Metric):
                       "absent from the contexts")
     writes_for = "faithfulness"
     order = 80
+    languages = checker_needs.LANGUAGES
 
     def __init__(self, thresholds: str | Mapping[str, Any] | None = None, device: str = "cpu",
                  batch_size: int = 64, method: str = "learned", detector: str | None = None) -> None:
@@ -116,10 +121,14 @@ class Grounding(Metric):
 
         if self.detector is not None:
             return make_signature("grounding", model=self.encoder.name, method="learned",
-                                  weights=self.detector.digest, claims="sentences",
+                                  weights=self.detector.digest, claims="sentences", **self._languages(),
                                   st=package_version("sentence-transformers"))
         return make_signature("grounding", model=MODEL_NAME, thresholds=self._thresholds_hash(),
-                              claims="sentences", st=package_version("sentence-transformers"))
+                              claims="sentences", **self._languages(), st=package_version("sentence-transformers"))
+
+    def _languages(self) -> dict[str, str]:
+        """The signature's language handling: the run's setting, and the one language scored."""
+        return {"lang": str(self.language), "languages": ",".join(sorted(self.languages or ()))}
 
     def judge_info(self, kind: str | None = None) -> dict[str, Any]:
         from genevals.grounding.checker import MODEL_NAME
@@ -152,6 +161,10 @@ class Grounding(Metric):
         for i, s in enumerate(samples):
             if not s.answer.strip():
                 out[i] = self._unscored(types.EMPTY_ANSWER, "the answer is empty")
+                continue
+            skip = self.unsupported(s, instead=checker_needs.instead("faithfulness"))
+            if skip is not None:  # decided before anything loads the encoder
+                out[i] = self._unscored(skip.status, skip.reason or "", **skip.details)
                 continue
             refusal = detect_refusal(s.answer)
             if refusal:
@@ -201,7 +214,7 @@ class Grounding(Metric):
         labels = [d.label for d in decisions]
         return scored_outputs(claims, verdicts, {
             "issues": [], "confidence": round(response_confidence(labels, [d.confidence for d in decisions]), 4),
-            "judge": self.judge_info(f.kind), "usage": self._usage()})
+            "judge": self.judge_info(f.kind), "usage": self._usage(), **self.language_of(sample).details()})
 
     def _learned(self, sample: Sample, f) -> dict[str, MetricResult]:
         """Verdicts of the learned detector: the answer's probability decides whether it is flagged, the claims'
@@ -241,4 +254,4 @@ class Grounding(Metric):
         return scored_outputs(claims, verdicts, {
             "issues": [], "confidence": round(max(pa, 1 - pa) if not any(flags) or pa >= self.detector.answer_threshold
                                               else RULE_CONFIDENCE, 4), "probability": round(pa, 4),
-            "judge": self.judge_info(f.kind), "usage": self._usage()})
+            "judge": self.judge_info(f.kind), "usage": self._usage(), **self.language_of(sample).details()})

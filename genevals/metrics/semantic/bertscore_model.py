@@ -45,24 +45,38 @@ def default_model_path() -> str:
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """What to load: ``path`` goes to from_pretrained; ``name`` is what signatures and baselines use."""
+    """What to load: ``path`` goes to from_pretrained; ``name`` is what signatures and baselines use (for a
+    local folder, its name and the digest of its files: ``tiny-bert@3fa2b1c0d9e8``)."""
 
     name: str
     path: str
     is_default: bool
+    #: a local model folder (``--bertscore-model PATH``), checked when the metric is built
+    local: bool = False
 
 
 def resolve_model(model: str | None) -> ModelSpec:
+    """The packaged model (None or its name), a local folder (checked: a ValueError naming what is missing), or
+    a Hugging Face repository id, loaded from the local cache only."""
     if model is None or model in (DEFAULT_MODEL_NAME, "sentence-transformers/" + DEFAULT_MODEL_NAME):
         return ModelSpec(DEFAULT_MODEL_NAME, default_model_path(), True)
-    if os.path.isdir(model) and Path(model).resolve() == Path(default_model_path()).resolve():
+    from genevals.metrics.semantic import bertscore_settings
+
+    if not bertscore_settings.looks_like_path(model):
+        return ModelSpec(model, model, False)
+    folder = bertscore_settings.model_folder(model)
+    if folder == Path(default_model_path()).resolve():
         return ModelSpec(DEFAULT_MODEL_NAME, default_model_path(), True)
-    return ModelSpec(model, model, False)
+    return ModelSpec(bertscore_settings.folder_name(folder), str(folder), False, local=True)
 
 
 def default_layer(spec: ModelSpec) -> int:
     if spec.is_default:
         return DEFAULT_LAYER
+    if spec.local:
+        from genevals.metrics.semantic.bertscore_settings import no_layer
+
+        raise no_layer(spec)
     from bert_score.utils import model2layers
 
     if spec.name in model2layers:
@@ -71,9 +85,12 @@ def default_layer(spec: ModelSpec) -> int:
 
 
 def shipped_baseline(spec: ModelSpec) -> Path | None:
-    """bert-score's shipped English baseline for this model, or genevals' own for the default model."""
+    """bert-score's shipped English baseline for this model, or genevals' own for the default model; none for a
+    local folder (its baseline must be given: baseline=PATH, --bertscore-baseline)."""
     if spec.is_default:
         return DEFAULT_BASELINE if DEFAULT_BASELINE.is_file() else None
+    if spec.local:
+        return None
     import importlib.util
 
     found = importlib.util.find_spec("bert_score")

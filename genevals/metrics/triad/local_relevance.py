@@ -23,6 +23,10 @@ the local grounding checker's public API (:mod:`genevals.grounding.checker`: ``s
   numbers, cosine, length; best over all references), fit on NQ301: short answers ("Nixon") are scored.
   Precision and recall are SQuAD token precision and recall against the best reference.
 
+English only (:data:`genevals.grounding.LANGUAGES`): MiniLM and the calibrations are English, the word features
+ASCII. A sample in another language gets status ``unsupported_language``, naming its language and the LLM variant
+to use instead, before anything is embedded; every result's details record the sample's language.
+
 Each calibrated judge carries a validation card (:meth:`card`) measured by ``benchmarks/bench_triad.py``.
 Where they are weak is measured in benchmarks/RESULTS.md ("Offline RAG judges").
 """
@@ -79,6 +83,7 @@ class _Local(Metric):
     kind = MODEL
     order = 81
     extra, requires = checker_needs.EXTRA, checker_needs.REQUIRES  # the checker's MiniLM embeds, every variant
+    languages = checker_needs.LANGUAGES
 
     def settings(self) -> dict[str, Any]:
         return {}
@@ -87,6 +92,7 @@ class _Local(Metric):
         from genevals.grounding.checker import MODEL_NAME
 
         return make_signature(self.writes_for, variant="offline", model=MODEL_NAME, **self.settings(),
+                              lang=str(self.language), languages=",".join(sorted(self.languages or ())),
                               st=package_version("sentence-transformers"))
 
     def describe(self) -> dict[str, str]:
@@ -100,6 +106,11 @@ class _Local(Metric):
         for sample in samples:
             details: dict[str, Any] = {"judge": _judge_info(**self.settings()),
                                        "usage": {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0}}
+            skip = self.unsupported(sample, instead=checker_needs.instead(self.writes_for))
+            if skip is not None:  # decided before anything is embedded
+                out.append(self._unscored(skip.status, skip.reason or "", {**details, **skip.details}))
+                continue
+            details.update(self.language_of(sample).details())
             try:
                 out.append(self._score(sample, details))
             except Unscored as exc:

@@ -6,7 +6,9 @@ one of either sample) when there is one, else its offline ``answer_relevance``
 (:mod:`genevals.metrics.triad.local_relevance`). The higher score wins when the two differ by more than ``margin``,
 else the pair is a tie; the comparison is symmetric, so there is no order to swap. Outputs, per-pair rates and
 the paired CI are those of :mod:`genevals.metrics.triad.preference`. Unscored: ``no_pair``, ``empty_answer``, and the
-status of an answer the offline score cannot score (``refusal``, ``no_claims``, ...), with its reason.
+status of an answer the offline score cannot score (``refusal``, ``no_claims``, ...), with its reason. English
+only, as the offline scores it compares are: a pair with an answer in another language gets
+``unsupported_language``, naming the language and the LLM judge to use instead.
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ class PairwiseLocal(PairwiseStats, Metric):
     kind = MODEL
     order = 81
     extra, requires = checker_needs.EXTRA, checker_needs.REQUIRES  # the local judges' MiniLM
+    languages = checker_needs.LANGUAGES
 
     def __init__(self, margin: float = 0.1) -> None:
         self.margin = settings.number("margin", margin, 0)
@@ -49,7 +52,7 @@ class PairwiseLocal(PairwiseStats, Metric):
 
         return make_signature("pairwise", variant="offline", model=MODEL_NAME,
                               score="answer_correctness,else:answer_relevance", margin=f"{self.margin:g}",
-                              st=package_version("sentence-transformers"))
+                              lang=str(self.language), languages=",".join(sorted(self.languages or ())), st=package_version("sentence-transformers"))
 
     def describe(self) -> dict[str, str]:
         return {"pairwise": "Offline (no LLM): higher offline answer_correctness (else answer_relevance) wins; "
@@ -84,10 +87,18 @@ class PairwiseLocal(PairwiseStats, Metric):
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         out = []
+        # the offline scores judge each opponent's answer in the run's language setting too
+        self._correctness.language = self._relevance.language = self.language
         for sample in samples:
             others = self.opponents(sample)
             info = {"judge": {"backend": "local", "variant": "offline", "margin": self.margin},
                     "usage": {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0}}
+            skip = self.unsupported(sample, "pairwise", checker_needs.instead("pairwise"))
+            if skip is not None:
+                out.append({"pairwise": MetricResult.unscored("pairwise", skip.status, skip.reason or "",
+                                                              **info, **skip.details)})
+                continue
+            info.update(self.language_of(sample).details())
             if not others:
                 out.append({"pairwise": MetricResult.unscored("pairwise", NO_PAIR, f"no other system answered "
                                                               f"question '{sample.id}'; nothing to compare with",

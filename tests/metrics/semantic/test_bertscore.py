@@ -223,9 +223,11 @@ def test_signature_and_details():
 
 def test_rescale_without_baseline_is_an_error():
     with pytest.raises(ValueError, match="no rescaling baseline"):
-        BertScore(model="/no/such/model", layer=3, rescale=True)
+        BertScore(model="some-org/no-such-model", layer=3, rescale=True)
     with pytest.raises(ValueError, match="no tuned layer"):
-        BertScore(model="/no/such/model")
+        BertScore(model="some-org/no-such-model")
+    with pytest.raises(ValueError, match="--bertscore-model /no/such/model: no such folder"):
+        BertScore(model="/no/such/model", layer=3)  # a path is checked at once (test_bertscore_languages.py)
     assert BertScore(model="roberta-large").layer == 17
 
 
