@@ -49,7 +49,7 @@ LANGUAGE_SCRIPTS = {
 }
 _LATIN = frozenset({"Latin"})
 #: only the first characters of a long text are read: enough to decide, bounded in time
-MAX_CHARS = 2000
+MAX_CHARS = 600
 
 _lock = threading.Lock()
 _model: Any = None

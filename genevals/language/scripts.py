@@ -5,6 +5,7 @@ and by the text rules that must know a letter when they see one in any script.
 """
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections import Counter
 
@@ -33,6 +34,7 @@ SINGLE = {"Kana": "ja", "Hangul": "ko", "Thai": "th", "Greek": "el", "Hebrew": "
           "Armenian": "hy", "Lao": "lo", "Myanmar": "my", "Khmer": "km"}
 
 
+@functools.lru_cache(maxsize=65536)
 def script_of(char: str) -> str | None:
     """The script of one letter (None for a digit, punctuation, a space, a mark or a symbol)."""
     if not char.isalpha():
