@@ -102,9 +102,9 @@ def _crfcut():
 
 
 def name() -> str:
-    """The sentence rules as a signature names them: ``sent:rules2`` plus Thai's segmenter (``th-crfcut`` with
+    """The sentence rules as a signature names them: ``rules2`` plus Thai's segmenter (``th-crfcut`` with
     PyThaiNLP installed, ``th-space`` without)."""
-    return f"sent:rules2+th-{'crfcut' if _crfcut() is not None else 'space'}"
+    return f"rules2+th-{'crfcut' if _crfcut() is not None else 'space'}"
 
 
 def _thai(text: str, start: int, end: int, crf) -> list[tuple[int, int]]:
