@@ -74,6 +74,15 @@ LOOSE = (rf"(?<=[.!?{_S}])\s+"
          rf"|(?:(?<=[{_F}])|(?<=[{_F}][{_C}]))(?![{_F}{_C}!?])\s*")
 
 
+_END = re.compile(rf"[.!?{_S}](?:\s|$)|[{_F}]+")
+
+
+def count_ends(text: str) -> int:
+    """How many sentence ends ``text`` has, for estimates (a dry run's claim count): an end mark of rules 2-3
+    followed by whitespace or the end, or a run of rule 4's marks."""
+    return len(_END.findall(text))
+
+
 def _opens(c: str) -> bool:
     """Whether ``c`` can be the first character of a sentence after ". " (rule 2)."""
     return c in _OPENERS or c.isdecimal() or c.isupper() or (c.isalpha() and not c.islower())

@@ -121,3 +121,11 @@ def test_linear_in_the_number_of_ends():
         t0 = time.perf_counter()
         segment(unit * 20_000)
         assert time.perf_counter() - t0 < 2.0, unit
+
+
+def test_count_ends_for_estimates():
+    # English counts as the dry run counted before ("[.!?] then a space or the end"), and each script's ends too
+    assert S.count_ends("Dr. Smith left. He came back!") == 3
+    assert S.count_ends("北京很大。上海也很大！？真的") == 2
+    assert S.count_ends("एक है। दो है॥ ثلاثة؟ چار۔") == 4
+    assert S.count_ends("no end") == 0
