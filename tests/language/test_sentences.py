@@ -129,3 +129,8 @@ def test_count_ends_for_estimates():
     assert S.count_ends("北京很大。上海也很大！？真的") == 2
     assert S.count_ends("एक है। दो है॥ ثلاثة؟ چار۔") == 4
     assert S.count_ends("no end") == 0
+
+
+def test_a_thai_segmenter_that_loses_characters_is_not_trusted(monkeypatch):
+    monkeypatch.setattr(S, "_crfcut", lambda: lambda text: [text.replace(" ", "")])
+    assert [THAI[s:e] for s, e in segment(THAI)] == [THAI[s:e] for s, e in segment(THAI, thai="space")]
