@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from genevals.language.sentences import LOOSE
+
 #: A word: letters and digits, with one trailing apostrophe part ("company's", "don't").
 WORD = re.compile(r"[A-Za-z0-9]+(?:'[A-Za-z]+)?")
 
@@ -22,8 +24,9 @@ def content_words(text: str) -> list[str]:
     return [w for w in (t.lower() for t in WORD.findall(text)) if (len(w) > 3 or w.isdigit()) and w not in STOPWORDS]
 
 
-# sentence ends, and clause joints that can carry a claim after a refusal ("..., but X is Y")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|[,;]\s+(?=(?:but|however|although|though|yet|instead)\b)", re.I)
+# sentence ends (in every script: genevals.language.sentences), and clause joints that can carry a claim after a
+# refusal ("..., but X is Y")
+_SENTENCE = re.compile(LOOSE + r"|[,;]\s+(?=(?:but|however|although|though|yet|instead)\b)", re.I)
 _REFUSAL = re.compile(
     r"\b(?:i\s+(?:do\s+not|don'?t|cannot|can'?t|am\s+unable\s+to|am\s+not\s+able\s+to)\s+"
     r"(?:know|answer|say|determine|tell|find|provide|help)"

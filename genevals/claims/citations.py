@@ -4,11 +4,16 @@ The default forms, each a list of references (1-based positions into the sample'
 
 - ``[2]``, ``[1, 3]``, ``[1-3]`` (a range of positions), ``[ferry#1]`` (a context id), ``[1][2]``;
 - ``(Source 2)``, ``(Sources 1, 3)``, ``(source 2 and 4)``;
-- ``^2`` (a footnote mark), ``^1,2``.
+- ``^2`` (a footnote mark), ``^1,2``;
+- the CJK forms: lenticular ``【1】``, ``【1†source】`` (what some tools write: the part from ``†`` on names the
+  source, the number is the reference) and full-width ``［1］``, with full-width digits and separators anywhere
+  in a marker (``[１]``, ``［１，２］``, ``【１、３】``, ``【1～3】``): they are read as ASCII (``１`` is ``1``), so a
+  reference names the same context whatever its width, and the marker is removed from the sentence the same way.
 
-A number is written in ASCII digits: ``[²]`` or ``[١]`` is text, and a reference that is neither a context id
-nor a position (a superscript, a 5,000-digit number) names no context. A bracket whose content is not a list of
-numbers or of the sample's context ids (``[sic]``, ``[citation needed]``) is text, not a marker.
+A number is written in ASCII or full-width digits: ``[²]`` or ``[١]`` is text, and a reference that is neither
+a context id nor a position (a superscript, a 5,000-digit number) names no context. A bracket whose content is not
+a list of numbers or of the sample's context ids (``[sic]``, ``[citation needed]``, ``【4:0†source】``) is text,
+not a marker. A custom pattern's references are read the same way (full-width digits as ASCII).
 
 A custom ``pattern`` (``--citation-pattern``) is an RE2 regular expression (google-re2: matching is linear in the
 answer's length, so no pattern can backtrack for hours; no backreferences, no lookaround) whose named group
@@ -29,7 +34,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-_BRACKET = re.compile(r"\[([^\[\]\n]{1,80})\]")
+_BRACKET = re.compile(r"\[([^\[\]\n]{1,80})\]|\uff3b([^\uff3b\uff3d\n]{1,80})\uff3d"
+                      r"|\u3010([^\u3010\u3011\n\u2020]{1,80})(?:\u2020[^\u3010\u3011\n]{0,80})?\u3011")
+# full-width digits, commas (and the ideographic one), semicolon, hyphen, tildes (Japanese ranges) and space, as
+# ASCII: what a reference says does not depend on its width
+_WIDE = {**{0xFF10 + d: str(d) for d in range(10)},
+         **{ord(c): a for c, a in zip("\uff0c\u3001\uff1b\uff0d\uff5e\u301c\u3000", ",,;--- ")}}
 _SOURCE = re.compile(r"\((?:sources?|refs?\.?|references?|docs?\.?|documents?|passages?)\s+"
                      r"([^()\s][^()\n]{0,59})\)", re.IGNORECASE)
 _CARET = re.compile(r"\^([0-9]+(?:\s*,\s*[0-9]+)*)")
@@ -136,6 +146,9 @@ def _refs(text: str, ids: frozenset[str], strict: bool) -> tuple[str, ...] | Non
     text = text.strip()
     if text in ids:
         return (text,)
+    text = text.translate(_WIDE)
+    if text in ids:
+        return (text,)
     out: list[str] = []
     for part in _SPLIT.split(text):
         part = part.strip()
@@ -189,7 +202,7 @@ def find_markers(answer: str, ids: Sequence[str] = (), pattern: Any = None) -> l
             before = bisect.bisect_left(starts, m.end()) - 1
             if before >= 0 and taken[before].end > m.start():
                 continue
-            refs = _refs(m.group(1), known, strict=True)
+            refs = _refs(m.group(m.lastindex or 1), known, strict=True)
             if refs:
                 new.append(Marker(m.start(), m.end(), refs))
         taken = sorted(taken + new, key=lambda k: k.start)
@@ -204,7 +217,7 @@ def strip_markers(answer: str, markers: Sequence[Marker]) -> tuple[str, list[int
     at = 0
     for m in sorted(markers, key=lambda k: k.start):
         end = m.start
-        while end > at and answer[end - 1] in " \t":  # "in 1998 [2]." -> "in 1998."
+        while end > at and answer[end - 1] in " \t\u3000":  # "in 1998 [2]." -> "in 1998."
             end -= 1
         out.append(answer[at:end])
         index.extend(range(at, end))

@@ -1,18 +1,20 @@
 """Context windows for the verify call: contexts longer than the judge's budget are cut at paragraph and
-sentence ends and packed, in order, into windows of at most ``budget_chars`` characters; each claim is checked
-against the windows that share the most content words with it."""
+sentence ends (in any script: "。" as well as ". ") and packed, in order, into windows of at most
+``budget_chars`` characters; each claim is checked against the windows that share the most content words with it."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
+from genevals.language.sentences import LOOSE
 from genevals.text import content_words
 from genevals.types import Context
 
 #: windows each claim is checked against when the contexts need several
 WINDOWS_PER_CLAIM = 2
-_BOUNDARY = re.compile(r"\n\s*\n|(?<=[.!?])\s+")
+# a paragraph end, else a sentence end in any script (genevals.language.sentences)
+_BOUNDARY = re.compile(r"\n\s*\n|" + LOOSE)
 
 
 @dataclass

@@ -35,6 +35,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from genevals.grounding import entities as ent
+from genevals.language.sentences import segment  # noqa: F401  (the one splitter; callers import it here)
 from genevals.text import content_words, detect_refusal
 
 MODEL_NAME = "all-MiniLM-L6-v2"
@@ -49,50 +50,10 @@ DEFAULT_THRESHOLDS: dict[str, dict[str, Any]] = {
 CONFIDENCE_SCALE = 10.0  # logistic slope of score-based confidence per unit of margin from the threshold
 RULE_CONFIDENCE = {"field": 0.9, "number_conflict": 0.85, "number": 0.75, "field_null": 0.7, "entity": 0.7}
 
-_BREAK = re.compile(r"\n+|(?<=[.!?])([\"')\]\u201d\u2019]*)\s+(?=[\"'(*\-\u2022\u201c\u2018A-Z0-9])")
-# a sentence end right after one of these is not one ("Capt. Smith", "U.S. troops", "J. Smith")
-_ABBREVIATION = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|Capt|Col|Gen|Lt|Sgt|Cpl|Maj|Adm|Cmdr|Gov|Sen|Rep|Rev|St|Mt|"
-                           r"Jr|Sr|Inc|Ltd|Co|Corp|No|Nos|vs|etc|approx|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|"
-                           r"Dec|e\.g|i\.e|U\.S|U\.K|a\.m|p\.m)|\b[A-Z])\.$")
 # sentences that only point at the sources ("This is mentioned in passage 2.") make no claim about the world
 _NON_FACTUAL = re.compile(r"^(?:\W*(?:this|that|these|it|which|as)\b.{0,40}\b(?:mentioned|stated|noted|described|"
                           r"discussed|given|found|shown|explained)\s+in\s+(?:the\s+)?(?:passage|passages|context|"
                           r"article|text|document|source)s?\b[\w\s,&]*[.!]?\s*)$", re.I)
-_RECORD_BREAK = re.compile(r"\n+|\\n|(?<=[.!?])\s+|,\s*(?=\")|[{}\[\]]")
-_LIST_NUMBER = re.compile(r"(?:[*\-\u2022]\s+|\d{1,2}[.)]\s+|#+\s+)")  # used with .match(text, pos)
-
-
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    m = _LIST_NUMBER.match(text, start, end)
-    if m:
-        start = m.end()
-    return start, end
-
-
-def segment(text: str, record: bool = False) -> list[tuple[int, int]]:
-    """Sentence-like units of ``text`` as (start, end) spans; ``record`` also cuts JSON at fields."""
-    pattern = _RECORD_BREAK if record else _BREAK
-    spans, start = [], 0
-    for m in pattern.finditer(text):
-        closing = len(m.group(1) or "") if pattern is _BREAK else 0  # a closing quote stays with its sentence
-        # only the 16 characters before the break can hold an abbreviation: searching the sentence so far made a
-        # run of "Dr. Dr. ..." quadratic (20k: 69 s)
-        if closing == 0 and pattern is _BREAK and "\n" not in m.group(0) and _ABBREVIATION.search(
-                text, max(start, m.start() - 16), m.start()):
-            continue
-        spans.append((start, m.start() + closing))
-        start = m.end()
-    spans.append((start, len(text)))
-    out = []
-    for s, e in spans:
-        s, e = _trim(text, s, e)
-        if e > s and re.search(r"\w", text[s:e]):
-            out.append((s, e))
-    return out
 
 
 def split_claims(answer: str) -> list[tuple[int, int]]:

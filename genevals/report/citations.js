@@ -25,7 +25,7 @@ function citShowChunk(sample, card, sentenceIndex, citationIndex) {
   Array.prototype.forEach.call(card.querySelectorAll(".cit-chip.open"), function (n) { n.classList.remove("open"); });
   var chipNode = card.querySelector('[data-cite="' + (sentenceIndex + 1) + "." + (citationIndex + 1) + '"]');
   if (chipNode) chipNode.classList.add("open");
-  var ctx = sample.ctx[c.k], body = el("div", { "class": "text-block ctx-text" });
+  var ctx = sample.ctx[c.k], body = el("div", { dir: "auto", "class": "text-block ctx-text" });
   if (c.q) append(body, [ctx.text.slice(0, c.q[0]), el("mark", { "class": "cit-quote", text: ctx.text.slice(c.q[0], c.q[1]) }), ctx.text.slice(c.q[1])]);
   else body.textContent = ctx.text;
   clear(pane);
@@ -60,7 +60,7 @@ function citReview(sample, sentenceIndex, c) {
       el("strong", { "class": "reviewer", text: d.reviewer }), ": ",
       chip(CIT_DECISION_LABELS[d.decision] || d.decision, "d-" + (d.decision === "confirmed" ? "confirmed" : "false_alarm")),
       el("span", { "class": "small muted", text: " (shown: " + d.shown.replace("_", " ") + (d.corrected ? "; says " + d.corrected.replace("_", " ") : "") + ")" }),
-      d.note ? [" \u2014 ", el("span", { "class": "note", text: d.note })] : null,
+      d.note ? [" \u2014 ", el("span", { dir: "auto", "class": "note", text: d.note })] : null,
       d.stale ? [" ", chip("stale", "status", d.stale)] : null]);
   })));
   if (!LIVE) {
@@ -100,7 +100,7 @@ function citCard(sample) {
     }).concat(s.oor.map(function (r) { return chip("[" + r + "] out of range", "cit-bad cit-oor", "names no retrieved context"); }));
     list.appendChild(el("li", { "class": "cit-sentence" + (bad ? " cit-problem" : "") + (s.v === "uncited" ? " cit-uncited" : ""), "data-verdict": s.v || "" }, [
       s.v ? chip(CIT_LABELS[s.v] || s.v, s.v === "supported" ? "v-supported" : s.v === "not_checked" ? "status" : bad ? "v-contradicted" : "v-unverifiable", s.why || null) : null,
-      " ", el("span", { "class": "cit-text", text: s.t }), " "].concat(chips)));
+      " ", el("span", { dir: "auto", "class": "cit-text", text: s.t }), " "].concat(chips)));
   });
   append(card, [list, el("div", { "class": "card cit-chunk", hidden: true })]);
   return card;
@@ -121,7 +121,7 @@ function citFilter(root) {
     found.forEach(function (i) {
       var s = D.samples[i];
       out.appendChild(el("li", { "class": "clickable", "data-index": String(i), onclick: function () { openSample(i); } },
-        [el("span", { "class": "mono", text: sysLabel(s.sys) + " \u00B7 " + s.id }), " ", el("span", { "class": "small", text: s.a })]));
+        [el("span", { "class": "mono", text: sysLabel(s.sys) + " \u00B7 " + s.id }), " ", el("span", { dir: "auto", "class": "small", text: s.a })]));
     });
   }
   var box = selectBox([["", "(choose)"]].concat(CIT_PROBLEMS), start, function (v) {

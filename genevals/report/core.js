@@ -156,7 +156,7 @@ function relevanceGrade(sample, ctx) {
 
 // Text with [start, end) marked; offsets are UTF-16, as the builder converted them.
 function markedText(text, start, end, cls) {
-  var node = el("div", { "class": "text-block" });
+  var node = el("div", { dir: "auto", "class": "text-block" });
   if (start === null || start === undefined || start < 0 || end > text.length || start >= end) {
     node.textContent = text;
     return node;

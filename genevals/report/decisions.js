@@ -63,7 +63,7 @@ function decisionLine(d) {
       decide({ system: d.system, sample_id: d.sample_id, claim: d.claim, span: d.claim === null ? d.span : null, decision: "withdrawn" });
     } }) : null,
     el("strong", { "class": "reviewer", text: d.reviewer }), ": ", chip(DECISION_LABELS[d.decision] || d.decision, "d-" + d.decision),
-    d.text ? [" ", el("q", { text: d.text })] : null, d.note ? [" \u2014 ", el("span", { "class": "note", text: d.note })] : null,
+    d.text ? [" ", el("q", { dir: "auto", text: d.text })] : null, d.note ? [" \u2014 ", el("span", { dir: "auto", "class": "note", text: d.note })] : null,
     d.stale ? [" ", chip("stale", "status", d.stale), el("span", { "class": "small muted", text: " " + d.stale })] : null,
     el("span", { "class": "small muted", text: " " + d.time })]);
 }
@@ -121,7 +121,7 @@ function reviewPanel(index) {
       } });
     }).concat([note])) : null;
     append(card, el("div", { "class": "review-claim", "data-review-claim": String(k) }, [
-      el("div", null, [el("strong", { text: "Claim " + (k + 1) + " " }), verdictChip(r.label), " ", el("span", { text: r.claim.text })]),
+      el("div", null, [el("strong", { text: "Claim " + (k + 1) + " " }), verdictChip(r.label), " ", el("span", { dir: "auto", text: r.claim.text })]),
       decided.length ? el("ul", { "class": "decisions" }, decided.map(decisionLine)) : null, buttons]));
   });
   var marks = mine.filter(function (d) { return d.claim === null; });
@@ -172,7 +172,7 @@ function drawStatus(card) {
       el("td", { "class": "reviewer", text: d.reviewer }), el("td", null, [el("div", { text: label }), el("div", { "class": "mono small muted", text: d.sample_id })]),
       el("td", { text: d.claim === null ? "marked text" : "claim " + (k >= 0 ? k + 1 : d.claim + 1) }),
       el("td", null, chip(DECISION_LABELS[d.decision] || d.decision, "d-" + d.decision)),
-      el("td", { "class": "note", text: d.text ? "\u201C" + d.text + "\u201D " + d.note : d.note }),
+      el("td", { dir: "auto", "class": "note", text: d.text ? "\u201C" + d.text + "\u201D " + d.note : d.note }),
       el("td", { "class": "small", text: d.stale || "current" }), el("td", { "class": "small muted", text: d.time })]));
   });
   append(card, el("div", { "class": "table-wrap" }, el("table", { id: "decisions-table" }, [el("thead", null, el("tr", null,

@@ -9,7 +9,7 @@ function ragChip(ok, yes, no) { return chip(ok ? yes : no, ok ? "v-supported" : 
 
 // A text with several spans marked (spans are [start, end) in UTF-16 offsets, as the builder wrote them).
 function markedSpans(text, spans, cls) {
-  var node = el("div", { "class": "text-block" }), at = 0;
+  var node = el("div", { dir: "auto", "class": "text-block" }), at = 0;
   spans.slice().sort(function (a, b) { return a[0] - b[0]; }).forEach(function (sp) {
     if (sp[0] < at) return;
     node.appendChild(document.createTextNode(text.slice(at, sp[0])));
@@ -22,7 +22,7 @@ function markedSpans(text, spans, cls) {
 
 function factList(facts, yes, no, ctxOf) {
   return el("ul", { "class": "claim-list" }, facts.map(function (f) {
-    return el("li", null, [f.loc ? ragChip(f.ok, yes, no) : chip("not located", "status"), el("span", { text: " " + f.t }),
+    return el("li", null, [f.loc ? ragChip(f.ok, yes, no) : chip("not located", "status"), el("span", { dir: "auto", text: " " + f.t }),
       f.c !== undefined && ctxOf ? el("span", { "class": "small muted", text: " \u2014 " + ctxOf(f.c) }) : null]);
   }));
 }
@@ -32,7 +32,7 @@ function ragCard(sample) {
   if (r.ar) {
     parts.push(el("h4", { text: "Answer relevance" }));
     if (r.ar.parts.length) parts.push(el("ul", { "class": "claim-list", id: "rag-parts" }, r.ar.parts.map(function (p) {
-      return el("li", null, [ragChip(p.ok, "answered", "unanswered"), el("span", { text: " " + p.t })]); })));
+      return el("li", null, [ragChip(p.ok, "answered", "unanswered"), el("span", { dir: "auto", text: " " + p.t })]); })));
     var offSpans = [];
     r.ar.off.forEach(function (o) { offSpans = offSpans.concat(o.s); });
     parts.push(el("p", { "class": "small muted", text: r.ar.off.length ? "Off-topic excerpts marked in the answer:" : "Nothing off-topic." }));
@@ -40,7 +40,7 @@ function ragCard(sample) {
     r.ar.off.filter(function (o) { return !o.s.length; }).forEach(function (o) {
       parts.push(el("p", { "class": "small warning", text: "Off-topic excerpt not found in the answer: " + o.t }));
     });
-    if (r.ar.why) parts.push(el("p", null, [el("strong", { text: "Reason: " }), r.ar.why]));
+    if (r.ar.why) parts.push(el("p", null, [el("strong", { text: "Reason: " }), el("span", { dir: "auto", text: r.ar.why })]));
   }
   if (r.cr) {
     parts.push(el("h4", { text: "Context relevance: " + r.cr.filter(function (c) { return c.r; }).length + " of " + r.cr.length + " chunks relevant" }));
@@ -51,8 +51,8 @@ function ragCard(sample) {
           c.v ? chip(c.v, c.r ? "v-supported" : "v-unverifiable") : chip("no verdict", "status"),
           c.sim !== undefined ? el("span", { "class": "small muted", text: "similarity " + fmt(c.sim, 2) }) : null,
           el("span", { "class": "grade", text: relevanceGrade(sample, ctx) === null ? "no labels" : "label " + relevanceGrade(sample, ctx) })]),
-        c.s ? markedText(ctx.text, c.s[0], c.s[1], "q-supported") : el("div", { "class": "text-block ctx-text", text: ctx.text }),
-        c.why ? el("p", { "class": "small muted", text: c.why }) : null]);
+        c.s ? markedText(ctx.text, c.s[0], c.s[1], "q-supported") : el("div", { dir: "auto", "class": "text-block ctx-text", text: ctx.text }),
+        c.why ? el("p", { dir: "auto", "class": "small muted", text: c.why }) : null]);
     })));
   }
   function rank(i) { var c = sample.ctx[i]; return c ? "found in the chunk at rank " + c.rank : ""; }

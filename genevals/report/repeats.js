@@ -84,7 +84,7 @@ function repeatsCard(sample) {
       el("tbody", null, rows.map(function (r) {
         var v = r.verdict;
         return el("tr", { "class": isUnstable(v) ? "unstable" : null }, [
-          el("td", { text: r.claim.text }), el("td", null, verdictChip(v.label)), el("td", { text: agreementText(v) })]
+          el("td", { dir: "auto", text: r.claim.text }), el("td", null, verdictChip(v.label)), el("td", { text: agreementText(v) })]
           .concat(v.rep.map(function (l) { return el("td", null, l ? verdictChip(l) : chip("failed", "status")); })));
       }))])]);
 }

@@ -114,11 +114,11 @@ function reviewTab(root) {
       body.appendChild(el("tr", { "class": "clickable", onclick: function () { openSample(item.sample, item.k); } }, [
         el("td", null, [el("div", { text: sysLabel(s.sys) }), el("div", { "class": "mono small muted", text: s.id })]),
         el("td", null, [verdictChip(item.row.label), v && v.rep ? repeatsBeside(v) : null]),
-        el("td", null, el("div", { "class": "claim-cell", text: item.row.claim.text })),
-        el("td", null, el("div", { "class": "small", text: v ? (v.reason || (v.missing ? "no verdict returned" : "")) : "no verdict returned" })),
+        el("td", null, el("div", { dir: "auto", "class": "claim-cell", text: item.row.claim.text })),
+        el("td", null, el("div", { dir: "auto", "class": "small", text: v ? (v.reason || (v.missing ? "no verdict returned" : "")) : "no verdict returned" })),
         el("td", null, contextSnippet(s, item)),
         el("td", { "class": "num", text: fmt(metricValue(s, state.metric)) }),
-        el("td", null, el("div", { "class": "clip-2 small", text: s.a }))
+        el("td", null, el("div", { dir: "auto", "class": "clip-2 small", text: s.a }))
       ].concat(REVIEW ? [el("td", { "class": "review-cell" }, reviewCell(s, item.row.claim.index))] : [])));
     });
   }

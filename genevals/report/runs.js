@@ -58,7 +58,7 @@ function openPair(pair) {
       el("td", { "class": "num", text: fmt(b, 4) }), deltaCell(pair, m.name)]));
   });
   openDrawer(pair.system + " \u00B7 " + pair.id + " \u00B7 " + D.runs[0].name + " vs " + D.runs[1].name, [
-    el("div", { "class": "card" }, [el("h3", { text: "Question" }), el("div", { "class": "text-block question", text: A.q || B.q || "(not embedded)" })]),
+    el("div", { "class": "card" }, [el("h3", { text: "Question" }), el("div", { dir: "auto", "class": "text-block question", text: A.q || B.q || "(not embedded)" })]),
     el("div", { "class": "side-by-side", id: "pair-answers" }, [side(A, 0), side(B, 1)]),
     el("div", { "class": "card", id: "pair-verdicts" }, [el("h3", { text: "Verdicts that changed (" + changed.length + ")" }),
       changed.length ? el("ul", null, changed.map(function (c) {
@@ -100,8 +100,8 @@ function runsTab(root) {
       var A = D.samples[p.a], B = D.samples[p.b], n = changedVerdicts(p).length;
       body.appendChild(el("tr", { "class": "clickable", "data-pair": p.system + "/" + p.id, onclick: function () { openPair(p); } }, [
         el("td", null, [el("div", { text: p.system }), el("div", { "class": "mono small muted", text: p.id })]),
-        el("td", null, el("div", { "class": "clip-2", text: A.x ? "(not embedded)" : A.a })),
-        el("td", null, el("div", { "class": "clip-2", text: B.x ? "(not embedded)" : B.a }))
+        el("td", null, el("div", { dir: "auto", "class": "clip-2", text: A.x ? "(not embedded)" : A.a })),
+        el("td", null, el("div", { dir: "auto", "class": "clip-2", text: B.x ? "(not embedded)" : B.a }))
       ].concat(cols.map(function (m) { return deltaCell(p, m); })).concat([
         el("td", { text: verdictSummary(A) + " \u2192 " + verdictSummary(B) }),
         el("td", { "class": "num", text: n ? String(n) : "" })])));

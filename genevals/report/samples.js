@@ -17,7 +17,7 @@ function answerWithClaims(sample, rows, onClaim) {
   covering.sort(function (a, b) { return a[0] - b[0]; });
   var open = [], next = 0;
   var worst = { contradicted: 3, unverifiable: 2, supported: 1 };
-  var node = el("div", { "class": "text-block answer" }), into = node, chunked = text.length > LONG_TEXT, filled = 0;
+  var node = el("div", { dir: "auto", "class": "text-block answer" }), into = node, chunked = text.length > LONG_TEXT, filled = 0;
   for (var i = 0; i + 1 < cuts.length; i++) {
     if (chunked && (into === node || filled >= TEXT_CHUNK)) { into = node.appendChild(el("div", { "class": "text-chunk" })); filled = 0; }
     filled += cuts[i + 1] - cuts[i];
@@ -47,7 +47,7 @@ function contextBlock(sample, ctx, i) {
       ctx.score !== null ? el("span", { text: "score " + fmt(ctx.score) }) : null,
       el("span", { "class": "grade", text: grade === null ? "no relevance labels" : "relevance grade " + grade })
     ]),
-    el("div", { "class": "text-block ctx-text", text: ctx.text })
+    el("div", { dir: "auto", "class": "text-block ctx-text", text: ctx.text })
   ]);
 }
 
@@ -61,16 +61,16 @@ function showEvidence(sample, rows, k, evidence, ctxHolder) {
   Array.prototype.forEach.call(ctxHolder.querySelectorAll(".ctx.cited"), function (n) {
     n.classList.remove("cited");
     var i = Number(n.getAttribute("data-context"));
-    n.replaceChild(el("div", { "class": "text-block ctx-text", text: sample.ctx[i].text }), n.querySelector(".ctx-text"));
+    n.replaceChild(el("div", { dir: "auto", "class": "text-block ctx-text", text: sample.ctx[i].text }), n.querySelector(".ctx-text"));
   });
   clear(evidence);
   append(evidence, [el("h3", null, ["Evidence for claim ", String(r.claim.index + 1), " ", verdictChip(r.label)]),
-    el("p", { "class": "claim-text", text: r.claim.text }),
+    el("p", { dir: "auto", "class": "claim-text", text: r.claim.text }),
     r.claim.located ? null : el("p", { "class": "warning small", text: "This claim could not be located in the answer text." })]);
   if (!v) { evidence.appendChild(el("p", { "class": "empty", text: "No verdict came back for this claim; it counts as unverifiable." })); return; }
   if (v.missing) evidence.appendChild(el("p", { "class": "small muted", text: "The judge returned no verdict for this claim; it counts as unverifiable." }));
-  if (v.reason) evidence.appendChild(el("p", null, [el("strong", { text: "Reason: " }), v.reason]));
-  if (v.quote) evidence.appendChild(el("p", null, [el("strong", { text: "Quote: " }), el("q", { text: v.quote })]));
+  if (v.reason) evidence.appendChild(el("p", null, [el("strong", { text: "Reason: " }), el("span", { dir: "auto", "class": "reason-text", text: v.reason })]));
+  if (v.quote) evidence.appendChild(el("p", null, [el("strong", { text: "Quote: " }), el("q", { dir: "auto", text: v.quote })]));
   if (v.context_index === null) { evidence.appendChild(el("p", { "class": "empty", text: "The verdict cites no context." })); return; }
   var ctx = sample.ctx[v.context_index], node = ctxHolder.querySelector("#ctx-" + v.context_index);
   if (!ctx || !node) return;
@@ -91,9 +91,9 @@ function inventedCard(sample) {
   if (!j || !j.inv || !j.inv.length) return null;
   return el("div", { "class": "card notice warning", id: "invented-claims" }, [
     el("h3", { text: "Judge quality: " + j.inv.length + " claim(s) not in the answer (not counted)" }),
-    el("ul", null, j.inv.map(function (c) { return el("li", null, [el("span", { text: c.text }), " ", chip(c.note, "status")]); })),
+    el("ul", null, j.inv.map(function (c) { return el("li", null, [el("span", { dir: "auto", text: c.text }), " ", chip(c.note, "status")]); })),
     el("details", null, [el("summary", { text: "Judge transcript" })].concat((j.tr || []).map(function (t) {
-      return el("div", null, [el("strong", { text: t.stage }), el("pre", { "class": "text-block small", text: t.reply })]); })))]);
+      return el("div", null, [el("strong", { text: t.stage }), el("pre", { dir: "auto", "class": "text-block small", text: t.reply })]); })))]);
 }
 
 // Open a sample in the drawer, then run the registered "sample-opened" hooks (links.js writes the address,
@@ -112,7 +112,7 @@ function drawSample(index, claimIndex) {
   function onClaim(k) { showEvidence(sample, rows, k, evidence, ctxHolder); }
   var list = el("ul", { "class": "claim-list" }, rows.map(function (r, k) {
     return el("li", { "data-claim": String(k), onclick: function () { onClaim(k); } }, [verdictChip(r.label),
-      el("span", { text: r.claim.text }), r.claim.located ? null : chip("not located", "status")]);
+      el("span", { dir: "auto", text: r.claim.text }), r.claim.located ? null : chip("not located", "status")]);
   }));
   var metricsBody = el("tbody");
   D.metrics.forEach(function (m) {
@@ -138,7 +138,7 @@ function drawSample(index, claimIndex) {
     return;
   }
   openDrawer(sysLabel(sample.sys) + " \u00B7 " + sample.id, [
-    el("div", { "class": "card" }, [el("h3", { text: "Question" }), el("div", { "class": "text-block question", text: sample.q || "(none)" }),
+    el("div", { "class": "card" }, [el("h3", { text: "Question" }), el("div", { dir: "auto", "class": "text-block question", text: sample.q || "(none)" }),
       sample.origin ? el("div", { "class": "small muted", text: "input " + sample.origin }) : null]),
     el("div", { "class": "card" }, [el("h3", { text: "Answer" }), answerWithClaims(sample, rows, onClaim),
       rows.length ? el("div", { "class": "legend", style: { marginTop: "8px" } }, VERDICTS.map(function (v) {
@@ -149,7 +149,7 @@ function drawSample(index, claimIndex) {
     el("div", { "class": "card" }, [el("h3", { text: "Retrieved contexts (" + sample.ctx.length + ")" }),
       sample.ctx.length ? ctxHolder : el("p", { "class": "empty", text: "No contexts." })]),
     el("div", { "class": "card" }, [el("h3", { text: "References" }), sample.refs.length ?
-      el("ol", null, sample.refs.map(function (r) { return el("li", { "class": "text-block", text: r }); })) : el("p", { "class": "empty", text: "No references." })]),
+      el("ol", null, sample.refs.map(function (r) { return el("li", { dir: "auto", "class": "text-block", text: r }); })) : el("p", { "class": "empty", text: "No references." })]),
     metricsCard
   ].concat(sampleSections(sample, index)));
   if (claimIndex !== undefined && claimIndex !== null && rows[claimIndex]) onClaim(claimIndex);
@@ -196,7 +196,7 @@ function samplesTab(root) {
       var s = D.samples[i], c = counts[i];
       body.appendChild(el("tr", { "class": "clickable", "data-index": String(i), onclick: function () { openSample(i); } }, [
         el("td", { "class": "mono", text: s.id }), el("td", { text: sysLabel(s.sys) }),
-        el("td", null, el("div", { "class": "clip-2", text: s.q })), el("td", null, el("div", { "class": "clip-2", text: s.a }))
+        el("td", null, el("div", { dir: "auto", "class": "clip-2", text: s.q })), el("td", null, el("div", { dir: "auto", "class": "clip-2", text: s.a }))
       ].concat(cols.map(function (m) {
         var st = metricStatus(s, m);
         return el("td", { "class": "num", title: st && st !== "ok" ? st : null, text: st && st !== "ok" ? st : fmt(metricValue(s, m)) });

@@ -57,7 +57,8 @@ def test_custom_pattern():
 def test_only_ascii_digits_are_numbers_and_huge_numbers_are_out_of_range():
     # "[²]" and "[١]" are text (str.isdigit() takes them, int() does not or reads another script)
     assert refs("A [²]. B [١]. C ^². D [¹-³]. E (Source ²).") == []
-    assert refs("A ^3,². B [0]. C [-1]. D [1e3]. E 【1】.") == [("3",), ("0",)]
+    # 【1】 is a marker since issue 35 (tests/claims/test_wide_markers.py)
+    assert refs("A ^3,². B [0]. C [-1]. D [1e3]. E 【1】.") == [("3",), ("0",), ("1",)]
     huge = "9" * 5000
     assert refs(f"A ^{huge}.") == [(huge,)]
     assert resolve(huge, ["a"]) is None and resolve("²", ["a"]) is None and resolve("0", ["a"]) is None

@@ -161,8 +161,11 @@ ANSWERS = {
     "markers-21k-mixed-forms": "Paris is the capital (Source 3) ^3 [3]. " * 7000,
     "superscript": "Paris is the capital of France [²].",
     "arabic-indic": "Paris is the capital of France [١].",
-    "fullwidth-digit": "Paris is the capital of France [１].",
-    "fullwidth-brackets": "Paris is the capital of France 【1】.",
+    # full-width forms are markers since issue 35, read as [3]: out of range like "beyond-contexts" (no model load)
+    "fullwidth-digit": "Paris is the capital of France [３].",
+    "fullwidth-brackets": "Paris is the capital of France 【3】.",
+    "fullwidth-lenticular-source": "Paris is the capital of France 【３†source】.",
+    "fullwidth-square-list": "Paris is the capital of France ［３，３］.",
     "caret-5000-digits": "Paris is the capital of France ^" + "9" * 5000 + ".",
     "caret-superscript": "Paris is the capital of France ^².",
     "caret-list-superscript": "Paris is the capital of France ^3,².",

@@ -90,7 +90,8 @@ def precheck(sample: Sample, sentences: Sequence[CitedSentence]) -> None:
         raise Unscored(types.REFUSAL, f"the answer abstains ('{refusal}'); no citation to check", **shown)
     factual = [s for s in sentences if s.factual]
     if not factual:
-        raise Unscored(types.NO_CLAIMS, "no factual sentence (of three or more words) in the answer", **shown)
+        raise Unscored(types.NO_CLAIMS, "no factual sentence (of three or more words, or three letters in a script "
+                       "written without spaces) in the answer", **shown)
     if not any(c.text.strip() for c in sample.contexts):
         raise Unscored(types.NO_CONTEXT, types.no_context_reason(
             sample, "the sample has no context text for its citations to point at"), **shown)
@@ -102,7 +103,7 @@ def precheck(sample: Sample, sentences: Sequence[CitedSentence]) -> None:
                        f"{len(sample.contexts)} context(s), cited by 1-based position or by id", **shown)
     if not any(s.cited for s in factual):
         raise Unscored(NO_CITATIONS, f"none of the answer's {len(factual)} factual sentence(s) cites a context "
-                       "(no [n], (Source n) or ^n marker, and no citations field)", **shown)
+                       "(no [n], 【n】, ［n］, (Source n) or ^n marker, and no citations field)", **shown)
 
 
 def label(sentence: CitedSentence, check: SentenceCheck | None) -> str:

@@ -21,6 +21,7 @@ from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
+from genevals.language import sentences as sentence_rules
 from genevals.metrics.base import register, usage_statistics
 from genevals.metrics.citations import formulas
 from genevals.metrics.citations.formulas import CitationCheck, SentenceCheck, Unscored
@@ -153,7 +154,7 @@ class Citations(GuardedJudge):
 
     def signature(self) -> str:
         return make_signature("citations", variant="llm", **self.runtime.signature_settings(),
-                              markers=markers_setting(self.pattern_text))
+                              markers=markers_setting(self.pattern_text), sentences=sentence_rules.name())
 
     def describe(self) -> dict[str, str]:
         return {o.name: "LLM judge: " + o.definition for o in self.outputs}
@@ -200,7 +201,7 @@ class Citations(GuardedJudge):
         if completion.finish_reason == "length":
             issues.append("citations reply hit max_tokens")
         details = {**self._details(log), "issues": issues, "source": (
-            "field" if sample.citations is not None else "markers")}
+            "field" if sample.citations is not None else "markers"), **self.language_of(sample).details()}
         if cut:
             details["contexts_truncated"] = True
         return formulas.scored(sentences, found, details)

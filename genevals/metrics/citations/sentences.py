@@ -1,10 +1,13 @@
 """An answer's sentences with the contexts each one cites: from the markers in its text, or from the sample's
 ``citations`` field.
 
-Markers (:mod:`genevals.claims.citations`) are taken out of the text, the clean text is cut into sentences (the
-local grounding checker's splitter), and each marker goes to the sentence it stands in, or to the sentence it
-follows ("... in 1998. [2] Next ..." cites for the first sentence). A sentence is *factual* when the splitter
-would check it (three or more words, not a list header, not an abstention, not "as stated in passage 2").
+Markers (:mod:`genevals.claims.citations`) are taken out of the text, the clean text is cut into sentences
+(:mod:`genevals.language.sentences`, in any script: "。", "।", "؟" end sentences too), and each marker goes to the
+sentence it stands in, or to the sentence it follows ("... in 1998. [2] Next ..." and "……首都。【2】上海……" cite
+for the first sentence). A sentence is *factual* when the grounding checker would check it (three or more words,
+not a list header, not an abstention, not "as stated in passage 2"); in a script the checker's words do not cover
+(its words are ASCII), a sentence of three or more words written with spaces (Arabic, Devanagari...), or of
+three or more letters in a script written without them (Han, Kana, Thai...), not ending in a colon.
 
 The ``citations`` field gives one entry per sentence (matched in order to the answer's sentences) or per claim
 (``{"text": ..., "contexts": [...]}``: the text is located in the answer, and need not be a whole sentence).
@@ -18,6 +21,8 @@ from typing import Any
 
 from genevals.claims import citations as markers
 from genevals.claims.locate import locate
+from genevals.language.scripts import UNSPACED, dominant
+from genevals.language.sentences import segment
 from genevals.types import Sample
 
 
@@ -59,16 +64,17 @@ class CitedSentence:
                 "markers": [list(m) for m in self.markers], "factual": self.factual}
 
 
-def segment(text: str) -> list[tuple[int, int]]:
-    from genevals.grounding.checker import segment  # numpy: only once an answer is checked (not for --help)
-
-    return segment(text)
-
-
 def _factual(text: str) -> bool:
-    from genevals.grounding.checker import split_claims
+    from genevals.grounding.checker import split_claims  # numpy: only once an answer is checked (not for --help)
 
-    return bool(split_claims(text))
+    script, letters = dominant(text)
+    if script in (None, "Latin"):
+        return bool(split_claims(text))
+    if text.rstrip().endswith((":", "\uff1a")):  # a list header
+        return False
+    if script in UNSPACED:
+        return letters >= 3
+    return sum(1 for word in text.split() if any(c.isalpha() for c in word)) >= 3  # Devanagari's signs are no letters
 
 
 def context_ids(sample: Sample) -> list[str | None]:

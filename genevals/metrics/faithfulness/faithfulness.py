@@ -29,7 +29,6 @@ kept in ``details.transcript``), and ``dry_run`` (token/cost estimate only, no c
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -43,6 +42,7 @@ from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import REPEAT, JudgeRuntime
+from genevals.language.sentences import count_ends
 from genevals.metrics import settings
 from genevals.metrics.base import Output, register, usage_statistics
 from genevals.metrics.faithfulness import repeated
@@ -370,7 +370,7 @@ class Faithfulness(JudgeMetric):
     def _estimate(self, sample: Sample) -> tuple[str, dict[str, Any]]:
         """Dry run: prompt tokens of the real decompose prompt and of the verify prompt(s) with claims
         estimated as the answer's length, at ~4 characters per token (tiktoken is not available offline)."""
-        sentences = max(1, len(re.findall(r"[.!?](?:\s|$)", sample.answer)))
+        sentences = max(1, count_ends(sample.answer))  # in every script (genevals.language.sentences)
         n_claims = min(self.max_claims, int(sentences * 1.5) + 1)
         parts = windows.split_windows(sample.contexts, self.context_token_budget * 4)
         repeats = self.runtime.repeats  # one decomposition, then each window verified once per repeat
