@@ -28,10 +28,11 @@ HINT_CHARS = 200
 
 
 def _why(note: Any) -> str:
-    """``"too short to detect (5 letters); scored as en (Latin script)"`` -> ``"too short to detect"``."""
+    """``"too short to detect (5 letters); scored as en (Latin script)"`` -> ``"too short to detect"``: the note up
+    to its first parenthesis or semicolon (:func:`genevals.language.detect.detect` writes the notes)."""
     if not isinstance(note, str) or not note.strip():
         return "unsure"
-    return re.sub(r"\s*\([^)]*\)", "", note.split(";", 1)[0]).strip() or "unsure"
+    return re.split(r"\s*[(;]", note.strip(), maxsplit=1)[0].strip() or "unsure"
 
 
 class LanguageTally:
@@ -156,13 +157,12 @@ def _unsure_line(block: Mapping[str, Any]) -> str | None:
             "field")
 
 
-def _family(name: str) -> str:
-    from genevals.registry import UnknownMetric, family_of
-
-    try:
-        return family_of(name)[0]
-    except (UnknownMetric, ValueError):
-        return name
+def _family(name: str, reason: str) -> str:
+    """The family that gave ``reason`` (:meth:`genevals.metrics.base.Metric.unsupported` opens with it: "bertscore
+    knows en only; ..."), so its outputs (bertscore_precision, _recall, _f1) count once; else the output's name.
+    Read from the reason, not the registry: this room imports no scoring code."""
+    found = re.match(r"([a-z][a-z0-9_]*) knows ", reason)
+    return found.group(1) if found else name
 
 
 def _hint(reason: str) -> str:
@@ -179,9 +179,10 @@ def _unsupported_line(block: Mapping[str, Any]) -> str | None:
     for name, entry in unsupported.items():
         if not isinstance(entry, Mapping) or not isinstance(entry.get("results"), int):
             continue
-        family = families.setdefault(_family(name), [0, ""])
+        reason = entry.get("reason") if isinstance(entry.get("reason"), str) else ""
+        family = families.setdefault(_family(name, reason), [0, ""])
         family[0] = max(family[0], entry["results"])
-        family[1] = family[1] or (entry.get("reason") if isinstance(entry.get("reason"), str) else "")
+        family[1] = family[1] or reason
     if not families:
         return None
     counts = ", ".join(f"{family} {n}" for family, (n, _) in families.items())
