@@ -374,7 +374,7 @@ class RowValidator:
 
     @staticmethod
     def _language(value: Any, err, column: str = "language") -> str | None:
-        """The ``language`` field: an ISO 639-1 code (``zh``, ``pt-BR`` is ``pt``: :func:`genevals.language.codes.check`);
+        """The ``language`` field: an ISO 639-1 code (``zh``; ``pt-BR`` is ``pt``, :func:`~genevals.language.check`);
         missing, blank or ``auto``: the run's ``--language``. Read from ``column`` (``--map language=COLUMN``)."""
         if _is_missing(value) or (isinstance(value, str) and
                                   unicodedata.normalize("NFKC", value).strip().lower() in ("", "auto")):

@@ -198,7 +198,8 @@ def _strict(text: str) -> Any:
 
 def _fail(problems: list[str]) -> None:
     if problems:
-        raise RuntimeError("; ".join(problems[:5]) + (f" ... and {len(problems) - 5} more" if len(problems) > 5 else ""))
+        more = f" ... and {len(problems) - 5} more" if len(problems) > 5 else ""
+        raise RuntimeError("; ".join(problems[:5]) + more)
 
 
 # ------------------------------------------------------------------ scored runs, in the case's process

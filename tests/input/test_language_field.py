@@ -81,7 +81,7 @@ def test_a_bad_field_names_the_file_line_and_field(tmp_path, literal, said):
     middle = json.dumps(row(2, language="@@")).replace('"@@"', literal)
     done, _ = genevals_run(tmp_path, "in.jsonl", jsonl(row(1)) + middle + "\n" + jsonl(row(3)))
     assert done.returncode == 2
-    assert f"in.jsonl:2: field 'language': " in done.stderr and said in done.stderr, done.stderr
+    assert "in.jsonl:2: field 'language': " in done.stderr and said in done.stderr, done.stderr
     assert len(done.stderr) < 1000
 
 
