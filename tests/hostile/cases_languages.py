@@ -326,6 +326,21 @@ def options() -> list[Case]:
                                                                          ".parse('auto:ja')")):
         out.append(Case(id=f"{CLS}-api-language-ok-{slug}", cls=CLS, expect=OK, limit=10,
                         api=f"evaluate(ROWS, M, language={value})"))
+    # a row's language from a DataFrame column, numpy text, a mapped field
+    for slug, data, expect in (
+            ("frame-nan", "pd.DataFrame([{**r, 'language': np.nan} for r in ROWS])", OK),
+            ("frame-none", "pd.DataFrame([{**r, 'language': None} for r in ROWS])", OK),
+            ("frame-tag", "pd.DataFrame([{**r, 'language': 'zh-Hant'} for r in ROWS])", OK),
+            ("frame-int", "pd.DataFrame([{**r, 'language': 5} for r in ROWS])", REFUSED),
+            ("numpy-str", "[{**r, 'language': np.str_('pt-BR')} for r in ROWS]", OK),
+            ("numpy-int", "[{**r, 'language': np.int64(1)} for r in ROWS]", REFUSED),
+            ("bytes", "[{**r, 'language': b'zh'} for r in ROWS]", REFUSED)):
+        out.append(Case(id=f"{CLS}-api-row-{slug}", cls=CLS, expect=expect, limit=10, api=f"evaluate({data}, M)",
+                        where=("language",) if expect == REFUSED else ()))
+    out.append(Case(id=f"{CLS}-api-row-mapped", cls=CLS, expect=OK, limit=10,
+                    api="evaluate([{**r, 'lang': 'ar'} for r in ROWS], M, column_map={'language': 'lang'})"))
+    out.append(Case(id=f"{CLS}-api-row-mapped-bad", cls=CLS, expect=REFUSED, limit=10, where=("language", "lang"),
+                    api="evaluate([{**r, 'lang': 'arabic'} for r in ROWS], M, column_map={'language': 'lang'})"))
     return out
 
 
