@@ -103,6 +103,11 @@ class ScoredBatch(Sequence[SampleResult]):
         would otherwise live until the run ends (two 10^6-line TREC runs: 1 GB). The batch is empty after."""
         self._results = []
 
+    def families(self) -> list[tuple[Columns | list[dict[str, MetricResult]], Callable[[str], bool] | None]]:
+        """Each family's results (:class:`Columns`, or one dict per sample) and which outputs are kept (None:
+        all): for a reader that needs the details or reasons of many samples without building their results."""
+        return [(got.rows if isinstance(got, _Rows) else got, keep) for got, keep in self._parts]
+
     def names(self, row: int) -> list[tuple[Any, str]]:
         """(family results, output name) of the sample's kept outputs, in the order its metrics list them."""
         out = []

@@ -166,6 +166,7 @@ def check_options(args: argparse.Namespace) -> str | None:
     from genevals.engine.arguments import MAX_SEED, MAX_WORKERS, check_out_dir
     from genevals.input.readers import InputError
     from genevals.judge.config import prices_problem
+    from genevals.language import LanguageSetting
     from genevals.metrics.semantic.bertscore_settings import DEVICE
     from genevals.metrics.retrieval.retrieval import MAX_CUTOFF
 
@@ -191,6 +192,10 @@ def check_options(args: argparse.Namespace) -> str | None:
         return f"--bertscore-layer: expected 0 or more, got {args.bertscore_layer}"
     if args.device is not None and not DEVICE.match(args.device):
         return f"--device: unknown device '{args.device}' (cpu, cuda, cuda:N or mps)"
+    try:  # here, so the message names the option (the API names its argument, language=)
+        LanguageSetting.parse(args.language, "--language")
+    except ValueError as exc:
+        return str(exc)
     if args.citation_pattern is not None:
         from genevals.claims.citations import PatternError, compile_pattern
 

@@ -111,6 +111,7 @@ class RunSpec:
         if settle_judge is not None and any(r.kind == JUDGE and not r.missing for r in resolved):
             judge = settle_judge(judge)
         selected = registry.build(resolved, judge, setting)
+        meta = {**(meta or {}), "language": str(setting)}  # the run's setting, in summary.json's meta
         left_out = registry.left_out(resolved)  # a preset's metrics whose extra is not installed: said, not run
         meta = {**(meta or {}), "left_out": left_out} if left_out else meta
         return cls(data=data, metrics=None if metrics is None else tuple(metrics), selected=tuple(selected),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -240,7 +241,7 @@ class RowValidator:
             system=system,
             origin=f"{row.source}:{row.line}",
             citations=self._citations(decode(data.get("citations"), "citations"), err),
-            language=self._language(data.get("language"), err),
+            language=self._language(data.get("language"), err, columns.get("language", "language")),
         )
         if self._source is None:
             self._source = row.source
@@ -372,14 +373,17 @@ class RowValidator:
         return tuple(value)
 
     @staticmethod
-    def _language(value: Any, err) -> str | None:
-        """The ``language`` field: an ISO 639-1 code (``zh``, ``pt-BR`` is ``pt``); blank or ``auto``: the run's."""
-        if _is_missing(value) or (isinstance(value, str) and value.strip().lower() in ("", "auto")):
+    def _language(value: Any, err, column: str = "language") -> str | None:
+        """The ``language`` field: an ISO 639-1 code (``zh``; ``pt-BR`` is ``pt``, :func:`~genevals.language.check`);
+        missing, blank or ``auto``: the run's ``--language``. Read from ``column`` (``--map language=COLUMN``)."""
+        if _is_missing(value) or (isinstance(value, str) and
+                                  unicodedata.normalize("NFKC", value).strip().lower() in ("", "auto")):
             return None
         try:
             return language_codes.check(value, "language")
         except ValueError as exc:
-            raise err("language", str(exc).removeprefix("language: ")) from None
+            where = f"column '{column}': " if column != "language" else ""
+            raise err("language", where + str(exc).removeprefix("language: ")) from None
 
     @staticmethod
     def _citations(value: Any, err) -> tuple[tuple[str | None, tuple[str, ...]], ...] | None:

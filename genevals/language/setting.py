@@ -5,6 +5,7 @@ score unsure samples as CODE), or a code (every sample is CODE). A row's ``langu
 """
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 from genevals.language import codes
@@ -22,6 +23,9 @@ class LanguageSetting:
 
     @classmethod
     def parse(cls, value: object, field: str = "--language") -> "LanguageSetting":
+        """``None`` or ``"auto"`` (any case, spaces around it, full-width): detect; ``"auto:CODE"``: detect, CODE
+        where unsure; a code: every sample is it (:func:`genevals.language.codes.check`). Anything else is a
+        ValueError naming ``field``."""
         if value is None:
             return cls()
         if isinstance(value, LanguageSetting):
@@ -29,12 +33,16 @@ class LanguageSetting:
         if not isinstance(value, str):
             raise ValueError(f"{field}: expected 'auto', 'auto:CODE' or an ISO 639-1 code, got "
                              f"{type(value).__name__}")
-        low = value.strip().lower()
+        low = unicodedata.normalize("NFKC", value).strip().lower()
         if low == AUTO:
             return cls()
         if low.startswith(AUTO + ":"):
-            return cls(None, codes.check(low[len(AUTO) + 1:], field))
-        return cls(codes.check(low, field), None)
+            fallback = low[len(AUTO) + 1:].strip()
+            if not fallback or fallback == AUTO:
+                raise ValueError(f"{field}: 'auto:' needs the language of unsure samples after it, an ISO 639-1 "
+                                 "code such as 'auto:en'; or 'auto' alone")
+            return cls(None, codes.check(fallback, field))
+        return cls(codes.check(value, field), None)
 
     def __str__(self) -> str:
         if self.fixed:

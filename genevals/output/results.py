@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from genevals.output import runfolder
+from genevals.output.languages import LanguageTally
 from genevals.columns import DEFAULT_BUFFER_VALUES, SpillingColumns
 from genevals.scored import ScoredBatch
 from genevals.stats import DEFAULT_SEED, summarise_many
@@ -27,6 +28,7 @@ class SummaryAccumulator:
         self.values = SpillingColumns(buffer_values)
         self.statuses: dict[str, dict[str, Counter]] = {}
         self.counts: dict[str, int] = {}
+        self.languages = LanguageTally()
 
     def add(self, result: SampleResult) -> None:
         self.add_batch((result,))
@@ -36,6 +38,7 @@ class SummaryAccumulator:
         :class:`~genevals.scored.ScoredBatch` in columns is counted from its columns, building no result."""
         columns = results.columns_by_system() if isinstance(results, ScoredBatch) else None
         if columns is not None:
+            self.languages.add_scored(results)
             for system, n, outputs in columns:
                 statuses = self.statuses.setdefault(system, {})
                 self.counts[system] = self.counts.get(system, 0) + n
@@ -51,6 +54,7 @@ class SummaryAccumulator:
             return
         batch: dict[tuple[str, str], list[float]] = {}
         for result in results:
+            self.languages.add_result(result)
             system = result.sample.system
             statuses = self.statuses.setdefault(system, {})
             self.counts[system] = self.counts.get(system, 0) + 1
@@ -80,6 +84,7 @@ class SummaryAccumulator:
                 into.update(counter)
         for system, n in part.counts.items():
             self.counts[system] = self.counts.get(system, 0) + n
+        self.languages.merge(part.languages)
 
     @property
     def n_samples(self) -> int:
@@ -132,6 +137,7 @@ class SummaryPart(SummaryAccumulator):
         self.values = _ListColumns()  # type: ignore[assignment]
         self.statuses = {}
         self.counts = {}
+        self.languages = LanguageTally()
 
 
 @dataclass
@@ -240,6 +246,7 @@ def build_summary(acc: SummaryAccumulator, corpus: Mapping[str, Any], signatures
     from genevals._version import __version__
 
     systems = acc.summary(seed=seed)
+    languages = acc.languages.to_dict()  # how each sample's language was decided (:mod:`genevals.output.languages`)
     return {
         "genevals_version": __version__,
         "seed": seed,
@@ -247,6 +254,7 @@ def build_summary(acc: SummaryAccumulator, corpus: Mapping[str, Any], signatures
         "systems": systems,
         "corpus": dict(corpus),
         "signatures": dict(signatures),
+        **({"languages": languages} if languages else {}),
         "skipped": [row.to_dict() for row in skipped],
         "meta": dict(meta),
     }
@@ -256,7 +264,7 @@ def format_table(summary: Mapping[str, Any], verbose: bool = False, all_outputs:
                  requested: Sequence[str] = ()) -> str:
     """See :mod:`genevals.output.table`; the outputs shown are :func:`genevals.registry.headlines` unless
     ``all_outputs``."""
-    from genevals.output import table
+    from genevals.output import languages, table
 
     shown = None
     if not all_outputs:
@@ -265,4 +273,4 @@ def format_table(summary: Mapping[str, Any], verbose: bool = False, all_outputs:
         names = list(dict.fromkeys(name for metrics in (summary.get("systems") or {}).values() for name in metrics))
         shown = headlines(names, requested)
     text = table.detailed(summary, shown) if verbose else table.compact(summary, shown)
-    return "\n".join([text, *table.judge_repeats(summary)])
+    return "\n".join([text, *table.judge_repeats(summary), *languages.lines(summary)])

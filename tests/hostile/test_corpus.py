@@ -75,6 +75,10 @@ def test_the_surfaces_of_issue_34_have_700_cases_of_their_own():
     assert all(counts[name] >= 60 for name in NEW_CLASSES), counts
 
 
+def test_the_languages_of_issue_35_have_80_cases():
+    assert Counter(case.cls for case in CASES)["languages"] >= 80
+
+
 @pytest.mark.parametrize("case_id", list(BY_ID))
 def test_case(case_id, outcomes):
     outcome = outcomes[case_id]
