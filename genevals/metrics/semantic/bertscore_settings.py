@@ -9,10 +9,11 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:  # only a type here: the command line checks --device without loading the model code
-    from genevals.metrics.semantic.bertscore_model import ModelSpec
+# ``spec`` below is a bertscore_model.ModelSpec, typed Any: importing it here, even for typing only, would make
+# the two modules import each other (the import-linter contract forbids cycles)
+ModelSpec = Any
 
 #: where configs keep their layer count (BERT, DistilBERT, T5, GPT-2)
 _LAYER_KEYS = ("num_hidden_layers", "n_layers", "num_layers", "n_layer")
