@@ -76,6 +76,9 @@ class Language:
     source: str
     probability: float | None = None
     note: str | None = None
+    #: for an unsure detection, the usual language of the text's script (Latin: en): what a metric whose model
+    #: knows that language only reads the text as (:meth:`genevals.metrics.base.Metric.language_of`)
+    script_code: str | None = None
 
     @property
     def sure(self) -> bool:
@@ -115,4 +118,5 @@ def detect(text: str, fallback: str | None = None) -> Language:
         code, origin = scripts.FALLBACK[script], f"{script} script"
     why = (f"too short to detect ({letters} letters; {guess} at p={probability:.2f})" if letters < MIN_LETTERS
            else f"detection unsure ({guess} at p={probability:.2f})")
-    return Language(code, "fallback", round(probability, 4), f"{why}; scored as {code} ({origin})")
+    return Language(code, "fallback", round(probability, 4), f"{why}; scored as {code} ({origin})",
+                    scripts.FALLBACK.get(script))

@@ -9,7 +9,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from genevals.language import codes
-from genevals.language.detect import Language, detect
+from genevals.language.detect import MAX_CHARS, Language, detect
 
 AUTO = "auto"
 
@@ -54,25 +54,27 @@ class LanguageSetting:
         return f"lang:{self}"
 
 
-def detection_text(answer: str, references: tuple[str, ...] = (), question: str = "") -> str:
-    return "\n".join([answer, *references, question])
+def detection_text(answer: str, references: tuple[str, ...] = (), question: str = "", context: str = "") -> str:
+    return "\n".join([answer, *references, question, context])
 
 
 def resolve(answer: str, declared: str | None, setting: LanguageSetting,
-            references: tuple[str, ...] = (), question: str = "") -> Language:
+            references: tuple[str, ...] = (), question: str = "", context: str = "") -> Language:
     """The language to score a text in: the row's ``declared`` one, else the run's fixed one, else detected from
-    the answer alone (when sure), else from the answer with its references and question, else the fallback."""
+    the answer alone (when sure), else from the answer with its references, question and first retrieved
+    context (a short answer is usually in its context's language), else the fallback."""
     if declared:
         return Language(declared, "row")
     if setting.fixed:
         return Language(setting.fixed, "run")
     alone = detect(answer, setting.fallback)
-    if alone.sure or not (references or question):
+    if alone.sure or not (references or question or context):
         return alone
-    together = detect(detection_text(answer, references, question), setting.fallback)
+    together = detect(detection_text(answer, references, question, context), setting.fallback)
     return together
 
 
 def language_of(sample, setting: LanguageSetting) -> Language:
     """:func:`resolve` for a :class:`~genevals.types.Sample`."""
-    return resolve(sample.answer, sample.language, setting, sample.references, sample.question)
+    context = sample.contexts[0].text[:MAX_CHARS] if sample.contexts else ""
+    return resolve(sample.answer, sample.language, setting, sample.references, sample.question, context)

@@ -15,6 +15,7 @@ the judges start a new sample whenever one finishes (a sliding window, no barrie
 from __future__ import annotations
 
 import abc
+import dataclasses
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -117,8 +118,18 @@ class Metric(abc.ABC):
     language: LanguageSetting = LanguageSetting()
 
     def language_of(self, sample: Sample) -> Language:
-        """The language ``sample`` is scored in (its row's, the run's, or detected: :mod:`genevals.language`)."""
-        return language_of(sample, self.language)
+        """The language ``sample`` is scored in (its row's, the run's, or detected: :mod:`genevals.language`).
+
+        A metric that knows some :attr:`languages` only reads an *unsure* detection as its script's usual
+        language when it knows that one (a short Latin-script answer guessed as Afrikaans is read as English by
+        an English model, and its note says so) rather than refusing it: refusing is for a language the text is
+        known to be in."""
+        lang = language_of(sample, self.language)
+        if (self.languages is not None and lang.source == "fallback" and lang.code not in self.languages
+                and lang.script_code in self.languages and self.language.fallback is None):
+            note = f"{lang.note}; {self.family} reads it as {lang.script_code}, the language it knows"
+            return dataclasses.replace(lang, code=lang.script_code, note=note)
+        return lang
 
     def unsupported(self, sample: Sample, name: str | None = None, instead: str = "") -> MetricResult | None:
         """An ``unsupported_language`` result when ``sample``'s language is not one of :attr:`languages`

@@ -82,7 +82,7 @@ def test_metrics_lists_definitions_and_signatures():
     assert done.returncode == 0
     for name in ("token_f1", "rougeL", "bleu", "ndcg@10", "err@5", "first_relevant_rank", "auc"):
         assert name in done.stdout
-    assert "norm:squad-v1.1" in done.stdout
+    assert "norm:mlqa-v1+unicode-nfkc" in done.stdout
 
 
 def test_demo_quick_start_runs(tmp_path):
