@@ -134,7 +134,7 @@ class Faithfulness(JudgeMetric):
         return make_signature("faithfulness", **self.runtime.signature_settings(),
                               budget=self.context_token_budget, max_claims=self.max_claims,
                               example=self.worked_example,
-                              order="supported>contradicted>unverifiable")
+                              order="supported>contradicted>unverifiable", **self.language_signature())
 
     def describe(self) -> dict[str, str]:
         return {name: "LLM judge: " + self.output(name).definition for name in self.output_names()}
