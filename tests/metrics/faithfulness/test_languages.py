@@ -70,11 +70,13 @@ SCRIPT = {
                {"玛丽·居里出生于华沙。": verdict(1, "born in Warsaw in 1867", "supported", "translated quote")}),
     AR: ([claim("ولدت ماري كوري في وارسو.", "ولدت ماري كوري في وارسو"),  # without the answer's vowel marks
           claim("حصلت ماري كوري على جائزة نوبل في الفيزياء عام 1903.", "حصلت على جائزة نوبل في الفيزياء عام 1903")],
-         {"ولدت ماري كوري في وارسو.": verdict(1, "وُلِدَت ماري كوري في وارسو", "supported", "السياق يذكر مكان ولادتها."),
+         {"ولدت ماري كوري في وارسو.": verdict(1, "وُلِدَت ماري كوري في وارسو", "supported",
+                                              "السياق يذكر مكان ولادتها."),
           "حصلت ماري كوري على جائزة نوبل في الفيزياء عام 1903.": verdict(
               2, "جائزة نوبل في الفيزياء عام 1903", "supported", "السياق يذكر الجائزة.")}),
     HI: ([claim("मैरी क्यूरी का जन्म वारसॉ में हुआ था।", "मैरी क्यूरी का जन्म वारसॉ में हुआ था"),
-          claim("मैरी क्यूरी ने 1903 में भौतिकी का नोबेल पुरस्कार जीता।", "उन्होंने 1903 में भौतिकी का नोबेल पुरस्कार जीता")],
+          claim("मैरी क्यूरी ने 1903 में भौतिकी का नोबेल पुरस्कार जीता।",
+                "उन्होंने 1903 में भौतिकी का नोबेल पुरस्कार जीता")],
          {"मैरी क्यूरी का जन्म वारसॉ में हुआ था।": verdict(1, "जन्म १८६७, वारसॉ", "supported", "संदर्भ में लिखा है।"),
           "मैरी क्यूरी ने 1903 में भौतिकी का नोबेल पुरस्कार जीता।": verdict(
               2, "1903 में भौतिकी का नोबेल पुरस्कार", "supported", "संदर्भ में पुरस्कार है।")}),
@@ -182,12 +184,14 @@ def test_hindi_spans_and_the_rows_language(run):
     assert (f["status"], f["value"]) == ("ok", 1.0)
     d = f["details"]
     first, second = "मैरी क्यूरी का जन्म वारसॉ में हुआ था", "उन्होंने 1903 में भौतिकी का नोबेल पुरस्कार जीता"
-    assert [c["spans"] for c in d["claims"]] == [[[0, len(first)]], [[HI.index(second), HI.index(second) + len(second)]]]
+    at = HI.index(second)
+    assert [c["spans"] for c in d["claims"]] == [[[0, len(first)]], [[at, at + len(second)]]]
     assert spans(HI, d["claims"], "spans") == [first, second]
     v = d["verdicts"]
     got = [(x["context_index"], HI_C1[slice(*x["quote_span"])] if x["context_index"] == 0
             else HI_C2[slice(*x["quote_span"])]) for x in v]
-    assert got == [(0, "जन्म १८६७, वारसॉ"), (1, "१९०३ में भौतिकी का नोबेल पुरस्कार")]  # Devanagari digits in the context
+    # the context's Devanagari digits, where the judge wrote ASCII ones
+    assert got == [(0, "जन्म १८६७, वारसॉ"), (1, "१९०३ में भौतिकी का नोबेल पुरस्कार")]
     assert v[1]["quote_span"] == [HI_C2.index("१९०३"), HI_C2.index("पुरस्कार") + len("पुरस्कार")]
     assert [x["reason"] for x in v] == ["संदर्भ में लिखा है।", "संदर्भ में पुरस्कार है।"]
     assert (d["language"], d["language_source"]) == ("hi", "row")

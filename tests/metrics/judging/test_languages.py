@@ -31,7 +31,7 @@ RULES = {
     "context_relevance": ['Copy "sentence" character for character', 'write "reason" in the language of the question'],
     "context_recall": ['in the language of the reference answer', 'Copy "source" character for character'],
     "answer_correctness": ["in the language of the text it comes from", "may be in different languages"],
-    "pairwise": ["Judge content, not language", "written in the language of the question"],
+    "pairwise": ["written in the language of the question"],
     "citations": ['in the language of the answer', 'Copy every "quote" character for character'],
 }
 #: metric family -> the prompt files hashed into its prompt version
