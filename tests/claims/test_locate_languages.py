@@ -245,3 +245,17 @@ def test_grounded_fraction_in_chinese_and_arabic():
     assert grounded_fraction("ولدت في وارسو", "وُلِدَت في وارسو") == 1.0
     # English is as before: "Marie", "Curie", "born", "Warsaw" all in the sources
     assert grounded_fraction("Marie Curie was born in Warsaw", "She was born in Warsaw", "Who was Marie Curie?") == 1.0
+
+
+@pytest.mark.parametrize("excerpt,text,span", [
+    ("\ud800b", "a\ud800b", (1, 3)),  # a lone surrogate is a character like any other
+    ("e", "e" + "\u0301" * 10_000 + " e", (10_002, 10_003)),  # ten thousand marks on the first e
+    ("क", "कि" * 20_000, None),  # 20,000 occurrences, each cutting its cluster
+    ("\u0301", "e\u0301", None),  # a mark alone
+    ("\u0640\u0640", "\u0640\u0640", (0, 2)),  # tatweels alone: found as written, folded to nothing
+    ("\U0001f1f7\U0001f1e9", "\U0001f1eb\U0001f1f7\U0001f1e9\U0001f1ea", None),  # RD across the flags FR, DE
+    ("\U0001f1e9\U0001f1ea", "\U0001f1eb\U0001f1f7\U0001f1e9\U0001f1ea", (2, 4)),  # the flag DE
+])
+def test_hostile_text(excerpt, text, span):
+    m = locate(excerpt, text)
+    assert (None if m is None else (m.start, m.end)) == span
