@@ -255,7 +255,7 @@ def test_grounded_fraction_in_chinese_and_arabic():
     ("\u0640\u0640", "\u0640\u0640", (0, 2)),  # tatweels alone: found as written, folded to nothing
     ("\U0001f1f7\U0001f1e9", "\U0001f1eb\U0001f1f7\U0001f1e9\U0001f1ea", None),  # RD across the flags FR, DE
     ("\U0001f1e9\U0001f1ea", "\U0001f1eb\U0001f1f7\U0001f1e9\U0001f1ea", (2, 4)),  # the flag DE
-])
+], ids=["lone-surrogate", "ten-thousand-marks", "cut-clusters", "mark-alone", "tatweels", "across-flags", "flag"])
 def test_hostile_text(excerpt, text, span):
     m = locate(excerpt, text)
     assert (None if m is None else (m.start, m.end)) == span
