@@ -127,10 +127,7 @@ def test_every_judged_metric_records_the_language_and_signs_the_setting(results)
               "answer_correctness": "answer_correctness", "pairwise": "pairwise", "citations": "citation_recall"}
     for family, output in firsts.items():
         result = x[output]
-        # citations: whether a Chinese sentence counts as factual (three or more words) is the sentence
-        # splitter's rule (genevals.language / claims.citations); the judged metric records the language either way
-        assert result.status == "ok" or (family, result.status) == ("citations", "no_claims"), (
-            family, result.status, result.reason)
+        assert result.status == "ok", (family, result.status, result.reason)
         assert (result.details["language"], result.details["language_source"]) == ("zh", "run"), family
         assert "|lang:zh|" in results.signatures[family], family
         assert f"|prompt:{recomputed(*HASHED[family])}|" in results.signatures[family], family
@@ -158,6 +155,9 @@ def test_quotes_located_in_chinese_across_the_judges(results):
     assert x["pairwise"].value == 0.5 and x["pairwise"].details["duels"][0]["orders"][0]["reason"] == \
         "两个回答都说出了出生地。"
     assert x["rubric_coherence"].details["reason"] == "回答正确。"
+    cited = x["citation_recall"].details["sentences"][0]["citations"][0]
+    assert cited["quote_span"] == [6, 15] and cited["quote"] == "1867年生于华沙"
+    assert x["citation_recall"].details["sentences"][0]["reason"] == "第1段。"
 
 
 def test_citation_quotes_located_in_chinese_passages():
