@@ -7,7 +7,8 @@ evidence quote in its context, the spans exact character offsets into the origin
 is the original's spelling of what the judge quoted: full-width digits, vowel marks, Devanagari digits...);
 reasons kept as written; the sample's language in the details and ``lang:auto`` in the signature. A quote the
 judge translated instead of copying is not located, in Chinese exactly as in English (``quote_found`` false, no
-span, the label as judged), and a claim whose source is a translation is kept apart as invented, never scored.
+span, the label as judged), and a claim whose source is a translation, or whose words (Chinese: character pairs)
+are not the answer's, is kept apart as invented, never scored.
 """
 from __future__ import annotations
 
@@ -61,7 +62,8 @@ SCRIPT = {
     ZH: ([claim("居里夫人出生于华沙。", "居里夫人出生于华沙"),
           claim("居里夫人于1903年获得诺贝尔物理学奖。", "她于１９０３年获得诺贝尔物理学奖"),  # full-width digits
           claim("居里夫人活到了120岁。", "她活到了120岁"),
-          claim("Curie lived to be 120.", "She lived to be 120 years old")],  # translated: not the answer's
+          claim("Curie lived to be 120.", "She lived to be 120 years old"),  # translated: not the answer's
+          claim("量子色动力学支配胶子禁闭。", "居里夫人出生于华沙")],  # a real excerpt, an invented claim
          {"居里夫人出生于华沙。": verdict(1, "1867年生于华沙", "supported", "上下文说她生于华沙。"),
           "居里夫人于1903年获得诺贝尔物理学奖。": verdict(2, "居里在1903年与他人分享了诺贝尔物理学奖", "supported",
                                                  "上下文说她1903年获奖。"),
@@ -148,9 +150,12 @@ def test_chinese_claims_quotes_and_reasons(run):
     assert f["value"] == pytest.approx(2 / 3) and rows["zh"]["contradiction_rate"]["value"] == pytest.approx(1 / 3)
     assert [c["spans"] for c in d["claims"]] == [[[0, 9]], [[10, 26]], [[27, 35]]]
     assert spans(ZH, d["claims"], "spans") == ["居里夫人出生于华沙", "她于1903年获得诺贝尔物理学奖", "她活到了120岁"]
-    assert [c["text"] for c in d["invented_claims"]] == ["Curie lived to be 120."]
+    assert [c["text"] for c in d["invented_claims"]] == ["Curie lived to be 120.", "量子色动力学支配胶子禁闭。"]
     assert d["invented_claims"][0]["note"] == "source excerpt not found in the answer"
-    assert rows["zh"]["invented_claims"]["value"] == 1
+    # none of its 11 character pairs (量子, 子色, ... 禁闭) is in the answer or the question: 0 / 11 < 1 / 2
+    assert d["invented_claims"][1]["note"] == ("claim words mostly absent from the answer and question "
+                                               "(invented content)")
+    assert rows["zh"]["invented_claims"]["value"] == 2
     v = d["verdicts"]
     assert [(x["context_index"], x["quote_found"], x["quote_span"]) for x in v] == [
         (0, True, [6, 15]), (1, True, [0, 21]), (1, True, [22, 37])]
