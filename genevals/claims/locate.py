@@ -1,25 +1,33 @@
 """Find judge-quoted text in the text it claims to come from, and return character spans.
 
-``locate(excerpt, text)`` tries, in order: an exact match; a match after normalising both sides
-(lowercase, curly quotes and dashes to ASCII, whitespace runs to one space); and, when ``fuzzy`` is on, the best
-``rapidfuzz.fuzz.partial_ratio_alignment`` on the normalised texts if it reaches ``threshold`` (0-100).
-Spans are ``(start, end)`` character offsets into the ORIGINAL ``text``, so ``text[start:end]`` is what the
-report highlights.
+``locate(excerpt, text)`` tries, in order: an exact match; a match after folding both sides
+(:mod:`genevals.claims.fold`: case, curly quotes and dashes, whitespace runs, NFKC-equivalent forms such as
+full-width digits and punctuation, NFC against NFD, Arabic diacritics and tatweel, digits of any script, spaces
+in text written without them); and, when ``fuzzy`` is on, the best ``rapidfuzz.fuzz.partial_ratio_alignment`` on
+the folded texts if it reaches ``threshold`` (0-100). Spans are ``(start, end)`` character offsets into the
+ORIGINAL ``text``, so ``text[start:end]`` is what the report highlights; an exact or folded match never cuts a
+grapheme cluster (a letter and its marks, a Devanagari conjunct: the next occurrence is tried instead), and a
+fuzzy one is widened to whole clusters.
 """
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 from rapidfuzz import fuzz
 
+from genevals.claims import fold
 from genevals.text import WORD, content_words
 
 FUZZY_THRESHOLD = 90.0
 MIN_FUZZY_CHARS = 12  # shorter excerpts must match exactly or after normalising
-_TRANSLATE = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-",
-                            "\u2014": "-", "\u00a0": " "})
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|\u2026)\s*")
+#: quote marks a judge may put around an excerpt (either end, any of them)
+_QUOTES = '"\u201c\u201d\'`'
+#: bracket pairs a judge may put around an excerpt (removed only as a pair)
+_PAIRS = {"\u300c": "\u300d", "\u300e": "\u300f", "\u00ab": "\u00bb", "\u201e": "\u201c"}
+#: a sentence end a quote may add or leave out (after folding: "." stands for "。" and "．" too)
+_FINAL = ".\u0964\u0965\u06d4"
 
 
 class Match(NamedTuple):
@@ -29,52 +37,52 @@ class Match(NamedTuple):
     score: float
 
 
-def normalize_with_map(text: str) -> tuple[str, list[int]]:
-    """The normalised text and, for each of its characters, the index of the original character."""
-    out: list[str] = []
-    index: list[int] = []
-    pending_space = False
-    for i, ch in enumerate(text.translate(_TRANSLATE)):
-        if ch.isspace():
-            pending_space = bool(out)
-            continue
-        if pending_space:
-            out.append(" ")
-            index.append(i - 1)
-            pending_space = False
-        out.append(ch.lower())
-        index.append(i)
-    return "".join(out), index
+def normalize_with_map(text: str) -> tuple[str, tuple[int, ...]]:
+    """The folded text (:func:`genevals.claims.fold.fold_with_map`) and, for each of its characters, the index of
+    the original character."""
+    return fold.fold_with_map(text)
 
 
 def normalize(text: str) -> str:
-    return normalize_with_map(text)[0]
+    return fold.fold(text)
 
 
 def _strip_excerpt(excerpt: str) -> str:
-    return excerpt.strip().strip('"\u201c\u201d\'`').strip()
+    excerpt = excerpt.strip().strip(_QUOTES).strip()
+    while len(excerpt) > 1 and _PAIRS.get(excerpt[0]) == excerpt[-1]:
+        excerpt = excerpt[1:-1].strip()
+    return excerpt
+
+
+def _occurrences(text: str, part: str) -> Iterator[int]:
+    at = text.find(part)
+    while at >= 0:
+        yield at
+        at = text.find(part, at + 1)
 
 
 def locate(excerpt: str, text: str, *, fuzzy: bool = True, threshold: float = FUZZY_THRESHOLD) -> Match | None:
     excerpt = _strip_excerpt(excerpt)
     if not excerpt or not text:
         return None
-    at = text.find(excerpt)
-    if at >= 0:
-        return Match(at, at + len(excerpt), "exact", 100.0)
+    for at in _occurrences(text, excerpt):
+        if fold.whole(text, at, at + len(excerpt)):
+            return Match(at, at + len(excerpt), "exact", 100.0)
     norm_text, index = normalize_with_map(text)
-    norm_ex = normalize(excerpt).rstrip(".")
+    norm_ex = normalize(excerpt).rstrip(_FINAL)
     if not norm_ex:
         return None
-    at = norm_text.find(norm_ex)
-    if at >= 0:
-        return Match(index[at], index[at + len(norm_ex) - 1] + 1, "normalized", 100.0)
+    for at in _occurrences(norm_text, norm_ex):
+        span = fold.original_span(text, norm_text, index, at, at + len(norm_ex))
+        if span is not None:
+            return Match(*span, "normalized", 100.0)
     if not fuzzy or len(norm_ex) < MIN_FUZZY_CHARS or len(norm_ex) > len(norm_text):
         return None
     aligned = fuzz.partial_ratio_alignment(norm_ex, norm_text, score_cutoff=threshold)
     if aligned is None or aligned.dest_end <= aligned.dest_start:
         return None
-    return Match(index[aligned.dest_start], index[aligned.dest_end - 1] + 1, "fuzzy", float(aligned.score))
+    start, end = fold.widen(text, index[aligned.dest_start], index[aligned.dest_end - 1] + 1)
+    return Match(start, end, "fuzzy", float(aligned.score))
 
 
 def locate_parts(source: str, text: str, *, fuzzy: bool = True,
@@ -93,16 +101,52 @@ def locate_parts(source: str, text: str, *, fuzzy: bool = True,
 
 
 def grounded_fraction(claim: str, *sources: str) -> float:
-    """Share of the claim's content words (:func:`genevals.text.content_words`) that occur in any of ``sources``;
-    1.0 if none. Words compare without an apostrophe ending ("Anna's" is "Anna") and by their first five
-    letters ("company" is "companies")."""
+    """Share of the claim's content units that occur in any of ``sources``; 1.0 if it has none.
+
+    Units are the claim's content words (:func:`genevals.text.content_words`: letters and digits of the Latin
+    alphabet, compared without an apostrophe ending, "Anna's" is "Anna", and by their first five letters,
+    "company" is "companies") and its words in other scripts (:func:`script_units`), each found when it occurs
+    in a folded source (:mod:`genevals.claims.fold`), anywhere: Arabic writes "and", "the" and "in" onto the
+    word, and Chinese writes no spaces."""
     words = {_base(w) for w in content_words(claim)}
-    if not words:
+    units = script_units(claim)
+    if not words and not units:
         return 1.0
     pool = {_base(w.lower()) for s in sources for w in WORD.findall(s)}
     stems = {w[:5] for w in pool}
     hits = sum(1 for w in words if w in pool or w[:5] in stems)
-    return hits / len(words)
+    folded = "\x00".join(fold.fold(s) for s in sources)
+    hits += sum(1 for u in units if u in folded)
+    return hits / (len(words) + len(units))
+
+
+def script_units(text: str) -> set[str]:
+    """The folded content units of ``text`` outside the Latin alphabet: in a script written without spaces
+    (Han, kana, Thai...) every two neighbouring letters (a letter alone when it stands alone), in any other
+    script (Arabic, Devanagari, Cyrillic...) every word of three letters or more."""
+    units: set[str] = set()
+    for run in fold.LETTERS.findall(fold.fold(text)):
+        for script, word in _by_script(run):
+            if script in fold.UNSPACED:
+                units.update(word[i:i + 2] for i in range(max(1, len(word) - 1)))
+            elif script != "Latin" and sum(1 for ch in word if ch.isalpha()) >= 3:
+                units.add(word)
+    return units
+
+
+def _by_script(run: str) -> Iterator[tuple[str | None, str]]:
+    """(script, part) for the parts of a run of letters that are in one script each (a mark stays with its
+    letter)."""
+    script, start = None, 0
+    for i, ch in enumerate(run):
+        mine = fold.script_of(ch)
+        if mine is None or mine == script:
+            continue
+        if i > start:
+            yield script, run[start:i]
+        script, start = mine, i
+    if run:
+        yield script, run[start:]
 
 
 def _base(word: str) -> str:

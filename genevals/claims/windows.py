@@ -1,12 +1,15 @@
 """Context windows for the verify call: contexts longer than the judge's budget are cut at paragraph and
 sentence ends (in any script: "。" as well as ". ") and packed, in order, into windows of at most
-``budget_chars`` characters; each claim is checked against the windows that share the most content words with it."""
+``budget_chars`` characters; each claim is checked against the windows that share the most content words with
+it (Latin-alphabet content words, and the words and Han/kana character pairs of other scripts:
+:func:`genevals.claims.locate.script_units`)."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
+from genevals.claims.locate import script_units
 from genevals.language.sentences import LOOSE
 from genevals.text import content_words
 from genevals.types import Context
@@ -62,17 +65,23 @@ def split_windows(contexts: Sequence[Context], budget_chars: int) -> list[Window
 def assign(windows: Sequence[Window], claims: Mapping[int, str], contexts: Sequence[Context]) -> list[list[int]]:
     """Claim ids per window: each claim goes to the :data:`WINDOWS_PER_CLAIM` windows sharing most content
     words with it (the first window when none shares any)."""
-    window_words = [set().union(*(content_words(contexts[p.context_index].text[p.start:p.end])
-                                  for p in w.pieces)) for w in windows]
+    window_words = [set().union(*(_units(contexts[p.context_index].text[p.start:p.end]) for p in w.pieces))
+                    for w in windows]
     assigned: list[list[int]] = [[] for _ in windows]
     for cid, text in claims.items():
-        words = set(content_words(text))
+        words = _units(text)
         overlap = [(len(words & ww), -k) for k, ww in enumerate(window_words)]
         ranked = sorted(range(len(windows)), key=lambda k: overlap[k], reverse=True)
         chosen = [k for k in ranked[:WINDOWS_PER_CLAIM] if overlap[k][0] > 0] or ranked[:1]
         for k in chosen:
             assigned[k].append(cid)
     return assigned
+
+
+def _units(text: str) -> set[str]:
+    """What a claim and a window are compared by: content words in any script (a Chinese claim has no
+    Latin-alphabet word, and would otherwise always go to the first window)."""
+    return set(content_words(text)) | script_units(text)
 
 
 def render(contexts: Sequence[Context], window: Window) -> str:

@@ -154,7 +154,8 @@ class Citations(GuardedJudge):
 
     def signature(self) -> str:
         return make_signature("citations", variant="llm", **self.runtime.signature_settings(),
-                              markers=markers_setting(self.pattern_text), sentences=sentence_rules.name())
+                              markers=markers_setting(self.pattern_text), sentences=sentence_rules.name(),
+                              **self.language_signature())
 
     def describe(self) -> dict[str, str]:
         return {o.name: "LLM judge: " + o.definition for o in self.outputs}

@@ -79,8 +79,8 @@ class Cascade(Metric):
         return self.judge_config.concurrency
 
     def signature(self) -> str:
+        self.local.language = self.llm.language = self.language  # their lang: parts are the run's
         judge_sig = self.llm.signature().replace("|", ";")
-        self.local.language = self.language  # its lang: part is the run's
         return make_signature("cascade", settle=self.settle_confidence, fallback=self.fallback,
                               local=self.local.signature().replace("|", ";"), llm=judge_sig)
 
@@ -89,7 +89,8 @@ class Cascade(Metric):
 
     def score_each(self, samples: Sequence[Sample], emit: Emit) -> None:
         """Answers settled locally are emitted at once, the LLM's as each of its verdicts comes back."""
-        self.local.language = self.language  # the run's setting (set on the cascade when it was built)
+        # the run's setting (set on the cascade when it was built), for both stages
+        self.local.language = self.llm.language = self.language
         local = self.local.score(samples)
         to_llm = []
         for i, result in enumerate(local):

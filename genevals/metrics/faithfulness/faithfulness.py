@@ -3,18 +3,21 @@
 Pipeline per answer (normally 2 judge calls; a repair re-ask only when a reply is unusable):
 
 1. Decompose (``prompts/decompose.md``): the answer -> atomic, self-contained claims, each with a verbatim
-   ``source`` excerpt of the answer. The excerpt is located in the answer (exact, then whitespace/case
-   normalised, then fuzzy with rapidfuzz ``partial_ratio_alignment`` >= 90); its spans are kept for the
-   report. A claim is not the answer's when its excerpt is not in the answer, when it copies the prompt's
-   worked example, or when fewer than half of its content words occur in the answer or question (invented
-   content): it is never listed, counted or verified as the answer's claim, but kept apart in
-   ``details["invented_claims"]`` with the judge's transcript, and counted in the ``invented_claims`` output
-   (a judge-quality figure, scored whenever the decompose reply was read).
+   ``source`` excerpt of the answer, in the answer's language. The excerpt is located in the answer (exact,
+   then folded: case, whitespace, NFKC-equivalent forms, Arabic vowel marks..., :mod:`genevals.claims.fold`,
+   then fuzzy with rapidfuzz ``partial_ratio_alignment`` >= 90); its spans, exact offsets into the answer that
+   never cut a grapheme cluster, are kept for the report. A claim is not the answer's when its excerpt is not
+   in the answer, when it copies the prompt's worked example, or when fewer than half of its content units
+   (words; Han and kana: pairs of characters, :func:`genevals.claims.locate.grounded_fraction`) occur in the
+   answer or question (invented content): it is never listed, counted or verified as the answer's claim, but
+   kept apart in ``details["invented_claims"]`` with the judge's transcript, and counted in the
+   ``invented_claims`` output (a judge-quality figure, scored whenever the decompose reply was read).
 2. Verify (``prompts/verify.md``): the located claims, numbered, against the numbered contexts; verdicts come
    back by claim id with a label, the context relied on, a verbatim quote and a reason. Quotes are matched in
-   their context (whitespace/case normalised; ``quote_found`` flags the rest). Contexts longer than
-   ``context_token_budget`` (~4 characters per token) are cut into windows; each claim is checked against the
-   windows that share the most content words with it, and its best verdict is kept, in the order
+   their context (exact or folded, never fuzzy; ``quote_found`` flags the rest: a translated quote is not
+   found). Contexts longer than ``context_token_budget`` (~4 characters per token) are cut into windows; each
+   claim is checked against the windows that share the most content words with it, and its best verdict is
+   kept, in the order
    supported > contradicted > unverifiable (evidence in any part of the contexts supports a claim; an
    explicit conflict is more informative than silence). Verdicts for unknown ids are ignored; missing ones
    get one targeted re-ask for just those ids, and if still missing count as unverifiable with
@@ -134,7 +137,7 @@ class Faithfulness(JudgeMetric):
         return make_signature("faithfulness", **self.runtime.signature_settings(),
                               budget=self.context_token_budget, max_claims=self.max_claims,
                               example=self.worked_example,
-                              order="supported>contradicted>unverifiable")
+                              order="supported>contradicted>unverifiable", **self.language_signature())
 
     def describe(self) -> dict[str, str]:
         return {name: "LLM judge: " + self.output(name).definition for name in self.output_names()}

@@ -9,6 +9,9 @@ Each subclass's ``_score_safe`` is wrapped, so that every judge metric's outputs
   strings) only exists afterwards (:mod:`genevals.judge.redact`);
 - saying which model answered: ``details["judge"]["answered_by"]``, the ``model`` the replies named (a local
   server answers with whatever it has loaded, whatever name it was sent), beside ``model``, the one asked for;
+- saying which language the sample was judged in (:meth:`~genevals.metrics.base.Metric.language_of`:
+  ``language``, ``language_source`` and any ``language_note``), on the first output and on every output that
+  carries the judge's record; the signature names the run's setting (``lang:auto``, ``lang:zh``...);
 - repeated, with ``--judge-repeats N`` (:mod:`genevals.metrics.judging.repeats`): scored N times as repeats
   0..N-1 and combined, unless the metric repeats its own calls (``repeats_itself``, as faithfulness verifies N
   times on one decomposition). Its ``corpus_statistics`` gain the repeats' statistics, which
@@ -25,6 +28,7 @@ from genevals import types
 from genevals.judge.client import ANSWERED, CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.runtime import JudgeRuntime
+from genevals.language import Language
 from genevals.metrics.base import ConcurrentMetric, Unscored
 from genevals.metrics.judging import repeats
 from genevals.types import MetricResult, Sample
@@ -55,7 +59,7 @@ class JudgeMetric(ConcurrentMetric):
                 answered = ANSWERED.get()
             finally:
                 ANSWERED.reset(token)
-            return self.finish_outputs(outputs, answered)
+            return self.finish_outputs(outputs, answered, self.language_of(sample))
 
         redacted.redacts = True  # type: ignore[attr-defined]
         cls._score_safe = redacted  # type: ignore[method-assign]
@@ -83,13 +87,23 @@ class JudgeMetric(ConcurrentMetric):
         parts = repeats.split(totals)[1]
         return {name: repeats.summarise(p, seed) for name, p in parts.items()} or None
 
-    def finish_outputs(self, outputs: dict[str, Any], answered: set[str] | None) -> dict[str, Any]:
-        """``outputs`` with the judge's secrets taken out of every reason and detail (after decoding), and the
-        models that ``answered`` in each ``details["judge"]``."""
+    def language_signature(self) -> dict[str, str]:
+        """The signature's language part: the run's setting (``lang:auto``, ``lang:auto:de``, ``lang:zh``). The
+        judge reads any language; the setting still says which language each sample's details record."""
+        return {"lang": str(self.language)}
+
+    def finish_outputs(self, outputs: dict[str, Any], answered: set[str] | None,
+                       language: Language | None = None) -> dict[str, Any]:
+        """``outputs`` with the judge's secrets taken out of every reason and detail (after decoding), the
+        models that ``answered`` in each ``details["judge"]``, and the sample's ``language`` on the first output
+        and each output with a ``details["judge"]``."""
         redactor = self.runtime.redactor
         out = {}
+        first = next(iter(outputs), None)
         for name, result in outputs.items():
             details = dict(result.details)
+            if language is not None and (name == first or isinstance(details.get("judge"), dict)):
+                details = {**language.details(), **details}
             if answered and isinstance(details.get("judge"), dict):
                 # the models the replies named (already redacted by the client), redacted with the rest
                 details["judge"] = {**details["judge"], "answered_by": "+".join(sorted(answered))}

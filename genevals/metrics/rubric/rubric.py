@@ -67,7 +67,8 @@ class Rubric(JudgeMetric):
 
     def signature(self) -> str:
         return make_signature("llm_rubric", **self.runtime.signature_settings(), criteria=list(self.criteria),
-                              scale="1-5", value="(s-1)/4", budget=self.context_token_budget)
+                              scale="1-5", value="(s-1)/4", budget=self.context_token_budget,
+                              **self.language_signature())
 
     def describe(self) -> dict[str, str]:
         return {PREFIX + name: f"LLM rubric, 1-5 as (s-1)/4: {desc}" for name, desc in self.criteria.items()}

@@ -65,7 +65,8 @@ class SingleCallJudge(GuardedJudge):
         return {}
 
     def signature(self) -> str:
-        return make_signature(self.family, variant="llm", **self.runtime.signature_settings(), **self.settings())
+        return make_signature(self.family, variant="llm", **self.runtime.signature_settings(), **self.settings(),
+                              **self.language_signature())
 
     def describe(self) -> dict[str, str]:
         return {name: "LLM judge: " + self.output(name).definition for name in self.output_names()}

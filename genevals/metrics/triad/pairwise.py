@@ -96,7 +96,8 @@ class Pairwise(PairwiseStats, JudgeMetric):
     def signature(self) -> str:
         return make_signature("pairwise", variant="llm", **self.runtime.signature_settings(), orders="both",
                               disagreement="tie",
-                              contexts=self.contexts, references=self.references, budget=self.context_token_budget)
+                              contexts=self.contexts, references=self.references, budget=self.context_token_budget,
+                              **self.language_signature())
 
     def describe(self) -> dict[str, str]:
         return {"pairwise": "LLM judge: " + self.outputs[0].definition}
