@@ -27,7 +27,7 @@ def test_package_version_of_a_missing_distribution():
 def test_metric_signatures_record_their_settings():
     assert Rouge(use_stemmer=True).signature() == (
         "rouge|stemmer:porter-en-only|tok:rouge_score-default+unicode-words|seg:unspaced=char,ja=mecab-ipadic,"
-        f"ko=mecab-ko-dic,th=pythainlp-newmm|lang:auto|refs:max-f|rouge-score:{package_version('rouge-score')}"
+        f"ko=mecab-ko-dic,th=pythainlp-newmm|lang:auto|refs:max-f|rouge2_one_token:identical=1|rouge-score:{package_version('rouge-score')}"
         f"|genevals:{__version__}")
     assert TokenF1().signature() == (
         "token_f1|norm:mlqa-v1+unicode-nfkc|seg:zh=mlqa-mixed,ja=mecab-ipadic,ko=mecab-ko-dic,"

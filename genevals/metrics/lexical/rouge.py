@@ -100,12 +100,18 @@ def _lcs_score(target: list[int], prediction: list[int]) -> tuple[float, float, 
     return _fmeasure(precision, recall), precision, recall
 
 
+#: ROUGE-2 of an answer identical to its reference when both are one token long (no bigram on either side):
+#: rouge-score's 0/0 gives 0, a silent zero for a perfect answer ("1854" vs "1854"); genevals gives 1.0
+IDENTICAL_ONE_TOKEN = (1.0, 1.0, 1.0)
+
+
 def _scores(target: _Text, prediction: _Text) -> dict[str, tuple[float, float, float]]:
     n_target, n_prediction = len(target.ids), len(prediction.ids)
+    one_token_identical = n_target == n_prediction == 1 and target.ids == prediction.ids
     return {
         "rouge1": _ngram_score(target.unigrams, prediction.unigrams, n_target, n_prediction),
-        "rouge2": _ngram_score(target.bigrams, prediction.bigrams,
-                               max(n_target - 1, 0), max(n_prediction - 1, 0)),
+        "rouge2": IDENTICAL_ONE_TOKEN if one_token_identical else
+        _ngram_score(target.bigrams, prediction.bigrams, max(n_target - 1, 0), max(n_prediction - 1, 0)),
         "rougeL": _lcs_score(target.ids, prediction.ids),
     }
 
@@ -118,7 +124,9 @@ class Rouge(Metric):
     non-[a-z0-9] -> space), with an optional Porter stem of English tokens longer than 3 chars. For ROUGE-n with answer n-gram multiset A and reference multiset R,
     hits = sum_g min(A[g], R[g]), P = hits / max(|A|, 1), R = hits / max(|R|, 1);
     for ROUGE-L, P = LCS / len(answer), R = LCS / len(reference) (0 if either is empty);
-    F = 2·P·R / (P + R) (0 if P + R = 0). With several references each output takes the reference
+    F = 2·P·R / (P + R) (0 if P + R = 0). One departure from rouge-score: ROUGE-2 of a one-token answer
+    identical to a one-token reference (no bigram on either side, 0/0) is 1.0, where rouge-score gives 0 for a
+    perfect answer. With several references each output takes the reference
     with the highest F (first on ties), as ``RougeScorer.score_multi``. Value = F; details hold that
     reference's precision and recall and its index. Blank (whitespace-only) references are ignored.
     """
@@ -140,7 +148,7 @@ class Rouge(Metric):
         segmenters = ",".join(f"{lang}={label}" for lang, (label, _) in SEGMENTERS.items())
         return make_signature("rouge", stemmer="porter-en-only" if self.use_stemmer else False,
                               tok="rouge_score-default+unicode-words", seg=f"unspaced=char,{segmenters}",
-                              lang=str(self.language), refs="max-f",
+                              lang=str(self.language), refs="max-f", rouge2_one_token="identical=1",
                               **{"rouge-score": package_version("rouge-score")})
 
     def tokenize(self, text: str, lang: str = "en") -> list[str]:
