@@ -21,6 +21,7 @@ from genevals.metrics.judging.judge_metric import JudgeMetric
 from genevals.metrics.judging.parse import ParseError, parse_rubric
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
+from genevals.settings import Setting
 
 DEFAULT_CRITERIA: dict[str, str] = {
     "coherence": "The answer is well organised and logically consistent; its sentences connect and do not "
@@ -41,6 +42,12 @@ class Rubric(JudgeMetric):
     Criteria: coherence, relevance, fluency, coverage, plus ``criteria`` (name -> description; a default
     name overrides its description; ``default_criteria=False`` keeps only yours).
     """
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("criteria", dict, None, "extra criteria, NAME=DESCRIPTION"),
+        Setting("default_criteria", bool, True, "keep the default criteria"),
+    )
+
 
     family = "llm_rubric"
     outputs = (Output(PREFIX + "{criterion}", "LLM rubric, 1-5 as (s-1)/4, for one criterion"),)
