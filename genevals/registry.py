@@ -295,11 +295,14 @@ def select(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str
     return build(resolve(names, options, judge), judge)
 
 
-def describe_all() -> list[tuple[str, str, Output, str]]:
-    """(family, output name, its declaration, signature) for every metric that can be built here; the
-    declaration's definition is the metric's own :meth:`~Metric.describe` (which may name its settings)."""
+def describe_all(family: str | None = None) -> list[tuple[str, str, Output, str]]:
+    """(family, output name, its declaration, signature) for every metric that can be built here (``family``:
+    that one only); the declaration's definition is the metric's own :meth:`~Metric.describe` (which may name
+    its settings)."""
     rows = []
     for cls in families():
+        if family is not None and cls.family != family:
+            continue
         missing = cls.missing()
         if missing is not None:  # not built: building may import what is not installed
             rows.append((cls.family, cls.family, Output(cls.family, f"(unavailable: {missing})"), ""))

@@ -174,6 +174,8 @@ def parse(setting: Setting, text: str, name: str | None = None) -> Any:
     if setting.default is None and text.strip().lower() in ("none", "null", ""):
         return None
     kind = setting.type
+    if kind is object:
+        raise ValueError(f"{name}: cannot be set from the command line (the Python API's options take it)")
     if kind is list:
         parts = [p.strip() for p in text.split(",") if p.strip()]
         item = Setting(name, setting.item, 0, "", setting.minimum, setting.maximum, setting.choices)
