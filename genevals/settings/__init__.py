@@ -66,7 +66,10 @@ def shown(value: Any) -> str:
 
 
 def did_you_mean(word: str, known: Iterable[str]) -> str:
-    found = get_close_matches(str(word), list(known), n=1, cutoff=0.6)
+    """" (did you mean 'X'?)" for the closest known name, or one that contains ``word`` ("stem": use_stemmer)."""
+    known, word = list(known), str(word)
+    found = get_close_matches(word, known, n=1, cutoff=0.6)
+    found = found or [k for k in known if len(word) >= 3 and word.lower() in k.lower()][:1]
     return f" (did you mean '{found[0]}'?)" if found else ""
 
 
