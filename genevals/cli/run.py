@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from genevals.cli import failures, history, sources
+from genevals.cli import failures, history, run_help, sources
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
                                  add_judge_option, add_judge_options, add_set_option, add_thresholds, csv_list,
                                  faithfulness_options, judge_config, judge_option_split, recorded_thresholds,
@@ -103,45 +103,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
     add_set_option(run)
     add_judge_option(run)
-    _short_help(run)
+    run_help.shorten(run)
     run.set_defaults(handler=cmd_run)
     return run
-
-
-#: the options ``genevals run --help`` shows (by destination); every other one is accepted but hidden, and the
-#: family-specific ones are reachable as ``--set FAMILY.KEY=VALUE`` (listed by ``genevals metrics NAME``).
-#: config/profile/print_config: the run file's options, shown when present
-SHOWN = frozenset({"help", "input", "out", "metrics", "map", "language", "resume", "workers", "seed", "quiet",
-                   "verbose", "thresholds", "min_coverage", "from_format", "qrels", "trec_runs", "judge_base_url",
-                   "judge_model", "set_settings", "judge_option", "no_history", "config", "profile", "print_config"})
-
-EXAMPLES = """\
-examples:
-  genevals run answers.jsonl --out reports/today
-  genevals run answers.jsonl -m rouge,retrieval --set rouge.use_stemmer=true --set retrieval.cutoffs=1,5,20
-  genevals run answers.jsonl -m faithfulness --judge-base-url http://localhost:8000/v1 --judge-model qwen2.5 \\
-      --judge-option timeout=120 --set faithfulness.max_claims=8 --fail-under faithfulness=0.8
-"""
-
-
-def _short_help(run: argparse.ArgumentParser) -> None:
-    """Hide every option outside :data:`SHOWN` (still accepted) and end the help with the examples and one line
-    per metric family pointing at its settings."""
-    import textwrap
-
-    from genevals.registry import families
-
-    for action in run._actions:
-        if action.dest not in SHOWN:
-            action.help = argparse.SUPPRESS
-    lines = []
-    for cls in families():
-        names = textwrap.shorten(", ".join(s.name for s in cls.SETTINGS) or "(no settings)", 50, placeholder=" ...")
-        lines.append(f"  genevals metrics {cls.family:<25} {names}")
-    run.formatter_class = argparse.RawDescriptionHelpFormatter
-    run.epilog = (EXAMPLES + "\nmetric settings, set with --set FAMILY.KEY=VALUE (family flags such as --stem, --cutoffs "
-                  "and --bertscore-* are still\naccepted, hidden); each family's settings, types, defaults and "
-                  "limits:\n" + "\n".join(lines))
 
 
 def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:

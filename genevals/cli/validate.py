@@ -73,12 +73,14 @@ def judge_settings(args: argparse.Namespace):
         local["thresholds"] = args.grounding_thresholds
         local.setdefault("method", "rules")
     config = judge_config(args, **config_fields)
-    sets = _set_for(args, ("grounding", "faithfulness", "cascade") if args.judge == "cascade" else (_FAMILY[args.judge],))
+    used = ("grounding", "faithfulness", "cascade") if args.judge == "cascade" else (_FAMILY[args.judge],)
+    sets = _set_for(args, used)
     if args.judge == "local":
         return config, {**local, **sets.get("grounding", {})}
     if args.judge == "llm":
         return config, {**llm, **sets.get("faithfulness", {})}
-    options: dict[str, Any] = {**llm, **sets.get("faithfulness", {}), "grounding": {**local, **sets.get("grounding", {})}}
+    grounding = {**local, **sets.get("grounding", {})}
+    options: dict[str, Any] = {**llm, **sets.get("faithfulness", {}), "grounding": grounding}
     if args.settle_confidence is not None:
         options["settle_confidence"] = args.settle_confidence
     return config, {**options, **sets.get("cascade", {})}

@@ -221,4 +221,5 @@ def table(declared: Sequence[Setting]) -> list[str]:
     return lines
 
 
-__all__ = ["Setting", "check", "check_all", "find", "parse", "table", "whole", "number", "flag", "did_you_mean", "shown"]
+__all__ = ["Setting", "check", "check_all", "find", "parse", "table", "whole", "number", "flag", "did_you_mean",
+           "shown"]

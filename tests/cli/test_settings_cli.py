@@ -96,3 +96,16 @@ def test_validate_takes_set_for_the_family_it_scores(tmp_path):
     assert wrong.returncode == 2 and "--set rouge.use_stemmer: --judge local scores with grounding" in wrong.stderr
     bad = genevals("validate", str(rows), "--out", str(tmp_path / "o"), "--quiet", "--set", "grounding.method=rule")
     assert bad.returncode == 2 and "grounding.method: unknown value 'rule' (did you mean 'rules'?)" in bad.stderr
+
+
+def test_the_help_s_examples_parse():
+    import shlex
+
+    from genevals.cli import build_parser
+    from genevals.cli.run_help import EXAMPLES
+
+    commands = " ".join(EXAMPLES.replace("\\\n", " ").splitlines()[1:]).split("genevals ")[1:]
+    assert len(commands) == 3
+    for command in commands:
+        args = build_parser().parse_args(shlex.split(command))
+        assert args.input == "answers.jsonl"

@@ -145,7 +145,6 @@ class Citations(GuardedJudge):
         Setting("pattern", str, None, "regex of citation markers (RE2; group 'ref' holds the references)"),
     )
 
-
     family = "citations"
     outputs = formulas.OUTPUTS
     order = 84

@@ -74,7 +74,6 @@ class CitationsLocal(Metric):
         Setting("device", str, "cpu", "where the embedding model runs"),
     )
 
-
     family = "citations_local"
     extra, requires = checker_needs.EXTRA, checker_needs.REQUIRES  # the checker's MiniLM
     outputs = formulas.OUTPUTS

@@ -114,9 +114,9 @@ class Faithfulness(JudgeMetric):
     SETTINGS = (
         Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1),
         Setting("worked_example", bool, None, "show the judge a worked example (default: for small models)"),
-        Setting("fuzzy_threshold", float, 90.0, "fuzzy match score (0-100) a quoted span needs to be found in the contexts", minimum=0, maximum=100),
+        Setting("fuzzy_threshold", float, 90.0,
+                "fuzzy match score (0-100) a quoted span needs to be found in the contexts", minimum=0, maximum=100),
     )
-
 
     family = "faithfulness"
     repeats_itself = True  # one decomposition, N verifications (:mod:`.repeated`)

@@ -63,7 +63,6 @@ class Grounding(Metric):
         Setting("detector", str, None, "a detector weights file (default: the packaged one)"),
     )
 
-
     family = "grounding"
     extra, requires = checker_needs.EXTRA, checker_needs.REQUIRES  # the checker's MiniLM
     outputs = restate("Local grounding (no LLM): share of answer sentences aligned to supporting context",

@@ -151,9 +151,9 @@ class Bleu(Metric):
     """
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
-        Setting("tokenize", str, "auto", "sacrebleu tokenizer (auto: from each sample's language)", choices=bleu_tokenize.CHOICES),
+        Setting("tokenize", str, "auto",
+                "sacrebleu tokenizer (auto: from each sample's language)", choices=bleu_tokenize.CHOICES),
     )
-
 
     family = "bleu"
     outputs = (Output("bleu", "sacrebleu sentence BLEU / 100 (the language's tokenizer: 13a, intl, zh, ja-mecab, "

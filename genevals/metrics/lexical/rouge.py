@@ -136,7 +136,6 @@ class Rouge(Metric):
         Setting("use_stemmer", bool, False, "Porter stemming (English samples only)"),
     )
 
-
     family = "rouge"
     outputs = (Output("rouge1", "ROUGE-1 F-measure: unigram overlap with the best reference (rouge-score)"),
                Output("rouge2", "ROUGE-2 F-measure: bigram overlap with the best reference (rouge-score)"),

@@ -56,9 +56,10 @@ class _Normalised(Metric):
     normalisation in the sample's language."""
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
-        Setting("norm", str, "mlqa", "English normalisation: mlqa (also deletes Unicode punctuation) or squad (SQuAD v1.1, ASCII only)", choices=("mlqa", "squad")),
+        Setting("norm", str, "mlqa",
+                "English normalisation: mlqa (also deletes Unicode punctuation) or squad (SQuAD v1.1, ASCII only)",
+                choices=("mlqa", "squad")),
     )
-
 
     def __init__(self, norm: str = "mlqa") -> None:
         if norm not in lang_tokens.ENGLISH_RULES:

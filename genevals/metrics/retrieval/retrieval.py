@@ -86,7 +86,6 @@ class Retrieval(Metric):
         Setting("relevance_level", float, 1, "the smallest graded label that counts as relevant"),
     )
 
-
     family = "retrieval"
     outputs = (
         Output("precision@{k}", "relevant ids in the top {k} / {k} (trec_eval P_{k}; divides by {k} even if fewer "

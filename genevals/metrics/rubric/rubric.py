@@ -48,7 +48,6 @@ class Rubric(JudgeMetric):
         Setting("default_criteria", bool, True, "keep the default criteria"),
     )
 
-
     family = "llm_rubric"
     outputs = (Output(PREFIX + "{criterion}", "LLM rubric, 1-5 as (s-1)/4, for one criterion"),)
     order = 75

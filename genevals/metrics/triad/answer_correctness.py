@@ -61,7 +61,6 @@ class AnswerCorrectness(SingleCallJudge):
         Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1),
     )
 
-
     family = "answer_correctness"
     outputs = ANSWER_CORRECTNESS_OUTPUTS
     order = 74

@@ -46,7 +46,6 @@ class ContextRecall(SingleCallJudge):
         Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1),
     )
 
-
     family = "context_recall"
     outputs = CONTEXT_RECALL_OUTPUTS
     order = 73

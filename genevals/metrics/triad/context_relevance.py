@@ -76,7 +76,6 @@ class ContextRelevance(SingleCallJudge):
         Setting("partly_counts", bool, True, "a partly relevant context counts as relevant"),
     )
 
-
     family = "context_relevance"
     outputs = CONTEXT_RELEVANCE_OUTPUTS
     order = 72

@@ -146,9 +146,9 @@ class AnswerRelevanceLocal(_Local):
     """Offline answer relevance: the calibrated probability that the answer addresses the question."""
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
-        Setting("threshold", float, ANSWER_THRESHOLD, "cosine under which a sentence is off-topic", minimum=-1, maximum=1),
+        Setting("threshold", float, ANSWER_THRESHOLD,
+                "cosine under which a sentence is off-topic", minimum=-1, maximum=1),
     )
-
 
     family = "answer_relevance_local"
     writes_for = "answer_relevance"
@@ -203,10 +203,10 @@ class ContextRelevanceLocal(_Local):
     threshold."""
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
-        Setting("threshold", float, None, "probability from which a context counts as relevant (default: calibrated)", minimum=0, maximum=1),
+        Setting("threshold", float, None,
+                "probability from which a context counts as relevant (default: calibrated)", minimum=0, maximum=1),
         Setting("k", int, None, "the first k contexts only (default: all)", minimum=1),
     )
-
 
     outputs = CONTEXT_RELEVANCE_OUTPUTS
 

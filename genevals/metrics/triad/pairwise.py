@@ -78,7 +78,6 @@ class Pairwise(PairwiseStats, JudgeMetric):
         Setting("references", bool, True, "show the judge the reference answers"),
     )
 
-
     family = "pairwise"
     outputs = PAIRWISE_OUTPUTS
     order = 76

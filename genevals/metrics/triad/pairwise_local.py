@@ -38,7 +38,6 @@ class PairwiseLocal(PairwiseStats, Metric):
         Setting("margin", float, 0.1, "score difference under which the pair is a tie", minimum=0),
     )
 
-
     family = "pairwise_local"
     writes_for = "pairwise"
     outputs = PAIRWISE_OUTPUTS
