@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from difflib import get_close_matches
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 #: the types a declaration may name; ``list`` holds ``item``s, ``dict`` maps text to text, ``object`` is checked
 #: by the code that reads it (a grounding thresholds file or mapping)
@@ -32,6 +32,8 @@ class Setting:
     choices: tuple[str, ...] | None = None
     #: a list's item type
     item: type = int
+    #: a family's own rule for a value already of the right type (rubric criterion names), raising ValueError
+    rule: Callable[[Any], None] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.type not in TYPES:
@@ -111,7 +113,13 @@ def flag(name: str, value: Any) -> bool:
 def check(setting: Setting, value: Any, name: str | None = None) -> Any:
     """``value`` as ``setting`` declares it, or a ValueError naming the setting (``name``: as the caller
     knows it, e.g. "rouge.use_stemmer"), the value and the limit."""
-    name = name or setting.name
+    value = _typed(setting, value, name or setting.name)
+    if setting.rule is not None and value is not None:
+        setting.rule(value)
+    return value
+
+
+def _typed(setting: Setting, value: Any, name: str) -> Any:
     if value is None and setting.default is None:
         return None
     kind = setting.type
