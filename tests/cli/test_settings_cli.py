@@ -109,3 +109,14 @@ def test_the_help_s_examples_parse():
     for command in commands:
         args = build_parser().parse_args(shlex.split(command))
         assert args.input == "answers.jsonl"
+
+
+def test_validate_set_reaches_the_metric(tmp_path):
+    rows = tmp_path / "labelled.jsonl"
+    rows.write_text(json.dumps({"context": "Paris is in France.", "response": "Paris is in France.",
+                                "hallucinated": False}) + "\n")
+    done = genevals("validate", str(rows), "--out", str(tmp_path / "o"), "--quiet", "--resamples", "10",
+                    "--set", "grounding.method=rules", timeout=180)
+    assert done.returncode == 0, done.stderr
+    signature = json.loads((tmp_path / "o" / "validation.json").read_text())["metric_signature"]
+    assert "thresholds:" in signature and "method:learned" not in signature  # the rules, not the detector
