@@ -42,7 +42,8 @@ EXIT_MEANING = {
     "EXIT_BAD_INPUT": "bad input, found before anything is scored: a file, row, option, metric name or threshold, "
                       "or `--resume` against a different run; or a judge that fails its preflight request",
     "EXIT_JUDGE_ERRORS": "more than `--max-judge-errors` (default 0.05) of the judged samples ended in "
-                         "`judge_error` or `parse_error`; everything scored is written first",
+                         "`judge_error` or `parse_error` (a judge that answered nothing readable has scored nothing); "
+                         "everything scored is written first",
     "EXIT_INTERRUPTED": "interrupted with Ctrl-C; the partial results and summary are written",
 }
 
