@@ -169,7 +169,7 @@ def render(name: str) -> str:
     return RENDERERS[name]()
 
 
-_MARKER = re.compile(r"^<!-- reference:([\w-]+) -->$", re.M)
+_MARKER = re.compile(r"^<!-- reference:([\w-]+) -->$", re.MULTILINE)
 
 
 def on_page_markdown(markdown, page, config, files):  # the mkdocs hook

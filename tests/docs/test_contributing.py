@@ -68,16 +68,17 @@ def test_adding_a_judge_backend_example_loads_through_its_entry_point_and_judges
     import subprocess
     import sys
 
+    from support.fault_server import FaultServer
+
     import genevals
     from genevals.judge import registry
-    from support.fault_server import FaultServer
 
     [code] = section_blocks(CONTRIBUTING, "Adding a judge backend", "python")
     [toml] = section_blocks(CONTRIBUTING, "Adding a judge backend", "toml")
     [block] = section_blocks(CONTRIBUTING, "Adding a judge backend", "bash")
     [words] = commands(block)
     [(name, module)] = re.findall(r'^(\w+) = "([\w.]+)"$', toml.split('[project.entry-points."genevals.judge_'
-                                                                  'backends"]\n', 1)[1], re.M)
+                                                                  'backends"]\n', 1)[1], re.MULTILINE)
     site = tmp_path / "site"
     info = site / f"{module}-0.1.dist-info"  # what pip install leaves for the package that declares it
     info.mkdir(parents=True)

@@ -37,8 +37,6 @@ def test_the_flat_export_example_runs_as_written(tmp_path):
     the mapping file the second command reads."""
     import json
     import shutil
-    import subprocess
-    import sys
 
     from genevals.report.model import build_data
 

@@ -18,7 +18,7 @@ DOCS = REPO / "docs"
 SHOWN = {"text", "toml", "json"}  # output and data, never run
 CLASSES = {"", "skip", "own-test"}
 
-_FENCE = re.compile(r"^( *)```([^\n`]*)\n(.*?)^\1```$", re.S | re.M)
+_FENCE = re.compile(r"^( *)```([^\n`]*)\n(.*?)^\1```$", re.DOTALL | re.MULTILINE)
 
 
 @dataclass(frozen=True)
