@@ -162,7 +162,42 @@ def _cli() -> str:
     return "\n".join(out).strip()
 
 
-RENDERERS = {"statuses": _statuses, "exit-codes": _exit_codes, "metrics": _metrics, "cli": _cli}
+#: the row the results reference scores: small, cheap metrics only, so the build stays quick and offline
+EXAMPLE_ROW = {"id": "q1", "question": "Where was Marie Curie born?", "answer": "Marie Curie was born in Warsaw.",
+               "contexts": [{"id": "c1", "text": "Marie Curie was born in Warsaw in 1867."}],
+               "references": ["Warsaw"], "relevant": ["c1"]}
+
+
+def example_result() -> dict:
+    """One line of results.jsonl, as a real run writes it for :data:`EXAMPLE_ROW`."""
+    import genevals
+
+    return genevals.evaluate([EXAMPLE_ROW], ["token_f1", "mrr"], language="en").samples[0].to_dict()
+
+
+def _fields(cls) -> list[str]:
+    rows = [f"#### `{cls.__name__}`", "", "| field | type | default |", "|---|---|---|"]
+    for f in dataclasses.fields(cls):
+        default = "" if f.default is dataclasses.MISSING else f"`{f.default!r}`"
+        kind = " ".join(str(f.type).split())  # inside a code span a | is text, so it is not escaped
+        rows.append(f"| `{f.name}` | `{kind}` | {_cell(default)} |")
+    return rows + [""]
+
+
+def _results() -> str:
+    import json
+
+    from genevals import types
+
+    out = ["```json", json.dumps(example_result(), indent=2, ensure_ascii=False), "```", "",
+           "The records behind it (genevals/types.py), field by field:", ""]
+    for cls in (types.Sample, types.Context, types.MetricResult, types.Claim, types.Verdict):
+        out += _fields(cls)
+    return "\n".join(out).strip()
+
+
+RENDERERS = {"statuses": _statuses, "exit-codes": _exit_codes, "metrics": _metrics, "cli": _cli,
+             "results": _results}
 
 
 def render(name: str) -> str:

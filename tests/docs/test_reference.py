@@ -110,3 +110,20 @@ def test_readme_is_a_landing_page():
     for link in re.findall(r"\]\((docs/[^)#]+)\)", text):
         assert (REPO / link).exists(), link
     assert (DOCS / "images" / "report.png").stat().st_size < 300_000
+
+
+def test_the_results_schema_page_shows_a_line_a_real_run_writes_and_every_record_field(site):
+    import dataclasses
+    import json
+
+    from genevals import types
+
+    hook = _hook()
+    page = _page(site, "results")
+    written = hook.example_result()
+    shown = json.loads(page[page.index("\n{") + 1:page.index("\n}\n") + 2])
+    assert shown == written  # the page's line is what a run writes now, key for key and value for value
+    assert {"id", "system", "answer", "contexts", "metrics"} <= set(shown)
+    for cls in (types.Sample, types.Context, types.MetricResult, types.Claim, types.Verdict):
+        body = page.split(f"\n{cls.__name__}¶", 1)[1]
+        assert all(f"\n{f.name}\n" in body for f in dataclasses.fields(cls)), cls.__name__
