@@ -104,6 +104,11 @@ def _setting_rows(cls) -> list[str]:
     return rows
 
 
+def _range(bounds) -> str:
+    low, high = bounds
+    return f"[{'-∞' if low is None else format(low, 'g')}, {'∞' if high is None else format(high, 'g')}]"
+
+
 def _metrics() -> str:
     from genevals.registry import describe_all, load_family
 
@@ -125,7 +130,7 @@ def _metrics() -> str:
                 out += ["", "| setting | meaning | declaration |", "|---|---|---|", *settings]
             out += ["", "| output | definition | direction | range |", "|---|---|---|---|"]
             last = family
-        out.append(f"| `{name}` | {_cell(output.definition)} | {output.direction} | {_cell(output.range)} |")
+        out.append(f"| `{name}` | {_cell(output.definition)} | {output.direction} | {_range(output.range)} |")
     return "\n".join(out).strip()
 
 
