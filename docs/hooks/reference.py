@@ -90,17 +90,14 @@ def _exit_codes() -> str:
 
 
 def _setting_rows(cls) -> list[str]:
-    """A family's declared settings (``settings = (Setting(...), ...)``), whatever fields a Setting has."""
-    rows, declared = [], getattr(cls, "settings", ())
-    if not isinstance(declared, (tuple, list)):  # some families have a settings() method, not declarations
-        declared = ()
-    for setting in declared:
-        fields = (dataclasses.asdict(setting) if dataclasses.is_dataclass(setting)
-                  else {k: v for k, v in vars(setting).items() if not k.startswith("_")})
-        name = fields.pop("name", repr(setting))
-        help_text = fields.pop("help", "") or ""
-        rest = ", ".join(f"{k}: `{v!r}`" for k, v in fields.items() if v not in (None, (), "", {}))
-        rows.append(f"| `{name}` | {_cell(help_text)} | {_cell(rest)} |")
+    """A family's declared settings (``SETTINGS = (Setting(...), ...)``: :mod:`genevals.settings`): what
+    ``--set FAMILY.KEY=VALUE``, a run file's ``[options.FAMILY]`` and the API's ``options`` take."""
+    rows = []
+    for setting in getattr(cls, "SETTINGS", ()):
+        declaration = f"{setting.type_name}, default `{setting.default!r}`"
+        if setting.limits:
+            declaration += f"; {setting.limits}"
+        rows.append(f"| `{setting.name}` | {_cell(setting.help)} | {_cell(declaration)} |")
     return rows
 
 
@@ -153,13 +150,18 @@ def _cli() -> str:
         out += ["", f"### `{name}`", "", _cell(parser.description or ""), "",
                 "| option | meaning | default |", "|---|---|---|"]
         for action in parser._actions:
-            if action.help == argparse.SUPPRESS or isinstance(action, argparse._SubParsersAction):
+            hidden = getattr(action, "hidden_help", None)  # accepted, left out of a short --help
+            if (action.help == argparse.SUPPRESS and hidden is None) or isinstance(action, argparse._SubParsersAction):
                 continue
             names = ", ".join(action.option_strings) or action.dest
             try:
-                help_text = formatter._expand_help(action)
+                help_text = formatter._expand_help(argparse.Action(action.option_strings, action.dest,
+                                                                   default=action.default, help=hidden)
+                                                   if hidden is not None else action)
             except (KeyError, TypeError, ValueError):
-                help_text = action.help or ""
+                help_text = hidden or action.help or ""
+            if hidden is not None:
+                help_text += " (not in the short `--help`)"
             default = action.default
             shown = "" if default in (None, argparse.SUPPRESS, False) or action.option_strings[:1] == ["-h"] \
                 else f"`{default!r}`"

@@ -29,7 +29,9 @@ def shorten(run: argparse.ArgumentParser) -> None:
     from genevals.registry import families
 
     for action in run._actions:
-        if action.dest not in SHOWN:
+        if action.dest not in SHOWN and action.help != argparse.SUPPRESS:
+            # kept for the generated CLI reference (docs/hooks/reference.py), which lists every option
+            action.hidden_help = action.help  # type: ignore[attr-defined]
             action.help = argparse.SUPPRESS
     lines = []
     for cls in families():
