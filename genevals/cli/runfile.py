@@ -1,0 +1,402 @@
+"""``genevals run -c genevals.toml [--profile NAME]``: a run kept in a file instead of a long command line.
+
+Where the file comes from: ``-c/--config FILE``; else ``genevals.toml`` in the working directory; else the
+``[tool.genevals]`` table of the nearest ``pyproject.toml`` from the working directory upwards (the search stops at
+the first pyproject.toml, with or without the table). A file found without ``-c`` is named on stderr;
+``--no-config`` ignores them all.
+
+The keys (:data:`API_KEYS`): the Python API's argument names (``data``, ``metrics``, ``column_map``, ``on_error``,
+``strict``, ``out_dir``, ``resume``, ``workers``, ``seed``, ``language``), the tables ``[options.FAMILY]`` (each
+metric family's settings, the ``options`` of :func:`genevals.evaluate`) and ``[judge]`` (JudgeConfig's fields; a
+key only as ``api_key_env = "NAME"``, the variable holding it, since secrets never reach a file), and every other
+option of ``genevals run`` under its long name, with dashes or underscores (``fail-under = ["rougeL=0.3"]``,
+``no_history = true``). ``[profiles.NAME]`` tables hold named runs, merged over the top level by ``--profile``.
+
+Precedence: an option given on the command line, then the profile, then the file's top level, then the default.
+The file's values become the parser's defaults, so a flag always wins; a repeatable flag (``--map``,
+``--fail-under``, ``--run``) replaces the file's list rather than adding to it. Paths are read from the working
+directory, as on the command line. A bad file is exit 2 with a message naming the file, the line and the key.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+#: the API's argument names -> the dest of the ``genevals run`` option that says the same
+API_KEYS = {"data": "input", "metrics": "metrics", "column_map": "map", "on_error": "on_error", "strict": "strict",
+            "out_dir": "out", "resume": "resume", "workers": "workers", "seed": "seed", "language": "language"}
+#: tables, not options
+TABLES = ("options", "judge", "profiles")
+#: API arguments the command line has no use for (a file cannot hold a callable or rows)
+API_ONLY = ("chunk_size", "keep_samples", "progress", "meta")
+#: the run file's own options, which a file cannot set
+OWN = ("config", "profile", "print_config", "no_config", "help", "handler", "command")
+#: the files found without -c, in this order
+FILE_NAME, PYPROJECT = "genevals.toml", "pyproject.toml"
+#: what a file may weigh: a run file is a few hundred bytes
+MAX_BYTES = 1 << 20
+
+
+class RunFileError(ValueError):
+    """A run file that cannot be used; the message names the file, the line and the key."""
+
+
+@dataclass
+class Loaded:
+    """A run file read and checked: the option defaults it sets (dest -> value), the metric options and judge
+    fields it sets, and where each came from (a key as printed -> ``file:line``)."""
+
+    path: str
+    defaults: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    judge: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    note: str | None = None
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("run file")
+    group.add_argument("-c", "--config", default=None, metavar="FILE",
+                       help="read the run's settings from a TOML file (flags given here win); default: "
+                            "./genevals.toml, else [tool.genevals] in the nearest pyproject.toml")
+    group.add_argument("--profile", default=None, metavar="NAME", help="the file's [profiles.NAME] run")
+    group.add_argument("--no-config", action="store_true", help="read no genevals.toml or pyproject.toml")
+    group.add_argument("--print-config", action="store_true",
+                       help="print the merged settings with where each came from, and exit")
+
+
+def hook(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser`` (``genevals run``'s) read the run file before it parses: its values become the parser's
+    defaults. The subcommand's own parse is the one place that sees both the file options and the flags."""
+    parse = parser.parse_known_args
+
+    def parse_known_args(args=None, namespace=None):
+        arg_strings = list(sys.argv[1:] if args is None else args)
+        pre = argparse.ArgumentParser(add_help=False)
+        add_options(pre)
+        wanted, _ = pre.parse_known_args(arg_strings)
+        first: dict[str, Any] = {}
+        for action in parser._actions:  # --fail-under and --fail-over share a dest; the first one's default holds
+            if action.dest not in OWN:
+                first.setdefault(action.dest, action.default)
+        baseline = argparse.Namespace(**first)
+        loaded, problem = None, None
+        try:
+            loaded = load(parser, wanted.config, wanted.profile, wanted.no_config)
+        except RunFileError as exc:
+            problem = str(exc)
+        if loaded is not None:
+            parser.set_defaults(**loaded.defaults)
+        parsed, rest = parse(arg_strings, namespace)
+        if loaded is not None:
+            for dest, value in loaded.defaults.items():  # a repeated flag replaces the file's list
+                now = getattr(parsed, dest, None)
+                if isinstance(value, list) and isinstance(now, list) and len(now) > len(value):
+                    setattr(parsed, dest, now[len(value):])
+        parsed.runfile, parsed.runfile_problem, parsed.runfile_baseline = loaded, problem, baseline
+        parsed.runfile_names = names(parser._actions)
+        return parsed, rest
+
+    parser.parse_known_args = parse_known_args  # type: ignore[method-assign]
+
+
+def names(parser_actions) -> dict[str, str]:
+    """Each dest -> the long option name that sets it, as a run file writes it (``fail-under``)."""
+    found: dict[str, str] = {}
+    for action in parser_actions:
+        longs = [o for o in action.option_strings if o.startswith("--")]
+        if longs and action.dest not in found:
+            found[action.dest] = longs[0][2:]
+    return found
+
+
+# -- finding and reading --------------------------------------------------------------------------------------
+
+def find(cwd: Path | None = None) -> tuple[str, str | None] | None:
+    """The file read without -c, and its table (``tool.genevals`` for a pyproject.toml), or None."""
+    cwd = Path.cwd() if cwd is None else cwd
+    if (cwd / FILE_NAME).is_file():
+        return str(cwd / FILE_NAME), None
+    for folder in (cwd, *cwd.parents):
+        candidate = folder / PYPROJECT
+        if candidate.is_file():
+            return str(candidate), "tool.genevals"
+    return None
+
+
+def _read(path: str) -> tuple[dict[str, Any], list[str]]:
+    from genevals import files
+
+    try:
+        data = files.read_limited(path, MAX_BYTES, "run file")
+    except files.Refused as exc:
+        raise RunFileError(f"{path}: {exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RunFileError(f"{path}: not UTF-8 text (byte {exc.start}); a run file is TOML") from None
+    import tomllib
+
+    try:
+        return tomllib.loads(text), text.splitlines()
+    except tomllib.TOMLDecodeError as exc:
+        raise RunFileError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise RunFileError(f"{path}: not valid TOML: nested too deeply") from None
+
+
+_HEADER = re.compile(r"\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
+_KEY = re.compile(r"\s*((?:[A-Za-z0-9_-]+|\"[^\"]*\")(?:\s*\.\s*(?:[A-Za-z0-9_-]+|\"[^\"]*\"))*)\s*=")
+
+
+def _dotted(text: str) -> tuple[str, ...]:
+    return tuple(part.strip().strip('"') for part in text.split("."))
+
+
+def lines_of(lines: list[str]) -> dict[tuple[str, ...], int]:
+    """Each key's line (1-based), as a dotted path; a table's own line under its path. Enough for messages:
+    a key inside an inline table gets its table's line from the caller's fallback."""
+    found: dict[tuple[str, ...], int] = {}
+    table: tuple[str, ...] = ()
+    for number, line in enumerate(lines, 1):
+        header = _HEADER.match(line)
+        if header and not line.lstrip().startswith("[["):
+            table = _dotted(header.group(1))
+            found.setdefault(table, number)
+            continue
+        key = _KEY.match(line)
+        if key:
+            found.setdefault(table + _dotted(key.group(1)), number)
+    return found
+
+
+def _where(path: str, lines: dict[tuple[str, ...], int], key: tuple[str, ...]) -> str:
+    for n in range(len(key), 0, -1):
+        if key[:n] in lines:
+            return f"{path}:{lines[key[:n]]}"
+    return path
+
+
+# -- checking and converting ----------------------------------------------------------------------------------
+
+def _type_name(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
+            dict: "a table"}.get(type(value), type(value).__name__)
+
+
+def _convert(action: argparse.Action, value: Any, fail: Callable[[str], RunFileError]) -> Any:
+    """``value`` as the option ``action`` would have made it from the command line."""
+    if isinstance(action, argparse._StoreConstAction) and isinstance(action.const, bool):
+        if not isinstance(value, bool):
+            raise fail(f"expected true or false, got {_type_name(value)}")
+        return value if action.const else not value
+    if isinstance(action, argparse._AppendAction):
+        if isinstance(value, dict):  # fail-under = {rougeL = 0.3}, column_map = {question = "q"}
+            value = [f"{k}={_text(v)}" for k, v in value.items()]
+        items = value if isinstance(value, list) else [value]
+        return [_one(action, item, fail) for item in items]
+    return _one(action, value, fail)
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, bool) else str(value)
+
+
+def _one(action: argparse.Action, value: Any, fail: Callable[[str], RunFileError]) -> Any:
+    kind = action.type
+    if isinstance(value, (dict, list)) and not (isinstance(value, list) and kind not in (None, int, float)):
+        raise fail(f"expected {_expected(action)}, got {_type_name(value)}")
+    if kind is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise fail(f"expected an integer, got {_type_name(value)}")
+        converted: Any = value
+    elif kind is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise fail(f"expected a number, got {_type_name(value)}")
+        converted = float(value)
+    elif kind is None:
+        if not isinstance(value, str):
+            raise fail(f"expected a string, got {_type_name(value)}")
+        converted = value
+    else:
+        if isinstance(value, bool):
+            raise fail(f"expected {_expected(action)}, got a boolean")
+        text = ",".join(_text(v) for v in value) if isinstance(value, list) else _text(value)
+        try:
+            converted = kind(text)
+        except (argparse.ArgumentTypeError, ValueError, TypeError) as exc:
+            raise fail(str(exc) or f"expected {_expected(action)}") from None
+    if action.choices is not None and converted not in action.choices:
+        from genevals.suggest import did_you_mean
+
+        shown = ", ".join(map(str, action.choices))
+        raise fail(f"'{converted}' is not one of: {shown}{did_you_mean(str(converted), map(str, action.choices))}")
+    return converted
+
+
+def _expected(action: argparse.Action) -> str:
+    return {"csv_list": "a list of names or a comma-separated string",
+            "whole_numbers": "a list of whole numbers"}.get(getattr(action.type, "__name__", ""), "a string")
+
+
+def _options_by_name(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
+    """Each option's long name without dashes-vs-underscores (``fail_under``) -> its action."""
+    found = {}
+    for action in parser._actions:
+        if action.dest in OWN:
+            continue
+        for option in action.option_strings:
+            if option.startswith("--"):
+                found[option[2:].replace("-", "_")] = action
+    return found
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        merged[key] = _merge(merged[key], value) if isinstance(value, dict) and isinstance(merged.get(key), dict) \
+            else value
+    return merged
+
+
+def load(parser: argparse.ArgumentParser, config: str | None, profile: str | None, no_config: bool = False,
+         cwd: Path | None = None) -> Loaded | None:
+    """The run file's settings for ``parser``, or None when there is no file; RunFileError for a bad one."""
+    note, table_name = None, None
+    if config is None:
+        if no_config:
+            if profile is not None:
+                raise RunFileError("--profile: names a run in a run file, and --no-config reads none")
+            return None
+        found = find(cwd)
+        if found is None:
+            if profile is not None:
+                raise RunFileError(f"--profile {profile}: no run file (give -c FILE, or add ./{FILE_NAME})")
+            return None
+        config, table_name = found
+        note = f"settings from {config}" + (f" [{table_name}]" if table_name else "") + " (--no-config ignores it)"
+    data, text_lines = _read(config)
+    lines = lines_of(text_lines)
+    prefix: tuple[str, ...] = ()
+    if table_name is not None:
+        data = data.get("tool", {}).get("genevals") if isinstance(data.get("tool"), dict) else None
+        if not isinstance(data, dict):
+            if profile is not None:
+                raise RunFileError(f"{config}: has no [tool.genevals] table, so no profile '{profile}'")
+            return None
+        prefix = ("tool", "genevals")
+    profiles = data.get("profiles", {})
+    if not isinstance(profiles, dict):
+        raise RunFileError(f"{_where(config, lines, prefix + ('profiles',))}: profiles: expected a table of "
+                           f"[profiles.NAME] tables, got {_type_name(profiles)}")
+    top = {k: v for k, v in data.items() if k != "profiles"}
+    keys = {k: prefix + (k,) for k in top}
+    if profile is not None:
+        if profile not in profiles:
+            from genevals.suggest import did_you_mean
+
+            there = ", ".join(sorted(profiles)) or "none"
+            raise RunFileError(f"{config}: --profile {profile}: no [profiles.{profile}] table"
+                               f"{did_you_mean(profile, profiles)} (profiles: {there})")
+        chosen = profiles[profile]
+        if not isinstance(chosen, dict):
+            raise RunFileError(f"{_where(config, lines, prefix + ('profiles', profile))}: profiles.{profile}: "
+                               f"expected a table, got {_type_name(chosen)}")
+        if "profiles" in chosen:
+            raise RunFileError(f"{_where(config, lines, prefix + ('profiles', profile))}: profiles.{profile}: "
+                               "a profile cannot hold profiles")
+        top = _merge(top, chosen)
+        keys.update({k: prefix + ("profiles", profile, k) for k in chosen})
+    loaded = Loaded(path=config, note=note)
+    by_name = _options_by_name(parser)
+    for key, value in top.items():
+        where = _where(config, lines, keys[key])
+
+        def fail(problem: str, key: str = key, where: str = where) -> RunFileError:
+            return RunFileError(f"{where}: {key}: {problem}")
+
+        if key == "options":
+            _options(loaded, value, config, lines, keys[key], fail)
+        elif key == "judge":
+            _judge(loaded, value, config, lines, keys[key], fail)
+        elif key in API_ONLY:
+            raise fail("an argument of genevals.evaluate that the command line has no use for")
+        elif key == "api_key" or key == "judge_api_key":
+            raise fail(_SECRET)
+        elif key in API_KEYS or key.replace("-", "_") in by_name:
+            dest_name = API_KEYS.get(key) or key.replace("-", "_")
+            action = next(a for a in parser._actions if a.dest == dest_name) if key in API_KEYS \
+                else by_name[dest_name]
+            if key == "on_error" and value == "raise":
+                value = "stop"
+            loaded.defaults[action.dest] = _convert(action, value, fail)
+            loaded.sources[action.dest] = where
+        else:
+            from genevals.suggest import did_you_mean
+
+            known = sorted({*API_KEYS, *TABLES, *(n.replace("_", "-") for n in by_name)})
+            raise fail(f"unknown key{did_you_mean(key, known)} (keys: the genevals.evaluate arguments "
+                       f"{', '.join(API_KEYS)}; the tables [options.FAMILY], [judge], [profiles.NAME]; or any "
+                       "`genevals run` option by its long name, e.g. fail-under)")
+    return loaded
+
+
+_SECRET = ("a key is never kept in a file; put it in an environment variable and name the variable: "
+           "[judge] api_key_env = \"OPENAI_API_KEY\"")
+
+
+def _options(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str, ...], fail) -> None:
+    if not isinstance(value, dict):
+        raise fail(f"expected a table of [options.FAMILY] tables, got {_type_name(value)}")
+    from genevals.registry import families
+    from genevals.suggest import did_you_mean
+
+    known = [cls.family for cls in families()]
+    for family, settings in value.items():
+        where = _where(path, lines, key + (family,))
+        if family not in known:
+            raise RunFileError(f"{where}: options.{family}: unknown metric family{did_you_mean(family, known)} "
+                               f"(families: {', '.join(known)})")
+        if not isinstance(settings, dict):
+            raise RunFileError(f"{where}: options.{family}: expected a table of settings, got "
+                               f"{_type_name(settings)}")
+        loaded.options[family] = dict(settings)
+        for name in settings:
+            loaded.sources[f"options.{family}.{name}"] = _where(path, lines, key + (family, name))
+
+
+def _judge(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str, ...], fail) -> None:
+    from genevals.judge.config import JudgeConfig, JudgeConfigError
+    from genevals.suggest import did_you_mean
+
+    if not isinstance(value, dict):
+        raise fail(f"expected a table of judge settings, got {_type_name(value)}")
+    fields = [f for f in JudgeConfig.__dataclass_fields__ if f not in ("api_key", "provider")]
+    settings = dict(value)
+    for name in settings:
+        where = _where(path, lines, key + (name,))
+        if name == "api_key":
+            raise RunFileError(f"{where}: judge.api_key: {_SECRET}")
+        if name != "api_key_env" and name not in fields:
+            raise RunFileError(f"{where}: judge.{name}: unknown judge setting{did_you_mean(name, fields)} "
+                               f"(settings: {', '.join(fields)}, api_key_env)")
+        loaded.sources[f"judge.{name}"] = where
+    env = settings.pop("api_key_env", None)
+    if env is not None and (not isinstance(env, str) or not env):
+        raise RunFileError(f"{_where(path, lines, key + ('api_key_env',))}: judge.api_key_env: expected the name "
+                           f"of an environment variable, got {_type_name(env)}")
+    try:
+        JudgeConfig.from_options(settings)
+    except JudgeConfigError as exc:
+        raise RunFileError(f"{_where(path, lines, key + (exc.field,))}: judge.{exc.field}: {exc.problem}") from None
+    except (TypeError, ValueError) as exc:
+        raise RunFileError(f"{_where(path, lines, key)}: judge: {exc}") from None
+    if env is not None:
+        settings["api_key_env"] = env
+    loaded.judge = settings
