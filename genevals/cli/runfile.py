@@ -225,8 +225,9 @@ def _one(action: argparse.Action, value: Any, fail: Callable[[str], RunFileError
             raise fail(f"expected a string, got {_type_name(value)}")
         converted = value
     else:
-        if isinstance(value, bool):
-            raise fail(f"expected {_expected(action)}, got a boolean")
+        listed = getattr(kind, "__name__", "") in _LISTS
+        if isinstance(value, bool) or (listed and not isinstance(value, (str, list))):
+            raise fail(f"expected {_expected(action)}, got {_type_name(value)}")
         text = ",".join(_text(v) for v in value) if isinstance(value, list) else _text(value)
         try:
             converted = kind(text)
@@ -240,9 +241,13 @@ def _one(action: argparse.Action, value: Any, fail: Callable[[str], RunFileError
     return converted
 
 
+#: option types that read a comma-separated list: the file may give an array instead
+_LISTS = {"csv_list": "an array of names or a comma-separated string",
+          "whole_numbers": "an array of whole numbers"}
+
+
 def _expected(action: argparse.Action) -> str:
-    return {"csv_list": "a list of names or a comma-separated string",
-            "whole_numbers": "a list of whole numbers"}.get(getattr(action.type, "__name__", ""), "a string")
+    return _LISTS.get(getattr(action.type, "__name__", ""), "a string")
 
 
 def _options_by_name(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
@@ -335,6 +340,10 @@ def load(parser: argparse.ArgumentParser, config: str | None, profile: str | Non
                 else by_name[dest_name]
             if key == "on_error" and value == "raise":
                 value = "stop"
+            twin = next((k for k in top if k != key and (API_KEYS.get(k) or k.replace("-", "_")) == action.dest
+                         or by_name.get(k.replace("-", "_")) is action and k != key), None)
+            if twin is not None:
+                raise fail(f"sets the same option as {twin}; keep one of them")
             loaded.defaults[action.dest] = _convert(action, value, fail)
             loaded.sources[action.dest] = where
         else:
@@ -366,9 +375,32 @@ def _options(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str,
         if not isinstance(settings, dict):
             raise RunFileError(f"{where}: options.{family}: expected a table of settings, got "
                                f"{_type_name(settings)}")
+        _check_settings(family, settings, lambda name: _where(path, lines, key + (family, name)))
         loaded.options[family] = dict(settings)
         for name in settings:
             loaded.sources[f"options.{family}.{name}"] = _where(path, lines, key + (family, name))
+
+
+def _check_settings(family: str, settings: dict[str, Any], where: Callable[[str], str]) -> None:
+    """Each setting a keyword of the family's constructor (unless it takes any): a misspelt one would otherwise
+    surface as a TypeError about ``__init__``, without the file."""
+    import inspect
+
+    from genevals.registry import load_family
+    from genevals.suggest import did_you_mean
+
+    try:
+        parameters = inspect.signature(load_family(family)).parameters
+    except (ValueError, TypeError):
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    known = [name for name, p in parameters.items() if p.kind is not inspect.Parameter.VAR_POSITIONAL
+             and name not in ("self", "judge", "language")]
+    for name in settings:
+        if name not in known:
+            raise RunFileError(f"{where(name)}: options.{family}.{name}: unknown setting{did_you_mean(name, known)} "
+                               f"({family}'s settings: {', '.join(known) or 'none'})")
 
 
 def _judge(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str, ...], fail) -> None:
