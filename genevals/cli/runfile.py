@@ -20,13 +20,14 @@ directory, as on the command line. A bad file is exit 2 with a message naming th
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+
+from genevals.cli.runfile_values import RunFileError, convert, type_name
+from genevals.quote import clip
 
 #: the API's argument names -> the dest of the ``genevals run`` option that says the same
 API_KEYS = {"data": "input", "metrics": "metrics", "column_map": "map", "on_error": "on_error", "strict": "strict",
@@ -41,10 +42,6 @@ OWN = ("config", "profile", "print_config", "no_config", "help", "handler", "com
 FILE_NAME, PYPROJECT = "genevals.toml", "pyproject.toml"
 #: what a file may weigh: a run file is a few hundred bytes
 MAX_BYTES = 1 << 20
-
-
-class RunFileError(ValueError):
-    """A run file that cannot be used; the message names the file, the line and the key."""
 
 
 @dataclass
@@ -138,7 +135,7 @@ def _read(path: str) -> tuple[dict[str, Any], list[str]]:
     except files.Refused as exc:
         raise RunFileError(f"{path}: {exc}") from None
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte-order mark, as Windows editors write, is no setting
     except UnicodeDecodeError as exc:
         raise RunFileError(f"{path}: not UTF-8 text (byte {exc.start}); a run file is TOML") from None
     import tomllib
@@ -183,72 +180,7 @@ def _where(path: str, lines: dict[tuple[str, ...], int], key: tuple[str, ...]) -
     return path
 
 
-# -- checking and converting ----------------------------------------------------------------------------------
-
-def _type_name(value: Any) -> str:
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "an array",
-            dict: "a table"}.get(type(value), type(value).__name__)
-
-
-def _convert(action: argparse.Action, value: Any, fail: Callable[[str], RunFileError]) -> Any:
-    """``value`` as the option ``action`` would have made it from the command line."""
-    if isinstance(action, argparse._StoreConstAction) and isinstance(action.const, bool):
-        if not isinstance(value, bool):
-            raise fail(f"expected true or false, got {_type_name(value)}")
-        return value if action.const else not value
-    if isinstance(action, argparse._AppendAction):
-        if isinstance(value, dict):  # fail-under = {rougeL = 0.3}, column_map = {question = "q"}
-            value = [f"{k}={_text(v)}" for k, v in value.items()]
-        items = value if isinstance(value, list) else [value]
-        return [_one(action, item, fail) for item in items]
-    return _one(action, value, fail)
-
-
-def _text(value: Any) -> str:
-    return json.dumps(value) if isinstance(value, bool) else str(value)
-
-
-def _one(action: argparse.Action, value: Any, fail: Callable[[str], RunFileError]) -> Any:
-    kind = action.type
-    if isinstance(value, (dict, list)) and not (isinstance(value, list) and kind not in (None, int, float)):
-        raise fail(f"expected {_expected(action)}, got {_type_name(value)}")
-    if kind is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise fail(f"expected an integer, got {_type_name(value)}")
-        converted: Any = value
-    elif kind is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise fail(f"expected a number, got {_type_name(value)}")
-        converted = float(value)
-    elif kind is None:
-        if not isinstance(value, str):
-            raise fail(f"expected a string, got {_type_name(value)}")
-        converted = value
-    else:
-        listed = getattr(kind, "__name__", "") in _LISTS
-        if isinstance(value, bool) or (listed and not isinstance(value, (str, list))):
-            raise fail(f"expected {_expected(action)}, got {_type_name(value)}")
-        text = ",".join(_text(v) for v in value) if isinstance(value, list) else _text(value)
-        try:
-            converted = kind(text)
-        except (argparse.ArgumentTypeError, ValueError, TypeError) as exc:
-            raise fail(str(exc) or f"expected {_expected(action)}") from None
-    if action.choices is not None and converted not in action.choices:
-        from genevals.suggest import did_you_mean
-
-        shown = ", ".join(map(str, action.choices))
-        raise fail(f"'{converted}' is not one of: {shown}{did_you_mean(str(converted), map(str, action.choices))}")
-    return converted
-
-
-#: option types that read a comma-separated list: the file may give an array instead
-_LISTS = {"csv_list": "an array of names or a comma-separated string",
-          "whole_numbers": "an array of whole numbers"}
-
-
-def _expected(action: argparse.Action) -> str:
-    return _LISTS.get(getattr(action.type, "__name__", ""), "a string")
-
+# -- checking ----------------------------------------------------------------------------------------------------
 
 def _options_by_name(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
     """Each option's long name without dashes-vs-underscores (``fail_under``) -> its action."""
@@ -272,7 +204,18 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def load(parser: argparse.ArgumentParser, config: str | None, profile: str | None, no_config: bool = False,
          cwd: Path | None = None) -> Loaded | None:
-    """The run file's settings for ``parser``, or None when there is no file; RunFileError for a bad one."""
+    """The run file's settings for ``parser``, or None when there is no file; RunFileError for a bad one (one
+    found without -c says so: a broken pyproject.toml above the working directory must not look like a mystery)."""
+    try:
+        return _load(parser, config, profile, no_config, cwd)
+    except RunFileError as exc:
+        if config is None and not no_config:
+            raise RunFileError(f"{exc} (read without -c; --no-config ignores it)") from None
+        raise
+
+
+def _load(parser: argparse.ArgumentParser, config: str | None, profile: str | None, no_config: bool,
+          cwd: Path | None) -> Loaded | None:
     note, table_name = None, None
     if config is None:
         if no_config:
@@ -291,7 +234,10 @@ def load(parser: argparse.ArgumentParser, config: str | None, profile: str | Non
     prefix: tuple[str, ...] = ()
     if table_name is not None:
         data = data.get("tool", {}).get("genevals") if isinstance(data.get("tool"), dict) else None
-        if not isinstance(data, dict):
+        if data is not None and not isinstance(data, dict):
+            raise RunFileError(f"{_where(config, lines, ('tool', 'genevals'))}: tool.genevals: expected a table, "
+                               f"got {type_name(data)}")
+        if data is None:
             if profile is not None:
                 raise RunFileError(f"{config}: has no [tool.genevals] table, so no profile '{profile}'")
             return None
@@ -299,7 +245,7 @@ def load(parser: argparse.ArgumentParser, config: str | None, profile: str | Non
     profiles = data.get("profiles", {})
     if not isinstance(profiles, dict):
         raise RunFileError(f"{_where(config, lines, prefix + ('profiles',))}: profiles: expected a table of "
-                           f"[profiles.NAME] tables, got {_type_name(profiles)}")
+                           f"[profiles.NAME] tables, got {type_name(profiles)}")
     top = {k: v for k, v in data.items() if k != "profiles"}
     keys = {k: prefix + (k,) for k in top}
     if profile is not None:
@@ -307,12 +253,12 @@ def load(parser: argparse.ArgumentParser, config: str | None, profile: str | Non
             from genevals.suggest import did_you_mean
 
             there = ", ".join(sorted(profiles)) or "none"
-            raise RunFileError(f"{config}: --profile {profile}: no [profiles.{profile}] table"
-                               f"{did_you_mean(profile, profiles)} (profiles: {there})")
+            raise RunFileError(f"{config}: --profile {clip(profile)}: no [profiles.{clip(profile)}] table"
+                               f"{did_you_mean(clip(profile), profiles)} (profiles: {clip(there, 400)})")
         chosen = profiles[profile]
         if not isinstance(chosen, dict):
             raise RunFileError(f"{_where(config, lines, prefix + ('profiles', profile))}: profiles.{profile}: "
-                               f"expected a table, got {_type_name(chosen)}")
+                               f"expected a table, got {type_name(chosen)}")
         if "profiles" in chosen:
             raise RunFileError(f"{_where(config, lines, prefix + ('profiles', profile))}: profiles.{profile}: "
                                "a profile cannot hold profiles")
@@ -324,7 +270,7 @@ def load(parser: argparse.ArgumentParser, config: str | None, profile: str | Non
         where = _where(config, lines, keys[key])
 
         def fail(problem: str, key: str = key, where: str = where) -> RunFileError:
-            return RunFileError(f"{where}: {key}: {problem}")
+            return RunFileError(f"{where}: {clip(key)}: {problem}")
 
         if key == "options":
             _options(loaded, value, config, lines, keys[key], fail)
@@ -344,13 +290,13 @@ def load(parser: argparse.ArgumentParser, config: str | None, profile: str | Non
                          or by_name.get(k.replace("-", "_")) is action and k != key), None)
             if twin is not None:
                 raise fail(f"sets the same option as {twin}; keep one of them")
-            loaded.defaults[action.dest] = _convert(action, value, fail)
+            loaded.defaults[action.dest] = convert(action, value, fail)
             loaded.sources[action.dest] = where
         else:
             from genevals.suggest import did_you_mean
 
             known = sorted({*API_KEYS, *TABLES, *(n.replace("_", "-") for n in by_name)})
-            raise fail(f"unknown key{did_you_mean(key, known)} (keys: the genevals.evaluate arguments "
+            raise fail(f"unknown key{did_you_mean(clip(key), known)} (keys: the genevals.evaluate arguments "
                        f"{', '.join(API_KEYS)}; the tables [options.FAMILY], [judge], [profiles.NAME]; or any "
                        "`genevals run` option by its long name, e.g. fail-under)")
     return loaded
@@ -362,7 +308,7 @@ _SECRET = ("a key is never kept in a file; put it in an environment variable and
 
 def _options(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str, ...], fail) -> None:
     if not isinstance(value, dict):
-        raise fail(f"expected a table of [options.FAMILY] tables, got {_type_name(value)}")
+        raise fail(f"expected a table of [options.FAMILY] tables, got {type_name(value)}")
     from genevals.registry import families
     from genevals.suggest import did_you_mean
 
@@ -370,11 +316,11 @@ def _options(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str,
     for family, settings in value.items():
         where = _where(path, lines, key + (family,))
         if family not in known:
-            raise RunFileError(f"{where}: options.{family}: unknown metric family{did_you_mean(family, known)} "
+            raise RunFileError(f"{where}: options.{clip(family)}: unknown metric family{did_you_mean(clip(family), known)} "
                                f"(families: {', '.join(known)})")
         if not isinstance(settings, dict):
             raise RunFileError(f"{where}: options.{family}: expected a table of settings, got "
-                               f"{_type_name(settings)}")
+                               f"{type_name(settings)}")
         _check_settings(family, settings, lambda name: _where(path, lines, key + (family, name)))
         loaded.options[family] = dict(settings)
         for name in settings:
@@ -399,7 +345,8 @@ def _check_settings(family: str, settings: dict[str, Any], where: Callable[[str]
              and name not in ("self", "judge", "language")]
     for name in settings:
         if name not in known:
-            raise RunFileError(f"{where(name)}: options.{family}.{name}: unknown setting{did_you_mean(name, known)} "
+            raise RunFileError(f"{where(name)}: options.{family}.{clip(name)}: unknown setting"
+                               f"{did_you_mean(clip(name), known)} "
                                f"({family}'s settings: {', '.join(known) or 'none'})")
 
 
@@ -408,7 +355,7 @@ def _judge(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str, .
     from genevals.suggest import did_you_mean
 
     if not isinstance(value, dict):
-        raise fail(f"expected a table of judge settings, got {_type_name(value)}")
+        raise fail(f"expected a table of judge settings, got {type_name(value)}")
     fields = [f for f in JudgeConfig.__dataclass_fields__ if f not in ("api_key", "provider")]
     settings = dict(value)
     for name in settings:
@@ -416,13 +363,13 @@ def _judge(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str, .
         if name == "api_key":
             raise RunFileError(f"{where}: judge.api_key: {_SECRET}")
         if name != "api_key_env" and name not in fields:
-            raise RunFileError(f"{where}: judge.{name}: unknown judge setting{did_you_mean(name, fields)} "
+            raise RunFileError(f"{where}: judge.{clip(name)}: unknown judge setting{did_you_mean(clip(name), fields)} "
                                f"(settings: {', '.join(fields)}, api_key_env)")
         loaded.sources[f"judge.{name}"] = where
     env = settings.pop("api_key_env", None)
     if env is not None and (not isinstance(env, str) or not env):
         raise RunFileError(f"{_where(path, lines, key + ('api_key_env',))}: judge.api_key_env: expected the name "
-                           f"of an environment variable, got {_type_name(env)}")
+                           f"of an environment variable, got {type_name(env)}")
     try:
         JudgeConfig.from_options(settings)
     except JudgeConfigError as exc:
