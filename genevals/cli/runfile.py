@@ -75,7 +75,7 @@ def hook(parser: argparse.ArgumentParser) -> None:
 
     def parse_known_args(args=None, namespace=None):
         arg_strings = list(sys.argv[1:] if args is None else args)
-        pre = argparse.ArgumentParser(add_help=False)
+        pre = type(parser)(prog=parser.prog, add_help=False)  # its usage errors read as the subcommand's
         add_options(pre)
         wanted, _ = pre.parse_known_args(arg_strings)
         first: dict[str, Any] = {}
