@@ -280,14 +280,10 @@ def _load(parser: argparse.ArgumentParser, config: str | None, profile: str | No
             raise fail("an argument of genevals.evaluate that the command line has no use for")
         elif key == "api_key" or key == "judge_api_key":
             raise fail(_SECRET)
-        elif key in API_KEYS or key.replace("-", "_") in by_name:
-            dest_name = API_KEYS.get(key) or key.replace("-", "_")
-            action = next(a for a in parser._actions if a.dest == dest_name) if key in API_KEYS \
-                else by_name[dest_name]
+        elif (action := _action(parser, by_name, key)) is not None:
             if key == "on_error" and value == "raise":
                 value = "stop"
-            twin = next((k for k in top if k != key and (API_KEYS.get(k) or k.replace("-", "_")) == action.dest
-                         or by_name.get(k.replace("-", "_")) is action and k != key), None)
+            twin = next((k for k in top if k != key and _action(parser, by_name, k) is action), None)
             if twin is not None:
                 raise fail(f"sets the same option as {twin}; keep one of them")
             loaded.defaults[action.dest] = convert(action, value, fail)
@@ -300,6 +296,13 @@ def _load(parser: argparse.ArgumentParser, config: str | None, profile: str | No
                        f"{', '.join(API_KEYS)}; the tables [options.FAMILY], [judge], [profiles.NAME]; or any "
                        "`genevals run` option by its long name, e.g. fail-under)")
     return loaded
+
+
+def _action(parser: argparse.ArgumentParser, by_name: dict[str, argparse.Action], key: str):
+    """The option a top-level key sets: an API argument's, or the option of that long name; None for neither."""
+    if key in API_KEYS:
+        return next(a for a in parser._actions if a.dest == API_KEYS[key])
+    return by_name.get(key.replace("-", "_"))
 
 
 _SECRET = ("a key is never kept in a file; put it in an environment variable and name the variable: "
@@ -316,8 +319,8 @@ def _options(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str,
     for family, settings in value.items():
         where = _where(path, lines, key + (family,))
         if family not in known:
-            raise RunFileError(f"{where}: options.{clip(family)}: unknown metric family{did_you_mean(clip(family), known)} "
-                               f"(families: {', '.join(known)})")
+            raise RunFileError(f"{where}: options.{clip(family)}: unknown metric family"
+                               f"{did_you_mean(clip(family), known)} (families: {', '.join(known)})")
         if not isinstance(settings, dict):
             raise RunFileError(f"{where}: options.{family}: expected a table of settings, got "
                                f"{type_name(settings)}")
@@ -363,7 +366,8 @@ def _judge(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str, .
         if name == "api_key":
             raise RunFileError(f"{where}: judge.api_key: {_SECRET}")
         if name != "api_key_env" and name not in fields:
-            raise RunFileError(f"{where}: judge.{clip(name)}: unknown judge setting{did_you_mean(clip(name), fields)} "
+            raise RunFileError(f"{where}: judge.{clip(name)}: unknown judge setting"
+                               f"{did_you_mean(clip(name), fields)} "
                                f"(settings: {', '.join(fields)}, api_key_env)")
         loaded.sources[f"judge.{name}"] = where
     env = settings.pop("api_key_env", None)

@@ -141,7 +141,8 @@ def test_the_judge_table_reaches_the_judge_config_under_the_flags(folder, monkey
 
 
 BAD = {
-    "not-toml": ('data = "d.jsonl"\nworkers = \n', "genevals.toml: not valid TOML: Invalid value (at line 2, column 11)"),
+    "not-toml": ('data = "d.jsonl"\nworkers = \n',
+                 "genevals.toml: not valid TOML: Invalid value (at line 2, column 11)"),
     "unknown-key": ('wrokers = 2\n', "genevals.toml:1: wrokers: unknown key; did you mean 'workers'?"),
     "wrong-type": ('data = "d.jsonl"\nworkers = "2"\n', "genevals.toml:2: workers: expected an integer, got a string"),
     "wrong-bool": ('strict = "yes"\n', "genevals.toml:1: strict: expected true or false, got a string"),
