@@ -127,6 +127,18 @@ def find(cwd: Path | None = None) -> tuple[str, str | None] | None:
     return None
 
 
+def _toml() -> Any:
+    """tomllib (Python 3.11+), else tomli when installed, else None."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:
+        try:
+            import tomli as tomllib
+        except ModuleNotFoundError:
+            return None
+    return tomllib
+
+
 def _read(path: str) -> tuple[dict[str, Any], list[str]]:
     from genevals import files
 
@@ -138,8 +150,9 @@ def _read(path: str) -> tuple[dict[str, Any], list[str]]:
         text = data.decode("utf-8-sig")  # a byte-order mark, as Windows editors write, is no setting
     except UnicodeDecodeError as exc:
         raise RunFileError(f"{path}: not UTF-8 text (byte {exc.start}); a run file is TOML") from None
-    import tomllib
-
+    tomllib = _toml()
+    if tomllib is None:
+        raise RunFileError(f"{path}: reading a run file needs Python 3.11 or later (or the tomli package)")
     try:
         return tomllib.loads(text), text.splitlines()
     except tomllib.TOMLDecodeError as exc:
@@ -228,6 +241,8 @@ def _load(parser: argparse.ArgumentParser, config: str | None, profile: str | No
                 raise RunFileError(f"--profile {profile}: no run file (give -c FILE, or add ./{FILE_NAME})")
             return None
         config, table_name = found
+        if table_name is not None and _toml() is None:  # Python 3.10: a project's pyproject.toml is not ours
+            return None
         note = f"settings from {config}" + (f" [{table_name}]" if table_name else "") + " (--no-config ignores it)"
     data, text_lines = _read(config)
     lines = lines_of(text_lines)
