@@ -61,7 +61,15 @@ def judge_fields(args: argparse.Namespace) -> dict[str, Any]:
 def _shown(value: Any) -> str:
     if isinstance(value, tuple):
         value = list(value)
-    return json.dumps(value, default=str, ensure_ascii=False)
+    return json.dumps(value, default=_plain, ensure_ascii=False)
+
+
+def _plain(value: Any) -> str:
+    """A threshold as it is written (``rougeL=0.3``; ``fail_over:x=0.1`` for the other kind: they share a list)."""
+    if hasattr(value, "metric") and hasattr(value, "limit"):
+        kind = getattr(value, "kind", "fail_under")
+        return ("" if kind == "fail_under" else f"{kind}:") + f"{value.metric}={value.limit:g}"
+    return str(value)
 
 
 def print_config(args: argparse.Namespace, build: Callable[[argparse.Namespace], dict]) -> int:

@@ -118,6 +118,7 @@ def test_print_config_shows_each_value_and_where_it_came_from_and_scores_nothing
     assert 'metrics = ["rouge", "bleu"]  # genevals.toml:17' in lines
     assert "seed = 11  # genevals.toml:4" in lines
     assert "workers = 2  # flag" in lines
+    assert 'fail-under = ["rougeL=0.01"]  # genevals.toml:8' in lines
     assert 'level = "auto"  # default' in lines
     assert "options.rouge.use_stemmer = true  # genevals.toml:11" in lines
     assert "options.retrieval.cutoffs = [1, 3]  # genevals.toml:14" in lines
