@@ -346,26 +346,17 @@ def _options(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str,
 
 
 def _check_settings(family: str, settings: dict[str, Any], where: Callable[[str], str]) -> None:
-    """Each setting a keyword of the family's constructor (unless it takes any): a misspelt one would otherwise
-    surface as a TypeError about ``__init__``, without the file."""
-    import inspect
-
+    """Each setting checked by the one checker against the family's declarations, so a misspelt name or a value
+    out of range is said with its line here, not later without the file."""
+    from genevals import settings as declared
     from genevals.registry import load_family
-    from genevals.suggest import did_you_mean
 
-    try:
-        parameters = inspect.signature(load_family(family)).parameters
-    except (ValueError, TypeError):
-        return
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-        return
-    known = [name for name, p in parameters.items() if p.kind is not inspect.Parameter.VAR_POSITIONAL
-             and name not in ("self", "judge", "language")]
-    for name in settings:
-        if name not in known:
-            raise RunFileError(f"{where(name)}: options.{family}.{clip(name)}: unknown setting"
-                               f"{did_you_mean(clip(name), known)} "
-                               f"({family}'s settings: {', '.join(known) or 'none'})")
+    owned = load_family(family).SETTINGS
+    for name, value in settings.items():
+        try:
+            declared.check(declared.find(owned, clip(name), f"options.{family}"), value, f"options.{family}.{name}")
+        except ValueError as exc:
+            raise RunFileError(f"{where(name)}: {exc}") from None
 
 
 def _judge(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str, ...], fail) -> None:

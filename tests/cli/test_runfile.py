@@ -122,6 +122,8 @@ def test_print_config_shows_each_value_and_where_it_came_from_and_scores_nothing
     assert 'level = "auto"  # default' in lines
     assert "options.rouge.use_stemmer = true  # genevals.toml:11" in lines
     assert "options.retrieval.cutoffs = [1, 3]  # genevals.toml:14" in lines
+    with_set = genevals("run", "-c", "genevals.toml", "--set", "retrieval.cutoffs=2,4", "--print-config", cwd=folder)
+    assert "options.retrieval.cutoffs = [2, 4]  # flag" in with_set.stdout.splitlines(), with_set.stdout
     assert not (folder / "nightly").exists() and not (folder / "from-file").exists()
 
 
@@ -153,8 +155,10 @@ BAD = {
     "twice": ('out_dir = "a"\nout = "b"\n', "out_dir: sets the same option as out; keep one of them"),
     "family": ("[options.rogue]\nuse_stemmer = true\n", "genevals.toml:1: options.rogue: unknown metric family; did "
                                                         "you mean 'rouge'?"),
-    "setting": ("[options.rouge]\nuse_stemer = true\n", "genevals.toml:2: options.rouge.use_stemer: unknown setting; "
-                                                        "did you mean 'use_stemmer'?"),
+    "setting": ("[options.rouge]\nuse_stemer = true\n", "genevals.toml:2: options.rouge.use_stemer: unknown setting "
+                                                        "(did you mean 'use_stemmer'?)"),
+    "setting-value": ("[options.retrieval]\ncutoffs = [0]\n", "genevals.toml:2: options.retrieval.cutoffs: expected a "
+                                                            "whole number from 1 to 10,000, got 0"),
     "literal-key": ('[judge]\napi_key = "sk-secret-1"\n', "judge.api_key: a key is never kept in a file"),
     "judge-field": ('[judge]\nmodle = "x"\n', "genevals.toml:2: judge.modle: unknown judge setting; did you mean "
                                               "'model'?"),
