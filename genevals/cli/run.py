@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from genevals.cli import failures, history, run_help, sources
+from genevals.cli import failures, history, run_help, runfile, runfile_merge, sources
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
                                  add_judge_option, add_judge_options, add_set_option, add_thresholds, csv_list,
                                  faithfulness_options, judge_config, judge_option_split, recorded_thresholds,
@@ -103,6 +103,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
     add_set_option(run)
     add_judge_option(run)
+    runfile.add_options(run)  # -c/--config, --profile, --no-config, --print-config
+    runfile.hook(run)
     run_help.shorten(run)
     run.set_defaults(handler=cmd_run)
     return run
@@ -269,6 +271,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.stats import DEFAULT_MIN_COVERAGE, DEFAULT_SEED
     from genevals.output.thresholds import ThresholdError, failures as threshold_failures
 
+    if getattr(args, "runfile_problem", None):  # the run file: read before the flags, so reported first
+        print(f"genevals: error: {args.runfile_problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if getattr(args, "runfile", None) is not None and args.runfile.note:
+        print(f"genevals: note: {args.runfile.note}", file=sys.stderr)
+    if getattr(args, "print_config", False):
+        return runfile_merge.print_config(args, metric_options)
     # Text that cannot be written first: the other checks print option values and create the --out folder.
     problem = unwritable_option(args)
     if problem is None and args.show_mapping and not sources.problem(args):
@@ -289,7 +298,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         column_map = mapping.column_map(args)
         try:
-            judge = judge_config(args, **judge_option_split(args)[0])
+            # the run file's [judge] fields, under --judge-option and the judge flags
+            judge = judge_config(args, **{**runfile_merge.judge_fields(args), **judge_option_split(args)[0]})
         except ValueError as exc:
             raise InputError("judge options", None, None, str(exc)) from None
         if args.engine == "ray":
@@ -300,7 +310,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         settle = failures.judge_settler(check=not args.no_preflight,
                                         eager=args.engine == "ray" or (args.no_judge_cache and not args.resume))
         try:
-            spec = RunSpec.build(sources.data(args), sources.metrics(args), options=metric_options(args), judge=judge,
+            spec = RunSpec.build(sources.data(args), sources.metrics(args), options=runfile_merge.metric_options(args, metric_options),
+                                 judge=judge,
                                  column_map=column_map, on_error="skip" if args.on_error == "skip" else "raise",
                                  strict=args.strict, out_dir=args.out, resume=args.resume,
                                  seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False,

@@ -1,0 +1,103 @@
+"""The run file's tables merged with the flags (a flag always wins), and ``--print-config``: the merged settings,
+each with where it came from (``file:line``, ``flag`` or ``default``)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any, Callable
+
+from genevals.cli.runfile import OWN
+
+#: the JudgeConfig fields a boolean flag sets, and the flag's dest
+_JUDGE_SWITCHES = {"cache": "no_judge_cache", "adaptive_concurrency": "judge_fixed_concurrency",
+                   "dry_run": "dry_run"}
+#: attributes the run file adds to the parsed arguments, which are not options
+_ADDED = ("runfile", "runfile_problem", "runfile_baseline", "runfile_names")
+
+
+def metric_options(args: argparse.Namespace, build: Callable[[argparse.Namespace], dict]) -> dict[str, dict]:
+    """``build(args)`` (the flags' metric options) over the file's ``[options.FAMILY]`` tables: a setting the
+    flags left at its default keeps the file's value."""
+    built = build(args)
+    loaded = getattr(args, "runfile", None)
+    if loaded is None or not loaded.options:
+        return built
+    baseline = build(args.runfile_baseline)
+    merged = {family: dict(settings) for family, settings in loaded.options.items()}
+    for family, settings in built.items():
+        for key, value in settings.items():
+            given = key not in baseline.get(family, {}) or baseline[family][key] != value
+            if given or key not in merged.get(family, {}):
+                merged.setdefault(family, {})[key] = value
+    return merged
+
+
+def judge_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The file's ``[judge]`` fields that no flag set, for ``judge_config(args, **fields)``; the key from
+    ``api_key_env``'s variable. ValueError when that variable is not set."""
+    from genevals.cli.common import _JUDGE_FIELDS
+
+    loaded = getattr(args, "runfile", None)
+    if loaded is None or not loaded.judge:
+        return {}
+    flagged = {name: dest for dest, name in _JUDGE_FIELDS.items()}
+    fields: dict[str, Any] = {}
+    for name, value in loaded.judge.items():
+        if name in flagged and getattr(args, flagged[name], None) is not None:
+            continue
+        if name in _JUDGE_SWITCHES and getattr(args, _JUDGE_SWITCHES[name], False):
+            continue
+        if name == "api_key_env":
+            if not os.environ.get(value):
+                raise ValueError(f"{loaded.sources.get('judge.api_key_env', loaded.path)}: judge.api_key_env: "
+                                 f"the environment variable {value} is not set")
+            fields["api_key"] = os.environ[value]
+            continue
+        fields[name] = value
+    return fields
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple):
+        value = list(value)
+    return json.dumps(value, default=_plain, ensure_ascii=False)
+
+
+def _plain(value: Any) -> str:
+    """A threshold as it is written (``rougeL=0.3``; ``fail_over:x=0.1`` for the other kind: they share a list)."""
+    if hasattr(value, "metric") and hasattr(value, "limit"):
+        kind = getattr(value, "kind", "fail_under")
+        return ("" if kind == "fail_under" else f"{kind}:") + f"{value.metric}={value.limit:g}"
+    return str(value)
+
+
+def print_config(args: argparse.Namespace, build: Callable[[argparse.Namespace], dict]) -> int:
+    """Print every setting of the run as ``key = value  # source`` (TOML-like) and return 0."""
+    parser_names = args.runfile_names
+    options, defaults = metric_options(args, build), build(args.runfile_baseline)
+    loaded = getattr(args, "runfile", None)
+    baseline = vars(args.runfile_baseline)
+    sources = loaded.sources if loaded is not None else {}
+    print(f"# run file: {loaded.path if loaded is not None else 'none'}")
+    for dest, value in vars(args).items():
+        if dest in OWN or dest in _ADDED:
+            continue
+        if loaded is not None and dest in loaded.defaults and value == loaded.defaults[dest]:
+            source = sources[dest]
+        else:
+            source = "default" if value == baseline.get(dest) else "flag"
+        print(f"{parser_names.get(dest, dest)} = {_shown(value)}  # {source}")
+    for family in sorted(options):
+        for key, value in options[family].items():
+            absent = object()
+            file_value = loaded.options.get(family, {}).get(key, absent) if loaded is not None else absent
+            if value == file_value:
+                source = sources[f"options.{family}.{key}"]
+            else:
+                source = "default" if defaults.get(family, {}).get(key, absent) == value else "flag"
+            print(f"options.{family}.{key} = {_shown(value)}  # {source}")
+    for name, value in (loaded.judge.items() if loaded is not None else ()):
+        print(f"judge.{name} = {_shown(value)}  # {sources.get('judge.' + name, loaded.path)}")
+    return 0
+
