@@ -113,6 +113,21 @@ def _check_option_families(options: Mapping[str, Any]) -> None:
             raise UnknownMetric(f"options['{family}']: expected a mapping of settings, got {type(settings).__name__}")
 
 
+def _check_declared(options: Mapping[str, Mapping[str, Any]], names: Sequence[str]) -> None:
+    """Every family's settings against its declarations (:attr:`~genevals.metrics.base.Metric.SETTINGS`), before
+    anything is built: a misspelt key gets a did-you-mean, a bad value the one checker's message. A family the run
+    does not score is checked all the same (a max_claims of 0 would otherwise wait, unseen, for the run that uses
+    it), and no metric is built just to check its settings."""
+    from genevals.settings import check_all
+
+    for family, settings in options.items():
+        prefix = f"metric '{family}'" if family in names else f"options['{family}']"
+        try:
+            check_all(_FAMILIES[family].SETTINGS, settings)
+        except ValueError as exc:
+            raise UnknownMetric(f"{prefix}: {exc}") from None
+
+
 def load_family(family: str) -> type[Metric]:
     _discover()
     try:
@@ -193,6 +208,7 @@ def resolve(names: Sequence[str] | None = None, options: Mapping[str, Mapping[st
     _discover()
     _check_option_families(options or {})
     options = {k: dict(v) for k, v in (options or {}).items()}
+    _check_declared(options, names)
     found, unknown = [], []
     for name in names:
         try:
@@ -223,10 +239,6 @@ def resolve(names: Sequence[str] | None = None, options: Mapping[str, Mapping[st
     for family, outputs in wanted.items():
         cls, note, settings = load_family(family), None, options.get(family, {})
         if cls.kind == JUDGE and cls.offline_alternative and cls.offline(judge):
-            try:  # the settings meant for the judge are not used, but a misspelt one is still an error
-                inspect.signature(cls).bind_partial(**settings)
-            except TypeError as exc:
-                raise UnknownMetric(f"metric '{family}': {exc}") from None
             alternative, note = cls.offline_alternative
             cls = load_family(alternative)
             # settings both variants take (context_relevance's k) carry over; the judge's alone do not
@@ -241,14 +253,6 @@ def resolve(names: Sequence[str] | None = None, options: Mapping[str, Mapping[st
         raise MissingExtra("; ".join(absent))
     if resolved and all(item.missing for item in resolved):
         raise MissingExtra("; ".join(item.missing for item in resolved if item.missing))
-    for family in set(options) - set(wanted):
-        # Settings for a family this run does not score are checked all the same (building a metric asks no
-        # model or server): a max_claims of 0 would otherwise wait, unseen, for the run that uses it.
-        if options[family] and load_family(family).missing() is None:
-            try:
-                _build(load_family(family), options[family], None)
-            except (ValueError, TypeError) as exc:
-                raise UnknownMetric(f"options['{family}']: {exc}") from None
     return resolved
 
 
@@ -291,11 +295,14 @@ def select(names: Sequence[str] | None = None, options: Mapping[str, Mapping[str
     return build(resolve(names, options, judge), judge)
 
 
-def describe_all() -> list[tuple[str, str, Output, str]]:
-    """(family, output name, its declaration, signature) for every metric that can be built here; the
-    declaration's definition is the metric's own :meth:`~Metric.describe` (which may name its settings)."""
+def describe_all(family: str | None = None) -> list[tuple[str, str, Output, str]]:
+    """(family, output name, its declaration, signature) for every metric that can be built here (``family``:
+    that one only); the declaration's definition is the metric's own :meth:`~Metric.describe` (which may name
+    its settings)."""
     rows = []
     for cls in families():
+        if family is not None and cls.family != family:
+            continue
         missing = cls.missing()
         if missing is not None:  # not built: building may import what is not installed
             rows.append((cls.family, cls.family, Output(cls.family, f"(unavailable: {missing})"), ""))

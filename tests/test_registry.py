@@ -69,7 +69,7 @@ def test_faithfulness_without_a_judge_runs_the_local_checker_and_says_why(monkey
 
 
 def test_bad_settings_name_the_family():
-    with pytest.raises(registry.UnknownMetric, match="metric 'retrieval': retrieval level"):
+    with pytest.raises(registry.UnknownMetric, match="metric 'retrieval': level: unknown value 'page'"):
         registry.select(["retrieval"], {"retrieval": {"level": "page"}})
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything the tests need, from scratch: torch (a CPU build), genevals with every extra (all = semantic,
 # llama, ray; and test), and headless Chromium from the system's packages for the report's browser tests
-# (never `playwright install`). The README's test command and CI (.ci/run) both run it; then `python -m pytest -q`.
+# (never `playwright install`). CONTRIBUTING.md's test command and CI (.ci/run) both run it; then `python -m pytest -q`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1

@@ -4,7 +4,7 @@
 Writes, next to this script:
   collection.jsonl  one line per chunk of the document collection
   demo.jsonl        30 questions x 3 systems ("dense", "sparse", "hybrid") = 90 rows
-  demo_bad.jsonl    6 lines that exercise input errors (see README.md)
+  demo_bad.jsonl    6 lines that exercise input errors (see docs/how-to/score-a-results-file.md)
 
 Pure standard library. The only randomness is ``random.Random`` seeded with a fixed string per
 (system, question), used for retrieval scores, so every run writes byte-identical files.

@@ -68,17 +68,6 @@ def nonnegative(text: str) -> float:
     return value
 
 
-def fraction(text: str) -> float:
-    """A number in [0, 1]."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got '{text}'") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {value:g}")
-    return value
-
-
 def json_file(path: str) -> Any:
     from genevals.files import refusal
 
@@ -117,14 +106,17 @@ def _threshold_of(kind: str):
 
 
 def share(text: str) -> float:
-    """A share between 0 and 1."""
+    """A share between 0 and 1 (--min-coverage, --max-judge-errors), checked by the one checker."""
+    from genevals.settings import number
+
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got '{text}'") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value}")
-    return value
+    try:
+        return number("share", value, 0.0, 1.0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value:g}") from None
 
 
 def add_thresholds(parser: argparse.ArgumentParser) -> None:
@@ -198,7 +190,7 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
                        choices=("auto", "yes", "no"), default="auto",
                        help="faithfulness: include the worked example in the prompts (auto: not for the tiny "
                             "packaged model)")
-    judge.add_argument("--max-judge-errors", type=fraction, default=0.05, metavar="SHARE",
+    judge.add_argument("--max-judge-errors", type=share, default=0.05, metavar="SHARE",
                        help="exit 3 when more than this share of judged samples end in judge_error or "
                             "parse_error (default 0.05; results are written first)")
     judge.add_argument("--no-preflight", action="store_true",
@@ -245,3 +237,68 @@ def faithfulness_options(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "judge_worked_example", "auto") != "auto":
         options["worked_example"] = args.judge_worked_example == "yes"
     return options
+
+
+def setting_assignment(text: str) -> tuple[str, str, Any]:
+    """``--set FAMILY.KEY=VALUE``: (family, key, value), the value parsed by the setting's declaration and
+    checked by the one checker; an unknown family or key gets a did-you-mean."""
+    from genevals.registry import families
+    from genevals.settings import did_you_mean, find, parse
+
+    name, sep, value = text.partition("=")
+    family, dot, key = name.strip().partition(".")
+    if not sep or not dot or not family or not key:
+        raise argparse.ArgumentTypeError(f"expected FAMILY.KEY=VALUE (e.g. rouge.use_stemmer=true), got '{text}'")
+    declared = {cls.family: cls for cls in families()}
+    if family not in declared:
+        raise argparse.ArgumentTypeError(f"{name.strip()}: unknown metric family '{family}'"
+                                         f"{did_you_mean(family, declared)} (see `genevals metrics`)")
+    key = key.strip().replace("-", "_")
+    try:
+        setting = find(declared[family].SETTINGS, key, family)
+        return family, key, parse(setting, value, f"{family}.{key}")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (see `genevals metrics {family}`)") from None
+
+
+def add_set_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--set", dest="set_settings", action="append", type=setting_assignment, default=[],
+                        metavar="FAMILY.KEY=VALUE",
+                        help="any metric setting (repeatable), e.g. rouge.use_stemmer=true, retrieval.cutoffs=1,5,20; "
+                             "`genevals metrics NAME` lists a family's settings. A --set wins over the flag for the "
+                             "same setting")
+
+
+def set_settings(args: argparse.Namespace, options: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``options`` with every ``--set`` applied on top (the later --set wins for the same key)."""
+    for family, key, value in getattr(args, "set_settings", None) or ():
+        options.setdefault(family, {})[key] = value
+    return options
+
+
+def add_judge_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--judge-option", action="append", type=key_value, default=[], metavar="KEY=VALUE",
+                        help="any other judge setting (a JudgeConfig field, or a faithfulness setting such as "
+                             "fuzzy_threshold); the value is read as JSON when it parses; repeatable")
+
+
+def judge_option_split(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``--judge-option`` values as (JudgeConfig fields, faithfulness settings); ValueError naming an unknown
+    key with a did-you-mean."""
+    from genevals.judge.config import JudgeConfig
+    from genevals.metrics.faithfulness.faithfulness import Faithfulness
+    from genevals.settings import did_you_mean
+
+    fields = set(JudgeConfig.__dataclass_fields__)
+    judged = {s.name for s in Faithfulness.SETTINGS}
+    config, metric = {}, {}
+    for key, value in getattr(args, "judge_option", None) or ():
+        if key in fields:
+            config[key] = value
+        elif key in judged:
+            metric[key] = value
+        else:
+            raise ValueError(f"--judge-option {key}: unknown judge setting{did_you_mean(key, fields | judged)} "
+                             f"(JudgeConfig fields: {', '.join(sorted(fields))}; faithfulness: "
+                             f"{', '.join(sorted(judged))})")
+    return config, metric

@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from genevals.cli import failures, history, sources
+from genevals.cli import failures, history, run_help, sources
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
-                                 add_judge_options, add_thresholds, csv_list, faithfulness_options, judge_config,
-                                 recorded_thresholds, whole_numbers)
+                                 add_judge_option, add_judge_options, add_set_option, add_thresholds, csv_list,
+                                 faithfulness_options, judge_config, judge_option_split, recorded_thresholds,
+                                 set_settings, whole_numbers)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -100,6 +101,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                                 "RE2 syntax, run in linear time: no backreferences or lookaround); "
                                 "default: [n], [n, m], [n-m], [id], (Source n), ^n")
 
+    add_set_option(run)
+    add_judge_option(run)
+    run_help.shorten(run)
     run.set_defaults(handler=cmd_run)
     return run
 
@@ -128,7 +132,10 @@ def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     if args.citation_pattern is not None:
         options["citations"] = {"pattern": args.citation_pattern}
         options["citations_local"] = {"pattern": args.citation_pattern}
-    return options
+    _, judged = judge_option_split(args)  # a faithfulness setting given as --judge-option
+    for family in ("faithfulness", "cascade"):
+        options[family].update(judged)
+    return set_settings(args, options)  # an explicit --set wins over the flag for the same setting
 
 
 class _Progress:
@@ -178,6 +185,10 @@ def check_options(args: argparse.Namespace) -> str | None:
         return f"--workers: expected at most {MAX_WORKERS}, got {args.workers}"
     if args.seed is not None and args.seed > MAX_SEED:
         return f"--seed: expected at most {MAX_SEED:,} (a 64-bit seed), got a larger number"
+    try:
+        judge_option_split(args)
+    except ValueError as exc:
+        return str(exc)
     if args.metrics is not None and not args.metrics:
         return "--metrics: names no metric (comma-separated names, e.g. rouge,token_f1; see `genevals metrics`)"
     if args.cutoffs is not None and not args.cutoffs:
@@ -278,7 +289,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         column_map = mapping.column_map(args)
         try:
-            judge = judge_config(args)
+            judge = judge_config(args, **judge_option_split(args)[0])
         except ValueError as exc:
             raise InputError("judge options", None, None, str(exc)) from None
         if args.engine == "ray":

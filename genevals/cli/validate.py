@@ -13,7 +13,8 @@ from typing import Any
 
 from genevals.cli import failures
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, add_judge_options,
-                                 faithfulness_options, judge_config, key_value)
+                                 add_judge_option, add_set_option, faithfulness_options,
+                                 judge_config, set_settings)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -49,9 +50,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                        help="cascade: answers the local checker is at least this sure of are settled locally "
                             "(0.5-1; default 0.9)")
     add_judge_options(p)
-    p.add_argument("--judge-option", action="append", type=key_value, default=[], metavar="KEY=VALUE",
-                   help="any other judge setting (a JudgeConfig field, or a faithfulness setting such as "
-                        "fuzzy_threshold); the value is read as JSON when it parses; repeatable")
+    add_judge_option(p)
+    add_set_option(p)
     p.set_defaults(handler=cmd_validate)
     return p
 
@@ -73,14 +73,32 @@ def judge_settings(args: argparse.Namespace):
         local["thresholds"] = args.grounding_thresholds
         local.setdefault("method", "rules")
     config = judge_config(args, **config_fields)
+    used = ("grounding", "faithfulness", "cascade") if args.judge == "cascade" else (_FAMILY[args.judge],)
+    sets = _set_for(args, used)
     if args.judge == "local":
-        return config, local
+        return config, {**local, **sets.get("grounding", {})}
     if args.judge == "llm":
-        return config, llm
-    options: dict[str, Any] = {**llm, "grounding": local}
+        return config, {**llm, **sets.get("faithfulness", {})}
+    grounding = {**local, **sets.get("grounding", {})}
+    options: dict[str, Any] = {**llm, **sets.get("faithfulness", {}), "grounding": grounding}
     if args.settle_confidence is not None:
         options["settle_confidence"] = args.settle_confidence
-    return config, options
+    return config, {**options, **sets.get("cascade", {})}
+
+
+#: the metric family behind each --judge
+_FAMILY = {"local": "grounding", "llm": "faithfulness", "cascade": "cascade", "citations": "citations",
+           "citations-local": "citations_local"}
+
+
+def _set_for(args: argparse.Namespace, used: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """The ``--set`` values by family; ValueError for a family this --judge does not score (it would be unused)."""
+    sets = set_settings(args, {})
+    for family in sets:
+        if family not in used:
+            raise ValueError(f"--set {family}.{next(iter(sets[family]))}: --judge {args.judge} scores with "
+                             f"{', '.join(used)}, not {family}")
+    return sets
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -171,7 +189,9 @@ def _validate_citations(args: argparse.Namespace, out: Path) -> int:
         extra = dict(args.judge_option or [])
         config = judge_config(args, **{k: v for k, v in extra.items() if k in JudgeConfig.__dataclass_fields__})
         options = {k: v for k, v in extra.items() if k not in JudgeConfig.__dataclass_fields__}
-        metric = citations.build_metric(args.judge, options if args.judge == "citations" else {}, config)
+        family = _FAMILY[args.judge]
+        options = {**(options if args.judge == "citations" else {}), **_set_for(args, (family,)).get(family, {})}
+        metric = citations.build_metric(args.judge, options, config)
     except (LabelledInputError, ValueError, TypeError) as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

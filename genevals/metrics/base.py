@@ -111,6 +111,9 @@ class Metric(abc.ABC):
     #: (import name, distribution) pairs this metric loads when it scores: a run that asks for it while one is
     #: not installed stops before scoring, naming ``extra`` (:func:`genevals.extras.missing`)
     requires: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: the keyword arguments ``__init__`` takes, declared (:class:`genevals.settings.Setting`): the registry checks
+    #: ``options[family]`` against them before building, and ``genevals metrics NAME`` lists them
+    SETTINGS: ClassVar[tuple[Any, ...]] = ()
     #: the languages this metric's model or calibration knows (None: any language); a sample in another one gets
     #: status ``unsupported_language`` (:meth:`unsupported`)
     languages: ClassVar[frozenset[str] | None] = None

@@ -32,6 +32,7 @@ from genevals.metrics.judging.judge_metric import GuardedJudge
 from genevals.metrics.judging.parse import ParseError, _as_int, _typed, extract_json
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
+from genevals.settings import Setting
 
 PROMPT = "citations"
 OFFLINE_NOTE = ("no judge endpoint or model configured: citations come from the offline variant (citations_local: "
@@ -139,6 +140,10 @@ class Citations(GuardedJudge):
         pattern: a regular expression for the citation markers (group ``ref``, else its first group, holds the
             references); None: ``[n]``, ``[n, m]``, ``[n-m]``, ``[id]``, ``(Source n)`` and ``^n``.
     """
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("pattern", str, None, "regex of citation markers (RE2; group 'ref' holds the references)"),
+    )
 
     family = "citations"
     outputs = formulas.OUTPUTS

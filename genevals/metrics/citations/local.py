@@ -23,6 +23,7 @@ from genevals.metrics.citations.formulas import CitationCheck, SentenceCheck, Un
 from genevals.metrics.citations.sentences import CitationInputError, CitedSentence, cited_sentences
 from genevals.signature import make_signature, package_version
 from genevals.types import MetricResult, Sample
+from genevals.settings import Setting
 
 BACKEND = "local-citations"
 
@@ -67,6 +68,11 @@ class CitationsLocal(Metric):
             the references); None: ``[n]``, ``[n, m]``, ``[n-m]``, ``[id]``, ``(Source n)`` and ``^n``.
         device: where the MiniLM encoder runs.
     """
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("pattern", str, None, "regex of citation markers (RE2; group 'ref' holds the references)"),
+        Setting("device", str, "cpu", "where the embedding model runs"),
+    )
 
     family = "citations_local"
     extra, requires = checker_needs.EXTRA, checker_needs.REQUIRES  # the checker's MiniLM

@@ -29,6 +29,7 @@ from genevals.metrics.faithfulness.grounding import Grounding
 from genevals.metrics.faithfulness.verdicts import OUTPUTS, restate
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
+from genevals.settings import Setting
 
 _LOCAL_FINAL = frozenset({types.EMPTY_ANSWER, types.REFUSAL, types.NO_CONTEXT})
 DEFAULT_SETTLE = 0.9
@@ -40,6 +41,19 @@ class Cascade(Metric):
 
     Same outputs as faithfulness; details.cascade.settled_by says which judge decided each answer.
     """
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("settle_confidence", float, DEFAULT_SETTLE,
+                "local confidence that settles an answer without the LLM judge", minimum=0.5, maximum=1.0),
+        Setting("grounding", object, None, "the local grounding stage's settings (a mapping)"),
+        Setting("fallback", str, "local",
+                "when the LLM judge fails: keep the local verdict (local) or not (none)", choices=("local", "none")),
+        Setting("llm", object, None, "a ready LLM judge metric (tests)"),
+        Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1),
+        Setting("worked_example", bool, None, "show the judge a worked example (default: for small models)"),
+        Setting("fuzzy_threshold", float, 90.0,
+                "fuzzy match score (0-100) a quoted span needs", minimum=0, maximum=100),
+    )
 
     family = "cascade"
     extra, requires = checker_needs.EXTRA, checker_needs.REQUIRES  # its local stage

@@ -56,6 +56,7 @@ from genevals.metrics.judging.parse import ParseError, parse_claims, parse_verdi
 from genevals.signature import make_signature
 from genevals.text import detect_refusal
 from genevals.types import Claim, Context, MetricResult, Sample, Verdict
+from genevals.settings import Setting
 
 DRY_RUN = types.DRY_RUN
 GROUNDED_MIN = 0.5
@@ -109,6 +110,13 @@ class Faithfulness(JudgeMetric):
             model, which copies it).
         fuzzy_threshold: rapidfuzz score (0-100) at which a claim's source excerpt counts as found.
     """
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1),
+        Setting("worked_example", bool, None, "show the judge a worked example (default: for small models)"),
+        Setting("fuzzy_threshold", float, 90.0,
+                "fuzzy match score (0-100) a quoted span needs to be found in the contexts", minimum=0, maximum=100),
+    )
 
     family = "faithfulness"
     repeats_itself = True  # one decomposition, N verifications (:mod:`.repeated`)

@@ -27,6 +27,7 @@ from genevals.metrics.faithfulness.verdicts import restate, scored_outputs, unsc
 from genevals.signature import make_signature, package_version
 from genevals.text import detect_refusal
 from genevals.types import Claim, MetricResult, Sample, Verdict
+from genevals.settings import Setting
 
 BACKEND = "local-grounding"
 #: "learned": the detector trained by tools/train_grounding.py (default); "rules": the hand-set thresholds
@@ -53,6 +54,14 @@ class Grounding(Metric):
     method="rules", hand-set thresholds and rules. faithfulness = supported / n, contradiction_rate =
     contradicted / n, unverifiable_rate = unverifiable / n.
     """
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("thresholds", object, None, "method rules: a thresholds JSON file or mapping"),
+        Setting("device", str, "cpu", "where the embedding model runs"),
+        Setting("batch_size", int, 64, "sentences per embedding batch", minimum=1),
+        Setting("method", str, "learned", "the learned detector or the hand-set rules", choices=METHODS),
+        Setting("detector", str, None, "a detector weights file (default: the packaged one)"),
+    )
 
     family = "grounding"
     extra, requires = checker_needs.EXTRA, checker_needs.REQUIRES  # the checker's MiniLM

@@ -40,6 +40,7 @@ from genevals.metrics.lexical.bleu_tokenize import AUTO, Unavailable
 from genevals.language.codes import name as language_name
 from genevals.signature import make_signature, package_version
 from genevals.types import MetricResult, Sample
+from genevals.settings import Setting
 
 _NAME = "bleu"
 _NO_REFERENCE = "sample has no reference answer"
@@ -148,6 +149,11 @@ class Bleu(Metric):
         tokenize: ``auto`` (default: chosen per sample from its language) or one of sacrebleu's tokenizers
             for every sample: 13a, intl, zh, ja-mecab, ko-mecab, char, none.
     """
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("tokenize", str, "auto",
+                "sacrebleu tokenizer (auto: from each sample's language)", choices=bleu_tokenize.CHOICES),
+    )
 
     family = "bleu"
     outputs = (Output("bleu", "sacrebleu sentence BLEU / 100 (the language's tokenizer: 13a, intl, zh, ja-mecab, "

@@ -30,6 +30,7 @@ from genevals.metrics import settings
 from genevals.metrics.base import Metric, Output, register
 from genevals.signature import make_signature, package_version
 from genevals.types import MetricResult, Sample
+from genevals.settings import Setting
 
 _OUTPUTS = ("rouge1", "rouge2", "rougeL")
 _NO_REFERENCE = "sample has no reference answer"
@@ -130,6 +131,10 @@ class Rouge(Metric):
     with the highest F (first on ties), as ``RougeScorer.score_multi``. Value = F; details hold that
     reference's precision and recall and its index. Blank (whitespace-only) references are ignored.
     """
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("use_stemmer", bool, False, "Porter stemming (English samples only)"),
+    )
 
     family = "rouge"
     outputs = (Output("rouge1", "ROUGE-1 F-measure: unigram overlap with the best reference (rouge-score)"),

@@ -25,6 +25,7 @@ from genevals.language.segment import SEGMENTERS, SegmenterMissing
 from genevals.metrics.base import Metric, Output, register
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
+from genevals.settings import Setting
 
 _NO_REFERENCE = "sample has no reference answer"
 
@@ -53,6 +54,12 @@ def _references(sample: Sample) -> list[str]:
 class _Normalised(Metric):
     """What exact match and token F1 share: the English rule setting, the signature parts and the per-sample
     normalisation in the sample's language."""
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("norm", str, "mlqa",
+                "English normalisation: mlqa (also deletes Unicode punctuation) or squad (SQuAD v1.1, ASCII only)",
+                choices=("mlqa", "squad")),
+    )
 
     def __init__(self, norm: str = "mlqa") -> None:
         if norm not in lang_tokens.ENGLISH_RULES:

@@ -16,6 +16,7 @@ from genevals.metrics.retrieval import ranking as rk
 from genevals.scored import Columns
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
+from genevals.settings import Setting
 
 #: status when the labels exist but none reaches the relevance level (nothing to find: recall undefined)
 NO_RELEVANT = "no_relevant"
@@ -78,6 +79,12 @@ def resolve_level(contexts: Sequence[types.Context], level: str,
 @register
 class Retrieval(Metric):
     """Ranked-retrieval metrics (trec_eval conventions) over the sample's contexts and its relevance labels."""
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("cutoffs", list, (1, 3, 5, 10), "cutoffs k of the @k outputs", minimum=1, maximum=MAX_CUTOFF),
+        Setting("level", str, "auto", "ranking level; auto: doc when contexts carry doc_id", choices=LEVELS),
+        Setting("relevance_level", float, 1, "the smallest graded label that counts as relevant"),
+    )
 
     family = "retrieval"
     outputs = (

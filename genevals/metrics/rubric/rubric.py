@@ -21,6 +21,7 @@ from genevals.metrics.judging.judge_metric import JudgeMetric
 from genevals.metrics.judging.parse import ParseError, parse_rubric
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
+from genevals.settings import Setting
 
 DEFAULT_CRITERIA: dict[str, str] = {
     "coherence": "The answer is well organised and logically consistent; its sentences connect and do not "
@@ -34,6 +35,15 @@ DRY_RUN = types.DRY_RUN
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")
 
 
+def check_criteria(criteria: Mapping[str, Any]) -> None:
+    """Each criterion a lowercase name with a description, else a ValueError naming it."""
+    for name, description in criteria.items():
+        if not _NAME.match(name):
+            raise ValueError(f"rubric criterion name '{name}' must be lowercase letters, digits and _")
+        if not isinstance(description, str) or not description.strip():
+            raise ValueError(f"rubric criterion '{name}' needs a description (--rubric-criteria NAME=DESCRIPTION)")
+
+
 @register
 class Rubric(JudgeMetric):
     """LLM judge rubric: 1-5 per criterion, reported as (score - 1) / 4.
@@ -41,6 +51,11 @@ class Rubric(JudgeMetric):
     Criteria: coherence, relevance, fluency, coverage, plus ``criteria`` (name -> description; a default
     name overrides its description; ``default_criteria=False`` keeps only yours).
     """
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("criteria", dict, None, "extra criteria, NAME=DESCRIPTION", rule=check_criteria),
+        Setting("default_criteria", bool, True, "keep the default criteria"),
+    )
 
     family = "llm_rubric"
     outputs = (Output(PREFIX + "{criterion}", "LLM rubric, 1-5 as (s-1)/4, for one criterion"),)
@@ -49,11 +64,8 @@ class Rubric(JudgeMetric):
     def __init__(self, judge: JudgeConfig | None = None, criteria: Mapping[str, str] | None = None,
                  default_criteria: bool = True) -> None:
         chosen = dict(DEFAULT_CRITERIA) if default_criteria else {}
+        check_criteria(criteria or {})
         for name, description in (criteria or {}).items():
-            if not _NAME.match(name):
-                raise ValueError(f"rubric criterion name '{name}' must be lowercase letters, digits and _")
-            if not isinstance(description, str) or not description.strip():
-                raise ValueError(f"rubric criterion '{name}' needs a description (--rubric-criteria NAME=DESCRIPTION)")
             chosen[name] = description.strip()
         if not chosen:
             raise ValueError("llm_rubric needs at least one criterion")

@@ -44,10 +44,12 @@ from typing import Any, Iterable, Sequence
 from genevals.metrics.semantic import bertscore_match as bmatch
 from genevals.metrics.semantic import bertscore_model as bm
 from genevals.metrics.semantic import bertscore_settings
+from genevals.metrics.semantic.bertscore_ort import RUNTIMES
 from genevals.metrics import settings
 from genevals.metrics.base import MODEL, Metric, Output, register
 from genevals.signature import make_signature, package_version
 from genevals.types import EMPTY_ANSWER, EMPTY_REFERENCE, MetricResult, Sample
+from genevals.settings import Setting
 
 #: pairs embedded and matched per step inside score(); bounds memory whatever the chunk size
 STEP_PAIRS = 256
@@ -56,6 +58,22 @@ STEP_PAIRS = 256
 @register
 class BertScore(Metric):
     """BERTScore P/R/F1 of the answer against its references (greedy token matching of contextual embeddings)."""
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("model", str, None,
+                "a local Hugging Face model folder or a model in the HF cache (default: packaged MiniLM)"),
+        Setting("layer", int, None,
+                "hidden layer to use (needed with a model bert-score has no tuned layer for)", minimum=0),
+        Setting("idf", bool, False, "idf weights from the run's references"),
+        Setting("rescale", bool, False, "rescale with a baseline"),
+        Setting("device", str, None, "cpu, cuda, cuda:N or mps (default: cuda if available)"),
+        Setting("batch_size", int, None, "texts per forward pass", minimum=1),
+        Setting("baseline", str, None, "baseline TSV (LAYER,P,R,F) for rescaling a model bert-score has none for"),
+        Setting("cache_mb", float, 512, "embedding cache size in MB", minimum=0),
+        Setting("fast_tokenizer", bool, False, "the Rust tokenizer (faster; offsets may differ from bert-score's)"),
+        Setting("runtime", str, "auto",
+                "what runs the model on CPU (auto: onnxruntime when installed)", choices=RUNTIMES),
+    )
 
     family = "bertscore"
     outputs = (Output("bertscore_precision", "BERTScore precision: answer tokens matched in the reference",

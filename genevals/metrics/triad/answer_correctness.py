@@ -35,6 +35,7 @@ from genevals.metrics.triad.judged import (
 from genevals.metrics.triad.rag_formulas import ANSWER_CORRECTNESS_OUTPUTS, correctness_results
 from genevals.text import detect_refusal
 from genevals.types import MetricResult, Sample
+from genevals.settings import Setting
 
 OFFLINE_NOTE = ("no judge endpoint or model configured: answer_correctness comes from the offline variant (a "
                 "probability calibrated on NQ301 from overlap, containment, numbers and MiniLM similarity; its "
@@ -55,6 +56,10 @@ def check_answer(sample: Sample) -> None:
 @register
 class AnswerCorrectness(SingleCallJudge):
     """LLM judge: claim-level precision, recall and F1 of the answer against the reference answer."""
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1),
+    )
 
     family = "answer_correctness"
     outputs = ANSWER_CORRECTNESS_OUTPUTS

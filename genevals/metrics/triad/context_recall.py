@@ -31,6 +31,7 @@ from genevals.metrics.triad.judged import (
 )
 from genevals.metrics.triad.rag_formulas import CONTEXT_RECALL_OUTPUTS, recall_result
 from genevals.types import MetricResult, Sample
+from genevals.settings import Setting
 
 OFFLINE_NOTE = ("no judge endpoint or model configured: context_recall comes from the offline variant (the local "
                 "grounding checker run on the reference's sentences); use --judge-base-url for an LLM judge")
@@ -40,6 +41,10 @@ OFFLINE_NOTE = ("no judge endpoint or model configured: context_recall comes fro
 @register
 class ContextRecall(SingleCallJudge):
     """LLM judge: share of the reference answer's facts that some retrieved chunk states."""
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1),
+    )
 
     family = "context_recall"
     outputs = CONTEXT_RECALL_OUTPUTS

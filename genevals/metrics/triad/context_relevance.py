@@ -40,6 +40,7 @@ from genevals.metrics.triad.rag_formulas import (
     label_statistics,
 )
 from genevals.types import MetricResult, Sample
+from genevals.settings import Setting
 
 RELEVANT, PARTLY, NOT_RELEVANT = "relevant", "partly", "not_relevant"
 #: a verdict's score, for the AUC against labels
@@ -69,6 +70,11 @@ class ContextRelevance(SingleCallJudge):
         k: context precision's cutoff (None: every chunk).
         partly_counts: count "partly" verdicts as relevant (default yes).
     """
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("k", int, None, "judge the first k contexts only (default: all)", minimum=1),
+        Setting("partly_counts", bool, True, "a partly relevant context counts as relevant"),
+    )
 
     family = "context_relevance"
     outputs = CONTEXT_RELEVANCE_OUTPUTS

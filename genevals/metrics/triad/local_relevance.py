@@ -65,6 +65,7 @@ from genevals.metrics.triad.triad_features import (
 from genevals.signature import make_signature, package_version
 from genevals.text import detect_refusal
 from genevals.types import MetricResult, Sample
+from genevals.settings import Setting
 
 ANSWER_THRESHOLD = 0.2
 SHORT = ("{} has no sentence of three or more words, the local checker's unit of claim (short references such "
@@ -143,6 +144,11 @@ def _answer_checks(sample: Sample) -> None:
 @register
 class AnswerRelevanceLocal(_Local):
     """Offline answer relevance: the calibrated probability that the answer addresses the question."""
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("threshold", float, ANSWER_THRESHOLD,
+                "cosine under which a sentence is off-topic", minimum=-1, maximum=1),
+    )
 
     family = "answer_relevance_local"
     writes_for = "answer_relevance"
@@ -195,6 +201,12 @@ class AnswerRelevanceLocal(_Local):
 class ContextRelevanceLocal(_Local):
     """Offline context relevance: a chunk is relevant when its calibrated probability of relevance reaches the
     threshold."""
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("threshold", float, None,
+                "probability from which a context counts as relevant (default: calibrated)", minimum=0, maximum=1),
+        Setting("k", int, None, "the first k contexts only (default: all)", minimum=1),
+    )
 
     outputs = CONTEXT_RELEVANCE_OUTPUTS
 

@@ -44,6 +44,7 @@ from genevals.metrics.triad.preference import PAIRWISE_OUTPUTS, SCORE, PairwiseS
 from genevals.metrics.triad.rag_formulas import NO_PAIR, Unscored
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
+from genevals.settings import Setting
 
 
 def _winner(reply: Any) -> tuple[str, str]:
@@ -71,6 +72,11 @@ class Pairwise(PairwiseStats, JudgeMetric):
         contexts: show the retrieved contexts to the judge (default yes).
         references: show the reference answer when there is one (default yes).
     """
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("contexts", bool, True, "show the judge the contexts"),
+        Setting("references", bool, True, "show the judge the reference answers"),
+    )
 
     family = "pairwise"
     outputs = PAIRWISE_OUTPUTS

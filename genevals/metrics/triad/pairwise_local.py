@@ -23,6 +23,7 @@ from genevals.metrics.triad.preference import PAIRWISE_OUTPUTS, SCORE, PairwiseS
 from genevals.metrics.triad.rag_formulas import NO_PAIR
 from genevals.signature import make_signature, package_version
 from genevals.types import MetricResult, Sample
+from genevals.settings import Setting
 
 
 @register
@@ -32,6 +33,10 @@ class PairwiseLocal(PairwiseStats, Metric):
     Args:
         margin: score difference at or below which the pair is a tie.
     """
+    #: the settings ``__init__`` takes, as declarations: checked before the metric is built
+    SETTINGS = (
+        Setting("margin", float, 0.1, "score difference under which the pair is a tie", minimum=0),
+    )
 
     family = "pairwise_local"
     writes_for = "pairwise"

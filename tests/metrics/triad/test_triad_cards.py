@@ -137,7 +137,7 @@ def test_genevals_metrics_shows_the_cards():
 
 
 def test_the_readme_quotes_the_shipped_cards():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "metrics" / "rag-judges.md").read_text(encoding="utf-8")
     for judge in JUDGES:
         for e in _document()["judges"][judge]["card"]["evaluations"]:
             lo, hi = e["auc"]["ci"]

@@ -1,0 +1,43 @@
+"""``genevals run --help`` kept short: the common options, examples, and one line per metric family pointing at
+``genevals metrics NAME`` (its settings, generated from the declarations). Every other option stays accepted."""
+from __future__ import annotations
+
+import argparse
+
+
+#: the options ``genevals run --help`` shows (by destination); every other one is accepted but hidden, and the
+#: family-specific ones are reachable as ``--set FAMILY.KEY=VALUE`` (listed by ``genevals metrics NAME``).
+#: config/profile/print_config: the run file's options, shown when present
+SHOWN = frozenset({"help", "input", "out", "metrics", "map", "language", "resume", "workers", "seed", "quiet",
+                   "verbose", "thresholds", "from_format", "qrels", "trec_runs", "judge_backend", "judge_base_url",
+                   "judge_model", "set_settings", "judge_option", "no_history", "config", "profile", "print_config"})
+
+EXAMPLES = """\
+examples:
+  genevals run answers.jsonl --out reports/today
+  genevals run answers.jsonl -m rouge,retrieval --set rouge.use_stemmer=true --set retrieval.cutoffs=1,5,20
+  genevals run answers.jsonl -m faithfulness --judge-base-url http://localhost:8000/v1 --judge-model qwen2.5 \\
+      --judge-option timeout=120 --set faithfulness.max_claims=8 --fail-under faithfulness=0.8
+"""
+
+
+def shorten(run: argparse.ArgumentParser) -> None:
+    """Hide every option outside :data:`SHOWN` (still accepted) and end the help with the examples and one line
+    per metric family pointing at its settings."""
+    import textwrap
+
+    from genevals.registry import families
+
+    for action in run._actions:
+        if action.dest not in SHOWN and action.help != argparse.SUPPRESS:
+            # kept for the generated CLI reference (docs/hooks/reference.py), which lists every option
+            action.hidden_help = action.help  # type: ignore[attr-defined]
+            action.help = argparse.SUPPRESS
+    lines = []
+    for cls in families():
+        names = textwrap.shorten(", ".join(s.name for s in cls.SETTINGS) or "(no settings)", 50, placeholder=" ...")
+        lines.append(f"  genevals metrics {cls.family:<25} {names}")
+    run.formatter_class = argparse.RawDescriptionHelpFormatter
+    run.epilog = (EXAMPLES + "\nmetric settings, set with --set FAMILY.KEY=VALUE (family flags such as --stem, "
+                  "--cutoffs and --bertscore-* are still\naccepted, hidden); each family's settings, types, "
+                  "defaults and limits:\n" + "\n".join(lines))
