@@ -46,9 +46,10 @@ def core_install(where: Path) -> dict:
     first, "semantic_found": [...]}."""
     source = where / "src"
     source.mkdir(parents=True)
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "setup.py"):
         shutil.copy2(REPO / name, source / name)
-    shutil.copytree(REPO / "genevals", source / "genevals", ignore=shutil.ignore_patterns("__pycache__"))
+    for tree in ("genevals", "prompts"):  # prompts/: the judge prompts, installed as genevals/prompts/
+        shutil.copytree(REPO / tree, source / tree, ignore=shutil.ignore_patterns("__pycache__"))
     venv = where / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=_env())
     python = venv / "bin" / "python"

@@ -154,7 +154,7 @@ class BatchSampleResult(SampleResult):
 
     Equal to a :class:`SampleResult` with the same sample and metrics (either way round), and pickled as one."""
 
-    def __init__(self, batch: ScoredBatch, index: int) -> None:  # noqa: no dataclass __init__ here
+    def __init__(self, batch: ScoredBatch, index: int) -> None:  # no dataclass __init__ here
         self.sample = batch.samples[index]
         self._batch: ScoredBatch | None = batch
         self._index = index

@@ -19,6 +19,41 @@ SHARED = REPO.parent / "shared"
 DEMO = REPO / "datasets" / "demo" / "demo.jsonl"
 
 
+# `python -m pytest -m "not slow"` runs the quick part of the suite (CONTRIBUTING.md, "Running the tests quickly");
+# `.ci/run` runs everything. Slow: the tests that start Chromium (the ``browser`` fixture), and these files and
+# folders (paths from tests/), each measured at seconds per test or minutes in all. A test may also be marked
+# ``@pytest.mark.slow`` where it stands.
+SLOW = (
+    "hostile/",  # the hostile corpus: 3,400 cases, each a real process
+    "engine/test_ray.py", "engine/test_ray_rag.py", "engine/test_ray_cluster.py", "cli/test_run_imports.py",  # Ray
+    "judge/test_llamacpp.py", "cli/test_llama_server_cli.py", "cli/test_llama_server_repeats.py",  # llama.cpp
+    "metrics/citations/test_judged_servers.py", "metrics/triad/test_rag_judges_servers.py",
+    "cli/test_fuzz.py", "input/test_readers_fuzz.py",  # atheris fuzzing
+    "engine/test_demo_baseline.py",  # the demo run, every metric, against its stored baseline
+    "test_install.py", "test_benchmarks_smoke.py",  # a fresh venv from the package index; the benchmarks
+    # Measured (2 busy cores) at 9 s or more a file: real `genevals` processes, models, the judge's fault server.
+    "report/test_scale.py", "cli/test_adaptive_concurrency.py", "engine/test_pipeline.py",
+    "engine/test_resume_judge.py", "engine/test_input_reads.py", "engine/test_interrupt.py",
+    "input/test_language_field.py", "input/traces/test_hostile_exports.py", "input/traces/test_openinference.py",
+    "metrics/semantic/test_bertscore.py", "metrics/semantic/test_bertscore_ort.py",
+    "metrics/citations/test_planted.py", "metrics/citations/test_hostile_markers.py",
+    "metrics/faithfulness/test_grounding.py", "metrics/lexical/test_squad_languages.py",
+    "metrics/test_unsupported_language.py", "judge/test_reply_fields_redacted.py", "review/test_server.py",
+    "validation/test_validate.py", "cli/test_history.py", "cli/test_history_hardening.py",
+    "cli/test_judge_model.py", "cli/test_results_kept.py", "docs/test_examples.py", "docs/test_how_to.py",
+)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by the markers
+def pytest_collection_modifyitems(config, items):
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        where = Path(str(item.path)).resolve()
+        relative = where.relative_to(tests).as_posix() if where.is_relative_to(tests) else ""
+        if "browser" in getattr(item, "fixturenames", ()) or relative.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def shared_dir() -> Path:
     if not SHARED.is_dir():

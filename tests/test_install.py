@@ -3,9 +3,9 @@ checkout installed into it from PyPI, and the core commands run in it. torch and
 absent; lexical and retrieval runs work; a metric that needs the ``semantic`` extra exits 2 naming it; ``--metrics
 all`` leaves those out and says so.
 
-One venv per session, kept under pytest's cache keyed by the hash of pyproject.toml, README.md and genevals/
-(a rerun with nothing changed reuses it; CI's fresh clone builds it once, about 20 s with pip's cache warm). Skips,
-saying why, when pip cannot reach the package index.
+One venv per session, kept under pytest's cache keyed by the hash of pyproject.toml, README.md, setup.py,
+genevals/ and prompts/ (a rerun with nothing changed reuses it; CI's fresh clone builds it once, about 20 s with
+pip's cache warm). Skips, saying why, when pip cannot reach the package index.
 """
 from __future__ import annotations
 
@@ -26,13 +26,14 @@ SEMANTIC = ("torch", "transformers", "onnxruntime", "onnx", "sentence_transforme
 #: what pip prints when it cannot reach an index (the one reason to skip rather than fail)
 _OFFLINE = ("NewConnectionError", "Failed to establish a new connection", "Temporary failure in name resolution",
             "Network is unreachable", "ConnectTimeoutError", "Could not fetch URL", "ProxyError")
-_SOURCES = ("pyproject.toml", "README.md")
+_SOURCES = ("pyproject.toml", "README.md", "setup.py")
+_TREES = ("genevals", "prompts")  # the package, and the judge prompts it installs as genevals/prompts/
 
 
 def _key() -> str:
     digest = hashlib.sha256()
     files = [REPO / name for name in _SOURCES] + sorted(
-        p for p in (REPO / "genevals").rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        p for tree in _TREES for p in (REPO / tree).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     for path in files:
         digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
@@ -54,7 +55,8 @@ def build_core_venv(where: Path, timeout: float = 900) -> dict:
     source.mkdir(parents=True)
     for name in _SOURCES:
         shutil.copy2(REPO / name, source / name)
-    shutil.copytree(REPO / "genevals", source / "genevals", ignore=shutil.ignore_patterns("__pycache__"))
+    for tree in _TREES:
+        shutil.copytree(REPO / tree, source / tree, ignore=shutil.ignore_patterns("__pycache__"))
     venv = where / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300, env=clean_env())
     python = venv / "bin" / "python"

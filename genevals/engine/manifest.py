@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from genevals.input.readers import InputError

@@ -16,7 +16,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BASELINE = ROOT / "tests" / "data" / "demo_baseline" / "demo_run.json.gz"

@@ -4,7 +4,6 @@ import csv
 import json
 import random
 
-import pytest
 
 import genevals
 from genevals.engine import local, pipeline

@@ -121,7 +121,7 @@ BAD_ROWS = {
     "system-not-utf8": f"'ann', {WHEN}, CAST(X'fffe41' AS TEXT), 'q1', 0, NULL, NULL, 'd', 'confirmed', ''",
     "note-not-utf8": f"'ann', {WHEN}, 'default', 'q1', 0, NULL, NULL, 'd', 'confirmed', CAST(X'c0af' AS TEXT)",
     "note-too-long": f"'ann', {WHEN}, 'default', 'q1', 0, NULL, NULL, 'd', 'confirmed', '{'n' * 5000}'",
-    "time-null": f"'ann', NULL, 'default', 'q1', 0, NULL, NULL, 'd', 'confirmed', ''",
+    "time-null": "'ann', NULL, 'default', 'q1', 0, NULL, NULL, 'd', 'confirmed', ''",
     "digest-blob": f"'ann', {WHEN}, 'default', 'q1', 0, NULL, NULL, X'00', 'confirmed', ''",
     "sample-id-blob": f"'ann', {WHEN}, 'default', X'7131', 0, NULL, NULL, 'd', 'confirmed', ''",
     "claim-index-text": f"'ann', {WHEN}, 'default', 'q1', 'abc', NULL, NULL, 'd', 'confirmed', ''",

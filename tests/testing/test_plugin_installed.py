@@ -32,8 +32,9 @@ def test_pip_install_registers_the_pytest_plugin(tmp_path):
     python = env_dir / "bin" / "python"
     # pip comes from the system site-packages; the source is a copy, so the checkout gets no build/ or egg-info
     src = tmp_path / "src"
-    shutil.copytree(REPO / "genevals", src / "genevals", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md"):
+    for tree in ("genevals", "prompts"):  # prompts/: the judge prompts, installed as genevals/prompts/
+        shutil.copytree(REPO / tree, src / tree, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md", "setup.py"):
         shutil.copy(REPO / name, src / name)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_INDEX_URL", "VIRTUAL_ENV")}
     env.update(PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")  # offline: nothing may be fetched

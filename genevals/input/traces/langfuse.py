@@ -45,7 +45,9 @@ def _traces(value: Any, source: str, line: int) -> list[tuple[str, dict]]:
 
 
 def _sample(trace: Any, source: str, line: int, where: str, system_from: str | None) -> dict[str, Any]:
-    at = (lambda f: f"{where}.{f}" if where else f)
+    def at(f: str) -> str:
+        return f"{where}.{f}" if where else f
+
     trace = expect(trace, dict, source, line, where or None, "a Langfuse trace object")
     if "id" not in trace or not ("input" in trace or "observations" in trace):
         keys = keys_of(trace)

@@ -58,7 +58,9 @@ def _text(value: Any, source: str, line: int, field: str, what: str, optional: b
 
 
 def _run(run: dict, source: str, line: int, field: str, trace: str | None, system_from: str | None) -> _Run:
-    at = (lambda f: f"{field}.{f}" if field else f)
+    def at(f: str) -> str:
+        return f"{field}.{f}" if field else f
+
     run_id = _text(run.get("id"), source, line, at("id"), "the run id", optional=False)
     parent = _text(run.get("parent_run_id"), source, line, at("parent_run_id"), "the parent run's id")
     own_trace = _text(run.get("trace_id"), source, line, at("trace_id"), "the trace id")

@@ -18,21 +18,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from genevals.files import refusal
 from genevals.judge.protocol import Completion, Message, PermanentError, Usage
 from genevals.judge.registry import Backend, Identity, register_backend
+from genevals.prompt_files import prompt_file
 
 PROMPT_KINDS = ("decompose", "verify", "rubric", "answer_relevance", "context_relevance", "context_recall",
                 "answer_correctness", "pairwise")
 
 
 def _first_lines() -> dict[str, str]:
-    folder = resources.files("genevals").joinpath("prompts")
-    return {kind: folder.joinpath(f"{kind}.md").read_text(encoding="utf-8").strip().splitlines()[0]
+    return {kind: prompt_file(kind).read_text(encoding="utf-8").strip().splitlines()[0]
             for kind in PROMPT_KINDS}
 
 

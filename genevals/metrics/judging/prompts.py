@@ -1,6 +1,6 @@
-"""Judge prompts: loaded from ``genevals/prompts/*.md`` (package data; ``prompts/`` at the repo root links
-there), rendered with ``{{name}}`` placeholders, and hashed into ``prompt_version`` so that editing a prompt
-changes the metric signature and every cache key. Also the JSON schemas the replies must follow.
+"""Judge prompts: loaded from ``prompts/*.md`` at the repo root (installed as ``genevals/prompts/``: see
+:mod:`genevals.prompt_files`), rendered with ``{{name}}`` placeholders, and hashed into ``prompt_version`` so that
+editing a prompt changes the metric signature and every cache key. Also the JSON schemas the replies must follow.
 """
 from __future__ import annotations
 
@@ -8,15 +8,16 @@ import functools
 import hashlib
 import json
 import re
-from importlib import resources
 from typing import Any, Mapping
+
+from genevals.prompt_files import prompt_file
 
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
 
 @functools.lru_cache(maxsize=None)
 def load(name: str) -> str:
-    return resources.files("genevals").joinpath("prompts", f"{name}.md").read_text(encoding="utf-8")
+    return prompt_file(name).read_text(encoding="utf-8")
 
 
 def prompt_version(*names: str) -> str:

@@ -50,7 +50,7 @@ class SingleCallJudge(GuardedJudge):
     """Base of the one-call judges: subclasses set ``family``, ``outputs``, ``prompt`` and implement
     :meth:`_check` (statuses before any call), :meth:`_prompt`, :meth:`_schema` and :meth:`_score_reply`."""
 
-    #: the prompt file (genevals/prompts/<prompt>.md)
+    #: the prompt file (prompts/<prompt>.md)
     prompt: ClassVar[str] = ""
     #: completion tokens allowed for the one reply
     reply_tokens: ClassVar[int] = 1024

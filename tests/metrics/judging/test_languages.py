@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from importlib import resources
 
 import pytest
 
@@ -18,6 +17,7 @@ from genevals.judge.config import JudgeConfig
 from genevals.metrics.citations.judged import parse_reply
 from genevals.metrics.citations.sentences import CitedSentence
 from genevals.metrics.judging import prompts
+from genevals.prompt_files import prompt_file
 from genevals.types import Context, Sample
 
 #: prompt file -> the words of its language rule
@@ -43,7 +43,7 @@ HASHED = {"faithfulness": ("decompose", "verify"), "llm_rubric": ("rubric",), "c
 
 @pytest.mark.parametrize("name", sorted(RULES))
 def test_each_prompt_states_its_language_rule(name):
-    text = resources.files("genevals").joinpath("prompts", f"{name}.md").read_text(encoding="utf-8")
+    text = prompt_file(name).read_text(encoding="utf-8")
     for words in RULES[name]:
         assert words in text, (name, words)
 
@@ -52,8 +52,7 @@ def recomputed(*names: str) -> str:
     """sha256 over name NUL file-bytes NUL, in order, first 12 hex digits: computed here from the files."""
     h = hashlib.sha256()
     for name in names:
-        h.update(name.encode() + b"\0" + resources.files("genevals").joinpath("prompts", f"{name}.md").read_bytes()
-                 + b"\0")
+        h.update(name.encode() + b"\0" + prompt_file(name).read_bytes() + b"\0")
     return h.hexdigest()[:12]
 
 

@@ -81,7 +81,9 @@ def test_a_tie_is_unverifiable():
 
 
 def test_a_failed_repeat_is_no_verdict_and_its_status_is_kept():
-    labels = lambda seed, text: PermanentError("seed 1 is down") if seed == 1 else flips(seed, text)
+    def labels(seed, text):
+        return PermanentError("seed 1 is down") if seed == 1 else flips(seed, text)
+
     out = faith(BySeed(labels), repeats=3).score([SAMPLE])[0]
     f = out["faithfulness"]
     assert f.status == "ok"
