@@ -11,13 +11,16 @@ from typing import Any
 from genevals.cli import failures, history, run_help, runfile, runfile_merge, sources
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
                                  add_judge_option, add_judge_options, add_set_option, add_thresholds, csv_list,
-                                 faithfulness_options, judge_config, judge_option_split, recorded_thresholds,
+                                 declared, faithfulness_options, option_type, judge_config, judge_option_split, recorded_thresholds,
                                  set_settings, whole_numbers)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    from genevals.engine.arguments import SETTINGS, RAY_SETTINGS
     from genevals.metrics.lexical.bleu_tokenize import CHOICES as BLEU_TOKENIZERS
     from genevals.registry import preset
+
+    ENGINE = {s.name: s for s in SETTINGS + RAY_SETTINGS}  # noqa: N806
 
     run = subparsers.add_parser("run", help="score a file of RAG outputs")
     run.add_argument("input", nargs="?", default=None,
@@ -47,12 +50,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                      help="score in this process (default) or on a Ray cluster")
     run.add_argument("--ray-address", default=None,
                      help="Ray cluster address (auto, ray://HOST:10001); default: start a local Ray")
-    run.add_argument("--ray-judge-actors", type=int, default=None, metavar="N",
+    run.add_argument("--ray-judge-actors", type=option_type(ENGINE["judge_concurrency"]), default=None, metavar="N",
                      help="Ray: judge actors across the whole cluster (default 4); at most N x --judge-concurrency "
                           "judge requests are in flight at once")
-    run.add_argument("--workers", type=int, default=None, help="processes for lexical/retrieval metrics")
+    run.add_argument("--workers", type=option_type(ENGINE["workers"]), default=None, help="processes for lexical/retrieval metrics")
     add_thresholds(run)
-    run.add_argument("--seed", type=int, default=None, help="bootstrap seed")
+    run.add_argument("--seed", type=option_type(ENGINE["seed"]), default=None, help="bootstrap seed")
     run.add_argument("--quiet", "-q", action="store_true", help="no progress bar or table")
     run.add_argument("--verbose", "-v", action="store_true",
                      help="one table per system with every unscored status, and every skipped row")
@@ -78,13 +81,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                                "--bertscore-layer) or a model in the HF cache; nothing is downloaded. The packaged "
                                "all-MiniLM-L6-v2 knows English only: other languages get unsupported_language "
                                "unless a model is given here")
-    semantic.add_argument("--bertscore-layer", type=int, default=None, help="hidden layer to use")
+    semantic.add_argument("--bertscore-layer", type=option_type(declared("bertscore", "layer")), default=None, help="hidden layer to use")
     semantic.add_argument("--bertscore-idf", action="store_true", help="idf weights from the run's references")
     semantic.add_argument("--bertscore-rescale", action="store_true", help="rescale with a baseline")
     semantic.add_argument("--bertscore-baseline", default=None,
                           help="baseline TSV (LAYER,P,R,F) for rescaling a model bert-score has none for")
     semantic.add_argument("--device", default=None, help="cpu, cuda, cuda:0 (default: cuda if available)")
-    semantic.add_argument("--batch-size", type=int, default=None, help="BERTScore batch size")
+    semantic.add_argument("--batch-size", type=option_type(declared("bertscore", "batch_size")), default=None, help="BERTScore batch size")
     semantic.add_argument("--bertscore-runtime", choices=("auto", "onnxruntime", "torch"), default=None,
                           help="what runs the model on CPU (default auto: onnxruntime when installed, else torch)")
 
@@ -163,30 +166,17 @@ class _Progress:
             self.bar.close()
 
 
-#: the smallest value of each whole-number option
-_AT_LEAST = {"workers": 1, "batch_size": 1, "judge_max_claims": 1, "judge_max_tokens": 1, "context_token_budget": 1,
-             "ray_judge_actors": 1, "seed": 0}
-
-
 def check_options(args: argparse.Namespace) -> str | None:
     """The first option value that cannot work, as a message naming the option; None when all can. Checked
     before anything is read or scored: a zero budget or a cutoff of 10^20 would otherwise hang the run, and an
     output folder that cannot be made would fail only after the scoring."""
-    from genevals.engine.arguments import MAX_SEED, MAX_WORKERS, check_out_dir
+    from genevals.engine.arguments import check_out_dir
     from genevals.input.readers import InputError
     from genevals.judge.config import prices_problem
     from genevals.language import LanguageSetting
     from genevals.metrics.semantic.bertscore_settings import DEVICE
     from genevals.metrics.retrieval.retrieval import MAX_CUTOFF
 
-    for name, least in _AT_LEAST.items():
-        value = getattr(args, name, None)
-        if value is not None and value < least:
-            return f"--{name.replace('_', '-')}: expected {least} or more, got {value}"
-    if args.workers is not None and args.workers > MAX_WORKERS:
-        return f"--workers: expected at most {MAX_WORKERS}, got {args.workers}"
-    if args.seed is not None and args.seed > MAX_SEED:
-        return f"--seed: expected at most {MAX_SEED:,} (a 64-bit seed), got a larger number"
     try:
         judge_option_split(args)
     except ValueError as exc:
@@ -201,8 +191,6 @@ def check_options(args: argparse.Namespace) -> str | None:
     if too_far:
         option = "--cutoffs" if args.cutoffs and too_far[0] in args.cutoffs else "--metrics"
         return f"{option}: {too_far[0]}: a cutoff must be from 1 to {MAX_CUTOFF:,}"
-    if args.bertscore_layer is not None and args.bertscore_layer < 0:
-        return f"--bertscore-layer: expected 0 or more, got {args.bertscore_layer}"
     if args.device is not None and not DEVICE.match(args.device):
         return f"--device: unknown device '{args.device}' (cpu, cuda, cuda:N or mps)"
     try:  # here, so the message names the option (the API names its argument, language=)

@@ -97,8 +97,8 @@ class RunSpec:
         if on_error not in ("raise", "skip"):
             raise ValueError("on_error must be 'raise' or 'skip'")
         if isinstance(engine, RaySettings):
-            for name in ("batch_size", "rows_per_pass"):
-                check_whole(getattr(engine, name), name, 1)
+            for name in ("judge_concurrency", "batch_size", "rows_per_pass"):
+                check_whole(getattr(engine, name), name)
         judge = judge_config(judge)
         try:
             setting = LanguageSetting.parse(language, "language")

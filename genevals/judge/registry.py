@@ -55,6 +55,9 @@ class Backend:
         context_budget: tokens of context per call when ``context_token_budget`` is not set (None:
             :data:`genevals.judge.config.DEFAULT_CONTEXT_BUDGET`).
         warning: a line shown with every result this judge gave (e.g. a smoke-test model), or None.
+        settings: the backend's own settings (:class:`genevals.settings.Setting`), set with ``--judge-option
+            KEY=VALUE``, the run file's [judge] table or ``JudgeConfig(options=...)`` and read with
+            ``config.option(KEY)``; the configuration checks them with the one checker.
         repeats_vary_at_zero: whether two requests at temperature 0 with different seeds can get different
             replies (a hosted API's can; greedy decoding in process and a script cannot): when not,
             ``--judge-repeats`` at temperature 0 asks once and says why.
@@ -70,6 +73,7 @@ class Backend:
     context_budget: Callable[[Any], int] | None = None
     warning: Callable[[Any], str | None] | None = None
     repeats_vary_at_zero: bool = True
+    settings: tuple[Any, ...] = ()
 
     def build(self, config: Any) -> Provider:
         """The provider, checked to carry this backend's name (signatures and cache keys are keyed on it)."""
