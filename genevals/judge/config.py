@@ -7,12 +7,12 @@ transcripts.
 from __future__ import annotations
 
 import numbers
-import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
-from genevals.judge.registry import AUTO, backend_names, find_backend, is_backend, unknown_backend
+from genevals.judge.registry import (AUTO, auto_backend, backend_names, fallback_backend, find_backend, is_backend,
+                                     unknown_backend)
 from genevals.settings import Setting, check, did_you_mean, finite
 
 #: Tokens of context per verify call for a hosted model; a backend may set its own (llama.cpp: its window).
@@ -20,15 +20,14 @@ DEFAULT_CONTEXT_BUDGET = 6000
 
 
 def resolve_backend(backend: str, base_url: str | None) -> str:
-    """A registered backend's name (:mod:`genevals.judge.registry`) as it is; ``auto``: OpenAI-compatible when a
-    base URL, OPENAI_BASE_URL or OPENAI_API_KEY is set, else the embedded llama.cpp backend."""
+    """A registered backend's name (:mod:`genevals.judge.registry`) as it is; ``auto``: the backend whose record
+    says the environment names it (OpenAI-compatible when a base URL, OPENAI_BASE_URL or OPENAI_API_KEY is set),
+    else the fallback (the embedded llama.cpp backend)."""
     if backend != AUTO and not is_backend(backend):
         raise ValueError(unknown_backend(backend))
     if backend != AUTO:
         return backend
-    if base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"):
-        return "openai"
-    return "llamacpp"
+    return auto_backend(base_url)
 
 
 def public_url(url: str | None) -> str | None:
@@ -301,7 +300,7 @@ class JudgeConfig:
         environment); ``faithfulness`` with none configured runs the local grounding checker."""
         if self.backend != "auto" or self.base_url or self.model or self.provider is not None:
             return True
-        return resolve_backend("auto", None) != "llamacpp"
+        return resolve_backend("auto", None) != fallback_backend()
 
     @property
     def resolved_backend(self) -> str:

@@ -293,5 +293,6 @@ def _identity(config: Any) -> Identity:
 
 
 register_backend(Backend(
-    name="openai", factory=_provider, settings=SETTINGS, identity=_identity, requires=(("openai", "openai"),), preflight=probe,
+    name="openai", factory=_provider, settings=SETTINGS, auto="when",
+    picked=lambda base_url: bool(base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY")), identity=_identity, requires=(("openai", "openai"),), preflight=probe,
     summary="an OpenAI-compatible server: --judge-base-url (or OPENAI_BASE_URL), --judge-model, OPENAI_API_KEY"))
