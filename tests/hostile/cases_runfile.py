@@ -47,8 +47,8 @@ def _types() -> list[Case]:
         found.append(filecase(f"switch-string-{key}", REFUSED, f'{key} = "yes"\n', (f"{NAME}:1", key, "true or false")))
         found.append(filecase(f"switch-number-{key}", REFUSED, f"{key} = 1\n", (f"{NAME}:1", key, "true or false")))
     for key in WHOLE:
-        found.append(filecase(f"whole-string-{key}", REFUSED, f'{key} = "2"\n', (f"{NAME}:1", key, "an integer")))
-        found.append(filecase(f"whole-fraction-{key}", REFUSED, f"{key} = 2.5\n", (f"{NAME}:1", key, "an integer")))
+        found.append(filecase(f"whole-string-{key}", REFUSED, f'{key} = "2"\n', (f"{NAME}:1", key, "a whole number")))
+        found.append(filecase(f"whole-fraction-{key}", REFUSED, f"{key} = 2.5\n", (f"{NAME}:1", key, "a whole number")))
     for key, value in CHOICES.items():
         found.append(filecase(f"choice-{key}", REFUSED, f'{key} = "{value}"\n', (f"{NAME}:1", key, value)))
     for key in ("judge-timeout", "judge-temperature"):
