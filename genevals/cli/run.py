@@ -379,9 +379,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     missed = threshold_failures(args.thresholds, summary.get("systems", {}))
     for failure in missed:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
-    regressed = recorder.finish(summary, spec.judge)
+    compared = recorder.finish(summary, spec.judge)  # EXIT_BAD_INPUT: a baseline that compared nothing
     if failures.report(results.judge_failures, args.max_judge_errors):
         return EXIT_JUDGE_ERRORS
-    return EXIT_THRESHOLD if missed or unscored or regressed else EXIT_OK
+    if compared == EXIT_BAD_INPUT:
+        return EXIT_BAD_INPUT
+    return EXIT_THRESHOLD if missed or unscored or compared else EXIT_OK
 
 

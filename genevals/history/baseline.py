@@ -75,3 +75,28 @@ def compare(values: Values, baseline: RunRecord, directions: Mapping[str, str], 
                               result.mean_difference, (result.ci_low, result.ci_high), result.p_value,
                               result.significant, result.significant and wrong_way, metric in gated))
     return out
+
+
+def nothing_shared(values: Values, baseline: RunRecord) -> str:
+    """Why :func:`compare` found nothing to compare, with the counts: no system in common, no metric in common,
+    or no question id in common (the usual cause: the baseline is a run of another input)."""
+    systems = [s for s in values if s in baseline.values]
+    if not systems:
+        return (f"no system in common (this run: {_listed(values)}; the baseline: {_listed(baseline.values)})")
+    metrics = {m for s in systems for m in values[s][1] if m in baseline.values[s][1]}
+    if not metrics:
+        mine = sorted({m for s in systems for m in values[s][1]})
+        theirs = sorted({m for s in systems for m in baseline.values[s][1]})
+        return f"no stored metric in common (this run: {_listed(mine)}; the baseline: {_listed(theirs)})"
+    mine_ids = np.unique(np.concatenate([values[s][0] for s in values] or [np.empty(0, np.uint64)]))
+    their_ids = np.unique(np.concatenate([k for k, _ in baseline.values.values()] or [np.empty(0, np.uint64)]))
+    shared = np.intersect1d(mine_ids, their_ids).size
+    return (f"it has {their_ids.size} question id{'s' if their_ids.size != 1 else ''}, this run "
+            f"{mine_ids.size}, " + ("none shared" if not shared else
+                                    f"{shared} shared but none scored by both in any system and metric"))
+
+
+def _listed(names: Collection[str], most: int = 4) -> str:
+    names = list(names)
+    return ", ".join(visible(n) for n in names[:most]) + (f" and {len(names) - most} more" if len(names) > most
+                                                          else "") if names else "none"
