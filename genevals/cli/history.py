@@ -119,9 +119,11 @@ class Recorder:
     scored (:meth:`start`), takes the samples' values from the report's pass (:meth:`values`, handed to
     ``build_data``), and at the end records the run and compares it with the baseline (:meth:`finish`).
 
-    ``--baseline latest[~N]`` is a run of this input (:mod:`genevals.history.inputs`): its digest is known only
-    once the input is read, so the run is picked at the end, among the runs recorded before this one started.
-    The run of the same file name is read at the start, so that a damaged one is refused before scoring."""
+    ``--baseline`` is settled once the input is read and before the run folder is touched
+    (:meth:`check_input`): ``latest[~N]`` is then picked among the runs of this input
+    (:mod:`genevals.history.inputs`, by the digest of the rows just read, else by file name) that the history
+    held at the start, and a baseline that shares no question id with the run is refused (exit 2), before any
+    scoring. The run of the same file name is read at the start, so a damaged one is refused at once."""
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
@@ -176,6 +178,41 @@ class Recorder:
         guess = inputs.latest(self.entries, None, inputs.name_of(getattr(self.args, "input", None)), self.back)
         if guess is not None:
             self.baseline = history.get(guess.id, values=True)
+
+    def check_input(self, plan: Any) -> None:
+        """RunSpec's ``before_writing``: pick ``latest[~N]`` for this input and refuse a baseline that shares no
+        question id with the run's samples (an InputError naming --baseline)."""
+        import numpy as np
+
+        from genevals.history import baseline as compare
+        from genevals.history import inputs
+        from genevals.input.rows import InputError
+        from genevals.keys import id_digest
+
+        if self.args.baseline is None:
+            return
+        where = f"--baseline {visible(self.args.baseline)}"
+        given = self._input_name()
+        if self.back is not None:
+            problem = self._pick_latest(plan.input_digest().hexdigest(), given)
+            if problem is not None:
+                raise InputError(where, None, None, visible(problem))
+        ids: dict[str, set[int]] = {}
+        for sample in plan.samples():
+            ids.setdefault(sample.system, set()).add(id_digest(str(sample.id)))
+        keys = {system: np.fromiter(found, dtype=np.uint64, count=len(found)) for system, found in ids.items()}
+        problem = compare.unshared_ids(keys, self.baseline)
+        if problem is not None:
+            raise InputError(where, None, None, f"run {visible(inputs.describe(self.baseline))} cannot be this "
+                             f"run's baseline: {problem}; nothing would be compared. Give a run of this input, "
+                             f"{visible(given or '-')} (`genevals history` lists the runs)")
+
+    def _input_name(self) -> str:
+        """The input as the run names it (summary.json's meta input)."""
+        from genevals.cli import sources
+
+        data = sources.data(self.args)
+        return str(getattr(data, "name", self.args.input) or "")
 
     def _pick_latest(self, digest: str | None, given: str | None) -> str | None:
         """Set :attr:`baseline` to the run ``latest~N`` means for this input; the problem, if any."""
@@ -241,15 +278,9 @@ class Recorder:
             except (HistoryError, OSError, sqlite3.Error) as exc:  # the run's files are written: say so, go on
                 print(f"genevals: error: the run could not be recorded in {visible(_path(self.args))}: "
                       f"{visible(exc)}", file=sys.stderr)
-        if self.args.baseline is None:
+        if self.baseline is None:
             return EXIT_OK
         given = str((summary.get("meta") or {}).get("input") or manifest.get("input") or "")
-        if self.back is not None:
-            problem = self._pick_latest(manifest.get("input_digest"), given)
-            if problem is not None:
-                print(f"genevals: error: --baseline {visible(self.args.baseline)}: {visible(problem)}",
-                      file=sys.stderr)
-                return EXIT_BAD_INPUT
         return self._compare(summary, manifest.get("input_digest"), given)
 
     def _compare(self, summary: Mapping[str, Any], digest: str | None, given: str) -> int:

@@ -318,7 +318,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                                  meta={"input": str(getattr(sources.data(args), "name", args.input)),
                                        **recorded_thresholds(args.thresholds),
                                        "min_coverage": min_coverage},
-                                 engine=settings, language=args.language, settle_judge=settle)
+                                 engine=settings, language=args.language, settle_judge=settle,
+                                 before_writing=recorder.check_input)
         except failures.JudgeProblem as exc:
             print(f"genevals: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT

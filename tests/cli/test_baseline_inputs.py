@@ -62,13 +62,15 @@ def test_a_baseline_of_another_input_is_exit_2_naming_why(tmp_path, genevals):
     done = genevals("run", str(answers), "-q", "--baseline", "1", "--fail-under", "token_f1=0.1")
     assert done.returncode == 2, done.stderr
     assert "genevals: error: --baseline 1: run #1 (" in done.stderr and "other.jsonl" in done.stderr
-    assert "it has 30 question ids, this run 20, none shared; nothing was compared" in done.stderr
+    assert "it has 30 question ids, this run 20, none shared; nothing would be compared" in done.stderr
     assert "Traceback" not in done.stderr
+    # refused before scoring: nothing written, nothing recorded
+    assert not list(tmp_path.glob("out1/*")) and "1 run in" in genevals("history", out=False).stdout
     # the same question ids in another file (another system's answers) are compared, with a note
     mine = write(tmp_path / "mine.jsonl", rows(30))
-    assert genevals("run", str(mine)).returncode == 0  # run 3
+    assert genevals("run", str(mine)).returncode == 0  # run 2
     theirs = write(tmp_path / "theirs.jsonl", rows(30, wrong=range(20)))
-    compared = genevals("run", str(theirs), "--baseline", "3", "--fail-under", "token_f1=0.1")
+    compared = genevals("run", str(theirs), "--baseline", "2", "--fail-under", "token_f1=0.1")
     assert compared.returncode == 1, compared.stderr
     assert "is of another input than this run's" in compared.stderr and "on 30 shared ids" in compared.stderr
 
@@ -81,10 +83,12 @@ def test_latest_with_no_run_of_this_input_is_exit_2(tmp_path, genevals):
     assert done.returncode == 2, done.stderr
     assert "--baseline latest: no earlier run of this input (" in done.stderr
     assert "#2 (" in done.stderr and "two.jsonl" in done.stderr
-    # the refused run's scores are recorded (run 3); latest~N counts the runs of this input only
+    assert not list(tmp_path.glob("out2/*")) and "2 runs in" in genevals("history", out=False).stdout
+    # latest~N counts the runs of this input only
+    assert genevals("run", str(answers)).returncode == 0  # run 3
+    back = genevals("run", str(answers), "-q", "--baseline", "latest~1")
+    assert back.returncode == 2 and "holds 1 earlier run of this input" in back.stderr, back.stderr
     assert genevals("run", str(answers)).returncode == 0  # run 4
-    back = genevals("run", str(answers), "-q", "--baseline", "latest~2")
-    assert back.returncode == 2 and "holds 2 earlier runs of this input" in back.stderr, back.stderr
     assert genevals("run", str(answers), "-q", "--baseline", "latest~1").returncode == 0
 
 
