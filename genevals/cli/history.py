@@ -250,9 +250,9 @@ class Recorder:
 
     def finish(self, summary: Mapping[str, Any], judge: Any) -> int:
         """Record the run (unless --no-history) and compare it with the baseline: EXIT_THRESHOLD when a gated
-        metric regressed significantly, EXIT_BAD_INPUT when there was nothing to compare it with (no run of this
-        input for ``latest``, or a baseline sharing no question id), else EXIT_OK. Problems with the history are
-        errors, printed: the run's files are written."""
+        metric regressed significantly, EXIT_BAD_INPUT when nothing could be compared after all (the runs share ids
+        but no metric scored on them: :meth:`check_input` refused the rest before scoring), else EXIT_OK.
+        Problems with the history are errors, printed: the run's files are written."""
         import sqlite3
 
         from genevals.history.gitstate import git_commit
