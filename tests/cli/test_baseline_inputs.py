@@ -4,6 +4,7 @@ prints regressions only, and a copied input continues its trend. Every command i
 history file (``GENEVALS_HISTORY``)."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -119,3 +120,10 @@ def test_a_copied_input_continues_its_trend(tmp_path, genevals):
     assert "trends across 2 runs of this input" in shown.stdout
     block = shown.stdout.split("token_f1:")[1]
     assert "#1 " in block and "#3 " in block and "#2 " not in block
+    # the report's Trends tab takes the same runs
+    report = tmp_path / "t.html"
+    done = genevals("report", str(tmp_path / "out2"), "--history", "-o", str(report), out=False)
+    assert done.returncode == 0, done.stderr
+    embedded = re.search(r'<script type="application/json" id="genevals-data">(.*?)</script>', report.read_text(),
+                         re.S).group(1)
+    assert [run["id"] for run in json.loads(embedded)["history"]["runs"]] == [1, 3]
