@@ -306,7 +306,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                                  meta={"input": str(getattr(sources.data(args), "name", args.input)),
                                        **recorded_thresholds(args.thresholds),
                                        "min_coverage": min_coverage},
-                                 engine=settings, language=args.language, settle_judge=settle)
+                                 engine=settings, language=args.language, settle_judge=settle,
+                                 before_writing=recorder.check_input)
         except failures.JudgeProblem as exc:
             print(f"genevals: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
@@ -367,9 +368,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     missed = threshold_failures(args.thresholds, summary.get("systems", {}))
     for failure in missed:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
-    regressed = recorder.finish(summary, spec.judge)
+    compared = recorder.finish(summary, spec.judge)  # EXIT_BAD_INPUT: a baseline that compared nothing
     if failures.report(results.judge_failures, args.max_judge_errors):
         return EXIT_JUDGE_ERRORS
-    return EXIT_THRESHOLD if missed or unscored or regressed else EXIT_OK
+    if compared == EXIT_BAD_INPUT:
+        return EXIT_BAD_INPUT
+    return EXIT_THRESHOLD if missed or unscored or compared else EXIT_OK
 
 
