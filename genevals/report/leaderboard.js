@@ -3,7 +3,7 @@
 // against it marked; D.leaderboard, built by genevals.comparisons.leaderboard), then the caveats, one line each
 // that expands (<details>), so that none of them pushes the scores off the first screen.
 
-function systemIndex(label) {
+function labelIndex(label) {
   for (var i = 0; i < D.systems.length; i++) if (D.systems[i].label === label) return i;
   return -1;
 }
@@ -51,7 +51,7 @@ function leaderboardCard() {
       [el("span", { "class": "mono", text: m }), lower ? el("span", { "class": "muted", text: " (lower is better)" }) : null]);
   })));
   var body = el("tbody", null, lb.rows.map(function (row) {
-    var i = systemIndex(row.system);
+    var i = labelIndex(row.system);
     return el("tr", { "data-system": row.system }, [
       el("th", { scope: "row", "class": "lb-system" }, [i >= 0 ? el("span", { "class": "swatch", style: { background: sysColor(i) } }) : null,
         row.system, i >= 0 ? el("div", { "class": "small muted", text: plural(D.systems[i].n, "sample") }) : null])
