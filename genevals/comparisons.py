@@ -150,30 +150,45 @@ def compare_systems(samples: Differences | Iterable[Mapping[str, Any]], labels: 
     return out
 
 
-def compare_named(values: Mapping[str, Mapping[str, Mapping[str, float]]], systems: Sequence[str],
+Paired = Callable[[str, str, str], "tuple[np.ndarray, np.ndarray] | None"]
+
+
+def paired_from_dicts(values: Mapping[str, Mapping[str, Mapping[str, float]]]) -> Paired:
+    """``(a, b, metric) -> (a's values, b's values)`` on the ids both scored, in :func:`id_digest` order, from
+    ``values[system][metric][question id]``."""
+    def pair(a: str, b: str, metric: str) -> tuple[np.ndarray, np.ndarray] | None:
+        va, vb = values.get(a, {}).get(metric), values.get(b, {}).get(metric)
+        if not va or not vb:
+            return None
+        shared = [k for _, k in sorted((id_digest(k), k) for k in set(va) & set(vb))]
+        return np.array([va[k] for k in shared], dtype=float), np.array([vb[k] for k in shared], dtype=float)
+
+    return pair
+
+
+def compare_named(values: Paired | Mapping[str, Mapping[str, Mapping[str, float]]], systems: Sequence[str],
                   metrics: Sequence[str], seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
     """summary.json's ``comparisons``: :func:`compare_systems` of every meaningful pair of ``systems`` (one
     run's, in run order) on each of ``metrics``, with systems named, the means of both over the pairs
-    (``mean_a - mean_b == mean_difference``, up to rounding) and the test used. ``values[system][metric]``
-    maps a question id to its scored value (unscored ids absent)."""
-    index = {name: i for i, name in enumerate(systems)}
-    samples = []
-    for name, per_metric in values.items():
-        if name not in index:
-            continue
-        by_id: dict[str, dict[str, float]] = {}
-        for metric, scored in per_metric.items():
-            for sample_id, value in scored.items():
-                by_id.setdefault(sample_id, {})[metric] = value
-        samples += [{"sys": index[name], "id": sample_id, "v": v} for sample_id, v in by_id.items()]
+    (``mean_a - mean_b == mean_difference``, up to rounding) and the test used. ``values`` pairs two systems'
+    values (a :data:`Paired` function), or is ``values[system][metric][question id]`` (unscored ids absent)."""
+    pair = values if callable(values) else paired_from_dicts(values)
+    means: dict[tuple[int, int, str], tuple[float, float]] = {}
+
+    def differences(a: int, b: int, metric: str) -> np.ndarray | None:
+        got = pair(systems[a], systems[b], metric)
+        if got is None:
+            return None
+        va, vb = got
+        if va.size:
+            means[(a, b, metric)] = (float(va.mean()), float(vb.mean()))
+        return va - vb
+
     out = []
-    for c in compare_systems(samples, list(systems), metrics, seed):
-        a, b = systems[c["a"]], systems[c["b"]]
-        va, vb = values[a][c["metric"]], values[b][c["metric"]]
-        shared = set(va) & set(vb)
-        out.append({"metric": c["metric"], "a": a, "b": b, "n_pairs": c["n_pairs"],
-                    "mean_a": num(float(np.mean([va[k] for k in shared]))),
-                    "mean_b": num(float(np.mean([vb[k] for k in shared]))),
+    for c in compare_systems(differences, list(systems), metrics, seed):
+        mean_a, mean_b = means[(c["a"], c["b"], c["metric"])]
+        out.append({"metric": c["metric"], "a": systems[c["a"]], "b": systems[c["b"]], "n_pairs": c["n_pairs"],
+                    "mean_a": num(mean_a), "mean_b": num(mean_b),
                     "mean_difference": c["mean_difference"], "ci95": c["ci95"], "p_value": c["p_value"],
                     "significant": c["significant"], "test": describe_test(seed)})
     return out
