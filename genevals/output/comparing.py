@@ -83,9 +83,11 @@ class PairedValues:
             paired.add_result(result)
         return paired
 
-    def pair(self, a: str, b: str, metric: str) -> tuple[np.ndarray, np.ndarray] | None:
-        """The values of ``a`` and ``b`` on the ids both scored, in digest order; None when either has none."""
-        ca, cb = self._columns.get((a, metric)), self._columns.get((b, metric))
+    def pair(self, a: str, b: str, metric: str, other: "PairedValues | None" = None
+             ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The values of ``a`` and ``b`` (of ``other``, when given: another run's) on the ids both scored, in
+        digest order; None when either has none."""
+        ca, cb = self._columns.get((a, metric)), (other or self)._columns.get((b, metric))
         if ca is None or cb is None:
             return None
         ka, kb = np.frombuffer(ca[0], dtype=np.uint64), np.frombuffer(cb[0], dtype=np.uint64)
@@ -134,3 +136,30 @@ def for_folder(run_dir: str | Path, summary: Mapping[str, Any],
     paired = PairedValues.from_folder(run_dir, wanted)
     return block(systems, paired, summary.get("seed", DEFAULT_SEED) if seed is None else seed,
                  directions_of(declarations or runfolder.read_outputs(run_dir)))
+
+
+def across_runs(run_a: str | Path, summary_a: Mapping[str, Any], label_a: str, run_b: str | Path,
+                summary_b: Mapping[str, Any], label_b: str, systems: Sequence[str], metrics: Sequence[str],
+                seed: int = DEFAULT_SEED, directions: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Each of ``systems`` (in both runs) in run B against itself in run A, on the ids both runs scored:
+    comparisons named ``label_b/system`` (a) and ``label_a/system`` (b), so ``mean_difference`` is B minus A;
+    the leaderboard has a row per run and system. ``{"comparisons", "leaderboard"}`` as :func:`block`."""
+    paired_a = PairedValues.from_folder(run_a, metrics)
+    paired_b = PairedValues.from_folder(run_b, metrics)
+    names = {f"{label_a}/{s}": (paired_a, s) for s in systems}
+    names.update({f"{label_b}/{s}": (paired_b, s) for s in systems})
+
+    def pair(a: str, b: str, metric: str) -> tuple[np.ndarray, np.ndarray] | None:
+        (pa, sa), (pb, sb) = names[a], names[b]
+        return pa.pair(sa, sb, metric, pb)
+
+    found: list[dict[str, Any]] = []
+    rows: list[str] = []
+    summaries: dict[str, Mapping[str, Any]] = {}
+    for s in systems:
+        a, b = f"{label_a}/{s}", f"{label_b}/{s}"
+        found += comparisons.compare_named(pair, [b, a], metrics, seed)
+        rows += [a, b]
+        summaries[a] = (summary_a.get("systems") or {}).get(s) or {}
+        summaries[b] = (summary_b.get("systems") or {}).get(s) or {}
+    return {"comparisons": found, "leaderboard": comparisons.leaderboard(rows, summaries, found, metrics, directions)}
