@@ -11,10 +11,10 @@ import argparse
 import sys
 from typing import Sequence
 
-from genevals.cli import fuse, history, metrics, report, review, run, validate
+from genevals.cli import compare, fuse, history, metrics, report, review, run, validate
 from genevals.cli.common import EXIT_BAD_INPUT
 
-SUBCOMMANDS = (run, metrics, report, validate, review, fuse, history)
+SUBCOMMANDS = (run, metrics, report, compare, validate, review, fuse, history)
 
 
 #: the most of a usage error that is printed: argparse quotes the value it refused whole (a 5,000-digit number,
