@@ -5,7 +5,10 @@ that expand; metadata and signatures in the Details tab; no glyph the page's fon
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -15,6 +18,10 @@ from support.runs import TINY_WARNING, add_judge, embedded, make_run
 from genevals.report import render, write_report
 
 VIEWPORT = {"width": 1400, "height": 900}
+ROOT = Path(__file__).resolve().parents[2]
+#: The README's demo command: the demo file, every cheap metric and the offline RAG judges.
+DEMO_COMMAND = ["run", str(ROOT / "datasets" / "demo" / "demo.jsonl"), "--metrics",
+                "all,context_relevance,answer_relevance,answer_correctness"]
 
 #: The text of every text node with a box inside the viewport, in document order ("the first screen").
 FIRST_SCREEN = """() => {
@@ -80,11 +87,16 @@ def planted_rows(n: int = 40) -> list[dict]:
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("overview")
+    # the README's demo, as a user runs it: a real process writing the run folder and its report.html
+    env = dict(os.environ, GENEVALS_HISTORY=str(root / "history.sqlite"), HF_HUB_OFFLINE="1")
+    done = subprocess.run([sys.executable, "-m", "genevals", *DEMO_COMMAND, "--out", str(root / "readme"), "-q"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
     demo = make_run(root / "demo")
     planted = make_run(root / "planted", planted_rows())
     single = add_judge(make_run(root / "single", [r for r in planted_rows(12) if r["system"] == "strong"]),
                        warning=TINY_WARNING)
-    return {"demo": write_report([demo], root / "demo.html"), "planted": write_report([planted], root / "planted.html"),
+    return {"readme": root / "readme" / "report.html", "demo": write_report([demo], root / "demo.html"), "planted": write_report([planted], root / "planted.html"),
             "single": write_report([single], root / "single.html")}
 
 
@@ -103,7 +115,7 @@ def _marks(lb: dict) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("name", ["demo", "planted"])
+@pytest.mark.parametrize("name", ["readme", "demo", "planted"])
 def test_first_screen_shows_every_systems_headline_values_and_significant_differences(browser, pages, name):
     data = embedded(pages[name].read_text(encoding="utf-8"))
     lb = data["leaderboard"]
