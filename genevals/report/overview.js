@@ -11,10 +11,11 @@ var BAND_RANK = { Excellent: 0, Good: 1, Moderate: 2, Fair: 3, Poor: 4 };
 
 // Bands read every mean against the same 0-1 limits, but the metrics measure different things, so a high band can
 // sit beside a low one (context_relevance "Poor" 0.09 beside recall@10 "Excellent" 0.90). The widest such gap of
-// one system is explained above the table with what each of the two measures (its declared definition); every
-// row carries its own definition.
+// one system (between leaderboard metrics when there is one: those are read first) is explained above the table
+// with what each of the two measures (its declared definition); every row carries its own definition.
 function bandDisagreement() {
-  var widest = null;
+  var widest = null, headline = (D.leaderboard && D.leaderboard.metrics) || [];
+  function weight(x) { return headline.indexOf(x.m.name) >= 0 ? 1 : 0; }
   D.systems.forEach(function (sys) {
     var banded = D.metrics.map(function (m) {
       var s = sys.summary[m.name];
@@ -23,8 +24,8 @@ function bandDisagreement() {
     }).filter(function (x) { return x && x.m.definition; });
     banded.forEach(function (hi) {
       banded.forEach(function (lo) {
-        var gap = BAND_RANK[lo.band] - BAND_RANK[hi.band];
-        if (gap >= 3 && (!widest || gap > widest.gap)) widest = { gap: gap, hi: hi, lo: lo, sys: sys };
+        var gap = BAND_RANK[lo.band] - BAND_RANK[hi.band], score = 10 * gap + weight(hi) + weight(lo);
+        if (gap >= 3 && (!widest || score > widest.score)) widest = { score: score, hi: hi, lo: lo, sys: sys };
       });
     });
   });

@@ -182,6 +182,12 @@ def test_bands_that_disagree_are_explained_where_they_appear(browser, pages):
         row = page.locator("#metrics-table tr[data-metric='token_f1'] .definition")
         assert row.inner_text() == definitions["token_f1"]
         assert errors == []
+    # the README's demo: the issue's own example, between two leaderboard metrics (read first, so preferred)
+    with opened(browser, pages["readme"]) as (page, errors):
+        note = page.inner_text("#band-disagreement")
+        assert "answer_correctness is Excellent" in note and "context_relevance is Poor at 0.09" in note
+        assert "share of the retrieved chunks judged relevant to the question" in note
+        assert errors == []
 
 
 def test_caveats_are_one_line_each_and_expand(browser, pages):
