@@ -1,7 +1,8 @@
 """The ``genevals`` command line: one module per subcommand, and :mod:`genevals.cli.common` for what they
 share (exit codes, option parsers, thresholds, the judge options).
 
-Exit codes: 0 success, 1 a --fail-under / --fail-over threshold was missed, 2 bad input (found before anything
+Exit codes: 0 success, 1 a --fail-under / --fail-over threshold was missed (``compare``: a significant
+regression), 2 bad input (found before anything
 is scored) or a judge that fails its preflight, 3 too many judge errors (--max-judge-errors), 130 interrupted
 (partial results and summary are written).
 """

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_THRESHOLD, csv_list
-from genevals.stats import DEFAULT_SEED
 from genevals.suggest import did_you_mean
 
 #: how many available names an error lists before "..."
@@ -146,6 +145,7 @@ def _labels(a: Path, b: Path) -> tuple[str, str]:
 def _across(run_a: Mapping[str, Any], run_b: Mapping[str, Any], metrics: Sequence[str],
             system: str | None) -> tuple[dict, list[dict]]:
     from genevals.output.comparing import across_runs
+    from genevals.stats import DEFAULT_SEED
 
     in_a, in_b = list(run_a["summary"]["systems"]), list(run_b["summary"]["systems"])
     shared = [s for s in in_a if s in in_b]
@@ -169,6 +169,7 @@ def _across(run_a: Mapping[str, Any], run_b: Mapping[str, Any], metrics: Sequenc
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from genevals.output.runfolder import ResultsError
     from genevals.output.terminal import difference_line, leaderboard_lines
 
     try:
@@ -178,7 +179,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             found, worse = _within(runs[0], metrics, args.fail_if_worse)
         else:
             found, worse = _across(runs[0], runs[1], metrics, args.fail_if_worse)
-    except CompareError as exc:
+    except (CompareError, ResultsError) as exc:  # ResultsError: a results.jsonl line that is not a result
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     gating = args.fail_if_worse is not None or len(runs) == 2

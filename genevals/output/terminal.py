@@ -13,8 +13,6 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from genevals.comparisons import higher_is_better
-
 # C0, DEL and C1 controls; the line and paragraph separators; the bidi marks, embeddings, overrides and
 # isolates; lone surrogates (a file name's undecodable bytes, which a UTF-8 stream cannot even encode)
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
@@ -63,6 +61,8 @@ def difference_line(c: Mapping[str, Any], directions: Mapping[str, str] | None =
                     b: str = "") -> str:
     """One comparison as "metric: better over worse by d [CI], p, n pairs" (the CI of better minus worse);
     ``a``/``b`` name the systems when the comparison's own names are not enough (two runs)."""
+    from genevals.comparisons import higher_is_better  # here: it loads numpy, which `genevals --help` must not
+
     name_a, name_b = a or visible(c["a"]), b or visible(c["b"])
     d = c.get("mean_difference") or 0.0
     lo, hi = c.get("ci95") or [None, None]

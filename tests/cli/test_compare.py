@@ -104,3 +104,10 @@ def test_bad_input_is_exit_2_naming_why(runs, tmp_path):
     genevals("run", write(tmp_path / "one.jsonl", one), "--out", tmp_path / "one", "-q", "--no-history", "-m",
              "token_f1")
     assert "holds one system, nothing to compare it with" in bad(tmp_path / "one", "--fail-if-worse", "default")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    for name in ("summary.json", "outputs.json"):
+        (broken / name).write_bytes((runs / "v1" / name).read_bytes())
+    lines = (runs / "v1" / "results.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (broken / "results.jsonl").write_text("".join(lines[:5] + ["{not json\n"] + lines[5:]), encoding="utf-8")
+    assert f"{broken / 'results.jsonl'}:6: not a result: not JSON" in bad(broken)
