@@ -38,7 +38,8 @@ EXIT_MEANING = {
     "EXIT_THRESHOLD": "a `--fail-under` or `--fail-over` threshold was missed (or its metric had nothing to "
                       "score); or a metric named in `--metrics` scored no sample of some system; or no metric "
                       "scored any sample of a system; or `--baseline RUN` found a significant regression of a "
-                      "gated metric (see [Run history](../how-to/run-history.md))",
+                      "gated metric (see [Run history](../how-to/run-history.md)); or `genevals compare` found "
+                      "one (see [Compare systems](../how-to/compare-systems.md))",
     "EXIT_BAD_INPUT": "bad input, found before anything is scored: a file, row, option, metric name or threshold, "
                       "or `--resume` against a different run; or a judge that fails its preflight request",
     "EXIT_JUDGE_ERRORS": "more than `--max-judge-errors` (default 0.05) of the judged samples ended in "

@@ -341,7 +341,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.registry import preset
     from genevals.report.model import build_data
     from genevals.report.render import unshared_ids_notes, write_page
-    from genevals.output.runfolder import REPORT_FILE
+    from genevals.output.comparing import directions_of
+    from genevals.output.runfolder import REPORT_FILE, read_outputs
+    from genevals.output.terminal import leaderboard_lines
 
     report_data = build_data([Path(args.out)], args.thresholds or None, min_coverage=min_coverage,
                              on_values=recorder.values)
@@ -349,6 +351,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.quiet:
         named = [name for name in args.metrics or () if not preset(name)]
         print(results.to_table(verbose=args.verbose, all_outputs=args.all_outputs, requested=named))
+        for line in leaderboard_lines(summary, directions_of(read_outputs(args.out))):
+            print(line)
         shown = results.skipped if args.verbose else results.skipped[:SHOWN_SKIPPED]
         for row in shown:
             print(f"skipped {row.origin}: {row.field or '-'}: {row.reason}", file=sys.stderr)
@@ -356,6 +360,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"skipped ... and {len(results.skipped) - len(shown)} more rows (-v, or {Path(args.out)}/"
                   "skipped.jsonl)", file=sys.stderr)
         print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
+    else:  # -q: the finding's one line
+        for line in leaderboard_lines(summary, quiet=True):
+            print(line)
     for family, warning in (summary.get("meta", {}).get("judge_warnings") or {}).items():
         print(f"genevals: note: {family}: {warning}", file=sys.stderr)
     for note in unshared_ids_notes(report_data):
