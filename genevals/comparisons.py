@@ -115,13 +115,20 @@ def _dict_differences(samples: Iterable[Mapping[str, Any]]) -> Differences:
     return differences
 
 
+#: the figures of one comparison, as the report's Compare tab and summary.json both hold them
+_STORED = ("n_pairs", "mean_difference", "ci95", "p_value", "significant")
+
+
 def compare_systems(samples: Differences | Iterable[Mapping[str, Any]], labels: Sequence[str],
                     metrics: Sequence[str], seed: int = DEFAULT_SEED,
                     groups: Sequence[tuple[Any, str]] | None = None,
-                    all_pairs: bool = False) -> list[dict[str, Any]]:
+                    all_pairs: bool = False,
+                    known: Callable[[int, int, str], Mapping[str, Any] | None] | None = None) -> list[dict[str, Any]]:
     """Seeded paired comparisons (one paired bootstrap for the CI and the p-value) on the question ids two
     systems share, for the :func:`meaningful_pairs` of ``groups`` (each system's (run, name); None: all
-    systems are of one run). Systems are named by their index in ``labels``.
+    systems are of one run). Systems are named by their index in ``labels``. ``known(a, b, metric)``: a
+    comparison already made (a run's summary.json ``comparisons``, computed by this function with the same seed
+    and resamples), taken as it is instead of bootstrapping again; None to compute it.
 
     ``samples`` gives the paired differences: a function ``(a, b, metric) -> differences in id_digest order``
     (the report's column store gives one), or sample dicts with ``sys`` (index), ``id`` and ``v`` (a metric
@@ -135,6 +142,10 @@ def compare_systems(samples: Differences | Iterable[Mapping[str, Any]], labels: 
     out = []
     for a, b in pairs:
         for metric in metrics:
+            stored = known(a, b, metric) if known is not None else None
+            if stored is not None:
+                out.append({"metric": metric, "a": a, "b": b, **{k: stored[k] for k in _STORED}})
+                continue
             diffs = differences(a, b, metric)
             if diffs is None:
                 continue

@@ -249,6 +249,26 @@ def _run_info(run: Run, name: str, n_samples: int) -> dict[str, Any]:
             "skipped": len(skipped) if isinstance(skipped, list) else 0, "meta": flat_meta(summary.get("meta"))}
 
 
+def _stored_comparisons(runs: Sequence[Run], systems: Sequence[tuple[int, str]]):
+    """``known(a, b, metric)`` for :func:`genevals.comparisons.compare_systems`: the comparison a run's
+    summary.json already holds for two of its own systems (made by the same function, seed and resamples when
+    the run ended), so the Compare tab shows those figures without bootstrapping them again."""
+    stored: dict[tuple[int, str, str, str], Mapping[str, Any]] = {}
+    for r, run in enumerate(runs):
+        for c in run.summary.get("comparisons") or ():
+            try:
+                if all(num(c[k], None) is not None for k in ("n_pairs", "mean_difference", "p_value")) \
+                        and len(c["ci95"]) == 2 and isinstance(c["significant"], bool):
+                    stored[(r, str(c["a"]), str(c["b"]), str(c["metric"]))] = c
+            except (KeyError, TypeError):  # a summary from before issue 37, or edited by hand: computed instead
+                continue
+
+    def known(a: int, b: int, metric: str) -> Mapping[str, Any] | None:
+        (run_a, name_a), (run_b, name_b) = systems[a], systems[b]
+        return stored.get((run_a, name_a, name_b, metric)) if run_a == run_b else None
+    return known
+
+
 def _leaderboard(system_info: Sequence[Mapping[str, Any]], facts: Sequence[Mapping[str, Any]],
                  page_comparisons: Sequence[Mapping[str, Any]], gated: Sequence[str]) -> dict[str, Any]:
     """The Overview's leaderboard (:func:`genevals.comparisons.leaderboard`) from the page's own summaries and
@@ -347,7 +367,8 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
              for m, name in enumerate(metrics)]
     seed = next((s for s in map(_seed, (run.summary for run in runs)) if s is not None), DEFAULT_SEED)
     page_thresholds = _thresholds(thresholds, runs)
-    page_comparisons = stats.compare_systems(store, labels, metrics, seed, groups=list(systems), all_pairs=all_pairs)
+    page_comparisons = stats.compare_systems(store, labels, metrics, seed, groups=list(systems), all_pairs=all_pairs,
+                                             known=_stored_comparisons(runs, systems))
     per_run = [0] * len(runs)
     for (r, _system), count in zip(systems, sizes):
         per_run[r] += count

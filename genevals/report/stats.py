@@ -151,9 +151,10 @@ def unshared_pairs(store: SampleValues, pairs: Sequence[tuple[int, int]]) -> lis
 def compare_systems(samples: SampleValues | Iterable[Mapping[str, Any]], labels: Sequence[str],
                     metrics: Sequence[str], seed: int = DEFAULT_SEED,
                     groups: Sequence[tuple[Any, str]] | None = None,
-                    all_pairs: bool = False) -> list[dict[str, Any]]:
+                    all_pairs: bool = False, known: Any = None) -> list[dict[str, Any]]:
     """:func:`genevals.comparisons.compare_systems` of a :class:`SampleValues` (values by metric position in
-    ``metrics``) or of sample dicts with ``sys``, ``id`` and ``v`` (a metric name -> value mapping)."""
+    ``metrics``) or of sample dicts with ``sys``, ``id`` and ``v`` (a metric name -> value mapping); ``known``:
+    the comparisons the runs' summaries already hold."""
     if isinstance(samples, SampleValues):
         samples = _store_differences(samples, metrics, len(labels))
-    return comparisons.compare_systems(samples, labels, metrics, seed, groups, all_pairs)
+    return comparisons.compare_systems(samples, labels, metrics, seed, groups, all_pairs, known)

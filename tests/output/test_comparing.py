@@ -33,7 +33,16 @@ def test_summary_comparisons_equal_the_report_compare_tab(run):
     # every pair of the three systems on every compared metric
     assert {(c["a"], c["b"]) for c in found} == {("dense", "hybrid"), ("dense", "sparse"), ("hybrid", "sparse")}
     assert len(found) == 3 * len(metrics)
-    data = build_data([run])
+    # the report reuses summary.json's comparisons (below): here it computes its own, from a copy of the folder
+    # whose summary has none, so the two are computed independently
+    import shutil
+
+    bare = run.parent / "bare"
+    if not bare.exists():
+        shutil.copytree(run, bare)
+        stripped = {k: v for k, v in summary.items() if k not in ("comparisons", "leaderboard")}
+        (bare / "summary.json").write_text(json.dumps(stripped), encoding="utf-8")
+    data = build_data([bare])
     labels = [s["label"] for s in data["systems"]]
     tab = {(c["metric"], labels[c["a"]], labels[c["b"]]): c for c in data["comparisons"]}
     for c in found:
@@ -63,3 +72,22 @@ def test_the_api_summary_compares_the_same_way(run):
     results = evaluate(str(DEMO), meta={"fail_under": {"map": 0.01}})
     assert results.summary()["comparisons"] == summary["comparisons"]
     assert results.summary()["leaderboard"] == summary["leaderboard"]
+
+
+def test_the_compare_tab_takes_the_summary_s_comparisons_instead_of_computing_them(run, monkeypatch):
+    """The Compare tab reads summary.json's comparisons for a run's own systems: no paired bootstrap is run
+    again for them, and the figures are the summary's."""
+    from genevals import comparisons
+
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    calls = []
+    real = comparisons.paired_comparison_of_differences
+    monkeypatch.setattr(comparisons, "paired_comparison_of_differences",
+                        lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    data = build_data([run])
+    labels = [s["label"] for s in data["systems"]]
+    tab = {(c["metric"], labels[c["a"]], labels[c["b"]]): c for c in data["comparisons"]}
+    for c in summary["comparisons"]:
+        assert {k: c[k] for k in COMPARED} == {k: tab[(c["metric"], c["a"], c["b"])][k] for k in COMPARED}
+    stored = {c["metric"] for c in summary["comparisons"]}
+    assert calls and not stored & set(calls)  # only the metrics the summary did not compare are bootstrapped
