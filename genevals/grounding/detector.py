@@ -18,8 +18,14 @@ recall enter negated, so "max" is the weakest claim), plus ``answer_absent``, th
 content words absent from the contexts (the word-overlap rule's statistic) and log(1 + number of claims):
 ``p(answer hallucinated) = sigmoid(w . z + b)`` with ``z`` the standardised features. The **claim model** uses
 the claim features plus ``answer_absent`` and gives ``p(claim hallucinated)``; it is trained on whether the
-claim overlaps a labelled hallucinated span. The answer is flagged when p >= the answer threshold; its flagged
-claims are those with claim probability >= the claim threshold (at least the most likely one).
+claim overlaps a labelled hallucinated span.
+
+**One rule turns them into labels** (:data:`FLAG_RULE`, :meth:`Detector.flagged`; docs/concepts/offline-verdicts.md):
+a claim is flagged when an explicit rule fires (``absent``, always on: none of its content words is in any
+context; ``number``, ``date``, ``names``, ``field`` where the weights switch them on), when its own p reaches the
+claim threshold, or when the answer's p reaches the answer threshold and it is the answer's likeliest claim;
+every other claim is supported, so a supported claim never shows a p at or above the claim threshold. The passage
+shown with a verdict is the one it rests on (:func:`passage_for`), or none when no passage is about the claim.
 
 A flagged claim reports the span chosen under cross-validation (``spans``): its unsupported phrase, the clause
 around it, or the whole sentence (:func:`genevals.grounding.phrases.answer_span`). The features are computed
@@ -55,8 +61,13 @@ ANSWER_FEATURES = ("answer_absent", "max_absent_log", "max_absent_run", "mean_re
 CLAIM_MODEL_FEATURES = CLAIM_FEATURES + ("answer_absent",)
 #: rules on whatever the weights say: a claim none of whose content words occurs in any context
 ALWAYS_RULES = ("absent",)
+#: words of sentences addressed to the reader ("I hope this helps!", "Let me know if you have any further
+#: questions."), which claim nothing about the world: the absent rule does not count them (on RAGTruth dev such
+#: sentences were all that made it flag faithful answers)
+ADDRESSED = frozenset({"sure", "help", "helps", "helpful", "hope", "know", "further", "questions", "question",
+                       "glad", "happy", "assist", "thanks", "thank", "please", "certainly"})
 #: why each explicit rule fires, as a verdict's reason says it
-RULE_REASONS = {"absent": "none of its content words occurs in any context",
+RULE_REASONS = {"absent": "none of its content words is in any context",
                 "number": "a number no context gives", "date": "a weekday or month the contexts bind elsewhere",
                 "names": "two or more names no context gives", "field": "a record field given otherwise"}
 #: the one rule that turns the two probabilities into labels (shown in every reason, and in docs/concepts)
@@ -96,7 +107,7 @@ def analyse(p: SampleFeatures, contexts: Sequence[str], question: str = "") -> l
         aligned = phrases.evidence_of(tuple(p.units[j].text for j in aligned_ids) + (question,))
         tokens = phrases.claim_tokens(c.text, everywhere, aligned)
         a = _claim_analysis(p, c, tokens, aligned)
-        words = content_words(c.text)
+        words = [w for w in content_words(c.text) if w not in ADDRESSED and "'" not in w]  # not "it's"
         if words and not any(in_contexts.has_word(w) for w in words):
             # nothing the claim talks about is in any context (the question does not count): no passage can
             # support it, whatever its similarity to one

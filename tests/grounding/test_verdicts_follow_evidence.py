@@ -47,7 +47,8 @@ def test_no_absurd_claim_is_supported(tmp_path, method):
     if method == "learned":  # no passage is about an absurd claim: none is shown
         verdicts = [v for r in rows for v in scored[r["id"]]["details"]["verdicts"]]
         assert all(v["quote"] == "" and v["quote_span"] is None for v in verdicts)
-        assert all("'absent' rule" in v["reason"] for v in verdicts)
+        assert all(v["reason"].startswith("none of its content words is in any context ('absent' rule")
+                   for v in verdicts)
 
 
 def test_the_label_follows_the_probability_it_shows(tmp_path):
@@ -56,6 +57,8 @@ def test_the_label_follows_the_probability_it_shows(tmp_path):
     rows = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()]
     rows = [{**r, "id": f"{r['system']}/{r['id']}"} for r in rows[:40]]
     rows.append({"id": "moon", "question": "", "answer": "Paris is in France. The moon is made of cheese.",
+                 "contexts": ["Paris is in France."]})
+    rows.append({"id": "polite", "question": "", "answer": "Paris is in France. I hope this helps!",
                  "contexts": ["Paris is in France."]})
     scored = _run(rows, tmp_path)
     tc = detector.load().claim_threshold
@@ -68,6 +71,8 @@ def test_the_label_follows_the_probability_it_shows(tmp_path):
             else:
                 assert (v["probability"] >= tc or "rule" in v["reason"]
                         or "likeliest sentence" in v["reason"]), (sid, v)
+    # a sentence addressed to the reader claims nothing: the absent rule leaves it to the probabilities
+    assert not any("'absent' rule" in v["reason"] for v in scored["polite"]["details"]["verdicts"])
     moon = scored["moon"]
     assert moon["value"] == 0.5
     assert [v["label"] for v in moon["details"]["verdicts"]] == ["supported", "unverifiable"]

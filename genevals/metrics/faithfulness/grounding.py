@@ -254,19 +254,19 @@ class Grounding(Metric):
                        ta, k == likeliest)
             if not flag:
                 label = types.SUPPORTED
-                reason = (f"aligned evidence found ({stats}; {why})" if quote
-                          else f"no passage is about it, but nothing flags it ({stats}; {why})")
+                reason = (f"aligned evidence found ({why}; {stats})" if quote
+                          else f"no passage is about it, but nothing flags it ({why}; {stats})")
             else:
                 label = types.CONTRADICTED if a.conflict and quote else types.UNVERIFIABLE
                 what = f"'{c.text[a.phrase[0]:a.phrase[1]]}'" if a.phrase else "the sentence"
                 if label == types.CONTRADICTED:
-                    reason = f"{a.conflict} ({stats}; {why})"
+                    reason = f"{a.conflict} ({why}; {stats})"
                 elif a.rule == "absent":
-                    reason = f"no related evidence in the contexts: {RULE_REASONS['absent']} ({stats}; {why})"
+                    reason = f"{RULE_REASONS['absent']} ({why}; {stats})"
                 elif quote:
-                    reason = f"{what} is not supported by the closest evidence ({stats}; {why})"
+                    reason = f"{what} is not supported by the closest evidence ({why}; {stats})"
                 else:
-                    reason = f"no related evidence in the contexts for {what} ({stats}; {why})"
+                    reason = f"no related evidence in the contexts for {what} ({why}; {stats})"
             verdicts.append(Verdict(
                 claim_index=c.index, label=label, context_index=ci, quote=quote, quote_found=bool(quote),
                 quote_span=span, reason=reason, missing=False, answer_span=phrase,
@@ -283,7 +283,7 @@ def _why(flag: bool, rule: str, p: float, tc: float, pa: float, ta: float, likel
     """The part of FLAG_RULE that decided a label, with the numbers it compared."""
     mine = f"p(hallucinated) {p:.2f}"
     if rule:
-        return f"{mine}; flagged by the '{rule}' rule"
+        return f"the '{rule}' rule flags it; {mine}"
     if p >= tc:
         return f"{mine} >= {tc:.2f}"
     if flag:
