@@ -47,8 +47,8 @@ def test_no_absurd_claim_is_supported(tmp_path, method):
     if method == "learned":  # no passage is about an absurd claim: none is shown
         verdicts = [v for r in rows for v in scored[r["id"]]["details"]["verdicts"]]
         assert all(v["quote"] == "" and v["quote_span"] is None for v in verdicts)
-        assert all(v["reason"].startswith("none of its content words is in any context ('absent' rule")
-                   for v in verdicts)
+        assert all(v["reason"].startswith("no related evidence: none of its content words is in any context (the "
+                                          "'absent' rule flags it") for v in verdicts)
 
 
 def test_the_label_follows_the_probability_it_shows(tmp_path):

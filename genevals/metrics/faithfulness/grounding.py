@@ -262,7 +262,7 @@ class Grounding(Metric):
                 if label == types.CONTRADICTED:
                     reason = f"{a.conflict} ({why}; {stats})"
                 elif a.rule == "absent":
-                    reason = f"{RULE_REASONS['absent']} ({why}; {stats})"
+                    reason = f"no related evidence: {RULE_REASONS['absent']} ({why}; {stats})"
                 elif quote:
                     reason = f"{what} is not supported by the closest evidence ({why}; {stats})"
                 else:
