@@ -229,15 +229,14 @@ class Grounding(Metric):
         """Verdicts of the learned detector under :data:`genevals.grounding.detector.FLAG_RULE`; each reason
         shows the numbers that rule read, and the quote is the passage the verdict rests on
         (:func:`genevals.grounding.detector.passage_for`), or none when no passage is about the claim."""
-        from genevals.grounding.detector import RULE_REASONS
+        from genevals.grounding.detector import ALWAYS_RULES, RULE_REASONS
 
         contexts = [c.text for c in sample.contexts]
         pa, pc, analyses = self.detector.predict(f, contexts, sample.question, sample.answer)
         flags = self.detector.flagged(pa, pc, [a.rule for a in analyses])
-        likeliest = int(pc.argmax()) if len(pc) else -1
         ta, tc = self.detector.answer_threshold, self.detector.claim_threshold
         claims, verdicts = [], []
-        for k, (c, p, a, flag) in enumerate(zip(f.claims, pc, analyses, flags)):
+        for c, p, a, flag in zip(f.claims, pc, analyses, flags):
             claims.append(Claim(c.index, c.text, ((c.start, c.end),), located=True))
             quote, span, ci = "", None, None
             if a.rule == "field" and a.conflict and c.field_conflicts:
@@ -250,8 +249,8 @@ class Grounding(Metric):
                 quote = sample.contexts[ci].text[span[0]:span[1]]
             phrase = self.detector.answer_span(c, a) if flag else None
             stats = f"similarity {c.sim:.2f}, word recall {c.recall_top:.2f}"
-            why = _why(flag, a.rule if a.rule in self.detector.rules or a.rule in ("absent",) else "", p, tc, pa,
-                       ta, k == likeliest)
+            active = a.rule in self.detector.rules or a.rule in ALWAYS_RULES
+            why = _why(flag, a.rule if active else "", p, tc, pa, ta)
             if not flag:
                 label = types.SUPPORTED
                 reason = (f"aligned evidence found ({why}; {stats})" if quote
@@ -279,8 +278,9 @@ class Grounding(Metric):
             "judge": self.judge_info(f.kind), "usage": self._usage(), **self.language_of(sample).details()})
 
 
-def _why(flag: bool, rule: str, p: float, tc: float, pa: float, ta: float, likeliest: bool) -> str:
-    """The part of FLAG_RULE that decided a label, with the numbers it compared."""
+def _why(flag: bool, rule: str, p: float, tc: float, pa: float, ta: float) -> str:
+    """The part of FLAG_RULE that decided a label, with the numbers it compared (a flagged claim under the claim
+    threshold with no rule is the likeliest claim of an answer over the answer threshold)."""
     mine = f"p(hallucinated) {p:.2f}"
     if rule:
         return f"the '{rule}' rule flags it; {mine}"
