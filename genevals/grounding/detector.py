@@ -18,8 +18,14 @@ recall enter negated, so "max" is the weakest claim), plus ``answer_absent``, th
 content words absent from the contexts (the word-overlap rule's statistic) and log(1 + number of claims):
 ``p(answer hallucinated) = sigmoid(w . z + b)`` with ``z`` the standardised features. The **claim model** uses
 the claim features plus ``answer_absent`` and gives ``p(claim hallucinated)``; it is trained on whether the
-claim overlaps a labelled hallucinated span. The answer is flagged when p >= the answer threshold; its flagged
-claims are those with claim probability >= the claim threshold (at least the most likely one).
+claim overlaps a labelled hallucinated span.
+
+**One rule turns them into labels** (:data:`FLAG_RULE`, :meth:`Detector.flagged`; docs/concepts/offline-verdicts.md):
+a claim is flagged when an explicit rule fires (``absent``, always on: none of its content words is in any
+context; ``number``, ``date``, ``names``, ``field`` where the weights switch them on), when its own p reaches the
+claim threshold, or when the answer's p reaches the answer threshold and it is the answer's likeliest claim;
+every other claim is supported, so a supported claim never shows a p at or above the claim threshold. The passage
+shown with a verdict is the one it rests on (:func:`passage_for`), or none when no passage is about the claim.
 
 A flagged claim reports the span chosen under cross-validation (``spans``): its unsupported phrase, the clause
 around it, or the whole sentence (:func:`genevals.grounding.phrases.answer_span`). The features are computed
@@ -53,6 +59,22 @@ CLAIM_FEATURES = ("sim", "recall_top", "recall_all", "absent_share", "absent_log
 ANSWER_FEATURES = ("answer_absent", "max_absent_log", "max_absent_run", "mean_recall_top", "mean_sim", "min_sim",
                    "record", "question", "length_ratio", "claims_log", "mean_length")
 CLAIM_MODEL_FEATURES = CLAIM_FEATURES + ("answer_absent",)
+#: rules on whatever the weights say: a claim none of whose content words occurs in any context
+ALWAYS_RULES = ("absent",)
+#: words of sentences addressed to the reader ("I hope this helps!", "Let me know if you have any further
+#: questions."), which claim nothing about the world: the absent rule does not count them (on RAGTruth dev such
+#: sentences were all that made it flag faithful answers)
+ADDRESSED = frozenset({"sure", "help", "helps", "helpful", "hope", "know", "further", "questions", "question",
+                       "glad", "happy", "assist", "thanks", "thank", "please", "certainly"})
+#: why each explicit rule fires, as a verdict's reason says it
+RULE_REASONS = {"absent": "none of its content words is in any context",
+                "number": "a number no context gives", "date": "a weekday or month the contexts bind elsewhere",
+                "names": "two or more names no context gives", "field": "a record field given otherwise"}
+#: the one rule that turns the two probabilities into labels (shown in every reason, and in docs/concepts)
+FLAG_RULE = ("a sentence is flagged (unverifiable or contradicted) when an explicit rule fires (absent: none of "
+             "its content words is in any context; or a number, date, names or record field the contexts do not "
+             "give), when its own p(hallucinated) reaches the claim threshold, or when the answer's p reaches the "
+             "answer threshold and it is the answer's likeliest sentence; every other sentence is supported")
 
 
 @dataclass
@@ -61,7 +83,9 @@ class ClaimAnalysis:
     tokens: list[phrases.Token]
     phrase: tuple[int, int] | None        # unsupported phrase, relative to the claim text
     conflict: str                         # why it conflicts with the aligned evidence ("" when it does not)
-    rule: str = ""                        # the explicit rule it trips: field / number / date / names ("" none)
+    rule: str = ""                        # the explicit rule it trips: absent / field / number / date / names
+    passage: int | None = None            # the unit (SampleFeatures.units) the verdict rests on, None: none is
+    #                                       about the claim (see passage_for)
 
 
 def answer_absent_share(answer: str, contexts: Sequence[str], question: str = "") -> float:
@@ -76,13 +100,65 @@ def answer_absent_share(answer: str, contexts: Sequence[str], question: str = ""
 def analyse(p: SampleFeatures, contexts: Sequence[str], question: str = "") -> list[ClaimAnalysis]:
     """Per-claim features, tokens and unsupported phrase of a featurised sample (status "ok")."""
     everywhere = phrases.evidence_of(tuple(contexts) + (question,))
+    in_contexts = phrases.evidence_of(tuple(contexts))
     out = []
     for c in p.claims:
         aligned_ids = tuple(c.top_units)
         aligned = phrases.evidence_of(tuple(p.units[j].text for j in aligned_ids) + (question,))
         tokens = phrases.claim_tokens(c.text, everywhere, aligned)
-        out.append(_claim_analysis(p, c, tokens, aligned))
+        a = _claim_analysis(p, c, tokens, aligned)
+        words = [w for w in content_words(c.text) if w not in ADDRESSED and "'" not in w]  # not "it's"
+        if words and not any(in_contexts.has_word(w) for w in words) and not c.field_conflicts:
+            # nothing the claim talks about is in any context (the question does not count): no passage can
+            # support it, whatever its similarity to one (a record field it contradicts keeps that verdict; no
+            # RAGTruth dev claim has both)
+            a.rule, a.conflict = "absent", ""
+        a.passage = passage_for(p, c, a)
+        if a.conflict and a.passage is None and a.rule in ("number", "date"):
+            # the conflicting value sits in a passage about something else: not a contradiction (the rule still
+            # flags the claim), and the passage shown is the one about the clause, if any
+            a.conflict = ""
+            a.passage = passage_for(p, c, a)
+        out.append(a)
     return out
+
+
+#: a passage is about a clause when it holds at least this share of the clause's content words, or ABOUT_WORDS
+#: of them (numbers and times not counted: they are what a contradicted claim gets wrong)
+ABOUT_SHARE, ABOUT_WORDS = 1 / 3, 3
+
+
+def _shared(words: Sequence[str], text: str) -> int:
+    ev = phrases.evidence_of((text,))
+    return sum(1 for w in words if ev.has_word(w))
+
+
+def passage_for(p: SampleFeatures, c: ClaimFeatures, a: ClaimAnalysis) -> int | None:
+    """The context unit a verdict on claim ``c`` rests on, or None when no aligned unit is about it.
+
+    The clause in question is the one around the claim's unsupported phrase (the whole claim when it has none).
+    A unit is about it when it holds at least :data:`ABOUT_SHARE` (or :data:`ABOUT_WORDS`) of the clause's
+    content words, numbers and times not counted; of those, the one holding the most wins (ties: the better
+    aligned). A conflict (a number or date the aligned evidence gives otherwise) rests only on one of the
+    claim's aligned units that is about the clause *and* gives a value of that kind; any other verdict on any
+    unit of the sample. A claim tripping the ``absent`` rule rests on none."""
+    if a.rule == "absent":
+        return None
+    span = phrases.answer_span(c.text, a.phrase, "clause") or (0, len(c.text))
+    words = [w for w in content_words(c.text[span[0]:span[1]]) if not any(ch.isdigit() for ch in w)]
+    if not words:
+        return None
+    kind = a.rule if a.conflict and a.rule in ("number", "date") else ""
+    order = list(c.top_units) + ([] if kind else [j for j in range(len(p.units)) if j not in c.top_units])
+    best, best_shared = None, 0
+    for j in order:
+        text = p.units[j].text
+        if kind and not _aligned_has_kind(phrases.evidence_of((text,)), kind):
+            continue
+        shared = _shared(words, text)
+        if shared > best_shared and (shared >= ABOUT_SHARE * len(words) or shared >= ABOUT_WORDS):
+            best, best_shared = j, shared
+    return best
 
 
 def _claim_analysis(p: SampleFeatures, c: ClaimFeatures, tokens: list[phrases.Token],
@@ -199,14 +275,15 @@ class Detector:
         return pa, pc, analyses
 
     def flagged(self, pa: float, pc: np.ndarray, rules: Sequence[str] = ()) -> np.ndarray:
-        """Which claims are flagged: those tripping an active rule (``rules``: each claim's rule, "" for none);
-        and when the answer's p reaches the threshold, those over the claim threshold, at least the most
-        likely one."""
-        out = np.array([bool(r) and r in self.rules for r in rules], dtype=bool) if len(rules) else \
-            np.zeros(len(pc), dtype=bool)
-        if pa >= self.answer_threshold and len(pc):
+        """Which claims are flagged (:data:`FLAG_RULE`): those tripping an active rule (``rules``: each claim's
+        rule, "" for none), those whose own p reaches the claim threshold, and, when the answer's p reaches the
+        answer threshold, its most likely claim."""
+        out = np.array([bool(r) and (r in self.rules or r in ALWAYS_RULES) for r in rules], dtype=bool) \
+            if len(rules) else np.zeros(len(pc), dtype=bool)
+        if len(pc):
             out |= pc >= self.claim_threshold
-            out[int(np.argmax(pc))] = True
+            if pa >= self.answer_threshold:
+                out[int(np.argmax(pc))] = True
         return out
 
 

@@ -37,7 +37,7 @@ class Figure:
         j, b, d = h[JUDGE], h[BASELINE], h["difference"]
         ties = [TASK_NAMES[t] for t, r in h.get("per_task", {}).items() if r["tie"]]
         where = ("a tie overall" + (f" and on {_join(ties)}" if ties else "")) if self.tie else \
-            ("better than word overlap" if d["diff"] > 0 else "worse than word overlap")
+            ("better than word overlap" if d["ci95"][0] > 0 else "worse than word overlap")  # the CI's side of 0
         return (f"Out of sample (grouped {self.folds}-fold cross-validation by {self.grouped_by.replace('_', ' ')}) "
                 f"on {h['n']} RAGTruth answers from {h['sources']} sources, it scores answer-level F1 "
                 f"{_f(j['f1'])} [95% CI {_f(j['ci95'][0])}, {_f(j['ci95'][1])}], against {_f(b['f1'])} "

@@ -118,3 +118,39 @@ def test_the_pytest_example_file_passes_under_pytest(tmp_path):
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "2 passed" in done.stdout
+
+
+def test_the_missed_gate_message_is_the_one_a_run_prints(tmp_path):
+    """"Gate CI", "Testing with pytest": the missed-gate message shown is the one the `genevals` fixture prints
+    for the rows shown, offline (no judge: the local grounding checker), in a real pytest process; only the
+    report's temporary path differs."""
+    import json
+    import os
+    import re
+
+    page = DOCS / "how-to" / "gate-ci.md"
+    [rows] = section_blocks(page, "Testing with pytest", "json")
+    [shown] = section_blocks(page, "Testing with pytest", "text")
+    (tmp_path / "test_gate.py").write_text(
+        "import pytest\n\n"
+        f"ROWS = {json.loads(rows)!r}\n\n\n"
+        "@pytest.mark.genevals(metrics=['faithfulness'], fail_under={'faithfulness': 0.9})\n"
+        "def test_grounded(genevals):\n"
+        "    genevals(ROWS)\n", encoding="utf-8")
+    from importlib.metadata import entry_points
+
+    installed = any(ep.value == "genevals.testing.plugin" for ep in entry_points(group="pytest11"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "GENEVALS_JUDGE"))}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rN",
+                           *([] if installed else ["-p", "genevals.testing.plugin"]), "test_gate.py"],
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path, env={**env, "HF_HUB_OFFLINE": "1"})
+    assert "ScoresFailed: genevals:" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if "ScoresFailed: genevals:" in line)
+    message = [re.sub(r"^E {7}", "", line) for line in lines[start + 1:] if line.startswith("E ")]
+    message = [lines[start].split("ScoresFailed: ", 1)[1]] + message
+
+    def report(text: str) -> str:
+        return re.sub(r"report: \S+report\.html", "report: REPORT", text)
+
+    assert report("\n".join(message)) == report(shown.rstrip("\n")), done.stdout[-3000:]

@@ -226,34 +226,46 @@ class Grounding(Metric):
             "judge": self.judge_info(f.kind), "usage": self._usage(), **self.language_of(sample).details()})
 
     def _learned(self, sample: Sample, f) -> dict[str, MetricResult]:
-        """Verdicts of the learned detector: the answer's probability decides whether it is flagged, the claims'
-        which sentences; a flagged sentence names its unsupported phrase (answer_span) when one is found."""
+        """Verdicts of the learned detector under :data:`genevals.grounding.detector.FLAG_RULE`; each reason
+        shows the numbers that rule read, and the quote is the passage the verdict rests on
+        (:func:`genevals.grounding.detector.passage_for`), or none when no passage is about the claim."""
+        from genevals.grounding.detector import ALWAYS_RULES, RULE_REASONS
+
         contexts = [c.text for c in sample.contexts]
         pa, pc, analyses = self.detector.predict(f, contexts, sample.question, sample.answer)
         flags = self.detector.flagged(pa, pc, [a.rule for a in analyses])
+        ta, tc = self.detector.answer_threshold, self.detector.claim_threshold
         claims, verdicts = [], []
         for c, p, a, flag in zip(f.claims, pc, analyses, flags):
             claims.append(Claim(c.index, c.text, ((c.start, c.end),), located=True))
-            unit = f.units[c.best_unit] if c.best_unit is not None else None
-            related = unit is not None and (c.sim >= self.detector.related_similarity or c.recall_top >= 0.5)
             quote, span, ci = "", None, None
-            if related:
+            if a.rule == "field" and a.conflict and c.field_conflicts:
+                _, _, span, ci = c.field_conflicts[0]  # the record field it contradicts
+                span = tuple(span)
+            elif a.passage is not None:
+                unit = f.units[a.passage]
                 span, ci = (unit.start, unit.end), unit.context_index
+            if span is not None:
                 quote = sample.contexts[ci].text[span[0]:span[1]]
             phrase = self.detector.answer_span(c, a) if flag else None
-            stats = f"similarity {c.sim:.2f}, word recall {c.recall_top:.2f}; p(hallucinated) {p:.2f}"
+            stats = f"similarity {c.sim:.2f}, word recall {c.recall_top:.2f}"
+            active = a.rule in self.detector.rules or a.rule in ALWAYS_RULES
+            why = _why(flag, a.rule if active else "", p, tc, pa, ta)
             if not flag:
                 label = types.SUPPORTED
-                reason = f"aligned evidence found ({stats})" if related else f"no contradiction found ({stats})"
+                reason = (f"aligned evidence found ({why}; {stats})" if quote
+                          else f"no passage is about it, but nothing flags it ({why}; {stats})")
             else:
-                label = types.CONTRADICTED if a.conflict and related else types.UNVERIFIABLE
+                label = types.CONTRADICTED if a.conflict and quote else types.UNVERIFIABLE
                 what = f"'{c.text[a.phrase[0]:a.phrase[1]]}'" if a.phrase else "the sentence"
                 if label == types.CONTRADICTED:
-                    reason = f"{a.conflict} ({stats})"
-                elif related:
-                    reason = f"{what} is not supported by the closest evidence ({stats})"
+                    reason = f"{a.conflict} ({why}; {stats})"
+                elif a.rule == "absent":
+                    reason = f"no related evidence: {RULE_REASONS['absent']} ({why}; {stats})"
+                elif quote:
+                    reason = f"{what} is not supported by the closest evidence ({why}; {stats})"
                 else:
-                    reason = f"no related evidence in the contexts for {what} ({stats})"
+                    reason = f"no related evidence in the contexts for {what} ({why}; {stats})"
             verdicts.append(Verdict(
                 claim_index=c.index, label=label, context_index=ci, quote=quote, quote_found=bool(quote),
                 quote_span=span, reason=reason, missing=False, answer_span=phrase,
@@ -264,3 +276,16 @@ class Grounding(Metric):
             "issues": [], "confidence": round(max(pa, 1 - pa) if not any(flags) or pa >= self.detector.answer_threshold
                                               else RULE_CONFIDENCE, 4), "probability": round(pa, 4),
             "judge": self.judge_info(f.kind), "usage": self._usage(), **self.language_of(sample).details()})
+
+
+def _why(flag: bool, rule: str, p: float, tc: float, pa: float, ta: float) -> str:
+    """The part of FLAG_RULE that decided a label, with the numbers it compared (a flagged claim under the claim
+    threshold with no rule is the likeliest claim of an answer over the answer threshold)."""
+    mine = f"p(hallucinated) {p:.2f}"
+    if rule:
+        return f"the '{rule}' rule flags it; {mine}"
+    if p >= tc:
+        return f"{mine} >= {tc:.2f}"
+    if flag:
+        return f"{mine}; the answer's p {pa:.2f} >= {ta:.2f} and this is its likeliest sentence"
+    return f"{mine} < {tc:.2f}" + ("" if pa < ta else f"; the answer's p {pa:.2f} >= {ta:.2f} flags another sentence")
