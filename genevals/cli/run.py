@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from genevals.cli import failures, history, run_help, runfile, runfile_merge, sources
+from genevals.cli.progress import Progress
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
                                  add_judge_option, add_judge_options, add_set_option, add_thresholds, csv_list,
                                  faithfulness_options, judge_config, judge_option_split, recorded_thresholds,
@@ -138,29 +139,6 @@ def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     for family in ("faithfulness", "cascade"):
         options[family].update(judged)
     return set_settings(args, options)  # an explicit --set wins over the flag for the same setting
-
-
-class _Progress:
-    """A progress bar that appears with the first scored sample (never an empty "0sample" bar while the input
-    is read), only on a terminal."""
-
-    def __init__(self) -> None:
-        self.bar = None
-
-    def __call__(self, n: int, total: int) -> None:
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit="sample", file=sys.stderr, dynamic_ncols=True, disable=None,
-                            leave=False)
-        elif self.bar.total != total:
-            self.bar.total = total
-            self.bar.refresh()
-        self.bar.update(n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 #: the smallest value of each whole-number option
@@ -326,7 +304,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"genevals: note: {family} left out: {why}", file=sys.stderr)
         if args.thresholds:  # checked against what the metrics declare, before anything is scored
             check_run(args.thresholds, spec.selected)
-        bar = None if args.quiet else _Progress()
+        bar = None if args.quiet else Progress("sample")
         results = engine.run(spec, bar)
     except (InputError, UnknownMetric, ThresholdError) as exc:
         print(f"genevals: error: {mapping.from_file(str(exc), args, column_map)}", file=sys.stderr)
