@@ -11,8 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def env():
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
-            "GENEVALS_HISTORY": os.devnull}
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
 
 
 @pytest.mark.parametrize("args", [["metrics"], ["metrics", "rouge"], ["--help"], ["run", "--help"],

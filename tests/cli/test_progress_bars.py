@@ -18,7 +18,7 @@ RAGTRUTH = SHARED / "datasets" / "ragtruth_dev.jsonl"
 
 def env():
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
-            "GENEVALS_HISTORY": os.devnull, "HF_HUB_OFFLINE": "1", "COLUMNS": "100"}
+            "HF_HUB_OFFLINE": "1", "COLUMNS": "100"}
 
 
 def commands(tmp_path):
