@@ -43,6 +43,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                           "models give status unsupported_language")
     run.add_argument("--strict", action="store_true",
                      help="an unknown field in the input is an error (default: a warning, once per field)")
+    run.add_argument("--ignore-fields", type=csv_list, default=None, metavar="A,B",
+                     help="columns nothing reads that are meant to be there (latency_ms,retriever): no warning (nor "
+                          "--strict error) names them; a --map-file may list them as ignore = [...]")
     run.add_argument("--resume", action="store_true", help="skip samples already in OUT/results.jsonl")
     run.add_argument("--engine", choices=("local", "ray"), default="local",
                      help="score in this process (default) or on a Ray cluster")
@@ -54,7 +57,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     run.add_argument("--workers", type=int, default=None, help="processes for lexical/retrieval metrics")
     add_thresholds(run)
     run.add_argument("--seed", type=int, default=None, help="bootstrap seed")
-    run.add_argument("--quiet", "-q", action="store_true", help="no progress bar or table")
+    run.add_argument("--quiet", "-q", action="store_true",
+                     help="errors and gate results only: no progress bar, table, warning or note (summary.json "
+                          "keeps the warnings)")
     run.add_argument("--verbose", "-v", action="store_true",
                      help="one table per system with every unscored status, and every skipped row")
     run.add_argument("--all-outputs", action="store_true",
@@ -238,6 +243,13 @@ def unwritable_option(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _say(args: argparse.Namespace, line: str) -> None:
+    """A warning or a note, on stderr unless -q: -q leaves errors and gate results only (summary.json keeps
+    the warnings)."""
+    if not args.quiet:
+        print(line, file=sys.stderr)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from genevals import engine
     from genevals.cli import mapping
@@ -253,14 +265,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"genevals: error: {args.runfile_problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if getattr(args, "runfile", None) is not None and args.runfile.note:
-        print(f"genevals: note: {args.runfile.note}", file=sys.stderr)
+        _say(args, f"genevals: note: {args.runfile.note}")
     if getattr(args, "print_config", False):
         return runfile_merge.print_config(args, metric_options)
     # Text that cannot be written first: the other checks print option values and create the --out folder.
     problem = unwritable_option(args)
     if problem is None and args.show_mapping and not sources.problem(args):
         try:
-            return mapping.show(args, mapping.column_map(args))
+            return mapping.show(args, *mapping.read(args))
         except InputError as exc:
             print(f"genevals: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
@@ -273,8 +285,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     bar = None
     min_coverage = DEFAULT_MIN_COVERAGE if args.min_coverage is None else args.min_coverage
     column_map: dict[str, str] = {}
+    ignore: tuple[str, ...] = ()
     try:
-        column_map = mapping.column_map(args)
+        column_map, ignore = mapping.read(args)
         try:
             # the run file's [judge] fields, under --judge-option and the judge flags
             judge = judge_config(args, **{**runfile_merge.judge_fields(args), **judge_option_split(args)[0]})
@@ -295,13 +308,15 @@ def cmd_run(args: argparse.Namespace) -> int:
                                  seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False,
                                  meta={"input": str(getattr(sources.data(args), "name", args.input)),
                                        **recorded_thresholds(args.thresholds),
-                                       "min_coverage": min_coverage},
-                                 engine=settings, language=args.language, settle_judge=settle)
+                                       "min_coverage": min_coverage,
+                                       **({"ignored_fields": list(ignore)} if ignore else {})},
+                                 engine=settings, language=args.language, settle_judge=settle,
+                                 ignore_fields=ignore)
         except failures.JudgeProblem as exc:
             print(f"genevals: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
         for family, why in (spec.output.meta.get("left_out") or {}).items():  # said before the wait, not after
-            print(f"genevals: note: {family} left out: {why}", file=sys.stderr)
+            _say(args, f"genevals: note: {family} left out: {why}")
         if args.thresholds:  # checked against what the metrics declare, before anything is scored
             check_run(args.thresholds, spec.selected)
         bar = None if args.quiet else Progress("sample")
@@ -326,7 +341,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             bar.close()
     summary = results.summary()
     for warning in summary.get("meta", {}).get("unknown_fields") or ():
-        print(f"genevals: warning: {warning} (--strict makes this an error)", file=sys.stderr)
+        strict = "" if warning.startswith("ignored field ") else " (--strict makes this an error)"
+        _say(args, f"genevals: warning: {warning}{strict}")
+    if args.verbose and ignore:
+        _say(args, f"genevals: note: ignored fields (no warning names them): {', '.join(ignore)}")
     from genevals.registry import preset
     from genevals.report.model import build_data
     from genevals.report.render import unshared_ids_notes, write_page
@@ -346,12 +364,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                   "skipped.jsonl)", file=sys.stderr)
         print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
     for family, warning in (summary.get("meta", {}).get("judge_warnings") or {}).items():
-        print(f"genevals: note: {family}: {warning}", file=sys.stderr)
+        _say(args, f"genevals: note: {family}: {warning}")
     for note in unshared_ids_notes(report_data):
-        print(f"genevals: warning: {note}", file=sys.stderr)
+        _say(args, f"genevals: warning: {note}")
     unscored, notes = unscored_requested(args.metrics, summary)
     for note in notes:
-        print(f"genevals: note: {note}", file=sys.stderr)
+        _say(args, f"genevals: note: {note}")
     for error in unscored:
         print(f"genevals: error: {error}", file=sys.stderr)
     missed = threshold_failures(args.thresholds, summary.get("systems", {}))

@@ -4,7 +4,8 @@
 (:func:`genevals.engine.plan.plan_run`) and says, once:
 
 * which fields no reader knows (``refrences``), each with where it first appeared and a did-you-mean; they
-  are ignored with a warning, or refused with ``strict``;
+  are ignored with a warning, or refused with ``strict``; the columns the user names as ignored
+  (``--ignore-fields``, a mapping file's ``ignore``) are neither, and one of them that no row has is a warning;
 * which ``--map`` source column no row has (an error: the mapping would silently read nothing);
 * which CSV column holds lists as Python literals rather than JSON (read, with one warning per column);
 * for a file with a header (CSV, Parquet), that a required column is missing, at the header, with the columns
@@ -12,7 +13,7 @@
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from genevals.quote import clip, quoted
@@ -26,11 +27,13 @@ MAX_COLUMNS = 1000
 
 class FieldTracker:
     def __init__(self, known: tuple[str, ...], aliases: Mapping[str, str],
-                 column_map: Mapping[str, str] | None = None) -> None:
+                 column_map: Mapping[str, str] | None = None, ignore: Iterable[str] = ()) -> None:
         self.column_map = dict(column_map or {})
         self.aliases = dict(aliases)
         self.names = set(known) | set(aliases)
-        self.known = self.names | set(self.column_map.values())
+        #: the columns named as ignored: known to be unread, so no warning names them
+        self.ignore = tuple(ignore)
+        self.known = self.names | set(self.column_map.values()) | set(self.ignore)
         #: field name -> "file:line" where it first appeared
         self.unknown: dict[str, str] = {}
         self.columns: dict[str, None] = {}  # every field name seen, in first-seen order
@@ -74,12 +77,20 @@ class FieldTracker:
             self.literals[column] = origin
 
     def warnings(self) -> list[str]:
-        """One line per unknown field (where it first appeared, and the field it may have meant), and one per
-        column read from Python literals."""
+        """One line per unknown field (where it first appeared, and the field it may have meant), one per
+        column read from Python literals, and one per ignored column that no row has (a misspelt name, most
+        likely: the column meant still warns)."""
         return [f"{origin}: unknown field {quoted(name)} is ignored{did_you_mean(clip(name), self.names)}"
                 for name, origin in self.unknown.items()] + [
                 f"{origin}: column {quoted(name)} holds Python literals (['a', 'b']), not JSON ([\"a\", \"b\"]); read "
-                "them as lists (parsed, never evaluated)" for name, origin in self.literals.items()]
+                "them as lists (parsed, never evaluated)" for name, origin in self.literals.items()] + [
+                f"ignored field {quoted(name)}: no row has it{did_you_mean(clip(name), self._unread())}"
+                for name in self.ignore if name not in self.columns]
+
+    def _unread(self) -> list[str]:
+        """The columns seen that no field reads (ignored or not)."""
+        mapped = set(self.column_map.values())
+        return [c for c in self.columns if c not in self.names and c not in mapped]
 
     def unmapped(self) -> list[str]:
         """The ``--map NEW=OLD`` whose OLD no row has, as messages."""
