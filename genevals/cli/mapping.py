@@ -9,6 +9,7 @@ import json
 import sys
 from typing import Any
 
+from genevals.cli import sources
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK
 from genevals.quote import clip, quoted
 
@@ -80,7 +81,7 @@ def show(args: argparse.Namespace, merged: dict[str, str], ignore: tuple[str, ..
     tracker = FieldTracker(KNOWN_FIELDS, ALIASES, merged, ignore)
     first: Any = None
     try:
-        for first in iter_samples(args.input, merged, tracker):
+        for first in iter_samples(sources.data(args), merged, tracker):  # a trace export's rows too
             break
     except InputError as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)

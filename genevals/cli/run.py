@@ -347,7 +347,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         _say(args, f"genevals: note: ignored fields (no warning names them): {', '.join(ignore)}")
     from genevals.registry import preset
     from genevals.report.model import build_data
-    from genevals.report.render import unshared_ids_notes, write_page
+    from genevals.report.render import write_page
     from genevals.output.runfolder import REPORT_FILE
 
     report_data = build_data([Path(args.out)], args.thresholds or None, min_coverage=min_coverage,
@@ -365,7 +365,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
     for family, warning in (summary.get("meta", {}).get("judge_warnings") or {}).items():
         _say(args, f"genevals: note: {family}: {warning}")
-    for note in unshared_ids_notes(report_data):
+    for note in sources.unshared_ids_notes(args, report_data):
         _say(args, f"genevals: warning: {note}")
     unscored, notes = unscored_requested(args.metrics, summary)
     for note in notes:
