@@ -250,6 +250,19 @@ def _say(args: argparse.Namespace, line: str) -> None:
         print(line, file=sys.stderr)
 
 
+def _references_hint(error: str, summary: dict[str, Any]) -> str:
+    """For an error on samples without references, the input's column that may hold them, as its warning named
+    it (``; --map references=gold reads it``): said with the error, since -q shows no warning."""
+    from genevals.input.fields import REFERENCES_HINT
+
+    if "no_reference" not in error:
+        return ""
+    for warning in summary.get("meta", {}).get("unknown_fields") or ():
+        if REFERENCES_HINT in warning:
+            return f"; {warning.split(REFERENCES_HINT, 1)[1]}"
+    return ""
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from genevals import engine
     from genevals.cli import mapping
@@ -371,7 +384,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     for note in notes:
         _say(args, f"genevals: note: {note}")
     for error in unscored:
-        print(f"genevals: error: {error}", file=sys.stderr)
+        print(f"genevals: error: {error}{_references_hint(error, summary)}", file=sys.stderr)
     missed = threshold_failures(args.thresholds, summary.get("systems", {}))
     for failure in missed:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)

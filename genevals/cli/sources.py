@@ -16,7 +16,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     from genevals.input.traces import FORMATS
 
     group = parser.add_argument_group("traces and TREC files")
-    group.add_argument("--from", dest="from_format", choices=FORMATS, default=None,
+    group.add_argument("--from", dest="from_format", type=_trace_format, default=None,
+                       metavar="{" + ",".join(FORMATS) + "}",
                        help="INPUT is a trace export: OTLP JSON spans with OpenInference attributes, a Langfuse "
                             "trace export or a LangSmith run export; one sample per trace")
     group.add_argument("--system-from", default=None, metavar="ATTR",
@@ -24,6 +25,17 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--qrels", default=None, metavar="QRELS", help="a TREC qrels file (with --run)")
     group.add_argument("--run", dest="trec_runs", action="append", default=[], metavar="RUN",
                        help="a TREC run file, one system each (repeatable; with --qrels; default metrics: retrieval)")
+
+
+def _trace_format(name: str) -> str:
+    """``--from``'s value, one of the trace formats; else a usage error with a did-you-mean (exit 2)."""
+    from genevals.input.traces import FORMATS
+    from genevals.settings import did_you_mean
+
+    if name not in FORMATS:
+        raise argparse.ArgumentTypeError(f"unknown trace format '{name}'{did_you_mean(name, FORMATS)} "
+                                         f"(formats: {', '.join(FORMATS)})")
+    return name
 
 
 def problem(args: argparse.Namespace) -> str | None:
