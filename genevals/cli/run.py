@@ -278,7 +278,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"genevals: error: {args.runfile_problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if getattr(args, "runfile", None) is not None and args.runfile.note:
-        _say(args, f"genevals: note: {args.runfile.note}")
+        # also with -q: a file found without -c may be what set -q, and says where the run's settings came from
+        print(f"genevals: note: {args.runfile.note}", file=sys.stderr)
     if getattr(args, "print_config", False):
         return runfile_merge.print_config(args, metric_options)
     # Text that cannot be written first: the other checks print option values and create the --out folder.
