@@ -59,7 +59,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=None, help="bootstrap seed")
     run.add_argument("--quiet", "-q", action="store_true",
                      help="errors and gate results only: no progress bar, table, warning or note (summary.json "
-                          "keeps the warnings)")
+                          "keeps the warnings), except where an earlier run in --out was moved")
     run.add_argument("--verbose", "-v", action="store_true",
                      help="one table per system with every unscored status, and every skipped row")
     run.add_argument("--all-outputs", action="store_true",
