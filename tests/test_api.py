@@ -118,8 +118,8 @@ def test_evaluate_takes_any_iterable_and_refuses_what_it_cannot_use_clearly():
         "column_map": ("InputError", "column_map: unknown field 'answr'; did you mean 'answer'?"),
         "typos": ("UnknownMetric", "unknown metrics 'rogue' (did you mean 'rouge'?), 'tokn_f1' (did you mean "
                                    "'token_f1'?)"),
-        "seed": ("InputError", "seed: expected 0 or more, got -1"),
-        "workers": ("InputError", "workers: expected 1 or more, got 0"),
+        "seed": ("InputError", "seed: expected a whole number from 0 to 18,446,744,073,709,551,615, got -1"),
+        "workers": ("InputError", "workers: expected a whole number from 1 to 256, got 0"),
     }
     for name, (kind, message) in expected.items():
         assert out[name][0] == kind and message in out[name][1], (name, out[name])
@@ -132,9 +132,9 @@ def test_evaluate_takes_any_iterable_and_refuses_what_it_cannot_use_clearly():
     (dict(meta=5), "meta: expected a mapping of names to values, got int"),
     (dict(judge="gpt-4o"), "judge: expected a JudgeConfig, a mapping of its fields"),  # was silently ignored
     (dict(judge=5), "judge: expected a JudgeConfig, a mapping of its fields"),
-    (dict(judge={"concurrency": 0}), "judge: judge concurrency must be at least 1, got 0"),
-    (dict(judge={"modle": "x"}), "judge: unknown judge option(s): modle"),
-    (dict(workers=10**20), "workers: expected at most 256, got a larger number"),  # OverflowError in a semaphore
+    (dict(judge={"concurrency": 0}), "judge: judge concurrency: expected a whole number 1 or more, got 0"),
+    (dict(judge={"modle": "x"}), "judge: judge modle: unknown judge setting (did you mean 'model'?)"),
+    (dict(workers=10**20), "workers: expected a whole number from 1 to 256, got a larger number"),  # OverflowError in a semaphore
     (dict(metrics=[None]), "metrics: metric names must be non-empty strings"),
     (dict(metrics=["recall@0"]), "metric 'recall@0': cutoffs must be whole numbers from 1 to 10,000"),
     (dict(options={"retrieval": {"cutoffs": [1.5]}}), "options['retrieval']: cutoffs: expected a whole number"),

@@ -38,7 +38,8 @@ EXIT_MEANING = {
     "EXIT_THRESHOLD": "a `--fail-under` or `--fail-over` threshold was missed (or its metric had nothing to "
                       "score); or a metric named in `--metrics` scored no sample of some system; or no metric "
                       "scored any sample of a system; or `--baseline RUN` found a significant regression of a "
-                      "gated metric (see [Run history](../how-to/run-history.md))",
+                      "gated metric (see [Run history](../how-to/run-history.md)); or `genevals compare` found "
+                      "one (see [Compare systems](../how-to/compare-systems.md))",
     "EXIT_BAD_INPUT": "bad input, found before anything is scored: a file, row, option, metric name or threshold, "
                       "or `--resume` against a different run; or a judge that fails its preflight request",
     "EXIT_JUDGE_ERRORS": "more than `--max-judge-errors` (default 0.05) of the judged samples ended in "
@@ -92,8 +93,12 @@ def _exit_codes() -> str:
 def _setting_rows(cls) -> list[str]:
     """A family's declared settings (``SETTINGS = (Setting(...), ...)``: :mod:`genevals.settings`): what
     ``--set FAMILY.KEY=VALUE``, a run file's ``[options.FAMILY]`` and the API's ``options`` take."""
+    return _rows(getattr(cls, "SETTINGS", ()))
+
+
+def _rows(declared) -> list[str]:
     rows = []
-    for setting in getattr(cls, "SETTINGS", ()):
+    for setting in declared:
         declaration = f"{setting.type_name}, default `{setting.default!r}`"
         if setting.limits:
             declaration += f"; {setting.limits}"
@@ -203,7 +208,25 @@ def _results() -> str:
     return "\n".join(out).strip()
 
 
-RENDERERS = {"statuses": _statuses, "exit-codes": _exit_codes, "metrics": _metrics, "cli": _cli,
+def _judge_and_engine() -> str:
+    """The judge's settings, each backend's own, and the engine's: what ``--judge-option KEY=VALUE``, the run
+    file's ``[judge]`` table and top-level keys, and the API's ``judge=`` and arguments take."""
+    from genevals.engine.arguments import RAY_SETTINGS, SETTINGS as ENGINE
+    from genevals.judge.config import SETTINGS as JUDGE, all_backend_settings
+
+    head = ["| setting | meaning | declaration |", "|---|---|---|"]
+    out = ["### The judge", "", "`--judge-option KEY=VALUE`, `[judge]` in a run file, `judge={KEY: VALUE}` in the "
+           "API (most also have a `--judge-*` flag).", "", *head, *_rows(JUDGE)]
+    for name, declared in all_backend_settings().items():
+        out += ["", f"### Backend `{name}`", "", f"Declared in the backend's own module; used when the judge is "
+                f"`{name}`.", "", *head, *_rows(declared)]
+    out += ["", "### The engine", "", "Arguments of `genevals.evaluate`, top-level keys of a run file, and "
+            "`--workers` / `--seed` on the command line.", "", *head, *_rows(ENGINE), "", "Ray "
+            "(`genevals.engine.spec.RaySettings`):", "", *head, *_rows(RAY_SETTINGS)]
+    return "\n".join(out)
+
+
+RENDERERS = {"settings": _judge_and_engine, "statuses": _statuses, "exit-codes": _exit_codes, "metrics": _metrics, "cli": _cli,
              "results": _results}
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from pathlib import Path
 from typing import Any
+
+from genevals.settings import Setting
 
 EXIT_OK, EXIT_THRESHOLD, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 EXIT_JUDGE_ERRORS = 3
@@ -34,38 +35,52 @@ def whole_numbers(text: str) -> tuple[int, ...]:
     return tuple(values)
 
 
-def count(text: str) -> int:
-    """A whole number, 0 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
-    return value
+def option_type(setting: Any):
+    """An argparse ``type`` for a declared :class:`~genevals.settings.Setting` (or a function returning one, read
+    when the option is given): the text parsed and checked by the one checker, so the flag, ``--set``, the run
+    file and the API refuse the same values with the same words."""
+    def resolved() -> Any:
+        return setting() if callable(setting) else setting
+
+    def parsed(text: str) -> Any:
+        from genevals.settings import parse
+
+        declared = resolved()
+        try:
+            return parse(declared, text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{declared.name}: ")) from None
+
+    parsed.__name__ = "value"  # argparse names the type in "invalid value: ..."
+    parsed.declared = resolved  # type: ignore[attr-defined]  # the run file checks its typed values with it
+    return parsed
 
 
-def judge_repeats(text: str) -> int:
-    """``--judge-repeats``: a whole number (its range, 1 to MAX_REPEATS, is checked with the other judge settings,
-    by JudgeConfig); a value that is not one is quoted cut short (5,000 digits made a 5,000-character error)."""
-    from genevals.judge.config import MAX_REPEATS
+def declared(family: str, key: str):
+    """The declaration of metric setting ``family.key`` (found when first asked: building the parser imports
+    no metric)."""
+    def find_it() -> Any:
+        from genevals.registry import families
+        from genevals.settings import find
 
-    try:
-        return int(text)
-    except ValueError:
-        shown = text if len(text) <= 40 else f"{text[:20]}... ({len(text):,} characters)"
-        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to {MAX_REPEATS}, got '{shown}'") from None
+        return find(next(cls.SETTINGS for cls in families() if cls.family == family), key, family)
+    return find_it
 
 
-def nonnegative(text: str) -> float:
-    """A finite number, 0 or more."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got '{text}'")
-    return value
+def _judge_setting(name: str):
+    def find_it() -> Any:
+        from genevals.judge.config import SETTINGS, all_backend_settings
+
+        every = list(SETTINGS) + [s for group in all_backend_settings().values() for s in group]
+        return next(s for s in every if s.name == name)
+    return find_it
+
+
+#: the shared number options, declared once (their names in messages are the options')
+COUNT = Setting("count", int, 0, "a whole number, 0 or more", minimum=0)
+SHARE = Setting("share", float, 0.0, "a share from 0 to 1", minimum=0.0, maximum=1.0)
+NONNEGATIVE = Setting("nonnegative", float, 0.0, "a finite number, 0 or more", minimum=0.0)
+count, share, nonnegative = option_type(COUNT), option_type(SHARE), option_type(NONNEGATIVE)
 
 
 def json_file(path: str) -> Any:
@@ -103,20 +118,6 @@ def _threshold_of(kind: str):
 
     parse.__name__ = kind  # argparse names the option's type in its messages
     return parse
-
-
-def share(text: str) -> float:
-    """A share between 0 and 1 (--min-coverage, --max-judge-errors), checked by the one checker."""
-    from genevals.settings import number
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got '{text}'") from None
-    try:
-        return number("share", value, 0.0, 1.0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value:g}") from None
 
 
 def add_thresholds(parser: argparse.ArgumentParser) -> None:
@@ -161,30 +162,31 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
                             "The backends: " + shown)
     judge.add_argument("--judge-base-url", default=None, help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)")
     judge.add_argument("--judge-model", default=None, help="model name, or a path to a .gguf for llama.cpp")
-    judge.add_argument("--judge-concurrency", "--concurrency", dest="judge_concurrency", type=int, default=None,
+    judge.add_argument("--judge-concurrency", "--concurrency", dest="judge_concurrency", type=option_type(_judge_setting("concurrency")), default=None,
                        help="judge requests in flight (default 4)")
     judge.add_argument("--judge-fixed-concurrency", action="store_true",
                        help="keep --judge-concurrency fixed (by default it halves on timeouts and 429s and "
                             "recovers as requests succeed)")
-    judge.add_argument("--judge-retries", type=int, default=None, help="retries on 429/5xx/timeouts (default 4)")
-    judge.add_argument("--judge-timeout", type=float, default=None, help="seconds per request (default 60)")
-    judge.add_argument("--judge-seed", type=int, default=None, help="sampling seed sent to the judge (default 0)")
-    judge.add_argument("--judge-repeats", type=judge_repeats, default=None, metavar="N",
+    judge.add_argument("--judge-retries", type=option_type(_judge_setting("max_retries")), default=None, help="retries on 429/5xx/timeouts (default 4)")
+    judge.add_argument("--judge-timeout", type=option_type(_judge_setting("timeout")), default=None, help="seconds per request (default 60)")
+    judge.add_argument("--judge-seed", type=option_type(_judge_setting("seed")), default=None, help="sampling seed sent to the judge (default 0)")
+    judge.add_argument("--judge-repeats", type=option_type(_judge_setting("repeats")), default=None, metavar="N",
                        help="ask the judge each question N times (seeds seed..seed+N-1, claims shuffled) and "
                             "report majority verdicts, the flip rate and an interval with the judge's variance "
                             f"(default 1, at most {MAX_REPEATS}; needs --judge-temperature above 0 for llama.cpp "
                             "and scripted judges)")
-    judge.add_argument("--judge-temperature", type=float, default=None,
+    judge.add_argument("--judge-temperature", type=option_type(_judge_setting("temperature")), default=None,
                        help="sampling temperature sent to the judge (default 0)")
-    judge.add_argument("--judge-max-tokens", type=int, default=None, help="cap on each reply's tokens")
-    judge.add_argument("--judge-n-ctx", type=int, default=None, help="llama.cpp context window (default 4096)")
+    judge.add_argument("--judge-max-tokens", type=option_type(_judge_setting("max_tokens")), default=None, help="cap on each reply's tokens")
+    judge.add_argument("--judge-n-ctx", type=option_type(_judge_setting("n_ctx")), default=None, help="llama.cpp context window (default 4096)")
     judge.add_argument("--judge-cache", default=None, help="cache folder (default ~/.cache/genevals/judge)")
     judge.add_argument("--no-judge-cache", action="store_true", help="do not read or write the judge cache")
     judge.add_argument("--judge-prices", type=json_file, default=None,
                        help='JSON file: {"MODEL": {"input_per_1k": X, "output_per_1k": Y}}')
-    judge.add_argument("--context-token-budget", type=int, default=None, help="tokens of context per call")
+    judge.add_argument("--context-token-budget", type=option_type(_judge_setting("context_token_budget")), default=None, help="tokens of context per call")
     judge.add_argument("--dry-run", action="store_true", help="estimate judge tokens and cost; call nothing")
-    judge.add_argument("--judge-max-claims", "--max-claims", dest="judge_max_claims", type=int, default=None,
+    judge.add_argument("--judge-max-claims", "--max-claims", dest="judge_max_claims",
+                       type=option_type(declared("faithfulness", "max_claims")), default=None,
                        help="faithfulness: claims per answer (default 12)")
     judge.add_argument("--judge-worked-example", "--worked-example", dest="judge_worked_example",
                        choices=("auto", "yes", "no"), default="auto",
@@ -226,7 +228,7 @@ def judge_config(args: argparse.Namespace, **extra: Any):
                  if getattr(args, name, None) is not None and exc.field not in extra}
         if exc.field not in flags:
             raise
-        raise ValueError(f"{flags[exc.field]} {exc.problem}") from None
+        raise ValueError(f"{flags[exc.field]}: {exc.problem}") from None
 
 
 def faithfulness_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -283,22 +285,25 @@ def add_judge_option(parser: argparse.ArgumentParser) -> None:
 
 
 def judge_option_split(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``--judge-option`` values as (JudgeConfig fields, faithfulness settings); ValueError naming an unknown
-    key with a did-you-mean."""
-    from genevals.judge.config import JudgeConfig
+    """``--judge-option`` values as (judge settings: JudgeConfig fields and backend settings, faithfulness
+    settings); ValueError naming an unknown key with a did-you-mean."""
+    from genevals.judge.config import SETTINGS, all_backend_settings
     from genevals.metrics.faithfulness.faithfulness import Faithfulness
     from genevals.settings import did_you_mean
 
-    fields = set(JudgeConfig.__dataclass_fields__)
+    fields = {s.name for s in SETTINGS}
+    backends = {s.name: name for name, declared in all_backend_settings().items() for s in declared}
     judged = {s.name for s in Faithfulness.SETTINGS}
     config, metric = {}, {}
     for key, value in getattr(args, "judge_option", None) or ():
-        if key in fields:
+        if key in fields or key in backends:
             config[key] = value
         elif key in judged:
             metric[key] = value
         else:
-            raise ValueError(f"--judge-option {key}: unknown judge setting{did_you_mean(key, fields | judged)} "
-                             f"(JudgeConfig fields: {', '.join(sorted(fields))}; faithfulness: "
-                             f"{', '.join(sorted(judged))})")
+            known = fields | set(backends) | judged
+            raise ValueError(f"--judge-option {key}: unknown judge setting{did_you_mean(key, known)} "
+                             f"(judge: {', '.join(sorted(fields))}; backends: "
+                             f"{', '.join(f'{k} ({v})' for k, v in sorted(backends.items()))}; faithfulness: "
+                             f"{', '.join(sorted(judged))}; `genevals metrics judge` lists them)")
     return config, metric

@@ -18,8 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, nonnegative
+from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, nonnegative, option_type
+from genevals.settings import Setting
 from genevals.utf8 import shown
+
+#: keep each topic's top N only
+DEPTH = Setting("depth", int, None, "keep each topic's top N only", minimum=1)
 
 #: files read as genevals rows; any other is a TREC run file
 GENEVALS_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", ".pq")
@@ -44,7 +48,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         help="one weight per run (default 1 each)")
     parser.add_argument("--to-trec", action="store_true", help="write a TREC run file whatever -o is called")
     parser.add_argument("--tag", default="rrf", help="the run tag (TREC) or system name (JSONL); default rrf")
-    parser.add_argument("--depth", type=int, default=None, metavar="N", help="keep each topic's top N only")
+    parser.add_argument("--depth", type=option_type(DEPTH), default=None, metavar="N", help="keep each topic's top N only")
     parser.set_defaults(handler=cmd_fuse)
     return parser
 
@@ -171,8 +175,6 @@ def cmd_fuse(args: argparse.Namespace) -> int:
     problem = output_refusal(out)  # a pipe would block the write, a device swallow it: said before any reading
     if problem is not None:
         return fail(f"-o {shown(args.out)}: {problem}")
-    if args.depth is not None and args.depth < 1:
-        return fail(f"--depth: expected 1 or more, got {args.depth}")
     problem = tag_problem(args.tag)
     if problem is not None:
         return fail(f"--tag: {problem}")

@@ -14,7 +14,8 @@ _DIRECTION = {"higher": "", "lower": " [lower is better]", "neither": ""}
 def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser("metrics", help="list every metric with its definition and defaults")
     parser.add_argument("name", nargs="?", default=None,
-                        help="one metric family: its outputs and its settings (for --set FAMILY.KEY=VALUE)")
+                        help="one metric family: its outputs and its settings (for --set FAMILY.KEY=VALUE); `judge`: the "
+                             "judge's and its backends' settings (for --judge-option KEY=VALUE)")
     parser.set_defaults(handler=cmd_metrics)
     return parser
 
@@ -25,10 +26,13 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     from genevals.settings import did_you_mean
 
     name = getattr(args, "name", None)
+    if name == "judge":
+        return _judge()
     if name is not None and name not in {cls.family for cls in families()}:
         known = [cls.family for cls in families()]
-        print(f"genevals: error: unknown metric family '{name}'{did_you_mean(name, known)} "
-              f"(families: {', '.join(known)})", file=sys.stderr)
+        print(f"genevals: error: unknown metric family '{name}'{did_you_mean(name, known + ['judge'])} "
+              f"(families: {', '.join(known)}; `genevals metrics judge` lists the judge's settings)",
+              file=sys.stderr)
         return EXIT_BAD_INPUT
     last_family = None
     for family, output_name, output, signature in describe_all(name):
@@ -44,6 +48,21 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         _card(load_family(last_family).card(), card_lines)
     if name is not None:
         _settings(load_family(name))
+    return EXIT_OK
+
+
+def _judge() -> int:
+    """The judge's settings and each backend's own, as --judge-option, the run file's [judge] and the API take."""
+    from genevals.judge.config import SETTINGS, all_backend_settings
+    from genevals.settings import table
+
+    print("judge settings (--judge-option KEY=VALUE; [judge] in a run file; judge={KEY: VALUE} in the API):")
+    for line in table(SETTINGS):
+        print("    " + line)
+    for backend, declared in all_backend_settings().items():
+        print(f"\nbackend {backend}'s own settings (used when the judge is {backend}):")
+        for line in table(declared):
+            print("    " + line)
     return EXIT_OK
 
 

@@ -100,14 +100,19 @@ def _trends(history: str, run_dir: Path) -> dict:
     """The Trends tab's data: the history's runs of ``run_dir``'s input (HistoryError, a ValueError, if none)."""
     from genevals.history.store import History, default_path
     from genevals.history.trends import related, trends
-    from genevals.output.runfolder import read_summary
+    from genevals.output.runfolder import read_manifest, read_summary
 
     if history is not DEFAULT_HISTORY and not history.strip():
         raise ValueError("--history: an empty path; give a history file, or --history alone for the default history")
     path = Path(history).expanduser() if history is not DEFAULT_HISTORY else default_path()
     meta = read_summary(run_dir).get("meta") if run_dir.is_dir() else None
+    try:
+        manifest = read_manifest(run_dir) if run_dir.is_dir() else None
+    except ValueError:  # a damaged manifest: the trend follows the input's name alone
+        manifest = None
     with History(path, create=False) as store:
-        runs = related(store.runs(), meta.get("input") if isinstance(meta, dict) else None)
+        runs = related(store.runs(), manifest.get("input_digest") if isinstance(manifest, dict) else None,
+                       meta.get("input") if isinstance(meta, dict) else None)
     return trends(runs, str(path))
 
 

@@ -10,7 +10,22 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, count
+from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, count, option_type
+from genevals.settings import Setting
+
+
+def _above_zero(value: float) -> None:
+    if not value > 0:
+        raise ValueError(f"request_timeout: expected more than 0 and at most 3600 seconds, got {value:g}")
+
+
+#: the review server's settings, declared once
+SETTINGS = (
+    Setting("port", int, 8765, "port to listen on (0 picks a free one)", minimum=0, maximum=65535),
+    Setting("request_timeout", float, 10.0, "seconds a request may take to arrive, or its reply to be taken",
+            minimum=0.0, maximum=3600.0, rule=_above_zero),
+)
+_PORT, _TIMEOUT = SETTINGS
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -29,7 +44,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="with `export`: where the decisions on citation verdicts go, as labels for `genevals "
                         "validate --judge citations` (default: next to -o, NAME.citations.jsonl; written when "
                         "some citation verdict is settled)")
-    p.add_argument("--port", type=_port, default=8765, help="port to listen on (default 8765; 0 picks a free one)")
+    p.add_argument("--port", type=option_type(_PORT), default=8765, help="port to listen on (default 8765; 0 picks a free one)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1: this machine only); anything else needs --allow-remote")
     p.add_argument("--allow-remote", action="store_true",
@@ -37,32 +52,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "write decisions")
     p.add_argument("--max-samples", type=count, default=None, metavar="N",
                    help="embed the texts of at most N samples, flagged ones first (default 2000)")
-    p.add_argument("--request-timeout", type=_seconds, default=10.0, metavar="SECONDS",
+    p.add_argument("--request-timeout", type=option_type(_TIMEOUT), default=10.0, metavar="SECONDS",
                    help="close a connection whose request has not fully arrived within SECONDS, or that does not "
                         "take the reply (default 10)")
     p.add_argument("--verbose", action="store_true", help="log every request on stderr")
     p.set_defaults(handler=cmd_review)
     return p
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got '{text}'") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port from 0 (any free one) to 65535, got {value}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got '{text}'") from None
-    if not 0 < value <= 3600:  # NaN fails too
-        raise argparse.ArgumentTypeError(f"expected more than 0 and at most 3600 seconds, got {text}")
-    return value
 
 
 def cmd_review(args: argparse.Namespace) -> int:

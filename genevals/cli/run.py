@@ -12,13 +12,16 @@ from genevals.cli import failures, history, run_help, runfile, runfile_merge, so
 from genevals.cli.progress import Progress
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
                                  add_judge_option, add_judge_options, add_set_option, add_thresholds, csv_list,
-                                 faithfulness_options, judge_config, judge_option_split, recorded_thresholds,
+                                 declared, faithfulness_options, option_type, judge_config, judge_option_split, recorded_thresholds,
                                  set_settings, whole_numbers)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    from genevals.engine.arguments import SETTINGS, RAY_SETTINGS
     from genevals.metrics.lexical.bleu_tokenize import CHOICES as BLEU_TOKENIZERS
     from genevals.registry import preset
+
+    ENGINE = {s.name: s for s in SETTINGS + RAY_SETTINGS}  # noqa: N806
 
     run = subparsers.add_parser("run", help="score a file of RAG outputs")
     run.add_argument("input", nargs="?", default=None,
@@ -51,12 +54,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                      help="score in this process (default) or on a Ray cluster")
     run.add_argument("--ray-address", default=None,
                      help="Ray cluster address (auto, ray://HOST:10001); default: start a local Ray")
-    run.add_argument("--ray-judge-actors", type=int, default=None, metavar="N",
+    run.add_argument("--ray-judge-actors", type=option_type(ENGINE["judge_concurrency"]), default=None, metavar="N",
                      help="Ray: judge actors across the whole cluster (default 4); at most N x --judge-concurrency "
                           "judge requests are in flight at once")
-    run.add_argument("--workers", type=int, default=None, help="processes for lexical/retrieval metrics")
+    run.add_argument("--workers", type=option_type(ENGINE["workers"]), default=None, help="processes for lexical/retrieval metrics")
     add_thresholds(run)
-    run.add_argument("--seed", type=int, default=None, help="bootstrap seed")
+    run.add_argument("--seed", type=option_type(ENGINE["seed"]), default=None, help="bootstrap seed")
     run.add_argument("--quiet", "-q", action="store_true",
                      help="errors and gate results only: no progress bar, table, warning or note (summary.json "
                           "keeps the warnings), except where an earlier run in --out was moved")
@@ -84,13 +87,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                                "--bertscore-layer) or a model in the HF cache; nothing is downloaded. The packaged "
                                "all-MiniLM-L6-v2 knows English only: other languages get unsupported_language "
                                "unless a model is given here")
-    semantic.add_argument("--bertscore-layer", type=int, default=None, help="hidden layer to use")
+    semantic.add_argument("--bertscore-layer", type=option_type(declared("bertscore", "layer")), default=None, help="hidden layer to use")
     semantic.add_argument("--bertscore-idf", action="store_true", help="idf weights from the run's references")
     semantic.add_argument("--bertscore-rescale", action="store_true", help="rescale with a baseline")
     semantic.add_argument("--bertscore-baseline", default=None,
                           help="baseline TSV (LAYER,P,R,F) for rescaling a model bert-score has none for")
     semantic.add_argument("--device", default=None, help="cpu, cuda, cuda:0 (default: cuda if available)")
-    semantic.add_argument("--batch-size", type=int, default=None, help="BERTScore batch size")
+    semantic.add_argument("--batch-size", type=option_type(declared("bertscore", "batch_size")), default=None, help="BERTScore batch size")
     semantic.add_argument("--bertscore-runtime", choices=("auto", "onnxruntime", "torch"), default=None,
                           help="what runs the model on CPU (default auto: onnxruntime when installed, else torch)")
 
@@ -146,30 +149,19 @@ def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     return set_settings(args, options)  # an explicit --set wins over the flag for the same setting
 
 
-#: the smallest value of each whole-number option
-_AT_LEAST = {"workers": 1, "batch_size": 1, "judge_max_claims": 1, "judge_max_tokens": 1, "context_token_budget": 1,
-             "ray_judge_actors": 1, "seed": 0}
 
 
 def check_options(args: argparse.Namespace) -> str | None:
     """The first option value that cannot work, as a message naming the option; None when all can. Checked
     before anything is read or scored: a zero budget or a cutoff of 10^20 would otherwise hang the run, and an
     output folder that cannot be made would fail only after the scoring."""
-    from genevals.engine.arguments import MAX_SEED, MAX_WORKERS, check_out_dir
+    from genevals.engine.arguments import check_out_dir
     from genevals.input.readers import InputError
     from genevals.judge.config import prices_problem
     from genevals.language import LanguageSetting
     from genevals.metrics.semantic.bertscore_settings import DEVICE
     from genevals.metrics.retrieval.retrieval import MAX_CUTOFF
 
-    for name, least in _AT_LEAST.items():
-        value = getattr(args, name, None)
-        if value is not None and value < least:
-            return f"--{name.replace('_', '-')}: expected {least} or more, got {value}"
-    if args.workers is not None and args.workers > MAX_WORKERS:
-        return f"--workers: expected at most {MAX_WORKERS}, got {args.workers}"
-    if args.seed is not None and args.seed > MAX_SEED:
-        return f"--seed: expected at most {MAX_SEED:,} (a 64-bit seed), got a larger number"
     try:
         judge_option_split(args)
     except ValueError as exc:
@@ -184,8 +176,6 @@ def check_options(args: argparse.Namespace) -> str | None:
     if too_far:
         option = "--cutoffs" if args.cutoffs and too_far[0] in args.cutoffs else "--metrics"
         return f"{option}: {too_far[0]}: a cutoff must be from 1 to {MAX_CUTOFF:,}"
-    if args.bertscore_layer is not None and args.bertscore_layer < 0:
-        return f"--bertscore-layer: expected 0 or more, got {args.bertscore_layer}"
     if args.device is not None and not DEVICE.match(args.device):
         return f"--device: unknown device '{args.device}' (cpu, cuda, cuda:N or mps)"
     try:  # here, so the message names the option (the API names its argument, language=)
@@ -325,7 +315,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                                        "min_coverage": min_coverage,
                                        **({"ignored_fields": list(ignore)} if ignore else {})},
                                  engine=settings, language=args.language, settle_judge=settle,
-                                 ignore_fields=ignore)
+                                 before_writing=recorder.check_input, ignore_fields=ignore)
         except failures.JudgeProblem as exc:
             print(f"genevals: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
@@ -362,7 +352,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.registry import preset
     from genevals.report.model import build_data
     from genevals.report.render import write_page
-    from genevals.output.runfolder import REPORT_FILE
+    from genevals.output.comparing import directions_of
+    from genevals.output.runfolder import REPORT_FILE, read_outputs
+    from genevals.output.terminal import leaderboard_lines
 
     report_data = build_data([Path(args.out)], args.thresholds or None, min_coverage=min_coverage,
                              on_values=recorder.values)
@@ -370,6 +362,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.quiet:
         named = [name for name in args.metrics or () if not preset(name)]
         print(results.to_table(verbose=args.verbose, all_outputs=args.all_outputs, requested=named))
+        for line in leaderboard_lines(summary, directions_of(read_outputs(args.out))):
+            print(line)
         shown = results.skipped if args.verbose else results.skipped[:SHOWN_SKIPPED]
         for row in shown:
             print(f"skipped {row.origin}: {row.field or '-'}: {row.reason}", file=sys.stderr)
@@ -377,6 +371,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"skipped ... and {len(results.skipped) - len(shown)} more rows (-v, or {Path(args.out)}/"
                   "skipped.jsonl)", file=sys.stderr)
         print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
+    else:  # -q: the finding's one line
+        for line in leaderboard_lines(summary, quiet=True):
+            print(line)
     for family, warning in (summary.get("meta", {}).get("judge_warnings") or {}).items():
         _say(args, f"genevals: note: {family}: {warning}")
     for note in sources.unshared_ids_notes(args, report_data):
@@ -389,9 +386,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     missed = threshold_failures(args.thresholds, summary.get("systems", {}))
     for failure in missed:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
-    regressed = recorder.finish(summary, spec.judge)
+    compared = recorder.finish(summary, spec.judge)  # EXIT_BAD_INPUT: a baseline that compared nothing
     if failures.report(results.judge_failures, args.max_judge_errors):
         return EXIT_JUDGE_ERRORS
-    return EXIT_THRESHOLD if missed or unscored or regressed else EXIT_OK
+    if compared == EXIT_BAD_INPUT:
+        return EXIT_BAD_INPUT
+    return EXIT_THRESHOLD if missed or unscored or compared else EXIT_OK
 
 

@@ -21,6 +21,36 @@ examples:
 """
 
 
+#: the options ``genevals validate --help`` shows; the judge's others are --judge-option KEY=VALUE
+VALIDATE_SHOWN = frozenset({"help", "input", "judge", "out", "rule", "limit", "task_type", "seed", "quiet",
+                            "grounding_method", "judge_backend", "judge_base_url", "judge_model", "judge_option",
+                            "set_settings"})
+
+VALIDATE_EXAMPLES = """\
+examples:
+  genevals validate labels.jsonl -o validation/            # the local grounding checker against your labels
+  genevals validate labels.jsonl --judge llm --judge-base-url http://localhost:8000/v1 --judge-option timeout=120 -o v/
+
+every judge setting: `genevals metrics judge` (--judge-option KEY=VALUE; the --judge-* flags are still accepted,
+hidden); each metric family's: `genevals metrics NAME` (--set FAMILY.KEY=VALUE)
+"""
+
+
+def hide(parser: argparse.ArgumentParser, shown: frozenset[str]) -> None:
+    """Hide every option of ``parser`` outside ``shown``: still accepted, and kept for the generated CLI
+    reference (docs/hooks/reference.py), which lists every option."""
+    for action in parser._actions:
+        if action.dest not in shown and action.help != argparse.SUPPRESS:
+            action.hidden_help = action.help  # type: ignore[attr-defined]
+            action.help = argparse.SUPPRESS
+
+
+def shorten_validate(validate: argparse.ArgumentParser) -> None:
+    hide(validate, VALIDATE_SHOWN)
+    validate.formatter_class = argparse.RawDescriptionHelpFormatter
+    validate.epilog = VALIDATE_EXAMPLES
+
+
 def shorten(run: argparse.ArgumentParser) -> None:
     """Hide every option outside :data:`SHOWN` (still accepted) and end the help with the examples and one line
     per metric family pointing at its settings."""
@@ -28,11 +58,7 @@ def shorten(run: argparse.ArgumentParser) -> None:
 
     from genevals.registry import families
 
-    for action in run._actions:
-        if action.dest not in SHOWN and action.help != argparse.SUPPRESS:
-            # kept for the generated CLI reference (docs/hooks/reference.py), which lists every option
-            action.hidden_help = action.help  # type: ignore[attr-defined]
-            action.help = argparse.SUPPRESS
+    hide(run, SHOWN)
     lines = []
     for cls in families():
         names = textwrap.shorten(", ".join(s.name for s in cls.SETTINGS) or "(no settings)", 50, placeholder=" ...")

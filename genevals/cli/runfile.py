@@ -360,12 +360,13 @@ def _check_settings(family: str, settings: dict[str, Any], where: Callable[[str]
 
 
 def _judge(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str, ...], fail) -> None:
-    from genevals.judge.config import JudgeConfig, JudgeConfigError
+    from genevals.judge.config import SETTINGS, JudgeConfig, JudgeConfigError, all_backend_settings
     from genevals.suggest import did_you_mean
 
     if not isinstance(value, dict):
         raise fail(f"expected a table of judge settings, got {type_name(value)}")
-    fields = [f for f in JudgeConfig.__dataclass_fields__ if f not in ("api_key", "provider")]
+    fields = [s.name for s in SETTINGS]
+    fields += [s.name for declared in all_backend_settings().values() for s in declared if s.name not in fields]
     settings = dict(value)
     for name in settings:
         where = _where(path, lines, key + (name,))

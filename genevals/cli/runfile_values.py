@@ -37,6 +37,14 @@ def _text(value: Any) -> str:
 
 def _one(action: argparse.Action, value: Any, fail: Callable[[str], RunFileError]) -> Any:
     kind = action.type
+    if getattr(kind, "declared", None) is not None:  # a declared setting: TOML's typed value, the one checker
+        from genevals.settings import check
+
+        setting = kind.declared()
+        try:
+            return check(setting, value)
+        except ValueError as exc:
+            raise fail(str(exc).removeprefix(f"{setting.name}: ")) from None
     if isinstance(value, (dict, list)) and not (isinstance(value, list) and kind not in (None, int, float)):
         raise fail(f"expected {_expected(action)}, got {type_name(value)}")
     if kind is int:

@@ -11,10 +11,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from genevals.cli import failures
+from genevals.cli import failures, run_help
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, add_judge_options,
                                  add_judge_option, add_set_option, faithfulness_options,
-                                 judge_config, set_settings)
+                                 declared, judge_config, option_type, set_settings)
+from genevals.engine.arguments import MAX_SEED
+from genevals.settings import Setting
+
+#: validate's own settings, declared once (the judge's come from the judge options)
+SETTINGS = (
+    Setting("limit", int, None, "only the first N rows (after --task-type)", minimum=1),
+    Setting("seed", int, 12345, "bootstrap seed", minimum=0, maximum=MAX_SEED),
+    Setting("resamples", int, 1000, "bootstrap resamples", minimum=1, maximum=1_000_000),
+    Setting("worst", int, 15, "disagreements of each kind shown in the HTML", minimum=0, maximum=100_000),
+)
+_LIMIT, _SEED, _RESAMPLES, _WORST = SETTINGS
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -34,11 +45,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--rule", default="any",
                    help="response-level rule: any (any claim not supported; default), contradicted, or threshold:X "
                         "(faithfulness < X)")
-    p.add_argument("--limit", type=int, default=None, help="only the first N rows (after --task-type)")
+    p.add_argument("--limit", type=option_type(_LIMIT), default=None, help="only the first N rows (after --task-type)")
     p.add_argument("--task-type", default=None, help="only rows with this task_type")
-    p.add_argument("--seed", type=int, default=None, help="bootstrap seed (default 12345)")
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
-    p.add_argument("--worst", type=int, default=15, help="disagreements of each kind shown in the HTML (default 15)")
+    p.add_argument("--seed", type=option_type(_SEED), default=None, help="bootstrap seed (default 12345)")
+    p.add_argument("--resamples", type=option_type(_RESAMPLES), default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--worst", type=option_type(_WORST), default=15, help="disagreements of each kind shown in the HTML (default 15)")
     p.add_argument("--quiet", "-q", action="store_true")
     local = p.add_argument_group("local grounding checker")
     local.add_argument("--grounding-method", choices=("learned", "rules"), default=None,
@@ -46,22 +57,23 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     local.add_argument("--grounding-thresholds", default=None, metavar="JSON",
                        help="thresholds file for --grounding-method rules (implies it; default: the packaged "
                             "genevals/grounding/thresholds.json)")
-    local.add_argument("--settle-confidence", type=float, default=None,
+    local.add_argument("--settle-confidence", type=option_type(declared("cascade", "settle_confidence")), default=None,
                        help="cascade: answers the local checker is at least this sure of are settled locally "
                             "(0.5-1; default 0.9)")
     add_judge_options(p)
     add_judge_option(p)
     add_set_option(p)
+    run_help.shorten_validate(p)
     p.set_defaults(handler=cmd_validate)
     return p
 
 
 def judge_settings(args: argparse.Namespace):
     """(the JudgeConfig, the judge metric's own settings) from the options; ValueError for a bad one."""
-    from genevals.judge.config import JudgeConfig
+    from genevals.judge.config import is_judge_setting
 
     extra = dict(args.judge_option or [])
-    config_fields = {k: v for k, v in extra.items() if k in JudgeConfig.__dataclass_fields__}
+    config_fields = {k: v for k, v in extra.items() if is_judge_setting(k)}
     llm = {**faithfulness_options(args), **{k: v for k, v in extra.items() if k not in config_fields}}
     local: dict[str, Any] = {}
     if args.grounding_method:
@@ -113,10 +125,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
         return _validate_citations(args, out)
     try:
         rule = Rule.parse(args.rule)
-        if args.limit is not None and args.limit < 1:
-            raise ValueError("--limit must be at least 1")
-        if args.resamples < 1:
-            raise ValueError("--resamples must be at least 1")
         rows = load_labelled(args.input, limit=args.limit, task_type=args.task_type)
         if not rows:
             raise ValueError("no rows to validate" + (f" with task_type {args.task_type!r}" if args.task_type else ""))
@@ -171,18 +179,14 @@ def _validate_citations(args: argparse.Namespace, out: Path) -> int:
     from genevals.validation.labels import LabelledInputError, load_labelled
 
     try:
-        if args.limit is not None and args.limit < 1:
-            raise ValueError("--limit must be at least 1")
-        if args.resamples < 1:
-            raise ValueError("--resamples must be at least 1")
         rows = load_labelled(args.input, limit=args.limit, task_type=args.task_type, check=citations.check_row)
         if not rows:
             raise ValueError("no rows to validate")
-        from genevals.judge.config import JudgeConfig
+        from genevals.judge.config import is_judge_setting
 
         extra = dict(args.judge_option or [])
-        config = judge_config(args, **{k: v for k, v in extra.items() if k in JudgeConfig.__dataclass_fields__})
-        options = {k: v for k, v in extra.items() if k not in JudgeConfig.__dataclass_fields__}
+        config = judge_config(args, **{k: v for k, v in extra.items() if is_judge_setting(k)})
+        options = {k: v for k, v in extra.items() if not is_judge_setting(k)}
         family = _FAMILY[args.judge]
         options = {**(options if args.judge == "citations" else {}), **_set_for(args, (family,)).get(family, {})}
         metric = citations.build_metric(args.judge, options, config)

@@ -8,13 +8,14 @@ shares.
 """
 from __future__ import annotations
 
-import numbers
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from genevals import utf8
+from genevals.settings import Setting, check
+from genevals.stats import DEFAULT_SEED
 
 from genevals.input import mapping
 from genevals.input.readers import InputError
@@ -26,6 +27,24 @@ MAX_WORKERS = 256
 #: a chunk is rows held in memory at once; a seed must fit numpy's 64-bit seed words and be printable in JSON
 MAX_CHUNK_SIZE = 10**9
 MAX_SEED = 2**64 - 1
+
+#: the engine's settings, declared once: the API's arguments and LocalSettings/RaySettings are checked against
+#: them, and the command line's --workers, --seed and --ray-judge-actors take their types from them
+SETTINGS = (
+    Setting("workers", int, None, "processes for the lexical/retrieval metrics (default: from the first chunk's "
+            "measured cost)", minimum=1, maximum=MAX_WORKERS),
+    Setting("chunk_size", int, None, "samples scored at once (default 512, or twice the judge concurrency)",
+            minimum=1, maximum=MAX_CHUNK_SIZE),
+    Setting("seed", int, DEFAULT_SEED, "bootstrap seed", minimum=0, maximum=MAX_SEED),
+)
+#: the Ray engine's own (:class:`genevals.engine.spec.RaySettings`)
+RAY_SETTINGS = (
+    Setting("judge_concurrency", int, 4, "Ray: judge actors across the cluster (--ray-judge-actors)", minimum=1,
+            maximum=10_000),
+    Setting("batch_size", int, 256, "Ray: samples per BERTScore batch", minimum=1, maximum=MAX_CHUNK_SIZE),
+    Setting("rows_per_pass", int, 20_000, "Ray: samples sent at a time", minimum=1, maximum=MAX_CHUNK_SIZE),
+)
+_DECLARED = {s.name: s for s in SETTINGS + RAY_SETTINGS}
 
 
 def is_dataframe(data: Any) -> bool:
@@ -60,15 +79,13 @@ def check_column_map(column_map: Any, name: str = "column_map") -> None:
         raise InputError(name, None, None, str(exc)) from None
 
 
-def check_whole(value: Any, name: str, minimum: int, maximum: int | None = None) -> None:
-    """An integer (not a bool) of at least ``minimum`` (and at most ``maximum``)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InputError(name, None, None, f"expected a whole number, got {value!r:.100}")
-    if value < minimum:
-        raise InputError(name, None, None, f"expected {minimum} or more, got {value}")
-    if maximum is not None and value > maximum:
-        shown = value if value < 10**20 else "a larger number"
-        raise InputError(name, None, None, f"expected at most {maximum:,}, got {shown}")
+def check_whole(value: Any, name: str) -> None:
+    """``value`` as the engine setting ``name`` declares it (:data:`SETTINGS`, :data:`RAY_SETTINGS`), else an
+    InputError naming the argument, the value and the limit."""
+    try:
+        check(_DECLARED[name], value, name)
+    except ValueError as exc:
+        raise InputError(name, None, None, str(exc).removeprefix(f"{name}: ")) from None
 
 
 def judge_config(judge: Any, name: str = "judge") -> Any:
@@ -142,10 +159,12 @@ def check_call(data: Any, column_map: Any, out_dir: Any, workers: Any, chunk_siz
     if out_dir is not None:
         check_out_dir(out_dir)
     if workers is not None:
-        check_whole(workers, "workers", 1, MAX_WORKERS)
+        check_whole(workers, "workers")
     if chunk_size is not None:
-        check_whole(chunk_size, "chunk_size", 1, MAX_CHUNK_SIZE)
-    check_whole(seed, "seed", 0, MAX_SEED)
+        check_whole(chunk_size, "chunk_size")
+    if seed is None:  # None means "unset" to the declaration; the API's seed has a value
+        raise InputError("seed", None, None, "expected a whole number, got None")
+    check_whole(seed, "seed")
     check_progress(progress)
     if meta is not None and not isinstance(meta, Mapping):
         raise InputError("meta", None, None, f"expected a mapping of names to values, got {type(meta).__name__}")

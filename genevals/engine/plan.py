@@ -185,6 +185,8 @@ def start_run(plan: Plan) -> tuple[RunRecorder, Iterator[Sample], int]:
     """Prepare the run folder, open the recorder, count the results already there (when resuming) into it,
     and return it, the samples still to score, and how many were done."""
     spec = plan.spec
+    if spec.before_writing is not None:
+        spec.before_writing(plan)
     out, resume, seed, meta = spec.output.out_dir, spec.output.resume, spec.output.seed, dict(spec.output.meta)
     if isinstance(spec.engine, RaySettings):
         meta = {"engine": "ray", **meta}

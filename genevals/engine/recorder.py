@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from genevals import registry
 
-from genevals.output import runfolder
+from genevals.output import comparing, runfolder
 from genevals.engine.failures import JudgeFailures
 from genevals.input.readers import InputError
 from genevals.metrics.base import JUDGE
@@ -164,12 +164,21 @@ class RunRecorder:
         warnings = {s.family: s.note or s.metric.warning for s in self.selected if s.note or s.metric.warning}
         if warnings:
             results.meta["judge_warnings"] = warnings
+        declared = registry.declarations(self.selected)
+        # The paired comparisons need each value's question id, which the accumulator does not keep: read back
+        # from results.jsonl (every result of the run, resumed ones too), or from the results kept in memory.
+        out, kept = self.out, results.samples
+        if out is not None:
+            paired = lambda metrics: comparing.PairedValues.from_folder(out, metrics)  # noqa: E731
+        else:
+            paired = (lambda metrics: comparing.PairedValues.from_results(kept, metrics)) if self.keep_samples else None
         deferred = DeferredSummary(self.acc, dict(results.corpus), dict(results.signatures), list(results.skipped),
-                                   dict(results.meta), self.seed)
+                                   dict(results.meta), self.seed, paired=paired,
+                                   directions=comparing.directions_of(declared))
         if self.out is None:  # built when first asked for (Results.summary)
             results._deferred = deferred
             return results
         results._summary = deferred.build()
         runfolder.write_summary(self.out, results._summary, results.skipped)
-        runfolder.write_outputs(self.out, registry.declarations(self.selected))
+        runfolder.write_outputs(self.out, declared)
         return results

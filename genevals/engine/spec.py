@@ -80,6 +80,9 @@ class RunSpec:
     output: OutputSpec = field(default_factory=OutputSpec)
     #: the run's ``--language`` (each metric holds it too: :attr:`genevals.metrics.base.Metric.language`)
     language: LanguageSetting = field(default_factory=LanguageSetting)
+    #: called with the :class:`~genevals.engine.plan.Plan` once the input is read, before the run folder is
+    #: touched: a check that needs the rows (``--baseline``) refuses the run there (an InputError), not after it
+    before_writing: Callable[[Any], None] | None = None
 
     @classmethod
     def build(cls, data: Any, metrics: Sequence[str] | None = None, *,
@@ -88,7 +91,8 @@ class RunSpec:
               out_dir: str | Path | None = None, resume: bool = False, seed: int = DEFAULT_SEED,
               keep_samples: bool = True, meta: Mapping[str, Any] | None = None,
               engine: LocalSettings | RaySettings | None = None, language: Any = None,
-              settle_judge: Callable[[Any], Any] | None = None, ignore_fields: Sequence[str] = ()) -> RunSpec:
+              settle_judge: Callable[[Any], Any] | None = None,
+              before_writing: Callable[[Any], None] | None = None, ignore_fields: Sequence[str] = ()) -> RunSpec:
         """Check every argument, then resolve the metrics, settle the judge when one of them is judged by an LLM
         (``settle_judge(config) -> config``: the command line names the server's model and checks it), and
         build the metrics once with it."""
@@ -99,8 +103,8 @@ class RunSpec:
         if on_error not in ("raise", "skip"):
             raise ValueError("on_error must be 'raise' or 'skip'")
         if isinstance(engine, RaySettings):
-            for name in ("batch_size", "rows_per_pass"):
-                check_whole(getattr(engine, name), name, 1)
+            for name in ("judge_concurrency", "batch_size", "rows_per_pass"):
+                check_whole(getattr(engine, name), name)
         judge = judge_config(judge)
         try:
             setting = LanguageSetting.parse(language, "language")
@@ -119,14 +123,14 @@ class RunSpec:
         return cls(data=data, metrics=None if metrics is None else tuple(metrics), selected=tuple(selected),
                    options={k: dict(v) for k, v in (options or {}).items()}, judge=judge,
                    column_map=dict(column_map) if column_map else None, on_error=on_error, strict=strict,
-                   ignore_fields=tuple(ignore_fields), engine=engine, language=setting,
+                   ignore_fields=tuple(ignore_fields), engine=engine, language=setting, before_writing=before_writing,
                    output=OutputSpec(Path(out_dir) if out_dir is not None else None, resume, seed, keep_samples,
                                      dict(meta or {})))
 
     def only(self, selected: Sequence[registry.Selected]) -> RunSpec:
         """The same run scoring only ``selected`` (a stage of it), without its input: what a worker process or a
         Ray actor is sent."""
-        return dataclasses.replace(self, data=None, selected=tuple(selected))
+        return dataclasses.replace(self, data=None, selected=tuple(selected), before_writing=None)
 
     @property
     def judged(self) -> list[registry.Selected]:

@@ -75,3 +75,39 @@ def compare(values: Values, baseline: RunRecord, directions: Mapping[str, str], 
                               result.mean_difference, (result.ci_low, result.ci_high), result.p_value,
                               result.significant, result.significant and wrong_way, metric in gated))
     return out
+
+
+def unshared_ids(ids: Mapping[str, np.ndarray], baseline: RunRecord) -> str | None:
+    """Why a run whose samples have ``ids`` (per system, their id digests) cannot be compared with ``baseline``:
+    no system in common, or no question id in common (the usual cause: the baseline is a run of another input);
+    None when some system shares some id."""
+    systems = [s for s in ids if s in baseline.values]
+    if not systems:
+        return f"no system in common (this run: {_listed(ids)}; the baseline: {_listed(baseline.values)})"
+    if any(np.intersect1d(ids[s], baseline.values[s][0]).size for s in systems):
+        return None
+    mine = np.unique(np.concatenate([np.asarray(k, dtype=np.uint64) for k in ids.values()]))
+    theirs = np.unique(np.concatenate([k for k, _ in baseline.values.values()]))
+    shared = np.intersect1d(mine, theirs).size
+    return (f"it has {theirs.size} question id{'s' if theirs.size != 1 else ''}, this run {mine.size}, "
+            + ("none shared" if not shared else f"{shared} shared but under other systems"))
+
+
+def nothing_shared(values: Values, baseline: RunRecord) -> str:
+    """Why :func:`compare` found nothing to compare, with the counts: no shared system or id
+    (:func:`unshared_ids`), no stored metric in common, or no id scored by both."""
+    problem = unshared_ids({s: keys for s, (keys, _) in values.items()}, baseline) if values else None
+    if problem is not None:
+        return problem
+    systems = [s for s in values if s in baseline.values]
+    mine = sorted({m for s in systems for m in values[s][1]})
+    theirs = sorted({m for s in systems for m in baseline.values[s][1]})
+    if not set(mine) & set(theirs):
+        return f"no stored metric in common (this run: {_listed(mine)}; the baseline: {_listed(theirs)})"
+    return "no question id scored by both runs in any system and metric"
+
+
+def _listed(names: Collection[str], most: int = 4) -> str:
+    names = list(names)
+    return ", ".join(visible(n) for n in names[:most]) + (f" and {len(names) - most} more" if len(names) > most
+                                                          else "") if names else "none"

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from genevals.history.inputs import Entry
 from genevals.history.rows import COLUMNS, JSON_COLUMNS, RowError, RunRecord, pack, record_of, values_of
 from genevals.output.terminal import visible
 
@@ -169,6 +170,12 @@ class History:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise HistoryError(f"{self.shown}: cannot create its folder ({exc.strerror or exc})") from None
+        if create:  # created here, not by SQLite (0644 whatever the umask): the mode a run folder's files get
+            try:
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0),
+                                 0o666))
+            except OSError as exc:
+                raise HistoryError(f"{self.shown}: cannot be created ({exc.strerror or exc})") from None
         try:
             self.db = self._connect(create)
         except sqlite3.Error as exc:
@@ -312,6 +319,13 @@ class History:
             except RowError as exc:
                 self.damaged.append(f"#{row[0]} ({visible(exc)})")
         return found
+
+    def inputs(self) -> list[Entry]:
+        """Each run's id and input keys, oldest first: read alone, so a run whose other columns are damaged is
+        still found (and refused by name when :meth:`get` reads it)."""
+        return [Entry(int(run_id), given if isinstance(given, str) else None,
+                      digest if isinstance(digest, str) else None)
+                for run_id, given, digest in self._rows("SELECT id, input, input_digest FROM runs ORDER BY id")]
 
     def ids(self) -> list[int]:
         return [row[0] for row in self._rows("SELECT id FROM runs ORDER BY id")]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from genevals.history import inputs
 from genevals.history.store import RunRecord
 from genevals.output.terminal import visible
 
@@ -14,10 +15,10 @@ from genevals.output.terminal import visible
 MAX_RUNS = 50
 
 
-def related(runs: Sequence[RunRecord], input_name: str | None) -> list[RunRecord]:
-    """The runs of ``input_name`` (the input as the run was given it); every run when none has it."""
-    same = [run for run in runs if input_name and run.input == input_name]
-    return (same or list(runs))[-MAX_RUNS:]
+def related(runs: Sequence[RunRecord], digest: str | None, given: str | None) -> list[RunRecord]:
+    """The latest :data:`MAX_RUNS` runs of the input with content ``digest`` or file name ``given`` (a copy
+    and an edit continue the trend: :func:`genevals.history.inputs.related`)."""
+    return inputs.related(runs, digest, inputs.name_of(given))[-MAX_RUNS:]
 
 
 def metrics_of(runs: Sequence[RunRecord]) -> list[str]:

@@ -19,6 +19,7 @@ from genevals.input import mapping
 from genevals.input.fields import FieldTracker
 from genevals.keys import sample_key_digest
 from genevals.language import codes as language_codes
+from genevals.settings import finite, is_number
 from genevals.types import Context, Sample
 
 # Column names that other tools use, mapped to ours. Ours win when both are present.
@@ -100,21 +101,6 @@ _MAX_DOUBLE = sys.float_info.max
 _MAX_ID = 10**1000
 
 
-def _is_number(value: Any) -> bool:
-    """A real number, numpy's included (np.int64, np.float32 register as ``numbers.Real``; np.bool_ does not),
-    not a bool."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-def _is_finite(value: Any) -> bool:
-    """``math.isfinite``, also for an integer past a double's range (a 400-digit grade): not finite here, as
-    nothing downstream (gains, means, the report) can take it as a number."""
-    try:
-        return math.isfinite(value)
-    except OverflowError:
-        return False
-
-
 def _shown_number(value: Any) -> str:
     """A number for an error message: a huge integer as its size (str() of a 5,000-digit int is itself an
     error, and 400 digits help nobody)."""
@@ -127,10 +113,10 @@ def _context_score(score: Any, rank: int, err) -> float | int:
     """A context's retriever score as a Python number; NaN, infinities and integers past a double's range are
     refused: results.jsonl is strict JSON and has no token for the first, and the report reads the last as
     infinite."""
-    if not _is_number(score):
+    if not is_number(score):
         raise err(f"contexts[{rank - 1}].score", f"expected a number, got {type(score).__name__}")
     score = int(score) if isinstance(score, numbers.Integral) else float(score)
-    if not _is_finite(score):
+    if not finite(score):
         raise err(f"contexts[{rank - 1}].score", f"expected a finite number, got {_shown_number(score)}")
     return score
 
@@ -428,14 +414,14 @@ class RowValidator:
         value = _as_list(value)
         if _is_missing(value) or value == "":  # an empty CSV cell: no labels, as for contexts
             return None
-        if isinstance(value, str) or (isinstance(value, numbers.Integral) and _is_number(value)):
+        if isinstance(value, str) or (isinstance(value, numbers.Integral) and is_number(value)):
             _check_unicode(value, "relevant", err)  # one id (a URL in a CSV cell): a one-element list
             return {value if isinstance(value, str) else str(int(value)): 1.0}
         if isinstance(value, list) and value and all(isinstance(i, tuple) and len(i) == 2 for i in value):
             value = dict(value)  # a Parquet map<id, grade> column arrives as (key, grade) pairs
         if isinstance(value, list):
             for index, item in enumerate(value):
-                if not isinstance(item, str) and not (isinstance(item, numbers.Integral) and _is_number(item)):
+                if not isinstance(item, str) and not (isinstance(item, numbers.Integral) and is_number(item)):
                     raise err(f"relevant[{index}]", f"expected an id, got {type(item).__name__}")
                 _check_unicode(item, f"relevant[{index}]", err)
             return {item if isinstance(item, str) else str(int(item)): 1.0 for item in value}
@@ -449,7 +435,7 @@ class RowValidator:
                 if (type(grade) is float or type(grade) is int) and MIN_GRADE <= grade <= MAX_GRADE:
                     grades[str(key)] = float(grade)  # the common case, without the ABC checks (NaN fails the range)
                     continue
-                if not _is_number(grade) or not _is_finite(grade):
+                if not is_number(grade) or not finite(grade):
                     raise err(f"relevant.{key}", f"expected a finite number grade, got {_shown_number(grade)}")
                 if not MIN_GRADE <= grade <= MAX_GRADE:
                     raise err(f"relevant.{key}", f"relevance grade {grade!r} is outside the supported range "

@@ -6,29 +6,28 @@ transcripts.
 """
 from __future__ import annotations
 
-import math
 import numbers
-import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
-from genevals.judge.registry import AUTO, backend_names, find_backend, is_backend, unknown_backend
+from genevals.judge.registry import (AUTO, auto_backend, backend_names, fallback_backend, find_backend, is_backend,
+                                     unknown_backend)
+from genevals.settings import Setting, check, did_you_mean, finite
 
 #: Tokens of context per verify call for a hosted model; a backend may set its own (llama.cpp: its window).
 DEFAULT_CONTEXT_BUDGET = 6000
 
 
 def resolve_backend(backend: str, base_url: str | None) -> str:
-    """A registered backend's name (:mod:`genevals.judge.registry`) as it is; ``auto``: OpenAI-compatible when a
-    base URL, OPENAI_BASE_URL or OPENAI_API_KEY is set, else the embedded llama.cpp backend."""
+    """A registered backend's name (:mod:`genevals.judge.registry`) as it is; ``auto``: the backend whose record
+    says the environment names it (OpenAI-compatible when a base URL, OPENAI_BASE_URL or OPENAI_API_KEY is set),
+    else the fallback (the embedded llama.cpp backend)."""
     if backend != AUTO and not is_backend(backend):
         raise ValueError(unknown_backend(backend))
     if backend != AUTO:
         return backend
-    if base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"):
-        return "openai"
-    return "llamacpp"
+    return auto_backend(base_url)
 
 
 def public_url(url: str | None) -> str | None:
@@ -48,7 +47,7 @@ class JudgeConfigError(ValueError):
 
     def __init__(self, field: str, problem: str, message: str | None = None) -> None:
         self.field, self.problem = field, problem
-        super().__init__(message or f"judge {field} {problem}")
+        super().__init__(message or f"judge {field}: {problem}")
 
 
 #: the most judge repeats: each repeat is every judge request of the run again, and the repeats of a sample are
@@ -56,27 +55,11 @@ class JudgeConfigError(ValueError):
 #: before 100 repeats.
 MAX_REPEATS = 100
 
-#: whole-number fields -> their least value (None: any); those in _OPTIONAL may also be None
-_WHOLE = {"seed": None, "max_retries": 0, "concurrency": 1, "n_ctx": 1, "max_tokens": 1, "context_token_budget": 1,
-          "n_threads": 1, "repeats": 1}
-#: whole-number fields -> their greatest value
-_MOST = {"repeats": MAX_REPEATS}
-_OPTIONAL = ("max_tokens", "context_token_budget", "n_threads")
-_SECONDS = ("timeout", "temperature", "backoff_base", "backoff_max")
-_FLAGS = ("adaptive_concurrency", "cache", "dry_run", "preflight")
-
 
 def _shown(value: Any) -> str:
     if isinstance(value, int) and not -10**20 < value < 10**20:
         return "a larger number"  # repr() of a 5,000-digit int is itself an error
     return repr(value)
-
-
-def _finite(value: Any) -> bool:
-    try:
-        return math.isfinite(value)
-    except OverflowError:  # an int past a double's range
-        return False
 
 
 def prices_problem(prices: Any) -> str | None:
@@ -95,8 +78,87 @@ def prices_problem(prices: Any) -> str | None:
         for key, value in price.items():
             if key not in ("input_per_1k", "output_per_1k"):
                 return f"model '{model}': unknown key '{key}'; {expected}"
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not _finite(value) or value < 0:
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not finite(value) or value < 0:
                 return f"model '{model}': {key} {_shown(value)}: expected a number >= 0"
+    return None
+
+
+def _prices(value: Any) -> None:
+    problem = prices_problem(value)
+    if problem is not None:
+        raise ValueError(f"prices: malformed: {problem}")
+
+
+def _named(name: str):
+    def rule(value: str) -> None:  # an empty one would fall back, silently, to another judge
+        if not value.strip():
+            raise ValueError(f"{name}: must not be empty (leave it out for the default)")
+    return rule
+
+
+def _positive(value: float) -> None:
+    if not value > 0:  # a timeout of 0 fails every request at once
+        raise ValueError(f"timeout: expected a number above 0, got {value:g}")
+
+
+def _backend(value: str) -> None:
+    if value != AUTO and not is_backend(value):
+        raise ValueError(f"backend: {unknown_backend(value)}")
+
+
+#: every judge setting any backend takes, declared once: JudgeConfig checks its fields against these with the one
+#: checker, and ``--judge-option``, the run file's [judge] table and the docs' reference read them. A backend's own
+#: settings (llama.cpp's n_ctx) are declared in its file (:attr:`genevals.judge.registry.Backend.settings`).
+SETTINGS = (
+    Setting("backend", str, AUTO, "auto, or a registered backend (openai, llamacpp, scripted, a plugin's)",
+            rule=_backend),
+    Setting("base_url", str, None, "OpenAI-compatible endpoint (default OPENAI_BASE_URL)", rule=_named("base_url")),
+    Setting("model", str, None, "model name, or a .gguf path for llama.cpp", rule=_named("model")),
+    Setting("temperature", float, 0.0, "sampling temperature sent with every request", minimum=0.0),
+    Setting("seed", int, 0, "sampling seed sent with every request (repeat r uses seed + r)", minimum=None),
+    Setting("max_tokens", int, None, "cap on each reply's tokens", minimum=1),
+    Setting("timeout", float, 60.0, "seconds per request", minimum=0.0, rule=_positive),
+    Setting("max_retries", int, 4, "extra tries on 429/5xx/timeouts", minimum=0),
+    Setting("backoff_base", float, 0.5, "first retry's wait, seconds (doubles per retry)", minimum=0.0),
+    Setting("backoff_max", float, 30.0, "longest wait between retries, seconds", minimum=0.0),
+    Setting("concurrency", int, 4, "requests in flight at once, at most", minimum=1),
+    Setting("adaptive_concurrency", bool, True, "halve concurrency on timeouts/429/503, raise it as calls succeed"),
+    Setting("cache", bool, True, "read and write the on-disk reply cache"),
+    Setting("cache_dir", str, None, "cache folder (default ~/.cache/genevals/judge or GENEVALS_CACHE_DIR)",
+            rule=_named("cache_dir")),
+    Setting("context_token_budget", int, None, "tokens of context per call (default 6000, or what fits a "
+            "llama.cpp window)", minimum=1),
+    Setting("prices", object, None, 'model -> {"input_per_1k": X, "output_per_1k": Y}, for cost estimates',
+            rule=_prices),
+    Setting("dry_run", bool, False, "estimate tokens and cost; call nothing"),
+    Setting("preflight", bool, False, "check the judge with one request before the first uncached one"),
+    Setting("repeats", int, 1, "times each judge request is made (majority verdict, flip rate)", minimum=1,
+            maximum=MAX_REPEATS),
+)
+_DECLARED = {s.name: s for s in SETTINGS}
+
+
+def backend_settings(name: str) -> tuple[Setting, ...]:
+    """The settings backend ``name`` declares in its own file (none for an unknown one)."""
+    backend = find_backend(name)
+    return tuple(backend.settings) if backend is not None else ()
+
+
+def all_backend_settings() -> dict[str, tuple[Setting, ...]]:
+    """backend name -> its own settings, for every registered backend that declares some."""
+    found = {name: backend_settings(name) for name in backend_names() if find_backend(name) is not None}
+    return {name: declared for name, declared in found.items() if declared}
+
+
+def is_judge_setting(key: str) -> bool:
+    """Whether ``key`` is a JudgeConfig setting or some backend's own (``--judge-option`` routes it here)."""
+    return key in _DECLARED or _owner_of(key) is not None
+
+
+def _owner_of(key: str) -> str | None:
+    for name, declared in all_backend_settings().items():
+        if any(s.name == key for s in declared):
+            return name
     return None
 
 
@@ -124,7 +186,9 @@ class JudgeConfig:
         dry_run: estimate tokens and cost; call nothing.
         preflight: check the judge (:mod:`genevals.judge.preflight`) before the first request the cache cannot
             answer; a judge that cannot answer then stops the run (``genevals run`` turns it on).
-        n_ctx, n_threads: llama.cpp's context window and threads.
+        options: the backend's own settings (llama.cpp's ``n_ctx``, ``n_threads``; OpenAI's
+            ``response_format``), declared in the backend's file and checked against it:
+            ``JudgeConfig.from_options({"n_ctx": 8192})`` puts them here. :meth:`option` reads one.
         provider: a ready provider (e.g. :class:`genevals.judge.backends.scripted.ScriptedProvider`); the
             backend, model and URL are then the provider's own.
         repeats: how many times each judge request is made (default 1, at most :data:`MAX_REPEATS`), repeat r
@@ -154,10 +218,9 @@ class JudgeConfig:
     prices: Mapping[str, Mapping[str, float]] | None = None
     dry_run: bool = False
     preflight: bool = False
-    n_ctx: int = 4096
-    n_threads: int | None = None
     provider: Any = field(default=None, compare=False)
     repeats: int = 1
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         # The key is never shown, and neither is what a URL may hide in its user info or query.
@@ -166,53 +229,67 @@ class JudgeConfig:
         return "JudgeConfig(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
 
     def __post_init__(self) -> None:
-        if self.backend != AUTO and not is_backend(self.backend):
-            names = ", ".join((AUTO,) + backend_names())
-            raise JudgeConfigError("backend", f"must be one of {names}, got {self.backend!r}",
-                                   unknown_backend(self.backend))
-        for name in ("base_url", "model"):  # an empty one would fall back, silently, to another judge
-            value = getattr(self, name)
-            if value is not None and not isinstance(value, str):
-                raise JudgeConfigError(name, f"must be a string, got {type(value).__name__}")
-            if value is not None and not value.strip():
-                raise JudgeConfigError(name, "must not be empty (leave it out for the default)")
-        for name, least in _WHOLE.items():
-            value = getattr(self, name)
-            if value is None and name in _OPTIONAL:
-                continue
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise JudgeConfigError(name, f"must be a whole number, got {_shown(value)}")
-            if least is not None and value < least:
-                # a budget of 0 tokens splits the contexts into windows forever
-                raise JudgeConfigError(name, f"must be {'at least 1' if least else '0 or more'}, got {_shown(value)}")
-            if name in _MOST and value > _MOST[name]:
-                raise JudgeConfigError(name, f"must be at most {_MOST[name]}, got {_shown(value)}")
-            object.__setattr__(self, name, int(value))  # numpy's integers as ints: they go into JSON
-        for name in _SECONDS:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise JudgeConfigError(name, f"must be a number, got {_shown(value)}")
-            if not _finite(value):  # NaN would make every comparison false: a timeout that never fires
-                raise JudgeConfigError(name, f"must be a finite number, got {_shown(value)}")
-            if name == "timeout" and not value > 0:
-                raise JudgeConfigError(name, f"must be positive, got {_shown(value)}")
-            if value < 0:
-                raise JudgeConfigError(name, f"must be 0 or more, got {_shown(value)}")
-        for name in _FLAGS:
-            if not isinstance(getattr(self, name), bool):
-                raise JudgeConfigError(name, f"must be True or False, got {_shown(getattr(self, name))}")
-        problem = prices_problem(self.prices)
-        if problem is not None:
-            raise JudgeConfigError("prices", f"are malformed: {problem}")
+        for setting in SETTINGS:  # the one checker: the message names the field, the value and the limit
+            value = getattr(self, setting.name)
+            try:
+                checked = check(setting, value, setting.name)
+            except ValueError as exc:
+                raise JudgeConfigError(setting.name, str(exc).removeprefix(f"{setting.name}: "),
+                                       unknown_backend(value) if setting.name == "backend" else None) from None
+            if setting.type in (int, float) and checked is not None:
+                object.__setattr__(self, setting.name, checked)  # numpy's numbers as Python's: they go into JSON
+        if not isinstance(self.options, Mapping):
+            raise JudgeConfigError("options", f"expected a mapping of backend settings, got "
+                                              f"{type(self.options).__name__}")
+        object.__setattr__(self, "options", self._checked_options(dict(self.options)))
+
+    def _checked_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The backend's own settings, each checked against its declaration in the backend's file."""
+        if not options:
+            return options
+        backend = self.provider.backend if self.provider is not None else self.resolved_backend
+        declared = {s.name: s for s in backend_settings(backend)}
+        out = {}
+        for key, value in options.items():
+            if key not in declared:
+                owner = _owner_of(key)
+                problem = (f"a setting of the {owner} backend; this judge is {backend}" if owner else
+                           f"unknown setting of the {backend} backend{did_you_mean(key, declared)} "
+                           f"(its settings: {', '.join(declared) or 'none'})")
+                raise JudgeConfigError(key, problem)
+            try:
+                out[key] = check(declared[key], value, key)
+            except ValueError as exc:
+                raise JudgeConfigError(key, str(exc).removeprefix(f"{key}: ")) from None
+        return out
+
+    def option(self, name: str) -> Any:
+        """The backend setting ``name``: as given in :attr:`options`, else its declared default."""
+        if name in self.options:
+            return self.options[name]
+        for setting in backend_settings(self.resolved_backend):
+            if setting.name == name:
+                return setting.default
+        raise KeyError(f"judge backend {self.resolved_backend} declares no setting '{name}'")
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any] | None = None) -> "JudgeConfig":
-        """From a mapping of field names (unknown names are an error naming them)."""
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(cls.__dataclass_fields__))
-        if unknown:
-            raise ValueError(f"unknown judge option(s): {', '.join(unknown)}")
-        return cls(**options)
+        """From a mapping of field names and backend settings (``{"model": ..., "n_ctx": 8192}``: a backend's
+        setting goes into :attr:`options`); an unknown name is an error with a did-you-mean."""
+        fields, backend = {}, dict((options or {}).get("options") or {})
+        for key, value in dict(options or {}).items():
+            if key == "options":
+                continue
+            if key in cls.__dataclass_fields__:
+                fields[key] = value
+            elif _owner_of(key) is not None:
+                backend[key] = value
+            else:
+                known = [f for f in cls.__dataclass_fields__ if f not in ("options", "provider")]
+                known += [s.name for declared in all_backend_settings().values() for s in declared]
+                raise JudgeConfigError(str(key), f"unknown judge setting{did_you_mean(str(key), known)} "
+                                                 f"(settings: {', '.join(known)})")
+        return cls(**fields, options=backend)
 
     def with_options(self, **changes: Any) -> "JudgeConfig":
         return replace(self, **changes)
@@ -223,7 +300,7 @@ class JudgeConfig:
         environment); ``faithfulness`` with none configured runs the local grounding checker."""
         if self.backend != "auto" or self.base_url or self.model or self.provider is not None:
             return True
-        return resolve_backend("auto", None) != "llamacpp"
+        return resolve_backend("auto", None) != fallback_backend()
 
     @property
     def resolved_backend(self) -> str:

@@ -55,6 +55,14 @@ class Backend:
         context_budget: tokens of context per call when ``context_token_budget`` is not set (None:
             :data:`genevals.judge.config.DEFAULT_CONTEXT_BUDGET`).
         warning: a line shown with every result this judge gave (e.g. a smoke-test model), or None.
+        auto: how ``--judge-backend auto`` may pick this backend: ``"when"`` with ``picked`` (a function of the
+            base URL that says whether the environment names this backend: the OpenAI-compatible one when a URL,
+            OPENAI_BASE_URL or OPENAI_API_KEY is set), ``"fallback"`` for the one taken when no backend is named
+            (the embedded llama.cpp), or None (named only).
+        picked: see ``auto``.
+        settings: the backend's own settings (:class:`genevals.settings.Setting`), set with ``--judge-option
+            KEY=VALUE``, the run file's [judge] table or ``JudgeConfig(options=...)`` and read with
+            ``config.option(KEY)``; the configuration checks them with the one checker.
         repeats_vary_at_zero: whether two requests at temperature 0 with different seeds can get different
             replies (a hosted API's can; greedy decoding in process and a script cannot): when not,
             ``--judge-repeats`` at temperature 0 asks once and says why.
@@ -70,6 +78,9 @@ class Backend:
     context_budget: Callable[[Any], int] | None = None
     warning: Callable[[Any], str | None] | None = None
     repeats_vary_at_zero: bool = True
+    settings: tuple[Any, ...] = ()
+    auto: str | None = None
+    picked: Callable[[str | None], bool] | None = None
 
     def build(self, config: Any) -> Provider:
         """The provider, checked to carry this backend's name (signatures and cache keys are keyed on it)."""
@@ -146,6 +157,22 @@ def get_backend(name: str) -> Backend:
             raise ValueError(f"judge backend '{name}': its entry point {plugin.value} registered no backend of "
                              "that name (call register_backend(Backend(name=...)) in the module)")
     return _BACKENDS[name]
+
+
+def auto_backend(base_url: str | None) -> str:
+    """The backend ``auto`` stands for: the first registered one whose ``picked(base_url)`` says the environment
+    names it, else the registered ``fallback``."""
+    _built_in()
+    for backend in _BACKENDS.values():
+        if backend.auto == "when" and backend.picked is not None and backend.picked(base_url):
+            return backend.name
+    return fallback_backend()
+
+
+def fallback_backend() -> str:
+    """The backend ``auto`` takes when nothing names one (the embedded llama.cpp)."""
+    _built_in()
+    return next(b.name for b in _BACKENDS.values() if b.auto == "fallback")
 
 
 def find_backend(name: str) -> Backend | None:

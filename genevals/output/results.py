@@ -9,9 +9,10 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from genevals.output import runfolder
+from genevals.output import comparing, runfolder
+from genevals.output.comparing import PairedValues
 from genevals.output.languages import LanguageTally
 from genevals.columns import DEFAULT_BUFFER_VALUES, SpillingColumns
 from genevals.scored import ScoredBatch
@@ -171,7 +172,8 @@ class Results:
             acc = SummaryAccumulator()
             for result in self.samples:
                 acc.add(result)
-            self._summary = build_summary(acc, self.corpus, self.signatures, self.skipped, self.meta, self.seed)
+            self._summary = build_summary(acc, self.corpus, self.signatures, self.skipped, self.meta, self.seed,
+                                          paired=lambda metrics: PairedValues.from_results(self.samples, metrics))
         return self._summary
 
     def __getstate__(self) -> dict[str, Any]:
@@ -236,22 +238,35 @@ class DeferredSummary:
     skipped: list[SkippedRow]
     meta: dict[str, Any]
     seed: int
+    #: the values of the compared metrics with their ids, for the paired comparisons (None: not compared)
+    paired: Callable[[Sequence[str]], PairedValues] | None = None
+    #: output name -> declared direction ("higher", "lower"), for the leaderboard's best
+    directions: Mapping[str, str] | None = None
 
     def build(self) -> dict[str, Any]:
-        return build_summary(self.acc, self.corpus, self.signatures, self.skipped, self.meta, self.seed)
+        return build_summary(self.acc, self.corpus, self.signatures, self.skipped, self.meta, self.seed,
+                             paired=self.paired, directions=self.directions)
 
 
 def build_summary(acc: SummaryAccumulator, corpus: Mapping[str, Any], signatures: Mapping[str, str],
-                  skipped: Iterable[SkippedRow], meta: Mapping[str, Any], seed: int) -> dict[str, Any]:
+                  skipped: Iterable[SkippedRow], meta: Mapping[str, Any], seed: int,
+                  paired: Callable[[Sequence[str]], PairedValues] | None = None,
+                  directions: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The summary; with ``paired`` (the compared metrics -> their values with ids), also the paired
+    ``comparisons`` of the systems and the ``leaderboard`` (:mod:`genevals.output.comparing`)."""
     from genevals._version import __version__
 
     systems = acc.summary(seed=seed)
+    compared = {}
+    if paired is not None:
+        compared = comparing.block(systems, paired(comparing.compared_metrics(systems, meta)), seed, directions)
     languages = acc.languages.to_dict()  # how each sample's language was decided (:mod:`genevals.output.languages`)
     return {
         "genevals_version": __version__,
         "seed": seed,
         "n_samples": acc.n_samples,
         "systems": systems,
+        **compared,
         "corpus": dict(corpus),
         "signatures": dict(signatures),
         **({"languages": languages} if languages else {}),

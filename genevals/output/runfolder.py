@@ -48,7 +48,7 @@ def replacing(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
     written aside (a temporary file in the same folder), then renamed over it, so a crash at any point leaves the
     old file or the new one, never half of one. An exception in the block leaves ``path`` as it was."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _aside(path)
     try:
         with open(fd, mode, encoding=None if "b" in mode else "utf-8") as handle:
             yield handle
@@ -59,6 +59,19 @@ def replacing(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _aside(path: Path) -> tuple[int, str]:
+    """A new temporary file beside ``path``, opened for writing with mode 0666 less the umask, the mode of every
+    other file genevals writes (mkstemp's 0600 would leave these files unreadable to the group beside the rest)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(tempfile.TMP_MAX):
+        tmp = str(path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{path.parent}: no free temporary name for {path.name}")
 
 
 def write_whole(path: str | Path, content: str | bytes) -> None:

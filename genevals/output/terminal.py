@@ -1,11 +1,17 @@
-"""Text from data, made safe to print on a terminal: a system name, an id or a metric name can hold ESC
+"""What the terminal shows: text from data made safe to print, and the systems' leaderboard.
+
+Text from data, made safe to print on a terminal: a system name, an id or a metric name can hold ESC
 sequences (which recolour, retitle or rewrite the screen), NUL, other C0 and C1 controls, line breaks and bidi
 overrides (which reorder what is shown). :func:`visible` shows each such character as its escape (``\\x1b``,
-``\\u202e``), so what the terminal prints is what the data holds; everything else is left as it is."""
+``\\u202e``), so what the terminal prints is what the data holds; everything else is left as it is.
+
+:func:`leaderboard_lines` prints summary.json's ``leaderboard`` (systems as rows, headline metrics as columns, the
+best marked) and its significant ``comparisons`` (:mod:`genevals.comparisons`); ``genevals compare`` prints the
+same lines."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Mapping
 
 # C0, DEL and C1 controls; the line and paragraph separators; the bidi marks, embeddings, overrides and
 # isolates; lone surrogates (a file name's undecodable bytes, which a UTF-8 stream cannot even encode)
@@ -21,3 +27,74 @@ def _escape(match: re.Match) -> str:
 def visible(value: Any) -> str:
     """``str(value)`` with every control, separator and bidi-formatting character written as its escape."""
     return _UNSAFE.sub(_escape, value if isinstance(value, str) else str(value))
+
+
+# ------------------------------------------------------------------------------------------- the leaderboard
+
+def _mean(cell: Mapping[str, Any], best: bool) -> str:
+    if cell.get("mean") is None:
+        return "-"
+    coverage = cell.get("coverage")
+    partial = f" ({coverage:.0%})" if isinstance(coverage, float) and coverage < 1 else ""
+    return f"{cell['mean']:.4f}{'^' if best else ''}{partial}"
+
+
+def _p(p: float | None) -> str:
+    return "p n/a" if p is None else ("p < 0.001" if p < 0.001 else f"p = {p:.3f}")
+
+
+def leaderboard_table(board: Mapping[str, Any]) -> list[str]:
+    """The leaderboard as text: a row per system, a column per headline metric (its mean, a coverage under
+    100% beside it; ``^`` the best, since ``*`` marks a low coverage in the run's table)."""
+    metrics, rows, best = board.get("metrics") or [], board.get("rows") or [], board.get("best") or {}
+    if not metrics or not rows:
+        return []
+    cells = [["system", *map(visible, metrics)]]
+    cells += [[visible(row["system"]), *(_mean(row["values"].get(m) or {}, best.get(m) == row["system"])
+                                         for m in metrics)] for row in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(cells[0]))]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip()
+            for line in cells]
+
+
+def difference_line(c: Mapping[str, Any], directions: Mapping[str, str] | None = None, *, a: str = "",
+                    b: str = "") -> str:
+    """One comparison as "metric: better over worse by d [CI], p, n pairs" (the CI of better minus worse);
+    ``a``/``b`` name the systems when the comparison's own names are not enough (two runs)."""
+    from genevals.comparisons import higher_is_better  # here: it loads numpy, which `genevals --help` must not
+
+    name_a, name_b = a or visible(c["a"]), b or visible(c["b"])
+    d = c.get("mean_difference") or 0.0
+    lo, hi = c.get("ci95") or [None, None]
+    a_better = (d > 0) == higher_is_better(c["metric"], (directions or {}).get(c["metric"]))
+    if not a_better:  # said from the better system's side
+        name_a, name_b, d = name_b, name_a, -d
+        lo, hi = (-hi if hi is not None else None), (-lo if lo is not None else None)
+    ci = f" [{lo:+.4f}, {hi:+.4f}]" if lo is not None and hi is not None else ""
+    return (f"{visible(c['metric'])}: {name_a} over {name_b} by {d:+.4f}{ci}, {_p(c.get('p_value'))}, "
+            f"{c.get('n_pairs')} pairs")
+
+
+def leaderboard_lines(summary: Mapping[str, Any], directions: Mapping[str, str] | None = None,
+                      quiet: bool = False) -> list[str]:
+    """What a run prints of summary.json's leaderboard and comparisons: the table, each significant paired
+    difference, and the one-sentence finding; ``quiet``: the finding only. Nothing for a summary without them;
+    a run of one system prints the finding alone (with ``quiet``, nothing)."""
+    board = summary.get("leaderboard")
+    if not isinstance(board, Mapping):
+        return []
+    finding = f"finding: {visible(board.get('sentence') or '')}"
+    if len(board.get("rows") or []) < 2:  # one system: nothing compared, -q says nothing
+        return [] if quiet else [finding]
+    if quiet:
+        return [finding]
+    found = summary.get("comparisons") or []
+    significant = [c for c in found if c.get("significant")]
+    lines = ["leaderboard (^ best mean; paired bootstrap on shared question ids, p < 0.05 significant):",
+             *("  " + line for line in leaderboard_table(board))]
+    if significant:
+        lines.append(f"significant differences ({len(significant)} of {len(found)} compared):")
+        lines += ["  " + difference_line(c, directions) for c in significant]
+    elif found:
+        lines.append(f"no significant difference ({len(found)} compared)")
+    return [*lines, finding]

@@ -28,6 +28,8 @@ Which metric gets a band, and which way, comes from the run folder's ``outputs.j
 * ``direction`` "lower" is banded with :data:`LOWER_BANDS`; "neither" gets no band;
 * an output whose entry says ``"band": false`` gets none, with its ``band_note`` shown (raw BERTScore: bands apply
   only to baseline-rescaled values, bert-score's convention);
+* an entry's ``definition`` (what it measures) travels to the page as ``definition``, shown under the metric's
+  name, so a high band beside a low one (context_relevance beside recall@10) reads as two different measures;
 * an entry's validation card (``card_text``: the offline triad judges' agreement with human labels, beside their
   baselines) travels to the page as ``card``;
 * for a run written before ``outputs.json`` existed, ``genevals report`` supplies the declarations of the metrics
@@ -94,6 +96,9 @@ def metric_facts(name: str, declaration: Any, seen: tuple[float, float] | None) 
         unit = seen is None or (seen[0] >= 0.0 and seen[1] <= 1.0)
     facts = {"name": name, "lower_better": direction == "lower", "unit": unit,
              "banded": unit and direction != "neither" and declaration.get("band") is not False}
+    definition = text(declaration.get("definition"))
+    if definition:  # what it measures, beside its band: why two bands on the same screen can disagree
+        facts["definition"] = definition if len(definition) <= 300 else definition[:297] + "..."
     if declaration.get("band") is False:
         facts["band_note"] = text(declaration.get("band_note")) or "its declaration says it takes no band"
     lines = declaration.get("card_text")

@@ -10,7 +10,7 @@ function metricMarks(m) {
     marks.push(" ", chip(all ? "validated" : "validated: not above baseline everywhere", all ? "" : "fail",
       m.card.lines.join("\n")));
   }
-  if (m.band_note) marks.push(" ", el("span", { "class": "muted small", title: m.band_note, text: "no band \u24D8" }));
+  if (m.band_note) marks.push(" ", el("span", { "class": "muted small", title: m.band_note }, ["no band ", infoIcon()]));
   return marks.length ? el("span", { "class": "metric-marks" }, marks) : null;
 }
 

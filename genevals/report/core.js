@@ -104,6 +104,14 @@ function thresholdPasses(t, mean) {
 }
 function thresholdText(t) { return (t.kind === "fail_over" ? "\u2264 " : "\u2265 ") + t.limit; }
 
+// A small "i" in a circle, drawn as SVG: the U+24D8 character it replaces has no glyph in the fonts Debian's Chromium
+// ships with (it drew an empty box). What it stands for is in its parent's title.
+function infoIcon() {
+  return svgEl("svg", { "class": "info-icon", viewBox: "0 0 16 16", width: "12", height: "12", "aria-hidden": "true" }, [
+    svgEl("circle", { cx: "8", cy: "8", r: "7", fill: "none", stroke: "currentColor", "stroke-width": "1.5" }),
+    svgEl("rect", { x: "7.1", y: "6.5", width: "1.8", height: "5.5", fill: "currentColor" }),
+    svgEl("circle", { cx: "8", cy: "4.3", r: "1.1", fill: "currentColor" })]);
+}
 function chip(text, cls, title) { return el("span", { "class": "chip " + (cls || ""), title: title || null, text: text }); }
 function verdictChip(label) { return chip(label, "v-" + label); }
 

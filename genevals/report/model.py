@@ -19,6 +19,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 
+from genevals import comparisons
 from genevals.output import thresholds
 from genevals.report import bands, stats
 from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, invented_of, judge_info, num,
@@ -248,6 +249,20 @@ def _run_info(run: Run, name: str, n_samples: int) -> dict[str, Any]:
             "skipped": len(skipped) if isinstance(skipped, list) else 0, "meta": flat_meta(summary.get("meta"))}
 
 
+def _leaderboard(system_info: Sequence[Mapping[str, Any]], facts: Sequence[Mapping[str, Any]],
+                 page_comparisons: Sequence[Mapping[str, Any]], gated: Sequence[str]) -> dict[str, Any]:
+    """The Overview's leaderboard (:func:`genevals.comparisons.leaderboard`) from the page's own summaries and
+    paired comparisons (the Compare tab's), so the two tabs show the same figures; systems by their labels."""
+    labels = [info["label"] for info in system_info]
+    summaries = {info["label"]: {name: dict(s, coverage=bands.coverage(s)) for name, s in info["summary"].items()}
+                 for info in system_info}
+    named = [dict(c, a=labels[c["a"]], b=labels[c["b"]]) for c in page_comparisons]
+    present = [f["name"] for f in facts if any(f["name"] in info["summary"] for info in system_info)]
+    directions = {f["name"]: "lower" if f["lower_better"] else "higher" for f in facts}
+    return comparisons.leaderboard(labels, summaries, named, comparisons.headline_metrics(present, gated),
+                                   directions)
+
+
 def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
                max_detailed_samples: int = MAX_DETAILED_SAMPLES,
                max_table_samples: int | None = MAX_TABLE_SAMPLES,
@@ -331,6 +346,8 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
                                 stats.seen_range(store, m))
              for m, name in enumerate(metrics)]
     seed = next((s for s in map(_seed, (run.summary for run in runs)) if s is not None), DEFAULT_SEED)
+    page_thresholds = _thresholds(thresholds, runs)
+    page_comparisons = stats.compare_systems(store, labels, metrics, seed, groups=list(systems), all_pairs=all_pairs)
     per_run = [0] * len(runs)
     for (r, _system), count in zip(systems, sizes):
         per_run[r] += count
@@ -340,12 +357,13 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
         "systems": system_info,
         "metrics": facts,
         "bands": bands.bands_table(),
-        "thresholds": _thresholds(thresholds, runs),
+        "thresholds": page_thresholds,
         "min_coverage": float(min_coverage),
         "judges": notes.judge_list(),
         "warnings": sorted(notes.warnings),
         "seed": seed,
-        "comparisons": stats.compare_systems(store, labels, metrics, seed, groups=list(systems), all_pairs=all_pairs),
+        "comparisons": page_comparisons,
+        "leaderboard": _leaderboard(system_info, facts, page_comparisons, list(page_thresholds)),
         "comparison_pairs": "all" if all_pairs else "meaningful",
         # meaningful pairs with no question id in common (ids defaulted to row numbers): the Compare tab says so
         "unshared_ids": [list(pair) for pair in stats.unshared_pairs(store, stats.meaningful_pairs(list(systems),

@@ -1,23 +1,5 @@
-// overview.js: the overview tab (per-system tables, bands, thresholds, signatures, judge) and the compare tab.
-
-function ciBar(mean, ci) {
-  var bar = el("span", { "class": "ci-bar", "aria-hidden": "true" });
-  if (mean === null || mean < 0 || mean > 1) return bar;
-  if (ci && ci[0] !== null && ci[1] !== null) {
-    var lo = Math.max(0, Math.min(1, ci[0])), hi = Math.max(0, Math.min(1, ci[1]));
-    bar.appendChild(el("span", { "class": "range", style: { left: (lo * 100) + "%", width: Math.max(0.5, (hi - lo) * 100) + "%" } }));
-  }
-  bar.appendChild(el("span", { "class": "dot", style: { left: (mean * 100) + "%" } }));
-  return bar;
-}
-
-function thresholdCell(name, mean) {
-  if (!(name in D.thresholds)) return el("td", { "class": "muted" }, "\u2013");
-  var t = D.thresholds[name];
-  var ok = thresholdPasses(t, mean);
-  return el("td", null, chip((ok ? "pass " : "fail ") + thresholdText(t), ok ? "pass" : "fail",
-    ok ? "mean is within the limit" : (mean === null ? "no scored samples" : "mean is beyond the limit")));
-}
+// overview.js: the overview tab below the leaderboard (leaderboard.js): every metric with the systems side by side,
+// why bands can disagree, the bands and thresholds; and the compare tab.
 
 // Scored of total, e.g. "2 of 9 (22%)".
 function coverageText(s) {
@@ -25,57 +7,77 @@ function coverageText(s) {
   return s.scored + " of " + total + (total ? " (" + Math.round(100 * s.scored / total) + "%)" : "");
 }
 
-// One banner naming the metrics whose mean covers too few samples, and their top unscored reasons.
-function lowCoverageBanner() {
-  var lines = [];
+var BAND_RANK = { Excellent: 0, Good: 1, Moderate: 2, Fair: 3, Poor: 4 };
+
+// Bands read every mean against the same 0-1 limits, but the metrics measure different things, so a high band can
+// sit beside a low one (context_relevance "Poor" 0.09 beside recall@10 "Excellent" 0.90). The widest such gap of
+// one system (between leaderboard metrics when there is one: those are read first) is explained above the table
+// with what each of the two measures (its declared definition); every row carries its own definition.
+function bandDisagreement() {
+  var widest = null, headline = (D.leaderboard && D.leaderboard.metrics) || [];
+  function weight(x) { return headline.indexOf(x.m.name) >= 0 ? 1 : 0; }
   D.systems.forEach(function (sys) {
-    D.metrics.forEach(function (m) {
+    var banded = D.metrics.map(function (m) {
       var s = sys.summary[m.name];
-      var covered = coverageOf(s);
-      if (covered === null || covered >= D.min_coverage) return;
-      var reasons = Object.keys(s.statuses || {}).filter(function (k) { return k !== "ok"; })
-        .sort(function (a, b) { return s.statuses[b] - s.statuses[a]; }).slice(0, 3)
-        .map(function (k) { return k + " " + s.statuses[k]; }).join(", ");
-      lines.push(sys.label + ": " + m.name + " scored " + coverageText(s) + (reasons ? "; unscored: " + reasons : ""));
+      var b = s ? bandOf(m.name, s.mean, s) : null;
+      return b ? { m: m, mean: s.mean, band: b } : null;
+    }).filter(function (x) { return x && x.m.definition; });
+    banded.forEach(function (hi) {
+      banded.forEach(function (lo) {
+        var gap = BAND_RANK[lo.band] - BAND_RANK[hi.band], score = 10 * gap + weight(hi) + weight(lo);
+        if (gap >= 3 && (!widest || score > widest.score)) widest = { score: score, hi: hi, lo: lo, sys: sys };
+      });
     });
   });
-  if (!lines.length) return null;
-  return el("div", { "class": "warning", id: "coverage-warning", role: "alert" }, [
-    el("strong", { text: "Low coverage: these means cover less than " + Math.round(100 * D.min_coverage) +
-      "% of their samples and get no band" })].concat(lines.slice(0, 20).map(function (t) { return el("div", { text: t }); }))
-    .concat(lines.length > 20 ? [el("div", { text: "... and " + (lines.length - 20) + " more" })] : []));
+  if (!widest) return null;
+  function one(x) { return x.m.name + " is " + x.band + " at " + fmt(x.mean, 2) + " (" + x.m.definition + ")"; }
+  return el("p", { "class": "notice small", id: "band-disagreement" }, [el("strong", { text: "Why bands disagree: " }),
+    "each band reads one mean against the same 0\u20131 limits, but the metrics measure different things. For " +
+    widest.sys.label + ", " + one(widest.hi) + ", while " + one(widest.lo) + ". A high band beside a low one says " +
+    "the two measure different things, not that one is wrong; the line under each metric says what it measures."]);
 }
 
-function systemTable(sys, index) {
-  var body = el("tbody");
-  D.metrics.forEach(function (m) {
-    var s = sys.summary[m.name];
-    if (!s) return;
-    var band = bandOf(m.name, s.mean, s);
-    var statuses = Object.keys(s.statuses || {}).filter(function (k) { return k !== "ok"; })
-      .map(function (k) { return k + ": " + s.statuses[k]; }).join(", ");
-    body.appendChild(el("tr", null, [
-      el("td", null, [el("span", { "class": "mono", text: m.name }), m.lower_better ? el("span", { "class": "muted small", text: " (lower is better)" }) : null, metricMarks(m)]),
-      el("td", { "class": "num", text: fmt(s.mean, 4) }),
-      el("td", { "class": "num", text: s.ci95 ? "[" + fmt(s.ci95[0]) + ", " + fmt(s.ci95[1]) + "]" : "\u2013" }),
-      el("td", null, isUnit(m.name) ? ciBar(s.mean, s.ci95) : null),
-      el("td", { "class": "num", text: coverageText(s) }),
-      el("td", { "class": "num", title: statuses || null, text: String(s.unscored) + (statuses ? " \u24D8" : "") }),
-      el("td", null, band ? chip(band, "band-" + band) : el("span", { "class": "muted", text: "\u2013" })),
-      thresholdCell(m.name, s.mean)
-    ]));
-  });
-  var corpus = Object.keys(sys.corpus || {}).filter(function (k) { return typeof sys.corpus[k] === "number"; });
-  var head = el("thead", null, el("tr", null, ["Metric", "Mean", "95% CI", "", "Scored of total", "Unscored", "Band", "Threshold"].map(function (h, i) {
-    return el("th", { "class": i === 1 || i === 2 || i === 4 || i === 5 ? "num" : null, text: h });
+function metricCells(m, sys) {
+  var s = sys.summary[m.name];
+  if (!s) return [el("td", { "class": "num muted", text: "\u2013" }), el("td"), el("td")];
+  var band = bandOf(m.name, s.mean, s);
+  var statuses = Object.keys(s.statuses || {}).filter(function (k) { return k !== "ok"; })
+    .map(function (k) { return k + ": " + s.statuses[k]; }).join(", ");
+  return [
+    el("td", { "class": "num" }, [fmt(s.mean, 4), el("div", { "class": "small muted",
+      text: s.ci95 ? "[" + fmt(s.ci95[0]) + ", " + fmt(s.ci95[1]) + "]" : "" })]),
+    el("td", { "class": "num small", title: statuses ? "unscored: " + statuses : null },
+      [coverageText(s), statuses ? infoIcon() : null]),
+    el("td", null, band ? chip(band, "band-" + band) : el("span", { "class": "muted", text: "\u2013" }))
+  ];
+}
+
+// Every metric as a row, every system as a group of columns: systems side by side, never stacked.
+function metricsTable() {
+  var top = el("tr", null, [el("th", { rowspan: "2", text: "Metric" })].concat(D.systems.map(function (sys, i) {
+    return el("th", { colspan: "3", "class": "system-head", "data-system": String(i) }, [
+      el("span", { "class": "swatch", style: { background: sysColor(i) } }), sys.label,
+      el("div", { "class": "small muted", text: "run " + D.runs[sys.run].name + " \u00B7 " + plural(sys.n, "sample") })]);
   })));
-  return el("div", { "class": "card", "data-system": String(index) }, [
-    el("h3", null, [el("span", { "class": "swatch", style: { background: sysColor(index) } }), sys.label]),
-    el("div", { "class": "muted small", text: "run " + D.runs[sys.run].name + " \u00B7 " +
-      plural(sys.n, "sample") }),
-    el("div", { "class": "table-wrap" }, el("table", { "class": "overview-table" }, [head, body])),
-    corpus.length ? el("p", { "class": "small muted" }, "Corpus scores: " + corpus.map(function (k) { return k + " = " + fmt(sys.corpus[k], 4); }).join(", ")) : null
-  ]);
+  var sub = el("tr", null, [].concat.apply([], D.systems.map(function () {
+    return [el("th", { "class": "num", text: "Mean [95% CI]" }), el("th", { "class": "num", text: "Scored" }), el("th", { text: "Band" })];
+  })));
+  var body = el("tbody", null, D.metrics.filter(function (m) {
+    return D.systems.some(function (sys) { return !!sys.summary[m.name]; });
+  }).map(function (m) {
+    return el("tr", { "data-metric": m.name }, [
+      el("td", { "class": "metric-name" }, [el("span", { "class": "mono", text: m.name }),
+        m.lower_better ? el("span", { "class": "muted small", text: " (lower is better)" }) : null, metricMarks(m),
+        m.definition ? el("div", { "class": "small muted clip-2 definition", title: m.definition, text: m.definition }) : null])
+    ].concat([].concat.apply([], D.systems.map(function (sys) { return metricCells(m, sys); }))));
+  }));
+  var corpus = D.systems.filter(function (sys) { return Object.keys(sys.corpus || {}).length; }).map(function (sys) {
+    return el("p", { "class": "small muted" }, sys.label + " corpus scores: " + Object.keys(sys.corpus)
+      .map(function (k) { return k + " = " + fmt(sys.corpus[k], 4); }).join(", "));
+  });
+  return el("div", { "class": "card systems", id: "metrics" }, [
+    el("div", { "class": "table-wrap" }, el("table", { "class": "overview-table", id: "metrics-table" }, [el("thead", null, [top, sub]), body]))
+  ].concat(corpus));
 }
 
 function bandsCard() {
@@ -120,64 +122,14 @@ function thresholdsCard() {
   ]);
 }
 
-function runCard() {
-  var runs = D.runs.map(function (run) {
-    var dl = el("dl", { "class": "kv" });
-    var rows = [["Run", run.name], ["Folder", run.path], ["Samples", String(run.n_samples)], ["Skipped input rows", String(run.skipped)],
-      ["genevals", run.genevals_version || "\u2013"], ["Bootstrap seed", run.seed === null ? "\u2013" : String(run.seed)]];
-    ["input", "metrics", "interrupted"].forEach(function (k) { if (run.meta[k] !== undefined) rows.push([k, run.meta[k]]); });
-    rows.forEach(function (r) { append(dl, [el("dt", { text: r[0] }), el("dd", { text: r[1] })]); });
-    var sigs = el("dl", { "class": "kv" });
-    Object.keys(run.signatures).forEach(function (k) { append(sigs, [el("dt", { text: k }), el("dd", { "class": "mono", text: run.signatures[k] })]); });
-    return el("div", null, [dl, el("h4", { text: "Signatures" }), Object.keys(run.signatures).length ? sigs : el("p", { "class": "empty", text: "none recorded" })]);
-  });
-  var judge = D.judges.length ? D.judges.map(function (j) {
-    var dl = el("dl", { "class": "kv judge" });
-    Object.keys(j).forEach(function (k) { append(dl, [el("dt", { text: k }), el("dd", { "class": "mono", text: j[k] })]); });
-    return dl;
-  }) : el("p", { "class": "muted", text: "No LLM judge verdicts in this report (faithfulness was not run)." });
-  return el("div", { "class": "grid-2" }, [
-    el("div", { "class": "card" }, [el("h3", { text: D.runs.length > 1 ? "Runs" : "Run" })].concat(runs)),
-    // each judge once (model.py merges a judge's per-sample fields); not all of them are LLMs (local-grounding)
-    el("div", { "class": "card", id: "judges" }, [el("h3", { text: D.judges.length > 1 ? "Judges" : "Judge" }), judge])
-  ]);
-}
-
-// How many samples the page holds in full, when it does not hold them all.
-function coverageNote() {
-  var c = D.coverage;
-  if (!textsTrimmed() && !rowsTrimmed()) return null;
-  return el("div", { "class": "notice", id: "coverage-note" }, [
-    el("strong", { text: "Detailed samples: " + fmtInt(c.detailed) + " of " + fmtInt(c.total) + "." }),
-    " The report is limited to " + fmtInt(c.max_detailed) + " detailed samples" +
-      (c.max_contexts ? " and " + fmtInt(c.max_contexts) + " retrieved contexts in all" : "") +
-      ": it embeds the question, answer, " +
-      "contexts, references and judge claims of " + fmtInt(c.detailed) + " of the " + fmtInt(c.total) + " samples, " +
-      "first the " + fmtInt(c.hallucinated) + " with contradicted or unverifiable claims, then those with unscored metrics (" +
-      fmtInt(c.flagged) + " flagged in all), then the rest in file order. " +
-      (rowsTrimmed() ? "The samples table and scatter plot hold the values of " + fmtInt(c.embedded) + " samples. "
-        : "The samples table holds the values of every sample. ") +
-      "Means, confidence intervals, histograms, verdict counts and paired comparisons use all " + fmtInt(c.total) +
-      " samples; results.jsonl has everything (genevals report --max-samples N embeds more)."
-  ]);
-}
-
 function overviewTab(root) {
-  if (D.warnings.length) {
-    root.appendChild(el("div", { "class": "warning", id: "judge-warning", role: "alert" }, [
-      el("strong", { text: "Judge warning: verdicts may be unreliable" })].concat(D.warnings.map(function (w) { return el("div", { text: w }); }))));
-  }
-  var low = lowCoverageBanner();
-  if (low) root.appendChild(low);
-  var note = coverageNote();
+  if (!D.systems.length) { root.appendChild(el("p", { "class": "empty", text: "No systems in these runs." })); return; }
+  if (Object.keys(D.thresholds).length) root.appendChild(thresholdsCard());
+  root.appendChild(el("h2", { text: "All metrics" }));
+  var note = bandDisagreement();
   if (note) root.appendChild(note);
-  root.appendChild(runCard());
-  root.appendChild(el("div", { "class": "grid-2" }, [bandsCard(), thresholdsCard()]));
-  var systems = el("div", { "class": "systems" });
-  D.systems.forEach(function (sys, i) { systems.appendChild(systemTable(sys, i)); });
-  if (!D.systems.length) systems.appendChild(el("p", { "class": "empty", text: "No systems in these runs." }));
-  root.appendChild(el("h2", { text: "Metrics by system" }));
-  root.appendChild(systems);
+  root.appendChild(metricsTable());
+  root.appendChild(bandsCard());
   var cards = validationCards();
   if (cards) root.appendChild(cards);
 }

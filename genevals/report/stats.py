@@ -4,30 +4,25 @@ counts, summaries for runs without summary.json, and seeded paired comparisons b
 All of them read :class:`~genevals.report.values.SampleValues` one metric column at a time, so memory stays
 flat in the number of samples.
 
-Paired comparisons use :func:`genevals.stats.paired_comparison_of_differences` on the question ids two
-systems share, matched through their 64-bit digests and taken in digest order (what
-:func:`genevals.stats.paired_comparison` does): the mean difference ``mean(a_i - b_i)``, and its 95% CI and
-two-sided p-value from the same paired bootstrap, so "significant" (p < 0.05) is exactly "the CI excludes 0".
-Seeded, so a report rebuilt from the same runs shows the same numbers. Only meaningful pairs are compared:
-systems of the same run, and the same system across runs (see :func:`meaningful_pairs`).
+Paired comparisons are :func:`genevals.comparisons.compare_systems` (the one definition summary.json, the
+terminal and ``genevals compare`` use too) on the question ids two systems share, matched here through their
+64-bit digests and taken in digest order: the same figures as summary.json's ``comparisons``. Only meaningful
+pairs are compared: systems of the same run, and the same system across runs (see :func:`meaningful_pairs`).
 """
 from __future__ import annotations
 
-from itertools import combinations
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from genevals.keys import id_digest
-from genevals.report.clean import num, page_summary
+from genevals import comparisons
+# re-exported: the report's callers (and the history's baseline) name them here
+from genevals.comparisons import ALL_PAIRS_MAX_SYSTEMS, PAIRED_RESAMPLES, Differences, meaningful_pairs  # noqa: F401
+from genevals.report.clean import page_summary
 from genevals.report.values import SampleValues
-from genevals.stats import DEFAULT_SEED, paired_comparison_of_differences, summarise
+from genevals.stats import DEFAULT_SEED, summarise
 from genevals.types import VERDICT_LABELS
 
-#: Above this many systems, each is compared with the first only, not every pair.
-ALL_PAIRS_MAX_SYSTEMS = 4
-#: Sign-flip resamples for the paired test (resolution 1/5001 is ample for p < 0.05).
-PAIRED_RESAMPLES = 5000
 #: The metric drawn as rank bars (1-10, >10, not found) rather than as a histogram.
 RANK_METRIC = "first_relevant_rank"
 
@@ -126,9 +121,6 @@ def summaries_from_samples(store: SampleValues, metric_names: Sequence[str], sys
     return {index: page_summary(summary) for index, summary in summaries.items()}
 
 
-Differences = Callable[[int, int, str], "np.ndarray | None"]
-
-
 def _store_differences(store: SampleValues, metrics: Sequence[str], n: int) -> Differences:
     owners = np.frombuffer(store.sys, dtype=np.int32)
     keys = np.frombuffer(store.key, dtype=np.uint64)
@@ -147,46 +139,6 @@ def _store_differences(store: SampleValues, metrics: Sequence[str], n: int) -> D
     return differences
 
 
-def _dict_differences(samples: Iterable[Mapping[str, Any]]) -> Differences:
-    table: dict[int, dict[str, dict[str, float]]] = {}
-    for s in samples:
-        per_metric = table.setdefault(s["sys"], {})
-        for name, value in s["v"].items():
-            per_metric.setdefault(name, {})[s["id"]] = value
-
-    def differences(a: int, b: int, metric: str) -> np.ndarray | None:
-        va, vb = table.get(a, {}).get(metric), table.get(b, {}).get(metric)
-        if not va or not vb:
-            return None
-        shared = sorted((id_digest(k), k) for k in set(va) & set(vb))
-        return np.array([va[k] - vb[k] for _, k in shared], dtype=float)
-
-    return differences
-
-
-def _pairs_among(members: Sequence[int]) -> list[tuple[int, int]]:
-    """Every pair of ``members`` up to :data:`ALL_PAIRS_MAX_SYSTEMS`, else each against the first."""
-    if len(members) <= ALL_PAIRS_MAX_SYSTEMS:
-        return list(combinations(members, 2))
-    return [(members[0], b) for b in members[1:]]
-
-
-def meaningful_pairs(groups: Sequence[tuple[Any, str]], all_pairs: bool = False) -> list[tuple[int, int]]:
-    """The system pairs worth comparing, ``groups[i]`` being system i's (run, system name): the systems within
-    one run, then the same system across runs (each run against the first that has it). ``all_pairs``: every
-    pair, across runs and systems too, however many."""
-    if all_pairs:
-        return list(combinations(range(len(groups)), 2))
-    by_run: dict[Any, list[int]] = {}
-    by_name: dict[str, list[int]] = {}
-    for i, (run, name) in enumerate(groups):
-        by_run.setdefault(run, []).append(i)
-        by_name.setdefault(name, []).append(i)
-    pairs = [pair for members in by_run.values() for pair in _pairs_among(members)]
-    pairs += [(members[0], b) for members in by_name.values() for b in members[1:]]
-    return pairs
-
-
 def unshared_pairs(store: SampleValues, pairs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """The ``pairs`` of systems whose samples share no question id at all: nothing of theirs can be paired.
     This is what ids defaulted to row numbers give (rows of a multi-system file never share a number)."""
@@ -200,33 +152,8 @@ def compare_systems(samples: SampleValues | Iterable[Mapping[str, Any]], labels:
                     metrics: Sequence[str], seed: int = DEFAULT_SEED,
                     groups: Sequence[tuple[Any, str]] | None = None,
                     all_pairs: bool = False) -> list[dict[str, Any]]:
-    """Seeded paired comparisons (one paired bootstrap for the CI and the p-value) on the question ids two
-    systems share, for the :func:`meaningful_pairs` of ``groups`` (each system's (run, name); None: all
-    systems are of one run).
-
-    ``samples`` is a :class:`SampleValues` (values by metric position in ``metrics``), or sample dicts with
-    ``sys``, ``id`` and ``v`` (a metric name -> value mapping). Only one pair's values of one metric are
-    gathered at a time.
-    """
-    n = len(labels)
-    if n < 2:
-        return []
-    differences = (_store_differences(samples, metrics, n) if isinstance(samples, SampleValues)
-                   else _dict_differences(samples))
-    pairs = meaningful_pairs(groups if groups is not None else [(0, label) for label in labels], all_pairs)
-    out = []
-    for a, b in pairs:
-        for metric in metrics:
-            diffs = differences(a, b, metric)
-            if diffs is None:
-                continue
-            result = paired_comparison_of_differences(metric, labels[a], labels[b], diffs, seed=seed,
-                                                      resamples=PAIRED_RESAMPLES)
-            if result is None:
-                continue
-            d = result.to_dict()
-            out.append({"metric": metric, "a": a, "b": b, "n_pairs": d["n_pairs"],
-                        "mean_difference": num(d["mean_difference"]),
-                        "ci95": [num(d["ci95"][0]), num(d["ci95"][1])],
-                        "p_value": num(d["p_value"]), "significant": bool(d["significant"])})
-    return out
+    """:func:`genevals.comparisons.compare_systems` of a :class:`SampleValues` (values by metric position in
+    ``metrics``) or of sample dicts with ``sys``, ``id`` and ``v`` (a metric name -> value mapping)."""
+    if isinstance(samples, SampleValues):
+        samples = _store_differences(samples, metrics, len(labels))
+    return comparisons.compare_systems(samples, labels, metrics, seed, groups, all_pairs)

@@ -75,6 +75,21 @@ def did_you_mean(word: str, known: Iterable[str]) -> str:
     return f" (did you mean '{found[0]}'?)" if found else ""
 
 
+def is_number(value: Any) -> bool:
+    """A real number, numpy's included (np.int64 and np.float32 register as ``numbers.Real``; np.bool_ does
+    not), and not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def finite(value: Any) -> bool:
+    """``math.isfinite``, also for an integer past a double's range (a 400-digit grade): not finite, as nothing
+    downstream (gains, means, JSON, the report) can take it as a number."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def whole(name: str, value: Any, minimum: int | None = 1, maximum: int | None = None) -> int:
     """An integer (not a bool, not 1.5; numpy's integers too) in [minimum, maximum], as an int."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -211,13 +226,17 @@ def _scalar(setting: Setting, text: str, name: str) -> Any:
         try:
             return int(word)
         except ValueError:
-            raise ValueError(f"{name}: expected a whole number, got {text!r}") from None
+            raise ValueError(f"{name}: expected a whole number{_limits(setting)}, got {shown(text)}") from None
     if setting.type is float:
         try:
             return float(word)
         except ValueError:
-            raise ValueError(f"{name}: expected a number, got {text!r}") from None
+            raise ValueError(f"{name}: expected a number{_limits(setting)}, got {shown(text)}") from None
     return text
+
+
+def _limits(setting: Setting) -> str:
+    return f" {setting.limits}" if setting.limits else ""
 
 
 def table(declared: Sequence[Setting]) -> list[str]:
@@ -230,4 +249,4 @@ def table(declared: Sequence[Setting]) -> list[str]:
 
 
 __all__ = ["Setting", "check", "check_all", "find", "parse", "table", "whole", "number", "flag", "did_you_mean",
-           "shown"]
+           "shown", "is_number", "finite"]

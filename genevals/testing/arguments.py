@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from genevals.output import thresholds as th
+from genevals.settings import Setting, check
 
 #: longest metric name a gate may give: every real one is far shorter, and a longer one is quoted cut short
 LONGEST_NAME = 200
@@ -62,28 +63,33 @@ def check_names(given: Mapping[str, Any]) -> None:
                             "and genevals.evaluate's arguments)")
 
 
+#: assert_scores' own settings, declared once and checked by the one checker (as ``--max-judge-errors``)
+SETTINGS = (
+    Setting("worst", int, 5, "the worst samples shown when a gate fails", minimum=0),
+    Setting("max_judge_errors", float, 0.05, "the share of judged samples that may end in judge_error or "
+            "parse_error", minimum=0.0, maximum=1.0),
+)
+_DECLARED = {s.name: s for s in SETTINGS}
+
+
+def _checked(value: Any, name: str) -> Any:
+    __tracebackhide__ = True
+    try:
+        return check(_DECLARED[name], value, name)
+    except ValueError as exc:
+        raise _bad(name, str(exc).removeprefix(f"{name}: ")) from None
+
+
 def count(value: Any, name: str) -> int:
     """A whole number, 0 or more (``worst``)."""
     __tracebackhide__ = True
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise _bad(name, f"expected a whole number, 0 or more, got {type(value).__name__} {shown(value)}")
-    if value < 0:
-        raise _bad(name, f"expected a whole number, 0 or more, got {shown(value)}")
-    return int(value)
+    return _checked(value, name)
 
 
 def fraction(value: Any, name: str) -> float:
     """A number in [0, 1] (``max_judge_errors``, as ``--max-judge-errors``)."""
     __tracebackhide__ = True
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise _bad(name, f"expected a number between 0 and 1, got {type(value).__name__} {shown(value)}")
-    try:
-        number = float(value)
-    except OverflowError:  # an integer past a float's range
-        number = math.inf
-    if not 0.0 <= number <= 1.0:  # NaN fails both
-        raise _bad(name, f"expected a number between 0 and 1, got {shown(value)}")
-    return number
+    return _checked(value, name)
 
 
 def _limit(kind: str, name: str, value: Any) -> float:

@@ -104,7 +104,7 @@ def test_dense_sparse_and_hybrid_are_evaluated_and_compared_in_one_command(tmp_p
 
 @pytest.mark.parametrize("args, expected", [
     (["--weights", "1"], "--weights: 1 weight(s) for 2 run(s)"),
-    (["--k", "-1"], "argument --k: expected a finite number >= 0, got '-1'"),
+    (["--k", "-1"], "argument --k: expected a number in [0, inf], got -1"),
     (["-o", "fused.tsv"], "-o fused.tsv: name a .jsonl file"),
 ])
 def test_fuse_options_that_cannot_work_exit_2(tmp_path, args, expected):

@@ -90,7 +90,7 @@ def test_temperature_zero_with_a_scripted_judge_asks_once_and_says_why(tmp_path)
 def test_a_bad_repeat_count_is_named_by_its_option(tmp_path):
     done = genevals("run", data(tmp_path), "--out", str(tmp_path / "out"), "--metrics", "faithfulness",
                     "--judge-repeats", "0")
-    assert done.returncode == 2 and "--judge-repeats must be at least 1, got 0" in done.stderr
+    assert done.returncode == 2 and "--judge-repeats: expected a whole number from 1 to 100, got 0" in done.stderr
     assert "Traceback" not in done.stderr
 
 

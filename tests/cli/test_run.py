@@ -158,4 +158,4 @@ def test_one_compact_table_with_coverage_and_integer_counts(tmp_path):
     assert "1/5\n" in lenient.stdout and "1/5*" not in lenient.stdout
     assert json.loads((tmp_path / "l" / "summary.json").read_text())["meta"]["min_coverage"] == 0.2
     bad = genevals("run", str(path), "--out", str(tmp_path / "b"), "--min-coverage", "80")
-    assert bad.returncode == 2 and "expected a number between 0 and 1" in bad.stderr
+    assert bad.returncode == 2 and "argument --min-coverage: expected a number in [0, 1], got 80" in bad.stderr

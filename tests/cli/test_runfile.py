@@ -137,7 +137,8 @@ def test_the_judge_table_reaches_the_judge_config_under_the_flags(folder, monkey
     monkeypatch.setenv("RUNFILE_TEST_KEY", "sk-from-env")
     args = build_parser().parse_args(["run", "d.jsonl", "--judge-model", "m-flag"])
     config = judge_config(args, **runfile_merge.judge_fields(args))
-    assert (config.model, config.timeout, config.n_threads, config.api_key) == ("m-flag", 5.0, 3, "sk-from-env")
+    assert (config.model, config.timeout, config.option("n_threads"), config.api_key) == ("m-flag", 5.0, 3,
+                                                                                         "sk-from-env")
     monkeypatch.delenv("RUNFILE_TEST_KEY")
     with pytest.raises(ValueError, match="RUNFILE_TEST_KEY is not set"):
         runfile_merge.judge_fields(args)
@@ -147,7 +148,7 @@ BAD = {
     "not-toml": ('data = "d.jsonl"\nworkers = \n',
                  "genevals.toml: not valid TOML: Invalid value (at line 2, column 11)"),
     "unknown-key": ('wrokers = 2\n', "genevals.toml:1: wrokers: unknown key; did you mean 'workers'?"),
-    "wrong-type": ('data = "d.jsonl"\nworkers = "2"\n', "genevals.toml:2: workers: expected an integer, got a string"),
+    "wrong-type": ('data = "d.jsonl"\nworkers = "2"\n', "genevals.toml:2: workers: expected a whole number, got '2'"),
     "wrong-bool": ('strict = "yes"\n', "genevals.toml:1: strict: expected true or false, got a string"),
     "bad-choice": ('on_error = "ignore"\n', "genevals.toml:1: on_error: 'ignore' is not one of: stop, skip"),
     "metrics-number": ("metrics = 3\n", "metrics: expected an array of names or a comma-separated string"),
@@ -162,7 +163,7 @@ BAD = {
     "literal-key": ('[judge]\napi_key = "sk-secret-1"\n', "judge.api_key: a key is never kept in a file"),
     "judge-field": ('[judge]\nmodle = "x"\n', "genevals.toml:2: judge.modle: unknown judge setting; did you mean "
                                               "'model'?"),
-    "judge-value": ("[judge]\nconcurrency = 0\n", "genevals.toml:2: judge.concurrency: must be at least 1, got 0"),
+    "judge-value": ("[judge]\nconcurrency = 0\n", "genevals.toml:2: judge.concurrency: expected a whole number 1 or more, got 0"),
     "profiles-not-table": ('profiles = "x"\n', "genevals.toml:1: profiles: expected a table"),
 }
 

@@ -120,3 +120,37 @@ def test_validate_set_reaches_the_metric(tmp_path):
     assert done.returncode == 0, done.stderr
     signature = json.loads((tmp_path / "o" / "validation.json").read_text())["metric_signature"]
     assert "thresholds:" in signature and "method:learned" not in signature  # the rules, not the detector
+
+
+def test_validate_help_is_short_and_its_examples_parse():
+    import shlex
+
+    from genevals.cli import build_parser
+    from genevals.cli.run_help import VALIDATE_EXAMPLES
+
+    done = genevals("validate", "--help")
+    assert done.returncode == 0
+    options = re.findall(r"^  (-[-\w]+)", done.stdout, re.M)
+    assert len(options) <= 15, options
+    assert "--judge-option" in options and "--judge-timeout" not in options
+    assert "genevals metrics judge" in done.stdout
+    lines = [line.split("  #")[0] for line in VALIDATE_EXAMPLES.splitlines() if line.startswith("  genevals ")]
+    assert len(lines) == 2
+    for line in lines:
+        args = build_parser().parse_args(shlex.split(line)[1:])
+        assert args.input == "labels.jsonl"
+    hidden = genevals("validate", "x.jsonl", "-o", "o", "--judge-timeout", "0")  # hidden, still accepted and checked
+    assert hidden.returncode == 2 and "argument --judge-timeout: expected a number above 0, got 0" in hidden.stderr
+
+
+def test_metrics_judge_lists_the_judge_s_and_each_backend_s_settings():
+    from genevals.judge.config import SETTINGS, all_backend_settings
+
+    done = genevals("metrics", "judge")
+    assert done.returncode == 0, done.stderr
+    for setting in SETTINGS:
+        assert re.search(rf"^    {setting.name}\s", done.stdout, re.M), setting.name
+    for backend, declared in all_backend_settings().items():
+        part = done.stdout.split(f"backend {backend}'s own settings", 1)[1]
+        assert all(re.search(rf"^    {s.name}\s", part, re.M) for s in declared), backend
+    assert re.search(r"n_ctx\s+int\s+default 4096 \[from 512 to 1,048,576\]", done.stdout)

@@ -80,6 +80,22 @@ def test_the_metrics_reference_lists_every_declared_setting(site):
         assert name in body, f"{family}.{name} is not in the metrics reference"
 
 
+def test_the_settings_reference_lists_every_judge_backend_and_engine_setting(site):
+    from genevals.engine.arguments import RAY_SETTINGS, SETTINGS as ENGINE
+    from genevals.judge.config import SETTINGS as JUDGE, all_backend_settings
+
+    page = _page(site, "settings")
+    backends = all_backend_settings()
+    assert {"llamacpp", "openai"} <= set(backends)
+    for name, declared in backends.items():
+        body = page.split(f"Backend {name}¶", 1)[1].split("¶", 1)[0]
+        assert all(s.name in body for s in declared), name
+    judge = page.split("The judge¶", 1)[1].split("¶", 1)[0]
+    assert all(s.name in judge for s in JUDGE)
+    engine = page.split("The engine¶", 1)[1]
+    assert all(s.name in engine for s in ENGINE + RAY_SETTINGS)
+
+
 def test_the_statuses_and_exit_codes_pages_list_every_one_the_code_has(site):
     hook = _hook()
     statuses, codes = hook.statuses(), hook.exit_codes()

@@ -182,9 +182,9 @@ def test_local_ray_listens_on_loopback_only():
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"seed": -1}, "seed: expected 0 or more, got -1"),
-    ({"batch_size": 0}, "batch_size: expected 1 or more, got 0"),
-    ({"rows_per_pass": -3}, "rows_per_pass: expected 1 or more, got -3"),
+    ({"seed": -1}, "seed: expected a whole number from 0 to 18,446,744,073,709,551,615, got -1"),
+    ({"batch_size": 0}, "batch_size: expected a whole number from 1 to 1,000,000,000, got 0"),
+    ({"rows_per_pass": -3}, "rows_per_pass: expected a whole number from 1 to 1,000,000,000, got -3"),
     ({"column_map": {"anwser": "a"}}, "unknown field 'anwser'"),
 ])
 def test_ray_arguments_are_checked_before_ray_starts(kwargs, message):

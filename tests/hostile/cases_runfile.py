@@ -47,8 +47,8 @@ def _types() -> list[Case]:
         found.append(filecase(f"switch-string-{key}", REFUSED, f'{key} = "yes"\n', (f"{NAME}:1", key, "true or false")))
         found.append(filecase(f"switch-number-{key}", REFUSED, f"{key} = 1\n", (f"{NAME}:1", key, "true or false")))
     for key in WHOLE:
-        found.append(filecase(f"whole-string-{key}", REFUSED, f'{key} = "2"\n', (f"{NAME}:1", key, "an integer")))
-        found.append(filecase(f"whole-fraction-{key}", REFUSED, f"{key} = 2.5\n", (f"{NAME}:1", key, "an integer")))
+        found.append(filecase(f"whole-string-{key}", REFUSED, f'{key} = "2"\n', (f"{NAME}:1", key, "a whole number")))
+        found.append(filecase(f"whole-fraction-{key}", REFUSED, f"{key} = 2.5\n", (f"{NAME}:1", key, "a whole number")))
     for key, value in CHOICES.items():
         found.append(filecase(f"choice-{key}", REFUSED, f'{key} = "{value}"\n', (f"{NAME}:1", key, value)))
     for key in ("judge-timeout", "judge-temperature"):
@@ -63,8 +63,8 @@ def _types() -> list[Case]:
         filecase("fraction-negative", REFUSED, "max-judge-errors = -1\n", (f"{NAME}:1", "max-judge-errors")),
         filecase("cutoffs-words", REFUSED, 'cutoffs = "a,b"\n', (f"{NAME}:1", "cutoffs", "whole numbers")),
         filecase("cutoffs-zero", REFUSED, "cutoffs = [0]\n", ("cutoffs", "from 1")),
-        filecase("workers-zero", REFUSED, "workers = 0\n", ("--workers", "1 or more")),
-        filecase("seed-huge", REFUSED, "seed = 99999999999999999999999\n", ("--seed",)),
+        filecase("workers-zero", REFUSED, "workers = 0\n", (f"{NAME}:1", "workers", "from 1 to 256")),
+        filecase("seed-huge", REFUSED, "seed = 99999999999999999999999\n", (f"{NAME}:1", "seed", "a larger number")),
         filecase("threshold-nonsense", REFUSED, 'fail-under = ["nonsense"]\n', (f"{NAME}:1", "fail-under")),
         filecase("threshold-out-of-range", REFUSED, "fail-under = {rougeL = 5}\n", ("rougeL",)),
         filecase("metrics-number", REFUSED, "metrics = 3\n", (f"{NAME}:1", "metrics")),

@@ -163,3 +163,19 @@ def test_registration_refuses_auto_a_taken_name_and_a_provider_of_another_name(i
     odd = register_backend(Backend(name="odd", factory=provider, identity=lambda config: Identity("m")))
     with pytest.raises(TypeError, match="judge backend 'odd' built a provider whose backend is 'scripted'"):
         odd.build(JudgeConfig(backend="odd"))
+
+
+def test_auto_is_decided_by_the_backends_records_not_by_names_in_the_configuration(isolated_backends, monkeypatch):
+    """``auto`` asks each record whether the environment names it (OpenAI-compatible: a URL or OPENAI_*), else
+    takes the fallback (llama.cpp); a backend with its own environment rule needs no edit of judge/config.py."""
+    from genevals.judge.config import resolve_backend
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("MINE_JUDGE_URL", raising=False)
+    assert (resolve_backend("auto", None), resolve_backend("auto", "http://127.0.0.1:1/v1")) == ("llamacpp", "openai")
+    register_backend(Backend(name="mine", factory=lambda config: None, identity=lambda config: Identity("m"),
+                             auto="when", picked=lambda url: bool(os.environ.get("MINE_JUDGE_URL"))))
+    assert resolve_backend("auto", None) == "llamacpp" and JudgeConfig().configured is False
+    monkeypatch.setenv("MINE_JUDGE_URL", "http://127.0.0.1:2")
+    assert resolve_backend("auto", None) == "mine" and JudgeConfig().configured is True

@@ -15,29 +15,29 @@ def no_openai_env(monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 
 
-def test_defaults():
+def test_defaults(no_openai_env):
     config = JudgeConfig()
     assert (config.backend, config.temperature, config.seed, config.max_tokens, config.timeout) == (
         "auto", 0.0, 0, None, 60.0)
     assert (config.max_retries, config.backoff_base, config.backoff_max, config.concurrency) == (4, 0.5, 30.0, 4)
-    assert (config.cache, config.dry_run, config.n_ctx, config.context_token_budget) == (True, False, 4096, None)
+    assert (config.cache, config.dry_run, config.context_token_budget, config.options) == (True, False, None, {})
 
 
 @pytest.mark.parametrize("options,message", [
     ({"backend": "gpt"}, "unknown judge backend 'gpt' (auto, openai, llamacpp, scripted)"),
-    ({"concurrency": 0}, "judge concurrency must be at least 1, got 0"),
-    ({"n_ctx": 0}, "judge n_ctx must be at least 1, got 0"),
-    ({"max_retries": -1}, "judge max_retries must be 0 or more, got -1"),
-    ({"timeout": 0}, "judge timeout must be positive, got 0"),
-    ({"timeout": -2.5}, "judge timeout must be positive, got -2.5"),
-    ({"context_token_budget": 0}, "judge context_token_budget must be at least 1, got 0"),
-    ({"base_url": ""}, "judge base_url must not be empty (leave it out for the default)"),
-    ({"model": "  "}, "judge model must not be empty (leave it out for the default)"),
-    ({"context_token_budget": -5}, "judge context_token_budget must be at least 1, got -5"),
+    ({"concurrency": 0}, "judge concurrency: expected a whole number 1 or more, got 0"),
+    ({"n_ctx": 0}, "judge n_ctx: expected a whole number from 512 to 1,048,576, got 0"),
+    ({"max_retries": -1}, "judge max_retries: expected a whole number 0 or more, got -1"),
+    ({"timeout": 0}, "judge timeout: expected a number above 0, got 0"),
+    ({"timeout": -2.5}, "judge timeout: expected a number in [0, inf], got -2.5"),
+    ({"context_token_budget": 0}, "judge context_token_budget: expected a whole number 1 or more, got 0"),
+    ({"base_url": ""}, "judge base_url: must not be empty (leave it out for the default)"),
+    ({"model": "  "}, "judge model: must not be empty (leave it out for the default)"),
+    ({"context_token_budget": -5}, "judge context_token_budget: expected a whole number 1 or more, got -5"),
 ])
-def test_bad_values_are_refused(options, message):
+def test_bad_values_are_refused(options, message, no_openai_env):
     with pytest.raises(ValueError) as err:
-        JudgeConfig(**options)
+        JudgeConfig.from_options(options)
     assert str(err.value) == message
 
 
@@ -47,8 +47,8 @@ def test_from_options():
     assert JudgeConfig.from_options(None) == JudgeConfig() == JudgeConfig.from_options({})
     with pytest.raises(ValueError) as err:
         JudgeConfig.from_options({"modle": "x", "bogus": 1, "seed": 3})
-    assert str(err.value) == "unknown judge option(s): bogus, modle"
-    with pytest.raises(ValueError, match="must be at least 1"):
+    assert str(err.value).startswith("judge modle: unknown judge setting (did you mean 'model'?) (settings: backend,")
+    with pytest.raises(ValueError, match="expected a whole number 1 or more"):
         JudgeConfig.from_options({"concurrency": 0})
 
 
@@ -76,8 +76,8 @@ def test_resolved_backend(no_openai_env, monkeypatch):
 def test_context_budget(no_openai_env):
     # llama.cpp: half the window less 512 tokens for the instructions, claims and reply, at least 256
     assert JudgeConfig().context_budget == 4096 // 2 - 512 == 1536
-    assert JudgeConfig(backend="llamacpp", n_ctx=2048).context_budget == 512
-    assert JudgeConfig(backend="llamacpp", n_ctx=1024).context_budget == 256  # max(256, 0)
+    assert JudgeConfig(backend="llamacpp", options={"n_ctx": 2048}).context_budget == 512
+    assert JudgeConfig.from_options({"backend": "llamacpp", "n_ctx": 1024}).context_budget == 256  # max(256, 0)
     assert JudgeConfig(backend="openai").context_budget == DEFAULT_CONTEXT_BUDGET == 6000
     assert JudgeConfig(provider=ScriptedProvider({})).context_budget == 6000
     assert JudgeConfig(backend="llamacpp", context_token_budget=800).context_budget == 800
@@ -98,30 +98,30 @@ def test_configured(no_openai_env, monkeypatch):
 
 
 @pytest.mark.parametrize("options,message", [
-    ({"concurrency": "4"}, "judge concurrency must be a whole number, got '4'"),  # was accepted
-    ({"concurrency": True}, "judge concurrency must be a whole number, got True"),
-    ({"n_ctx": 2048.0}, "judge n_ctx must be a whole number, got 2048.0"),
-    ({"max_tokens": 0}, "judge max_tokens must be at least 1, got 0"),
-    ({"repeats": 0}, "judge repeats must be at least 1, got 0"),
-    ({"repeats": 101}, "judge repeats must be at most 100, got 101"),  # 10**6 took 1.27 GB before its first call
-    ({"repeats": 10**6}, "judge repeats must be at most 100, got 1000000"),
-    ({"repeats": 10**5000}, "judge repeats must be at most 100, got a larger number"),
-    ({"repeats": 3.0}, "judge repeats must be a whole number, got 3.0"),
-    ({"timeout": "60"}, "judge timeout must be a number, got '60'"),
-    ({"timeout": float("nan")}, "judge timeout must be a finite number, got nan"),
-    ({"timeout": float("inf")}, "judge timeout must be a finite number, got inf"),
-    ({"temperature": -0.5}, "judge temperature must be 0 or more, got -0.5"),
-    ({"cache": "no"}, "judge cache must be True or False, got 'no'"),  # "no" is truthy: the cache stayed on
-    ({"prices": {"m": 5}}, "judge prices are malformed: model 'm': expected {\"MODEL\": {\"input_per_1k\": X, "),
-    ({"prices": [1]}, "judge prices are malformed: expected {\"MODEL\""),
+    ({"concurrency": "4"}, "judge concurrency: expected a whole number, got '4'"),  # was accepted
+    ({"concurrency": True}, "judge concurrency: expected a whole number, got True"),
+    ({"n_ctx": 2048.0}, "judge n_ctx: expected a whole number, got 2048.0"),
+    ({"max_tokens": 0}, "judge max_tokens: expected a whole number 1 or more, got 0"),
+    ({"repeats": 0}, "judge repeats: expected a whole number from 1 to 100, got 0"),
+    ({"repeats": 101}, "judge repeats: expected a whole number from 1 to 100, got 101"),  # 10**6 took 1.27 GB before its first call
+    ({"repeats": 10**6}, "judge repeats: expected a whole number from 1 to 100, got 1000000"),
+    ({"repeats": 10**5000}, "judge repeats: expected a whole number from 1 to 100, got a larger number"),
+    ({"repeats": 3.0}, "judge repeats: expected a whole number, got 3.0"),
+    ({"timeout": "60"}, "judge timeout: expected a number, got '60'"),
+    ({"timeout": float("nan")}, "judge timeout: expected a finite number, got nan"),
+    ({"timeout": float("inf")}, "judge timeout: expected a finite number, got inf"),
+    ({"temperature": -0.5}, "judge temperature: expected a number in [0, inf], got -0.5"),
+    ({"cache": "no"}, "judge cache: expected true or false, got 'no'"),  # "no" is truthy: the cache stayed on
+    ({"prices": {"m": 5}}, "judge prices: malformed: model 'm': expected {\"MODEL\": {\"input_per_1k\": X, "),
+    ({"prices": [1]}, "judge prices: malformed: expected {\"MODEL\""),
     ({"prices": {"m": {"input_per_1k": -1, "output_per_1k": 1}}},
-     "judge prices are malformed: model 'm': input_per_1k -1: expected a number >= 0"),
+     "judge prices: malformed: model 'm': input_per_1k -1: expected a number >= 0"),
     ({"prices": {"m": {"input_per_1k": "x"}}},
-     "judge prices are malformed: model 'm': input_per_1k 'x': expected a number >= 0"),
+     "judge prices: malformed: model 'm': input_per_1k 'x': expected a number >= 0"),
 ])
-def test_field_types_are_checked(options, message):
+def test_field_types_are_checked(options, message, no_openai_env):
     with pytest.raises(ValueError) as err:
-        JudgeConfig(**options)
+        JudgeConfig.from_options(options)
     assert str(err.value).startswith(message), str(err.value)
     assert err.value.field == next(iter(options))
 
@@ -130,3 +130,26 @@ def test_numpy_integers_are_taken_as_ints():
     np = pytest.importorskip("numpy")
     config = JudgeConfig(concurrency=np.int64(3), prices={"m": {"input_per_1k": np.float32(0.5), "output_per_1k": 1}})
     assert config.concurrency == 3 and type(config.concurrency) is int
+
+
+def test_backend_settings_live_in_the_backend_and_are_checked_there(no_openai_env):
+    """llama.cpp's window and the OpenAI backend's first structured-output mode are declared in their files;
+    a setting of another backend than the judge's is refused, naming both."""
+    from genevals.judge.backends import llamacpp, openai_compatible
+
+    assert [s.name for s in llamacpp.SETTINGS] == ["n_ctx", "n_threads", "chat_format"]
+    assert [s.name for s in openai_compatible.SETTINGS] == ["response_format"]
+    config = JudgeConfig.from_options({"backend": "llamacpp", "n_ctx": 8192, "n_threads": 2})
+    assert (config.option("n_ctx"), config.option("n_threads"), config.option("chat_format")) == (8192, 2, None)
+    assert JudgeConfig(backend="llamacpp").option("n_ctx") == 4096
+    assert JudgeConfig(backend="openai").option("response_format") == "json_schema"
+    with pytest.raises(ValueError) as err:
+        JudgeConfig.from_options({"backend": "openai", "n_ctx": 8192})
+    assert str(err.value) == "judge n_ctx: a setting of the llamacpp backend; this judge is openai"
+    with pytest.raises(ValueError) as err:
+        JudgeConfig(backend="openai", options={"response_format": "json"})
+    assert str(err.value) == ("judge response_format: unknown value 'json' (did you mean 'json_schema'?) "
+                              "(one of json_schema, json_object_schema, json_object, none)")
+    with pytest.raises(ValueError) as err:
+        JudgeConfig(backend="llamacpp", options={"n_ctxx": 1})
+    assert "unknown setting of the llamacpp backend (did you mean 'n_ctx'?)" in str(err.value)

@@ -106,7 +106,7 @@ def test_llama_server_end_to_end(llama_server, tmp_path):  # noqa: F811
 
 def test_in_process_llamacpp(tmp_path):
     packaged_gguf()  # skips when not installed
-    metric = Faithfulness(JudgeConfig(backend="llamacpp", n_ctx=2048, cache=False, **SMALL), max_claims=MAX_CLAIMS)
+    metric = Faithfulness(JudgeConfig(backend="llamacpp", options={"n_ctx": 2048}, cache=False, **SMALL), max_claims=MAX_CLAIMS)
     assert "warning:" in metric.signature()
     out = metric.score(SAMPLES[:1])[0]
     check_structure(SAMPLES[0], out)

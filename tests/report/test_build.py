@@ -200,6 +200,9 @@ def test_bands_follow_declarations(demo_run):
     # What a real run folder declares: first_relevant_rank is on [1, null], so it gets no band.
     facts = facts_of(build_data([demo_run]))
     assert runfolder.read_outputs(demo_run)["first_relevant_rank"]["range"] == [1.0, None]
+    # issue 37: each metric's declared definition travels with it, shown under its name in the Overview
+    assert facts["first_relevant_rank"].pop("definition").startswith("1-based rank of the first relevant id")
+    assert facts["mrr"].pop("definition").startswith("1 / rank of the first relevant id")
     assert facts["first_relevant_rank"] == {"name": "first_relevant_rank", "lower_better": True, "unit": False,
                                             "banded": False}
     assert bands.band(facts["first_relevant_rank"], 1.2) is None and bands.band(facts["mrr"], None) is None

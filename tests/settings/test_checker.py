@@ -51,10 +51,10 @@ def test_command_line_text_is_parsed_by_the_declared_type(setting, text, value):
 
 @pytest.mark.parametrize("setting,text,message", [
     (STEM, "maybe", "use_stemmer: expected true or false, got 'maybe'"),
-    (CLAIMS, "1.5", "max_claims: expected a whole number, got '1.5'"),
+    (CLAIMS, "1.5", "max_claims: expected a whole number 1 or more, got '1.5'"),
     (CLAIMS, "0", "max_claims: expected a whole number 1 or more, got 0"),
-    (SHARE, "half", "threshold: expected a number, got 'half'"),
-    (CUTS, "1,x", "cutoffs: expected a whole number, got 'x'"),
+    (SHARE, "half", "threshold: expected a number from 0 to 1, got 'half'"),
+    (CUTS, "1,x", "cutoffs: expected a whole number from 1 to 10,000, got 'x'"),
     (CRITERIA, "tone", "criteria: expected NAME=TEXT pairs"),
     (Setting("grounding", object, None, "a mapping"), "{}", "grounding: cannot be set from the command line"),
 ])

@@ -10,7 +10,7 @@ import pytest
 
 import genevals
 from genevals import registry
-from genevals.settings import Setting
+from support.bad_values import bad as _bad
 
 #: the keyword arguments that are not settings: the judge is the run's, not the family's
 NOT_SETTINGS = {"self", "judge"}
@@ -18,23 +18,6 @@ NOT_SETTINGS = {"self", "judge"}
 
 def _declared():
     return [(cls.family, s) for cls in registry.families() for s in cls.SETTINGS]
-
-
-def _bad(setting: Setting):
-    """(a bad value for the API, a bad text for the command line or None where any text is good)."""
-    if setting.type is bool:
-        return "maybe", "maybe"
-    if setting.type is int:
-        return 1.5, "1.5"
-    if setting.type is float:
-        return "high", "high"
-    if setting.type is list:
-        return "5", "0"
-    if setting.type is dict:
-        return 5, "no-pair"
-    if setting.type is str:
-        return 5, ("no_such_choice" if setting.choices else None)
-    return None, "{}"  # object: the code that reads it checks it; the command line cannot set it
 
 
 @pytest.mark.parametrize("cls", registry.families(), ids=lambda cls: cls.family)

@@ -48,14 +48,14 @@ def test_gates_are_read_in_both_directions():
 
 @pytest.mark.parametrize("value", [-1, 1.5, "3", None, True, math.nan])
 def test_worst_is_a_whole_number_0_or_more(value):
-    with pytest.raises(InputError, match="^worst: expected a whole number, 0 or more, got "):
+    with pytest.raises(InputError, match="^worst: expected a whole number( 0 or more)?, got "):
         arguments.count(value, "worst")
 
 
 @pytest.mark.parametrize("value", [-0.1, 1.01, pytest.param(10 ** 5000, id="5000-digits"), "0.1", None, False,
                                    math.nan, math.inf])
 def test_max_judge_errors_is_a_share(value):
-    with pytest.raises(InputError, match="^max_judge_errors: expected a number between 0 and 1, got "):
+    with pytest.raises(InputError, match=r"^max_judge_errors: expected a (finite )?number( in \[0, 1\])?, got "):
         arguments.fraction(value, "max_judge_errors")
 
 

@@ -97,10 +97,10 @@ BAD = {  # argument -> what the error says
     "fail_under={'token_f1': 1.5}": "fail_under={'token_f1': 1.5}: 1.5 is outside token_f1's range [0, 1]",
     "fail_under={'tokn_f1': 0.5}": "fail_under: unknown metric 'tokn_f1'; did you mean 'token_f1'?",
     "fail_under={1: 0.5}": "fail_under: a metric name must be a string, got int 1",
-    "worst='3'": "worst: expected a whole number, 0 or more, got str '3'",
-    "worst=-1": "worst: expected a whole number, 0 or more, got -1",
-    "max_judge_errors=float('nan')": "max_judge_errors: expected a number between 0 and 1, got nan",
-    "max_judge_errors=2": "max_judge_errors: expected a number between 0 and 1, got 2",
+    "worst='3'": "worst: expected a whole number, got '3'",
+    "worst=-1": "worst: expected a whole number 0 or more, got -1",
+    "max_judge_errors=float('nan')": "max_judge_errors: expected a finite number, got nan",
+    "max_judge_errors=2": "max_judge_errors: expected a number in [0, 1], got 2",
     "fail_undr={'token_f1': 0.5}": "assert_scores: unknown argument 'fail_undr'; did you mean 'fail_under'?",
 }
 

@@ -20,6 +20,7 @@ from typing import Any, Mapping, Sequence
 
 from genevals.judge.protocol import Completion, Message, PermanentError, Usage
 from genevals.judge.registry import Backend, Identity, register_backend
+from genevals.settings import Setting
 
 PACKAGED_MODEL = "gemma-3-270m-q4_k_m-packaged"
 #: Shown in details and signatures whenever the tiny packaged base model judges.
@@ -224,14 +225,26 @@ async def _preflight(config: Any, provider: LlamaCppProvider) -> str | None:
     return None
 
 
+#: llama.cpp's own settings (``--judge-option n_ctx=8192``): the window decides the context budget per call
+SETTINGS = (
+    Setting("n_ctx", int, 4096, "llama.cpp's context window in tokens (also --judge-n-ctx)", minimum=512,
+            maximum=1_048_576),
+    Setting("n_threads", int, None, "CPU threads llama.cpp uses (default: its own choice)", minimum=1,
+            maximum=1024),
+    Setting("chat_format", str, None, "llama.cpp chat format (default: gemma for the packaged model, else the "
+            "model's own template)"),
+)
+
+
 register_backend(Backend(
-    name="llamacpp", repeats_vary_at_zero=False,  # greedy decoding at temperature 0: the seed changes nothing
-    factory=lambda config: LlamaCppProvider(model_path=config.model, n_ctx=config.n_ctx,
-                                            n_threads=config.n_threads, seed=config.seed),
+    name="llamacpp", settings=SETTINGS, auto="fallback",  # what `auto` runs when no judge is named repeats_vary_at_zero=False,  # greedy decoding at temperature 0: the seed changes nothing
+    factory=lambda config: LlamaCppProvider(model_path=config.model, n_ctx=config.option("n_ctx"),
+                                            n_threads=config.option("n_threads"), seed=config.seed,
+                                            chat_format=config.option("chat_format")),
     identity=lambda config: Identity(PACKAGED_MODEL if is_packaged(config.model)
                                      else os.path.basename(str(config.model))),
     summary="llama.cpp in process: --judge-model path/to/model.gguf (default: the packaged Gemma 3 270M)",
     extra="llama", requires=(("llama_cpp", "llama-cpp-python"),), preflight=_preflight,
     # room in the window for the instructions, the claims and the reply
-    context_budget=lambda config: max(256, config.n_ctx // 2 - 512),
+    context_budget=lambda config: max(256, config.option("n_ctx") // 2 - 512),
     warning=lambda config: SMOKE_MODEL_WARNING if is_packaged(config.model) else None))

@@ -35,6 +35,7 @@ from genevals.judge.protocol import (Completion, JudgeError, Message, PermanentE
                                      estimate_tokens)
 from genevals.judge.redact import Redactor
 from genevals.judge.registry import Backend, Identity, register_backend
+from genevals.settings import Setting
 
 MODES = ("json_schema", "json_object_schema", "json_object", "none")
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -272,10 +273,18 @@ def _advice(message: str, url: str, model: str, status: int | None) -> str:
     return f"{head}; {fix}"
 
 
+#: the OpenAI-compatible backend's own settings (``--judge-option response_format=json_object``)
+SETTINGS = (
+    Setting("response_format", str, "json_schema", "the first structured-output mode tried; a server that "
+            "refuses one steps down to the next (json_schema, json_object_schema, json_object, none)",
+            choices=MODES),
+)
+
+
 def _provider(config: Any) -> OpenAIProvider:
     return OpenAIProvider(base_url=config.base_url or os.environ.get("OPENAI_BASE_URL"), model=config.model,
                           api_key=config.api_key or os.environ.get("OPENAI_API_KEY"), timeout=config.timeout,
-                          seed=config.seed)
+                          seed=config.seed, mode=config.option("response_format"))
 
 
 def _identity(config: Any) -> Identity:
@@ -284,5 +293,6 @@ def _identity(config: Any) -> Identity:
 
 
 register_backend(Backend(
-    name="openai", factory=_provider, identity=_identity, requires=(("openai", "openai"),), preflight=probe,
+    name="openai", factory=_provider, settings=SETTINGS, auto="when",
+    picked=lambda base_url: bool(base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY")), identity=_identity, requires=(("openai", "openai"),), preflight=probe,
     summary="an OpenAI-compatible server: --judge-base-url (or OPENAI_BASE_URL), --judge-model, OPENAI_API_KEY"))

@@ -127,9 +127,9 @@ def test_temperature_zero_with_a_seed_blind_judge_asks_once_and_says_so():
 
 
 def test_repeats_must_be_a_whole_number_at_least_one():
-    with pytest.raises(JudgeConfigError, match="repeats must be at least 1"):
+    with pytest.raises(JudgeConfigError, match="repeats: expected a whole number from 1 to 100"):
         JudgeConfig(repeats=0)
-    with pytest.raises(JudgeConfigError, match="repeats must be a whole number"):
+    with pytest.raises(JudgeConfigError, match="repeats: expected a whole number"):
         JudgeConfig(repeats=2.5)
 
 

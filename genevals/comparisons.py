@@ -1,0 +1,347 @@
+"""Which system is better, by how much, and is it real: the seeded paired comparisons between systems, the
+headline metrics a leaderboard shows, and the leaderboard itself with its one-sentence finding.
+
+One definition for every place that shows a comparison (summary.json, the terminal, ``genevals compare``, the
+report's Compare tab and Overview), so their figures are equal by construction. Statistics only: it reads
+values already scored, never scoring code, so the output room and the report may both import it.
+
+A comparison of systems a and b on a metric takes the question ids both scored, in :func:`genevals.keys.id_digest`
+order, and their differences :math:`d_i = a_i - b_i`; :func:`genevals.stats.paired_comparison_of_differences`
+gives the mean difference, and the 95% CI and two-sided p-value from one paired bootstrap of
+:data:`PAIRED_RESAMPLES` resamples with the run's seed, so "significant" (p < 0.05) is exactly "the CI
+excludes 0". No multiple-comparison correction.
+"""
+from __future__ import annotations
+
+import math
+import re
+from itertools import combinations
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from genevals.keys import id_digest
+from genevals.stats import DEFAULT_SEED, paired_comparison_of_differences
+
+#: Above this many systems, each is compared with the first only, not every pair.
+ALL_PAIRS_MAX_SYSTEMS = 4
+#: Bootstrap resamples for the paired test (resolution 1/5000 is ample for p < 0.05).
+PAIRED_RESAMPLES = 5000
+#: At most this many headline metrics besides the gated ones (a leaderboard must fit one screen).
+MAX_HEADLINE = 6
+
+#: The headline choice per family, in the order a leaderboard shows the families: judged answer quality, the
+#: lexical overlap with references, semantic similarity, retrieval, citations. Within a family, best first.
+#: :func:`headline_metrics` takes each present family's first choice, then each one's second, and so on.
+HEADLINE_FAMILIES: tuple[tuple[str, ...], ...] = (
+    ("answer_correctness", "answer_relevance"),
+    ("faithfulness", "contradiction_rate"),
+    ("context_relevance", "context_recall"),
+    ("token_f1", "exact_match", "rougeL", "bleu"),
+    ("bertscore_f1",),
+    ("mrr", "recall@10", "ndcg@10", "hit_rate@1"),
+    ("citation_recall", "citation_precision"),
+    ("pairwise",),
+)
+
+#: Outputs where a lower value is better, for runs whose outputs.json does not say (every metric declares its
+#: direction; :func:`higher_is_better` takes the declaration when it has one).
+LOWER_IS_BETTER = frozenset({"first_relevant_rank", "contradiction_rate", "unverifiable_rate", "miscited",
+                             "invented_claims", "latency", "latency_ms", "latency_s", "cost", "cost_usd"})
+_LOWER_PATTERN = re.compile(r"(^|_)(rank|latency|cost|error_rate|hallucination_rate)(_|$)")
+
+Differences = Callable[[int, int, str], "np.ndarray | None"]
+
+
+def num(value: Any, digits: int | None = 6) -> float | None:
+    """A finite number (rounded to ``digits``, as the report shows it), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        value = float(value)
+    except OverflowError:
+        return None
+    if not math.isfinite(value):
+        return None
+    return value if digits is None else round(value, digits)
+
+
+def describe_test(seed: int, resamples: int = PAIRED_RESAMPLES) -> str:
+    """What summary.json's comparisons say of their test."""
+    return f"paired bootstrap, {resamples} resamples, seed {seed}"
+
+
+# ---------------------------------------------------------------------------------------- which pairs
+
+def _pairs_among(members: Sequence[int]) -> list[tuple[int, int]]:
+    """Every pair of ``members`` up to :data:`ALL_PAIRS_MAX_SYSTEMS`, else each against the first."""
+    if len(members) <= ALL_PAIRS_MAX_SYSTEMS:
+        return list(combinations(members, 2))
+    return [(members[0], b) for b in members[1:]]
+
+
+def meaningful_pairs(groups: Sequence[tuple[Any, str]], all_pairs: bool = False) -> list[tuple[int, int]]:
+    """The system pairs worth comparing, ``groups[i]`` being system i's (run, system name): the systems within
+    one run, then the same system across runs (each run against the first that has it). ``all_pairs``: every
+    pair, across runs and systems too, however many."""
+    if all_pairs:
+        return list(combinations(range(len(groups)), 2))
+    by_run: dict[Any, list[int]] = {}
+    by_name: dict[str, list[int]] = {}
+    for i, (run, name) in enumerate(groups):
+        by_run.setdefault(run, []).append(i)
+        by_name.setdefault(name, []).append(i)
+    pairs = [pair for members in by_run.values() for pair in _pairs_among(members)]
+    pairs += [(members[0], b) for members in by_name.values() for b in members[1:]]
+    return pairs
+
+
+# ---------------------------------------------------------------------------------------- comparing
+
+def _dict_differences(samples: Iterable[Mapping[str, Any]]) -> Differences:
+    table: dict[int, dict[str, dict[str, float]]] = {}
+    for s in samples:
+        per_metric = table.setdefault(s["sys"], {})
+        for name, value in s["v"].items():
+            per_metric.setdefault(name, {})[s["id"]] = value
+
+    def differences(a: int, b: int, metric: str) -> np.ndarray | None:
+        va, vb = table.get(a, {}).get(metric), table.get(b, {}).get(metric)
+        if not va or not vb:
+            return None
+        shared = sorted((id_digest(k), k) for k in set(va) & set(vb))
+        return np.array([va[k] - vb[k] for _, k in shared], dtype=float)
+
+    return differences
+
+
+def compare_systems(samples: Differences | Iterable[Mapping[str, Any]], labels: Sequence[str],
+                    metrics: Sequence[str], seed: int = DEFAULT_SEED,
+                    groups: Sequence[tuple[Any, str]] | None = None,
+                    all_pairs: bool = False) -> list[dict[str, Any]]:
+    """Seeded paired comparisons (one paired bootstrap for the CI and the p-value) on the question ids two
+    systems share, for the :func:`meaningful_pairs` of ``groups`` (each system's (run, name); None: all
+    systems are of one run). Systems are named by their index in ``labels``.
+
+    ``samples`` gives the paired differences: a function ``(a, b, metric) -> differences in id_digest order``
+    (the report's column store gives one), or sample dicts with ``sys`` (index), ``id`` and ``v`` (a metric
+    name -> value mapping). Only one pair's values of one metric are gathered at a time.
+    """
+    n = len(labels)
+    if n < 2:
+        return []
+    differences = samples if callable(samples) else _dict_differences(samples)
+    pairs = meaningful_pairs(groups if groups is not None else [(0, label) for label in labels], all_pairs)
+    out = []
+    for a, b in pairs:
+        for metric in metrics:
+            diffs = differences(a, b, metric)
+            if diffs is None:
+                continue
+            result = paired_comparison_of_differences(metric, labels[a], labels[b], diffs, seed=seed,
+                                                      resamples=PAIRED_RESAMPLES)
+            if result is None:
+                continue
+            d = result.to_dict()
+            out.append({"metric": metric, "a": a, "b": b, "n_pairs": d["n_pairs"],
+                        "mean_difference": num(d["mean_difference"]),
+                        "ci95": [num(d["ci95"][0]), num(d["ci95"][1])],
+                        "p_value": num(d["p_value"]), "significant": bool(d["significant"])})
+    return out
+
+
+Paired = Callable[[str, str, str], "tuple[np.ndarray, np.ndarray] | None"]
+
+
+def paired_from_dicts(values: Mapping[str, Mapping[str, Mapping[str, float]]]) -> Paired:
+    """``(a, b, metric) -> (a's values, b's values)`` on the ids both scored, in :func:`id_digest` order, from
+    ``values[system][metric][question id]``."""
+    def pair(a: str, b: str, metric: str) -> tuple[np.ndarray, np.ndarray] | None:
+        va, vb = values.get(a, {}).get(metric), values.get(b, {}).get(metric)
+        if not va or not vb:
+            return None
+        shared = [k for _, k in sorted((id_digest(k), k) for k in set(va) & set(vb))]
+        return np.array([va[k] for k in shared], dtype=float), np.array([vb[k] for k in shared], dtype=float)
+
+    return pair
+
+
+def compare_named(values: Paired | Mapping[str, Mapping[str, Mapping[str, float]]], systems: Sequence[str],
+                  metrics: Sequence[str], seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
+    """summary.json's ``comparisons``: :func:`compare_systems` of every meaningful pair of ``systems`` (one
+    run's, in run order) on each of ``metrics``, with systems named, the means of both over the pairs
+    (``mean_a - mean_b == mean_difference``, up to rounding) and the test used. ``values`` pairs two systems'
+    values (a :data:`Paired` function), or is ``values[system][metric][question id]`` (unscored ids absent)."""
+    pair = values if callable(values) else paired_from_dicts(values)
+    means: dict[tuple[int, int, str], tuple[float, float]] = {}
+
+    def differences(a: int, b: int, metric: str) -> np.ndarray | None:
+        got = pair(systems[a], systems[b], metric)
+        if got is None:
+            return None
+        va, vb = got
+        if va.size:
+            means[(a, b, metric)] = (float(va.mean()), float(vb.mean()))
+        return va - vb
+
+    out = []
+    for c in compare_systems(differences, list(systems), metrics, seed):
+        mean_a, mean_b = means[(c["a"], c["b"], c["metric"])]
+        out.append({"metric": c["metric"], "a": systems[c["a"]], "b": systems[c["b"]], "n_pairs": c["n_pairs"],
+                    "mean_a": num(mean_a), "mean_b": num(mean_b),
+                    "mean_difference": c["mean_difference"], "ci95": c["ci95"], "p_value": c["p_value"],
+                    "significant": c["significant"], "test": describe_test(seed)})
+    return out
+
+
+# ---------------------------------------------------------------------------------------- headline
+
+def higher_is_better(metric: str, direction: str | None = None) -> bool:
+    """Whether a higher value of ``metric`` is better. ``direction`` is the metric's declared one (outputs.json's
+    "higher", "lower" or "neither"); without it, ranks, latencies, costs and the error rates of
+    :data:`LOWER_IS_BETTER` are lower-is-better and everything else higher-is-better."""
+    if direction in ("higher", "lower"):
+        return direction == "higher"
+    return metric not in LOWER_IS_BETTER and not _LOWER_PATTERN.search(metric)
+
+
+_CUTOFF = re.compile(r"^(.*)@(\d+)$")
+
+
+def _nearest(wanted: str, present: Sequence[str]) -> str | None:
+    """``wanted`` if present; for ``name@k``, the present cutoff of that name nearest below k, else above."""
+    if wanted in present:
+        return wanted
+    match = _CUTOFF.match(wanted)
+    if not match:
+        return None
+    stem, k = match.group(1), int(match.group(2))
+    ks = {int(m.group(2)): name for name in present if (m := _CUTOFF.match(name)) and m.group(1) == stem}
+    below = [c for c in ks if c <= k]
+    return ks[max(below)] if below else (ks[min(ks)] if ks else None)
+
+
+def headline_metrics(metric_names: Sequence[str], gated: Sequence[str] = ()) -> list[str]:
+    """The metrics a leaderboard shows: the gated ones the run has (in the order given), then up to
+    :data:`MAX_HEADLINE` chosen by :data:`HEADLINE_FAMILIES` (round by round, so each family present gets
+    its first choice before any gets a second; shown in the families' order). A run with none of those shows
+    its first metrics, as they come."""
+    present = list(dict.fromkeys(metric_names))
+    chosen = [m for m in dict.fromkeys(gated) if m in present]
+    picks: list[tuple[int, int, str]] = []
+    families = [[c for w in family if (c := _nearest(w, present)) is not None] for family in HEADLINE_FAMILIES]
+    families = [list(dict.fromkeys(f)) for f in families]
+    for rank in range(max((len(f) for f in families), default=0)):
+        for order, family in enumerate(families):
+            if rank < len(family) and len(picks) < MAX_HEADLINE:
+                name = family[rank]
+                if name not in chosen and all(name != p for _, _, p in picks):
+                    picks.append((order, rank, name))
+    if not picks:
+        rest = [m for m in present if m not in chosen and m not in LOWER_IS_BETTER]
+        return chosen + rest[:MAX_HEADLINE]
+    return chosen + [name for _, _, name in sorted(picks)]
+
+
+# ---------------------------------------------------------------------------------------- leaderboard
+
+def _cell(summary: Mapping[str, Any] | None) -> dict[str, Any]:
+    summary = summary or {}
+    n = summary.get("n", summary.get("scored"))
+    ci = summary.get("ci95")
+    ci = [num(ci[0]), num(ci[1])] if isinstance(ci, (list, tuple)) and len(ci) == 2 else None
+    return {"mean": num(summary.get("mean")), "ci95": ci, "n": n,
+            "coverage": num(summary.get("coverage"))}
+
+
+def _p_text(p: float | None) -> str:
+    if p is None:
+        return "p n/a"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _versus(metric: str, best: str, other: str, comparisons: Sequence[Mapping[str, Any]]) -> dict | None:
+    """The comparison of ``best`` with ``other`` on ``metric``, as best minus other."""
+    for c in comparisons:
+        if c["metric"] != metric or {c["a"], c["b"]} != {best, other} or best == other:
+            continue
+        sign = 1 if c["a"] == best else -1
+        lo, hi = c["ci95"]
+        ci = [num(sign * lo) if lo is not None else None, num(sign * hi) if hi is not None else None]
+        return {"metric": metric, "system": other, "best": best,
+                "mean_difference": num(sign * c["mean_difference"]) if c["mean_difference"] is not None else None,
+                "ci95": ci if sign == 1 else ci[::-1], "p_value": c["p_value"],
+                "significant": bool(c["significant"]), "n_pairs": c["n_pairs"]}
+    return None
+
+
+def leaderboard(systems: Sequence[str], summaries: Mapping[str, Mapping[str, Mapping[str, Any]]],
+                comparisons: Sequence[Mapping[str, Any]], headline: Sequence[str],
+                directions: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Systems as rows, ``headline`` metrics as columns (mean, ci95, n scored, coverage from ``summaries``,
+    summary.json's per-system entries), the best system per metric (None on a tie of the best means, with
+    no data, or with one system), each other system's paired comparison with the best (``versus_best``, the
+    difference as best minus it, from ``comparisons``: :func:`compare_named`'s list), and one sentence saying
+    what the run found. ``directions``: output -> declared direction (see :func:`higher_is_better`)."""
+    directions = directions or {}
+    rows = [{"system": s, "values": {m: _cell((summaries.get(s) or {}).get(m)) for m in headline}}
+            for s in systems]
+    best: dict[str, str | None] = {}
+    versus: list[dict[str, Any]] = []
+    for m in headline:
+        means = [(row["values"][m]["mean"], row["system"]) for row in rows if row["values"][m]["mean"] is not None]
+        best[m] = None
+        if len(means) < 2:
+            continue
+        sign = 1 if higher_is_better(m, directions.get(m)) else -1
+        top = max(sign * mean for mean, _ in means)
+        leaders = [s for mean, s in means if sign * mean == top]
+        if len(leaders) != 1:
+            continue
+        best[m] = leaders[0]
+        versus += [v for _, s in means if s != leaders[0]
+                   and (v := _versus(m, leaders[0], s, comparisons)) is not None]
+    return {"metrics": list(headline), "rows": rows, "best": best, "versus_best": versus,
+            "sentence": _sentence(systems, rows, headline, best, versus, directions, bool(comparisons))}
+
+
+def _sentence(systems: Sequence[str], rows: Sequence[Mapping[str, Any]], headline: Sequence[str],
+              best: Mapping[str, str | None], versus: Sequence[Mapping[str, Any]],
+              directions: Mapping[str, str], compared: bool) -> str:
+    if not headline:
+        return f"{len(systems)} system{'s' if len(systems) != 1 else ''} scored; no metric to compare"
+    if len(systems) == 1:
+        values = rows[0]["values"]
+        shown = ", ".join(f"{m} {values[m]['mean']:.2f}" for m in headline if values[m]["mean"] is not None)
+        return f"one system ({systems[0]}), nothing to compare: {shown or 'no metric scored'}"
+    if not compared:
+        return "no two systems could be compared (they share no scored question ids)"
+    clauses, quiet, tied, missing = [], [], [], []
+    for m in headline:
+        leader = best.get(m)
+        if leader is None:
+            tied.append(m)
+            continue
+        mine = [v for v in versus if v["metric"] == m]
+        if not mine:
+            missing.append(m)
+            continue
+        significant = [v for v in mine if v["significant"]]
+        if not significant:
+            quiet.append(m)
+            continue
+        closest = min(significant, key=lambda v: abs(v["mean_difference"]))
+        lower = "" if higher_is_better(m, directions.get(m)) else " (lower is better)"
+        clause = (f"{leader} leads {m}{lower} by {abs(closest['mean_difference']):.2f} over {closest['system']}, "
+                  f"{_p_text(closest['p_value'])}")
+        level = [v["system"] for v in mine if not v["significant"]]
+        if level:
+            clause += f" (not significantly over {', '.join(level)})"
+        clauses.append(clause)
+    if quiet:
+        clauses.append(f"{', '.join(quiet)} difference{'s are' if len(quiet) > 1 else ' is'} not significant")
+    if tied:
+        clauses.append(f"no single leader on {', '.join(tied)}")
+    if missing:
+        clauses.append(f"{', '.join(missing)} not compared (no shared scored question ids)")
+    return "; ".join(clauses)

@@ -1,0 +1,71 @@
+"""The run's terminal output (issue 37): the leaderboard (systems as rows side by side, headline metrics as
+columns, the best marked), the significant paired differences and the one-sentence finding, before the caveats;
+``-q`` prints the finding alone. Real `genevals run` processes on the demo's three systems."""
+import subprocess
+import sys
+
+import pytest
+
+from conftest import DEMO
+from genevals.output.terminal import difference_line, leaderboard_lines, leaderboard_table
+
+
+def genevals(*args):
+    done = subprocess.run([sys.executable, "-m", "genevals", *args], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+@pytest.fixture(scope="module")
+def demo():
+    if not DEMO.exists():
+        pytest.skip("demo data not present")
+    return str(DEMO)
+
+
+def test_a_run_prints_the_leaderboard_and_the_significant_differences(demo, tmp_path):
+    out = genevals("run", demo, "--out", str(tmp_path / "run"), "--no-history").stdout.splitlines()
+    start = out.index(next(line for line in out if line.startswith("leaderboard (^ best mean")))
+    header, *rows = out[start + 1:start + 5]
+    assert header.split() == ["system", "token_f1", "exact_match", "rougeL", "mrr", "recall@10", "ndcg@10"]
+    cells = {row.split()[0]: row.split()[1:] for row in rows}
+    assert set(cells) == {"dense", "hybrid", "sparse"}
+    assert cells["hybrid"][3] == "0.8500^" and cells["dense"][0] == "0.5387^"  # mrr's and token_f1's best
+    assert not any(c.endswith("^") for c in (cells[s][4] for s in cells))  # recall@10: a tie, no best
+    assert out[start + 5] == "significant differences (1 of 18 compared):"
+    assert out[start + 6] == "  mrr: hybrid over dense by +0.1583 [+0.0167, +0.3056], p = 0.026, 30 pairs"
+    assert out[start + 7].startswith("finding: hybrid leads mrr by 0.16 over dense, p = 0.026")
+    assert out[-1].startswith("wrote ")  # before the notes and caveats, which follow on stderr
+
+
+def test_quiet_prints_the_finding_alone(demo, tmp_path):
+    out = genevals("run", demo, "--out", str(tmp_path / "run"), "--no-history", "-q").stdout.splitlines()
+    assert len(out) == 1 and out[0].startswith("finding: hybrid leads mrr by 0.16 over dense")
+
+
+def test_one_system_prints_no_table_and_quiet_nothing():
+    summary = {"leaderboard": {"metrics": ["m"], "rows": [{"system": "s", "values": {"m": {"mean": 0.5}}}],
+                               "best": {"m": None}, "versus_best": [],
+                               "sentence": "one system (s), nothing to compare: m 0.50"}}
+    assert leaderboard_lines(summary) == ["finding: one system (s), nothing to compare: m 0.50"]
+    assert leaderboard_lines(summary, quiet=True) == []
+    assert leaderboard_lines({"systems": {}}) == []
+
+
+def test_the_table_marks_the_best_and_partial_coverage_and_escapes_names():
+    board = {"metrics": ["m\x1b"], "best": {"m\x1b": "b"},
+             "rows": [{"system": "a\u202e", "values": {"m\x1b": {"mean": 0.25, "coverage": 0.5}}},
+                      {"system": "b", "values": {"m\x1b": {"mean": 0.75, "coverage": 1.0}}}]}
+    assert leaderboard_table(board) == ["system          m\\x1b",
+                                        "a\\u202e  0.2500 (50%)",
+                                        "b             0.7500^"]
+
+
+def test_a_difference_is_said_from_the_better_side():
+    c = {"metric": "first_relevant_rank", "a": "x", "b": "y", "mean_difference": 1.5, "ci95": [0.5, 2.5],
+         "p_value": 0.0002, "n_pairs": 12}
+    # lower is better: y (1.5 lower) is the better one; the difference is y - x
+    assert difference_line(c) == "first_relevant_rank: y over x by -1.5000 [-2.5000, -0.5000], p < 0.001, 12 pairs"
+    c["metric"] = "mrr"
+    assert difference_line(c) == "mrr: x over y by +1.5000 [+0.5000, +2.5000], p < 0.001, 12 pairs"
+    assert difference_line(c, {"mrr": "lower"}).startswith("mrr: y over x")
