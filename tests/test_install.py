@@ -131,7 +131,7 @@ def test_bertscore_on_a_core_install_exits_2_naming_the_extra(core_venv, rows, t
 
 def test_metrics_all_on_a_core_install_leaves_out_and_says_why(core_venv, rows, tmp_path):
     out = tmp_path / "out"
-    done = genevals(core_venv, "run", str(rows), "--metrics", "all", "--out", str(out), "-q", cwd=tmp_path)
+    done = genevals(core_venv, "run", str(rows), "--metrics", "all", "--out", str(out), cwd=tmp_path)  # notes: no -q
     assert done.returncode == 0, done.stderr
     assert "genevals: note: bertscore left out: metric 'bertscore' needs" in done.stderr
     assert "genevals: note: faithfulness left out: " in done.stderr

@@ -4,7 +4,7 @@ share (exit codes, option parsers, thresholds, the judge options).
 Exit codes: 0 success, 1 a --fail-under / --fail-over threshold was missed (``compare``: a significant
 regression), 2 bad input (found before anything
 is scored) or a judge that fails its preflight, 3 too many judge errors (--max-judge-errors), 130 interrupted
-(partial results and summary are written).
+(partial results and summary are written), 141 the reader of stdout went away (``genevals metrics | head -1``).
 """
 from __future__ import annotations
 
@@ -14,6 +14,10 @@ from typing import Sequence
 
 from genevals.cli import compare, fuse, history, metrics, report, review, run, validate
 from genevals.cli.common import EXIT_BAD_INPUT
+
+#: a command whose stdout reader went away exits as one killed by SIGPIPE does in a shell (128 + 13), as
+#: `yes | head -1` does: quietly, since the reader took all it wanted
+EXIT_CLOSED_STDOUT = 141
 
 SUBCOMMANDS = (run, metrics, report, compare, validate, review, fuse, history)
 
@@ -44,6 +48,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        try:
+            return _dispatch(argv)
+        finally:  # --help's SystemExit too: piped output is buffered, so the pipe may turn out closed only here
+            sys.stdout.flush()
+    except BrokenPipeError:
+        return _closed_stdout()
+
+
+def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
@@ -51,6 +65,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown command {args.command}")
         return EXIT_BAD_INPUT
     return handler(args)
+
+
+def _closed_stdout() -> int:
+    """After stdout's reader went away: point stdout at /dev/null, so the interpreter's own flush at exit finds
+    nowhere to fail (Python's documented recipe), and give the SIGPIPE exit status."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout replaced by something without a file descriptor
+        pass
+    return EXIT_CLOSED_STDOUT
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """``genevals run``'s mapping options: ``--map-file`` (a TOML or JSON file of ``field = "column"``) merged with
-``--map`` (which wins for the same field), and ``--show-mapping``, which prints the first row as genevals reads it
-through the mapping and exits, so a mapping is checked without scoring anything."""
+``--map`` (which wins for the same field); ``--ignore-fields`` with the file's ``ignore`` list, the columns nothing
+reads that no warning should name; and ``--show-mapping``, which prints the first row as genevals reads it through
+the mapping and exits, so a mapping is checked without scoring anything."""
 from __future__ import annotations
 
 import argparse
@@ -8,27 +9,54 @@ import json
 import sys
 from typing import Any
 
+from genevals.cli import sources
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK
-from genevals.quote import clip
+from genevals.quote import clip, quoted
 
 
 def column_map(args: argparse.Namespace) -> dict[str, str]:
     """The mapping of ``--map-file`` then ``--map``; an InputError naming the option for a bad one."""
+    return read(args)[0]
+
+
+def read(args: argparse.Namespace) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The mapping of ``--map-file`` then ``--map``, and the columns to ignore (the file's ``ignore``, then
+    ``--ignore-fields``); an InputError naming the option for a bad one."""
     from genevals.input import mapping
     from genevals.input.readers import InputError, parse_column_map
 
-    from_file: dict[str, str] = {}
+    from_file = mapping.MapFile({})
     if args.map_file is not None:
         try:
-            from_file = mapping.read_file(args.map_file)
+            from_file = mapping.load(args.map_file)
         except mapping.MapError as exc:
             raise InputError("--map-file", None, None, str(exc)) from None
-    merged = {**from_file, **parse_column_map(args.map)}
+    merged = {**from_file.columns, **parse_column_map(args.map)}
     try:
         mapping.check(merged)
     except mapping.MapError as exc:
         raise InputError("--map/--map-file", None, None, str(exc)) from None
-    return merged
+    ignore = tuple(dict.fromkeys([*from_file.ignore, *(getattr(args, "ignore_fields", None) or ())]))
+    _check_ignored(ignore, merged, args)
+    return merged, ignore
+
+
+def _check_ignored(ignore: tuple[str, ...], merged: dict[str, str], args: argparse.Namespace) -> None:
+    """An InputError for an ignored column that something reads: ignoring it would silence nothing and hide
+    that the column is used."""
+    from genevals.input.readers import ALIASES, KNOWN_FIELDS, InputError
+
+    given = set(getattr(args, "ignore_fields", None) or ())
+    for name in ignore:
+        where = "--ignore-fields" if name in given else f"--map-file {args.map_file}: ignore"
+        if name in KNOWN_FIELDS or name in ALIASES:
+            read_as = "" if name in KNOWN_FIELDS else f" (read as {ALIASES[name]})"
+            raise InputError(where, None, None, f"{quoted(name)} is a field genevals reads{read_as}; ignore names "
+                                                "columns that nothing reads, to silence their warnings")
+        mapped = [target for target, column in merged.items() if column == name]
+        if mapped:
+            raise InputError(where, None, None, f"{quoted(name)} is mapped ({mapped[0]}={clip(name)}); ignore names "
+                                                "columns that nothing reads, to silence their warnings")
 
 
 def from_file(message: str, args: argparse.Namespace, merged: dict[str, str]) -> str:
@@ -44,16 +72,16 @@ def from_file(message: str, args: argparse.Namespace, merged: dict[str, str]) ->
     return message
 
 
-def show(args: argparse.Namespace, merged: dict[str, str]) -> int:
+def show(args: argparse.Namespace, merged: dict[str, str], ignore: tuple[str, ...] = ()) -> int:
     """Print the input's first row as genevals reads it through ``merged`` (JSON), and the mapping's problems
     found in it; exit 2 when the row cannot be read or a mapped column is not in it."""
     from genevals.input.fields import FieldTracker
     from genevals.input.readers import ALIASES, KNOWN_FIELDS, InputError, iter_samples
 
-    tracker = FieldTracker(KNOWN_FIELDS, ALIASES, merged)
+    tracker = FieldTracker(KNOWN_FIELDS, ALIASES, merged, ignore)
     first: Any = None
     try:
-        for first in iter_samples(args.input, merged, tracker):
+        for first in iter_samples(sources.data(args), merged, tracker):  # a trace export's rows too
             break
     except InputError as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)

@@ -95,7 +95,8 @@ def _export(run_dir: Path, output: str | None, citations_out: str | None = None)
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     print(f"wrote {output}: {counts.written} reviewed answers ({counts.hallucinated} hallucinated)"
-          + (f"; {counts.unsettled} left out with flagged claims still undecided" if counts.unsettled else ""))
+          + (f"; {counts.unsettled} left out with flagged claims still undecided" if counts.unsettled else "")
+          + (f"; {counts.unreviewed} flagged answers left out with no decision yet" if counts.unreviewed else ""))
     if counts.skipped:
         print(f"genevals: warning: {run_dir / 'review.sqlite'}: {counts.skipped} row(s) that are not decisions "
               "(damaged or edited by hand) were left out", file=sys.stderr)

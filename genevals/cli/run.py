@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from genevals.cli import failures, history, run_help, runfile, runfile_merge, sources
+from genevals.cli.progress import Progress
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
                                  add_judge_option, add_judge_options, add_set_option, add_thresholds, csv_list,
                                  declared, faithfulness_options, option_type, judge_config, judge_option_split, recorded_thresholds,
@@ -45,6 +46,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                           "models give status unsupported_language")
     run.add_argument("--strict", action="store_true",
                      help="an unknown field in the input is an error (default: a warning, once per field)")
+    run.add_argument("--ignore-fields", type=csv_list, default=None, metavar="A,B",
+                     help="columns nothing reads that are meant to be there (latency_ms,retriever): no warning (nor "
+                          "--strict error) names them; a --map-file may list them as ignore = [...]")
     run.add_argument("--resume", action="store_true", help="skip samples already in OUT/results.jsonl")
     run.add_argument("--engine", choices=("local", "ray"), default="local",
                      help="score in this process (default) or on a Ray cluster")
@@ -56,7 +60,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     run.add_argument("--workers", type=option_type(ENGINE["workers"]), default=None, help="processes for lexical/retrieval metrics")
     add_thresholds(run)
     run.add_argument("--seed", type=option_type(ENGINE["seed"]), default=None, help="bootstrap seed")
-    run.add_argument("--quiet", "-q", action="store_true", help="no progress bar or table")
+    run.add_argument("--quiet", "-q", action="store_true",
+                     help="errors and gate results only: no progress bar, table, warning or note (summary.json "
+                          "keeps the warnings), except where an earlier run in --out was moved")
     run.add_argument("--verbose", "-v", action="store_true",
                      help="one table per system with every unscored status, and every skipped row")
     run.add_argument("--all-outputs", action="store_true",
@@ -143,27 +149,6 @@ def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     return set_settings(args, options)  # an explicit --set wins over the flag for the same setting
 
 
-class _Progress:
-    """A progress bar that appears with the first scored sample (never an empty "0sample" bar while the input
-    is read), only on a terminal."""
-
-    def __init__(self) -> None:
-        self.bar = None
-
-    def __call__(self, n: int, total: int) -> None:
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit="sample", file=sys.stderr, dynamic_ncols=True, disable=None,
-                            leave=False)
-        elif self.bar.total != total:
-            self.bar.total = total
-            self.bar.refresh()
-        self.bar.update(n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 def check_options(args: argparse.Namespace) -> str | None:
@@ -248,6 +233,26 @@ def unwritable_option(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _say(args: argparse.Namespace, line: str) -> None:
+    """A warning or a note, on stderr unless -q: -q leaves errors and gate results only (summary.json keeps
+    the warnings)."""
+    if not args.quiet:
+        print(line, file=sys.stderr)
+
+
+def _references_hint(error: str, summary: dict[str, Any]) -> str:
+    """For an error on samples without references, the input's column that may hold them, as its warning named
+    it (``; --map references=gold reads it``): said with the error, since -q shows no warning."""
+    from genevals.input.fields import REFERENCES_HINT
+
+    if "no_reference" not in error:
+        return ""
+    for warning in summary.get("meta", {}).get("unknown_fields") or ():
+        if REFERENCES_HINT in warning:
+            return f"; {warning.split(REFERENCES_HINT, 1)[1]}"
+    return ""
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from genevals import engine
     from genevals.cli import mapping
@@ -263,6 +268,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"genevals: error: {args.runfile_problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if getattr(args, "runfile", None) is not None and args.runfile.note:
+        # also with -q: a file found without -c may be what set -q, and says where the run's settings came from
         print(f"genevals: note: {args.runfile.note}", file=sys.stderr)
     if getattr(args, "print_config", False):
         return runfile_merge.print_config(args, metric_options)
@@ -270,7 +276,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     problem = unwritable_option(args)
     if problem is None and args.show_mapping and not sources.problem(args):
         try:
-            return mapping.show(args, mapping.column_map(args))
+            return mapping.show(args, *mapping.read(args))
         except InputError as exc:
             print(f"genevals: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
@@ -283,8 +289,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     bar = None
     min_coverage = DEFAULT_MIN_COVERAGE if args.min_coverage is None else args.min_coverage
     column_map: dict[str, str] = {}
+    ignore: tuple[str, ...] = ()
     try:
-        column_map = mapping.column_map(args)
+        column_map, ignore = mapping.read(args)
         try:
             # the run file's [judge] fields, under --judge-option and the judge flags
             judge = judge_config(args, **{**runfile_merge.judge_fields(args), **judge_option_split(args)[0]})
@@ -305,17 +312,18 @@ def cmd_run(args: argparse.Namespace) -> int:
                                  seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False,
                                  meta={"input": str(getattr(sources.data(args), "name", args.input)),
                                        **recorded_thresholds(args.thresholds),
-                                       "min_coverage": min_coverage},
+                                       "min_coverage": min_coverage,
+                                       **({"ignored_fields": list(ignore)} if ignore else {})},
                                  engine=settings, language=args.language, settle_judge=settle,
-                                 before_writing=recorder.check_input)
+                                 before_writing=recorder.check_input, ignore_fields=ignore)
         except failures.JudgeProblem as exc:
             print(f"genevals: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
         for family, why in (spec.output.meta.get("left_out") or {}).items():  # said before the wait, not after
-            print(f"genevals: note: {family} left out: {why}", file=sys.stderr)
+            _say(args, f"genevals: note: {family} left out: {why}")
         if args.thresholds:  # checked against what the metrics declare, before anything is scored
             check_run(args.thresholds, spec.selected)
-        bar = None if args.quiet else _Progress()
+        bar = None if args.quiet else Progress("sample")
         results = engine.run(spec, bar)
     except (InputError, UnknownMetric, ThresholdError) as exc:
         print(f"genevals: error: {mapping.from_file(str(exc), args, column_map)}", file=sys.stderr)
@@ -337,10 +345,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             bar.close()
     summary = results.summary()
     for warning in summary.get("meta", {}).get("unknown_fields") or ():
-        print(f"genevals: warning: {warning} (--strict makes this an error)", file=sys.stderr)
+        strict = "" if warning.startswith("ignored field ") else " (--strict makes this an error)"
+        _say(args, f"genevals: warning: {warning}{strict}")
+    if args.verbose and ignore:
+        _say(args, f"genevals: note: ignored fields (no warning names them): {', '.join(ignore)}")
     from genevals.registry import preset
     from genevals.report.model import build_data
-    from genevals.report.render import unshared_ids_notes, write_page
+    from genevals.report.render import write_page
     from genevals.output.comparing import directions_of
     from genevals.output.runfolder import REPORT_FILE, read_outputs
     from genevals.output.terminal import leaderboard_lines
@@ -364,14 +375,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         for line in leaderboard_lines(summary, quiet=True):
             print(line)
     for family, warning in (summary.get("meta", {}).get("judge_warnings") or {}).items():
-        print(f"genevals: note: {family}: {warning}", file=sys.stderr)
-    for note in unshared_ids_notes(report_data):
-        print(f"genevals: warning: {note}", file=sys.stderr)
+        _say(args, f"genevals: note: {family}: {warning}")
+    for note in sources.unshared_ids_notes(args, report_data):
+        _say(args, f"genevals: warning: {note}")
     unscored, notes = unscored_requested(args.metrics, summary)
     for note in notes:
-        print(f"genevals: note: {note}", file=sys.stderr)
+        _say(args, f"genevals: note: {note}")
     for error in unscored:
-        print(f"genevals: error: {error}", file=sys.stderr)
+        print(f"genevals: error: {error}{_references_hint(error, summary)}", file=sys.stderr)
     missed = threshold_failures(args.thresholds, summary.get("systems", {}))
     for failure in missed:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)

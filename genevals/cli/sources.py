@@ -1,6 +1,7 @@
 """``genevals run``'s inputs other than one row file: a trace export (``--from FORMAT FILE``, ``--system-from``)
 and TREC files (``--qrels QRELS --run RUN [--run RUN2 ...]``, each run a system). Both become a reader kind
-(:class:`~genevals.input.source.RowSource`) that the planning pass reads once, as it reads a JSONL file."""
+(:class:`~genevals.input.source.RowSource`) that the planning pass reads once, as it reads a JSONL file. A trace's
+row goes through ``--map`` as a file's row does."""
 from __future__ import annotations
 
 import argparse
@@ -15,7 +16,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     from genevals.input.traces import FORMATS
 
     group = parser.add_argument_group("traces and TREC files")
-    group.add_argument("--from", dest="from_format", choices=FORMATS, default=None,
+    group.add_argument("--from", dest="from_format", type=_trace_format, default=None,
+                       metavar="{" + ",".join(FORMATS) + "}",
                        help="INPUT is a trace export: OTLP JSON spans with OpenInference attributes, a Langfuse "
                             "trace export or a LangSmith run export; one sample per trace")
     group.add_argument("--system-from", default=None, metavar="ATTR",
@@ -23,6 +25,17 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--qrels", default=None, metavar="QRELS", help="a TREC qrels file (with --run)")
     group.add_argument("--run", dest="trec_runs", action="append", default=[], metavar="RUN",
                        help="a TREC run file, one system each (repeatable; with --qrels; default metrics: retrieval)")
+
+
+def _trace_format(name: str) -> str:
+    """``--from``'s value, one of the trace formats; else a usage error with a did-you-mean (exit 2)."""
+    from genevals.input.traces import FORMATS
+    from genevals.settings import did_you_mean
+
+    if name not in FORMATS:
+        raise argparse.ArgumentTypeError(f"unknown trace format '{name}'{did_you_mean(name, FORMATS)} "
+                                         f"(formats: {', '.join(FORMATS)})")
+    return name
 
 
 def problem(args: argparse.Namespace) -> str | None:
@@ -42,9 +55,10 @@ def problem(args: argparse.Namespace) -> str | None:
         return "--system-from: names a trace attribute, so it needs --from FORMAT"
     if args.system_from is not None and not args.system_from.strip():
         return "--system-from: the attribute name is empty"
-    if (args.from_format or args.trec_runs) and (args.map or args.map_file or args.show_mapping):
-        option = "--from" if args.from_format else "--run"
-        return f"--map/--map-file/--show-mapping: apply to row files' columns, not to {option} input"
+    # a trace becomes a row of fields (id, question, answer, contexts, system) that a mapping can rearrange
+    # (--map id=question pairs systems' traces of one question); a TREC run has no such row
+    if args.trec_runs and (args.map or args.map_file or args.show_mapping or getattr(args, "ignore_fields", None)):
+        return "--map/--map-file/--show-mapping/--ignore-fields: apply to row files' columns, not to --run input"
     return None
 
 
@@ -64,3 +78,18 @@ def data(args: argparse.Namespace) -> Any:
 def metrics(args: argparse.Namespace) -> list[str] | None:
     """The metrics asked for; with TREC runs and none asked for, retrieval only."""
     return TREC_METRICS if args.trec_runs and args.metrics is None else args.metrics
+
+
+def unshared_ids_notes(args: argparse.Namespace, report_data: Any) -> list[str]:
+    """The report's line on systems that share no question id, with the fix for this input: a trace's id is its
+    trace id, which no other system's trace shares, whatever the question."""
+    from genevals.report.render import unshared_ids_notes as notes
+
+    found = notes(report_data)
+    if not found or not args.from_format:
+        return found
+    labels = [system["label"] for system in report_data["systems"]]
+    pairs = [f"'{labels[a]}' and '{labels[b]}'" for a, b in report_data.get("unshared_ids") or ()]
+    return [f"systems {', '.join(pairs)} share no question id, so they are not compared. A trace's id is its trace "
+            "id, which differs between systems' traces of the same question: run again with --map id=question to "
+            "pair them by question"]

@@ -140,18 +140,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if problem is not None:
             print(f"genevals: error: {problem}", file=sys.stderr)
             return EXIT_BAD_INPUT
-    bar = None
-    progress = None
-    if not args.quiet:
-        from tqdm import tqdm
+    from genevals.cli.progress import Progress
 
-        bar = tqdm(total=len(rows), unit="answer", file=sys.stderr, dynamic_ncols=True)
-
-        def progress(n: int, total: int) -> None:
-            bar.update(n)
+    bar = None if args.quiet else Progress("answer")
     try:
         report, outcomes = validate(rows, args.judge, rule=rule, seed=args.seed if args.seed is not None else DEFAULT_SEED,
-                                    resamples=args.resamples, metric=metric, progress=progress, worst=args.worst,
+                                    resamples=args.resamples, metric=metric, progress=bar, worst=args.worst,
                                     meta={"input": str(args.input), "task_type_filter": args.task_type,
                                           "limit": args.limit})
     except KeyboardInterrupt:

@@ -135,7 +135,7 @@ def plan_run(spec: Any) -> Plan:
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], Sample):
         data = [s.to_dict() for s in data]
     preparing = [s.metric for s in spec.selected if s.metric.needs_prepare]
-    tracker = FieldTracker(KNOWN_FIELDS, ALIASES, column_map)
+    tracker = FieldTracker(KNOWN_FIELDS, ALIASES, column_map, spec.ignore_fields)
     from_file = isinstance(data, (str, Path, RowSource))  # a RowSource reads files: digested from their bytes
     n_good, errors, error_rows = 0, [], []
     # A file is never held whole: its samples wait on disk. Rows given in memory are held by the caller anyway,

@@ -74,6 +74,8 @@ class RunSpec:
     column_map: Mapping[str, str] | None = None
     on_error: str = "raise"
     strict: bool = False
+    #: columns no field reads that are no mistake: no unknown-field warning (nor a ``strict`` error) names them
+    ignore_fields: tuple[str, ...] = ()
     engine: LocalSettings | RaySettings = field(default_factory=LocalSettings)
     output: OutputSpec = field(default_factory=OutputSpec)
     #: the run's ``--language`` (each metric holds it too: :attr:`genevals.metrics.base.Metric.language`)
@@ -90,7 +92,7 @@ class RunSpec:
               keep_samples: bool = True, meta: Mapping[str, Any] | None = None,
               engine: LocalSettings | RaySettings | None = None, language: Any = None,
               settle_judge: Callable[[Any], Any] | None = None,
-              before_writing: Callable[[Any], None] | None = None) -> RunSpec:
+              before_writing: Callable[[Any], None] | None = None, ignore_fields: Sequence[str] = ()) -> RunSpec:
         """Check every argument, then resolve the metrics, settle the judge when one of them is judged by an LLM
         (``settle_judge(config) -> config``: the command line names the server's model and checks it), and
         build the metrics once with it."""
@@ -121,7 +123,7 @@ class RunSpec:
         return cls(data=data, metrics=None if metrics is None else tuple(metrics), selected=tuple(selected),
                    options={k: dict(v) for k, v in (options or {}).items()}, judge=judge,
                    column_map=dict(column_map) if column_map else None, on_error=on_error, strict=strict,
-                   engine=engine, language=setting, before_writing=before_writing,
+                   ignore_fields=tuple(ignore_fields), engine=engine, language=setting, before_writing=before_writing,
                    output=OutputSpec(Path(out_dir) if out_dir is not None else None, resume, seed, keep_samples,
                                      dict(meta or {})))
 

@@ -4,7 +4,8 @@
 (:func:`genevals.engine.plan.plan_run`) and says, once:
 
 * which fields no reader knows (``refrences``), each with where it first appeared and a did-you-mean; they
-  are ignored with a warning, or refused with ``strict``;
+  are ignored with a warning, or refused with ``strict``; the columns the user names as ignored
+  (``--ignore-fields``, a mapping file's ``ignore``) are neither, and one of them that no row has is a warning;
 * which ``--map`` source column no row has (an error: the mapping would silently read nothing);
 * which CSV column holds lists as Python literals rather than JSON (read, with one warning per column);
 * for a file with a header (CSV, Parquet), that a required column is missing, at the header, with the columns
@@ -12,7 +13,8 @@
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from genevals.quote import clip, quoted
@@ -22,24 +24,36 @@ from genevals.suggest import closest, did_you_mean
 REQUIRED = ("answer",)
 #: distinct field names remembered, so a row with a million keys costs nothing more
 MAX_COLUMNS = 1000
+#: words of a column name that say it holds the reference answers (``gold``, ``answer_gold``, ``expected``), for
+#: an input whose rows have no references field
+REFERENCE_WORDS = frozenset({"gold", "golden", "expected", "reference", "references", "truth", "truths", "ideal",
+                             "correct", "target", "targets", "answers", "label", "labels"})
+#: what the hint says, so that the command line can repeat it where the missing references are noticed
+REFERENCES_HINT = "it may hold the references: "
 
 
 class FieldTracker:
     def __init__(self, known: tuple[str, ...], aliases: Mapping[str, str],
-                 column_map: Mapping[str, str] | None = None) -> None:
+                 column_map: Mapping[str, str] | None = None, ignore: Iterable[str] = ()) -> None:
         self.column_map = dict(column_map or {})
         self.aliases = dict(aliases)
         self.names = set(known) | set(aliases)
-        self.known = self.names | set(self.column_map.values())
+        #: the columns named as ignored: known to be unread, so no warning names them
+        self.ignore = tuple(ignore)
+        self.known = self.names | set(self.column_map.values()) | set(self.ignore)
         #: field name -> "file:line" where it first appeared
         self.unknown: dict[str, str] = {}
         self.columns: dict[str, None] = {}  # every field name seen, in first-seen order
         #: CSV column holding Python literal lists -> "file:line" of the first
         self.literals: dict[str, str] = {}
+        #: whether some row provides references (itself, an alias or its --map source)
+        self.references = False
 
     def see(self, origin: str, data: Any) -> None:
         if type(data) is not dict and not isinstance(data, Mapping):
             return
+        if not self.references:
+            self.references = self.provides(data, "references")
         for name in data:
             if not isinstance(name, str):
                 continue
@@ -74,12 +88,29 @@ class FieldTracker:
             self.literals[column] = origin
 
     def warnings(self) -> list[str]:
-        """One line per unknown field (where it first appeared, and the field it may have meant), and one per
-        column read from Python literals."""
-        return [f"{origin}: unknown field {quoted(name)} is ignored{did_you_mean(clip(name), self.names)}"
+        """One line per unknown field (where it first appeared, and the field it may have meant), one per
+        column read from Python literals, and one per ignored column that no row has (a misspelt name, most
+        likely: the column meant still warns)."""
+        return [f"{origin}: unknown field {quoted(name)} is ignored"
+                f"{self._references_hint(name) or did_you_mean(clip(name), self.names)}"
                 for name, origin in self.unknown.items()] + [
                 f"{origin}: column {quoted(name)} holds Python literals (['a', 'b']), not JSON ([\"a\", \"b\"]); read "
-                "them as lists (parsed, never evaluated)" for name, origin in self.literals.items()]
+                "them as lists (parsed, never evaluated)" for name, origin in self.literals.items()] + [
+                f"ignored field {quoted(name)}: no row has it{did_you_mean(clip(name), self._unread())}"
+                for name in self.ignore if name not in self.columns]
+
+    def _references_hint(self, name: str) -> str:
+        """``; it may hold the references: --map references=gold reads it`` for a column named like reference
+        answers when no row has references (lexical metrics would score nothing)."""
+        if self.references or "references" in self.column_map:
+            return ""
+        words = {w for w in re.split(r"[^a-z]+", name.lower()) if w}
+        return f"; {REFERENCES_HINT}--map references={clip(name)} reads it" if words & REFERENCE_WORDS else ""
+
+    def _unread(self) -> list[str]:
+        """The columns seen that no field reads (ignored or not)."""
+        mapped = set(self.column_map.values())
+        return [c for c in self.columns if c not in self.names and c not in mapped]
 
     def unmapped(self) -> list[str]:
         """The ``--map NEW=OLD`` whose OLD no row has, as messages."""

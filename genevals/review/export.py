@@ -8,7 +8,8 @@ settled it:
   marked answer text as a missed hallucination; ``spans`` are those claims' spans and the marked spans;
 * **not hallucinated** when every claim the judge flagged was called a false alarm, and nothing was marked.
 
-An answer with flagged claims still undecided (or only unsure, or tied) is left out and counted.
+An answer with flagged claims still undecided (or only unsure, or tied) is left out and counted, and so is an
+answer with a flagged claim that no reviewer has decided on at all.
 
 The decisions on citation verdicts go to a second file, in the schema ``genevals validate --judge citations``
 reads (:func:`genevals.review.citations.label_rows`).
@@ -46,6 +47,8 @@ class ExportCounts:
     unsettled: int
     #: rows of review.sqlite that cannot be decisions (a damaged or hand-edited store), left out
     skipped: int = 0
+    #: answers with a claim the judge flagged and no fresh decision at all, left out
+    unreviewed: int = 0
 
 
 def labelled_rows(decisions: list, samples: Samples) -> tuple[list[dict[str, Any]], ExportCounts]:
@@ -55,9 +58,10 @@ def labelled_rows(decisions: list, samples: Samples) -> tuple[list[dict[str, Any
         if d.decision == "missed" and not stale_reason(d, samples):
             missed.setdefault((d.system, d.sample_id), []).append(d.span)
     touched = {(s, i) for s, i, _ in by_claim} | set(missed)
-    rows, unsettled = [], 0
+    rows, unsettled, unreviewed = [], 0, 0
     for key, sample in samples.items():
         if key not in touched:
+            unreviewed += any(c.flagged for c in sample.claims)
             continue
         verdicts = {c.index: consensus(by_claim.get((*key, c.index), [])) for c in sample.claims}
         confirmed = [c for c in sample.claims if verdicts[c.index] == "confirmed"]
@@ -73,7 +77,7 @@ def labelled_rows(decisions: list, samples: Samples) -> tuple[list[dict[str, Any
                      "context": list(sample.contexts), "response": sample.answer, "hallucinated": label,
                      "spans": [{"start": s, "end": e} for s, e in merge_spans(spans)],
                      "source": f"review of results.jsonl line {sample.line}"})
-    return rows, ExportCounts(len(rows), sum(r["hallucinated"] for r in rows), unsettled)
+    return rows, ExportCounts(len(rows), sum(r["hallucinated"] for r in rows), unsettled, unreviewed=unreviewed)
 
 
 def export_labels(run_dir: str | Path, out_path: str | Path,

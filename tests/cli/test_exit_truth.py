@@ -59,7 +59,7 @@ def test_named_family_and_output_name_each_system_they_scored_nothing_of(tmp_pat
 
 def test_default_set_notes_a_family_that_scored_nothing_and_passes(tmp_path):
     """A preset is meant for any data: its members that found nothing to score are a note, not a failure."""
-    done = genevals("run", write(tmp_path / "d.jsonl", rows(relevant=False)), "-o", str(tmp_path / "o"), "-q")
+    done = genevals("run", write(tmp_path / "d.jsonl", rows(relevant=False)), "-o", str(tmp_path / "o"))
     assert done.returncode == 0, done.stderr
     assert "genevals: note: retrieval scored no sample (unscored: no_relevance_labels 2)" in done.stderr.splitlines()
     assert "exact_match" not in done.stderr
@@ -91,7 +91,7 @@ def test_every_row_skipped_exits_1(tmp_path):
 
 def test_systems_without_ids_are_named_with_the_fix(tmp_path):
     path = write(tmp_path / "d.jsonl", rows(("dense", "sparse"), ids=False))
-    done = genevals("run", path, "-o", str(tmp_path / "o"), "-q")
+    done = genevals("run", path, "-o", str(tmp_path / "o"))  # warnings are not shown with -q
     assert done.returncode == 0, done.stderr
     warning = [line for line in done.stderr.splitlines() if "share no question id" in line]
     assert warning == ["genevals: warning: systems 'dense' and 'sparse' share no question id, so they are not "

@@ -21,7 +21,7 @@ ROWS = [{"id": str(i), "answer": f"Paris {i}", "refrences": [f"Paris {i}"], "lat
 
 def test_an_unknown_field_warns_once_with_did_you_mean(tmp_path):
     path = write(tmp_path / "d.jsonl", ROWS)
-    done = genevals("run", str(path), "--out", str(tmp_path / "o"), "-q", "--metrics", "exact_match")
+    done = genevals("run", str(path), "--out", str(tmp_path / "o"), "--metrics", "exact_match")  # warnings: no -q
     # the misspelt field leaves exact_match nothing to score: the run says so and fails
     assert done.returncode == 1 and "exact_match scored no sample (unscored: no_reference 5)" in done.stderr
     assert done.stderr.count("unknown field 'refrences'") == 1  # once for five rows

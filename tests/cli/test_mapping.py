@@ -22,8 +22,8 @@ def test_a_flat_export_scores_through_nested_maps(tmp_path):
     path = tmp_path / "export.csv"
     path.write_text(HEADER + ROWS)
     out = tmp_path / "o"
-    done = genevals("run", str(path), "--out", str(out), "-q", "--metrics", "hit_rate@1,token_f1,faithfulness",
-                    *MAPS)
+    done = genevals("run", str(path), "--out", str(out), "--metrics", "hit_rate@1,token_f1,faithfulness",
+                    *MAPS)  # not -q: the warnings are checked
     # faithfulness has no text to check in any sample: the run says so (exit 1), and never scores it 0
     assert done.returncode == 1, done.stderr
     assert "faithfulness scored no sample of any system (unscored: empty_context 4)" in done.stderr

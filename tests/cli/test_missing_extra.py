@@ -68,7 +68,7 @@ def test_every_missing_metric_is_named_in_one_message(tmp_path):
 
 def test_metrics_all_leaves_out_what_needs_the_extra_and_says_why(tmp_path):
     out = tmp_path / "out"
-    done = core("run", str(few_rows(tmp_path)), "--metrics", "all", "--out", str(out), "-q")
+    done = core("run", str(few_rows(tmp_path)), "--metrics", "all", "--out", str(out))  # notes: not with -q
     assert done.returncode == 0, done.stderr
     notes = [line for line in done.stderr.splitlines() if " left out: " in line]
     assert [line.split(" left out: ")[0] for line in notes] == ["genevals: note: bertscore",
