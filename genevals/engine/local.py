@@ -268,6 +268,7 @@ def evaluate(
     progress: Callable[[int, int], None] | None = None,
     meta: Mapping[str, Any] | None = None,
     language: str | None = None,
+    ignore_fields: Sequence[str] = (),
 ) -> Results:
     """Score ``data`` (a path, a DataFrame, or any iterable of row dicts: a list, a generator) and return
     ``Results``. A mistake in any argument is an :class:`~genevals.input.readers.InputError` before any work.
@@ -282,7 +283,7 @@ def evaluate(
 
     ``on_error="raise"`` stops before scoring if any row is bad; ``"skip"`` records bad rows with their
     reason and scores the rest. An unknown field is a warning (``Results.meta["unknown_fields"]``), with
-    ``strict`` an error. With ``out_dir``, results.jsonl grows as samples finish and summary.json is
+    ``strict`` an error; ``ignore_fields`` names columns to skip without a word (``--ignore-fields``). With ``out_dir``, results.jsonl grows as samples finish and summary.json is
     written at the end, also when the run is interrupted.
 
     The arguments become one :class:`~genevals.engine.spec.RunSpec` (:meth:`RunSpec.build`), which :func:`run`
@@ -291,5 +292,6 @@ def evaluate(
     check_progress(progress)
     spec = RunSpec.build(data, metrics, options=options, judge=judge, column_map=column_map, on_error=on_error,
                          strict=strict, out_dir=out_dir, resume=resume, seed=seed, keep_samples=keep_samples,
-                         meta=meta, engine=LocalSettings(workers, chunk_size), language=language)
+                         meta=meta, engine=LocalSettings(workers, chunk_size), language=language,
+                         ignore_fields=ignore_fields)
     return run(spec, progress)

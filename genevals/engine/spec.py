@@ -97,6 +97,8 @@ class RunSpec:
         (``settle_judge(config) -> config``: the command line names the server's model and checks it), and
         build the metrics once with it."""
         engine = LocalSettings() if engine is None else engine
+        if isinstance(ignore_fields, (str, bytes)) or not all(isinstance(f, str) for f in ignore_fields):
+            raise InputError("ignore_fields", None, None, "expected a list of column names, e.g. ['notes', 'run_at']")
         workers = engine.workers if isinstance(engine, LocalSettings) else None
         chunk_size = engine.chunk_size if isinstance(engine, LocalSettings) else None
         check_call(data, column_map, out_dir, workers, chunk_size, seed, None, meta)
