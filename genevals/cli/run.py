@@ -371,9 +371,6 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"skipped ... and {len(results.skipped) - len(shown)} more rows (-v, or {Path(args.out)}/"
                   "skipped.jsonl)", file=sys.stderr)
         print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
-    else:  # -q: the finding's one line
-        for line in leaderboard_lines(summary, quiet=True):
-            print(line)
     for family, warning in (summary.get("meta", {}).get("judge_warnings") or {}).items():
         _say(args, f"genevals: note: {family}: {warning}")
     for note in sources.unshared_ids_notes(args, report_data):

@@ -38,9 +38,15 @@ def test_a_run_prints_the_leaderboard_and_the_significant_differences(demo, tmp_
     assert out[-1].startswith("wrote ")  # before the notes and caveats, which follow on stderr
 
 
-def test_quiet_prints_the_finding_alone(demo, tmp_path):
-    out = genevals("run", demo, "--out", str(tmp_path / "run"), "--no-history", "-q").stdout.splitlines()
-    assert len(out) == 1 and out[0].startswith("finding: hybrid leads mrr by 0.16 over dense")
+def test_quiet_prints_errors_and_gate_results_only(demo, tmp_path):
+    """-q is errors and gate results only (issue 37 point 5): no table, no leaderboard, no finding; the finding
+    stays in summary.json's leaderboard."""
+    done = genevals("run", demo, "--out", str(tmp_path / "run"), "--no-history", "-q")
+    assert done.returncode == 0 and done.stdout == ""
+    missed = subprocess.run([sys.executable, "-m", "genevals", "run", demo, "--out", str(tmp_path / "gated"),
+                             "--no-history", "-q", "--fail-under", "mrr=0.99"], capture_output=True, text=True,
+                            timeout=300)
+    assert missed.returncode == 1 and "mrr" in missed.stdout + missed.stderr and "finding:" not in missed.stdout
 
 
 def test_one_system_prints_no_table_and_quiet_nothing():
