@@ -67,6 +67,16 @@ def declared(family: str, key: str):
     return find_it
 
 
+def engine_setting(name: str):
+    """The engine's declaration ``name`` (:data:`genevals.engine.arguments.SETTINGS` or ``RAY_SETTINGS``), found
+    when the option is given: the engine's module imports numpy, which ``--help`` must not."""
+    def find_it() -> Any:
+        from genevals.engine.arguments import RAY_SETTINGS, SETTINGS
+
+        return next(s for s in SETTINGS + RAY_SETTINGS if s.name == name)
+    return find_it
+
+
 def _judge_setting(name: str):
     def find_it() -> Any:
         from genevals.judge.config import SETTINGS, all_backend_settings

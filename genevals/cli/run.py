@@ -12,16 +12,13 @@ from genevals.cli import failures, history, run_help, runfile, runfile_merge, so
 from genevals.cli.progress import Progress
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
                                  add_judge_option, add_judge_options, add_set_option, add_thresholds, csv_list,
-                                 declared, faithfulness_options, option_type, judge_config, judge_option_split, recorded_thresholds,
+                                 declared, engine_setting, faithfulness_options, option_type, judge_config, judge_option_split, recorded_thresholds,
                                  set_settings, whole_numbers)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
-    from genevals.engine.arguments import SETTINGS, RAY_SETTINGS
     from genevals.metrics.lexical.bleu_tokenize import CHOICES as BLEU_TOKENIZERS
     from genevals.registry import preset
-
-    ENGINE = {s.name: s for s in SETTINGS + RAY_SETTINGS}  # noqa: N806
 
     run = subparsers.add_parser("run", help="score a file of RAG outputs")
     run.add_argument("input", nargs="?", default=None,
@@ -54,12 +51,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                      help="score in this process (default) or on a Ray cluster")
     run.add_argument("--ray-address", default=None,
                      help="Ray cluster address (auto, ray://HOST:10001); default: start a local Ray")
-    run.add_argument("--ray-judge-actors", type=option_type(ENGINE["judge_concurrency"]), default=None, metavar="N",
+    run.add_argument("--ray-judge-actors", type=option_type(engine_setting("judge_concurrency")), default=None, metavar="N",
                      help="Ray: judge actors across the whole cluster (default 4); at most N x --judge-concurrency "
                           "judge requests are in flight at once")
-    run.add_argument("--workers", type=option_type(ENGINE["workers"]), default=None, help="processes for lexical/retrieval metrics")
+    run.add_argument("--workers", type=option_type(engine_setting("workers")), default=None, help="processes for lexical/retrieval metrics")
     add_thresholds(run)
-    run.add_argument("--seed", type=option_type(ENGINE["seed"]), default=None, help="bootstrap seed")
+    run.add_argument("--seed", type=option_type(engine_setting("seed")), default=None, help="bootstrap seed")
     run.add_argument("--quiet", "-q", action="store_true",
                      help="errors and gate results only: no progress bar, table, warning or note (summary.json "
                           "keeps the warnings), except where an earlier run in --out was moved")

@@ -15,13 +15,13 @@ from genevals.cli import failures, run_help
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, add_judge_options,
                                  add_judge_option, add_set_option, faithfulness_options,
                                  declared, judge_config, option_type, set_settings)
-from genevals.engine.arguments import MAX_SEED
 from genevals.settings import Setting
 
-#: validate's own settings, declared once (the judge's come from the judge options)
+#: validate's own settings, declared once (the judge's come from the judge options); the seed's limit is the
+#: engine's (genevals.engine.arguments.MAX_SEED: a test keeps them equal; that module imports numpy, --help may not)
 SETTINGS = (
     Setting("limit", int, None, "only the first N rows (after --task-type)", minimum=1),
-    Setting("seed", int, 12345, "bootstrap seed", minimum=0, maximum=MAX_SEED),
+    Setting("seed", int, 12345, "bootstrap seed", minimum=0, maximum=2**64 - 1),
     Setting("resamples", int, 1000, "bootstrap resamples", minimum=1, maximum=1_000_000),
     Setting("worst", int, 15, "disagreements of each kind shown in the HTML", minimum=0, maximum=100_000),
 )

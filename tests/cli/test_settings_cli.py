@@ -154,3 +154,15 @@ def test_metrics_judge_lists_the_judge_s_and_each_backend_s_settings():
         part = done.stdout.split(f"backend {backend}'s own settings", 1)[1]
         assert all(re.search(rf"^    {s.name}\s", part, re.M) for s in declared), backend
     assert re.search(r"n_ctx\s+int\s+default 4096 \[from 512 to 1,048,576\]", done.stdout)
+
+
+def test_validate_s_seed_is_declared_as_the_engine_s():
+    """validate declares its seed without importing the engine (numpy) for --help; the limits are the same."""
+    from genevals.cli.validate import SETTINGS
+    from genevals.engine.arguments import MAX_SEED, SETTINGS as ENGINE
+    from genevals.stats import DEFAULT_SEED
+
+    seed = next(s for s in SETTINGS if s.name == "seed")
+    engine = next(s for s in ENGINE if s.name == "seed")
+    assert (seed.minimum, seed.maximum, seed.default) == (engine.minimum, engine.maximum, engine.default) == (
+        0, MAX_SEED, DEFAULT_SEED)
