@@ -185,6 +185,8 @@ def cmd_label(args: argparse.Namespace) -> int:
                    f"{p.get('cached', 0)} from the cache)")
     print(f"wrote {out} and {out}.json: {p['graded']} judgements of {pooled.pairs} pooled pairs over {len(pooled)} "
           f"topics (depth {args.depth}, {len(pooled.runs)} runs) by {judged}; grades {grades}")
+    if p.get("warning"):
+        print(f"genevals: warning: {p['warning']}", file=sys.stderr)
     if failed:
         print(f"genevals: warning: {failed} pair(s) got no grade and are left unjudged", file=sys.stderr)
     return EXIT_OK
