@@ -180,7 +180,7 @@ def cmd_label(args: argparse.Namespace) -> int:
         return EXIT_JUDGE_ERRORS
     write_qrels(out, labelled)
     grades = ", ".join(f"{g}: {n}" for g, n in p["grades"].items())
-    judged = (f"the offline MiniLM model" if judge == "offline"
+    judged = ("the offline MiniLM model" if judge == "offline"
               else f"{p['judge']} judge {p['model']} (prompt {p['prompt_hash']}; {p.get('requests', 0)} requests, "
                    f"{p.get('cached', 0)} from the cache)")
     print(f"wrote {out} and {out}.json: {p['graded']} judgements of {pooled.pairs} pooled pairs over {len(pooled)} "

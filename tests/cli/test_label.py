@@ -2,40 +2,9 @@
 offline model and by a scripted judge (the judge client's real path: cache, dry run, repeats), the qrels then
 read by ``genevals run --qrels``, whose summary, terminal and report say who judged; and bad input, exit 2."""
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-DEMO = REPO / "datasets" / "demo"
-
-
-def genevals(*args, cache=None):
-    env = dict(os.environ, HF_HUB_OFFLINE="1")
-    if cache is not None:
-        env["GENEVALS_CACHE_DIR"] = str(cache)
-    return subprocess.run([sys.executable, "-m", "genevals", *map(str, args)], capture_output=True, text=True,
-                          timeout=600, env=env)
-
-
-def demo_trec(folder: Path, topics: int = 3) -> dict[str, Path]:
-    """The demo's dense and sparse systems as TREC runs over its first ``topics`` questions, with the questions as
-    topics.tsv and the chunk collection as docs.jsonl."""
-    rows = [json.loads(line) for line in (DEMO / "demo.jsonl").read_text().splitlines()]
-    keep = sorted({r["id"] for r in rows})[:topics]
-    paths = {"topics": folder / "topics.tsv", "docs": folder / "docs.jsonl"}
-    paths["topics"].write_text("".join(f"{r['id']}\t{r['question']}\n" for r in rows
-                                       if r["system"] == "dense" and r["id"] in keep))
-    paths["docs"].write_text((DEMO / "collection.jsonl").read_text())
-    for system in ("dense", "sparse"):
-        paths[system] = folder / f"{system}.trec"
-        paths[system].write_text("".join(
-            f"{r['id']} Q0 {c['id']} {i} {c['score']} {system}\n" for r in rows if r["system"] == system
-            and r["id"] in keep for i, c in enumerate(r["contexts"], start=1)))
-    return paths
+from support.label_data import DEMO, demo_trec, genevals
 
 
 def test_offline_labels_for_the_demo_collection_are_read_by_genevals_run_which_says_who_judged(tmp_path):
@@ -125,9 +94,8 @@ def test_a_judge_labels_each_pair_once_then_answers_from_its_cache_and_prices_th
 
 
 def _prices(tmp_path, script):
-    from genevals.judge.backends.scripted import ScriptedProvider  # noqa: F401  (the model name: file + digest)
-
-    probe = genevals("label", "--qrels-out", tmp_path / "probe.qrels", DEMO / "demo.jsonl", "--depth", 1,
+    # the scripted judge's model is named after its file and digest: read from a first run's provenance
+    genevals("label", "--qrels-out", tmp_path / "probe.qrels", DEMO / "demo.jsonl", "--depth", 1,
                      "--judge-backend", "scripted", "--judge-model", script, cache=tmp_path / "probe")
     model = json.loads((tmp_path / "probe.qrels.json").read_text())["model"]
     prices = tmp_path / "prices.json"

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from support.label_data import demo_trec, genevals
 from support.llama_server import llama_server, packaged_gguf  # noqa: F401  (fixture)
-from test_label import demo_trec, genevals
 
 pytestmark = pytest.mark.slow
 
