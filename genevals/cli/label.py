@@ -103,6 +103,7 @@ def _judge(args: argparse.Namespace):
 
 
 def cmd_label(args: argparse.Namespace) -> int:
+    from genevals.cli.progress import Progress
     from genevals.files import output_refusal
     from genevals.input.rows import InputError
     from genevals.judge.preflight import JudgeUnavailable
@@ -155,10 +156,13 @@ def cmd_label(args: argparse.Namespace) -> int:
                       pooled.depth, pooled.runs)
         print(f"genevals: note: {len(unknown)} pooled document(s) without a text left unjudged "
               "(--skip-unknown-docs)", file=sys.stderr)
+    bar = Progress("pair")  # drawn only on a terminal
     try:
-        labelled = label(pooled, topics, documents, judge=judge)
+        labelled = label(pooled, topics, documents, judge=judge, progress=lambda n: bar(n, pooled.pairs))
     except JudgeUnavailable as exc:
         return _fail(str(exc))
+    finally:
+        bar.close()
     if labelled.dry_run is not None:
         e = labelled.dry_run
         cost = "" if e["estimated_cost_usd"] is None else f", about ${e['estimated_cost_usd']:.4f}"

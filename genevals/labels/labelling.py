@@ -6,7 +6,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from genevals.signature import make_signature
+
 OFFLINE = "offline"
+#: what makes two labellings of the same pool the same: the judge, its model, prompt and sampling, the offline
+#: cut points
+SIGNED = ("judge", "model", "base_url", "prompt_hash", "temperature", "seed", "repeats", "calibration", "cut_points")
 
 
 @dataclass
@@ -42,8 +47,9 @@ def label(pool: Mapping[str, Sequence[str]], topics: Mapping[str, str], document
         judge: ``"offline"``, the packaged MiniLM ``context_relevance_local`` model (coarse:
             :mod:`genevals.labels.offline`), or a :class:`~genevals.judge.config.JudgeConfig` for an LLM judge
             with UMBRELA's prompt (:mod:`genevals.labels.umbrela`); its ``dry_run`` estimates and judges nothing.
-        repeats: LLM judge only: asks per pair (the median grade is kept); overrides the config's.
-        cache: LLM judge only: read and write the judge cache (a re-run asks only for pairs not yet cached).
+        repeats: LLM judge only: asks per pair (the median grade is kept); above 1 it overrides the config's.
+        cache: LLM judge only: False turns the judge cache off (by default the config says; a re-run then asks
+            only for the pairs not yet cached).
         progress: called with the number of pairs done, as they are done.
     """
     _missing(pool, topics, documents)
@@ -60,8 +66,7 @@ def label(pool: Mapping[str, Sequence[str]], topics: Mapping[str, str], document
     else:
         from genevals.labels import umbrela
 
-        runtime = umbrela.runtime_for(judge, repeats=None if repeats == 1 and judge.repeats > 1 else repeats,
-                                      cache=cache)
+        runtime = umbrela.runtime_for(judge, repeats=repeats if repeats > 1 else None, cache=cache)
         info = umbrela.identity(runtime)
         if runtime.repeats_note:
             info["repeats_note"] = runtime.repeats_note
@@ -71,6 +76,8 @@ def label(pool: Mapping[str, Sequence[str]], topics: Mapping[str, str], document
         qrels, counts = umbrela.grade(runtime, pool, topics, documents, progress)
         if counts.get("answered"):
             info["answered"] = counts["answered"]
+    info["signature"] = make_signature("label", **{k: info[k] for k in SIGNED if info.get(k) is not None},
+                                       depth=base["depth"])
     graded = Counter(g for docs in qrels.values() for g in docs.values())
     provenance = {**base, **info, "graded": sum(graded.values()),
                   "grades": {str(g): graded.get(g, 0) for g in range(4)},

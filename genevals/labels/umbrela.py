@@ -88,8 +88,8 @@ def runtime_for(judge: JudgeConfig, repeats: int | None = None, cache: bool | No
     changes: dict[str, Any] = {}
     if repeats is not None and repeats != judge.repeats:
         changes["repeats"] = repeats
-    if cache is not None and cache != judge.cache:
-        changes["cache"] = cache
+    if cache is False and judge.cache:  # only ever turned off here: --no-judge-cache is never overridden
+        changes["cache"] = False
     return JudgeRuntime(judge.with_options(**changes) if changes else judge, prompt_hash())
 
 

@@ -144,3 +144,17 @@ def test_bad_input_is_exit_2_naming_the_file_line_and_field(tmp_path, case):
         assert "argument --depth: expected a whole number 1 or more, got 0" in done.stderr
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert not (tmp_path / "j.qrels").exists() or case == "unknown_doc"
+
+
+def test_repeats_keep_the_median_grade_and_count_the_pairs_whose_repeats_disagree(tmp_path):
+    f = demo_trec(tmp_path, topics=1)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"other": [{"score": 3}, {"score": 0}, {"score": 2}]}))  # in turn, the last repeats
+    done = genevals("label", "--qrels-out", tmp_path / "j.qrels", f["dense"], "--topics", f["topics"], "--docs",
+                    f["docs"], "--depth", 1, "--judge-backend", "scripted", "--judge-model", script,
+                    "--judge-repeats", 3, "--judge-temperature", 0.7, "--no-judge-cache")
+    assert done.returncode == 0, done.stderr
+    side = json.loads((tmp_path / "j.qrels.json").read_text())
+    assert side["repeats"] == 3 and side["requests"] == 3 and side["disagree"] == 1 and side["grades"]["2"] == 1
+    assert "repeats:3" in side["signature"] and f"prompt_hash:{side['prompt_hash']}" in side["signature"]
+    assert (tmp_path / "j.qrels").read_text().splitlines()[1].endswith(" 2")
