@@ -96,7 +96,7 @@ def _judge(args: argparse.Namespace):
         return "offline"
     if not judge.configured:
         print("genevals: note: no judge configured: grades come from the offline MiniLM model (context_relevance_local"
-              "; coarse: its probability of relevance cut at 0.5/0.7/0.85); give --judge-base-url URL or "
+              "; coarse: its probability of relevance cut at 0.5/0.6/0.75); give --judge-base-url URL or "
               "--judge-backend llamacpp for an LLM judge, or --offline to choose this", file=sys.stderr)
         return "offline"
     return judge

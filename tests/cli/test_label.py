@@ -19,7 +19,7 @@ def test_offline_labels_for_the_demo_collection_are_read_by_genevals_run_which_s
     side = json.loads((tmp_path / "judged.qrels.json").read_text())
     pooled = {tuple(line.split()[::2][:2]) for line in lines[1:]}
     assert side["pairs"] == side["graded"] == len(lines) - 1 == len(pooled) and side["topics"] == 3
-    assert side["runs"] == ["dense", "sparse"] and side["depth"] == 2 and side["cut_points"] == [0.5, 0.7, 0.85]
+    assert side["runs"] == ["dense", "sparse"] and side["depth"] == 2 and side["cut_points"] == [0.5, 0.6, 0.75]
     assert sum(side["grades"].values()) == side["graded"] and all(line.split()[3] in "0123" for line in lines[1:])
     # against the demo's own labels: the chunks it marks relevant grade higher, on average, than the others
     rows = [json.loads(line) for line in (DEMO / "demo.jsonl").read_text().splitlines()]

@@ -4,16 +4,16 @@ import pytest
 from genevals.labels import offline, umbrela
 
 
-@pytest.mark.parametrize("p, grade", [(0.0, 0), (0.4999, 0), (0.5, 1), (0.69, 1), (0.7, 2), (0.849, 2), (0.85, 3),
+@pytest.mark.parametrize("p, grade", [(0.0, 0), (0.4999, 0), (0.5, 1), (0.59, 1), (0.6, 2), (0.749, 2), (0.75, 3),
                                       (1.0, 3)])
 def test_the_offline_grade_is_how_many_cut_points_the_probability_reaches(p, grade):
-    assert offline.CUTS == (0.5, 0.7, 0.85)
+    assert offline.CUTS == (0.5, 0.6, 0.75)
     assert offline.grade_of(p) == grade
 
 
 def test_the_offline_cut_points_are_the_ones_the_docstring_documents():
     doc = " ".join(offline.__doc__.split())
-    assert "grade 0: p < 0.5" in doc and "grade 3: p >= 0.85" in doc and "coarse" in doc
+    assert "grade 0: p < 0.5" in doc and "grade 3: p >= 0.75" in doc and "coarse" in doc
 
 
 @pytest.mark.parametrize("reply, grade", [
