@@ -15,8 +15,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_JUDGE_ERRORS, EXIT_OK, add_judge_option, add_judge_options,
-                                 judge_config, judge_option_split, option_type)
+from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, add_judge_option,
+                                 add_judge_options, judge_config, judge_option_split, option_type)
 from genevals.settings import Setting
 from genevals.utf8 import shown
 
@@ -95,11 +95,15 @@ def _judge(args: argparse.Namespace):
                              f"({judge.resolved_backend}); give one or the other")
         return "offline"
     if not judge.configured:
-        print("genevals: note: no judge configured: grades come from the offline MiniLM model (context_relevance_local"
-              "; coarse: its probability of relevance cut at 0.5/0.6/0.75); give --judge-base-url URL or "
-              "--judge-backend llamacpp for an LLM judge, or --offline to choose this", file=sys.stderr)
-        return "offline"
+        return AUTO_OFFLINE
     return judge
+
+
+#: no judge configured: the offline model, said so once the inputs are read
+AUTO_OFFLINE = "auto-offline"
+NO_JUDGE_NOTE = ("genevals: note: no judge configured: grades come from the offline MiniLM model "
+                 "(context_relevance_local; coarse: its probability of relevance cut at 0.5/0.6/0.75); give "
+                 "--judge-base-url URL or --judge-backend llamacpp for an LLM judge, or --offline to choose this")
 
 
 def cmd_label(args: argparse.Namespace) -> int:
@@ -156,11 +160,20 @@ def cmd_label(args: argparse.Namespace) -> int:
                       pooled.depth, pooled.runs)
         print(f"genevals: note: {len(unknown)} pooled document(s) without a text left unjudged "
               "(--skip-unknown-docs)", file=sys.stderr)
+    if not pooled.pairs:
+        return _fail("no pooled (topic, document) pair has a text to judge; nothing written")
+    if judge == AUTO_OFFLINE:
+        print(NO_JUDGE_NOTE, file=sys.stderr)
+        judge = "offline"
     bar = Progress("pair")  # drawn only on a terminal
     try:
         labelled = label(pooled, topics, documents, judge=judge, progress=lambda n: bar(n, pooled.pairs))
     except JudgeUnavailable as exc:
         return _fail(str(exc))
+    except KeyboardInterrupt:
+        print("\ngenevals: interrupted; nothing written. The judge's replies so far are cached: the same command "
+              "asks only for the rest", file=sys.stderr)
+        return EXIT_INTERRUPTED
     finally:
         bar.close()
     if labelled.dry_run is not None:

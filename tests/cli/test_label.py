@@ -113,7 +113,8 @@ def test_unreadable_replies_beyond_the_error_share_write_nothing_and_exit_3(tmp_
     assert "unreadable replies" in done.stderr and "I would rather not say" in done.stderr
 
 
-@pytest.mark.parametrize("case", ["unknown_doc", "no_topic", "bad_topics", "offline_and_judge", "depth"])
+@pytest.mark.parametrize("case", ["unknown_doc", "no_topic", "bad_topics", "offline_and_judge", "depth", "no_run",
+                                  "no_text_at_all"])
 def test_bad_input_is_exit_2_naming_the_file_line_and_field(tmp_path, case):
     f = demo_trec(tmp_path, topics=2)
     args = ["label", "--qrels-out", tmp_path / "j.qrels", f["dense"], "--topics", f["topics"], "--docs", f["docs"]]
@@ -139,6 +140,14 @@ def test_bad_input_is_exit_2_naming_the_file_line_and_field(tmp_path, case):
     elif case == "offline_and_judge":
         done = genevals(*args, "--offline", "--judge-base-url", "http://127.0.0.1:9/v1")
         assert "--offline: grades with the MiniLM model, yet judge options name an LLM judge" in done.stderr
+    elif case == "no_run":
+        done = genevals("label", "--qrels-out", tmp_path / "j.qrels", tmp_path / "missing.trec")
+        assert f"{tmp_path / 'missing.trec'}: RUN: file not found" in done.stderr
+        assert "no judge configured" not in done.stderr  # said only once there is something to grade
+    elif case == "no_text_at_all":
+        f["docs"].write_text('{"id": "elsewhere", "text": "x"}\n')
+        done = genevals(*args, "--skip-unknown-docs")
+        assert "no pooled (topic, document) pair has a text to judge" in done.stderr
     else:
         done = genevals(*args, "--depth", 0)
         assert "argument --depth: expected a whole number 1 or more, got 0" in done.stderr
