@@ -165,6 +165,10 @@ def cmd_label(args: argparse.Namespace) -> int:
     if judge == AUTO_OFFLINE:
         print(NO_JUDGE_NOTE, file=sys.stderr)
         judge = "offline"
+    if judge == "offline" and args.dry_run:
+        print(f"dry run: {pooled.pairs} pooled pairs over {len(pooled)} topics (depth {args.depth}, "
+              f"{len(pooled.runs)} runs) for the offline model: no judge requests, no cost; nothing was written")
+        return EXIT_OK
     bar = Progress("pair")  # drawn only on a terminal
     try:
         labelled = label(pooled, topics, documents, judge=judge, progress=lambda n: bar(n, pooled.pairs))

@@ -91,6 +91,9 @@ def test_a_judge_labels_each_pair_once_then_answers_from_its_cache_and_prices_th
     assert dry.returncode == 0, dry.stderr
     assert f"{side['pairs']} requests" in dry.stdout and "$" in dry.stdout and "nothing was called" in dry.stdout
     assert not (tmp_path / "empty").exists() or not any((tmp_path / "empty").rglob("*.json"))
+    offline = genevals(*args[:-len(judge)], "--offline", "--dry-run", "--qrels-out", tmp_path / "dry.qrels")
+    assert offline.returncode == 0 and "no judge requests, no cost; nothing was written" in offline.stdout
+    assert not (tmp_path / "dry.qrels").exists()
 
 
 def _prices(tmp_path, script):
