@@ -176,10 +176,12 @@ def _blocks(handle: BinaryIO, digest: Any) -> Iterator[list[bytes | None]]:
 
 
 def _read(path: str | Path, digest: Any, what: str, layout: str, number: int,
-          check: Callable[[float], str | None] | None, table: _Table) -> tuple[_Table, list[str], _Errors]:
+          check: Callable[[float], str | None] | None, table: _Table,
+          comments: bool = False) -> tuple[_Table, list[str], _Errors]:
     """The lines of ``layout``'s columns (TOPIC first, DOCNO third) whose number (column ``number``) is finite
     and passes ``check`` (a message for a value refused, else None), added to ``table``; with the last column's
-    distinct values (the first 100) and the other lines' errors, located. Blank lines are skipped."""
+    distinct values (the first 100) and the other lines' errors, located. Blank lines are skipped, and with
+    ``comments`` lines starting with ``#`` (the provenance header ``genevals label`` writes in a qrels file)."""
     source, names = str(path), layout.split()
     n = len(names)
     errors, last = _Errors(source), {}
@@ -197,6 +199,8 @@ def _read(path: str | Path, digest: Any, what: str, layout: str, number: int,
                     text = raw.decode()
                 except UnicodeDecodeError as exc:
                     errors.add(line, None, f"invalid UTF-8 at byte {exc.start}")
+                    continue
+                if comments and text.lstrip()[:1] == "#":
                     continue
                 fields = text.split(None, n)  # at most n + 1 parts: a line of a million words is not split whole
                 if len(fields) != n:
@@ -261,7 +265,8 @@ class Qrels(Mapping):
 
 def read_qrels(path: str | Path, digest: Any = None) -> tuple[Qrels, list[InputError]]:
     """topic -> {document id: relevance} and the bad lines (each located)."""
-    table, _, errors = _read(path, digest, "--qrels", QRELS_LAYOUT, 3, _grade, _Table(hashed=False))
+    table, _, errors = _read(path, digest, "--qrels", QRELS_LAYOUT, 3, _grade, _Table(hashed=False),
+                             comments=True)
     return Qrels(table), errors.done()
 
 
