@@ -37,6 +37,8 @@ def caveats(summary: Mapping[str, Any]) -> list[str]:
     out = [str(line) for line in meta.get("unknown_fields") or ()]
     out += [f"{family} left out: {why}" for family, why in (meta.get("left_out") or {}).items()]
     out += [f"{family}: {note}" for family, note in (meta.get("judge_warnings") or {}).items()]
+    if isinstance(meta.get("qrels_judged_by"), Mapping) and meta["qrels_judged_by"].get("note"):
+        out.append(f"qrels: {meta['qrels_judged_by']['note']}")
     failed: dict[str, list[int]] = {}
     for metrics in (summary.get("systems") or {}).values():
         for name, m in metrics.items():

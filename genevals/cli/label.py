@@ -180,11 +180,13 @@ def cmd_label(args: argparse.Namespace) -> int:
         return EXIT_JUDGE_ERRORS
     write_qrels(out, labelled)
     grades = ", ".join(f"{g}: {n}" for g, n in p["grades"].items())
-    judged = (f"the offline MiniLM model" if judge == "offline"
+    judged = ("the offline MiniLM model" if judge == "offline"
               else f"{p['judge']} judge {p['model']} (prompt {p['prompt_hash']}; {p.get('requests', 0)} requests, "
                    f"{p.get('cached', 0)} from the cache)")
     print(f"wrote {out} and {out}.json: {p['graded']} judgements of {pooled.pairs} pooled pairs over {len(pooled)} "
           f"topics (depth {args.depth}, {len(pooled.runs)} runs) by {judged}; grades {grades}")
+    if p.get("warning"):
+        print(f"genevals: warning: {p['warning']}", file=sys.stderr)
     if failed:
         print(f"genevals: warning: {failed} pair(s) got no grade and are left unjudged", file=sys.stderr)
     return EXIT_OK

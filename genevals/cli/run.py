@@ -260,6 +260,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.engine.spec import LocalSettings, RaySettings, RunSpec
     from genevals.input.readers import InputError
     from genevals.judge.preflight import JudgeUnavailable
+    from genevals.labels.provenance import run_meta as judged_qrels
     from genevals.registry import UnknownMetric
     from genevals.stats import DEFAULT_MIN_COVERAGE, DEFAULT_SEED
     from genevals.output.thresholds import ThresholdError, failures as threshold_failures
@@ -313,7 +314,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                                  meta={"input": str(getattr(sources.data(args), "name", args.input)),
                                        **recorded_thresholds(args.thresholds),
                                        "min_coverage": min_coverage,
-                                       **({"ignored_fields": list(ignore)} if ignore else {})},
+                                       **({"ignored_fields": list(ignore)} if ignore else {}),
+                                       **judged_qrels(args.qrels)},
                                  engine=settings, language=args.language, settle_judge=settle,
                                  before_writing=recorder.check_input, ignore_fields=ignore)
         except failures.JudgeProblem as exc:
@@ -373,6 +375,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
     for family, warning in (summary.get("meta", {}).get("judge_warnings") or {}).items():
         _say(args, f"genevals: note: {family}: {warning}")
+    if (summary.get("meta", {}).get("qrels_judged_by") or {}).get("note"):
+        _say(args, f"genevals: note: --qrels: {summary['meta']['qrels_judged_by']['note']}")
     for note in sources.unshared_ids_notes(args, report_data):
         _say(args, f"genevals: warning: {note}")
     unscored, notes = unscored_requested(args.metrics, summary)

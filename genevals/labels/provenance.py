@@ -12,7 +12,9 @@ from typing import Any, Mapping
 
 HEADER = "# genevals label"
 #: the provenance keys that say who judged: what a run scored on these qrels records
-JUDGED_BY = ("judge", "model", "prompt_hash", "depth", "date")
+JUDGED_BY = ("judge", "model", "prompt_hash", "depth", "date", "warning")
+#: summary.json's meta key for it
+META_KEY = "qrels_judged_by"
 
 
 def sidecar(path: str | Path) -> Path:
@@ -68,3 +70,10 @@ def describe(info: Mapping[str, Any]) -> str:
     depth = f", pool depth {info['depth']}" if info.get("depth") else ""
     return (f"relevance labels made by {who}{prompt}{depth} (genevals label), not by people: retrieval metrics "
             "measure agreement with that model")
+
+
+def run_meta(qrels: str | Path | None) -> dict[str, Any]:
+    """What ``genevals run --qrels QRELS`` records in summary.json's meta: ``{"qrels_judged_by": {judge, model,
+    prompt_hash, depth, date, provenance, note}}`` for qrels ``genevals label`` wrote, else nothing."""
+    info = judged_by(qrels) if qrels else None
+    return {META_KEY: {**info, "note": describe(info)}} if info else {}

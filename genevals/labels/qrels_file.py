@@ -26,6 +26,7 @@ def _replace(path: Path, text: str) -> None:
 def write_qrels(path: str | Path, labelled: "Labelled") -> None:
     """The qrels file at ``path`` and its sidecar ``path.json``. Topics and documents keep the pool's order."""
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     lines = [header_line(labelled.provenance, path)]
     for topic, docs in labelled.qrels.items():
         lines += [f"{topic} 0 {doc} {grade}" for doc, grade in docs.items()]

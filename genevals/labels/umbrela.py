@@ -79,6 +79,8 @@ def identity(runtime: JudgeRuntime) -> dict[str, Any]:
             "temperature": runtime.config.temperature, "seed": runtime.config.seed, "repeats": runtime.repeats}
     if runtime.base_url:
         info["base_url"] = runtime.base_url
+    if runtime.warning:  # the packaged tiny model: a smoke test of the plumbing, not labels to trust
+        info["warning"] = runtime.warning
     return info
 
 

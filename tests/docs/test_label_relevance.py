@@ -1,0 +1,26 @@
+""""Label relevance with a judge", "TREC runs, topics and documents": its two commands, run as written from a folder
+holding the demo's runs as TREC files, its questions as topics.tsv and its chunks as docs.jsonl: the labels are
+written with their provenance and the run on them says who made them."""
+import json
+import subprocess
+import sys
+
+from support.docs_blocks import DOCS, commands, section_blocks
+from support.label_data import demo_trec
+
+
+def test_the_label_example_runs_as_written(tmp_path):
+    page = DOCS / "how-to" / "label-relevance.md"
+    label, run = [words for code in section_blocks(page, "TREC runs, topics and documents", "bash")
+                  for words in commands(code)]
+    demo_trec(tmp_path, topics=30)
+    done = [subprocess.run([sys.executable, "-m", "genevals", *words[1:]], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=600) for words in (label, run)]
+    assert done[0].returncode == 0, done[0].stderr
+    assert "grades come from the offline model" in " ".join(page.read_text().split())
+    assert "no judge configured: grades come from the offline MiniLM model" in done[0].stderr
+    header = (tmp_path / "judged.qrels").read_text().splitlines()[0]
+    assert header.startswith("# genevals label judge=offline model=all-MiniLM-L6-v2 depth=10")
+    assert done[1].returncode == 0, done[1].stderr
+    meta = json.loads((tmp_path / "reports" / "judged" / "summary.json").read_text())["meta"]
+    assert meta["qrels_judged_by"]["judge"] == "offline" and "not by people" in done[1].stderr
