@@ -179,9 +179,8 @@ def build_systems(docs: Mapping[str, Mapping[str, str]], queries: Mapping[str, s
 # ---- the labellers ------------------------------------------------------------------------------------------------
 
 def judge_offline(pooled: Mapping[str, list[str]], queries: Mapping[str, str],
-                  docs: Mapping[str, Mapping[str, str]], runs: Mapping[str, Mapping[str, Sequence[str]]],
-                  depth: int) -> tuple[Qrels, dict[str, Any]]:
-    """The offline model's grades of the pool, with its provenance."""
+                  docs: Mapping[str, Mapping[str, str]]) -> tuple[Qrels, dict[str, Any]]:
+    """The offline model's grades of the pool (genevals.labels.label), with its provenance."""
     from genevals.labels import label
 
     labelled = label(pooled, queries, {d: v["text"] for d, v in docs.items()}, judge="offline", cache=False)
@@ -313,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     for name in labellers:
         t0 = time.perf_counter()
         if name == "offline":
-            qrels_of[name], provenance = judge_offline(pooled, queries, docs, ranked, args.depth)
+            qrels_of[name], provenance = judge_offline(pooled, queries, docs)
         elif name == "human":
             qrels_of[name] = human
         elif name == "human_pool":
@@ -359,10 +358,30 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                     "load_end": end["load"]},
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
     }
+    report["card"] = card_figures(report)
     print_report(report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return report
+
+
+def card_figures(report: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The figures the label command's card shows (genevals/labels/card.py holds a copy: the package does not
+    ship this file): tau [95% CI] of the offline labeller, and the baselines that say what it is worth."""
+    agreement = report["agreement"]
+    if "offline" not in agreement:
+        return None
+
+    def taus(name: str) -> dict[str, list[float | None]] | None:
+        by = agreement.get(name)
+        return {m: [by[m]["tau"], *(by[m].get("tau_ci95") or by[m].get("tau_range") or [None, None])]
+                for m in MEASURES} if by else None
+
+    return {"collection": report["collection"], "systems": len(report["systems"]), "pool_depth": report["pool_depth"],
+            "date": report["date"], "offline": taus("offline"), "pearson": {
+                m: [agreement["offline"][m]["pearson"], *agreement["offline"][m]["pearson_ci95"]] for m in MEASURES},
+            "random": taus("random"), "human_pool": taus("human_pool"),
+            "without_minilm": taus("offline, systems without MiniLM")}
 
 
 def print_report(report: Mapping[str, Any]) -> None:
