@@ -51,6 +51,7 @@ COLLECTION = REPO.parent / "shared" / "datasets" / "cranfield"
 DEPTH = 100  # documents per topic in each run
 MEASURES = ("map", "ndcg@10")
 LABELLERS = ("offline", "human", "human_pool", "pool", "overlap", "random")
+LLM = "llm"  # an LLM judge with UMBRELA's prompt: only when asked for (--labellers llm,... and the --judge-* options)
 RANDOM_SEEDS = 5
 #: the systems built on the offline judge's own model (MiniLM): the judge may favour them (its cosine is theirs)
 MINILM = frozenset({"dense", "dense_titles", "rrf_bm25_dense", "rrf_all3"})
@@ -178,12 +179,12 @@ def build_systems(docs: Mapping[str, Mapping[str, str]], queries: Mapping[str, s
 
 # ---- the labellers ------------------------------------------------------------------------------------------------
 
-def judge_offline(pooled: Mapping[str, list[str]], queries: Mapping[str, str],
-                  docs: Mapping[str, Mapping[str, str]]) -> tuple[Qrels, dict[str, Any]]:
-    """The offline model's grades of the pool (genevals.labels.label), with its provenance."""
+def judge(pooled: Mapping[str, list[str]], queries: Mapping[str, str], docs: Mapping[str, Mapping[str, str]],
+          how: Any = "offline") -> tuple[Qrels, dict[str, Any]]:
+    """The pool graded by genevals.labels.label ("offline" or a JudgeConfig), with its provenance."""
     from genevals.labels import label
 
-    labelled = label(pooled, queries, {d: v["text"] for d, v in docs.items()}, judge="offline", cache=False)
+    labelled = label(pooled, queries, {d: v["text"] for d, v in docs.items()}, judge=how, cache=False)
     return labelled.qrels, dict(labelled.provenance)
 
 
@@ -279,12 +280,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--depth", type=int, default=10, help="pool depth: each run's top k per topic")
     ap.add_argument("--boot", type=int, default=1000, help="bootstrap resamples of the topics")
     ap.add_argument("--runs-dir", type=Path, default=None, help="where the TREC runs go (default: a temp folder)")
+    ap.add_argument("--judge-backend", default="auto", help="labeller llm: the judge backend (llamacpp: packaged)")
+    ap.add_argument("--judge-base-url", default=None, help="labeller llm: an OpenAI-compatible endpoint")
+    ap.add_argument("--judge-model", default=None, help="labeller llm: the model")
     ap.add_argument("--json", type=Path, default=None, help="write the figures here (the label command's card)")
     args = ap.parse_args(argv)
 
     labellers = [x for x in args.labellers.split(",") if x]
-    if unknown := [x for x in labellers if x not in LABELLERS]:
-        raise SystemExit(f"--labellers: unknown {unknown}; known: {', '.join(LABELLERS)}")
+    if unknown := [x for x in labellers if x not in (*LABELLERS, LLM)]:
+        raise SystemExit(f"--labellers: unknown {unknown}; known: {', '.join((*LABELLERS, LLM))}")
     start = machine()
     print(f"Machine: {start['nproc']} cores, {start['cpu']}, python {start['python']}; load average at start "
           f"{start['load']}")
@@ -308,11 +312,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     scores = {"human": per_topic(systems, human, topics)}
     qrels_of: dict[str, Qrels] = {}
     provenance: dict[str, Any] = {}
+    provenance_llm: dict[str, Any] = {}
     timings: dict[str, float] = {}
     for name in labellers:
         t0 = time.perf_counter()
         if name == "offline":
-            qrels_of[name], provenance = judge_offline(pooled, queries, docs)
+            qrels_of[name], provenance = judge(pooled, queries, docs)
+        elif name == LLM:
+            from genevals.judge.config import JudgeConfig
+
+            config = JudgeConfig(backend=args.judge_backend, base_url=args.judge_base_url, model=args.judge_model)
+            qrels_of[name], provenance_llm = judge(pooled, queries, docs, config)
         elif name == "human":
             qrels_of[name] = human
         elif name == "human_pool":
@@ -351,7 +361,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         "collection": f"{args.collection.name}: {len(docs)} documents, {len(topics)} queries",
         "systems": list(systems), "pool_depth": args.depth, "run_depth": DEPTH, "bootstrap": args.boot,
         "pooled_documents": sum(map(len, pooled.values())),
-        "judge": provenance, "label_seconds": timings,
+        "judge": provenance, **({"llm_judge": provenance_llm} if provenance_llm else {}), "label_seconds": timings,
         "pairs": {name: pair_agreement(pooled, human, q) for name, q in qrels_of.items() if name != "human"},
         "agreement": figures, "per_system": per_system,
         "machine": {"cores": start["nproc"], "cpu": start["cpu"], "load_start": start["load"],
