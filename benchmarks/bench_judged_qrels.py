@@ -18,7 +18,8 @@ baselines that say what a tau means here: ``human`` (the human qrels themselves:
 ``human_pool`` (the human grades of the pooled documents only: what pooling alone costs, a perfect judge),
 ``pool`` (every pooled document relevant: no judge at all, Soboroff et al. 2001), ``overlap`` (grade from the
 share of the query's words in the document: a lexical judge) and ``random`` (grades drawn at random with the
-offline labeller's grade distribution, mean over 5 seeds).
+offline labeller's grade distribution, mean over 5 seeds). ``llm`` (asked for by name, with ``--judge-backend``,
+``--judge-base-url``, ``--judge-model``) grades the pool with an LLM judge and UMBRELA's prompt.
 
 Caveat: context_relevance_local's calibration was fit on WikiQA and on these same 116 Cranfield queries (their
 BM25 top 10), so its tau here is in-sample; the 109 held-out queries (``--collection`` pointed at them) say how it
@@ -60,8 +61,29 @@ Rankings = dict[str, list[tuple[str, float]]]  # topic -> (doc, score), best fir
 Qrels = dict[str, dict[str, float]]
 
 
+def unknown_names(option: str, given: Sequence[str], known: Sequence[str]) -> None:
+    """Fail, naming each unknown name with its closest known one, when ``given`` has any."""
+    import difflib
+
+    bad = [g for g in given if g not in known]
+    if bad:
+        hints = [f"{b!r}" + (f" (did you mean {close[0]!r}?)" if (close := difflib.get_close_matches(b, known, 1))
+                             else "") for b in bad]
+        fail(f"{option}: unknown {', '.join(hints)}; known: {', '.join(known)}")
+
+
+def fail(message: str) -> None:
+    """Bad input: the message on stderr, exit status 2 (no traceback)."""
+    print(f"bench_judged_qrels: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def load(folder: Path, topics: int | None) -> tuple[dict[str, dict[str, str]], dict[str, str], Qrels]:
     """(documents id -> {title, text}, queries id -> text, human qrels), the first ``topics`` queries only."""
+    missing = [name for name in ("docs.jsonl", "queries.tsv", "qrels.txt") if not (folder / name).is_file()]
+    if missing:
+        fail(f"--collection {folder}: no {', '.join(missing)} there (expected Cranfield's layout: "
+                         "docs.jsonl, queries.tsv, qrels.txt)")
     docs = {}
     for line in (folder / "docs.jsonl").read_text(encoding="utf-8").splitlines():
         d = json.loads(line)
@@ -158,10 +180,7 @@ def build_systems(docs: Mapping[str, Mapping[str, str]], queries: Mapping[str, s
         "tfidf_shuffled10": (lambda s: shuffled(s["tfidf"], 10, seed=1), ("tfidf",)),
         "random": (lambda s: random_run(ids, queries), ()),
     }
-    if wanted:
-        unknown = [w for w in wanted if w not in recipes]
-        if unknown:
-            raise SystemExit(f"--systems: unknown system(s) {unknown}; known: {', '.join(recipes)}")
+    unknown_names("--systems", wanted or (), list(recipes))
     built: dict[str, Rankings] = {}
 
     def make(name: str) -> Rankings:
@@ -287,8 +306,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = ap.parse_args(argv)
 
     labellers = [x for x in args.labellers.split(",") if x]
-    if unknown := [x for x in labellers if x not in (*LABELLERS, LLM)]:
-        raise SystemExit(f"--labellers: unknown {unknown}; known: {', '.join((*LABELLERS, LLM))}")
+    unknown_names("--labellers", labellers, [*LABELLERS, LLM])
     start = machine()
     print(f"Machine: {start['nproc']} cores, {start['cpu']}, python {start['python']}; load average at start "
           f"{start['load']}")

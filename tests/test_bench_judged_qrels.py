@@ -59,3 +59,11 @@ def test_compare_tau_and_r_with_their_bootstrap_intervals():
     assert flipped["tau"] == -1.0 and flipped["tau_ci95"] == [-1.0, -1.0]
     tied = bench.compare(human, np.ones_like(human), boot=10)  # every system equal: no ranking to correlate
     assert tied["tau"] is None and tied["pearson"] is None and tied["tau_ci95"] is None
+
+
+def test_an_unknown_labeller_or_collection_is_a_clear_error(tmp_path):
+    for args, expected in ((["--labellers", "offline,humna"], "unknown 'humna' (did you mean 'human'?)"),
+                           (["--collection", str(tmp_path)], "no docs.jsonl, queries.tsv, qrels.txt there")):
+        done = subprocess.run([sys.executable, str(BENCH), *args], cwd=REPO, capture_output=True, text=True,
+                              timeout=120, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+        assert done.returncode == 2 and expected in done.stderr and "Traceback" not in done.stderr, done.stderr
