@@ -49,6 +49,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         help="leave a pooled document that has no text unjudged (counted) instead of stopping")
     add_judge_options(parser)
     add_judge_option(parser)
+    from genevals.labels.card import card
+
+    offline = card("offline")
+    if offline is not None:  # the offline grader's validation card, as `genevals metrics` shows a metric's
+        parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        parser.epilog = ("how far the offline grader's qrels can be trusted (benchmarks/bench_judged_qrels.py):\n"
+                         + "\n".join("  " + line for line in offline["lines"]))
     parser.set_defaults(handler=cmd_label)
     return parser
 
@@ -206,6 +213,11 @@ def cmd_label(args: argparse.Namespace) -> int:
                    f"{p.get('cached', 0)} from the cache)")
     print(f"wrote {out} and {out}.json: {p['graded']} judgements of {pooled.pairs} pooled pairs over {len(pooled)} "
           f"topics (depth {args.depth}, {len(pooled.runs)} runs) by {judged}; grades {grades}")
+    if judge == "offline":
+        from genevals.labels.card import card
+
+        for line in (card("offline") or {}).get("lines", ()):
+            print(f"genevals: card: {line}", file=sys.stderr)
     if p.get("warning"):
         print(f"genevals: warning: {p['warning']}", file=sys.stderr)
     if failed:

@@ -170,3 +170,20 @@ def test_repeats_keep_the_median_grade_and_count_the_pairs_whose_repeats_disagre
     assert side["repeats"] == 3 and side["requests"] == 3 and side["disagree"] == 1 and side["grades"]["2"] == 1
     assert "repeats:3" in side["signature"] and f"prompt_hash:{side['prompt_hash']}" in side["signature"]
     assert (tmp_path / "j.qrels").read_text().splitlines()[1].endswith(" 2")
+
+
+def test_the_offline_grader_s_card_is_on_the_label_command():
+    """The Kendall tau figures of benchmarks/bench_judged_qrels.py are on `genevals label --help` (issue 40)."""
+    import subprocess
+    import sys
+
+    from genevals.labels.card import card
+
+    done = subprocess.run([sys.executable, "-m", "genevals", "label", "--help"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    assert "how far the offline grader's qrels can be trusted" in text
+    for line in card("offline")["lines"]:
+        assert " ".join(line.split()) in text
+    assert "Kendall tau 0.88 [0.73, 0.88] by MAP, 0.64 [0.52, 0.79] by nDCG@10" in text
