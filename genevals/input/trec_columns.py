@@ -1,0 +1,154 @@
+"""TREC qrels and run files read straight into columns (pyarrow's CSV reader, space-delimited), for the columnar
+retrieval path: no Python object per line, and no Python loop over lines.
+
+Only a clean file takes this way: one space between columns, every score or grade a finite number, every grade in
+range, every id valid UTF-8, no document listed twice for one topic. Anything else (a tab, a comment line, a bad
+number, a repeated document) returns None, and the caller reads the file with :mod:`genevals.input.trec`'s line
+reader, which names each bad line; so an error reads exactly as it did before this path existed.
+
+A run's order is trec_eval's, as :func:`genevals.input.trec.trec_order` gives it: per topic, score descending,
+then document id descending in byte order (pyarrow compares strings as bytes). Topics keep the order in which the
+run file first names them, the order the line reader gives them in.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from genevals.input.rows import MAX_GRADE, MIN_GRADE
+from genevals.input.source import open_file
+
+QRELS_COLUMNS = ("topic", "iteration", "doc", "grade")
+RUN_COLUMNS = ("topic", "q0", "doc", "rank", "score", "tag")
+
+
+def _read(path: str | Path, names: tuple[str, ...], number: str, what: str):
+    """The file's topic, doc and ``number`` columns as a pyarrow table, or None when it is not clean."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from pyarrow import csv
+
+    with open_file(path, what) as handle:  # the same refusals (a folder, a fifo) as the line reader
+        if handle.read(1) in (b"#", b""):  # a comment header (qrels made by a judge) or an empty file
+            return None
+    try:
+        table = csv.read_csv(
+            str(path), read_options=csv.ReadOptions(column_names=list(names)),
+            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False),
+            convert_options=csv.ConvertOptions(
+                column_types={"topic": pa.string(), "doc": pa.string(), number: pa.float64()},
+                include_columns=["topic", "doc", number], strings_can_be_null=False,
+                quoted_strings_can_be_null=False, null_values=[]))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+        return None
+    values = table[number]
+    if table.num_rows == 0 or not pc.all(pc.is_finite(values)).as_py():
+        return None
+    if number == "grade" and not pc.all(pc.and_(pc.greater_equal(values, MIN_GRADE),
+                                                pc.less_equal(values, MAX_GRADE))).as_py():
+        return None
+    # an empty id is two spaces side by side: the line reader's split() would see other columns
+    if pc.any(pc.equal(pc.binary_length(table["topic"]), 0)).as_py() or \
+            pc.any(pc.equal(pc.binary_length(table["doc"]), 0)).as_py():
+        return None
+    return table.combine_chunks()
+
+
+@dataclass
+class TrecColumns:
+    """One run, ranked and joined with the qrels, as flat columns grouped by topic (trec_eval's order inside each).
+
+    ``topics``: the run's topic ids in first-appearance order; ``starts``: where each topic's lines begin in the
+    ranked columns (one more entry: the end); ``docs`` (pyarrow strings), ``scores`` and ``grades`` (0 where
+    unjudged) and ``judged`` (bool) per ranked line; ``first_line``: each topic's first line in the file (1-based).
+    ``labels``: per topic, the judged docs and grades in qrels file order (a judged-twice doc keeps its last
+    grade), or None where the qrels have no judgement for the topic."""
+
+    topics: list[str]
+    starts: np.ndarray
+    docs: object
+    scores: np.ndarray
+    grades: np.ndarray
+    judged: np.ndarray
+    first_line: np.ndarray
+    labels: list[tuple[list[str], np.ndarray] | None]
+
+
+def read_qrels_columns(path: str | Path):
+    """The qrels as a table (topic, doc, grade), or None when not clean (see the module)."""
+    return _read(path, QRELS_COLUMNS, "grade", "--qrels")
+
+
+def read_run_columns(path: str | Path, qrels) -> TrecColumns | None:
+    """The run ranked and joined with ``qrels`` (:func:`read_qrels_columns`' table), or None when not clean."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    run = _read(path, RUN_COLUMNS, "score", "--run")
+    if run is None or not _one_row_a_line(path, run.num_rows):
+        return None
+    n = run.num_rows
+    # one dictionary for the run's topics then the qrels': run topics keep first-appearance codes
+    topic_codes = pc.dictionary_encode(pa.chunked_array([run["topic"], qrels["topic"]])).combine_chunks()
+    run_topic = np.asarray(topic_codes.indices[:n], dtype=np.int64)
+    qrels_topic = np.asarray(topic_codes.indices[n:], dtype=np.int64)
+    doc_codes = pc.dictionary_encode(pa.chunked_array([run["doc"], qrels["doc"]])).combine_chunks()
+    width = len(doc_codes.dictionary)
+    run_key = run_topic * width + np.asarray(doc_codes.indices[:n], dtype=np.int64)
+    qrels_key = qrels_topic * width + np.asarray(doc_codes.indices[n:], dtype=np.int64)
+    if len(np.unique(run_key)) != n:  # a document listed twice for a topic: the line reader names the line
+        return None
+    # the qrels' last grade for each (topic, doc): the last occurrence in file order
+    last = len(qrels_key) - 1 - np.unique(qrels_key[::-1], return_index=True)[1]
+    keys, grades_of = qrels_key[last], np.asarray(qrels["grade"], dtype=np.float64)[last]
+    at = np.minimum(np.searchsorted(keys, run_key), max(len(keys) - 1, 0))
+    judged = keys[at] == run_key if len(keys) else np.zeros(n, dtype=bool)
+    grades = np.where(judged, grades_of[at] if len(keys) else 0.0, 0.0)
+
+    order = np.asarray(pc.sort_indices(pa.table({"t": pa.array(run_topic), "s": run["score"], "d": run["doc"]}),
+                                       sort_keys=[("t", "ascending"), ("s", "descending"), ("d", "descending")]))
+    topic_sorted = run_topic[order]
+    n_topics = int(run_topic.max()) + 1
+    starts = np.concatenate(([0], np.cumsum(np.bincount(topic_sorted, minlength=n_topics))))
+    # codes are handed out in first-appearance order: a topic's first row is where the running maximum grows
+    first_line = np.flatnonzero(np.diff(np.maximum.accumulate(run_topic), prepend=-1) > 0)
+    topics = topic_codes.dictionary.to_pylist()[:n_topics]
+    return TrecColumns(topics, starts, run["doc"].take(pa.array(order)), np.asarray(run["score"])[order],
+                       grades[order], judged[order], first_line + 1,
+                       _labels(qrels, qrels_topic, n_topics))
+
+
+def _labels(qrels, qrels_topic: np.ndarray, n_topics: int) -> list[tuple[list[str], np.ndarray] | None]:
+    """Per run topic, its judgements in file order (each doc once, at its first line, with its last grade)."""
+    import pyarrow as pa
+
+    grade = np.asarray(qrels["grade"], dtype=np.float64)
+    # a doc judged twice: written where first judged (a dict keeps its first key's place), with the last grade
+    docs = qrels["doc"]
+    out: list[tuple[list[str], np.ndarray] | None] = [None] * n_topics
+    rows = np.flatnonzero(qrels_topic < n_topics)
+    if not len(rows):
+        return out
+    by_topic = rows[np.argsort(qrels_topic[rows], kind="stable")]
+    bounds = np.searchsorted(qrels_topic[by_topic], np.arange(n_topics + 1))
+    names = docs.take(pa.array(by_topic)).to_pylist()
+    values = grade[by_topic]
+    for t in range(n_topics):
+        lo, hi = int(bounds[t]), int(bounds[t + 1])
+        if lo < hi:
+            labels = dict(zip(names[lo:hi], values[lo:hi].tolist()))
+            out[t] = (list(labels), np.fromiter(labels.values(), dtype=np.float64, count=len(labels)))
+    return out
+
+
+def _one_row_a_line(path: str | Path, rows: int) -> bool:
+    """Whether the file has exactly ``rows`` lines (so row i is line i + 1: the CSV reader skips blank lines, and
+    a file with any is left to the line reader, which numbers them)."""
+    newlines, last = 0, b""
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            newlines += block.count(b"\n")
+            last = block[-1:]
+    return newlines + (last not in (b"\n", b"")) == rows
