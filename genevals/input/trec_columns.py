@@ -1,9 +1,9 @@
 """TREC qrels and run files read straight into columns (pyarrow's CSV reader, space-delimited), for the columnar
 retrieval path: no Python object per line, and no Python loop over lines.
 
-Only a clean file takes this way: one space between columns, every score or grade a finite number, every grade in
-range, every id valid UTF-8, no document listed twice for one topic. Anything else (a tab, a comment line, a bad
-number, a repeated document) returns None, and the caller reads the file with :mod:`genevals.input.trec`'s line
+Only a clean file takes this way: columns apart by spaces or tabs, no blank or comment line, every score or grade
+a finite number, every grade in range, every id valid UTF-8, no document listed twice for one topic. Anything else
+(a comment or blank line, a bad number, a repeated document) returns None, and the caller reads the file with :mod:`genevals.input.trec`'s line
 reader, which names each bad line; so an error reads exactly as it did before this path existed.
 
 A run's order is trec_eval's, as :func:`genevals.input.trec.trec_order` gives it: per topic, score descending,
@@ -12,6 +12,7 @@ run file first names them, the order the line reader gives them in.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,18 +25,43 @@ QRELS_COLUMNS = ("topic", "iteration", "doc", "grade")
 RUN_COLUMNS = ("topic", "q0", "doc", "rank", "score", "tag")
 
 
+#: what ``str.split()`` (the line reader) splits on besides space, tab and newline: a file holding any of them
+#: is left to the line reader, so a document id is cut where it always was
+_OTHER_SPACE = re.compile(rb"[\x0b\x0c\x1c-\x1f]")
+_UNICODE_SPACE = re.compile(rb"\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80")
+_BOM = b"\xef\xbb\xbf"
+
+
+def _bytes(path: str | Path, what: str) -> bytes | None:
+    """The file's bytes with one space between columns and none at either end of a line (so a tab-separated or
+    aligned run reads as trec_eval and the line reader read it), or None when it is not for this path."""
+    with open_file(path, what) as handle:  # the same refusals (a folder, a fifo) as the line reader
+        data = handle.read()
+    data = data.removeprefix(_BOM)
+    if not data or _OTHER_SPACE.search(data) or (not data.isascii() and _UNICODE_SPACE.search(data)):
+        return None
+    if any(mark in data for mark in (b"\t", b"\r", b"  ", b"\n ", b" \n")) or data[:1] == b" " or \
+            data[-1:] == b" ":
+        data = re.sub(rb"[ \t\r]+", b" ", data)
+        data = data.replace(b"\n ", b"\n").replace(b" \n", b"\n").strip(b" ")
+    # a blank line would shift the rows against the lines (the CSV reader skips it), a "#" line is a comment
+    if data[:1] in (b"\n", b"#") or b"\n\n" in data or b"\n#" in data:
+        return None
+    return data
+
+
 def _read(path: str | Path, names: tuple[str, ...], number: str, what: str):
     """The file's topic, doc and ``number`` columns as a pyarrow table, or None when it is not clean."""
     import pyarrow as pa
     import pyarrow.compute as pc
     from pyarrow import csv
 
-    with open_file(path, what) as handle:  # the same refusals (a folder, a fifo) as the line reader
-        if handle.read(1) in (b"#", b""):  # a comment header (qrels made by a judge) or an empty file
-            return None
+    data = _bytes(path, what)
+    if data is None:
+        return None
     try:
         table = csv.read_csv(
-            str(path), read_options=csv.ReadOptions(column_names=list(names)),
+            pa.BufferReader(data), read_options=csv.ReadOptions(column_names=list(names)),
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False),
             convert_options=csv.ConvertOptions(
                 column_types={"topic": pa.string(), "doc": pa.string(), number: pa.float64()},
@@ -43,15 +69,12 @@ def _read(path: str | Path, names: tuple[str, ...], number: str, what: str):
                 quoted_strings_can_be_null=False, null_values=[]))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
         return None
+    del data
     values = table[number]
     if table.num_rows == 0 or not pc.all(pc.is_finite(values)).as_py():
         return None
     if number == "grade" and not pc.all(pc.and_(pc.greater_equal(values, MIN_GRADE),
                                                 pc.less_equal(values, MAX_GRADE))).as_py():
-        return None
-    # an empty id is two spaces side by side: the line reader's split() would see other columns
-    if pc.any(pc.equal(pc.binary_length(table["topic"]), 0)).as_py() or \
-            pc.any(pc.equal(pc.binary_length(table["doc"]), 0)).as_py():
         return None
     return table.combine_chunks()
 
@@ -87,7 +110,7 @@ def read_run_columns(path: str | Path, qrels) -> TrecColumns | None:
     import pyarrow.compute as pc
 
     run = _read(path, RUN_COLUMNS, "score", "--run")
-    if run is None or not _one_row_a_line(path, run.num_rows):
+    if run is None:
         return None
     n = run.num_rows
     # one dictionary for the run's topics then the qrels': run topics keep first-appearance codes
@@ -141,14 +164,3 @@ def _labels(qrels, qrels_topic: np.ndarray, n_topics: int) -> list[tuple[list[st
             labels = dict(zip(names[lo:hi], values[lo:hi].tolist()))
             out[t] = (list(labels), np.fromiter(labels.values(), dtype=np.float64, count=len(labels)))
     return out
-
-
-def _one_row_a_line(path: str | Path, rows: int) -> bool:
-    """Whether the file has exactly ``rows`` lines (so row i is line i + 1: the CSV reader skips blank lines, and
-    a file with any is left to the line reader, which numbers them)."""
-    newlines, last = 0, b""
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            newlines += block.count(b"\n")
-            last = block[-1:]
-    return newlines + (last not in (b"\n", b"")) == rows

@@ -3,6 +3,7 @@ per-sample path on the same files (every value, status, reason and detail) and a
 C code) per topic, to 1e-12, for every measure both compute."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -101,11 +102,40 @@ def test_same_values_as_pytrec_eval(tmp_path: Path) -> None:
 def test_unclean_files_are_left_to_the_line_reader(tmp_path: Path) -> None:
     qrels, run = generate(tmp_path, topics=5, depth=10)
     table = read_qrels_columns(qrels)
-    for bad in ("t1\tQ0 d1 1 1.0 sys\n", "t1 Q0 d1 1 nan sys\n", "t1 Q0 d1 1 x sys\n", "\n",
-                run.read_text().splitlines()[0] + "\n"):  # a tab, NaN, not a number, a blank line, a repeat
+    for bad in ("t1 Q0 d\xa01 1 1.0 sys\n", "t1 Q0 d1 1 nan sys\n", "t1 Q0 d1 1 x sys\n", "\n",
+                run.read_text().splitlines()[0] + "\n"):  # a non-breaking space (str.split splits there), NaN,
+        # not a number, a blank line, a document twice
         broken = tmp_path / "broken.txt"
         broken.write_text(run.read_text() + bad)
         assert read_run_columns(broken, table) is None, bad
     commented = tmp_path / "commented.txt"
     commented.write_text("# judged by a model\n" + qrels.read_text())
     assert read_qrels_columns(commented) is None
+
+
+TREC_VECTORS = Path(__file__).resolve().parents[2] / "data" / "trec_eval" / "trec_eval_test_vectors.json"
+
+
+def test_trec_eval_test_collection(tmp_path: Path) -> None:
+    """trec_eval's own test collection, written as trec_eval's test run is (tab-separated, scores padded with
+    spaces), against its ``-q`` values."""
+    vectors = json.loads(TREC_VECTORS.read_text())
+    case = next(c for c in vectors["cases"] if c["run"] == "results.test" and c["qrels"] == "qrels.test"
+                and c["options"] == {"measures": "all_trec", "per_query": True})
+    qrels_path, run_path = tmp_path / "qrels.test", tmp_path / "results.test"
+    qrels_path.write_text("".join(f"{topic} 0 {doc} {grade}\n" for topic, judged in
+                                  vectors["inputs"]["qrels.test"].items() for doc, grade in judged.items()))
+    run_path.write_text("".join(f"{r['qid']}\tQ0\t{r['docno']}\t{r['rank']}\t  {r['score']!r}\t{r['run']}\n"
+                                for r in vectors["inputs"]["results.test"]))
+    cutoffs = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+    topics, rows = columnar(qrels_path, run_path, Retrieval(cutoffs=cutoffs))
+    shared = {"map": "map", "recip_rank": "mrr", **{f"P_{k}": f"precision@{k}" for k in cutoffs},
+              **{f"recall_{k}": f"recall@{k}" for k in cutoffs}, **{f"ndcg_cut_{k}": f"ndcg@{k}" for k in cutoffs}}
+    checked = 0
+    for topic, row in zip(topics, rows):
+        for theirs, ours in shared.items():
+            if theirs in case["expected"].get(topic, {}):  # printed with 4 decimals
+                assert abs(case["expected"][topic][theirs] - row[ours].value) <= 5e-5 + 1e-9, (theirs, topic)
+                checked += 1
+    assert checked >= 3 * 20
+    assert rows == per_sample(qrels_path, run_path, Retrieval(cutoffs=cutoffs))[1].rows()
