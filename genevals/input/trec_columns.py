@@ -138,7 +138,7 @@ def read_run_columns(path: str | Path, qrels) -> TrecColumns | None:
     # codes are handed out in first-appearance order: a topic's first row is where the running maximum grows
     first_line = np.flatnonzero(np.diff(np.maximum.accumulate(run_topic), prepend=-1) > 0)
     topics = topic_codes.dictionary.to_pylist()[:n_topics]
-    return TrecColumns(topics, starts, run["doc"].take(pa.array(order)), np.asarray(run["score"])[order],
+    return TrecColumns(topics, starts, run["doc"].combine_chunks().take(pa.array(order)), np.asarray(run["score"])[order],
                        grades[order], judged[order], first_line + 1,
                        _labels(qrels, qrels_topic, n_topics))
 
