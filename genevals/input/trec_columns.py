@@ -113,22 +113,24 @@ def read_run_columns(path: str | Path, qrels) -> TrecColumns | None:
     if run is None:
         return None
     n = run.num_rows
-    # one dictionary for the run's topics then the qrels': run topics keep first-appearance codes
-    topic_codes = pc.dictionary_encode(pa.chunked_array([run["topic"], qrels["topic"]])).combine_chunks()
-    run_topic = np.asarray(topic_codes.indices[:n], dtype=np.int64)
-    qrels_topic = np.asarray(topic_codes.indices[n:], dtype=np.int64)
-    doc_codes = pc.dictionary_encode(pa.chunked_array([run["doc"], qrels["doc"]])).combine_chunks()
-    width = len(doc_codes.dictionary)
-    run_key = run_topic * width + np.asarray(doc_codes.indices[:n], dtype=np.int64)
-    qrels_key = qrels_topic * width + np.asarray(doc_codes.indices[n:], dtype=np.int64)
-    if len(np.unique(run_key)) != n:  # a document listed twice for a topic: the line reader names the line
-        return None
-    # the qrels' last grade for each (topic, doc): the last occurrence in file order
-    last = len(qrels_key) - 1 - np.unique(qrels_key[::-1], return_index=True)[1]
-    keys, grades_of = qrels_key[last], np.asarray(qrels["grade"], dtype=np.float64)[last]
-    at = np.minimum(np.searchsorted(keys, run_key), max(len(keys) - 1, 0))
-    judged = keys[at] == run_key if len(keys) else np.zeros(n, dtype=bool)
-    grades = np.where(judged, grades_of[at] if len(keys) else 0.0, 0.0)
+    # codes in first-appearance order (the order the line reader gives topics in); a qrels-only topic has none
+    topic_codes = pc.dictionary_encode(run["topic"].combine_chunks())
+    run_topic = topic_codes.indices.to_numpy().astype(np.int64)
+    found = pc.index_in(qrels["topic"], value_set=topic_codes.dictionary)
+    qrels_topic = found.fill_null(-1).to_numpy().astype(np.int64)
+    # (topic, doc) as one string: a space is in neither id, so the pairs cannot run together
+    run_key = pc.binary_join_element_wise(run["topic"], run["doc"], " ")
+    qrels_key = pc.binary_join_element_wise(qrels["topic"], qrels["doc"], " ")
+    doc_codes = pc.dictionary_encode(run["doc"].combine_chunks()).indices.to_numpy().astype(np.int64)
+    width = int(doc_codes.max()) + 1
+    if len(pc.unique(pa.array(run_topic * width + doc_codes))) != n:  # a document twice for a topic: the line
+        return None                                                  # reader names the line
+    # a document judged twice keeps its last grade: looked up in the qrels backwards, the first match is the last
+    at = pc.index_in(run_key, value_set=qrels_key[::-1]).to_numpy(zero_copy_only=False)
+    judged = ~np.isnan(at)
+    grades_back = qrels["grade"].to_numpy()[::-1]
+    grades = np.where(judged, grades_back[np.where(judged, at, 0).astype(np.int64)], 0.0) if len(grades_back) \
+        else np.zeros(n)
 
     order = np.asarray(pc.sort_indices(pa.table({"t": pa.array(run_topic), "s": run["score"], "d": run["doc"]}),
                                        sort_keys=[("t", "ascending"), ("s", "descending"), ("d", "descending")]))
@@ -151,7 +153,7 @@ def _labels(qrels, qrels_topic: np.ndarray, n_topics: int) -> list[tuple[list[st
     # a doc judged twice: written where first judged (a dict keeps its first key's place), with the last grade
     docs = qrels["doc"]
     out: list[tuple[list[str], np.ndarray] | None] = [None] * n_topics
-    rows = np.flatnonzero(qrels_topic < n_topics)
+    rows = np.flatnonzero(qrels_topic >= 0)
     if not len(rows):
         return out
     by_topic = rows[np.argsort(qrels_topic[rows], kind="stable")]
