@@ -11,8 +11,9 @@ written, and the per-sample path runs instead, with its located errors.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from genevals.input.trec import TrecSource
 from genevals.input.trec_columns import read_qrels_columns, read_run_columns
 from genevals.metrics.retrieval import columnar
 from genevals.metrics.retrieval.retrieval import Retrieval
+from genevals.output.comparing import PairedValues
 from genevals.output.results import Results, SummaryPart
 from genevals.scored import Columns, ScoredBatch
 from genevals.types import OK, Sample
@@ -67,10 +69,12 @@ def run(spec: Any, progress: Callable[[int, int], None] | None = None) -> Result
         recorder, _, _ = start_run(plan)
         sel = spec.selected[0]
         keep = None if sel.outputs is None else sel.keep
+        scored: list[tuple[str, list[Sample], Columns]] = []  # for the paired comparisons, without rereading
         try:
             for path, system, ranked in zip(source.runs, systems, runs):
                 for topics, cols in columnar.score_blocks(sel.metric, ranked):
                     samples = [Sample(id=ranked.topics[t], answer="", system=system) for t in topics]
+                    scored.append((system, samples, cols))
                     part = SummaryPart()
                     part.add_batch(ScoredBatch(samples, [(cols, keep)]))
                     text = _lines(str(path), system, ranked, topics, cols, keep) if recorder.writer else None
@@ -78,10 +82,25 @@ def run(spec: Any, progress: Callable[[int, int], None] | None = None) -> Result
                     if progress is not None:
                         progress(len(samples), total)
         finally:
-            results = recorder.finish(n_input_rows=total)
+            results = recorder.finish(n_input_rows=total, paired=lambda metrics: _paired(scored, metrics))
     finally:
         plan.close()
     return results
+
+
+def _paired(scored: list[tuple[str, list[Sample], Columns]], metrics: Sequence[str]) -> PairedValues:
+    """The paired comparisons' values, as :meth:`PairedValues.from_folder` reads them from results.jsonl."""
+    paired = PairedValues(metrics)
+    for system, samples, cols in scored:
+        wanted = [m for m in paired.metrics if m in cols.values]
+        for row, sample in enumerate(samples):
+            values = {}
+            for m in wanted:
+                value = cols.values[m][row]
+                if value is not None and math.isfinite(value):
+                    values[m] = value
+            paired.add(system, sample.id, values)
+    return paired
 
 
 def _lines(path: str, system: str, run: Any, topics: range, cols: Columns, keep: Callable[[str], bool] | None
