@@ -32,19 +32,40 @@ _UNICODE_SPACE = re.compile(rb"\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa
 _BOM = b"\xef\xbb\xbf"
 
 
-def _bytes(path: str | Path, what: str) -> bytes | None:
-    """The file's bytes with one space between columns and none at either end of a line (so a tab-separated or
-    aligned run reads as trec_eval and the line reader read it), or None when it is not for this path."""
+def _scan(path: str | Path, what: str) -> str | None:
+    """How the file can be read: "as is" (one space between columns), "tidied" (tabs, runs of spaces, a byte
+    order mark: :func:`_tidied`), or None when it is not for this path (a blank or comment line, a space
+    ``str.split`` knows and pyarrow does not). Read a block at a time: the file is never held whole here."""
+    verdict, tail, first = "as is", b"", True
     with open_file(path, what) as handle:  # the same refusals (a folder, a fifo) as the line reader
-        data = handle.read()
-    data = data.removeprefix(_BOM)
-    if not data or any(mark in data for mark in _OTHER_SPACE) or (not data.isascii() and _UNICODE_SPACE.search(data)):
-        return None
-    if any(mark in data for mark in (b"\t", b"\r", b"  ", b"\n ", b" \n")) or data[:1] == b" " or \
-            data[-1:] == b" ":
-        data = re.sub(rb"[ \t\r]+", b" ", data)
-        data = data.replace(b"\n ", b"\n").replace(b" \n", b"\n").strip(b" ")
-    # a blank line would shift the rows against the lines (the CSV reader skips it), a "#" line is a comment
+        while block := handle.read(1 << 20):
+            if first:
+                if block.startswith(_BOM):
+                    block, verdict = block[len(_BOM):], "tidied"
+                if block[:1] in (b"\n", b"#", b" ", b"\t", b"\r"):
+                    return None if block[:1] in (b"\n", b"#") else "tidied"
+                first = False
+            seen = tail + block  # a mark may straddle two blocks: the last bytes of one go with the next
+            if any(mark in seen for mark in _OTHER_SPACE) or b"\n\n" in seen or b"\n#" in seen or \
+                    (not seen.isascii() and _UNICODE_SPACE.search(seen)):
+                return None
+            if verdict == "as is" and any(mark in seen for mark in (b"\t", b"\r", b"  ", b"\n ", b" \n")):
+                verdict = "tidied"
+            tail = block[-2:]
+    if first:
+        return None  # empty: the line reader says so
+    if tail[-1:] == b" ":
+        verdict = "tidied"
+    return verdict
+
+
+def _tidied(path: str | Path) -> bytes | None:
+    """The file's bytes with one space between columns and none at either end of a line (a tab-separated or
+    aligned run then reads as trec_eval and the line reader read it); None when a line turns out blank."""
+    with open(path, "rb") as handle:
+        data = handle.read().removeprefix(_BOM)
+    data = re.sub(rb"[ \t\r]+", b" ", data)
+    data = data.replace(b"\n ", b"\n").replace(b" \n", b"\n").strip(b" ")
     if data[:1] in (b"\n", b"#") or b"\n\n" in data or b"\n#" in data:
         return None
     return data
@@ -56,12 +77,14 @@ def _read(path: str | Path, names: tuple[str, ...], number: str, what: str):
     import pyarrow.compute as pc
     from pyarrow import csv
 
-    data = _bytes(path, what)
-    if data is None:
+    how = _scan(path, what)
+    data = _tidied(path) if how == "tidied" else None
+    if how is None or (how == "tidied" and data is None):
         return None
-    try:
+    try:  # one thread: as fast on two cores, and no buffers per thread
         table = csv.read_csv(
-            pa.BufferReader(data), read_options=csv.ReadOptions(column_names=list(names)),
+            pa.BufferReader(data) if data is not None else str(path),
+            read_options=csv.ReadOptions(column_names=list(names), use_threads=False, block_size=1 << 22),
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False),
             convert_options=csv.ConvertOptions(
                 column_types={"topic": pa.string(), "doc": pa.string(), number: pa.float64()},
@@ -76,7 +99,7 @@ def _read(path: str | Path, names: tuple[str, ...], number: str, what: str):
     if number == "grade" and not pc.all(pc.and_(pc.greater_equal(values, MIN_GRADE),
                                                 pc.less_equal(values, MAX_GRADE))).as_py():
         return None
-    return table.combine_chunks()
+    return table
 
 
 @dataclass
@@ -138,32 +161,39 @@ def read_run_columns(path: str | Path, qrels) -> TrecColumns | None:
         return None
     n = run.num_rows
     # codes in first-appearance order (the order the line reader gives topics in); a qrels-only topic has none
+    # the columns as single arrays, and the table let go: the file's data is then held once
     topic_codes = pc.dictionary_encode(run["topic"].combine_chunks())
+    doc_col, scores = run["doc"].combine_chunks(), run["score"].to_numpy()
+    del run
     run_topic = topic_codes.indices.to_numpy().astype(np.int64)
-    found = pc.index_in(qrels["topic"], value_set=topic_codes.dictionary)
-    qrels_topic = found.fill_null(-1).to_numpy().astype(np.int64)
-    # (topic, doc) as one string: a space is in neither id, so the pairs cannot run together
-    run_key = pc.binary_join_element_wise(run["topic"], run["doc"], " ")
-    qrels_key = pc.binary_join_element_wise(qrels["topic"], qrels["doc"], " ")
-    doc_codes = pc.dictionary_encode(run["doc"].combine_chunks()).indices.to_numpy().astype(np.int64)
-    width = int(doc_codes.max()) + 1
-    if len(pc.unique(pa.array(run_topic * width + doc_codes))) != n:  # a document twice for a topic: the line
-        return None                                                  # reader names the line
-    # a document judged twice keeps its last grade: looked up in the qrels backwards, the first match is the last
-    at = pc.index_in(run_key, value_set=qrels_key[::-1]).to_numpy(zero_copy_only=False)
-    judged = ~np.isnan(at)
-    grades_back = qrels["grade"].to_numpy()[::-1]
-    grades = np.where(judged, grades_back[np.where(judged, at, 0).astype(np.int64)], 0.0) if len(grades_back) \
-        else np.zeros(n)
+    qrels_topic = pc.index_in(qrels["topic"], value_set=topic_codes.dictionary)
+    qrels_topic = qrels_topic.fill_null(-1).to_numpy().astype(np.int64)
+    docs = pc.dictionary_encode(doc_col)
+    width = len(docs.dictionary)
+    run_key = run_topic * width + docs.indices.to_numpy()
+    if len(pc.unique(pa.array(run_key))) != n:  # a document twice for a topic: the line reader names the line
+        return None
+    qrels_doc = pc.index_in(qrels["doc"], value_set=docs.dictionary).fill_null(-1).to_numpy()
+    del docs
+    # (topic, doc) pairs of the qrels that the run can meet: each pair's last grade (a doc judged twice)
+    meets = np.flatnonzero((qrels_topic >= 0) & (qrels_doc >= 0))
+    qrels_key = qrels_topic[meets].astype(np.int64) * width + qrels_doc[meets]
+    grade_of = qrels["grade"].to_numpy()[meets]
+    last = len(qrels_key) - 1 - np.unique(qrels_key[::-1], return_index=True)[1]
+    keys, grade_of = qrels_key[last], grade_of[last]
+    at = np.minimum(np.searchsorted(keys, run_key), max(len(keys) - 1, 0))
+    judged = keys[at] == run_key if len(keys) else np.zeros(n, dtype=bool)
+    grades = np.where(judged, grade_of[at], 0.0) if len(keys) else np.zeros(n)
+    del run_key, at
 
-    order = _trec_order(run_topic, run["score"].to_numpy(), run["doc"])
+    order = _trec_order(run_topic, scores, doc_col)
     topic_sorted = run_topic[order]
     n_topics = int(run_topic.max()) + 1
     starts = np.concatenate(([0], np.cumsum(np.bincount(topic_sorted, minlength=n_topics))))
     # codes are handed out in first-appearance order: a topic's first row is where the running maximum grows
     first_line = np.flatnonzero(np.diff(np.maximum.accumulate(run_topic), prepend=-1) > 0)
     topics = topic_codes.dictionary.to_pylist()[:n_topics]
-    return TrecColumns(topics, starts, run["doc"].combine_chunks().take(pa.array(order)), np.asarray(run["score"])[order],
+    return TrecColumns(topics, starts, doc_col.take(pa.array(order)), scores[order],
                        grades[order], judged[order], first_line + 1,
                        _labels(qrels, qrels_topic, n_topics))
 
