@@ -171,10 +171,17 @@ def read_run_columns(path: str | Path, qrels) -> TrecColumns | None:
     docs = pc.dictionary_encode(doc_col)
     width = len(docs.dictionary)
     run_key = run_topic * width + docs.indices.to_numpy()
-    if len(pc.unique(pa.array(run_key))) != n:  # a document twice for a topic: the line reader names the line
+    ordered = np.sort(run_key)
+    if (ordered[1:] == ordered[:-1]).any():  # a document twice for a topic: the line reader names the line
         return None
-    qrels_doc = pc.index_in(qrels["doc"], value_set=docs.dictionary).fill_null(-1).to_numpy()
-    del docs
+    del ordered
+    # each qrels line's document as a run code (-1: never retrieved); the qrels' few ids are hashed, not the run's
+    judged_docs = pc.dictionary_encode(qrels["doc"].combine_chunks())
+    in_judged = pc.index_in(docs.dictionary, value_set=judged_docs.dictionary).fill_null(-1).to_numpy()
+    run_code = np.full(len(judged_docs.dictionary), -1, dtype=np.int64)
+    run_code[in_judged[in_judged >= 0]] = np.flatnonzero(in_judged >= 0)
+    qrels_doc = run_code[judged_docs.indices.to_numpy()]
+    del docs, in_judged
     # (topic, doc) pairs of the qrels that the run can meet: each pair's last grade (a doc judged twice)
     meets = np.flatnonzero((qrels_topic >= 0) & (qrels_doc >= 0))
     qrels_key = qrels_topic[meets].astype(np.int64) * width + qrels_doc[meets]
