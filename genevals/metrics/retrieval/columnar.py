@@ -18,8 +18,9 @@ from genevals.metrics.retrieval.ranking_columns import evaluate_grades
 from genevals.metrics.retrieval.retrieval import NO_RELEVANT, UNDEFINED, Retrieval, _fmt_num
 from genevals.scored import Columns
 
-#: topics scored at once: the padded matrices are BLOCK x depth floats (1,000-deep runs: a few MB each)
-BLOCK = 512
+#: topics scored and written at once: the padded matrices are BLOCK x depth floats, and the block's results.jsonl
+#: text is held whole (1,000-deep runs: some 80 KB a topic)
+BLOCK = 128
 
 
 def supported(metric: Retrieval) -> bool:
