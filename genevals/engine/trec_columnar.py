@@ -37,9 +37,11 @@ _dumps = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps's defaults, w
 def applies(spec: Any) -> bool:
     """Whether ``spec`` is a run this path gives the same files for."""
     selected = list(spec.selected)
+    # Results.samples (keep_samples, the API's default) would need a Sample with its contexts per topic
     return (isinstance(spec.data, TrecSource) and isinstance(spec.engine, LocalSettings)
-            and not spec.output.resume and len(selected) == 1 and isinstance(selected[0].metric, Retrieval)
-            and columnar.supported(selected[0].metric) and not selected[0].metric.needs_prepare)
+            and not spec.output.resume and not spec.output.keep_samples and len(selected) == 1
+            and isinstance(selected[0].metric, Retrieval) and columnar.supported(selected[0].metric)
+            and not selected[0].metric.needs_prepare)
 
 
 def run(spec: Any, progress: Callable[[int, int], None] | None = None) -> Results | None:
@@ -70,6 +72,7 @@ def run(spec: Any, progress: Callable[[int, int], None] | None = None) -> Result
         sel = spec.selected[0]
         keep = None if sel.outputs is None else sel.keep
         scored: list[tuple[str, list[Sample], Columns]] = []  # for the paired comparisons, without rereading
+        interrupted = withdrawn = False
         try:
             for path, system, ranked in zip(source.runs, systems, runs):
                 for topics, cols in columnar.score_blocks(sel.metric, ranked):
@@ -81,8 +84,16 @@ def run(spec: Any, progress: Callable[[int, int], None] | None = None) -> Result
                     recorder.write_done(Done(len(samples), text, part, {}, None))
                     if progress is not None:
                         progress(len(samples), total)
+        except KeyboardInterrupt:  # as the local engine: what was written is summed up
+            interrupted = True
+            raise
+        except BaseException:
+            withdrawn = recorder.withdraw()
+            raise
         finally:
-            results = recorder.finish(n_input_rows=total, paired=lambda metrics: _paired(scored, metrics))
+            if not withdrawn:
+                results = recorder.finish(n_input_rows=total, interrupted=interrupted,
+                                          paired=lambda metrics: _paired(scored, metrics))
     finally:
         plan.close()
     return results
