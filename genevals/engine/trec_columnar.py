@@ -23,7 +23,7 @@ from genevals.engine.plan import Plan, start_run
 from genevals.engine.spec import LocalSettings
 from genevals.engine.spool import Spool
 from genevals.input.trec import TrecSource
-from genevals.input.trec_columns import read_qrels_columns, read_run_columns
+from genevals.input.trec_columns import read_qrels_columns, read_run_columns, system_pool
 from genevals.metrics.retrieval import columnar
 from genevals.metrics.retrieval.retrieval import Retrieval
 from genevals.output.comparing import PairedValues
@@ -46,6 +46,11 @@ def applies(spec: Any) -> bool:
 
 def run(spec: Any, progress: Callable[[int, int], None] | None = None) -> Results | None:
     """Score ``spec`` from columns and return its Results; None (nothing written) when a file is not clean."""
+    with system_pool():
+        return _run(spec, progress)
+
+
+def _run(spec: Any, progress: Callable[[int, int], None] | None) -> Results | None:
     source: TrecSource = spec.data
     qrels = read_qrels_columns(source.qrels)
     if qrels is None:

@@ -12,6 +12,8 @@ run file first names them, the order the line reader gives them in.
 """
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +32,33 @@ RUN_COLUMNS = ("topic", "q0", "doc", "rank", "score", "tag")
 _OTHER_SPACE = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
 _UNICODE_SPACE = re.compile(rb"\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80")
 _BOM = b"\xef\xbb\xbf"
+
+
+@contextlib.contextmanager
+def system_pool():
+    """pyarrow's allocations inside the block from the C library's malloc, not mimalloc (pyarrow's default): the
+    hash tables and sort buffers of a 2-million-line run are freed at once, and malloc hands such large blocks back
+    to the system where mimalloc keeps them (40-50 MB more at the peak). Each buffer is freed by its own pool."""
+    import pyarrow as pa
+
+    pa.set_memory_pool(pa.system_memory_pool())  # before pyarrow's default pool is asked for: making it costs too
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(_default_pool())
+
+
+def _default_pool():
+    """The pool pyarrow would have chosen (ARROW_DEFAULT_MEMORY_POOL, else mimalloc, jemalloc, system)."""
+    import pyarrow as pa
+
+    named = os.environ.get("ARROW_DEFAULT_MEMORY_POOL", "")
+    for name in (named, "mimalloc", "jemalloc"):
+        try:
+            return getattr(pa, f"{name}_memory_pool")()
+        except (AttributeError, NotImplementedError, pa.ArrowException):
+            continue
+    return pa.system_memory_pool()
 
 
 def _scan(path: str | Path, what: str) -> str | None:
