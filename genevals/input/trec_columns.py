@@ -22,6 +22,7 @@ import numpy as np
 
 from genevals.input.rows import MAX_GRADE, MIN_GRADE
 from genevals.input.source import open_file
+from genevals.input.trec import MAX_LINE
 
 QRELS_COLUMNS = ("topic", "iteration", "doc", "grade")
 RUN_COLUMNS = ("topic", "q0", "doc", "rank", "score", "tag")
@@ -110,10 +111,12 @@ def _read(path: str | Path, names: tuple[str, ...], number: str, what: str):
     data = _tidied(path) if how == "tidied" else None
     if how is None or (how == "tidied" and data is None):
         return None
-    try:  # one thread: as fast on two cores, and no buffers per thread
+    # One thread: as fast on two cores, and no buffers per thread. A row must fit in a block, so a line longer
+    # than the line reader's MAX_LINE fails here and goes to the line reader, which refuses it by its number.
+    try:
         table = csv.read_csv(
             pa.BufferReader(data) if data is not None else str(path),
-            read_options=csv.ReadOptions(column_names=list(names), use_threads=False, block_size=1 << 22),
+            read_options=csv.ReadOptions(column_names=list(names), use_threads=False, block_size=MAX_LINE),
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False),
             convert_options=csv.ConvertOptions(
                 column_types={"topic": pa.string(), "doc": pa.string(), number: pa.float64()},

@@ -102,7 +102,7 @@ def test_same_values_as_pytrec_eval(tmp_path: Path) -> None:
 def test_unclean_files_are_left_to_the_line_reader(tmp_path: Path) -> None:
     qrels, run = generate(tmp_path, topics=5, depth=10)
     table = read_qrels_columns(qrels)
-    for bad in ("t1 Q0 d\xa01 1 1.0 sys\n", "t1 Q0 d1 1 nan sys\n", "t1 Q0 d1 1 x sys\n", "\n",
+    for bad in ("t1 Q0 d1 1 1.0 " + "t" * (2 << 20) + "\n", "t1 Q0 d\xa01 1 1.0 sys\n", "t1 Q0 d1 1 nan sys\n", "t1 Q0 d1 1 x sys\n", "\n",
                 run.read_text().splitlines()[0] + "\n"):  # a non-breaking space (str.split splits there), NaN,
         # not a number, a blank line, a document twice
         broken = tmp_path / "broken.txt"
