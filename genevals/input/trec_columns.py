@@ -64,22 +64,24 @@ def _default_pool():
 
 def _scan(path: str | Path, what: str) -> str | None:
     """How the file can be read: "as is" (one space between columns), "tidied" (tabs, runs of spaces, a byte
-    order mark: :func:`_tidied`), or None when it is not for this path (a blank or comment line, a space
-    ``str.split`` knows and pyarrow does not). Read a block at a time: the file is never held whole here."""
+    order mark, a qrels file's leading ``#`` lines: :func:`_tidied`), or None when it is not for this path (a
+    blank line, a comment line elsewhere, a space ``str.split`` knows and pyarrow does not). Read a block at a time: the file is never held whole here."""
     verdict, tail, first = "as is", b"", True
     with open_file(path, what) as handle:  # the same refusals (a folder, a fifo) as the line reader
         while block := handle.read(1 << 20):
             if first:
                 if block.startswith(_BOM):
                     block, verdict = block[len(_BOM):], "tidied"
-                if block[:1] in (b"\n", b"#", b" ", b"\t", b"\r"):
-                    return None if block[:1] in (b"\n", b"#") else "tidied"
+                if block[:1] == b"#":  # a qrels file's header (genevals label writes one): checked whole
+                    return "tidied" if what == "--qrels" else None
+                if block[:1] == b"\n":
+                    return None
                 first = False
             seen = tail + block  # a mark may straddle two blocks: the last bytes of one go with the next
-            if any(mark in seen for mark in _OTHER_SPACE) or b"\n\n" in seen or b"\n#" in seen or \
-                    (not seen.isascii() and _UNICODE_SPACE.search(seen)):
+            if _odd(seen) or b"\n\n" in seen or b"\n#" in seen:
                 return None
-            if verdict == "as is" and any(mark in seen for mark in (b"\t", b"\r", b"  ", b"\n ", b" \n")):
+            if verdict == "as is" and (seen[:1] in (b" ", b"\t", b"\r") or
+                                       any(mark in seen for mark in (b"\t", b"\r", b"  ", b"\n ", b" \n"))):
                 verdict = "tidied"
             tail = block[-2:]
     if first:
@@ -89,11 +91,20 @@ def _scan(path: str | Path, what: str) -> str | None:
     return verdict
 
 
+def _odd(data: bytes) -> bool:
+    """Whether ``data`` holds a space ``str.split`` splits on and the CSV reader does not."""
+    return any(mark in data for mark in _OTHER_SPACE) or (not data.isascii() and bool(_UNICODE_SPACE.search(data)))
+
+
 def _tidied(path: str | Path) -> bytes | None:
     """The file's bytes with one space between columns and none at either end of a line (a tab-separated or
     aligned run then reads as trec_eval and the line reader read it); None when a line turns out blank."""
     with open(path, "rb") as handle:
         data = handle.read().removeprefix(_BOM)
+    while data[:1] == b"#":  # header comment lines (qrels only: see _scan)
+        data = data.partition(b"\n")[2]
+    if not data or _odd(data):
+        return None
     data = re.sub(rb"[ \t\r]+", b" ", data)
     data = data.replace(b"\n ", b"\n").replace(b" \n", b"\n").strip(b" ")
     if data[:1] in (b"\n", b"#") or b"\n\n" in data or b"\n#" in data:

@@ -109,8 +109,20 @@ def test_unclean_files_are_left_to_the_line_reader(tmp_path: Path) -> None:
         broken.write_text(run.read_text() + bad)
         assert read_run_columns(broken, table) is None, bad
     commented = tmp_path / "commented.txt"
-    commented.write_text("# judged by a model\n" + qrels.read_text())
+    commented.write_text(qrels.read_text() + "# a comment after the header\n")
     assert read_qrels_columns(commented) is None
+    aligned = tmp_path / "aligned.txt"  # a leading space, and a vertical tab further on: str.split splits there
+    aligned.write_text(" " + run.read_text() + "t1 Q0 d\x0b9 1 1.0 sys\n")
+    assert read_run_columns(aligned, table) is None
+
+
+def test_a_qrels_header_is_skipped(tmp_path: Path) -> None:
+    """``genevals label`` writes its provenance as ``#`` lines at the top of a qrels file."""
+    qrels, run = generate(tmp_path, topics=20, depth=30)
+    headed = tmp_path / "headed.txt"
+    headed.write_text("# judged by a model\n# prompt sha256 0123\n" + qrels.read_text())
+    metric = Retrieval(cutoffs=CUTOFFS)
+    assert columnar(headed, run, metric)[1] == columnar(qrels, run, metric)[1]
 
 
 TREC_VECTORS = Path(__file__).resolve().parents[2] / "data" / "trec_eval" / "trec_eval_test_vectors.json"
