@@ -169,13 +169,12 @@ class RunRecorder:
             results.meta["judge_warnings"] = warnings
         declared = registry.declarations(self.selected)
         # The paired comparisons need each value's question id, which the accumulator does not keep: read back
-        # from results.jsonl (every result of the run, resumed ones too), or from the results kept in memory.
+        # from results.jsonl (every result of the run, resumed ones too), or from the results kept in memory,
+        # unless the caller gave them.
         out, kept = self.out, results.samples
-        if paired is not None:
-            pass
-        elif out is not None:
+        if paired is None and out is not None:
             paired = lambda metrics: comparing.PairedValues.from_folder(out, metrics)  # noqa: E731
-        else:
+        elif paired is None:
             paired = (lambda metrics: comparing.PairedValues.from_results(kept, metrics)) if self.keep_samples else None
         deferred = DeferredSummary(self.acc, dict(results.corpus), dict(results.signatures), list(results.skipped),
                                    dict(results.meta), self.seed, paired=paired,
