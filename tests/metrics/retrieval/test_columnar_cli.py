@@ -64,3 +64,11 @@ def test_a_comment_line_goes_through_the_line_reader(tmp_path: Path) -> None:
                      "-o", str(tmp_path / "out")])
     assert done.returncode == 2
     assert "commented.txt:1" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_table_and_the_leaderboard_are_printed(tmp_path: Path) -> None:
+    qrels, runs = collection(tmp_path, topics=8, depth=10)
+    done = genevals(["run", "--qrels", str(qrels), "--run", str(runs[0]), "--run", str(runs[1]), "--no-history",
+                     "-o", str(tmp_path / "out")])
+    assert done.returncode == 0, done.stderr
+    assert "mrr" in done.stdout and "wrote" in done.stdout and "Traceback" not in done.stderr
