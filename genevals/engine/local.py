@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from genevals.engine import pipeline
+from genevals.engine import pipeline, trec_columnar
 from genevals.engine.arguments import check_progress
 from genevals.engine.plan import Plan, chunked, plan_run, start_run
 from genevals.engine.recorder import RunRecorder
@@ -224,6 +224,11 @@ def strategy(spec: RunSpec, plan: Plan, n_done: int) -> Chunked | Pipelined | St
 def run(spec: RunSpec, progress: Callable[[int, int], None] | None = None) -> Results:
     """Score the run ``spec`` describes, in this process (and worker processes), and return its ``Results``;
     ``progress(done, total)`` is called as samples finish."""
+    if trec_columnar.applies(spec):  # TREC files: scored from columns, unless a file needs the line reader
+        with collector_paused():
+            results = trec_columnar.run(spec, progress)
+        if results is not None:
+            return results
     with collector_paused():
         plan = plan_run(spec)
     try:

@@ -10,7 +10,7 @@ import sys
 import threading
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from genevals import registry
 
@@ -146,8 +146,11 @@ class RunRecorder:
             print(f"genevals: note: nothing was scored; the earlier run is back in {self.out}", file=sys.stderr)
         return True
 
-    def finish(self, *, n_input_rows: int, interrupted: bool = False) -> Results:
-        """Corpus scores, signatures (taken now: some settings are only known after scoring), summary files."""
+    def finish(self, *, n_input_rows: int, interrupted: bool = False,
+               paired: Callable[[Sequence[str]], comparing.PairedValues] | None = None) -> Results:
+        """Corpus scores, signatures (taken now: some settings are only known after scoring), summary files.
+        ``paired``: the compared metrics' values with their ids, from a caller that still holds them (the
+        columnar TREC path), instead of reading results.jsonl back."""
         self.close()
         results = self.results
         for sel in self.corpus_families:
@@ -166,11 +169,12 @@ class RunRecorder:
             results.meta["judge_warnings"] = warnings
         declared = registry.declarations(self.selected)
         # The paired comparisons need each value's question id, which the accumulator does not keep: read back
-        # from results.jsonl (every result of the run, resumed ones too), or from the results kept in memory.
+        # from results.jsonl (every result of the run, resumed ones too), or from the results kept in memory,
+        # unless the caller gave them.
         out, kept = self.out, results.samples
-        if out is not None:
+        if paired is None and out is not None:
             paired = lambda metrics: comparing.PairedValues.from_folder(out, metrics)  # noqa: E731
-        else:
+        elif paired is None:
             paired = (lambda metrics: comparing.PairedValues.from_results(kept, metrics)) if self.keep_samples else None
         deferred = DeferredSummary(self.acc, dict(results.corpus), dict(results.signatures), list(results.skipped),
                                    dict(results.meta), self.seed, paired=paired,

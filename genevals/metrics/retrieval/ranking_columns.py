@@ -45,6 +45,25 @@ def evaluate_many(rankings: Sequence[Sequence[str]], qrels: Sequence[Mapping[str
         if pos:
             g_max[q] = pos[0]
     width = max(max((len(p) for p in positives), default=0), 1)
+    ideal = np.zeros((n, width))
+    for q, pos in enumerate(positives):
+        ideal[q, :len(pos)] = pos
+    n_pos = np.fromiter((len(p) for p in positives), dtype=np.int64, count=n)
+    return evaluate_grades(grades, lengths, ideal, n_pos, totals, g_max, cuts, relevance_level)
+
+
+def evaluate_grades(grades: np.ndarray, lengths: np.ndarray, ideal: np.ndarray, n_pos: np.ndarray,
+                    totals: np.ndarray, g_max: np.ndarray, cuts: Sequence[int], relevance_level: float
+                    ) -> dict[str, np.ndarray]:
+    """The arrays of :func:`evaluate_many` from the queries' grades in rank order (``grades``: one row per query,
+    padded with 0 past ``lengths``), their positive labels sorted descending (``ideal``, padded with 0; ``n_pos``
+    of them), the number of relevant labels (``totals``) and the largest label (``g_max``, 0 when none is
+    positive); ``cuts`` sorted and checked. The columnar retrieval path
+    (:mod:`genevals.metrics.retrieval.columnar`) calls it with grades joined from columns, never a dict."""
+    import numpy as np
+
+    n, depth = grades.shape
+    width = ideal.shape[1]
     disc = np.asarray(_discounts(max(depth, width, cuts[-1] if cuts else 1))[:max(depth, width)])
     valid = np.arange(depth) < lengths[:, None]
     rel = (grades >= relevance_level) & valid
@@ -66,12 +85,8 @@ def evaluate_many(rankings: Sequence[Sequence[str]], qrels: Sequence[Mapping[str
         before[:, 1:] = np.cumprod(1.0 - r[:, :-1], axis=1)
     err = np.cumsum(np.where(positive, before * r / ranks, 0.0), axis=1)
 
-    ideal = np.zeros((n, width))
-    for q, pos in enumerate(positives):
-        ideal[q, :len(pos)] = pos
     ideal_lin = np.cumsum(ideal * disc[:width], axis=1)
     ideal_exp = np.cumsum(np.where(ideal > 0, np.power(2.0, ideal) - 1.0, 0.0) * disc[:width], axis=1)
-    n_pos = np.fromiter((len(p) for p in positives), dtype=np.int64, count=n)
 
     rows = np.arange(n)
     empty = lengths == 0

@@ -1,0 +1,124 @@
+"""Benchmark (issue 40): ``genevals run --qrels Q --run R`` at TREC scale against pytrec_eval, end to end.
+
+    python benchmarks/bench_trec_scale.py [--sizes 2000x1000,7000x1000] [--rounds 3] [--keep DIR]
+
+For each size a synthetic collection is generated (seed fixed; 12 judged documents per topic, grades 0-3, half of
+them among the retrieved; scores rounded to 3 decimals, so ties occur). Then, interleaved, round after round:
+  * genevals: ``python -m genevals run --qrels Q --run R --no-history -q -o OUT`` as a real process (parse, rank,
+    score, bootstrap, results.jsonl, summary.json, the report);
+  * pytrec_eval: a child process that parses both files with pytrec_eval's own parsers and evaluates map,
+    recip_rank, ndcg_cut, P, recall and success (the measures genevals' retrieval family shares).
+Each timing is the child's wall time; peak memory is the child's maximum RSS (resource.getrusage of the children
+of a fresh interpreter that runs only that one command). Prints a Markdown table with the machine's load before and after.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import machine  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+JUDGED = 12
+SEED = 40
+
+PYTREC = """
+import sys, pytrec_eval
+with open(sys.argv[1]) as f:
+    qrels = pytrec_eval.parse_qrel(f)
+with open(sys.argv[2]) as f:
+    run = pytrec_eval.parse_run(f)
+measures = {"map", "recip_rank", "ndcg_cut", "P", "recall", "success"}
+results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+assert len(results) == len(run)
+"""
+
+
+def generate(folder: Path, topics: int, depth: int, seed: int = SEED) -> tuple[Path, Path]:
+    """A qrels file (JUDGED documents per topic, half of them retrieved) and a run (``depth`` per topic, written
+    in rank order, as retrieval systems write them)."""
+    qrels, run = folder / f"qrels-{topics}x{depth}.txt", folder / f"run-{topics}x{depth}.txt"
+    if qrels.exists() and run.exists():
+        return qrels, run
+    rng = np.random.default_rng(seed)
+    with open(qrels, "w") as q, open(run, "w") as r:
+        for t in range(topics):
+            docs = rng.choice(1_000_000, size=depth, replace=False)
+            scores = np.round(rng.normal(size=depth) * 10, 3)
+            order = np.argsort(-scores, kind="stable")
+            pool = np.unique(np.concatenate([rng.choice(docs, JUDGED // 2, replace=False),
+                                             rng.choice(1_000_000, JUDGED - JUDGED // 2)]))
+            grades = rng.integers(0, 4, size=len(pool))
+            q.write("".join(f"q{t} 0 d{d} {g}\n" for d, g in zip(pool, grades)))
+            r.write("".join(f"q{t} Q0 d{docs[i]} {k + 1} {float(scores[i])!r} bench\n" for k, i in enumerate(order)))
+    return qrels, run
+
+
+def child(command: list[str]) -> float:
+    """Wall seconds of one child process."""
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{command[:4]} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return seconds
+
+
+def peak_of(command: list[str]) -> float:
+    """Peak RSS (MB) of one run of ``command``, in a fresh interpreter that measures only its own child."""
+    probe = ("import resource, subprocess, sys, os; subprocess.run(sys.argv[1:], check=True, "
+             "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", probe, *command], cwd=ROOT, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+    return int(out.stdout.strip()) / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="2000x1000,7000x1000")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--keep", default=None, help="folder for the generated files (kept between runs)")
+    args = parser.parse_args()
+    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_trec_"))
+    folder.mkdir(parents=True, exist_ok=True)
+    info = machine()
+    print(f"{info['cpu']}, {info['nproc']} cores, python {info['python']}; load before: {info['load']}")
+    rows = []
+    for size in args.sizes.split(","):
+        topics, depth = (int(x) for x in size.split("x"))
+        qrels, run = generate(folder, topics, depth)
+        ours = [sys.executable, "-m", "genevals", "run", "--qrels", str(qrels), "--run", str(run), "--no-history",
+                "-q", "-o", str(folder / f"out-{size}")]
+        theirs = [sys.executable, "-c", PYTREC, str(qrels), str(run)]
+        times: dict[str, list[float]] = {"genevals": [], "pytrec_eval": []}
+        for _ in range(args.rounds):  # interleaved: a change in the machine's load hits both
+            times["genevals"].append(child(ours))
+            times["pytrec_eval"].append(child(theirs))
+        peaks = {"genevals": peak_of(ours), "pytrec_eval": peak_of(theirs)}
+        best = {k: min(v) for k, v in times.items()}
+        rows.append((size, topics * depth, best, {k: statistics.median(v) for k, v in times.items()}, peaks))
+        print(f"{size}: genevals {times['genevals']}, pytrec_eval {times['pytrec_eval']}, peaks {peaks}",
+              flush=True)
+    print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
+    print("| collection | lines | genevals s (best / median) | pytrec_eval s (best / median) | speed ratio "
+          "(pytrec_eval / genevals, best) | genevals peak MB | pytrec_eval peak MB |")
+    print("|---|---|---|---|---|---|---|")
+    for size, lines, best, median, peaks in rows:
+        print(f"| {size} | {lines:,} | {best['genevals']:.2f} / {median['genevals']:.2f} | "
+              f"{best['pytrec_eval']:.2f} / {median['pytrec_eval']:.2f} | "
+              f"{best['pytrec_eval'] / best['genevals']:.2f}x | {peaks['genevals']:.0f} | {peaks['pytrec_eval']:.0f} |")
+
+
+if __name__ == "__main__":
+    main()

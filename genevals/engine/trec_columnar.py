@@ -1,0 +1,195 @@
+"""``genevals run --qrels QRELS --run RUN ...`` scored from columns: the run files are read into columns
+(:mod:`genevals.input.trec_columns`), scored a block of topics at a time (:mod:`genevals.metrics.retrieval.columnar`)
+and written as results.jsonl lines built from the columns, never a Sample with its contexts per topic.
+
+It writes what the per-sample path writes: the same manifest (the same digest of the same bytes), the same
+results.jsonl lines, byte for byte, and the same summary (counted by the accumulator the worker processes use);
+``tests/engine/test_trec_columnar.py`` compares the two folders. A run it cannot take as it is (other metrics, doc
+level, --resume, Ray, a file the column reader leaves to the line reader) returns None before anything is
+written, and the per-sample path runs instead, with its located errors.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from genevals.engine import manifest
+from genevals.engine.pipeline import Done
+from genevals.engine.plan import Plan, start_run
+from genevals.engine.spec import LocalSettings
+from genevals.engine.spool import Spool
+from genevals.input.trec import TrecSource
+from genevals.input.trec_columns import read_qrels_columns, read_run_columns, system_pool
+from genevals.metrics.retrieval import columnar
+from genevals.metrics.retrieval.retrieval import Retrieval
+from genevals.output.comparing import PairedValues
+from genevals.output.results import Results, SummaryPart
+from genevals.scored import Columns, ScoredBatch
+from genevals.types import OK, Sample
+
+_dumps = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps's defaults, without its per-call checks
+
+
+def applies(spec: Any) -> bool:
+    """Whether ``spec`` is a run this path gives the same files for."""
+    selected = list(spec.selected)
+    # Results.samples (keep_samples, the API's default) would need a Sample with its contexts per topic
+    return (isinstance(spec.data, TrecSource) and isinstance(spec.engine, LocalSettings)
+            and not spec.output.resume and not spec.output.keep_samples and len(selected) == 1
+            and isinstance(selected[0].metric, Retrieval) and columnar.supported(selected[0].metric)
+            and not selected[0].metric.needs_prepare)
+
+
+def run(spec: Any, progress: Callable[[int, int], None] | None = None) -> Results | None:
+    """Score ``spec`` from columns and return its Results; None (nothing written) when a file is not clean."""
+    with system_pool():
+        return _run(spec, progress)
+
+
+def _run(spec: Any, progress: Callable[[int, int], None] | None) -> Results | None:
+    source: TrecSource = spec.data
+    qrels = read_qrels_columns(source.qrels)
+    if qrels is None:
+        return None
+    systems = source.systems()
+    if len(set(systems)) != len(systems):  # the line reader's message names both files
+        return None
+    runs = []
+    for path in source.runs:
+        got = read_run_columns(path, qrels)
+        if got is None:
+            return None
+        runs.append(got)
+    digest = manifest.InputDigest()
+    for path in (source.qrels, *source.runs):  # the line reader digests each file's bytes, in this order
+        with open(path, "rb") as handle:
+            while block := handle.read(1 << 20):
+                digest.update(block)
+    total = sum(len(r.topics) for r in runs)
+    digest.rows = total
+    plan = Plan(spec, total, Spool(on_disk=False), [], [], digest, [])
+    try:
+        recorder, _, _ = start_run(plan)
+        sel = spec.selected[0]
+        keep = None if sel.outputs is None else sel.keep
+        scored: list[tuple[str, list[Sample], Columns]] = []  # for the paired comparisons, without rereading
+        interrupted = withdrawn = False
+        try:
+            for path, system, ranked in zip(source.runs, systems, runs):
+                for topics, cols in columnar.score_blocks(sel.metric, ranked):
+                    samples = [Sample(id=ranked.topics[t], answer="", system=system) for t in topics]
+                    scored.append((system, samples, cols))
+                    part = SummaryPart()
+                    part.add_batch(ScoredBatch(samples, [(cols, keep)]))
+                    text = _lines(str(path), system, ranked, topics, cols, keep) if recorder.writer else None
+                    recorder.write_done(Done(len(samples), text, part, {}, None))
+                    if progress is not None:
+                        progress(len(samples), total)
+        except KeyboardInterrupt:  # as the local engine: what was written is summed up
+            interrupted = True
+            raise
+        except BaseException:
+            withdrawn = recorder.withdraw()
+            raise
+        finally:
+            if not withdrawn:
+                results = recorder.finish(n_input_rows=total, interrupted=interrupted,
+                                          paired=lambda metrics: _paired(scored, metrics))
+    finally:
+        plan.close()
+    return results
+
+
+def _paired(scored: list[tuple[str, list[Sample], Columns]], metrics: Sequence[str]) -> PairedValues:
+    """The paired comparisons' values, as :meth:`PairedValues.from_folder` reads them from results.jsonl."""
+    paired = PairedValues(metrics)
+    for system, samples, cols in scored:
+        wanted = [m for m in paired.metrics if m in cols.values]
+        for row, sample in enumerate(samples):
+            values = {}
+            for m in wanted:
+                value = cols.values[m][row]
+                if value is not None and math.isfinite(value):
+                    values[m] = value
+            paired.add(system, sample.id, values)
+    return paired
+
+
+def _lines(path: str, system: str, run: Any, topics: range, cols: Columns, keep: Callable[[str], bool] | None
+           ) -> str:
+    """The results.jsonl lines of ``topics``, as ``json.dumps(SampleResult.to_dict())`` writes them."""
+    contexts = _contexts(run, topics)
+    names = [name for name in cols.names if keep is None or keep(name)]
+    head = f', "system": {_dumps(system)}, "question": "", "answer": "", "contexts": ['
+    out = []
+    for row, t in enumerate(topics):
+        labels = run.labels[t]
+        relevant = "null" if labels is None else _dumps(dict(zip(labels[0], labels[1].tolist())))
+        origin = _dumps(f"{path}:{int(run.first_line[t])}")
+        out.append(f'{{"id": {_dumps(run.topics[t])}{head}{contexts[row]}], "references": [], '
+                   f'"relevant": {relevant}, "origin": {origin}, "metrics": {_metrics(cols, names, row)}}}\n')
+    return "".join(out)
+
+
+def _metrics(cols: Columns, names: list[str], row: int) -> str:
+    details = cols.details[row]
+    tail = f', "details": {_dumps(details)}}}' if details else "}"
+    parts = []
+    for name in names:
+        statuses = cols.statuses[name]
+        if statuses is None or statuses[row] == OK:
+            parts.append(f'{_dumps(name)}: {{"value": {_dumps(cols.values[name][row])}, "status": "ok"{tail}')
+        else:
+            parts.append(f'{_dumps(name)}: {{"value": null, "status": {_dumps(statuses[row])}, '
+                         f'"reason": {_dumps(cols.reasons[name][row])}{tail}')
+    return "{" + ", ".join(parts) + "}"
+
+
+def _contexts(run: Any, topics: range) -> list[str]:
+    """Each topic's contexts as JSON (``Context.to_dict()`` of each, in rank order, joined), made in pyarrow."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    lo, hi = int(run.starts[topics.start]), int(run.starts[topics.stop])
+    offsets = run.starts[topics.start:topics.stop + 1] - lo
+    lengths = np.diff(offsets)
+    ranks = np.arange(hi - lo) - np.repeat(offsets[:-1], lengths) + 1
+    docs = run.docs.slice(lo, hi - lo)
+    if pc.any(pc.match_substring_regex(docs, r'["\\\x00-\x1f]')).as_py():
+        ids = pa.array([_dumps(d) for d in docs.to_pylist()], pa.string())
+    else:
+        ids = pc.binary_join_element_wise('"', docs, '"', "")
+    row = pc.binary_join_element_wise('{"text": "", "rank": ', pc.cast(pa.array(ranks), pa.string()),
+                                      ', "id": ', ids, ', "doc_id": null, "score": ',
+                                      _floats(run.scores[lo:hi]), "}", "")
+    if isinstance(row, pa.ChunkedArray):
+        row = row.combine_chunks()
+    return pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), row), ", ").to_pylist()
+
+
+#: floats whose shortest form pyarrow writes as Python's repr does: not whole, and between 1e-4 and 1e15 (Python
+#: and pyarrow switch to an exponent at other magnitudes, and pyarrow writes 2.0 as "2")
+_PLAIN = (1e-4, 1e15)
+
+
+def _floats(values: np.ndarray):
+    """``repr`` of each float (what json.dumps writes), as a pyarrow string array."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    size = np.abs(values)
+    whole = (values == np.trunc(values)) & (size < 1e15) & ~((values == 0) & np.signbit(values))
+    plain = (size >= _PLAIN[0]) & (size < _PLAIN[1]) & ~whole
+    text = pc.if_else(pa.array(whole), pc.binary_join_element_wise(
+        pc.cast(pa.array(np.where(whole, values, 0).astype(np.int64)), pa.string()), ".0", ""),
+        pc.cast(pa.array(values), pa.string()))
+    odd = np.flatnonzero(~(whole | plain))
+    if len(odd):  # tiny, huge or -0.0: Python's own repr, one by one (rare in a run file)
+        fixed = text.to_pylist()
+        for i in odd.tolist():
+            fixed[i] = repr(float(values[i]))
+        text = pa.array(fixed, pa.string())
+    return text

@@ -1,0 +1,277 @@
+"""TREC qrels and run files read straight into columns (pyarrow's CSV reader, space-delimited), for the columnar
+retrieval path: no Python object per line, and no Python loop over lines.
+
+Only a clean file takes this way: columns apart by spaces or tabs, no blank or comment line, every score or grade
+a finite number, every grade in range, every id valid UTF-8, no document listed twice for one topic. Anything else
+(a comment or blank line, a bad number, a repeated document) returns None, and the caller reads the file with :mod:`genevals.input.trec`'s line
+reader, which names each bad line; so an error reads exactly as it did before this path existed.
+
+A run's order is trec_eval's, as :func:`genevals.input.trec.trec_order` gives it: per topic, score descending,
+then document id descending in byte order (pyarrow compares strings as bytes). Topics keep the order in which the
+run file first names them, the order the line reader gives them in.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from genevals.input.rows import MAX_GRADE, MIN_GRADE
+from genevals.input.source import open_file
+from genevals.input.trec import MAX_LINE
+
+QRELS_COLUMNS = ("topic", "iteration", "doc", "grade")
+RUN_COLUMNS = ("topic", "q0", "doc", "rank", "score", "tag")
+
+
+#: what ``str.split()`` (the line reader) splits on besides space, tab and newline: a file holding any of them
+#: is left to the line reader, so a document id is cut where it always was
+_OTHER_SPACE = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f")
+_UNICODE_SPACE = re.compile(rb"\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]|\xe2\x81\x9f|\xe3\x80\x80")
+_BOM = b"\xef\xbb\xbf"
+_TO_SPACE = bytes.maketrans(b"\t\r", b"  ")
+
+
+@contextlib.contextmanager
+def system_pool():
+    """pyarrow's allocations inside the block from the C library's malloc, not mimalloc (pyarrow's default): the
+    hash tables and sort buffers of a 2-million-line run are freed at once, and malloc hands such large blocks back
+    to the system where mimalloc keeps them (40-50 MB more at the peak). Each buffer is freed by its own pool."""
+    import pyarrow as pa
+
+    pa.set_memory_pool(pa.system_memory_pool())  # before pyarrow's default pool is asked for: making it costs too
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(_default_pool())
+
+
+def _default_pool():
+    """The pool pyarrow would have chosen (ARROW_DEFAULT_MEMORY_POOL, else mimalloc, jemalloc, system)."""
+    import pyarrow as pa
+
+    named = os.environ.get("ARROW_DEFAULT_MEMORY_POOL", "")
+    for name in (named, "mimalloc", "jemalloc"):
+        try:
+            return getattr(pa, f"{name}_memory_pool")()
+        except (AttributeError, NotImplementedError, pa.ArrowException):
+            continue
+    return pa.system_memory_pool()
+
+
+def _scan(path: str | Path, what: str) -> str | None:
+    """How the file can be read: "as is" (one space between columns), "tidied" (tabs, runs of spaces, a byte
+    order mark, a qrels file's leading ``#`` lines: :func:`_tidied`), or None when it is not for this path (a
+    blank line, a comment line elsewhere, a space ``str.split`` knows and pyarrow does not). Read a block at a
+    time: the file is never held whole here."""
+    verdict, tail, first = "as is", b"", True
+    with open_file(path, what) as handle:  # the same refusals (a folder, a fifo) as the line reader
+        while block := handle.read(1 << 20):
+            if first:
+                if block.startswith(_BOM):
+                    block, verdict = block[len(_BOM):], "tidied"
+                if block[:1] == b"#":  # a qrels file's header (genevals label writes one): checked whole
+                    return "tidied" if what == "--qrels" else None
+                if block[:1] == b"\n":
+                    return None
+                if block[:1] in (b" ", b"\t", b"\r"):
+                    verdict = "tidied"
+                first = False
+            seen = tail + block  # a mark may straddle two blocks: the last bytes of one go with the next
+            if _odd(seen) or b"\n\n" in seen or b"\n#" in seen:
+                return None
+            if verdict == "as is" and any(mark in seen for mark in (b"\t", b"\r", b"  ", b"\n ", b" \n")):
+                verdict = "tidied"
+            tail = block[-2:]
+    if first:
+        return None  # empty: the line reader says so
+    if tail[-1:] == b" ":
+        verdict = "tidied"
+    return verdict
+
+
+def _odd(data: bytes) -> bool:
+    """Whether ``data`` holds a space ``str.split`` splits on and the CSV reader does not."""
+    return any(mark in data for mark in _OTHER_SPACE) or (not data.isascii() and bool(_UNICODE_SPACE.search(data)))
+
+
+def _tidied(path: str | Path) -> bytes | None:
+    """The file's bytes with one space between columns and none at either end of a line (a tab-separated or
+    aligned run then reads as trec_eval and the line reader read it); None when a line turns out blank."""
+    with open(path, "rb") as handle:
+        data = handle.read().removeprefix(_BOM)
+    while data[:1] == b"#":  # header comment lines (qrels only: see _scan)
+        data = data.partition(b"\n")[2]
+    if not data or _odd(data):
+        return None
+    # bytes methods, a copy at a time (re.sub would build a piece per column: gigabytes for a 2M-line run)
+    data = data.translate(_TO_SPACE)
+    while b"  " in data:
+        data = data.replace(b"  ", b" ")
+    data = data.replace(b"\n ", b"\n").replace(b" \n", b"\n").strip(b" ")
+    if data[:1] in (b"\n", b"#") or b"\n\n" in data or b"\n#" in data:
+        return None
+    return data
+
+
+def _read(path: str | Path, names: tuple[str, ...], number: str, what: str):
+    """The file's topic, doc and ``number`` columns as a pyarrow table, or None when it is not clean."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from pyarrow import csv
+
+    how = _scan(path, what)
+    data = _tidied(path) if how == "tidied" else None
+    if how is None or (how == "tidied" and data is None):
+        return None
+    # One thread: as fast on two cores, and no buffers per thread. A row must fit in a block, so a line longer
+    # than the line reader's MAX_LINE fails here and goes to the line reader, which refuses it by its number.
+    try:
+        table = csv.read_csv(
+            pa.BufferReader(data) if data is not None else str(path),
+            read_options=csv.ReadOptions(column_names=list(names), use_threads=False, block_size=MAX_LINE),
+            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False),
+            convert_options=csv.ConvertOptions(
+                column_types={"topic": pa.string(), "doc": pa.string(), number: pa.float64()},
+                include_columns=["topic", "doc", number], strings_can_be_null=False,
+                quoted_strings_can_be_null=False, null_values=[]))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+        return None
+    del data
+    values = table[number]
+    if table.num_rows == 0 or not pc.all(pc.is_finite(values)).as_py():
+        return None
+    if number == "grade" and not pc.all(pc.and_(pc.greater_equal(values, MIN_GRADE),
+                                                pc.less_equal(values, MAX_GRADE))).as_py():
+        return None
+    return table
+
+
+@dataclass
+class TrecColumns:
+    """One run, ranked and joined with the qrels, as flat columns grouped by topic (trec_eval's order inside each).
+
+    ``topics``: the run's topic ids in first-appearance order; ``starts``: where each topic's lines begin in the
+    ranked columns (one more entry: the end); ``docs`` (pyarrow strings), ``scores`` and ``grades`` (0 where
+    unjudged) and ``judged`` (bool) per ranked line; ``first_line``: each topic's first line in the file (1-based).
+    ``labels``: per topic, the judged docs and grades in qrels file order (a judged-twice doc keeps its last
+    grade), or None where the qrels have no judgement for the topic."""
+
+    topics: list[str]
+    starts: np.ndarray
+    docs: object
+    scores: np.ndarray
+    grades: np.ndarray
+    judged: np.ndarray
+    first_line: np.ndarray
+    labels: list[tuple[list[str], np.ndarray] | None]
+
+
+def _trec_order(topic: np.ndarray, score: np.ndarray, docs) -> np.ndarray:
+    """The rows in trec_eval's order: by topic, score descending, then document id descending (bytes). Sorted on
+    the numbers first (a string sort of every row costs several times more); only rows tied on (topic, score),
+    a few in most runs, are then put in document order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    order = np.lexsort((-score, topic))
+    t, s = topic[order], score[order]
+    tied = np.flatnonzero((t[1:] == t[:-1]) & (s[1:] == s[:-1]))
+    if not len(tied):
+        return order
+    # each run of tied rows is a group; its positions are re-filled with its rows in document order
+    at = np.unique(np.concatenate((tied, tied + 1)))
+    follows = np.zeros(len(order), dtype=bool)  # tied with the row before it
+    follows[tied + 1] = True
+    group = np.cumsum(~follows[at])
+    rows = order[at]
+    resorted = pc.sort_indices(pa.table({"g": pa.array(group), "d": docs.take(pa.array(rows))}),
+                               sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
+    order[at] = rows[resorted]
+    return order
+
+
+def read_qrels_columns(path: str | Path):
+    """The qrels as a table (topic, doc, grade), or None when not clean (see the module)."""
+    return _read(path, QRELS_COLUMNS, "grade", "--qrels")
+
+
+def read_run_columns(path: str | Path, qrels) -> TrecColumns | None:
+    """The run ranked and joined with ``qrels`` (:func:`read_qrels_columns`' table), or None when not clean."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    run = _read(path, RUN_COLUMNS, "score", "--run")
+    if run is None:
+        return None
+    n = run.num_rows
+    # codes in first-appearance order (the order the line reader gives topics in); a qrels-only topic has none
+    # the columns as single arrays, and the table let go: the file's data is then held once
+    topic_codes = pc.dictionary_encode(run["topic"].combine_chunks())
+    doc_col, scores = run["doc"].combine_chunks(), run["score"].to_numpy()
+    del run
+    run_topic = topic_codes.indices.to_numpy().astype(np.int64)
+    qrels_topic = pc.index_in(qrels["topic"], value_set=topic_codes.dictionary)
+    qrels_topic = qrels_topic.fill_null(-1).to_numpy().astype(np.int64)
+    docs = pc.dictionary_encode(doc_col)
+    width = len(docs.dictionary)
+    run_key = run_topic * width + docs.indices.to_numpy()
+    ordered = np.sort(run_key)
+    if (ordered[1:] == ordered[:-1]).any():  # a document twice for a topic: the line reader names the line
+        return None
+    del ordered
+    # each qrels line's document as a run code (-1: never retrieved); the qrels' few ids are hashed, not the run's
+    judged_docs = pc.dictionary_encode(qrels["doc"].combine_chunks())
+    in_judged = pc.index_in(docs.dictionary, value_set=judged_docs.dictionary).fill_null(-1).to_numpy()
+    run_code = np.full(len(judged_docs.dictionary), -1, dtype=np.int64)
+    run_code[in_judged[in_judged >= 0]] = np.flatnonzero(in_judged >= 0)
+    qrels_doc = run_code[judged_docs.indices.to_numpy()]
+    del docs, in_judged
+    # (topic, doc) pairs of the qrels that the run can meet: each pair's last grade (a doc judged twice)
+    meets = np.flatnonzero((qrels_topic >= 0) & (qrels_doc >= 0))
+    qrels_key = qrels_topic[meets].astype(np.int64) * width + qrels_doc[meets]
+    grade_of = qrels["grade"].to_numpy()[meets]
+    last = len(qrels_key) - 1 - np.unique(qrels_key[::-1], return_index=True)[1]
+    keys, grade_of = qrels_key[last], grade_of[last]
+    at = np.minimum(np.searchsorted(keys, run_key), max(len(keys) - 1, 0))
+    judged = keys[at] == run_key if len(keys) else np.zeros(n, dtype=bool)
+    grades = np.where(judged, grade_of[at], 0.0) if len(keys) else np.zeros(n)
+    del run_key, at
+
+    order = _trec_order(run_topic, scores, doc_col)
+    topic_sorted = run_topic[order]
+    n_topics = int(run_topic.max()) + 1
+    starts = np.concatenate(([0], np.cumsum(np.bincount(topic_sorted, minlength=n_topics))))
+    # codes are handed out in first-appearance order: a topic's first row is where the running maximum grows
+    first_line = np.flatnonzero(np.diff(np.maximum.accumulate(run_topic), prepend=-1) > 0)
+    topics = topic_codes.dictionary.to_pylist()[:n_topics]
+    return TrecColumns(topics, starts, doc_col.take(pa.array(order)), scores[order],
+                       grades[order], judged[order], first_line + 1,
+                       _labels(qrels, qrels_topic, n_topics))
+
+
+def _labels(qrels, qrels_topic: np.ndarray, n_topics: int) -> list[tuple[list[str], np.ndarray] | None]:
+    """Per run topic, its judgements in file order (each doc once, at its first line, with its last grade)."""
+    import pyarrow as pa
+
+    grade = np.asarray(qrels["grade"], dtype=np.float64)
+    # a doc judged twice: written where first judged (a dict keeps its first key's place), with the last grade
+    docs = qrels["doc"]
+    out: list[tuple[list[str], np.ndarray] | None] = [None] * n_topics
+    rows = np.flatnonzero(qrels_topic >= 0)
+    if not len(rows):
+        return out
+    by_topic = rows[np.argsort(qrels_topic[rows], kind="stable")]
+    bounds = np.searchsorted(qrels_topic[by_topic], np.arange(n_topics + 1))
+    names = docs.take(pa.array(by_topic)).to_pylist()
+    values = grade[by_topic]
+    for t in range(n_topics):
+        lo, hi = int(bounds[t]), int(bounds[t + 1])
+        if lo < hi:
+            labels = dict(zip(names[lo:hi], values[lo:hi].tolist()))
+            out[t] = (list(labels), np.fromiter(labels.values(), dtype=np.float64, count=len(labels)))
+    return out

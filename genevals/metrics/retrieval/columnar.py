@@ -1,0 +1,100 @@
+"""The retrieval family scored straight from a run's columns (:class:`genevals.input.trec_columns.TrecColumns`):
+every topic's grades in rank order go into one padded matrix per block of topics, and
+:func:`~genevals.metrics.retrieval.ranking_columns.evaluate_grades` (the code the per-sample path runs) scores the
+block at once. No Sample, no dict of labels, no Python loop over documents.
+
+The results are :class:`genevals.scored.Columns`, with the values, statuses, reasons and details
+:meth:`genevals.metrics.retrieval.retrieval.Retrieval.score_columns` gives for the same topics as samples
+(``tests/metrics/retrieval/test_columnar.py`` checks that, and pytrec_eval's values to 1e-12).
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+
+from genevals import types
+from genevals.metrics.retrieval.ranking_columns import evaluate_grades
+from genevals.metrics.retrieval.retrieval import NO_RELEVANT, UNDEFINED, Retrieval, _fmt_num
+from genevals.scored import Columns
+
+#: topics scored and written at once: the padded matrices are BLOCK x depth floats, and the block's results.jsonl
+#: text is held whole (1,000-deep runs: some 80 KB a topic)
+BLOCK = 128
+
+
+def supported(metric: Retrieval) -> bool:
+    """Whether this path gives what the per-sample path would: a TREC run has no doc_id, so "doc" level ranks
+    by a fallback key and says so in each row's details; that stays with the per-sample path."""
+    return metric.level in ("auto", "chunk")
+
+
+def score_blocks(metric: Retrieval, run, block: int = BLOCK) -> Iterator[tuple[range, Columns]]:
+    """(topic indexes, their :class:`Columns`) for each block of ``run``'s topics, in order."""
+    for lo in range(0, len(run.topics), block):
+        topics = range(lo, min(lo + block, len(run.topics)))
+        yield topics, _score(metric, run, topics)
+
+
+def _score(metric: Retrieval, run, topics: range) -> Columns:
+    names, level = metric.output_names(), metric.relevance_level
+    n = len(topics)
+    starts = run.starts[topics.start:topics.stop + 1]
+    lengths = np.diff(starts)
+    depth = max(int(lengths.max(initial=0)), 1)
+    lo, hi = int(starts[0]), int(starts[-1])
+    row_of = np.repeat(np.arange(n), lengths)
+    col_of = np.arange(lo, hi) - np.repeat(starts[:-1], lengths)
+    grades = np.zeros((n, depth))
+    grades[row_of, col_of] = run.grades[lo:hi]
+    judged = np.add.reduceat(run.judged[lo:hi].astype(np.int64), starts[:-1] - lo) if n else np.zeros(0, int)
+
+    labels = [run.labels[t] for t in topics]
+    totals = np.zeros(n, dtype=np.int64)
+    n_pos = np.zeros(n, dtype=np.int64)
+    g_max = np.zeros(n)
+    positives = []
+    for q, got in enumerate(labels):
+        values = got[1] if got is not None else np.zeros(0)
+        totals[q] = int(np.count_nonzero(values >= level))
+        pos = -np.sort(-values[values > 0])
+        positives.append(pos)
+        n_pos[q] = len(pos)
+        if len(pos):
+            g_max[q] = pos[0]
+    ideal = np.zeros((n, max(int(n_pos.max(initial=0)), 1)))
+    for q, pos in enumerate(positives):
+        ideal[q, :len(pos)] = pos
+    computed = evaluate_grades(grades, lengths, ideal, n_pos, totals, g_max, metric.cutoffs, level)
+
+    values = {name: computed[name].astype(float).tolist() for name in names}
+    statuses: dict[str, list[str] | None] = dict.fromkeys(names)
+    reasons: dict[str, list[str | None] | None] = dict.fromkeys(names)
+
+    def mark(name: str, row: int, status: str, reason: str) -> None:
+        if statuses[name] is None:
+            statuses[name], reasons[name] = [types.OK] * n, [None] * n
+        statuses[name][row], reasons[name][row] = status, reason  # type: ignore[index]
+        values[name][row] = None
+
+    details: list[dict] = []
+    for q, got in enumerate(labels):
+        if got is None:
+            details.append({"level": "chunk"})
+            for name in names:
+                mark(name, q, types.NO_RELEVANCE_LABELS, "no relevance labels given for this sample")
+            continue
+        retrieved = int(lengths[q])
+        details.append({"level": "chunk", "n_retrieved": retrieved, "n_relevant": int(totals[q]),
+                        "n_judged_retrieved": int(judged[q])})
+        if totals[q] == 0:
+            for name in names:
+                mark(name, q, NO_RELEVANT, f"no labelled id has relevance >= {_fmt_num(level)} "
+                                           f"({len(got[0])} labels): recall and the rank metrics are undefined")
+            continue
+        if "first_relevant_rank" in values and computed["first_relevant_rank"][q] == 0:
+            mark("first_relevant_rank", q, types.NOT_FOUND, f"none of the {retrieved} retrieved ids is relevant")
+        if "auc" in values and computed["auc"][q] != computed["auc"][q]:
+            mark("auc", q, UNDEFINED, "AUC needs at least one retrieved non-relevant id to compare against; "
+                                      "every retrieved id is relevant")
+    return Columns(names, values, statuses, reasons, details)

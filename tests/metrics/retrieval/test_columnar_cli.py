@@ -1,0 +1,74 @@
+"""``genevals run --qrels Q --run A --run B`` (real processes): the columnar path writes the run folder the
+per-sample path writes, byte for byte (results.jsonl, summary.json with its paired comparisons, the manifest),
+and a file it cannot take (a comment line) still runs, through the line reader."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[3]
+PER_SAMPLE = ("import sys; import genevals.engine.trec_columnar as t; t.applies = lambda spec: False; "
+              "from genevals.cli import main; sys.exit(main(sys.argv[1:]))")
+
+
+def collection(folder: Path, topics: int = 60, depth: int = 40, seed: int = 3) -> tuple[Path, list[Path]]:
+    rng = np.random.default_rng(seed)
+    qrels = folder / "qrels.txt"
+    runs = [folder / "bm25.txt", folder / "dense.txt"]
+    with open(qrels, "w") as q:
+        for t in range(topics - 1):  # the last topic has no judgements: unscored
+            pool = rng.choice(200, 10, replace=False)
+            q.write("".join(f"{t} 0 doc-{d} {g}\n" for d, g in zip(pool, rng.integers(0, 4, 10))))
+    for path in runs:
+        with open(path, "w") as r:
+            for t in range(topics):
+                docs = rng.choice(200, depth, replace=False)
+                scores = np.round(rng.normal(size=depth), 1)  # ties: trec_eval's order by document id
+                r.write("".join(f"{t}\tQ0\tdoc-{d}\t{i + 1}\t{float(s)!r}\trun\n"
+                                for i, (d, s) in enumerate(zip(docs, scores))))
+    return qrels, runs
+
+
+def genevals(args: list[str], per_sample: bool = False) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-c", PER_SAMPLE] if per_sample else [sys.executable, "-m", "genevals"]
+    return subprocess.run(command + args, cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"})
+
+
+def test_the_same_run_folder_as_the_per_sample_path(tmp_path: Path) -> None:
+    qrels, runs = collection(tmp_path)
+    args = ["run", "--qrels", str(qrels), *(a for r in runs for a in ("--run", str(r))), "--no-history", "-q",
+            "--cutoffs", "1,5,10,20"]
+    columnar = genevals(args + ["-o", str(tmp_path / "columnar")])
+    assert columnar.returncode == 0, columnar.stderr
+    per_sample = genevals(args + ["-o", str(tmp_path / "per_sample")], per_sample=True)
+    assert per_sample.returncode == 0, per_sample.stderr
+    for name in ("results.jsonl", "summary.json", "manifest.json", "outputs.json"):
+        assert (tmp_path / "columnar" / name).read_bytes() == (tmp_path / "per_sample" / name).read_bytes(), name
+    summary = json.loads((tmp_path / "columnar" / "summary.json").read_text())
+    assert set(summary["systems"]) == {"bm25", "dense"}
+    assert summary["comparisons"]  # the paired comparisons, from the columns held in memory
+    assert (tmp_path / "columnar" / "report.html").stat().st_size > 0
+
+
+def test_a_comment_line_goes_through_the_line_reader(tmp_path: Path) -> None:
+    qrels, runs = collection(tmp_path, topics=5, depth=5)
+    commented = tmp_path / "commented.txt"
+    commented.write_text("# a header\n" + runs[0].read_text())
+    done = genevals(["run", "--qrels", str(qrels), "--run", str(commented), "--no-history", "-q",
+                     "-o", str(tmp_path / "out")])
+    assert done.returncode == 2
+    assert "commented.txt:1" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_table_and_the_leaderboard_are_printed(tmp_path: Path) -> None:
+    qrels, runs = collection(tmp_path, topics=8, depth=10)
+    done = genevals(["run", "--qrels", str(qrels), "--run", str(runs[0]), "--run", str(runs[1]), "--no-history",
+                     "-o", str(tmp_path / "out")])
+    assert done.returncode == 0, done.stderr
+    assert "mrr" in done.stdout and "wrote" in done.stdout and "Traceback" not in done.stderr
