@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import numpy as np
-
 from genevals import types
 from genevals.metrics.retrieval.ranking_columns import evaluate_grades
 from genevals.metrics.retrieval.retrieval import NO_RELEVANT, UNDEFINED, Retrieval, _fmt_num
@@ -37,6 +35,8 @@ def score_blocks(metric: Retrieval, run, block: int = BLOCK) -> Iterator[tuple[r
 
 
 def _score(metric: Retrieval, run, topics: range) -> Columns:
+    import numpy as np  # here: the registry imports every metrics module, also for `genevals --help`
+
     names, level = metric.output_names(), metric.relevance_level
     n = len(topics)
     starts = run.starts[topics.start:topics.stop + 1]
