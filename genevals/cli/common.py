@@ -9,6 +9,7 @@ written first), 130 interrupted (partial results and the summary are written).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,9 @@ def option_type(setting: Any):
         from genevals.settings import parse
 
         declared = resolved()
+        if declared.default is None and declared.type is not str:
+            # "unset" is leaving the flag out: an empty --workers '' or 'none' is a mistake, not the default
+            declared = dataclasses.replace(declared, default=0)
         try:
             return parse(declared, text)
         except ValueError as exc:

@@ -43,6 +43,10 @@ def parse_header(line: str) -> dict[str, str] | None:
 def judged_by(qrels: str | Path) -> dict[str, Any] | None:
     """Who judged the qrels file ``qrels`` (judge, model, prompt hash, depth, date, and the sidecar's path) when
     ``genevals label`` wrote it, from its sidecar, else its header line; None for human qrels (no header)."""
+    from genevals.files import refusal
+
+    if refusal(qrels) is not None:  # a fifo or a device would hang this read: the qrels reader refuses it, naming it
+        return None
     try:
         with open(qrels, "rb") as handle:
             first = handle.readline(4096).decode("utf-8", "replace").removeprefix("\ufeff").strip()
@@ -52,7 +56,7 @@ def judged_by(qrels: str | Path) -> dict[str, Any] | None:
     if found is None:
         return None
     try:
-        side = json.loads(sidecar(qrels).read_text(encoding="utf-8"))
+        side = None if refusal(sidecar(qrels)) else json.loads(sidecar(qrels).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         side = None
     if isinstance(side, dict):

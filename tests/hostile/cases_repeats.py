@@ -85,7 +85,9 @@ def values() -> list[Case]:
     out += [
         case("value-twice-over", REFUSED, judged("--judge-repeats", "2", "--judge-repeats", str(MAX + 1)),
              where=("--judge-repeats", str(MAX))),
-        case("value-twice-under", OK, judged("--judge-repeats", str(MAX + 1), "--judge-repeats", "2")),
+        # every value given is checked where it is parsed (the one checker), also one a later flag replaces
+        case("value-twice-under", REFUSED, judged("--judge-repeats", str(MAX + 1), "--judge-repeats", "2"),
+             where=("--judge-repeats", str(MAX))),
         case("value-million-dry-run", REFUSED, judged("--judge-repeats", "1000000", "--dry-run"),
              where=("--judge-repeats", str(MAX))),
         case("value-cap-dry-run", OK, judged("--judge-repeats", str(MAX), "--dry-run")),
