@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from genevals.judge.registry import (AUTO, auto_backend, backend_names, fallback_backend, find_backend, is_backend,
                                      unknown_backend)
-from genevals.settings import Setting, check, did_you_mean, finite
+from genevals.settings import Setting, check, did_you_mean, finite, shown
 
 #: Tokens of context per verify call for a hosted model; a backend may set its own (llama.cpp: its window).
 DEFAULT_CONTEXT_BUDGET = 6000
@@ -56,12 +56,6 @@ class JudgeConfigError(ValueError):
 MAX_REPEATS = 100
 
 
-def _shown(value: Any) -> str:
-    if isinstance(value, int) and not -10**20 < value < 10**20:
-        return "a larger number"  # repr() of a 5,000-digit int is itself an error
-    return repr(value)
-
-
 def prices_problem(prices: Any) -> str | None:
     """What is wrong with ``prices`` (model -> {"input_per_1k": X, "output_per_1k": Y}, X and Y numbers >= 0),
     or None."""
@@ -79,7 +73,7 @@ def prices_problem(prices: Any) -> str | None:
             if key not in ("input_per_1k", "output_per_1k"):
                 return f"model '{model}': unknown key '{key}'; {expected}"
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not finite(value) or value < 0:
-                return f"model '{model}': {key} {_shown(value)}: expected a number >= 0"
+                return f"model '{model}': {key} {shown(value)}: expected a number >= 0"
     return None
 
 

@@ -13,7 +13,8 @@ from typing import Iterator
 
 from genevals import types
 from genevals.metrics.retrieval.ranking_columns import evaluate_grades
-from genevals.metrics.retrieval.retrieval import NO_RELEVANT, UNDEFINED, Retrieval, _fmt_num
+from genevals.metrics.retrieval.retrieval import (NO_LABELS_REASON, NO_RELEVANT, Retrieval, StatusMarks,
+                                                  no_relevant_reason)
 from genevals.scored import Columns
 
 #: topics scored and written at once: the padded matrices are BLOCK x depth floats, and the block's results.jsonl
@@ -68,33 +69,18 @@ def _score(metric: Retrieval, run, topics: range) -> Columns:
     computed = evaluate_grades(grades, lengths, ideal, n_pos, totals, g_max, metric.cutoffs, level)
 
     values = {name: computed[name].astype(float).tolist() for name in names}
-    statuses: dict[str, list[str] | None] = dict.fromkeys(names)
-    reasons: dict[str, list[str | None] | None] = dict.fromkeys(names)
-
-    def mark(name: str, row: int, status: str, reason: str) -> None:
-        if statuses[name] is None:
-            statuses[name], reasons[name] = [types.OK] * n, [None] * n
-        statuses[name][row], reasons[name][row] = status, reason  # type: ignore[index]
-        values[name][row] = None
-
+    marks = StatusMarks(names, values, n)
     details: list[dict] = []
     for q, got in enumerate(labels):
         if got is None:
             details.append({"level": "chunk"})
-            for name in names:
-                mark(name, q, types.NO_RELEVANCE_LABELS, "no relevance labels given for this sample")
+            marks.unscored(q, types.NO_RELEVANCE_LABELS, NO_LABELS_REASON)
             continue
         retrieved = int(lengths[q])
         details.append({"level": "chunk", "n_retrieved": retrieved, "n_relevant": int(totals[q]),
                         "n_judged_retrieved": int(judged[q])})
         if totals[q] == 0:
-            for name in names:
-                mark(name, q, NO_RELEVANT, f"no labelled id has relevance >= {_fmt_num(level)} "
-                                           f"({len(got[0])} labels): recall and the rank metrics are undefined")
+            marks.unscored(q, NO_RELEVANT, no_relevant_reason(level, len(got[0])))
             continue
-        if "first_relevant_rank" in values and computed["first_relevant_rank"][q] == 0:
-            mark("first_relevant_rank", q, types.NOT_FOUND, f"none of the {retrieved} retrieved ids is relevant")
-        if "auc" in values and computed["auc"][q] != computed["auc"][q]:
-            mark("auc", q, UNDEFINED, "AUC needs at least one retrieved non-relevant id to compare against; "
-                                      "every retrieved id is relevant")
-    return Columns(names, values, statuses, reasons, details)
+        marks.ranked(q, retrieved)
+    return Columns(names, values, marks.statuses, marks.reasons, details)

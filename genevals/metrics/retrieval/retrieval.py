@@ -191,34 +191,18 @@ class Retrieval(Metric):
                 values[name] = column
         else:
             values = {name: [None] * n for name in names}
-        statuses: dict[str, list[str] | None] = dict.fromkeys(names)
-        reasons: dict[str, list[str | None] | None] = dict.fromkeys(names)
-
-        def mark(name: str, row: int, status: str, reason: str) -> None:
-            if statuses[name] is None:
-                statuses[name], reasons[name] = [types.OK] * n, [None] * n
-            statuses[name][row], reasons[name][row] = status, reason  # type: ignore[index]
-            values[name][row] = None
-
+        marks = StatusMarks(names, values, n)
         for row, status, reason in unscored:
-            for name in names:
-                mark(name, row, status, reason)
-        first, auc = values.get("first_relevant_rank"), values.get("auc")
+            marks.unscored(row, status, reason)
         for row, ids in zip(scored, rankings):
-            if first is not None and first[row] == 0:
-                mark("first_relevant_rank", row, types.NOT_FOUND, f"none of the {len(ids)} retrieved ids is relevant")
-            if auc is not None and auc[row] != auc[row]:  # NaN: undefined
-                mark("auc", row, UNDEFINED,
-                     ("AUC needs at least one retrieved non-relevant id to compare against; "
-                      "every retrieved id is relevant") if ids else
-                     "AUC needs at least one retrieved non-relevant id; nothing was retrieved")
-        return Columns(names, values, statuses, reasons, details)
+            marks.ranked(row, len(ids))
+        return Columns(names, values, marks.statuses, marks.reasons, details)
 
     def _prepare(self, sample: Sample) -> tuple[list[str], dict[str, float], dict[str, Any], tuple[str, str] | None]:
         """The sample's ranking, labels and details, and (status, reason) when it cannot be scored."""
         level = resolve_level(sample.contexts, self.level, sample.relevant)
         if sample.relevant is None:
-            return [], {}, {"level": level}, (types.NO_RELEVANCE_LABELS, "no relevance labels given for this sample")
+            return [], {}, {"level": level}, (types.NO_RELEVANCE_LABELS, NO_LABELS_REASON)
         qrels = {str(k): float(v) for k, v in sample.relevant.items()}
         ids, missing_doc = build_ranking(sample.contexts, level)
         details: dict[str, Any] = {
@@ -230,13 +214,50 @@ class Retrieval(Metric):
         if missing_doc:
             details["contexts_without_doc_id"] = missing_doc
         if details["n_relevant"] == 0:
-            return ids, qrels, details, (
-                NO_RELEVANT,
-                f"no labelled id has relevance >= {_fmt_num(self.relevance_level)} "
-                f"({len(qrels)} labels): recall and the rank metrics are undefined")
+            return ids, qrels, details, (NO_RELEVANT, no_relevant_reason(self.relevance_level, len(qrels)))
         if not ids:
             details["note"] = "no contexts retrieved: scored as an empty ranking"
         return ids, qrels, details, None
+
+
+NO_LABELS_REASON = "no relevance labels given for this sample"
+
+
+def no_relevant_reason(level: float, n_labels: int) -> str:
+    return (f"no labelled id has relevance >= {_fmt_num(level)} ({n_labels} labels): recall and the rank metrics "
+            "are undefined")
+
+
+class StatusMarks:
+    """A batch's statuses and reasons per output, made only once some row is not ``ok``; a marked row's value
+    becomes None. The per-sample and the columnar paths both mark rows here, so their words agree."""
+
+    def __init__(self, names: Sequence[str], values: dict[str, list[float | None]], n: int) -> None:
+        self.values, self.n = values, n
+        self.statuses: dict[str, list[str] | None] = dict.fromkeys(names)
+        self.reasons: dict[str, list[str | None] | None] = dict.fromkeys(names)
+
+    def mark(self, name: str, row: int, status: str, reason: str) -> None:
+        if self.statuses[name] is None:
+            self.statuses[name], self.reasons[name] = [types.OK] * self.n, [None] * self.n
+        self.statuses[name][row], self.reasons[name][row] = status, reason  # type: ignore[index]
+        self.values[name][row] = None
+
+    def unscored(self, row: int, status: str, reason: str) -> None:
+        """Every output of ``row`` unscored, for one reason."""
+        for name in self.statuses:
+            self.mark(name, row, status, reason)
+
+    def ranked(self, row: int, retrieved: int) -> None:
+        """A scored row's own exceptions: no relevant id retrieved (first_relevant_rank), AUC undefined."""
+        first, auc = self.values.get("first_relevant_rank"), self.values.get("auc")
+        if first is not None and first[row] == 0:
+            self.mark("first_relevant_rank", row, types.NOT_FOUND, f"none of the {retrieved} retrieved ids is relevant")
+        if auc is not None and auc[row] != auc[row]:  # NaN: undefined
+            self.mark("auc", row, UNDEFINED,
+                      ("AUC needs at least one retrieved non-relevant id to compare against; every retrieved id is "
+                       "relevant") if retrieved else "AUC needs at least one retrieved non-relevant id; nothing was "
+                                                     "retrieved")
 
 
 def _fmt_num(x: float) -> str:
