@@ -222,4 +222,8 @@ def cmd_label(args: argparse.Namespace) -> int:
         print(f"genevals: warning: {p['warning']}", file=sys.stderr)
     if failed:
         print(f"genevals: warning: {failed} pair(s) got no grade and are left unjudged", file=sys.stderr)
+    for key, why in (("unsupported_language", "a topic or document not in English, the only language the offline "
+                                              "model knows"), ("empty_document", "an empty document text")):
+        if p.get(key):
+            print(f"genevals: warning: {p[key]} pair(s) left unjudged ({key}: {why})", file=sys.stderr)
     return EXIT_OK

@@ -64,13 +64,37 @@ def probabilities(question: str, texts: Sequence[str]) -> list[float]:
     return out
 
 
+def unsupported(text: str) -> str | None:
+    """Why the model cannot grade ``text``: empty, or confidently in a language other than the model's (MiniLM
+    knows English); None when it can. A text too short to detect is read as English, as the English-only
+    metrics read it."""
+    from genevals.language import detect
+    from genevals.metrics.triad.local_relevance import ContextRelevanceLocal
+
+    if not text.strip():
+        return "empty_document"
+    found = detect(text)
+    if found.source == "detected" and found.code not in (ContextRelevanceLocal.languages or ()):
+        return "unsupported_language"
+    return None
+
+
 def grade(pool: Mapping[str, Sequence[str]], topics: Mapping[str, str], documents: Mapping[str, str],
           progress: Callable[[int], None] | None = None) -> tuple[dict[str, dict[str, int]], dict[str, Any]]:
-    """``{topic: {doc: grade}}`` for every pooled pair, and what was measured (the probabilities' spread)."""
+    """``{topic: {doc: grade}}`` for every pooled pair the model can grade, and how many it left unjudged and why
+    (``unsupported_language``: the topic or the document is not English; ``empty_document``): never a grade 0
+    for a pair it cannot read."""
     qrels: dict[str, dict[str, int]] = {}
+    unjudged: dict[str, int] = {}
     for topic, docs in pool.items():
-        ps = probabilities(topics[topic], [documents[d] for d in docs]) if docs else []
-        qrels[topic] = {doc: grade_of(p) for doc, p in zip(docs, ps)}
+        topic_problem = unsupported(topics[topic]) and "unsupported_language"
+        readable = [] if topic_problem else [d for d in docs if unsupported(documents[d]) is None]
+        for doc in docs:
+            if doc not in readable:
+                why = topic_problem or unsupported(documents[doc])
+                unjudged[why] = unjudged.get(why, 0) + 1
+        ps = probabilities(topics[topic], [documents[d] for d in readable]) if readable else []
+        qrels[topic] = {doc: grade_of(p) for doc, p in zip(readable, ps)}
         if progress is not None:
             progress(len(docs))
-    return qrels, {}
+    return qrels, unjudged
