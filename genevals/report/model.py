@@ -95,8 +95,9 @@ class _Notes:
                 self.warnings.update(text(item) for item in items if item)
             elif str(key).lower() == "judge":
                 self.judge(value)
-            elif str(key) == "qrels_judged_by" and isinstance(value, Mapping) and value.get("note"):
-                self.warnings.add(text(value["note"]))  # qrels made by `genevals label`: say whose labels
+            elif str(key) in ("qrels_judged_by", "contexts_kept") and isinstance(value, Mapping) \
+                    and value.get("note"):  # qrels made by `genevals label`; a deep run's documents listed
+                self.warnings.add(text(value["note"]))
 
 
 def _scan_row(row: Mapping[str, Any], k: int, store: SampleValues, metrics: _Numbering, notes: _Notes) -> None:

@@ -1,5 +1,6 @@
 """``genevals run --qrels Q --run A --run B`` (real processes): the columnar path writes the run folder the
 per-sample path writes, byte for byte (results.jsonl, summary.json with its paired comparisons, the manifest),
+except that a topic's line lists its top KEPT_CONTEXTS documents, and the summary says so;
 and a file it cannot take (a comment line) still runs, through the line reader."""
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+
+from genevals.engine.trec_columnar import CONTEXTS_NOTE, KEPT_CONTEXTS
 
 ROOT = Path(__file__).resolve().parents[3]
 PER_SAMPLE = ("import sys; import genevals.engine.trec_columnar as t; t.applies = lambda spec: False; "
@@ -48,9 +51,22 @@ def test_the_same_run_folder_as_the_per_sample_path(tmp_path: Path) -> None:
     assert columnar.returncode == 0, columnar.stderr
     per_sample = genevals(args + ["-o", str(tmp_path / "per_sample")], per_sample=True)
     assert per_sample.returncode == 0, per_sample.stderr
-    for name in ("results.jsonl", "summary.json", "manifest.json", "outputs.json"):
+    for name in ("manifest.json", "outputs.json"):
         assert (tmp_path / "columnar" / name).read_bytes() == (tmp_path / "per_sample" / name).read_bytes(), name
+    # results.jsonl: the same lines, byte for byte, but for the contexts: a topic's top KEPT_CONTEXTS (issue 40)
+    ours = (tmp_path / "columnar" / "results.jsonl").read_text().splitlines()
+    theirs = (tmp_path / "per_sample" / "results.jsonl").read_text().splitlines()
+    assert len(ours) == len(theirs) == 120
+    for line, other in zip(ours, theirs):
+        row = json.loads(other)
+        assert len(row["contexts"]) == 40
+        row["contexts"] = row["contexts"][:KEPT_CONTEXTS]
+        assert line == json.dumps(row)
+    # summary.json: the same, and a note that says the contexts were cut (shown in the report)
     summary = json.loads((tmp_path / "columnar" / "summary.json").read_text())
+    assert summary["meta"].pop("contexts_kept") == {"per_topic": KEPT_CONTEXTS, "note": CONTEXTS_NOTE}
+    assert summary == json.loads((tmp_path / "per_sample" / "summary.json").read_text())
+    assert CONTEXTS_NOTE in (tmp_path / "columnar" / "report.html").read_text()
     assert set(summary["systems"]) == {"bm25", "dense"}
     assert summary["comparisons"]  # the paired comparisons, from the columns held in memory
     assert (tmp_path / "columnar" / "report.html").stat().st_size > 0
