@@ -22,7 +22,8 @@ from genevals.engine.plan import Plan, start_run
 from genevals.engine.spec import LocalSettings
 from genevals.engine.spool import Spool
 from genevals.input.trec import TrecSource
-from genevals.input.trec_columns import read_qrels_columns, read_run_columns, system_pool
+from genevals.input.trec_blocks import NotClean, Unsorted, run_blocks
+from genevals.input.trec_columns import Judgements, judgements, read_qrels_columns, read_run_columns, system_pool
 from genevals.metrics.retrieval import columnar
 from genevals.metrics.retrieval.retrieval import Retrieval
 from genevals.output.comparing import PairedValues
@@ -62,12 +63,15 @@ def _run(spec: Any, progress: Callable[[int, int], None] | None) -> Results | No
     qrels = read_qrels_columns(source.qrels)
     if qrels is None:
         return None
+    judged_by = judgements(qrels)
+    del qrels
     systems = source.systems()
     if len(set(systems)) != len(systems):  # the line reader's message names both files
         return None
+    sel = spec.selected[0]
     runs = []
-    for path in source.runs:
-        got = read_run_columns(path, qrels)
+    for path in source.runs:  # every file read and scored before anything is written: None still leaves nothing
+        got = _scored(path, judged_by, sel.metric)
         if got is None:
             return None
         runs.append(got)
@@ -76,28 +80,28 @@ def _run(spec: Any, progress: Callable[[int, int], None] | None) -> Results | No
         with open(path, "rb") as handle:
             while block := handle.read(1 << 20):
                 digest.update(block)
-    total = sum(len(r.topics) for r in runs)
+    total = sum(len(block.topics) for blocks in runs for block, _ in blocks)
     digest.rows = total
     plan = Plan(spec, total, Spool(on_disk=False), [], [], digest, [])
     try:
         recorder, _, _ = start_run(plan)
-        if any(int(np.diff(r.starts).max(initial=0)) > KEPT_CONTEXTS for r in runs):  # the report says so
+        if any(cut for blocks in runs for _, (cut, _) in blocks):  # the report says so
             recorder.results.meta["contexts_kept"] = {"per_topic": KEPT_CONTEXTS, "note": CONTEXTS_NOTE}
-        sel = spec.selected[0]
         keep = None if sel.outputs is None else sel.keep
         scored: list[tuple[str, list[Sample], Columns]] = []  # for the paired comparisons, without rereading
         interrupted = withdrawn = False
         try:
-            for path, system, ranked in zip(source.runs, systems, runs):
-                for topics, cols in columnar.score_blocks(sel.metric, ranked):
-                    samples = [Sample(id=ranked.topics[t], answer="", system=system) for t in topics]
-                    scored.append((system, samples, cols))
-                    part = SummaryPart()
-                    part.add_batch(ScoredBatch(samples, [(cols, keep)]))
-                    text = _lines(str(path), system, ranked, topics, cols, keep) if recorder.writer else None
-                    recorder.write_done(Done(len(samples), text, part, {}, None))
-                    if progress is not None:
-                        progress(len(samples), total)
+            for path, system, blocks in zip(source.runs, systems, runs):
+                for ranked, (_, parts) in blocks:
+                    for topics, cols in parts:
+                        samples = [Sample(id=ranked.topics[t], answer="", system=system) for t in topics]
+                        scored.append((system, samples, cols))
+                        part = SummaryPart()
+                        part.add_batch(ScoredBatch(samples, [(cols, keep)]))
+                        text = _lines(str(path), system, ranked, topics, cols, keep) if recorder.writer else None
+                        recorder.write_done(Done(len(samples), text, part, {}, None))
+                        if progress is not None:
+                            progress(len(samples), total)
         except KeyboardInterrupt:  # as the local engine: what was written is summed up
             interrupted = True
             raise
@@ -111,6 +115,24 @@ def _run(spec: Any, progress: Callable[[int, int], None] | None) -> Results | No
     finally:
         plan.close()
     return results
+
+
+def _scored(path: Any, judged_by: Judgements, metric: Retrieval):
+    """The run scored a block of topics at a time (:func:`run_blocks`; read whole when its topics are not
+    together), keeping of each block its Columns and each topic's top KEPT_CONTEXTS lines: [(those lines, (whether
+    a topic lost some, [(topics, Columns)]))]; None when the file is for the line reader."""
+    try:
+        return [_kept(block, metric) for block in run_blocks(path, judged_by)]
+    except NotClean:
+        return None
+    except Unsorted:
+        whole = read_run_columns(path, judged_by)
+        return None if whole is None else [_kept(whole, metric)]
+
+
+def _kept(ranked: Any, metric: Retrieval):
+    cut = bool(len(ranked.starts) > 1 and int(np.diff(ranked.starts).max()) > KEPT_CONTEXTS)
+    return ranked.head(KEPT_CONTEXTS), (cut, list(columnar.score_blocks(metric, ranked)))
 
 
 def _paired(scored: list[tuple[str, list[Sample], Columns]], metrics: Sequence[str]) -> PairedValues:

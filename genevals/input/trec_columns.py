@@ -137,27 +137,32 @@ def _tidied(path: str | Path) -> bytes | None:
     return data
 
 
+def csv_options(names: tuple[str, ...], number: str) -> dict:
+    """pyarrow's CSV reader options for a TREC file: space-delimited, no quoting, the topic, doc and ``number``
+    columns only. One thread: as fast on two cores, and no buffers per thread. A row must fit in a block, so a
+    line longer than the line reader's MAX_LINE fails here and goes to the line reader, which refuses it."""
+    import pyarrow as pa
+    from pyarrow import csv
+
+    return {"read_options": csv.ReadOptions(column_names=list(names), use_threads=False, block_size=MAX_LINE),
+            "parse_options": csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False),
+            "convert_options": csv.ConvertOptions(
+                column_types={"topic": pa.string(), "doc": pa.string(), number: pa.float64()},
+                include_columns=["topic", "doc", number], strings_can_be_null=False,
+                quoted_strings_can_be_null=False, null_values=[])}
+
+
 def _read(path: str | Path, names: tuple[str, ...], number: str, what: str):
     """The file's topic, doc and ``number`` columns as a pyarrow table, or None when it is not clean."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     from pyarrow import csv
 
     how = _scan(path, what)
     data = _tidied(path) if how == "tidied" else None
     if how is None or (how == "tidied" and data is None):
         return None
-    # One thread: as fast on two cores, and no buffers per thread. A row must fit in a block, so a line longer
-    # than the line reader's MAX_LINE fails here and goes to the line reader, which refuses it by its number.
     try:
-        table = csv.read_csv(
-            pa.BufferReader(data) if data is not None else str(path),
-            read_options=csv.ReadOptions(column_names=list(names), use_threads=False, block_size=MAX_LINE),
-            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False),
-            convert_options=csv.ConvertOptions(
-                column_types={"topic": pa.string(), "doc": pa.string(), number: pa.float64()},
-                include_columns=["topic", "doc", number], strings_can_be_null=False,
-                quoted_strings_can_be_null=False, null_values=[]))
+        table = csv.read_csv(pa.BufferReader(data) if data is not None else str(path), **csv_options(names, number))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
         return None
     del data
@@ -193,22 +198,34 @@ class TrecColumns:
     first_line: np.ndarray
     labels: list[tuple[list[str], np.ndarray] | None]
 
+    def head(self, k: int) -> "TrecColumns":
+        """The same topics with only their first ``k`` ranked lines each."""
+        import pyarrow as pa
 
-def _trec_order(topic: np.ndarray, score: np.ndarray, docs) -> np.ndarray:
-    """The rows in trec_eval's order: by topic, score descending, then document id descending (bytes). Sorted on
-    the numbers first (a string sort of every row costs several times more); only rows tied on (topic, score),
-    a few in most runs, are then put in document order."""
+        kept = np.minimum(np.diff(self.starts), k)
+        starts = np.concatenate(([0], np.cumsum(kept)))
+        rows = np.repeat(self.starts[:-1], kept) + np.arange(int(starts[-1])) - np.repeat(starts[:-1], kept)
+        return TrecColumns(self.topics, starts, self.docs.take(pa.array(rows)), self.scores[rows],
+                           self.grades[rows], self.judged[rows], self.first_line, self.labels)
+
+
+def _trec_order(topic: np.ndarray, score: np.ndarray, docs) -> np.ndarray | None:
+    """The rows in trec_eval's order: by topic, score descending, then document id descending (bytes); None when
+    they are in it already. Sorted on the numbers first (a string sort of every row costs several times more);
+    only rows tied on (topic, score), a few in most runs, are then put in document order."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if _in_trec_order(topic, score):  # as most systems write their runs: no sort at all
-        order, t, s = np.arange(len(topic)), topic, score
+        order, t, s = None, topic, score
     else:
         order = np.lexsort((-score, topic))
         t, s = topic[order], score[order]
     tied = np.flatnonzero((t[1:] == t[:-1]) & (s[1:] == s[:-1]))
     if not len(tied):
         return order
+    if order is None:
+        order = np.arange(len(topic))
     # each run of tied rows is a group; its positions are re-filled with its rows in document order
     at = np.unique(np.concatenate((tied, tied + 1)))
     follows = np.zeros(len(order), dtype=bool)  # tied with the row before it
@@ -271,72 +288,100 @@ def read_qrels_columns(path: str | Path):
 
 
 def read_run_columns(path: str | Path, qrels) -> TrecColumns | None:
-    """The run ranked and joined with ``qrels`` (:func:`read_qrels_columns`' table), or None when not clean."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
+    """The whole run ranked and joined with ``qrels`` (:func:`read_qrels_columns`' table, or its
+    :class:`Judgements`), or None when not clean. :func:`genevals.input.trec_blocks.run_blocks` reads it a block of
+    topics at a time instead."""
     run = _read(path, RUN_COLUMNS, "score", "--run")
     if run is None:
         return None
-    n = run.num_rows
+    topic, docs, scores = run["topic"].combine_chunks(), run["doc"].combine_chunks(), _numpy(run["score"])
+    del run  # the columns as single arrays, and the table let go: the file's data is then held once
+    return rank_columns(topic, docs, scores, qrels if isinstance(qrels, Judgements) else judgements(qrels))
+
+
+@dataclass
+class Judgements:
+    """The qrels, prepared once for any number of runs and blocks: ``topics`` (their ids, pyarrow), and per topic
+    code t its lines ``rows[bounds[t]:bounds[t + 1]]`` in file order; ``docs`` and ``grades`` per qrels line."""
+
+    topics: object
+    bounds: np.ndarray
+    rows: np.ndarray
+    docs: object
+    grades: np.ndarray
+
+
+def judgements(qrels) -> Judgements:
+    import pyarrow.compute as pc
+
+    codes = pc.dictionary_encode(qrels["topic"].combine_chunks())
+    code = codes.indices.to_numpy().astype(np.int64)
+    rows = np.argsort(code, kind="stable")
+    bounds = np.searchsorted(code[rows], np.arange(len(codes.dictionary) + 1))
+    return Judgements(codes.dictionary, bounds, rows, qrels["doc"].combine_chunks(),
+                      _numpy(qrels["grade"]).astype(np.float64))
+
+
+def rank_columns(topic, docs, scores: np.ndarray, judged_by: Judgements, first_row: int = 0) -> TrecColumns | None:
+    """Lines of a run (``topic`` and ``docs`` pyarrow strings, ``scores``) ranked and joined with the qrels; None
+    when a document comes twice for a topic. ``first_row``: the file line (0-based) of the first of them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(scores)
     # codes in first-appearance order (the order the line reader gives topics in); a qrels-only topic has none
-    # the columns as single arrays, and the table let go: the file's data is then held once
-    topic_codes = pc.dictionary_encode(run["topic"].combine_chunks())
-    doc_col, scores = run["doc"].combine_chunks(), _numpy(run["score"])
-    del run
+    topic_codes = pc.dictionary_encode(topic)
+    del topic
     run_topic = topic_codes.indices.to_numpy().astype(np.int64)
-    qrels_topic = pc.index_in(qrels["topic"], value_set=topic_codes.dictionary)
-    qrels_topic = qrels_topic.fill_null(-1).to_numpy().astype(np.int64)
-    if _repeats(run_topic, doc_col):  # a document twice for a topic: the line reader names the line
+    if _repeats(run_topic, docs):  # a document twice for a topic: the line reader names the line
         return None
-    # each run line's document as a code among the qrels' documents (-1: never judged): the qrels' few ids are
-    # hashed, not the run's million (pyarrow's dictionary of a run's documents took 0.7 s of 2)
-    judged_docs = pc.dictionary_encode(qrels["doc"].combine_chunks())
+    n_topics = int(run_topic.max()) + 1
+    names = topic_codes.dictionary.slice(0, n_topics)
+    # the qrels lines of these topics, by topic, each in file order
+    at_qrels = pc.index_in(names, value_set=judged_by.topics).fill_null(-1).to_numpy().astype(np.int64)
+    lo = np.where(at_qrels >= 0, judged_by.bounds[np.maximum(at_qrels, 0)], 0)
+    counts = np.where(at_qrels >= 0, judged_by.bounds[np.maximum(at_qrels, 0) + 1], 0) - lo
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    picked = judged_by.rows[np.repeat(lo - offsets[:-1], counts) + np.arange(int(offsets[-1]))]
+    qrels_topic = np.repeat(np.arange(n_topics), counts)
+    qrels_docs = judged_by.docs.take(pa.array(picked))
+    grade_of = judged_by.grades[picked]
+    # each run line's document as a code among these topics' judged documents (-1: not judged): their few ids
+    # are hashed, not the run's million (pyarrow's dictionary of a run's documents took 0.7 s of 2)
+    judged_docs = pc.dictionary_encode(qrels_docs)
     width = max(len(judged_docs.dictionary), 1)
-    run_doc = pc.index_in(doc_col, value_set=judged_docs.dictionary).fill_null(-1).to_numpy().astype(np.int64)
+    run_doc = pc.index_in(docs, value_set=judged_docs.dictionary).fill_null(-1).to_numpy().astype(np.int64)
     run_key = np.where(run_doc >= 0, run_topic * width + run_doc, -1)
     del run_doc
-    # (topic, doc) pairs of the qrels that the run can meet: each pair's last grade (a doc judged twice)
-    meets = np.flatnonzero(qrels_topic >= 0)
-    qrels_key = qrels_topic[meets] * width + judged_docs.indices.to_numpy()[meets]
-    grade_of = _numpy(qrels["grade"])[meets]
+    # each (topic, doc) pair's last grade (a doc judged twice)
+    qrels_key = qrels_topic * width + judged_docs.indices.to_numpy().astype(np.int64)
     last = len(qrels_key) - 1 - np.unique(qrels_key[::-1], return_index=True)[1]
-    keys, grade_of = qrels_key[last], grade_of[last]
+    keys, last_grade = qrels_key[last], grade_of[last]
     at = np.minimum(np.searchsorted(keys, run_key), max(len(keys) - 1, 0))
     judged = (keys[at] == run_key) & (run_key >= 0) if len(keys) else np.zeros(n, dtype=bool)
-    grades = np.where(judged, grade_of[at], 0.0) if len(keys) else np.zeros(n)
+    grades = np.where(judged, last_grade[at], 0.0) if len(keys) else np.zeros(n)
     del run_key, at
 
-    order = _trec_order(run_topic, scores, doc_col)
-    topic_sorted = run_topic[order]
-    n_topics = int(run_topic.max()) + 1
+    order = _trec_order(run_topic, scores, docs)
+    topic_sorted = run_topic if order is None else run_topic[order]
     starts = np.concatenate(([0], np.cumsum(np.bincount(topic_sorted, minlength=n_topics))))
     # codes are handed out in first-appearance order: a topic's first row is where the running maximum grows
     first_line = np.flatnonzero(np.diff(np.maximum.accumulate(run_topic), prepend=-1) > 0)
-    topics = topic_codes.dictionary.to_pylist()[:n_topics]
-    return TrecColumns(topics, starts, doc_col.take(pa.array(order)), scores[order],
-                       grades[order], judged[order], first_line + 1,
-                       _labels(qrels, qrels_topic, n_topics))
+    if order is not None:
+        docs, scores, grades, judged = docs.take(pa.array(order)), scores[order], grades[order], judged[order]
+    return TrecColumns(names.to_pylist(), starts, docs, scores, grades, judged, first_line + 1 + first_row,
+                       _labels(qrels_docs.to_pylist(), grade_of, offsets))
 
 
-def _labels(qrels, qrels_topic: np.ndarray, n_topics: int) -> list[tuple[list[str], np.ndarray] | None]:
+def _labels(docs: list[str], grades: np.ndarray, offsets: np.ndarray) -> list[tuple[list[str], np.ndarray] | None]:
     """Per run topic, its judgements in file order (each doc once, at its first line, with its last grade)."""
-    import pyarrow as pa
-
-    grade = _numpy(qrels["grade"]).astype(np.float64)
-    # a doc judged twice: written where first judged (a dict keeps its first key's place), with the last grade
-    docs = qrels["doc"]
-    out: list[tuple[list[str], np.ndarray] | None] = [None] * n_topics
-    rows = np.flatnonzero(qrels_topic >= 0)
-    if not len(rows):
-        return out
-    by_topic = rows[np.argsort(qrels_topic[rows], kind="stable")]
-    bounds = np.searchsorted(qrels_topic[by_topic], np.arange(n_topics + 1))
-    names = docs.take(pa.array(by_topic)).to_pylist()
-    values = grade[by_topic]
-    for t in range(n_topics):
-        lo, hi = int(bounds[t]), int(bounds[t + 1])
-        if lo < hi:
-            labels = dict(zip(names[lo:hi], values[lo:hi].tolist()))
-            out[t] = (list(labels), np.fromiter(labels.values(), dtype=np.float64, count=len(labels)))
+    out: list[tuple[list[str], np.ndarray] | None] = []
+    values = grades.tolist()
+    for lo, hi in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+        if lo == hi:
+            out.append(None)
+            continue
+        # a doc judged twice: written where first judged (a dict keeps its first key's place), with the last grade
+        labels = dict(zip(docs[lo:hi], values[lo:hi]))
+        out.append((list(labels), np.fromiter(labels.values(), dtype=np.float64, count=len(labels))))
     return out

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from genevals.engine.trec_columnar import CONTEXTS_NOTE, KEPT_CONTEXTS
 
@@ -88,3 +89,52 @@ def test_the_table_and_the_leaderboard_are_printed(tmp_path: Path) -> None:
                      "-o", str(tmp_path / "out")])
     assert done.returncode == 0, done.stderr
     assert "mrr" in done.stdout and "wrote" in done.stdout and "Traceback" not in done.stderr
+
+
+def streamed(folder: Path, topics: int = 90, depth: int = 800, seed: int = 9) -> tuple[Path, Path]:
+    """A space-separated run in rank order (read in blocks of topics: more lines than one block), with ties."""
+    rng = np.random.default_rng(seed)
+    qrels, run = folder / "qrels.txt", folder / "run.txt"
+    with open(qrels, "w") as q, open(run, "w") as r:
+        for t in range(topics):
+            docs = rng.choice(10_000, depth, replace=False)
+            q.write("".join(f"q{t} 0 d{d} {g}\n" for d, g in zip(rng.choice(docs, 8), rng.integers(0, 4, 8))))
+            scores = -np.sort(-np.round(rng.normal(size=depth), 2))
+            r.write("".join(f"q{t} Q0 d{d} {i + 1} {float(s)!r} run\n" for i, (d, s) in enumerate(zip(docs, scores))))
+    return qrels, run
+
+
+def values(folder: Path) -> list[tuple]:
+    rows = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+    return [(r["id"], r["origin"], r["relevant"], r["metrics"], r["contexts"][:KEPT_CONTEXTS]) for r in rows]
+
+
+@pytest.mark.parametrize("order", ["sorted", "topics apart"])
+def test_a_run_read_in_blocks_or_whole_scores_as_the_per_sample_path(tmp_path: Path, order: str) -> None:
+    """Issue 40: a run sorted by topic is streamed in blocks (memory flat in topics); one whose topics are not
+    together is read whole and sorted. Either way every line is the per-sample path's."""
+    from genevals.input.trec_blocks import STREAM_ROWS
+
+    qrels, run = streamed(tmp_path)
+    lines = run.read_text().splitlines(keepends=True)
+    assert len(lines) > STREAM_ROWS
+    if order != "sorted":
+        run.write_text("".join(lines[1:] + lines[:1]))  # q0's best line last
+    args = ["run", "--qrels", str(qrels), "--run", str(run), "--no-history", "-q", "--cutoffs", "1,10,100"]
+    ours = genevals(args + ["-o", str(tmp_path / "columnar")])
+    assert ours.returncode == 0, ours.stderr
+    theirs = genevals(args + ["-o", str(tmp_path / "per_sample")], per_sample=True)
+    assert theirs.returncode == 0, theirs.stderr
+    assert values(tmp_path / "columnar") == values(tmp_path / "per_sample")
+
+
+def test_a_bad_line_past_the_first_block_is_named_and_nothing_is_written(tmp_path: Path) -> None:
+    qrels, run = streamed(tmp_path, topics=70)
+    n = len(run.read_text().splitlines())
+    with open(run, "a") as handle:
+        handle.write("q999 Q0 d1 1 1.5 run\nq999 Q0 d1 2 1.0 run\n")  # a document twice, in the last block
+    done = genevals(["run", "--qrels", str(qrels), "--run", str(run), "--no-history", "-q",
+                     "-o", str(tmp_path / "out")])
+    assert done.returncode == 2, done.stderr
+    assert f"run.txt:{n + 2}" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()
