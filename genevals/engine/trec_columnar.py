@@ -154,7 +154,7 @@ def _lines(path: str, system: str, run: Any, topics: range, cols: Columns, keep:
            ) -> str:
     """The results.jsonl lines of ``topics``, as ``json.dumps(SampleResult.to_dict())`` writes them."""
     contexts = _contexts(run, topics)
-    names = [name for name in cols.names if keep is None or keep(name)]
+    names = [(name, _dumps(name)) for name in cols.names if keep is None or keep(name)]
     head = f', "system": {_dumps(system)}, "question": "", "answer": "", "contexts": ['
     out = []
     for row, t in enumerate(topics):
@@ -166,16 +166,20 @@ def _lines(path: str, system: str, run: Any, topics: range, cols: Columns, keep:
     return "".join(out)
 
 
-def _metrics(cols: Columns, names: list[str], row: int) -> str:
+def _metrics(cols: Columns, names: list[tuple[str, str]], row: int) -> str:
+    """``names``: (name, name as JSON)."""
     details = cols.details[row]
     tail = f', "details": {_dumps(details)}}}' if details else "}"
     parts = []
-    for name in names:
+    for name, key in names:
         statuses = cols.statuses[name]
         if statuses is None or statuses[row] == OK:
-            parts.append(f'{_dumps(name)}: {{"value": {_dumps(cols.values[name][row])}, "status": "ok"{tail}')
+            value = cols.values[name][row]
+            # a finite float as json writes it (its repr), without the encoder's call per value
+            shown = repr(value) if type(value) is float and math.isfinite(value) else _dumps(value)
+            parts.append(f'{key}: {{"value": {shown}, "status": "ok"{tail}')
         else:
-            parts.append(f'{_dumps(name)}: {{"value": null, "status": {_dumps(statuses[row])}, '
+            parts.append(f'{key}: {{"value": null, "status": {_dumps(statuses[row])}, '
                          f'"reason": {_dumps(cols.reasons[name][row])}{tail}')
     return "{" + ", ".join(parts) + "}"
 
