@@ -138,3 +138,19 @@ def test_a_bad_line_past_the_first_block_is_named_and_nothing_is_written(tmp_pat
     assert done.returncode == 2, done.stderr
     assert f"run.txt:{n + 2}" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_the_retrieval_report_renders_and_says_the_contexts_were_cut(tmp_path: Path, browser) -> None:
+    """Real Chromium: the columnar run's report loads with no console error, the Overview's caveats say that each
+    topic lists its top KEPT_CONTEXTS documents, and the Samples tab shows a topic's contexts."""
+    from support.report_page import report_page
+
+    qrels, run = streamed(tmp_path, topics=30, depth=100)
+    done = genevals(["run", "--qrels", str(qrels), "--run", str(run), "--no-history", "-q",
+                     "-o", str(tmp_path / "out")])
+    assert done.returncode == 0, done.stderr
+    with report_page(browser, tmp_path / "out" / "report.html") as view:
+        assert f"top {KEPT_CONTEXTS} retrieved documents" in view.page.inner_text("#judge-warning")
+        for tab in ("samples", "compare"):
+            view.tab(tab)
+        assert not view.errors, view.errors
