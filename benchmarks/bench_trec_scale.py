@@ -8,12 +8,16 @@ them among the retrieved; scores rounded to 3 decimals, so ties occur). Then, in
     score, bootstrap, results.jsonl, summary.json, the report);
   * pytrec_eval: a child process that parses both files with pytrec_eval's own parsers and evaluates map,
     recip_rank, ndcg_cut, P, recall and success (the measures genevals' retrieval family shares).
+Then the same for a 10,000-query retrieval-only genevals JSONL file (20 contexts a query; ``--jsonl``):
+``genevals run FILE -m retrieval`` against a child that reads the file into pytrec_eval's dicts with ``json`` and
+evaluates the same measures.
 Each timing is the child's wall time; peak memory is the child's maximum RSS (resource.getrusage of the children
 of a fresh interpreter that runs only that one command). Prints a Markdown table with the machine's load before and after.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -41,6 +45,36 @@ measures = {"map", "recip_rank", "ndcg_cut", "P", "recall", "success"}
 results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
 assert len(results) == len(run)
 """
+
+
+PYTREC_JSONL = """
+import json, sys, pytrec_eval
+qrels, run = {}, {}
+with open(sys.argv[1]) as f:
+    for line in f:
+        row = json.loads(line)
+        qrels[row["id"]] = row["relevant"]
+        run[row["id"]] = {c["id"]: float(-i) for i, c in enumerate(row["contexts"])}
+measures = {"map", "recip_rank", "ndcg_cut", "P", "recall", "success"}
+results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+assert len(results) == len(run)
+"""
+
+
+def generate_jsonl(folder: Path, queries: int, depth: int = 20, seed: int = SEED) -> Path:
+    """A retrieval-only genevals JSONL file: per query its ranked context ids and graded relevant ids."""
+    path = folder / f"retrieval-{queries}x{depth}.jsonl"
+    if path.exists():
+        return path
+    rng = np.random.default_rng(seed)
+    with open(path, "w") as f:
+        for q in range(queries):
+            docs = rng.choice(50_000, size=depth, replace=False)
+            pool = np.unique(np.concatenate([rng.choice(docs, 4, replace=False), rng.choice(50_000, 4)]))
+            relevant = {f"d{d}": int(g) for d, g in zip(pool, rng.integers(0, 4, size=len(pool)))}
+            f.write(json.dumps({"id": f"q{q}", "answer": "", "contexts": [{"id": f"d{d}"} for d in docs],
+                                "relevant": relevant}) + "\n")
+    return path
 
 
 def generate(folder: Path, topics: int, depth: int, seed: int = SEED) -> tuple[Path, Path]:
@@ -89,18 +123,27 @@ def main() -> None:
     parser.add_argument("--sizes", default="2000x1000,7000x1000")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--keep", default=None, help="folder for the generated files (kept between runs)")
+    parser.add_argument("--jsonl", type=int, default=10_000, help="queries of the retrieval JSONL row (0: none)")
     args = parser.parse_args()
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_trec_"))
     folder.mkdir(parents=True, exist_ok=True)
     info = machine()
     print(f"{info['cpu']}, {info['nproc']} cores, python {info['python']}; load before: {info['load']}")
     rows = []
-    for size in args.sizes.split(","):
-        topics, depth = (int(x) for x in size.split("x"))
-        qrels, run = generate(folder, topics, depth)
-        ours = [sys.executable, "-m", "genevals", "run", "--qrels", str(qrels), "--run", str(run), "--no-history",
-                "-q", "-o", str(folder / f"out-{size}")]
-        theirs = [sys.executable, "-c", PYTREC, str(qrels), str(run)]
+    cases = [size for size in args.sizes.split(",") if size] + ([f"jsonl{args.jsonl}"] if args.jsonl else [])
+    for size in cases:
+        if size.startswith("jsonl"):  # genevals' own input, retrieval only; pytrec_eval reads it into its dicts
+            data = generate_jsonl(folder, args.jsonl)
+            topics, depth = args.jsonl, 20
+            ours = [sys.executable, "-m", "genevals", "run", str(data), "-m", "retrieval", "--no-history", "-q",
+                    "-o", str(folder / f"out-{size}")]
+            theirs = [sys.executable, "-c", PYTREC_JSONL, str(data)]
+        else:
+            topics, depth = (int(x) for x in size.split("x"))
+            qrels, run = generate(folder, topics, depth)
+            ours = [sys.executable, "-m", "genevals", "run", "--qrels", str(qrels), "--run", str(run),
+                    "--no-history", "-q", "-o", str(folder / f"out-{size}")]
+            theirs = [sys.executable, "-c", PYTREC, str(qrels), str(run)]
         times: dict[str, list[float]] = {"genevals": [], "pytrec_eval": []}
         for _ in range(args.rounds):  # interleaved: a change in the machine's load hits both
             times["genevals"].append(child(ours))
