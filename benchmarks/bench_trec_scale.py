@@ -1,6 +1,7 @@
 """Benchmark (issue 40): ``genevals run --qrels Q --run R`` at TREC scale against pytrec_eval, end to end.
 
-    python benchmarks/bench_trec_scale.py [--sizes 2000x1000,7000x1000] [--rounds 3] [--keep DIR]
+    python benchmarks/bench_trec_scale.py [--sizes 2000x1000,7000x1000] [--rounds 3] [--keep DIR] [--jsonl N]
+    python benchmarks/bench_trec_scale.py --keep DIR --check   # then: every shared value against pytrec_eval
 
 For each size a synthetic collection is generated (seed fixed; 12 judged documents per topic, grades 0-3, half of
 them among the retrieved; scores rounded to 3 decimals, so ties occur). Then, interleaved, round after round:
@@ -97,6 +98,38 @@ def generate(folder: Path, topics: int, depth: int, seed: int = SEED) -> tuple[P
     return qrels, run
 
 
+def check(folder: Path, size: str) -> tuple[int, float]:
+    """Every measure genevals and pytrec_eval both compute, per topic, from genevals' results.jsonl of ``size``
+    (its default cutoffs 1, 3, 5, 10) against pytrec_eval on the same files: (values compared, largest gap)."""
+    import pytrec_eval
+
+    topics, depth = (int(x) for x in size.split("x"))
+    qrels_path, run_path = generate(folder, topics, depth)
+    with open(qrels_path) as handle:
+        qrels = pytrec_eval.parse_qrel(handle)
+    with open(run_path) as handle:
+        run = pytrec_eval.parse_run(handle)
+    cuts = (1, 3, 5, 10)
+    shared = {"map": "map", "recip_rank": "mrr"}
+    for k in cuts:
+        shared.update({f"P_{k}": f"precision@{k}", f"recall_{k}": f"recall@{k}", f"ndcg_cut_{k}": f"ndcg@{k}",
+                       f"success_{k}": f"hit_rate@{k}"})
+    text = ",".join(map(str, cuts))
+    reference = pytrec_eval.RelevanceEvaluator(qrels, {"map", "recip_rank", f"ndcg_cut.{text}", f"P.{text}",
+                                                       f"recall.{text}", f"success.{text}"}).evaluate(run)
+    del qrels, run
+    compared, gap = 0, 0.0
+    with open(folder / f"out-{size}" / "results.jsonl") as handle:
+        for line in handle:
+            row = json.loads(line)
+            if row["metrics"]["map"]["status"] != "ok":  # no relevant judgement: trec_eval skips it too
+                continue
+            for theirs, ours in shared.items():
+                gap = max(gap, abs(reference[row["id"]][theirs] - row["metrics"][ours]["value"]))
+                compared += 1
+    return compared, gap
+
+
 def child(command: list[str]) -> float:
     """Wall seconds of one child process."""
     started = time.perf_counter()
@@ -123,10 +156,17 @@ def main() -> None:
     parser.add_argument("--sizes", default="2000x1000,7000x1000")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--keep", default=None, help="folder for the generated files (kept between runs)")
+    parser.add_argument("--check", action="store_true", help="only compare each size's results with pytrec_eval "
+                        "(after a run with the same --keep)")
     parser.add_argument("--jsonl", type=int, default=10_000, help="queries of the retrieval JSONL row (0: none)")
     args = parser.parse_args()
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_trec_"))
     folder.mkdir(parents=True, exist_ok=True)
+    if args.check:
+        for size in args.sizes.split(","):
+            compared, gap = check(folder, size)
+            print(f"{size}: {compared:,} values compared with pytrec_eval, largest difference {gap:.3g}")
+        return
     info = machine()
     print(f"{info['cpu']}, {info['nproc']} cores, python {info['python']}; load before: {info['load']}")
     rows = []

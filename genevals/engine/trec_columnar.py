@@ -1,12 +1,17 @@
-"""``genevals run --qrels QRELS --run RUN ...`` scored from columns: the run files are read into columns
-(:mod:`genevals.input.trec_columns`), scored a block of topics at a time (:mod:`genevals.metrics.retrieval.columnar`)
-and written as results.jsonl lines built from the columns, never a Sample with its contexts per topic.
+"""``genevals run --qrels QRELS --run RUN ...`` scored from columns: each run file is read into columns a block of
+topics at a time (:mod:`genevals.input.trec_blocks`), scored a block at a time
+(:mod:`genevals.metrics.retrieval.columnar`) and written as results.jsonl lines built from the columns, never a
+Sample with its contexts per topic.
+
+Every file is read and scored before anything is written, keeping of each block only its Columns and each topic's
+top KEPT_CONTEXTS documents, so that a file the column reader leaves to the line reader (a bad line in its last
+block included) returns None with nothing written, and the per-sample path runs instead, with its located errors.
+The same happens for a run it cannot take as it is (other metrics, doc level, --resume, Ray).
 
 It writes what the per-sample path writes: the same manifest (the same digest of the same bytes), the same
-results.jsonl lines, byte for byte, and the same summary (counted by the accumulator the worker processes use);
-``tests/engine/test_trec_columnar.py`` compares the two folders. A run it cannot take as it is (other metrics, doc
-level, --resume, Ray, a file the column reader leaves to the line reader) returns None before anything is
-written, and the per-sample path runs instead, with its located errors.
+results.jsonl lines, byte for byte but for the contexts listed (the top KEPT_CONTEXTS), and the same summary
+(counted by the accumulator the worker processes use) with a note on those contexts;
+``tests/metrics/retrieval/test_columnar_cli.py`` compares the two folders.
 """
 from __future__ import annotations
 
