@@ -27,6 +27,7 @@ from genevals.engine.plan import Plan, start_run
 from genevals.engine.spec import LocalSettings
 from genevals.engine.spool import Spool
 from genevals.input.trec import TrecSource
+from genevals.input.arrow_numpy import booleans, from_numpy, nonzero, repeated
 from genevals.input.trec_blocks import NotClean, Unsorted, run_blocks
 from genevals.input.trec_columns import Judgements, judgements, read_qrels_columns, read_run_columns, system_pool
 from genevals.metrics.retrieval import columnar
@@ -201,17 +202,20 @@ def _contexts(run: Any, topics: range) -> list[str]:
     ranks = np.arange(int(offsets[-1])) - np.repeat(offsets[:-1], kept)  # 0-based rank within the topic
     rows = np.repeat(starts[:-1], kept) + ranks
     ranks += 1
-    docs = run.docs.take(pa.array(rows))
-    if pc.any(pc.match_substring_regex(docs, r'["\\\x00-\x1f]')).as_py():
+    docs = run.docs.take(from_numpy(rows))
+    n = len(docs)
+    if len(nonzero(pc.match_substring_regex(docs, r'["\\\x00-\x1f]'))):
         ids = pa.array([_dumps(d) for d in docs.to_pylist()], pa.string())
     else:
-        ids = pc.binary_join_element_wise('"', docs, '"', "")
-    row = pc.binary_join_element_wise('{"text": "", "rank": ', pc.cast(pa.array(ranks), pa.string()),
-                                      ', "id": ', ids, ', "doc_id": null, "score": ',
-                                      _floats(run.scores[rows]), "}", "")
+        ids = pc.binary_join_element_wise(repeated('"', n), docs, repeated('"', n), repeated("", n))
+    # literals as arrays (repeated): a Python string given to pyarrow.compute makes pyarrow import pandas
+    row = pc.binary_join_element_wise(repeated('{"text": "", "rank": ', n), pc.cast(from_numpy(ranks), pa.string()),
+                                      repeated(', "id": ', n), ids, repeated(', "doc_id": null, "score": ', n),
+                                      _floats(run.scores[rows]), repeated("}", n), repeated("", n))
     if isinstance(row, pa.ChunkedArray):
         row = row.combine_chunks()
-    return pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), row), ", ").to_pylist()
+    joined = pc.binary_join(pa.ListArray.from_arrays(from_numpy(offsets.astype(np.int32)), row), repeated(", ", len(kept)))
+    return joined.to_pylist()
 
 
 #: floats whose shortest form pyarrow writes as Python's repr does: not whole, and between 1e-4 and 1e15 (Python
@@ -227,9 +231,10 @@ def _floats(values: np.ndarray):
     size = np.abs(values)
     whole = (values == np.trunc(values)) & (size < 1e15) & ~((values == 0) & np.signbit(values))
     plain = (size >= _PLAIN[0]) & (size < _PLAIN[1]) & ~whole
-    text = pc.if_else(pa.array(whole), pc.binary_join_element_wise(
-        pc.cast(pa.array(np.where(whole, values, 0).astype(np.int64)), pa.string()), ".0", ""),
-        pc.cast(pa.array(values), pa.string()))
+    n = len(values)
+    text = pc.if_else(booleans(whole), pc.binary_join_element_wise(
+        pc.cast(from_numpy(np.where(whole, values, 0).astype(np.int64)), pa.string()), repeated(".0", n),
+        repeated("", n)), pc.cast(from_numpy(values.astype(np.float64)), pa.string()))
     odd = np.flatnonzero(~(whole | plain))
     if len(odd):  # tiny, huge or -0.0: Python's own repr, one by one (rare in a run file)
         fixed = text.to_pylist()

@@ -21,6 +21,7 @@ from typing import Iterator
 
 import numpy as np
 
+from genevals.input.arrow_numpy import nonzero
 from genevals.input.trec_columns import (RUN_COLUMNS, Judgements, TrecColumns, _numpy, _scan, csv_options,
                                          rank_columns, read_run_columns)
 
@@ -93,8 +94,7 @@ def _last_topic(topic) -> int:
     """Where the last topic's lines begin (0: every line is one topic's)."""
     import pyarrow.compute as pc
 
-    changes = np.flatnonzero(pc.not_equal(topic.slice(1), topic.slice(0, len(topic) - 1)).to_numpy(
-        zero_copy_only=False))
+    changes = nonzero(pc.not_equal(topic.slice(1), topic.slice(0, len(topic) - 1)))
     return int(changes[-1]) + 1 if len(changes) else 0
 
 
@@ -105,8 +105,7 @@ def _block(topic, docs, scores: np.ndarray, judged_by: Judgements, first_row: in
     if not np.isfinite(scores).all():
         raise NotClean("score")
     names = pc.unique(topic).to_pylist()
-    together = len(np.flatnonzero(pc.not_equal(topic.slice(1), topic.slice(0, len(topic) - 1)).to_numpy(
-        zero_copy_only=False))) + 1 == len(names)
+    together = len(nonzero(pc.not_equal(topic.slice(1), topic.slice(0, len(topic) - 1)))) + 1 == len(names)
     if not together or not done.isdisjoint(names):
         raise Unsorted(names[0])
     done.update(names)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from genevals.input.arrow_numpy import from_numpy, to_numpy
 from genevals.input.rows import MAX_GRADE, MIN_GRADE
 from genevals.input.source import open_file
 from genevals.input.trec import MAX_LINE
@@ -176,7 +177,7 @@ def _read(path: str | Path, names: tuple[str, ...], number: str, what: str):
 
 def _numpy(column) -> np.ndarray:
     """A numeric pyarrow column (no nulls) as one numpy array."""
-    return column.combine_chunks().to_numpy()
+    return to_numpy(column)
 
 
 @dataclass
@@ -200,12 +201,11 @@ class TrecColumns:
 
     def head(self, k: int) -> "TrecColumns":
         """The same topics with only their first ``k`` ranked lines each."""
-        import pyarrow as pa
 
         kept = np.minimum(np.diff(self.starts), k)
         starts = np.concatenate(([0], np.cumsum(kept)))
         rows = np.repeat(self.starts[:-1], kept) + np.arange(int(starts[-1])) - np.repeat(starts[:-1], kept)
-        return TrecColumns(self.topics, starts, self.docs.take(pa.array(rows)), self.scores[rows],
+        return TrecColumns(self.topics, starts, self.docs.take(from_numpy(rows)), self.scores[rows],
                            self.grades[rows], self.judged[rows], self.first_line, self.labels)
 
 
@@ -232,8 +232,9 @@ def _trec_order(topic: np.ndarray, score: np.ndarray, docs) -> np.ndarray | None
     follows[tied + 1] = True
     group = np.cumsum(~follows[at])
     rows = order[at]
-    resorted = pc.sort_indices(pa.table({"g": pa.array(group), "d": docs.take(pa.array(rows))}),
-                               sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
+    resorted = to_numpy(pc.sort_indices(pa.Table.from_arrays([from_numpy(group), docs.take(from_numpy(rows))],
+                                                              names=["g", "d"]),
+                                        sort_keys=[("g", "ascending"), ("d", "descending")]))
     order[at] = rows[resorted]
     return order
 
@@ -241,7 +242,6 @@ def _trec_order(topic: np.ndarray, score: np.ndarray, docs) -> np.ndarray | None
 def _repeats(topic: np.ndarray, docs) -> bool:
     """Whether a document comes twice for one topic. Each line's (topic, document) is hashed in numpy, the hashes
     sorted, and only lines whose hashes meet are compared as strings."""
-    import pyarrow as pa
 
     key = _hashes(docs) ^ (topic.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
     ordered = np.sort(key)
@@ -249,7 +249,7 @@ def _repeats(topic: np.ndarray, docs) -> bool:
     if not len(met):
         return False
     rows = np.flatnonzero(np.isin(key, met))
-    pairs = list(zip(topic[rows].tolist(), docs.take(pa.array(rows)).to_pylist()))
+    pairs = list(zip(topic[rows].tolist(), docs.take(from_numpy(rows)).to_pylist()))
     return len(set(pairs)) < len(pairs)
 
 
@@ -315,7 +315,7 @@ def judgements(qrels) -> Judgements:
     import pyarrow.compute as pc
 
     codes = pc.dictionary_encode(qrels["topic"].combine_chunks())
-    code = codes.indices.to_numpy().astype(np.int64)
+    code = to_numpy(codes.indices).astype(np.int64)
     rows = np.argsort(code, kind="stable")
     bounds = np.searchsorted(code[rows], np.arange(len(codes.dictionary) + 1))
     return Judgements(codes.dictionary, bounds, rows, qrels["doc"].combine_chunks(),
@@ -325,36 +325,35 @@ def judgements(qrels) -> Judgements:
 def rank_columns(topic, docs, scores: np.ndarray, judged_by: Judgements, first_row: int = 0) -> TrecColumns | None:
     """Lines of a run (``topic`` and ``docs`` pyarrow strings, ``scores``) ranked and joined with the qrels; None
     when a document comes twice for a topic. ``first_row``: the file line (0-based) of the first of them."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     n = len(scores)
     # codes in first-appearance order (the order the line reader gives topics in); a qrels-only topic has none
     topic_codes = pc.dictionary_encode(topic)
     del topic
-    run_topic = topic_codes.indices.to_numpy().astype(np.int64)
+    run_topic = to_numpy(topic_codes.indices).astype(np.int64)
     if _repeats(run_topic, docs):  # a document twice for a topic: the line reader names the line
         return None
     n_topics = int(run_topic.max()) + 1
     names = topic_codes.dictionary.slice(0, n_topics)
     # the qrels lines of these topics, by topic, each in file order
-    at_qrels = pc.index_in(names, value_set=judged_by.topics).fill_null(-1).to_numpy().astype(np.int64)
+    at_qrels = to_numpy(pc.index_in(names, value_set=judged_by.topics), null=-1).astype(np.int64)
     lo = np.where(at_qrels >= 0, judged_by.bounds[np.maximum(at_qrels, 0)], 0)
     counts = np.where(at_qrels >= 0, judged_by.bounds[np.maximum(at_qrels, 0) + 1], 0) - lo
     offsets = np.concatenate(([0], np.cumsum(counts)))
     picked = judged_by.rows[np.repeat(lo - offsets[:-1], counts) + np.arange(int(offsets[-1]))]
     qrels_topic = np.repeat(np.arange(n_topics), counts)
-    qrels_docs = judged_by.docs.take(pa.array(picked))
+    qrels_docs = judged_by.docs.take(from_numpy(picked))
     grade_of = judged_by.grades[picked]
     # each run line's document as a code among these topics' judged documents (-1: not judged): their few ids
     # are hashed, not the run's million (pyarrow's dictionary of a run's documents took 0.7 s of 2)
     judged_docs = pc.dictionary_encode(qrels_docs)
     width = max(len(judged_docs.dictionary), 1)
-    run_doc = pc.index_in(docs, value_set=judged_docs.dictionary).fill_null(-1).to_numpy().astype(np.int64)
+    run_doc = to_numpy(pc.index_in(docs, value_set=judged_docs.dictionary), null=-1).astype(np.int64)
     run_key = np.where(run_doc >= 0, run_topic * width + run_doc, -1)
     del run_doc
     # each (topic, doc) pair's last grade (a doc judged twice)
-    qrels_key = qrels_topic * width + judged_docs.indices.to_numpy().astype(np.int64)
+    qrels_key = qrels_topic * width + to_numpy(judged_docs.indices).astype(np.int64)
     last = len(qrels_key) - 1 - np.unique(qrels_key[::-1], return_index=True)[1]
     keys, last_grade = qrels_key[last], grade_of[last]
     at = np.minimum(np.searchsorted(keys, run_key), max(len(keys) - 1, 0))
@@ -368,7 +367,7 @@ def rank_columns(topic, docs, scores: np.ndarray, judged_by: Judgements, first_r
     # codes are handed out in first-appearance order: a topic's first row is where the running maximum grows
     first_line = np.flatnonzero(np.diff(np.maximum.accumulate(run_topic), prepend=-1) > 0)
     if order is not None:
-        docs, scores, grades, judged = docs.take(pa.array(order)), scores[order], grades[order], judged[order]
+        docs, scores, grades, judged = docs.take(from_numpy(order)), scores[order], grades[order], judged[order]
     return TrecColumns(names.to_pylist(), starts, docs, scores, grades, judged, first_line + 1 + first_row,
                        _labels(qrels_docs.to_pylist(), grade_of, offsets))
 
