@@ -199,6 +199,19 @@ class Sent:
                 f"the run's files are kept: send them again with `genevals export otel RUN_DIR`")
 
 
+def _context(event: Event) -> Any:
+    """The trace context an event is put in: the evaluated span (remote: it lives in another process's trace),
+    or none."""
+    from opentelemetry import trace
+    from opentelemetry.context import Context
+
+    if not event.trace_id:
+        return Context()
+    span = trace.SpanContext(event.trace_id, event.span_id, is_remote=True,
+                             trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED))
+    return trace.set_span_in_context(trace.NonRecordingSpan(span), Context())
+
+
 class _Messages(logging.Handler):
     """Keeps the SDK's first warning (why an export failed: the status code, the connection error), which it would
     otherwise print at each retry."""
@@ -227,13 +240,15 @@ def send(run_dir: str | Path, url: str, timeout: float | None = None) -> Sent:
     from opentelemetry._logs import LogRecord
     from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
     from opentelemetry.sdk._logs import LoggerProvider
-    from opentelemetry.sdk._logs.export import BatchLogRecordProcessor, LogRecordExporter, LogRecordExportResult
+    from opentelemetry.sdk._logs import export as sdk_export
     from opentelemetry.sdk.resources import Resource
-    from opentelemetry.trace import TraceFlags
 
     from genevals._version import __version__
 
     outcome = Sent(shown(url))
+    # the SDK renamed LogExporter / LogExportResult (1.39) on the way to a stable logs signal: either is taken
+    LogRecordExporter = getattr(sdk_export, "LogRecordExporter", None) or sdk_export.LogExporter
+    LogRecordExportResult = getattr(sdk_export, "LogRecordExportResult", None) or sdk_export.LogExportResult
 
     class Counting(LogRecordExporter):
         """The OTLP exporter, counting what the backend took; after a failure, the rest is not tried."""
@@ -245,7 +260,11 @@ def send(run_dir: str | Path, url: str, timeout: float | None = None) -> Sent:
             if outcome.failed or outcome.unsent:
                 outcome.unsent += len(batch)
                 return LogRecordExportResult.FAILURE
-            result = self.inner.export(batch)
+            try:
+                result = self.inner.export(batch)
+            except Exception as exc:  # an SDK that raises a connection error instead of returning FAILURE
+                listening.first = listening.first or f"{type(exc).__name__}: {exc}"
+                result = LogRecordExportResult.FAILURE
             if result == LogRecordExportResult.SUCCESS:
                 outcome.sent += len(batch)
             else:
@@ -268,7 +287,7 @@ def send(run_dir: str | Path, url: str, timeout: float | None = None) -> Sent:
     if not os.environ.get("OTEL_SERVICE_NAME") and "service.name=" not in os.environ.get("OTEL_RESOURCE_ATTRIBUTES", ""):
         resource["service.name"] = "genevals"
     provider = LoggerProvider(resource=Resource.create(resource))
-    provider.add_log_record_processor(BatchLogRecordProcessor(Counting(), max_export_batch_size=BATCH,
+    provider.add_log_record_processor(sdk_export.BatchLogRecordProcessor(Counting(), max_export_batch_size=BATCH,
                                                               max_queue_size=4 * BATCH))
     logger = provider.get_logger("genevals", __version__)
     try:
@@ -280,8 +299,7 @@ def send(run_dir: str | Path, url: str, timeout: float | None = None) -> Sent:
                 continue
             outcome.linked += event.trace_id != 0
             logger.emit(LogRecord(timestamp=time.time_ns(), event_name=EVENT, attributes=event.attributes,
-                                  trace_id=event.trace_id or None, span_id=event.span_id or None,
-                                  trace_flags=TraceFlags(TraceFlags.SAMPLED) if event.trace_id else None))
+                                  context=_context(event)))
             pending += 1
             if pending >= BATCH:  # the queue never overflows (it drops what does not fit) and a failure stops us
                 provider.force_flush()
