@@ -26,6 +26,8 @@ ROWS = [
     {"id": "q2", "question": "Who wrote Hamlet?", "answer": "Marlowe"},  # no reference: no score, a label
 ]
 SECRET = "s3cret-token-9d1"
+#: real `genevals` processes, several seconds each (tests/conftest.py, SLOW)
+pytestmark = pytest.mark.slow
 
 
 def _closed_port():

@@ -8,10 +8,12 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 from support.docs_blocks import DOCS, REPO, commands, section_blocks
 from support.otlp_receiver import Receiver
 
 PAGE = DOCS / "how-to" / "opentelemetry.md"
+pytestmark = pytest.mark.slow  # two real runs
 
 
 def test_the_how_to_commands_send_every_result_of_the_run(tmp_path):
