@@ -234,8 +234,8 @@ class _Messages(logging.Handler):
 
 def send(run_dir: str | Path, url: str, timeout: float | None = None) -> Sent:
     """Send the run's events to ``url`` (:func:`endpoint`'s) through the SDK's logger provider, one OTLP/HTTP
-    request per :data:`BATCH` events, and record the outcome in the folder's otel.json. Stops at the first batch
-    the backend does not take. ``timeout``: seconds per request (default: the SDK's, ``OTEL_EXPORTER_OTLP_TIMEOUT``
+    request per :data:`BATCH` events, and say what became of them (:func:`record` writes it down). Stops at the
+    first batch the backend does not take. ``timeout``: seconds per request (default: the SDK's, ``OTEL_EXPORTER_OTLP_TIMEOUT``
     or 10)."""
     from opentelemetry._logs import LogRecord
     from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
@@ -246,7 +246,7 @@ def send(run_dir: str | Path, url: str, timeout: float | None = None) -> Sent:
     from genevals._version import __version__
 
     outcome = Sent(shown(url))
-    # the SDK renamed LogExporter / LogExportResult (1.39) on the way to a stable logs signal: either is taken
+    # later SDKs renamed LogExporter / LogExportResult on the way to a stable logs signal: either is taken
     LogRecordExporter = getattr(sdk_export, "LogRecordExporter", None) or sdk_export.LogExporter
     LogRecordExportResult = getattr(sdk_export, "LogRecordExportResult", None) or sdk_export.LogExportResult
 
@@ -287,8 +287,8 @@ def send(run_dir: str | Path, url: str, timeout: float | None = None) -> Sent:
     if not os.environ.get("OTEL_SERVICE_NAME") and "service.name=" not in os.environ.get("OTEL_RESOURCE_ATTRIBUTES", ""):
         resource["service.name"] = "genevals"
     provider = LoggerProvider(resource=Resource.create(resource))
-    provider.add_log_record_processor(sdk_export.BatchLogRecordProcessor(Counting(), max_export_batch_size=BATCH,
-                                                              max_queue_size=4 * BATCH))
+    batches = sdk_export.BatchLogRecordProcessor(Counting(), max_export_batch_size=BATCH, max_queue_size=4 * BATCH)
+    provider.add_log_record_processor(batches)
     logger = provider.get_logger("genevals", __version__)
     try:
         pending = 0
