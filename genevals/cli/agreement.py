@@ -56,12 +56,14 @@ def check_run(args: argparse.Namespace, selected: Sequence[Any]) -> None:
     judge the labels measure."""
     from genevals import registry
     from genevals.input.readers import InputError
-    from genevals.validation.gate import JUDGE_FAMILIES, judged_outputs
+    from genevals.validation.gate import JUDGE_FAMILIES, VERDICT_OUTPUT, judged_outputs
 
-    if getattr(args, "require_agreement", None) is not None and not judged_outputs(registry.declarations(selected)):
+    if getattr(args, "require_agreement", None) is None:
+        return
+    if VERDICT_OUTPUT not in judged_outputs(registry.declarations(selected)):
         raise InputError("--require-agreement", None, None,
-                         f"the labels measure the hallucination judge ({', '.join(JUDGE_FAMILIES)}), and this "
-                         "run computes none of its outputs; add -m faithfulness")
+                         f"the labels are compared with the hallucination judge's {VERDICT_OUTPUT} verdict "
+                         f"({', '.join(JUDGE_FAMILIES)}), which this run does not compute; add -m faithfulness")
 
 
 def gate(args: argparse.Namespace, summary: dict[str, Any]):
