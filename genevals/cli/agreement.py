@@ -73,6 +73,10 @@ def gate(args: argparse.Namespace, summary: dict[str, Any]):
 
     if getattr(args, "require_agreement", None) is None:
         return None
+    if getattr(args, "dry_run", False):  # no verdicts to compare: the gate waits for the real run
+        if not args.quiet:
+            print("genevals: note: --require-agreement: not measured on a dry run (no verdicts)", file=sys.stderr)
+        return None
     minimum = MIN_KAPPA.default if args.min_kappa is None else args.min_kappa
     seed = args.seed if getattr(args, "seed", None) is not None else summary.get("seed")
     found = measure_run(args.agreement_labels, args.out, minimum, args.require_agreement,
