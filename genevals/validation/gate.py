@@ -123,7 +123,7 @@ class Agreement:
         kappa = "kappa undefined" if self.kappa is None else f"kappa {self.kappa:.2f}"
         if self.kappa is not None:
             kappa += (f" [95% CI {self.kappa_ci[0]:.2f}, {self.kappa_ci[1]:.2f}]" if self.kappa_ci
-                      else " [no CI on fewer than 2 labels]")
+                      else " [no CI: too few labels]")
         accuracy = "" if self.accuracy is None else f", accuracy {self.accuracy:.2f}"
         return f"{kappa}{accuracy} on {self.n} labelled sample{'s' if self.n != 1 else ''}"
 
@@ -163,7 +163,7 @@ def kappa_lower(cm: Mapping[str, int], bootstrap_lower: float) -> float:
     kappa when that is lower (see the module)."""
     n = sum(cm.values())
     pe = ((cm["tp"] + cm["fp"]) * (cm["tp"] + cm["fn"]) + (cm["fn"] + cm["tn"]) * (cm["fp"] + cm["tn"])) / (n * n)
-    return min(bootstrap_lower, (wilson_lower(cm["tp"] + cm["tn"], n) - pe) / (1 - pe))
+    return max(-1.0, min(bootstrap_lower, (wilson_lower(cm["tp"] + cm["tn"], n) - pe) / (1 - pe)))
 
 
 def _key(row: Mapping[str, Any]) -> tuple[str, str | None]:
