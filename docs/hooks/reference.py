@@ -45,7 +45,9 @@ EXIT_MEANING = {
                       "or `--resume` against a different run; or a judge that fails its preflight request",
     "EXIT_JUDGE_ERRORS": "more than `--max-judge-errors` (default 0.05) of the judged samples ended in "
                          "`judge_error` or `parse_error` (a judge that answered nothing readable has scored nothing); "
-                         "everything scored is written first",
+                         "everything scored is written first; or the judge failed `--require-agreement` (its kappa "
+                         "with the labels below `--min-kappa`, too few labels to tell, or no labelled sample in the "
+                         "run; see [Gate CI](../how-to/gate-ci.md)), its figure and files written first",
     "EXIT_INTERRUPTED": "interrupted with Ctrl-C; the partial results and summary are written",
 }
 

@@ -277,6 +277,8 @@ def flat_meta(meta: Any) -> dict[str, str]:
     """Run metadata as short strings, for display."""
     out = {}
     for key, value in (meta.items() if isinstance(meta, Mapping) else ()):
+        if isinstance(value, Mapping) and isinstance(value.get("line"), str):  # an entry with its own summary line
+            value = value["line"]
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
         out[text(key)] = shown if len(shown) <= 300 else shown[:297] + "..."
     return out

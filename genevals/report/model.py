@@ -97,6 +97,8 @@ class _Notes:
                 self.judge(value)
             elif str(key) == "qrels_judged_by" and isinstance(value, Mapping) and value.get("note"):
                 self.warnings.add(text(value["note"]))  # qrels made by `genevals label`: say whose labels
+            elif str(key) == "judge_agreement" and isinstance(value, Mapping) and value.get("passed") is False:
+                self.warnings.add(text(value.get("line")))  # --require-agreement failed: the judge may not gate
 
 
 def _scan_row(row: Mapping[str, Any], k: int, store: SampleValues, metrics: _Numbering, notes: _Notes) -> None:
