@@ -84,6 +84,9 @@ class Sample:
     citations: tuple[tuple[str | None, tuple[str, ...]], ...] | None = None
     #: the row's ``language`` field (an ISO 639-1 code), which overrides the run's ``--language``; None: not given
     language: str | None = None
+    #: the trace a trace import read the row from: (trace id, the evaluated span's id or None), hex, so results
+    #: sent to an OpenTelemetry backend link back to it; None for any other input
+    trace: tuple[str, str | None] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -99,6 +102,7 @@ class Sample:
             **({"citations": [{"text": t, "contexts": list(refs)} for t, refs in self.citations]}
                if self.citations is not None else {}),
             **({"language": self.language} if self.language is not None else {}),
+            **({"trace": {"trace_id": self.trace[0], "span_id": self.trace[1]}} if self.trace is not None else {}),
         }
 
     @classmethod
@@ -115,6 +119,7 @@ class Sample:
             citations=(tuple((c.get("text"), tuple(c.get("contexts", ()))) for c in d["citations"])
                        if d.get("citations") is not None else None),
             language=d.get("language"),
+            trace=(d["trace"]["trace_id"], d["trace"].get("span_id")) if isinstance(d.get("trace"), Mapping) else None,
         )
 
 

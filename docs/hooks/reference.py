@@ -39,7 +39,8 @@ EXIT_MEANING = {
                       "score); or a metric named in `--metrics` scored no sample of some system; or no metric "
                       "scored any sample of a system; or `--baseline RUN` found a significant regression of a "
                       "gated metric (see [Run history](../how-to/run-history.md)); or `genevals compare` found "
-                      "one (see [Compare systems](../how-to/compare-systems.md))",
+                      "one (see [Compare systems](../how-to/compare-systems.md)); or `genevals export otel` could "
+                      "not send every event (see [OpenTelemetry](../how-to/opentelemetry.md))",
     "EXIT_BAD_INPUT": "bad input, found before anything is scored: a file, row, option, metric name or threshold, "
                       "or `--resume` against a different run; or a judge that fails its preflight request",
     "EXIT_JUDGE_ERRORS": "more than `--max-judge-errors` (default 0.05) of the judged samples ended in "

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from genevals.cli import agreement, failures, history, run_help, runfile, runfile_merge, sources
+from genevals.cli import agreement, export, failures, history, run_help, runfile, runfile_merge, sources
 from genevals.cli.progress import Progress
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
                                  add_judge_option, add_judge_options, add_set_option, add_thresholds, csv_list,
@@ -98,6 +98,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     sources.add_options(run)
     add_judge_options(run)
     history.add_run_options(run)
+    export.add_run_option(run)
     rubric = run.add_argument_group("LLM rubric (llm_rubric)")
     rubric.add_argument("--rubric-criteria", action="append", default=[], metavar="NAME=DESCRIPTION",
                        help="an extra rubric criterion (repeatable)")
@@ -279,7 +280,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         except InputError as exc:
             print(f"genevals: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
-    problem = problem or check_options(args) or agreement.problem(args)
+    problem = problem or check_options(args) or agreement.problem(args) or export.problem(args.otel_endpoint)
     recorder = history.Recorder(args)
     problem = problem or recorder.start()
     if problem is not None:
@@ -388,6 +389,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     for failure in missed:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
     compared = recorder.finish(summary, spec.judge)  # EXIT_BAD_INPUT: a baseline that compared nothing
+    export.after_run(args)  # the files are written: a backend that fails loses none of them
     if failures.report(results.judge_failures, args.max_judge_errors):
         return EXIT_JUDGE_ERRORS
     if agreed is not None and not agreed.passed:
