@@ -9,7 +9,8 @@ it is wrong most often; the accuracy computed from those labels is too low. The 
   confidence below :data:`UNCERTAIN_BELOW`, or the answer's faithfulness strictly between 0 and 1: supported
   and unsupported claims side by side), else ``settled``.
 * **Allocation.** :math:`n_h \propto N_h w_h` with :data:`TIER_WEIGHTS` (informative strata oversampled), at
-  least :data:`MIN_PER_STRATUM` per stratum (two give the bootstrap a spread), at most :math:`N_h`; rounded by
+  least :data:`MIN_PER_STRATUM` per stratum (two give the bootstrap a spread; with fewer to give, one each
+  first), at most :math:`N_h`; rounded by
   largest remainder so :math:`\sum_h n_h = n`.
 * **Draw.** A simple random sample of :math:`n_h` answers in each stratum (``numpy.random.default_rng(seed)``),
   so each answer's inclusion probability is :math:`\pi_i = n_h / N_h`; :mod:`genevals.validation.weighted`
@@ -76,17 +77,19 @@ def _rank(stratum: str) -> tuple[int, int]:
 
 def allocate(sizes: Mapping[str, int], n: int) -> dict[str, int]:
     r""":math:`n_h` for each stratum: proportional to :math:`N_h w_h`, at least ``min(MIN_PER_STRATUM, N_h)``,
-    at most :math:`N_h`, summing to ``min(n, N)`` (largest remainders; ties to the more informative stratum)."""
+    at most :math:`N_h`, summing to ``min(n, N)`` (largest remainders; ties to the more informative stratum).
+    With fewer than two per stratum to give, each stratum gets one before any gets a second."""
     total = sum(sizes.values())
     if n >= total:
         return dict(sizes)
-    out = {h: min(MIN_PER_STRATUM, size) for h, size in sizes.items()}
-    if sum(out.values()) >= n:  # more strata than draws: the most informative get theirs first
-        out, left = {h: 0 for h in sizes}, n
+    # One answer of every stratum, then a second (the most informative strata first when n runs out), so a
+    # small queue still reaches every stratum the run has.
+    out, left = {h: 0 for h in sizes}, n
+    for _ in range(MIN_PER_STRATUM):
         for h in sorted(sizes, key=_rank):
-            out[h] = min(MIN_PER_STRATUM, sizes[h], left)
-            left -= out[h]
-        return out
+            if left and out[h] < sizes[h]:
+                out[h] += 1
+                left -= 1
     # Proportional shares of what is left, capped at each stratum's room; what a cap frees goes round again.
     while (left := n - sum(out.values())) > 0:
         open_ = {h: sizes[h] * TIER_WEIGHTS.get(h.partition("/")[2], 1.0) for h in sizes if out[h] < sizes[h]}
@@ -118,3 +121,59 @@ def draw(strata: Mapping[tuple[str, str], str], n: int, seed: int) -> list[Entry
             system, sample_id = keys[int(i)]
             out.append(Entry(len(out), system, sample_id, h, k / len(keys), len(keys), k))
     return out
+
+
+def run_strata(run_dir: Any, samples: Mapping[tuple[str, str], Any]) -> dict[tuple[str, str], str]:
+    """(system, sample id) -> stratum for every answer of the run with a located claim (``samples``:
+    :func:`genevals.review.claims.load_samples`), from the raw verdicts in results.jsonl (a jury's labels are
+    read there: the parsed verdict keeps only the majority)."""
+    from genevals.output import runfolder
+    from genevals.report.clean import CLAIMS_METRIC, text
+
+    out: dict[tuple[str, str], str] = {}
+    for _, row in runfolder.iter_rows(run_dir):
+        key = (text(row.get("system", "default")), text(row.get("id")))
+        sample = samples.get(key)
+        if key in out or sample is None or not sample.claims:
+            continue
+        metric = (row.get("metrics") or {}).get(CLAIMS_METRIC) if isinstance(row.get("metrics"), Mapping) else None
+        details = metric.get("details") if isinstance(metric, Mapping) else None
+        raw = details.get("verdicts") if isinstance(details, Mapping) else None
+        located = {c.index: c.label for c in sample.claims}
+        verdicts = [v for v in raw if isinstance(v, Mapping) and v.get("claim_index") in located] \
+            if isinstance(raw, list) else []
+        # A claim with no verdict counts as unverifiable (as the review shows it): flagged.
+        verdicts += [{"label": label} for index, label in located.items()
+                     if not any(v.get("claim_index") == index for v in verdicts)]
+        value = metric.get("value") if isinstance(metric, Mapping) else None
+        stratum = stratum_of(verdicts, value if isinstance(value, (int, float)) else None)
+        if stratum is not None:
+            out[key] = stratum
+    return out
+
+
+def ensure_queue(run_dir: Any, n: int, seed: int) -> tuple[Any, bool]:
+    """The run's review queue of ``n`` answers: the one its store holds (when it has as many), or a new draw
+    stored there; (the stored :class:`~genevals.review.store.Queue`, whether it was drawn now). StoreError when
+    the store holds a queue of another size, naming it (a second draw would void the first's probabilities)."""
+    from genevals.review.claims import load_samples
+    from genevals.review.store import ReviewStore, StoreError
+
+    with ReviewStore(run_dir) as store:
+        held = store.queue()
+        if held is None:
+            strata = run_strata(run_dir, load_samples(run_dir))
+            if not strata:
+                raise StoreError(f"{run_dir}: no answer with judged claims to queue (run with --metrics "
+                                 "faithfulness)")
+            sizes: dict[str, int] = {}
+            for h in strata.values():
+                sizes[h] = sizes.get(h, 0) + 1
+            store.set_queue(draw(strata, n, seed), sizes, seed)
+            return store.queue(), True
+    wanted = min(n, sum(held.sizes.values()))
+    if len(held.entries) != wanted:
+        raise StoreError(f"{store.path}: already holds a review queue of {len(held.entries)} answers (seed "
+                         f"{held.seed}); serve it with --queue {len(held.entries)}, or move the file aside to draw "
+                         f"another (its decisions stay in it)")
+    return held, False

@@ -83,7 +83,7 @@ def weighted_agreement(pred: Sequence[bool], gold: Sequence[bool], strata: Seque
     Horvitz-Thompson figure; ``drawn``: :math:`n_h`, to count the drawn answers left without a label."""
     p, g, s = np.asarray(pred, bool), np.asarray(gold, bool), np.asarray(strata, dtype=object)
     total = int(sum(sizes.values()))
-    per_stratum, empty = [], []
+    per_stratum, empty, undrawn = [], [], []
     cells = np.zeros(4)
     groups: list[tuple[np.ndarray, float, bool]] = []
     for h in sorted(sizes):
@@ -94,6 +94,8 @@ def weighted_agreement(pred: Sequence[bool], gold: Sequence[bool], strata: Seque
         per_stratum.append(entry)
         if size and not m:
             empty.append(h)
+            if drawn is not None and not drawn.get(h):
+                undrawn.append(h)
             continue
         if not m:
             continue
@@ -110,7 +112,7 @@ def weighted_agreement(pred: Sequence[bool], gold: Sequence[bool], strata: Seque
     if empty or not len(p):
         out.update({k: None for k in STATS})
         out.update(ci95={k: None for k in STATS}, horvitz_thompson_accuracy=None,
-                   unestimable_strata=empty, confusion=None)
+                   unestimable_strata=empty, undrawn_strata=undrawn, confusion=None)
         return out
     cm = dict(zip(("tp", "fp", "fn", "tn"), (float(c) for c in cells)))
     out["confusion"] = cm
@@ -142,34 +144,55 @@ def _bootstrap(groups: list[tuple[np.ndarray, float, bool]], seed: int, resample
     return out
 
 
-def from_rows(rows: Sequence[Mapping[str, Any]], pred: Sequence[bool | None], seed: int = DEFAULT_SEED,
-              resamples: int = DEFAULT_RESAMPLES) -> dict[str, Any] | None:
-    """The weighted figures of ``genevals validate``: over the rows a queue drew (``inclusion_probability``
-    set), each with its prediction (None: unscored, left out like a missing label); None when no row was
-    drawn by a queue. WeightError when the rows disagree on a stratum's size."""
-    from genevals.validation.labels import gold_label
+def check_design(rows: Sequence[Mapping[str, Any]]) -> None:
+    """WeightError naming the row (``_origin``: FILE:LINE) whose design fields are unusable or disagree with an
+    earlier row's on a stratum's size: checked when the labels are read, before any judge is called."""
+    sizes: dict[str, tuple[int, str]] = {}
+    for row in rows:
+        where = row.get("_origin", "a row")
+        try:
+            design = design_of(row)
+        except WeightError as exc:
+            raise WeightError(f"{where}: {exc}") from None
+        if design is None or not design[1]:
+            continue
+        stratum, size, _ = design
+        if stratum in sizes and sizes[stratum][0] != size:
+            raise WeightError(f"{where}: stratum {stratum!r} has stratum_size {size} here but "
+                              f"{sizes[stratum][0]} at {sizes[stratum][1]}; rows of one review queue agree")
+        sizes.setdefault(stratum, (size, str(where)))
 
+
+def from_rows(rows: Sequence[Mapping[str, Any]], pred: Sequence[bool | None], gold: Sequence[bool],
+              seed: int = DEFAULT_SEED, resamples: int = DEFAULT_RESAMPLES) -> dict[str, Any] | None:
+    """The weighted figures of ``genevals validate``: over the rows a queue drew (``inclusion_probability``
+    set), each with its prediction (None: unscored, left out like a missing label) and human label; None when
+    no row was drawn by a queue. Rows checked by :func:`check_design` first."""
+    check_design(rows)
     sizes: dict[str, int] = {}
     drawn: dict[str, int] = {}
     keep_pred, keep_gold, keep_strata, keep_p = [], [], [], []
     off_queue = 0
-    for row, predicted in zip(rows, pred):
+    blind = 0
+    for row, predicted, label in zip(rows, pred, gold):
         design = design_of(row)
         if design is None:
             off_queue += 1
             continue
         stratum, size, probability = design
-        size = size or round(_drawn(row) / probability) if _drawn(row) else size
-        if stratum in sizes and size and sizes[stratum] != size:
-            raise WeightError(f"{row.get('_origin', 'a row')}: stratum {stratum!r} has size {size} here, "
-                              f"{sizes[stratum]} on an earlier row")
+        if not size and _drawn(row):  # an export without stratum_size: n_h / pi = N_h
+            size = round(_drawn(row) / probability)
         sizes[stratum] = size or sizes.get(stratum, 0)
+        blind += row.get("blind") is True
         if _drawn(row):
             drawn[stratum] = _drawn(row)
+        if isinstance(row.get("queue_strata"), Mapping):  # the strata the queue drew none from
+            for h in row["queue_strata"]:
+                drawn.setdefault(str(h), 0)
         if predicted is None:
             continue
         keep_pred.append(bool(predicted))
-        keep_gold.append(gold_label(row))
+        keep_gold.append(bool(label))
         keep_strata.append(stratum)
         keep_p.append(probability)
     if not sizes:
@@ -178,6 +201,7 @@ def from_rows(rows: Sequence[Mapping[str, Any]], pred: Sequence[bool | None], se
         sizes.setdefault(stratum, count)
     out = weighted_agreement(keep_pred, keep_gold, keep_strata, sizes, keep_p, drawn or None, seed, resamples)
     out["rows_off_queue"] = off_queue
+    out["rows_blind"] = blind
     return out
 
 
@@ -197,3 +221,24 @@ def _population(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
                 if isinstance(size, int) and not isinstance(size, bool) and size >= 0:
                     out[str(h)] = size
     return out
+
+
+def summary_line(w: Mapping[str, Any], unweighted: Mapping[str, Any]) -> str:
+    """The weighted figures beside the unweighted ones, for ``genevals validate``'s summary."""
+    def fig(name: str, stats: Mapping[str, Any]) -> str:
+        value, ci = stats.get(name), (stats.get("ci95") or {}).get(name)
+        return "-" if value is None else f"{value:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
+
+    head = (f"  whole run (review queue: {w['n']} labelled of {w['population']} answers, weighted by stratum): ")
+    if w.get("unestimable_strata"):
+        undrawn = w.get("undrawn_strata") or []
+        unlabelled = [h for h in w["unestimable_strata"] if h not in undrawn]
+        return head + "no estimate: " + "; ".join(
+            ([f"the queue drew no answer from {', '.join(undrawn)} (draw a queue of at least {len(w['strata'])})"]
+             if undrawn else [])
+            + ([f"no drawn answer of {', '.join(unlabelled)} is labelled yet (review the rest of the queue)"]
+               if unlabelled else []))
+    missing = sum((w.get("unlabelled_drawn") or {}).values())
+    return (head + f"accuracy={fig('accuracy', w)} kappa={fig('kappa', w)}; unweighted accuracy="
+            f"{fig('accuracy', unweighted)} kappa={fig('kappa', unweighted)}"
+            + (f"; {missing} drawn answers unlabelled (assumed missing at random in their strata)" if missing else ""))
