@@ -115,6 +115,7 @@ def test_queue_review_export_and_validate(judged, tmp_path):
     assert weighted["accuracy"] <= weighted["ci95"]["accuracy"][1]
     assert {s["stratum"] for s in weighted["strata"]} == set(queue.sizes)
     assert plain["scored"] == 12  # the unweighted figures stay beside them
+    assert "The whole run (review queue)" in (out / "validation.html").read_text(encoding="utf-8")
 
 
 def test_bad_queue_options_and_design_fields_are_refused(judged, tmp_path):
