@@ -216,6 +216,9 @@ class Handler(BaseHTTPRequestHandler):
                 app.refresh()
                 self._json(HTTPStatus.OK, app.state())
             elif path.startswith("/files/"):
+                if app.config.blind:  # results.jsonl and the report hold every verdict
+                    raise RequestError(HTTPStatus.FORBIDDEN, "blind review: the run's files hold the judge's "
+                                       "verdicts; serve the run without --blind to download them")
                 self._file(unquote(path[len("/files/"):]))
             else:
                 raise RequestError(HTTPStatus.NOT_FOUND, "not found")

@@ -35,6 +35,10 @@ def test_verdicts_stay_hidden_until_each_claim_is_decided(browser, judged, tmp_p
     page.on("response", lambda r: sent.append(r.text()) if "/api/item?" in r.url else None)
     try:
         assert server.call("GET", "/report", raw=True)[0] == 403
+        assert server.call("GET", "/files/results.jsonl", raw=True)[0] == 403  # it holds every verdict
+        assert server.call("GET", "/api/item?system=x&sample_id=y")[0] == 404
+        assert server.call("GET", "/api/items", token=None)[0] == 403
+        assert server.call("GET", "/api/items?" + "&".join(f"k{i}=v" for i in range(20)))[0] == 400
         page.goto(server.url)
         page.wait_for_selector("html[data-review=ready]")
         assert not any(word in page.text_content("#genevals-data") for word in VERDICT_WORDS)
