@@ -119,6 +119,9 @@ def test_queue_review_export_and_validate(judged, tmp_path):
 
 
 def test_bad_queue_options_and_design_fields_are_refused(judged, tmp_path):
+    plain = make_run(tmp_path / "plain")  # no judge: nothing to queue
+    bad = genevals("review", str(plain), "--queue", "5", "--port", "0")
+    assert bad.returncode == 2 and "no answer with judged claims to queue" in bad.stderr
     run = shutil.copytree(judged[0], tmp_path / "run")
     bad = genevals("review", str(run), "--queue", "0", "--port", "0")
     assert bad.returncode == 2 and "--queue" in bad.stderr and "Traceback" not in bad.stderr
