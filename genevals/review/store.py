@@ -12,6 +12,13 @@ one citation is (system, sample id, sentence index, cited context index); the ro
 when opened for writing (the new table is added; nothing else changes); read-only, it reads as having no
 citation decisions.
 
+Since schema version 3 (:mod:`genevals.review.schema`) a decision records whether it was made ``blind``
+(``genevals review --blind``, before the reviewer saw the judge's verdicts on the answer), and the tables
+``queue`` and ``queue_strata`` hold the review queue (``--queue N``, :mod:`genevals.review.queue`): each drawn
+answer's position, stratum and inclusion probability, and each stratum's size, count drawn, seed and time. A
+store holds one queue, written in one transaction and never changed, because a second draw would void the
+first one's inclusion probabilities; a queue whose rows disagree is refused whole, never half used.
+
 Durability: WAL journal with ``synchronous=FULL`` and one short ``BEGIN IMMEDIATE`` transaction per insert, so a
 process killed mid-write loses at most the row in flight and never leaves a corrupt file; writers from other
 processes wait (``busy_timeout``) instead of failing. The schema version is SQLite's ``user_version``; a store
@@ -48,78 +55,12 @@ from genevals.review.records import (  # noqa: F401 (the store's public names, a
     decision_from_request,
 )
 
+from genevals.review.schema import COLUMNS as _COLUMNS
+from genevals.review.schema import MIGRATIONS as _MIGRATIONS
+from genevals.review.schema import SCHEMA_VERSION
+
 STORE_FILE = "review.sqlite"
-SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 15_000
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS decisions (
-    id          INTEGER PRIMARY KEY AUTOINCREMENT,
-    reviewer    TEXT NOT NULL CHECK (length(reviewer) BETWEEN 1 AND {max_reviewer}),
-    time        TEXT NOT NULL,
-    system      TEXT NOT NULL,
-    sample_id   TEXT NOT NULL,
-    claim_index INTEGER,
-    span_start  INTEGER,
-    span_end    INTEGER,
-    digest      TEXT NOT NULL,
-    decision    TEXT NOT NULL CHECK (decision IN ({decisions})),
-    note        TEXT NOT NULL DEFAULT '' CHECK (length(note) <= {max_note}),
-    CHECK (claim_index IS NOT NULL OR (span_start IS NOT NULL AND span_end IS NOT NULL))
-);
-CREATE INDEX IF NOT EXISTS decisions_sample ON decisions (system, sample_id);
-""".format(max_reviewer=MAX_REVIEWER, max_note=MAX_NOTE, decisions=", ".join(f"'{d}'" for d in DECISIONS))
-
-#: added in version 2 (a version 1 file gets it when first opened for writing)
-_CITATION_SCHEMA = """
-CREATE TABLE IF NOT EXISTS citation_decisions (
-    id          INTEGER PRIMARY KEY AUTOINCREMENT,
-    reviewer    TEXT NOT NULL CHECK (length(reviewer) BETWEEN 1 AND {max_reviewer}),
-    time        TEXT NOT NULL,
-    system      TEXT NOT NULL,
-    sample_id   TEXT NOT NULL,
-    sentence    INTEGER NOT NULL CHECK (sentence >= 0),
-    context     INTEGER NOT NULL CHECK (context >= 0),
-    digest      TEXT NOT NULL,
-    shown       TEXT NOT NULL CHECK (shown IN ({verdicts})),
-    decision    TEXT NOT NULL CHECK (decision IN ({decisions})),
-    corrected   TEXT CHECK (corrected IS NULL OR corrected IN ({verdicts})),
-    note        TEXT NOT NULL DEFAULT '' CHECK (length(note) <= {max_note})
-);
-CREATE INDEX IF NOT EXISTS citation_decisions_sample ON citation_decisions (system, sample_id);
-""".format(max_reviewer=MAX_REVIEWER, max_note=MAX_NOTE, verdicts=", ".join(f"'{v}'" for v in CITATION_VERDICTS),
-           decisions=", ".join(f"'{d}'" for d in CITATION_DECISIONS))
-#: added in version 3: whether a decision was made blind (``genevals review --blind``), and the review queue
-#: (``--queue N``: :mod:`genevals.review.queue`), drawn once per store
-_QUEUE_SCHEMA = """
-ALTER TABLE decisions ADD COLUMN blind INTEGER NOT NULL DEFAULT 0 CHECK (blind IN (0, 1));
-CREATE TABLE IF NOT EXISTS queue (
-    position    INTEGER PRIMARY KEY CHECK (position >= 0),
-    system      TEXT NOT NULL,
-    sample_id   TEXT NOT NULL,
-    stratum     TEXT NOT NULL,
-    inclusion_probability REAL NOT NULL CHECK (inclusion_probability > 0 AND inclusion_probability <= 1),
-    UNIQUE (system, sample_id)
-);
-CREATE TABLE IF NOT EXISTS queue_strata (
-    stratum     TEXT PRIMARY KEY,
-    size        INTEGER NOT NULL CHECK (size >= 0),
-    drawn       INTEGER NOT NULL CHECK (drawn >= 0 AND drawn <= size),
-    seed        INTEGER NOT NULL,
-    time        TEXT NOT NULL
-);
-"""
-#: what each version adds to the one before (version 1: the claim decisions)
-_MIGRATIONS = {1: _SCHEMA, 2: _CITATION_SCHEMA, 3: _QUEUE_SCHEMA}
-#: the columns each table must have to be read, from the version that added them on
-_COLUMNS = (("decisions", 1, ("id", "reviewer", "time", "system", "sample_id", "claim_index", "span_start",
-                              "span_end", "digest", "decision", "note")),
-            ("citation_decisions", 2, ("id", "reviewer", "time", "system", "sample_id", "sentence", "context",
-                                       "digest", "shown", "decision", "corrected", "note")),
-            ("decisions", 3, ("blind",)),
-            ("queue", 3, ("position", "system", "sample_id", "stratum", "inclusion_probability")),
-            ("queue_strata", 3, ("stratum", "size", "drawn", "seed", "time")))
-
 
 class _Undecodable(bytes):
     """Stored text that is not UTF-8: kept apart so the row holding it is skipped, not the whole read."""
