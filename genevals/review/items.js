@@ -81,6 +81,30 @@ function claimCard(c, k) {
     c.mine ? el("div", { "class": "mine" }, ["Your decision: " + LABELS[c.mine.decision] + (c.mine.blind ? " (made blind)" : "")]) : null,
     buttons, c.verdict ? verdictLine(c) : null]);
 }
+// The selection's offsets (UTF-16, as the answer's text) inside node; null when there is none.
+function selectionIn(node) {
+  var sel = window.getSelection();
+  if (!sel || sel.rangeCount === 0 || sel.isCollapsed) return null;
+  var r = sel.getRangeAt(0);
+  if (!node.contains(r.startContainer) || !node.contains(r.endContainer)) return null;
+  var pre = document.createRange();
+  pre.selectNodeContents(node);
+  pre.setEnd(r.startContainer, r.startOffset);
+  var start = pre.toString().length;
+  return [start, start + r.toString().length];
+}
+function missedBox(item) {
+  if (!S.name) return null;
+  var note = el("input", { type: "text", id: "missed-note", maxlength: "4000", placeholder: "note (optional)" });
+  return el("div", { "class": "buttons" }, [el("span", { "class": "muted", text: "Unsupported text no claim covers? Select it in the answer, then " }),
+    el("button", { type: "button", id: "mark-missed", text: "Mark selection as hallucinated", onclick: function () {
+      var span = selectionIn(document.querySelector("#item .answer"));
+      if (!span || span[0] === span[1]) { S.error = "select some text of the answer first"; draw(); return; }
+      api("POST", "/api/decisions", { reviewer: S.name, system: item.system, sample_id: item.sample_id, span: span,
+        decision: "missed", note: note.value }).then(function () { return loadItems(); }, fail);
+    } }), note,
+    item.missed ? el("div", { id: "missed-count", "class": "muted", text: item.missed + " passage(s) marked" }) : null]);
+}
 function nameBox() {
   var input = el("input", { type: "text", id: "review-name", maxlength: "80", placeholder: "your name", value: S.name });
   function save() {
@@ -113,7 +137,7 @@ function itemView(item) {
   return el("section", { id: "item", "data-revealed": String(item.revealed) }, [
     el("h2", { text: item.system + " / " + item.sample_id }),
     item.question ? el("p", { "class": "question", dir: "auto", text: item.question }) : null,
-    el("h3", { text: "Answer" }), answerBlock(item),
+    el("h3", { text: "Answer" }), answerBlock(item), missedBox(item),
     item.revealed && item.faithfulness !== null && item.faithfulness !== undefined ? el("p", { id: "faithfulness", text: "Judge's faithfulness: " + item.faithfulness.toFixed(3) }) : null,
     el("h3", { text: "Claims" }), el("div", { id: "claims" }, item.claims.map(claimCard)),
     el("h3", { text: "Contexts" }), el("ol", { "class": "contexts" }, item.contexts.map(function (c) { return el("li", { dir: "auto", text: c }); })),

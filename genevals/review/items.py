@@ -74,6 +74,8 @@ def item(sample: ReviewSample, raw_verdicts: Mapping[int, Mapping[str, Any]], fa
     out: dict[str, Any] = {
         "system": sample.system, "sample_id": sample.id, "question": sample.question, "answer": sample.answer,
         "contexts": list(sample.contexts), "revealed": shown,
+        "missed": sum(1 for d in now if d.reviewer == reviewer and d.decision == "missed" and d.claim_index is None
+                      and (d.system, d.sample_id) == (sample.system, sample.id) and not stale_reason(d, samples)),
         "claims": [{"index": c.index, "text": c.text, "spans": [[to16(s), to16(e)] for s, e in c.spans],
                     "mine": _mine(mine.get(c.index))} for c in sample.claims]}
     if shown:

@@ -52,6 +52,16 @@ def test_verdicts_stay_hidden_until_each_claim_is_decided(browser, judged, tmp_p
         assert not any(word in page.inner_text("#main") for word in VERDICT_WORDS)
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "review-blind-hidden.png"), full_page=True)
+        # a passage no claim covers, marked as hallucinated before the reveal: stored blind
+        page.evaluate("""() => { const node = document.querySelector('#item .answer');
+            const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+            let text = walker.nextNode();
+            while (text && text.textContent.length < 4) text = walker.nextNode();
+            const range = document.createRange(); range.setStart(text, 0); range.setEnd(text, 4);
+            const sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range); }""")
+        page.click("#mark-missed")
+        page.wait_for_selector("#missed-count")
+        assert page.locator(".revealed").count() == 0  # marking text reveals nothing
         for k in range(count):
             stored = len(read_store(run).decisions)
             assert page.locator(".revealed").count() == 0  # hidden while a claim is undecided
@@ -68,7 +78,8 @@ def test_verdicts_stay_hidden_until_each_claim_is_decided(browser, judged, tmp_p
         page.locator("#claims .claim[data-claim='0'] button[data-decision=confirmed]").click()  # after the reveal
         page.wait_for_selector("#claims .claim[data-claim='0'] button.chosen[data-decision=confirmed]")
         decisions = read_store(run).decisions
-        assert [d.blind for d in decisions] == [True] * count + [False]
+        assert [d.blind for d in decisions] == [True] * (count + 1) + [False]
+        assert decisions[0].decision == "missed" and decisions[0].span[1] - decisions[0].span[0] == 4
         # the next answer starts hidden again
         page.click("#next-item")
         page.wait_for_selector("#item[data-revealed=false]")
