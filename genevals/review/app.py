@@ -55,7 +55,7 @@ class ReviewApp:
         self.samples: dict[tuple[str, str], ReviewSample] = {}
         self.page = b""
         with ReviewStore(self.run_dir) as store:  # create it and read it through: a store that cannot be used
-            store.read()                          # fails now, naming the file, not at the first request
+            store.read()                          # (its queue too) fails now, naming the file, not at a request
         if config.queue is not None:
             from genevals.review.queue import ensure_queue
 
@@ -95,7 +95,7 @@ class ReviewApp:
             return self._tally(store)
 
     def _tally(self, store: ReviewStore) -> dict[str, Any]:
-        stored = store.read()
+        stored = store.read(queue=False)
         return {**tally(stored.decisions, self.samples, stored.citations), "skipped": stored.skipped}
 
     def decide(self, body: Any) -> dict[str, Any]:

@@ -313,12 +313,13 @@ class ReviewStore:
             return []
         return self._read("SELECT * FROM citation_decisions ORDER BY id", _citation_row)
 
-    def read(self) -> Stored:
-        """Every decision of both kinds that can be read, and how many rows could not."""
+    def read(self, queue: bool = True) -> Stored:
+        """Every decision of both kinds that can be read, how many rows could not, and (``queue``) the review
+        queue: left out where only the decisions are shown, so a damaged queue stops only what uses it."""
         decisions = self.all()
         skipped = self.skipped
         cited = self.citations()
-        return Stored(decisions, cited, skipped + self.skipped, self.queue())
+        return Stored(decisions, cited, skipped + self.skipped, self.queue() if queue else None)
 
     def queue(self) -> Queue | None:
         """The review queue drawn into this store (None when none was, or the file predates queues); StoreError
@@ -370,20 +371,20 @@ class ReviewStore:
         self.close()
 
 
-def read_store(run_dir: str | Path) -> Stored:
-    """The decisions of a run folder (none when it has no store); StoreError, naming the file, when it cannot be
-    read at all."""
+def read_store(run_dir: str | Path, queue: bool = True) -> Stored:
+    """The decisions of a run folder (none when it has no store) and, with ``queue``, its review queue;
+    StoreError, naming the file, when it cannot be read at all."""
     if not os.path.lexists(store_path(run_dir)):
         return Stored([], [])
     with ReviewStore(run_dir, readonly=True) as store:
-        return store.read()
+        return store.read(queue)
 
 
 def read_decisions(run_dir: str | Path) -> list[Decision]:
     """Every stored decision of a run folder ([] when it has no store)."""
-    return read_store(run_dir).decisions
+    return read_store(run_dir, queue=False).decisions
 
 
 def read_citation_decisions(run_dir: str | Path) -> list[CitationDecision]:
     """Every stored decision on a citation verdict of a run folder ([] when it has no store)."""
-    return read_store(run_dir).citations
+    return read_store(run_dir, queue=False).citations

@@ -85,7 +85,8 @@ def test_a_damaged_queue_is_refused_naming_the_file(tmp_path):
     db.commit()
     db.close()
     with pytest.raises(StoreError, match="review.sqlite: the review queue is damaged"):
-        read_store(tmp_path)
+        read_store(tmp_path)  # the export and a queued review refuse it: half a design biases every estimate
+    assert read_store(tmp_path, queue=False).decisions == []  # the decisions are still shown
 
 
 def test_a_version_1_store_gains_the_blind_column_and_queue_tables(tmp_path):
