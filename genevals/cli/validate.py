@@ -126,6 +126,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     try:
         rule = Rule.parse(args.rule)
         rows = load_labelled(args.input, limit=args.limit, task_type=args.task_type)
+        from genevals.validation.weighted import check_design
+
+        check_design(rows)  # a review queue's design fields, before any judge is called
         if not rows:
             raise ValueError("no rows to validate" + (f" with task_type {args.task_type!r}" if args.task_type else ""))
         config, options = judge_settings(args)
@@ -234,6 +237,10 @@ def summary_text(report: dict[str, Any]) -> str:
     lines = [f"judge {report['judge']}, rule {report['rule']}: {report['seconds']:.1f} s", line("all", rl)]
     for tt, sub in (report.get("per_task_type") or {}).items():
         lines.append(line(tt, sub["response_level"]))
+    if report.get("response_level_weighted"):
+        from genevals.validation.weighted import summary_line
+
+        lines.append(summary_line(report["response_level_weighted"], rl))
     if report.get("span_level"):
         s = report["span_level"]
         lines.append(f"  span level   P={fmt(s['precision'])} R={fmt(s['recall'])} F1={fmt(s['f1'])}")
