@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -177,7 +178,30 @@ def jury_of(entries: Iterable[Any], where: str = "judge", base: JudgeConfig | No
 
 def read_entries(path: str | Path) -> list[Any]:
     """The list of judge entries in a TOML, YAML or JSON file (by its suffix; TOML's ``[[judge]]`` tables)."""
-    path = Path(path)
+    return _read(Path(path))[0]
+
+
+def _lines_of(text: str, suffix: str) -> list[int]:
+    """The 1-based line where each entry starts (TOML's ``[[judge]]`` headers, YAML's list items), for
+    messages; [] where that is not known (JSON)."""
+    if suffix == ".toml":
+        return [i + 1 for i, line in enumerate(text.splitlines())
+                if re.match(r"\s*\[\[\s*judges?\s*\]\]", line)]
+    if suffix in (".yaml", ".yml"):
+        import yaml
+
+        try:
+            node = yaml.compose(text)
+        except Exception:
+            return []
+        if isinstance(node, yaml.MappingNode):
+            node = next((v for k, v in node.value if getattr(k, "value", None) in ("judge", "judges")), None)
+        if isinstance(node, yaml.SequenceNode):
+            return [item.start_mark.line + 1 for item in node.value]
+    return []
+
+
+def _read(path: Path) -> tuple[list[Any], list[int]]:
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -215,13 +239,21 @@ def read_entries(path: str | Path) -> list[Any]:
     if not isinstance(parsed, list):
         raise JuryError(f"{path}: expected a list of judges ([[judge]] tables in TOML, a list in JSON or YAML), "
                         f"got {type(parsed).__name__}")
-    return parsed
+    return parsed, _lines_of(text, suffix)
 
 
 def load_jury(path: str | Path, base: JudgeConfig | None = None,
               environ: Mapping[str, str] | None = None) -> Jury:
     """The jury in ``path``; ``base`` (the command line's judge options) gives each entry's defaults."""
-    return jury_of(read_entries(path), str(path), base, environ)
+    entries, lines = _read(Path(path))
+    try:
+        return jury_of(entries, str(path), base, environ)
+    except JuryError as exc:  # name the entry's line where the file says it
+        found = re.match(rf"{re.escape(str(path))}: judge (\d+): ", str(exc))
+        if found is None or int(found.group(1)) > len(lines):
+            raise
+        line = lines[int(found.group(1)) - 1]
+        raise JuryError(f"{path}: line {line}: judge {found.group(1)}: {str(exc)[found.end():]}") from None
 
 
 def as_jury(judge: Any) -> Jury | None:
