@@ -54,3 +54,14 @@ def test_a_top_level_key_that_is_no_judge_list(tmp_path):
     path.write_text("judgse:\n  - {model: a}\n")
     with pytest.raises(JuryError, match=r"unknown top-level key 'judgse' \(did you mean 'judge'\?\)"):
         load_jury(path)
+
+
+def test_the_how_to_pages_jury_file_loads(tmp_path):
+    from support.docs_blocks import DOCS, section_blocks
+
+    [toml] = section_blocks(DOCS / "how-to" / "juries.md", "Judge with a jury", "toml")
+    path = tmp_path / "jury.toml"
+    path.write_text(toml)
+    jury = load_jury(path, environ={"OPENAI_API_KEY": "sk-x"})
+    assert jury.names == ["qwen", "gpt"] and jury.weights["gpt"] == 2.0
+    assert jury.jurors[1].config.prices["gpt-4o-mini"]["input_per_1k"] == 0.00015
