@@ -93,6 +93,15 @@ class Jury:
     def with_options(self, **changes: Any) -> "Jury":
         return self.map(lambda config: config.with_options(**changes))
 
+    @property
+    def redactor(self) -> Any:
+        """Every judge's secrets (its key, its URL's credentials) in one redactor, for what the run writes
+        outside the judges' own results (the run history)."""
+        from genevals.judge.redact import Redactor
+
+        return Redactor([s for j in self.jurors
+                         for s in Redactor.for_judge(j.config.api_key, j.config.base_url).secrets])
+
     def describe(self) -> list[dict[str, Any]]:
         """Each judge as summary.json records it (no key, the URL without credentials)."""
         from genevals.judge.config import public_url

@@ -130,3 +130,32 @@ def test_a_metric_that_cannot_take_a_jury_says_so(tmp_path):
     done = genevals("run", data(tmp_path), "--metrics", "pairwise", "--jury", str(jury), "--no-history")
     assert done.returncode == 2, done.stderr
     assert "metric 'pairwise' cannot be judged by a jury" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_each_judges_key_comes_from_its_environment_variable_and_is_never_written(tmp_path):
+    import os
+
+    keys = {"JURY_KEY_A": "sk-jury-a-0123456789abcdef", "JURY_KEY_B": "sk-jury-b-0123456789abcdef"}
+    source = tmp_path / "d.jsonl"
+    source.write_text(json.dumps({"id": "0", "answer": "Marie Curie was born in Warsaw. FAULTECHO echo=escaped",
+                                  "contexts": [CONTEXT]}) + "\n")
+    out, history = tmp_path / "out", tmp_path / "history.sqlite"
+    # b outweighs a and disagrees: its verdicts (their reasons echoing its key, JSON-escaped) are the majority's
+    with FaultServer(api_key=keys["JURY_KEY_A"]) as a, \
+            FaultServer(api_key=keys["JURY_KEY_B"], verdict=lambda claim, label: "contradicted") as b:
+        jury = tmp_path / "jury.yaml"
+        jury.write_text(f"- {{name: a, base_url: '{a.base_url}', model: judge, api_key_env: JURY_KEY_A, cache: false}}\n"
+                        f"- {{name: b, base_url: '{b.base_url}', model: judge, api_key_env: JURY_KEY_B, cache: false, weight: 2}}\n")
+        done = subprocess.run([sys.executable, "-m", "genevals", "run", str(source), "--out", str(out), "--metrics",
+                               "faithfulness", "--jury", str(jury)], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, **keys, "GENEVALS_HISTORY": str(history)}, check=False)
+        assert done.returncode == 0, done.stderr
+        assert a.total and b.total  # each server accepted only its own key (401 for any other)
+    row = json.loads((out / "results.jsonl").read_text())["metrics"]["faithfulness"]
+    assert row["status"] == "ok" and set(row["details"]["jury"]) == {"a", "b"}
+    assert {v["label"] for v in row["details"]["verdicts"]} == {"contradicted"}  # b's verdicts, b's reasons
+    assert "checked with ***" in json.dumps(row["details"]["verdicts"])  # the mask, where b wrote its key
+    written = b"".join(p.read_bytes() for p in [*out.iterdir(), history] if p.is_file()) + done.stdout.encode() \
+        + done.stderr.encode()
+    for key in keys.values():
+        assert key.encode() not in written

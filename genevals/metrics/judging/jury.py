@@ -59,6 +59,14 @@ class ClaimJury:
         return {name: jury_votes.summarise(p, self.jury.names, self.jury.weights, seed)
                 for name, p in parts.items()} or None
 
+    def finish_outputs(self, outputs: dict[str, Any], answered: set[str] | None, language: Any = None
+                       ) -> dict[str, Any]:
+        """As every judge metric's, and then with every judge's secrets taken out (the first judge's runtime
+        finishes the outputs; another judge's key, decoded from its reply by a parser, is no secret of it)."""
+        out = super().finish_outputs(outputs, answered, language)  # type: ignore[misc]
+        redactor = self.jury.redactor
+        return {name: replace(r, reason=redactor(r.reason), details=redactor.deep(r.details)) for name, r in out.items()}
+
     @property
     def concurrency(self) -> int:
         return sum(m.concurrency for m in self.members)
