@@ -159,3 +159,21 @@ def test_each_judges_key_comes_from_its_environment_variable_and_is_never_writte
         + done.stderr.encode()
     for key in keys.values():
         assert key.encode() not in written
+
+
+def test_validate_takes_a_jury_and_validates_its_majority(tmp_path):
+    labelled = tmp_path / "labelled.jsonl"
+    labelled.write_text("".join(json.dumps({"id": str(i), "context": CONTEXT, "response": a,
+                                            "hallucinated": "PLANTED" in a}) + "\n" for i, a in enumerate(ANSWERS)))
+    out = tmp_path / "val"
+    with FaultServer() as honest, FaultServer(verdict=lenient) as dissent:
+        jury = jury_file(tmp_path, honest, dissent, tmp_path / "cache", 'weight = 2\n')
+        done = genevals("validate", str(labelled), "--judge", "llm", "--jury", jury, "--out", str(out), "--quiet",
+                        "--resamples", "20")
+        assert done.returncode == 0, done.stderr
+        assert [r["kind"] for r in dissent.requests].count("verify") == 3
+    # the lenient judge outweighs the honest one: the planted claims are supported, so nothing is flagged
+    confusion = json.loads((out / "validation.json").read_text())["response_level"]["confusion"]
+    assert confusion == {"tp": 0, "fp": 0, "fn": 2, "tn": 1}
+    wrong = genevals("validate", str(labelled), "--judge", "local", "--jury", jury, "--out", str(out))
+    assert wrong.returncode == 2 and "--jury: takes --judge llm, not --judge local" in wrong.stderr
