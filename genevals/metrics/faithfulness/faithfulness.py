@@ -204,7 +204,8 @@ class Faithfulness(JudgeMetric):
             raise _Unscored(types.NO_CONTEXT, types.no_context_reason(
                 sample, "the sample has no context text to verify claims against"))
         if self.judge.dry_run:
-            reason, details = jury.estimate(self, sample) if self.on_jury else self._estimate(sample)
+            reason, details = jury.estimate(self, sample) if getattr(self, "members", None) \
+                else self._estimate(sample)
             raise _Unscored(DRY_RUN, reason, **details)
 
         claims, issues = await self._decompose(sample, log)
@@ -219,8 +220,8 @@ class Faithfulness(JudgeMetric):
                             "located in the answer (not verbatim, invented, or copied from the prompt example)",
                             claims=[], verdicts=[], invented_claims=invented, issues=issues)
 
-        if self.on_jury:
-            return await self._verify_jury(sample, located, log, issues, claim_dicts, invented)
+        if getattr(self, "members", None):  # a jury: each judge verifies these claims (:mod:`.jury`)
+            return await jury.score(self, sample, located, log, issues, claim_dicts, invented, _Unscored)
         if self.runtime.repeats > 1:
             return await self._verify_repeated(sample, located, log, issues, claim_dicts, invented)
         verdicts, v_issues, any_parsed = await self._verify(sample, located, log)
@@ -244,23 +245,6 @@ class Faithfulness(JudgeMetric):
                             claims=claim_dicts, invented_claims=invented, issues=issues, repeats=got.info)
         return scored_outputs(located, got.verdicts, {"issues": issues, "invented_claims": invented,
                                                       "repeats": got.info, **self._base_details(log)})
-
-    @property
-    def on_jury(self) -> bool:
-        return bool(getattr(self, "members", None))
-
-    async def _verify_jury(self, sample: Sample, located: list[Claim], log: CallLog, issues: list[str],
-                           claim_dicts: list[dict[str, Any]], invented: list[dict[str, Any]]
-                           ) -> dict[str, MetricResult]:
-        """A jury: every judge verifies these claims, one weighted-majority verdict each (:mod:`.jury`)."""
-        got = await jury.verify_jury(self.members, self.jury.names, self.jury.weights, sample, located,
-                                     self.runtime.usage_dict(log.usage), _Unscored)
-        issues = issues + got.issues
-        if got.failure is not None:
-            raise _Unscored(got.failure[0], f"every judge of the jury failed; the first: {got.failure[1]}",
-                            claims=claim_dicts, invented_claims=invented, issues=issues, **got.details)
-        return scored_outputs(located, got.verdicts, {"issues": issues, "invented_claims": invented,
-                                                      **self._base_details(log), **got.details})
 
     async def _call(self, log: CallLog, stage: str, messages, schema, max_tokens: int):
         if REPEAT.get():  # the transcript says which repeat asked
@@ -399,10 +383,6 @@ class Faithfulness(JudgeMetric):
                        quote_found=span is not None, quote_span=span, reason=reason.strip())
 
     # -- dry run ---------------------------------------------------------------------------------------
-    def _decompose_tokens(self, sample: Sample) -> tuple[int, int]:
-        """(prompt, completion) tokens the decomposition is estimated at (as :meth:`_estimate` counts them)."""
-        return estimate_tokens(self._decompose_prompt(sample)), estimate_tokens(sample.answer)
-
     def _estimate(self, sample: Sample) -> tuple[str, dict[str, Any]]:
         """Dry run: prompt tokens of the real decompose prompt and of the verify prompt(s) with claims
         estimated as the answer's length, at ~4 characters per token (tiktoken is not available offline)."""

@@ -18,7 +18,9 @@ from typing import Any
 
 from genevals import types
 from genevals.judge.client import CallLog
+from genevals.judge.protocol import estimate_tokens
 from genevals.metrics.faithfulness import repeated
+from genevals.metrics.faithfulness.verdicts import scored_outputs
 from genevals.metrics.judging import jury_votes
 from genevals.metrics.judging.repeats import _summed
 from genevals.types import Claim, Sample, Verdict
@@ -99,6 +101,19 @@ async def verify_jury(members: Sequence[Any], names: Sequence[str], weights: Map
     return Verified(combined, issues, details, first_failure)
 
 
+async def score(metric: Any, sample: Sample, located: list[Claim], log: CallLog, issues: list[str],
+                claim_dicts: list[dict[str, Any]], invented: list[dict[str, Any]], unscored: Any) -> dict[str, Any]:
+    """The faithfulness outputs of ``metric`` (a jury's faithfulness, holding the first judge's runtime, which
+    decomposed into ``located`` with ``log``): every judge verifies, the verdicts combine."""
+    got = await verify_jury(metric.members, metric.jury.names, metric.jury.weights, sample, located,
+                            metric.runtime.usage_dict(log.usage), unscored)
+    if got.failure is not None:
+        raise unscored(got.failure[0], f"every judge of the jury failed; the first: {got.failure[1]}",
+                       claims=claim_dicts, invented_claims=invented, issues=issues + got.issues, **got.details)
+    return scored_outputs(located, got.verdicts, {"issues": issues + got.issues, "invented_claims": invented,
+                                                  **metric._base_details(log), **got.details})
+
+
 def estimate(metric: Any, sample: Sample) -> tuple[str, dict[str, Any]]:
     """A dry run's estimate for every judge: each verifies (with its own repeats and prices), the first also
     decomposes. Each judge's estimate is in ``jury_usage``, the sum in ``usage``."""
@@ -107,7 +122,7 @@ def estimate(metric: Any, sample: Sample) -> tuple[str, dict[str, Any]]:
         _reason, details = member._estimate(sample)
         usage = dict(details["usage"])
         if first is not None:  # only the first judge decomposes: take its decomposition out of the others'
-            prompt = metric._decompose_tokens(sample)
+            prompt = estimate_tokens(metric._decompose_prompt(sample)), estimate_tokens(sample.answer)
             usage["estimated_requests"] -= 1
             usage["estimated_prompt_tokens"] -= prompt[0]
             usage["estimated_completion_tokens"] -= prompt[1]
