@@ -60,7 +60,9 @@ def test_two_real_judges_disagree_on_planted_claims_and_a_cached_rerun_sends_not
         assert agreed["jury"] == {"honest": "supported", "lenient": "supported"} and agreed["agreement"] == 1.0
         assert rows["0"]["details"]["jury"] == {"honest": 0.5, "lenient": 1.0}
         assert rows["0"]["details"]["jury_spread"] == 0.5 and rows["0"]["value"] == 0.5
-        j = json.loads((out / "summary.json").read_text())["meta"]["jury"]["default"]["faithfulness"]
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["signatures"]["faithfulness"].endswith("|jury:honest=judge*1+lenient=judge*1")
+        j = summary["meta"]["jury"]["default"]["faithfulness"]
         assert j["judges"] == ["honest", "lenient"] and j["units"] == 6 and j["split_units"] == 2
         assert j["disagreement_rate"] == 2 / 6
         # 6 claims: honest 4 supported + 2 unverifiable, lenient 6 supported: p_o = 4/6, p_e = 4/6 * 1 -> 0

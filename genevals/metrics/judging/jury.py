@@ -59,6 +59,13 @@ class ClaimJury:
         return {name: jury_votes.summarise(p, self.jury.names, self.jury.weights, seed)
                 for name, p in parts.items()} or None
 
+    def signature(self) -> str:
+        """The first judge's signature (its prompts, settings, language) and the jury: each judge's name, the
+        model it was asked for (or answered with) and its weight, so a jury's run never reads as one judge's."""
+        judges = "+".join(f"{j.name}={m.runtime.signature_settings()['model']}*{j.weight:g}"
+                          for j, m in zip(self.jury.jurors, self.members))
+        return f"{super().signature()}|jury:{judges}"  # type: ignore[misc]
+
     def finish_outputs(self, outputs: dict[str, Any], answered: set[str] | None, language: Any = None
                        ) -> dict[str, Any]:
         """As every judge metric's, and then with every judge's secrets taken out (the first judge's runtime
