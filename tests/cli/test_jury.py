@@ -25,8 +25,8 @@ def genevals(*args):
 
 def data(tmp_path):
     path = tmp_path / "d.jsonl"
-    path.write_text("".join(json.dumps({"id": str(i), "answer": a, "contexts": [CONTEXT]}) + "\n"
-                            for i, a in enumerate(ANSWERS)))
+    path.write_text("".join(json.dumps({"id": str(i), "question": "Who was Marie Curie?", "answer": a,
+                                        "contexts": [CONTEXT]}) + "\n" for i, a in enumerate(ANSWERS)))
     return str(path)
 
 
@@ -89,15 +89,16 @@ def test_dry_run_prices_every_judge(tmp_path):
     prices = ('prices = {judge = {input_per_1k = 1.0, output_per_1k = 2.0}}\n')
     with FaultServer() as honest, FaultServer(verdict=lenient) as dissent:
         jury = jury_file(tmp_path, honest, dissent, tmp_path / "cache", prices)
-        done = genevals("run", source, "--out", str(out), "--metrics", "faithfulness", "--jury", jury, "--dry-run",
-                        "--no-history")
+        done = genevals("run", source, "--out", str(out), "--metrics", "faithfulness,answer_relevance", "--jury", jury,
+                        "--dry-run", "--no-history")
         assert honest.total == 0 and dissent.total == 0, done.stderr
     row = json.loads((out / "results.jsonl").read_text().splitlines()[0])["metrics"]["faithfulness"]
     usage = row["details"]["jury_usage"]
     assert usage["honest"]["estimated_requests"] == 2 and usage["lenient"]["estimated_requests"] == 1
     assert usage["honest"]["estimated_cost_usd"] is None and usage["lenient"]["estimated_cost_usd"] > 0
-    cost = json.loads((out / "summary.json").read_text())["meta"]["jury"]["default"]["faithfulness"]["cost"]
-    assert cost["honest"] is None and cost["lenient"] > 0
+    jury = json.loads((out / "summary.json").read_text())["meta"]["jury"]["default"]
+    assert jury["faithfulness"]["cost"]["honest"] is None and jury["faithfulness"]["cost"]["lenient"] > 0
+    assert jury["answer_relevance"]["cost"]["lenient"] > 0  # every judge-backed metric, every judge priced
     assert "estimated cost honest no price, lenient $" in done.stdout
 
 
