@@ -89,7 +89,7 @@ class JuryScoring(ClaimJury):
 
     async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:
         per_judge = await asyncio.gather(*(m._score_safe(sample) for m in self.members))
-        return combine(dict(zip(self.jury.names, per_judge)), self.jury.weights)
+        return combine(dict(zip(self.jury.names, per_judge)), self.jury.weights, getattr(self, "jury_items", None))
 
 
 def for_jury(cls: type, jury: Any, options: Mapping[str, Any]) -> Any:
@@ -116,10 +116,11 @@ def _jury_class(cls: type, mixin: type) -> type:
     return _CLASSES[cls, mixin]
 
 
-def combine(per_judge: Mapping[str, Mapping[str, MetricResult]], weights: Mapping[str, float]
-            ) -> dict[str, MetricResult]:
+def combine(per_judge: Mapping[str, Mapping[str, MetricResult]], weights: Mapping[str, float],
+            items: tuple[str, str] | None = None) -> dict[str, MetricResult]:
     """One sample's outputs from each judge's (see :mod:`jury_votes`'s policy): an output no judge scored keeps
-    the first judge's result (its status and reason), with each judge's status beside it."""
+    the first judge's result (its status and reason), with each judge's status beside it. ``items`` (details key,
+    label key): the items every judge labels alike (context_relevance's chunks), combined one by one."""
     names = list(per_judge)
     first = per_judge[names[0]]
     out: dict[str, MetricResult] = {}
@@ -144,9 +145,27 @@ def combine(per_judge: Mapping[str, Mapping[str, MetricResult]], weights: Mappin
             details["jury_statuses"] = statuses
             details["jury_reasons"] = {n: r.reason for n, r in results.items() if r is not None and r.reason}
         details["jury_policy"] = jury_votes.POLICY
+        if items is not None and isinstance(details.get(items[0]), list):
+            details["jury_items"] = _items(results, weights, items)
         out[output] = replace(chosen, value=value, details=details) if value is not None else \
             replace(chosen, details=details)
     return out
+
+
+def _items(results: Mapping[str, MetricResult | None], weights: Mapping[str, float], items: tuple[str, str]
+           ) -> dict[str, Any]:
+    """Each item's label per judge (None where the judge failed or gave none), the weighted majority (None on a
+    tie) and its agreement, item by item in the first judge's order."""
+    key, label = items
+    lists = {n: (r.details.get(key) if r is not None and r.status == types.OK else None) for n, r in results.items()}
+    longest = max((len(v) for v in lists.values() if isinstance(v, list)), default=0)
+    rows = []
+    for i in range(longest):
+        labels = {n: (v[i].get(label) if isinstance(v, list) and i < len(v) and isinstance(v[i], Mapping) else None)
+                  for n, v in lists.items()}
+        chosen, agreement = jury_votes.majority(labels, weights, tie=None)
+        rows.append({"index": i, "jury": labels, "label": chosen, "agreement": agreement})
+    return {"unit": key, "label": label, "items": rows}
 
 
 def jury_statistics(outputs: Mapping[str, MetricResult], names: Sequence[str]) -> dict[str, Any]:
@@ -162,9 +181,12 @@ def jury_statistics(outputs: Mapping[str, MetricResult], names: Sequence[str]) -
             stats.update({f"{jury_votes.PREFIX}{name}:cost|{n}": c for n, c in costs.items()
                           if isinstance(c, (int, float))})
             continue
-        units = [tuple(v.get("jury", {}).get(n) for n in names) for v in result.details.get("verdicts", ())
+        found = result.details.get("jury_items")
+        unit = found.get("unit") if isinstance(found, Mapping) else None
+        listed = found.get("items", ()) if isinstance(found, Mapping) else result.details.get("verdicts", ())
+        units = [tuple(v.get("jury", {}).get(n) for n in names) for v in listed
                  if isinstance(v, Mapping) and isinstance(v.get("jury"), Mapping)]
         flips = {n: (int(r.get("unstable", 0)), int(r.get("units", 0)))
                  for n, r in (result.details.get("jury_repeats") or {}).items() if isinstance(r, Mapping)}
-        stats.update(jury_votes.statistics(name, names, values, units, costs, flips))
+        stats.update(jury_votes.statistics(name, names, values, units, costs, flips, unit))
     return stats

@@ -7,7 +7,10 @@ Policy (:data:`POLICY`, written into each sample's details):
   its own majority over its ``--judge-repeats``); a tie goes to ``unverifiable``, as it does between repeats. Its
   ``agreement`` is the weight that gave that label / the weight of the judges that answered. A judge that failed
   (judge or parse error) casts no vote.
-- Any other judge output's value is the weighted mean of the values of the judges that scored it.
+- Any other judge output's value is the weighted mean of the values of the judges that scored it. Where the
+  metric's items are the same for every judge (context_relevance's chunks: ``jury_items``), each item keeps every
+  judge's label, the weighted majority (a tie: none) and the agreement (``details["jury_items"]``), and the
+  kappas are computed over those items.
 - Per sample: each judge's value (``details["jury"]``) and ``jury_spread`` = max - min.
 - Per system (:func:`summarise`): Fleiss' kappa over the units every judge labelled, Cohen's kappa for each pair
   of judges over the units both labelled (claims; scores are no labels, so outputs without claims get none), the
@@ -30,20 +33,21 @@ POLICY = ("weighted majority of the judges that answered (a tie is unverifiable;
 PREFIX = "jury:"
 
 
-def majority(labels: Mapping[str, str | None], weights: Mapping[str, float]) -> tuple[str, float]:
+def majority(labels: Mapping[str, str | None], weights: Mapping[str, float],
+             tie: str | None = types.UNVERIFIABLE) -> tuple[Any, float]:
     """(the label with the most weight among the judges that answered, its share of their weight); a tie, or no
-    answer, is unverifiable."""
+    answer, is ``tie`` (unverifiable for a claim; None, no majority, for another item)."""
     votes: dict[str, float] = {}
     for name, label in labels.items():
         if label is not None:
             votes[label] = votes.get(label, 0.0) + weights.get(name, 1.0)
     if not votes:
-        return types.UNVERIFIABLE, 0.0
+        return tie, 0.0
     total = sum(votes.values())
     ranked = sorted(votes.items(), key=lambda kv: -kv[1])
     top, weight = ranked[0]
     if len(ranked) > 1 and abs(ranked[1][1] - weight) < 1e-12:
-        return types.UNVERIFIABLE, weight / total
+        return tie, weight / total
     return top, weight / total
 
 
@@ -76,13 +80,15 @@ def split_units(labels: Sequence[Sequence[Any]]) -> int:
 
 def statistics(name: str, names: Sequence[str], values: Mapping[str, float | None],
                units: Sequence[Sequence[str | None]] = (), costs: Mapping[str, float | None] | None = None,
-               flips: Mapping[str, tuple[int, int]] | None = None) -> dict[str, Any]:
+               flips: Mapping[str, tuple[int, int]] | None = None, unit: str | None = None) -> dict[str, Any]:
     """One sample's corpus statistics for output ``name``: each judge's value (in ``names`` order), the labelled
     units (each a tuple of the judges' labels), each judge's cost and its repeats' (unstable, units)."""
     key = f"{PREFIX}{name}:"
     stats: dict[str, Any] = {key + "values": Scores([tuple(values.get(n) for n in names)]), key + "samples": 1}
     if units:
         stats[key + "units"] = Scores([tuple(u) for u in units])
+    if unit:
+        stats[key + "unit_name"] = Unit(unit)
     for judge, cost in (costs or {}).items():
         if isinstance(cost, (int, float)):
             stats[f"{key}cost|{judge}"] = cost
@@ -90,6 +96,15 @@ def statistics(name: str, names: Sequence[str], values: Mapping[str, float | Non
         stats[f"{key}unstable|{judge}"] = unstable
         stats[f"{key}flip_units|{judge}"] = count
     return stats
+
+
+class Unit(str):
+    """The items' name (``chunks``) as a corpus statistic: summing keeps it."""
+
+    def __add__(self, other: Any) -> "Unit":  # type: ignore[override]
+        return self
+
+    __radd__ = __add__
 
 
 def split(totals: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
@@ -149,5 +164,7 @@ def summarise(parts: Mapping[str, Any], names: Sequence[str], weights: Mapping[s
     flips = {n: (parts.get(f"unstable|{n}"), parts.get(f"flip_units|{n}")) for n in names}
     if any(count for _, count in flips.values()):
         out["flip_rate"] = {n: (u / c if c else None) for n, (u, c) in flips.items()}
+    if parts.get("unit_name"):
+        out["unit"] = str(parts["unit_name"])
     out["policy"] = POLICY
     return out

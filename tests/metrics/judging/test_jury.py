@@ -21,6 +21,9 @@ def lenient(claim, label):
 def harsh(content):  # answers nothing of the question: answer_relevance 0 where the honest judge says 1
     if prompt_kind(content) == "answer_relevance":
         return {"parts": [{"part": "the question", "answered": False}], "off_topic": [], "reason": "harsh"}
+    if prompt_kind(content) == "context_relevance":  # and no passage is relevant
+        reply = honest_judge(content)
+        return {"passages": [{**p, "verdict": "not_relevant"} for p in reply["passages"]]}
     return honest_judge(content)
 
 
@@ -31,12 +34,13 @@ def judges(*servers, **extra):
 
 def test_the_triad_judges_give_each_judges_value_and_the_spread(tmp_path):
     rows = [Sample("s0", "The Seine runs through Paris.", "Which river runs through Paris?",
-                   (Context(CONTEXT, 1),), references=("The Seine runs through Paris.",)).to_dict()]
+                   (Context(CONTEXT, 1), Context("Bins are emptied on Mondays.", 2)),
+                   references=("The Seine runs through Paris.",)).to_dict()]
     with FaultServer(replies=honest_judge) as a, FaultServer(replies=harsh) as b:
-        results = evaluate(rows, ["answer_relevance", "context_recall"],
+        results = evaluate(rows, ["answer_relevance", "context_recall", "context_relevance"],
                            judge=judges(("honest", a), ("harsh", b), harsh={"weight": 3}), out_dir=tmp_path / "run")
-        assert sum(1 for r in a.requests if r["kind"] == "other") == 2  # one call per metric and judge
-        assert sum(1 for r in b.requests if r["kind"] == "other") == 2
+        assert sum(1 for r in a.requests if r["kind"] == "other") == 3  # one call per metric and judge
+        assert sum(1 for r in b.requests if r["kind"] == "other") == 3
     m = results.samples[0].metrics
     rel = m["answer_relevance"]
     assert rel.details["jury"] == {"honest": 1.0, "harsh": 0.0} and rel.details["jury_spread"] == 1.0
@@ -47,6 +51,15 @@ def test_the_triad_judges_give_each_judges_value_and_the_spread(tmp_path):
     assert j["answer_relevance"]["unit"] == "samples" and j["answer_relevance"]["disagreement_rate"] == 1.0
     assert j["answer_relevance"]["fleiss_kappa"] is None and "not labels" in j["answer_relevance"]["kappa_note"]
     assert j["context_recall"]["disagreement_rate"] == 0.0
+    # context_relevance: every judge labels the same chunks, so the jury votes chunk by chunk, with kappas
+    items = m["context_relevance"].details["jury_items"]["items"]
+    assert items[0]["jury"] == {"honest": "relevant", "harsh": "not_relevant"}
+    assert items[0]["label"] == "not_relevant" and items[0]["agreement"] == 0.75  # the harsh judge weighs 3
+    assert items[1] == {"index": 1, "jury": {"honest": "not_relevant", "harsh": "not_relevant"},
+                        "label": "not_relevant", "agreement": 1.0}
+    cr = j["context_relevance"]
+    assert (cr["unit"], cr["units"], cr["split_units"]) == ("chunks", 2, 1) and cr["disagreement_rate"] == 0.5
+    assert cr["pairwise_kappa"] == {"honest|harsh": 0.0}
 
 
 def test_weights_break_a_tie_and_a_failed_judge_casts_no_vote(tmp_path):
