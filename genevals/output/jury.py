@@ -35,7 +35,7 @@ def lines(summary: Mapping[str, Any]) -> list[str]:
                 line += (f" Fleiss' kappa {_kappa(j.get('fleiss_kappa'))}" + (f" (Cohen's: {pairs})" if pairs else "")
                          + f", disagreement {'-' if rate is None else f'{rate:.0%}'}"
                          + (f" ({j.get('split_units')}/{j.get('units')} {j.get('unit')} split)"
-                            if j.get("unit") == "claims" else ""))
+                            if j.get("unit") != "samples" else ""))
                 ci, mean = j.get("ci95_jury") or [None, None], j.get("mean_over_judges")
                 if mean is not None and None not in ci:
                     line += f"; mean over judges {mean:.4f} [{ci[0]:.2f}, {ci[1]:.2f}] (samples and judges)"

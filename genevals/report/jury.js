@@ -30,7 +30,7 @@ function juryOverview(root) {
         el("td", { "class": "num fleiss", text: kappaText(j.fleiss) }),
         el("td", { "class": "small", text: Object.keys(j.pairs).map(function (p) { return p.replace("|", " \u2013 ") + " " + kappaText(j.pairs[p]); }).join("; ") || "\u2013" }),
         el("td", { "class": "num", text: j.rate === null ? "\u2013" : fmt(100 * j.rate, 0) + "%" +
-          (j.unit === "claims" ? " (" + j.split + " / " + j.units + " claims)" : "") }),
+          (j.unit !== "samples" ? " (" + j.split + " / " + j.units + " " + j.unit + ")" : "") }),
         el("td", { "class": "num", text: j.mean === null ? "\u2013" : fmt(j.mean, 3) + (ci ? " [" + fmt(ci[0], 2) + ", " + fmt(ci[1], 2) + "]" : "") }),
         el("td", { "class": "small", text: Object.keys(j.cost).map(function (n) {
           return n + " " + (j.cost[n] === null ? "no price" : "$" + fmt(j.cost[n], 4)); }).join(", ") })]));

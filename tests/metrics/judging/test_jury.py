@@ -89,3 +89,21 @@ def test_judges_times_repeats(tmp_path):
     assert r.details["verdicts"][1]["jury"] == {"honest": "unverifiable", "lenient": "supported"}
     assert results.meta["jury"]["default"]["faithfulness"]["flip_rate"] == {"honest": None, "lenient": 0.0}
     assert "judge_repeats" not in results.meta  # each judge's repeats are the jury's, not one judge's
+
+
+def test_a_resumed_run_recomputes_the_jury_figures_from_the_results_file(tmp_path):
+    rows = [{"id": str(i), "answer": a, "contexts": [CONTEXT]}
+            for i, a in enumerate(["Paris is in France. The PLANTED tower is blue.", "Paris is in France."])]
+    source = tmp_path / "d.jsonl"
+    source.write_text("".join(__import__("json").dumps(r) + "\n" for r in rows))
+    with FaultServer() as a, FaultServer(verdict=lenient) as b:
+        jury = judges(("honest", a), ("lenient", b))
+        first = evaluate(str(source), ["faithfulness"], judge=jury, out_dir=tmp_path / "run")
+        lines = (tmp_path / "run" / "results.jsonl").read_text().splitlines()
+        (tmp_path / "run" / "results.jsonl").write_text(lines[0] + "\n")  # the second sample was lost
+        before = (a.total, b.total)
+        again = evaluate(str(source), ["faithfulness"], judge=jury, out_dir=tmp_path / "run", resume=True)
+        assert a.total - before[0] == 2 and b.total - before[1] == 1  # only the lost sample is judged again
+    mine, theirs = first.meta["jury"]["default"]["faithfulness"], again.meta["jury"]["default"]["faithfulness"]
+    for key in ("units", "split_units", "fleiss_kappa", "pairwise_kappa", "judge_means"):
+        assert mine[key] == theirs[key], key
