@@ -74,8 +74,9 @@ class Jury:
 
     @property
     def configured(self) -> bool:
-        # a jury of offline stand-ins would silently be the local checker: every judge must name one
-        return all(j.config.configured for j in self.jurors)
+        """Always: each judge names one (:func:`juror` refuses one that does not), so a jury never quietly
+        becomes the offline checker."""
+        return True
 
     @property
     def dry_run(self) -> bool:
@@ -159,6 +160,8 @@ def juror(entry: Any, index: int, where: str, base: JudgeConfig | None = None,
         raise JuryError(f"{at}: key '{exc.field}': {exc.problem}") from None
     except (TypeError, ValueError) as exc:
         raise JuryError(f"{at}: {exc}") from None
+    if not config.configured:  # it would be the offline checker or the tiny packaged model, not a judge of a jury
+        raise JuryError(f"{at}: names no judge: give it a base_url, a model or a backend (or set OPENAI_BASE_URL)")
     if name is None:
         name = config.model or f"judge{index + 1}"
     if not isinstance(name, str) or not name.strip() or "|" in name:

@@ -12,7 +12,14 @@ def test_entries_as_configs_or_mappings_with_names_and_weights():
     jury = as_jury([JudgeConfig(model="a", base_url="http://h/v1"), {"model": "b", "name": "big", "weight": 2}])
     assert isinstance(jury, Jury) and jury.names == ["a", "big"] and jury.weights == {"a": 1.0, "big": 2.0}
     assert jury.jurors[1].config.model == "b"
-    assert jury_of([{}, {}]).names == ["judge1", "judge2"]  # no model, no name: numbered
+    assert jury_of([{"backend": "openai"}, {"base_url": "http://h/v1"}]).names == ["judge1", "judge2"]  # numbered
+
+
+def test_an_entry_that_names_no_judge_is_refused(monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(JuryError, match=r"judge: judge 2: names no judge"):
+        jury_of([{"model": "a"}, {"temperature": 0.5}])
 
 
 def test_the_api_takes_a_list_and_names_a_bad_entry():
