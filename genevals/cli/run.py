@@ -97,6 +97,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
     sources.add_options(run)
     add_judge_options(run)
+    run.add_argument("--jury", default=None, metavar="FILE",
+                     help="several judges (TOML, YAML or JSON: a list of judges, each with the --judge-* keys, a name "
+                          "and a weight): every judge-backed metric runs on each; the --judge-* options are their "
+                          "defaults (see docs: juries)")
     history.add_run_options(run)
     export.add_run_option(run)
     rubric = run.add_argument_group("LLM rubric (llm_rubric)")
@@ -297,6 +301,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             judge = judge_config(args, **{**runfile_merge.judge_fields(args), **judge_option_split(args)[0]})
         except ValueError as exc:
             raise InputError("judge options", None, None, str(exc)) from None
+        if args.jury is not None:
+            from genevals.judge.jury import JuryError, load_jury
+
+            try:
+                judge = load_jury(args.jury, base=judge)
+            except JuryError as exc:
+                print(f"genevals: error: --jury {exc}", file=sys.stderr)
+                return EXIT_BAD_INPUT
         if args.engine == "ray":
             settings: LocalSettings | RaySettings = RaySettings(
                 address=args.ray_address, judge_concurrency=args.ray_judge_actors or RaySettings.judge_concurrency)
