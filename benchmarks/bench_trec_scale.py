@@ -1,6 +1,7 @@
 """Benchmark (issue 40): ``genevals run --qrels Q --run R`` at TREC scale against pytrec_eval, end to end.
 
-    python benchmarks/bench_trec_scale.py [--sizes 2000x1000,7000x1000] [--rounds 3] [--keep DIR]
+    python benchmarks/bench_trec_scale.py [--sizes 2000x1000,7000x1000] [--rounds 3] [--keep DIR] [--jsonl N]
+    python benchmarks/bench_trec_scale.py --keep DIR --check   # then: every shared value against pytrec_eval
 
 For each size a synthetic collection is generated (seed fixed; 12 judged documents per topic, grades 0-3, half of
 them among the retrieved; scores rounded to 3 decimals, so ties occur). Then, interleaved, round after round:
@@ -8,12 +9,16 @@ them among the retrieved; scores rounded to 3 decimals, so ties occur). Then, in
     score, bootstrap, results.jsonl, summary.json, the report);
   * pytrec_eval: a child process that parses both files with pytrec_eval's own parsers and evaluates map,
     recip_rank, ndcg_cut, P, recall and success (the measures genevals' retrieval family shares).
+Then the same for a 10,000-query retrieval-only genevals JSONL file (20 contexts a query; ``--jsonl``):
+``genevals run FILE -m retrieval`` against a child that reads the file into pytrec_eval's dicts with ``json`` and
+evaluates the same measures.
 Each timing is the child's wall time; peak memory is the child's maximum RSS (resource.getrusage of the children
 of a fresh interpreter that runs only that one command). Prints a Markdown table with the machine's load before and after.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -43,6 +48,36 @@ assert len(results) == len(run)
 """
 
 
+PYTREC_JSONL = """
+import json, sys, pytrec_eval
+qrels, run = {}, {}
+with open(sys.argv[1]) as f:
+    for line in f:
+        row = json.loads(line)
+        qrels[row["id"]] = row["relevant"]
+        run[row["id"]] = {c["id"]: float(-i) for i, c in enumerate(row["contexts"])}
+measures = {"map", "recip_rank", "ndcg_cut", "P", "recall", "success"}
+results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+assert len(results) == len(run)
+"""
+
+
+def generate_jsonl(folder: Path, queries: int, depth: int = 20, seed: int = SEED) -> Path:
+    """A retrieval-only genevals JSONL file: per query its ranked context ids and graded relevant ids."""
+    path = folder / f"retrieval-{queries}x{depth}.jsonl"
+    if path.exists():
+        return path
+    rng = np.random.default_rng(seed)
+    with open(path, "w") as f:
+        for q in range(queries):
+            docs = rng.choice(50_000, size=depth, replace=False)
+            pool = np.unique(np.concatenate([rng.choice(docs, 4, replace=False), rng.choice(50_000, 4)]))
+            relevant = {f"d{d}": int(g) for d, g in zip(pool, rng.integers(0, 4, size=len(pool)))}
+            f.write(json.dumps({"id": f"q{q}", "answer": "", "contexts": [{"id": f"d{d}"} for d in docs],
+                                "relevant": relevant}) + "\n")
+    return path
+
+
 def generate(folder: Path, topics: int, depth: int, seed: int = SEED) -> tuple[Path, Path]:
     """A qrels file (JUDGED documents per topic, half of them retrieved) and a run (``depth`` per topic, written
     in rank order, as retrieval systems write them)."""
@@ -61,6 +96,38 @@ def generate(folder: Path, topics: int, depth: int, seed: int = SEED) -> tuple[P
             q.write("".join(f"q{t} 0 d{d} {g}\n" for d, g in zip(pool, grades)))
             r.write("".join(f"q{t} Q0 d{docs[i]} {k + 1} {float(scores[i])!r} bench\n" for k, i in enumerate(order)))
     return qrels, run
+
+
+def check(folder: Path, size: str) -> tuple[int, float]:
+    """Every measure genevals and pytrec_eval both compute, per topic, from genevals' results.jsonl of ``size``
+    (its default cutoffs 1, 3, 5, 10) against pytrec_eval on the same files: (values compared, largest gap)."""
+    import pytrec_eval
+
+    topics, depth = (int(x) for x in size.split("x"))
+    qrels_path, run_path = generate(folder, topics, depth)
+    with open(qrels_path) as handle:
+        qrels = pytrec_eval.parse_qrel(handle)
+    with open(run_path) as handle:
+        run = pytrec_eval.parse_run(handle)
+    cuts = (1, 3, 5, 10)
+    shared = {"map": "map", "recip_rank": "mrr"}
+    for k in cuts:
+        shared.update({f"P_{k}": f"precision@{k}", f"recall_{k}": f"recall@{k}", f"ndcg_cut_{k}": f"ndcg@{k}",
+                       f"success_{k}": f"hit_rate@{k}"})
+    text = ",".join(map(str, cuts))
+    reference = pytrec_eval.RelevanceEvaluator(qrels, {"map", "recip_rank", f"ndcg_cut.{text}", f"P.{text}",
+                                                       f"recall.{text}", f"success.{text}"}).evaluate(run)
+    del qrels, run
+    compared, gap = 0, 0.0
+    with open(folder / f"out-{size}" / "results.jsonl") as handle:
+        for line in handle:
+            row = json.loads(line)
+            if row["metrics"]["map"]["status"] != "ok":  # no relevant judgement: trec_eval skips it too
+                continue
+            for theirs, ours in shared.items():
+                gap = max(gap, abs(reference[row["id"]][theirs] - row["metrics"][ours]["value"]))
+                compared += 1
+    return compared, gap
 
 
 def child(command: list[str]) -> float:
@@ -89,18 +156,38 @@ def main() -> None:
     parser.add_argument("--sizes", default="2000x1000,7000x1000")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--keep", default=None, help="folder for the generated files (kept between runs)")
+    parser.add_argument("--check", action="store_true", help="only compare each size's results with pytrec_eval "
+                        "(after a run with the same --keep)")
+    parser.add_argument("--jsonl", type=int, default=10_000, help="queries of the retrieval JSONL row (0: none)")
     args = parser.parse_args()
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_trec_"))
     folder.mkdir(parents=True, exist_ok=True)
+    if args.check:
+        for size in args.sizes.split(","):
+            compared, gap = check(folder, size)
+            print(f"{size}: {compared:,} values compared with pytrec_eval, largest difference {gap:.3g}")
+        return
+    # genevals' modules compiled to bytecode first, as pip does when it installs them (PYTHONDONTWRITEBYTECODE, set
+    # here, would otherwise have every genevals child compile ~190 modules: 0.3-0.6 s a run; pytrec_eval is C++)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "genevals")], check=True,
+                   env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
     info = machine()
     print(f"{info['cpu']}, {info['nproc']} cores, python {info['python']}; load before: {info['load']}")
     rows = []
-    for size in args.sizes.split(","):
-        topics, depth = (int(x) for x in size.split("x"))
-        qrels, run = generate(folder, topics, depth)
-        ours = [sys.executable, "-m", "genevals", "run", "--qrels", str(qrels), "--run", str(run), "--no-history",
-                "-q", "-o", str(folder / f"out-{size}")]
-        theirs = [sys.executable, "-c", PYTREC, str(qrels), str(run)]
+    cases = [size for size in args.sizes.split(",") if size] + ([f"jsonl{args.jsonl}"] if args.jsonl else [])
+    for size in cases:
+        if size.startswith("jsonl"):  # genevals' own input, retrieval only; pytrec_eval reads it into its dicts
+            data = generate_jsonl(folder, args.jsonl)
+            topics, depth = args.jsonl, 20
+            ours = [sys.executable, "-m", "genevals", "run", str(data), "-m", "retrieval", "--no-history", "-q",
+                    "-o", str(folder / f"out-{size}")]
+            theirs = [sys.executable, "-c", PYTREC_JSONL, str(data)]
+        else:
+            topics, depth = (int(x) for x in size.split("x"))
+            qrels, run = generate(folder, topics, depth)
+            ours = [sys.executable, "-m", "genevals", "run", "--qrels", str(qrels), "--run", str(run),
+                    "--no-history", "-q", "-o", str(folder / f"out-{size}")]
+            theirs = [sys.executable, "-c", PYTREC, str(qrels), str(run)]
         times: dict[str, list[float]] = {"genevals": [], "pytrec_eval": []}
         for _ in range(args.rounds):  # interleaved: a change in the machine's load hits both
             times["genevals"].append(child(ours))

@@ -1,12 +1,17 @@
-"""``genevals run --qrels QRELS --run RUN ...`` scored from columns: the run files are read into columns
-(:mod:`genevals.input.trec_columns`), scored a block of topics at a time (:mod:`genevals.metrics.retrieval.columnar`)
-and written as results.jsonl lines built from the columns, never a Sample with its contexts per topic.
+"""``genevals run --qrels QRELS --run RUN ...`` scored from columns: each run file is read into columns a block of
+topics at a time (:mod:`genevals.input.trec_blocks`), scored a block at a time
+(:mod:`genevals.metrics.retrieval.columnar`) and written as results.jsonl lines built from the columns, never a
+Sample with its contexts per topic.
+
+Every file is read and scored before anything is written, keeping of each block only its Columns and each topic's
+top KEPT_CONTEXTS documents, so that a file the column reader leaves to the line reader (a bad line in its last
+block included) returns None with nothing written, and the per-sample path runs instead, with its located errors.
+The same happens for a run it cannot take as it is (other metrics, doc level, --resume, Ray).
 
 It writes what the per-sample path writes: the same manifest (the same digest of the same bytes), the same
-results.jsonl lines, byte for byte, and the same summary (counted by the accumulator the worker processes use);
-``tests/engine/test_trec_columnar.py`` compares the two folders. A run it cannot take as it is (other metrics, doc
-level, --resume, Ray, a file the column reader leaves to the line reader) returns None before anything is
-written, and the per-sample path runs instead, with its located errors.
+results.jsonl lines, byte for byte but for the contexts listed (the top KEPT_CONTEXTS), and the same summary
+(counted by the accumulator the worker processes use) with a note on those contexts;
+``tests/metrics/retrieval/test_columnar_cli.py`` compares the two folders.
 """
 from __future__ import annotations
 
@@ -22,7 +27,9 @@ from genevals.engine.plan import Plan, start_run
 from genevals.engine.spec import LocalSettings
 from genevals.engine.spool import Spool
 from genevals.input.trec import TrecSource
-from genevals.input.trec_columns import read_qrels_columns, read_run_columns, system_pool
+from genevals.input.arrow_numpy import booleans, from_numpy, nonzero, repeated
+from genevals.input.trec_blocks import NotClean, Unsorted, run_blocks
+from genevals.input.trec_columns import Judgements, judgements, read_qrels_columns, read_run_columns, system_pool
 from genevals.metrics.retrieval import columnar
 from genevals.metrics.retrieval.retrieval import Retrieval
 from genevals.output.comparing import PairedValues
@@ -31,6 +38,14 @@ from genevals.scored import Columns, ScoredBatch
 from genevals.types import OK, Sample
 
 _dumps = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps's defaults, without its per-call checks
+
+#: retrieved documents a topic's results.jsonl line lists (its "contexts"), from the top. Every metric counts all of
+#: them (details.n_retrieved); the whole ranking stays in the run file its "origin" names. Listing all 1,000 of a
+#: deep run made a 160 MB results.jsonl that the report then parsed twice: 3.5 of 5.8 seconds at 2,000 topics.
+KEPT_CONTEXTS = 20
+CONTEXTS_NOTE = (f"Retrieval run read from TREC files: each topic's results.jsonl line and the report list its top "
+                 f"{KEPT_CONTEXTS} retrieved documents; every metric counts all of them (details.n_retrieved), "
+                 "and the full ranking is in the run file its origin names.")
 
 
 def applies(spec: Any) -> bool:
@@ -54,12 +69,15 @@ def _run(spec: Any, progress: Callable[[int, int], None] | None) -> Results | No
     qrels = read_qrels_columns(source.qrels)
     if qrels is None:
         return None
+    judged_by = judgements(qrels)
+    del qrels
     systems = source.systems()
     if len(set(systems)) != len(systems):  # the line reader's message names both files
         return None
+    sel = spec.selected[0]
     runs = []
-    for path in source.runs:
-        got = read_run_columns(path, qrels)
+    for path in source.runs:  # every file read and scored before anything is written: None still leaves nothing
+        got = _scored(path, judged_by, sel.metric)
         if got is None:
             return None
         runs.append(got)
@@ -68,26 +86,28 @@ def _run(spec: Any, progress: Callable[[int, int], None] | None) -> Results | No
         with open(path, "rb") as handle:
             while block := handle.read(1 << 20):
                 digest.update(block)
-    total = sum(len(r.topics) for r in runs)
+    total = sum(len(block.topics) for blocks in runs for block, _ in blocks)
     digest.rows = total
     plan = Plan(spec, total, Spool(on_disk=False), [], [], digest, [])
     try:
         recorder, _, _ = start_run(plan)
-        sel = spec.selected[0]
+        if any(cut for blocks in runs for _, (cut, _) in blocks):  # the report says so
+            recorder.results.meta["contexts_kept"] = {"per_topic": KEPT_CONTEXTS, "note": CONTEXTS_NOTE}
         keep = None if sel.outputs is None else sel.keep
         scored: list[tuple[str, list[Sample], Columns]] = []  # for the paired comparisons, without rereading
         interrupted = withdrawn = False
         try:
-            for path, system, ranked in zip(source.runs, systems, runs):
-                for topics, cols in columnar.score_blocks(sel.metric, ranked):
-                    samples = [Sample(id=ranked.topics[t], answer="", system=system) for t in topics]
-                    scored.append((system, samples, cols))
-                    part = SummaryPart()
-                    part.add_batch(ScoredBatch(samples, [(cols, keep)]))
-                    text = _lines(str(path), system, ranked, topics, cols, keep) if recorder.writer else None
-                    recorder.write_done(Done(len(samples), text, part, {}, None))
-                    if progress is not None:
-                        progress(len(samples), total)
+            for path, system, blocks in zip(source.runs, systems, runs):
+                for ranked, (_, parts) in blocks:
+                    for topics, cols in parts:
+                        samples = [Sample(id=ranked.topics[t], answer="", system=system) for t in topics]
+                        scored.append((system, samples, cols))
+                        part = SummaryPart()
+                        part.add_batch(ScoredBatch(samples, [(cols, keep)]))
+                        text = _lines(str(path), system, ranked, topics, cols, keep) if recorder.writer else None
+                        recorder.write_done(Done(len(samples), text, part, {}, None))
+                        if progress is not None:
+                            progress(len(samples), total)
         except KeyboardInterrupt:  # as the local engine: what was written is summed up
             interrupted = True
             raise
@@ -101,6 +121,24 @@ def _run(spec: Any, progress: Callable[[int, int], None] | None) -> Results | No
     finally:
         plan.close()
     return results
+
+
+def _scored(path: Any, judged_by: Judgements, metric: Retrieval):
+    """The run scored a block of topics at a time (:func:`run_blocks`; read whole when its topics are not
+    together), keeping of each block its Columns and each topic's top KEPT_CONTEXTS lines: [(those lines, (whether
+    a topic lost some, [(topics, Columns)]))]; None when the file is for the line reader."""
+    try:
+        return [_kept(block, metric) for block in run_blocks(path, judged_by)]
+    except NotClean:
+        return None
+    except Unsorted:
+        whole = read_run_columns(path, judged_by)
+        return None if whole is None else [_kept(whole, metric)]
+
+
+def _kept(ranked: Any, metric: Retrieval):
+    cut = bool(len(ranked.starts) > 1 and int(np.diff(ranked.starts).max()) > KEPT_CONTEXTS)
+    return ranked.head(KEPT_CONTEXTS), (cut, list(columnar.score_blocks(metric, ranked)))
 
 
 def _paired(scored: list[tuple[str, list[Sample], Columns]], metrics: Sequence[str]) -> PairedValues:
@@ -122,7 +160,7 @@ def _lines(path: str, system: str, run: Any, topics: range, cols: Columns, keep:
            ) -> str:
     """The results.jsonl lines of ``topics``, as ``json.dumps(SampleResult.to_dict())`` writes them."""
     contexts = _contexts(run, topics)
-    names = [name for name in cols.names if keep is None or keep(name)]
+    names = [(name, _dumps(name)) for name in cols.names if keep is None or keep(name)]
     head = f', "system": {_dumps(system)}, "question": "", "answer": "", "contexts": ['
     out = []
     for row, t in enumerate(topics):
@@ -134,40 +172,50 @@ def _lines(path: str, system: str, run: Any, topics: range, cols: Columns, keep:
     return "".join(out)
 
 
-def _metrics(cols: Columns, names: list[str], row: int) -> str:
+def _metrics(cols: Columns, names: list[tuple[str, str]], row: int) -> str:
+    """``names``: (name, name as JSON)."""
     details = cols.details[row]
     tail = f', "details": {_dumps(details)}}}' if details else "}"
     parts = []
-    for name in names:
+    for name, key in names:
         statuses = cols.statuses[name]
         if statuses is None or statuses[row] == OK:
-            parts.append(f'{_dumps(name)}: {{"value": {_dumps(cols.values[name][row])}, "status": "ok"{tail}')
+            value = cols.values[name][row]
+            # a finite float as json writes it (its repr), without the encoder's call per value
+            shown = repr(value) if type(value) is float and math.isfinite(value) else _dumps(value)
+            parts.append(f'{key}: {{"value": {shown}, "status": "ok"{tail}')
         else:
-            parts.append(f'{_dumps(name)}: {{"value": null, "status": {_dumps(statuses[row])}, '
+            parts.append(f'{key}: {{"value": null, "status": {_dumps(statuses[row])}, '
                          f'"reason": {_dumps(cols.reasons[name][row])}{tail}')
     return "{" + ", ".join(parts) + "}"
 
 
 def _contexts(run: Any, topics: range) -> list[str]:
-    """Each topic's contexts as JSON (``Context.to_dict()`` of each, in rank order, joined), made in pyarrow."""
+    """Each topic's first KEPT_CONTEXTS contexts as JSON (``Context.to_dict()`` of each, in rank order, joined),
+    made in pyarrow."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    lo, hi = int(run.starts[topics.start]), int(run.starts[topics.stop])
-    offsets = run.starts[topics.start:topics.stop + 1] - lo
-    lengths = np.diff(offsets)
-    ranks = np.arange(hi - lo) - np.repeat(offsets[:-1], lengths) + 1
-    docs = run.docs.slice(lo, hi - lo)
-    if pc.any(pc.match_substring_regex(docs, r'["\\\x00-\x1f]')).as_py():
+    starts = run.starts[topics.start:topics.stop + 1]
+    kept = np.minimum(np.diff(starts), KEPT_CONTEXTS)
+    offsets = np.concatenate(([0], np.cumsum(kept)))
+    ranks = np.arange(int(offsets[-1])) - np.repeat(offsets[:-1], kept)  # 0-based rank within the topic
+    rows = np.repeat(starts[:-1], kept) + ranks
+    ranks += 1
+    docs = run.docs.take(from_numpy(rows))
+    n = len(docs)
+    if len(nonzero(pc.match_substring_regex(docs, r'["\\\x00-\x1f]'))):
         ids = pa.array([_dumps(d) for d in docs.to_pylist()], pa.string())
     else:
-        ids = pc.binary_join_element_wise('"', docs, '"', "")
-    row = pc.binary_join_element_wise('{"text": "", "rank": ', pc.cast(pa.array(ranks), pa.string()),
-                                      ', "id": ', ids, ', "doc_id": null, "score": ',
-                                      _floats(run.scores[lo:hi]), "}", "")
+        ids = pc.binary_join_element_wise(repeated('"', n), docs, repeated('"', n), repeated("", n))
+    # literals as arrays (repeated): a Python string given to pyarrow.compute makes pyarrow import pandas
+    row = pc.binary_join_element_wise(repeated('{"text": "", "rank": ', n), pc.cast(from_numpy(ranks), pa.string()),
+                                      repeated(', "id": ', n), ids, repeated(', "doc_id": null, "score": ', n),
+                                      _floats(run.scores[rows]), repeated("}", n), repeated("", n))
     if isinstance(row, pa.ChunkedArray):
         row = row.combine_chunks()
-    return pc.binary_join(pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), row), ", ").to_pylist()
+    joined = pc.binary_join(pa.ListArray.from_arrays(from_numpy(offsets.astype(np.int32)), row), repeated(", ", len(kept)))
+    return joined.to_pylist()
 
 
 #: floats whose shortest form pyarrow writes as Python's repr does: not whole, and between 1e-4 and 1e15 (Python
@@ -183,9 +231,10 @@ def _floats(values: np.ndarray):
     size = np.abs(values)
     whole = (values == np.trunc(values)) & (size < 1e15) & ~((values == 0) & np.signbit(values))
     plain = (size >= _PLAIN[0]) & (size < _PLAIN[1]) & ~whole
-    text = pc.if_else(pa.array(whole), pc.binary_join_element_wise(
-        pc.cast(pa.array(np.where(whole, values, 0).astype(np.int64)), pa.string()), ".0", ""),
-        pc.cast(pa.array(values), pa.string()))
+    n = len(values)
+    text = pc.if_else(booleans(whole), pc.binary_join_element_wise(
+        pc.cast(from_numpy(np.where(whole, values, 0).astype(np.int64)), pa.string()), repeated(".0", n),
+        repeated("", n)), pc.cast(from_numpy(values.astype(np.float64)), pa.string()))
     odd = np.flatnonzero(~(whole | plain))
     if len(odd):  # tiny, huge or -0.0: Python's own repr, one by one (rare in a run file)
         fixed = text.to_pylist()

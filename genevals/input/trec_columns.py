@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from genevals.input.arrow_numpy import from_numpy, to_numpy
 from genevals.input.rows import MAX_GRADE, MIN_GRADE
 from genevals.input.source import open_file
 from genevals.input.trec import MAX_LINE
@@ -82,9 +83,12 @@ def _scan(path: str | Path, what: str) -> str | None:
                     verdict = "tidied"
                 first = False
             seen = tail + block  # a mark may straddle two blocks: the last bytes of one go with the next
-            if _odd(seen) or b"\n\n" in seen or b"\n#" in seen:
+            if _odd(seen):
                 return None
-            if verdict == "as is" and any(mark in seen for mark in (b"\t", b"\r", b"  ", b"\n ", b" \n")):
+            pairs = _pairs(seen, verdict == "as is")
+            if pairs is None:
+                return None
+            if pairs or b"\t" in seen or b"\r" in seen:
                 verdict = "tidied"
             tail = block[-2:]
     if first:
@@ -92,6 +96,22 @@ def _scan(path: str | Path, what: str) -> str | None:
     if tail[-1:] == b" ":
         verdict = "tidied"
     return verdict
+
+
+def _pairs(data: bytes, look: bool) -> bool | None:
+    """None when ``data`` holds a blank line or a comment line ("\\n\\n", "\\n#"); else, when ``look``,
+    whether it holds a space that needs tidying ("  ", "\\n ", " \\n"). In numpy, on the newline positions:
+    ``bytes.find`` of a two-byte mark beginning with a space or a newline stops at every one of them (0.2 s a mark
+    over a 66 MB run, against 0.02 s here)."""
+    a = np.frombuffer(data, dtype=np.uint8)
+    newline = a == 10
+    after = a[np.flatnonzero(newline[:-1]) + 1]
+    if ((after == 10) | (after == 35)).any():
+        return None
+    if not look:
+        return False
+    space = a == 32
+    return bool((after == 32).any() or (space[:-1] & newline[1:]).any() or (space[:-1] & space[1:]).any())
 
 
 def _odd(data: bytes) -> bool:
@@ -118,37 +138,46 @@ def _tidied(path: str | Path) -> bytes | None:
     return data
 
 
+def csv_options(names: tuple[str, ...], number: str) -> dict:
+    """pyarrow's CSV reader options for a TREC file: space-delimited, no quoting, the topic, doc and ``number``
+    columns only. One thread: as fast on two cores, and no buffers per thread. A row must fit in a block, so a
+    line longer than the line reader's MAX_LINE fails here and goes to the line reader, which refuses it."""
+    import pyarrow as pa
+    from pyarrow import csv
+
+    return {"read_options": csv.ReadOptions(column_names=list(names), use_threads=False, block_size=MAX_LINE),
+            "parse_options": csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False),
+            "convert_options": csv.ConvertOptions(
+                column_types={"topic": pa.string(), "doc": pa.string(), number: pa.float64()},
+                include_columns=["topic", "doc", number], strings_can_be_null=False,
+                quoted_strings_can_be_null=False, null_values=[])}
+
+
 def _read(path: str | Path, names: tuple[str, ...], number: str, what: str):
     """The file's topic, doc and ``number`` columns as a pyarrow table, or None when it is not clean."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     from pyarrow import csv
 
     how = _scan(path, what)
     data = _tidied(path) if how == "tidied" else None
     if how is None or (how == "tidied" and data is None):
         return None
-    # One thread: as fast on two cores, and no buffers per thread. A row must fit in a block, so a line longer
-    # than the line reader's MAX_LINE fails here and goes to the line reader, which refuses it by its number.
     try:
-        table = csv.read_csv(
-            pa.BufferReader(data) if data is not None else str(path),
-            read_options=csv.ReadOptions(column_names=list(names), use_threads=False, block_size=MAX_LINE),
-            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False),
-            convert_options=csv.ConvertOptions(
-                column_types={"topic": pa.string(), "doc": pa.string(), number: pa.float64()},
-                include_columns=["topic", "doc", number], strings_can_be_null=False,
-                quoted_strings_can_be_null=False, null_values=[]))
+        table = csv.read_csv(pa.BufferReader(data) if data is not None else str(path), **csv_options(names, number))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
         return None
     del data
-    values = table[number]
-    if table.num_rows == 0 or not pc.all(pc.is_finite(values)).as_py():
+    values = _numpy(table[number])
+    if table.num_rows == 0 or not np.isfinite(values).all():
         return None
-    if number == "grade" and not pc.all(pc.and_(pc.greater_equal(values, MIN_GRADE),
-                                                pc.less_equal(values, MAX_GRADE))).as_py():
+    if number == "grade" and not ((values >= MIN_GRADE) & (values <= MAX_GRADE)).all():
         return None
     return table
+
+
+def _numpy(column) -> np.ndarray:
+    """A numeric pyarrow column (no nulls) as one numpy array."""
+    return to_numpy(column)
 
 
 @dataclass
@@ -170,29 +199,87 @@ class TrecColumns:
     first_line: np.ndarray
     labels: list[tuple[list[str], np.ndarray] | None]
 
+    def head(self, k: int) -> "TrecColumns":
+        """The same topics with only their first ``k`` ranked lines each."""
 
-def _trec_order(topic: np.ndarray, score: np.ndarray, docs) -> np.ndarray:
-    """The rows in trec_eval's order: by topic, score descending, then document id descending (bytes). Sorted on
-    the numbers first (a string sort of every row costs several times more); only rows tied on (topic, score),
-    a few in most runs, are then put in document order."""
+        kept = np.minimum(np.diff(self.starts), k)
+        starts = np.concatenate(([0], np.cumsum(kept)))
+        rows = np.repeat(self.starts[:-1], kept) + np.arange(int(starts[-1])) - np.repeat(starts[:-1], kept)
+        return TrecColumns(self.topics, starts, self.docs.take(from_numpy(rows)), self.scores[rows],
+                           self.grades[rows], self.judged[rows], self.first_line, self.labels)
+
+
+def _trec_order(topic: np.ndarray, score: np.ndarray, docs) -> np.ndarray | None:
+    """The rows in trec_eval's order: by topic, score descending, then document id descending (bytes); None when
+    they are in it already. Sorted on the numbers first (a string sort of every row costs several times more);
+    only rows tied on (topic, score), a few in most runs, are then put in document order."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    order = np.lexsort((-score, topic))
-    t, s = topic[order], score[order]
+    if _in_trec_order(topic, score):  # as most systems write their runs: no sort at all
+        order, t, s = None, topic, score
+    else:
+        order = np.lexsort((-score, topic))
+        t, s = topic[order], score[order]
     tied = np.flatnonzero((t[1:] == t[:-1]) & (s[1:] == s[:-1]))
     if not len(tied):
         return order
+    if order is None:
+        order = np.arange(len(topic))
     # each run of tied rows is a group; its positions are re-filled with its rows in document order
     at = np.unique(np.concatenate((tied, tied + 1)))
     follows = np.zeros(len(order), dtype=bool)  # tied with the row before it
     follows[tied + 1] = True
     group = np.cumsum(~follows[at])
     rows = order[at]
-    resorted = pc.sort_indices(pa.table({"g": pa.array(group), "d": docs.take(pa.array(rows))}),
-                               sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
+    resorted = to_numpy(pc.sort_indices(pa.Table.from_arrays([from_numpy(group), docs.take(from_numpy(rows))],
+                                                              names=["g", "d"]),
+                                        sort_keys=[("g", "ascending"), ("d", "descending")]))
     order[at] = rows[resorted]
     return order
+
+
+def _repeats(topic: np.ndarray, docs) -> bool:
+    """Whether a document comes twice for one topic. Each line's (topic, document) is hashed in numpy, the hashes
+    sorted, and only lines whose hashes meet are compared as strings."""
+
+    key = _hashes(docs) ^ (topic.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    ordered = np.sort(key)
+    met = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not len(met):
+        return False
+    rows = np.flatnonzero(np.isin(key, met))
+    pairs = list(zip(topic[rows].tolist(), docs.take(from_numpy(rows)).to_pylist()))
+    return len(set(pairs)) < len(pairs)
+
+
+def _hashes(docs, block: int = 1 << 18) -> np.ndarray:
+    """A 64-bit polynomial hash of each string of a pyarrow string array, from its offsets and bytes, a block of
+    strings at a time (the per-byte products are 8 bytes each)."""
+    import pyarrow as pa
+
+    wide = pa.types.is_large_string(docs.type)
+    buffers = docs.buffers()
+    offsets = np.frombuffer(buffers[1], np.int64 if wide else np.int32)[docs.offset:docs.offset + len(docs) + 1]
+    data = np.frombuffer(buffers[2], np.uint8) if buffers[2] is not None else np.zeros(0, np.uint8)
+    longest = int(np.diff(offsets).max(initial=0))
+    powers = np.cumprod(np.full(max(longest, 1), 1099511628211, dtype=np.uint64)) if longest else np.ones(1, np.uint64)
+    out = np.empty(len(docs), dtype=np.uint64)
+    for lo in range(0, len(docs), block):
+        cut = offsets[lo:min(lo + block, len(docs)) + 1].astype(np.int64)
+        lengths = np.diff(cut)
+        within = np.arange(int(cut[-1] - cut[0])) - np.repeat(cut[:-1] - cut[0], lengths)
+        terms = data[cut[0]:cut[-1]].astype(np.uint64) * powers[within]
+        sums = np.add.reduceat(np.append(terms, np.uint64(0)), cut[:-1] - cut[0])
+        out[lo:lo + len(lengths)] = np.where(lengths > 0, sums, 0) + lengths.astype(np.uint64)
+    return out
+
+
+def _in_trec_order(topic: np.ndarray, score: np.ndarray) -> bool:
+    """Whether the rows already come by topic (codes ascending: each topic's lines together) and by score
+    descending within each topic (ties aside)."""
+    step = np.diff(topic)
+    return bool((step >= 0).all() and ((step > 0) | (score[1:] <= score[:-1])).all())
 
 
 def read_qrels_columns(path: str | Path):
@@ -201,77 +288,99 @@ def read_qrels_columns(path: str | Path):
 
 
 def read_run_columns(path: str | Path, qrels) -> TrecColumns | None:
-    """The run ranked and joined with ``qrels`` (:func:`read_qrels_columns`' table), or None when not clean."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
+    """The whole run ranked and joined with ``qrels`` (:func:`read_qrels_columns`' table, or its
+    :class:`Judgements`), or None when not clean. :func:`genevals.input.trec_blocks.run_blocks` reads it a block of
+    topics at a time instead."""
     run = _read(path, RUN_COLUMNS, "score", "--run")
     if run is None:
         return None
-    n = run.num_rows
+    topic, docs, scores = run["topic"].combine_chunks(), run["doc"].combine_chunks(), _numpy(run["score"])
+    del run  # the columns as single arrays, and the table let go: the file's data is then held once
+    return rank_columns(topic, docs, scores, qrels if isinstance(qrels, Judgements) else judgements(qrels))
+
+
+@dataclass
+class Judgements:
+    """The qrels, prepared once for any number of runs and blocks: ``topics`` (their ids, pyarrow), and per topic
+    code t its lines ``rows[bounds[t]:bounds[t + 1]]`` in file order; ``docs`` and ``grades`` per qrels line."""
+
+    topics: object
+    bounds: np.ndarray
+    rows: np.ndarray
+    docs: object
+    grades: np.ndarray
+
+
+def judgements(qrels) -> Judgements:
+    import pyarrow.compute as pc
+
+    codes = pc.dictionary_encode(qrels["topic"].combine_chunks())
+    code = to_numpy(codes.indices).astype(np.int64)
+    rows = np.argsort(code, kind="stable")
+    bounds = np.searchsorted(code[rows], np.arange(len(codes.dictionary) + 1))
+    return Judgements(codes.dictionary, bounds, rows, qrels["doc"].combine_chunks(),
+                      _numpy(qrels["grade"]).astype(np.float64))
+
+
+def rank_columns(topic, docs, scores: np.ndarray, judged_by: Judgements, first_row: int = 0) -> TrecColumns | None:
+    """Lines of a run (``topic`` and ``docs`` pyarrow strings, ``scores``) ranked and joined with the qrels; None
+    when a document comes twice for a topic. ``first_row``: the file line (0-based) of the first of them."""
+    import pyarrow.compute as pc
+
+    n = len(scores)
     # codes in first-appearance order (the order the line reader gives topics in); a qrels-only topic has none
-    # the columns as single arrays, and the table let go: the file's data is then held once
-    topic_codes = pc.dictionary_encode(run["topic"].combine_chunks())
-    doc_col, scores = run["doc"].combine_chunks(), run["score"].to_numpy()
-    del run
-    run_topic = topic_codes.indices.to_numpy().astype(np.int64)
-    qrels_topic = pc.index_in(qrels["topic"], value_set=topic_codes.dictionary)
-    qrels_topic = qrels_topic.fill_null(-1).to_numpy().astype(np.int64)
-    docs = pc.dictionary_encode(doc_col)
-    width = len(docs.dictionary)
-    run_key = run_topic * width + docs.indices.to_numpy()
-    ordered = np.sort(run_key)
-    if (ordered[1:] == ordered[:-1]).any():  # a document twice for a topic: the line reader names the line
+    topic_codes = pc.dictionary_encode(topic)
+    del topic
+    run_topic = to_numpy(topic_codes.indices).astype(np.int64)
+    if _repeats(run_topic, docs):  # a document twice for a topic: the line reader names the line
         return None
-    del ordered
-    # each qrels line's document as a run code (-1: never retrieved); the qrels' few ids are hashed, not the run's
-    judged_docs = pc.dictionary_encode(qrels["doc"].combine_chunks())
-    in_judged = pc.index_in(docs.dictionary, value_set=judged_docs.dictionary).fill_null(-1).to_numpy()
-    run_code = np.full(len(judged_docs.dictionary), -1, dtype=np.int64)
-    run_code[in_judged[in_judged >= 0]] = np.flatnonzero(in_judged >= 0)
-    qrels_doc = run_code[judged_docs.indices.to_numpy()]
-    del docs, in_judged
-    # (topic, doc) pairs of the qrels that the run can meet: each pair's last grade (a doc judged twice)
-    meets = np.flatnonzero((qrels_topic >= 0) & (qrels_doc >= 0))
-    qrels_key = qrels_topic[meets].astype(np.int64) * width + qrels_doc[meets]
-    grade_of = qrels["grade"].to_numpy()[meets]
+    n_topics = int(run_topic.max()) + 1
+    names = topic_codes.dictionary.slice(0, n_topics)
+    # the qrels lines of these topics, by topic, each in file order
+    at_qrels = to_numpy(pc.index_in(names, value_set=judged_by.topics), null=-1).astype(np.int64)
+    lo = np.where(at_qrels >= 0, judged_by.bounds[np.maximum(at_qrels, 0)], 0)
+    counts = np.where(at_qrels >= 0, judged_by.bounds[np.maximum(at_qrels, 0) + 1], 0) - lo
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    picked = judged_by.rows[np.repeat(lo - offsets[:-1], counts) + np.arange(int(offsets[-1]))]
+    qrels_topic = np.repeat(np.arange(n_topics), counts)
+    qrels_docs = judged_by.docs.take(from_numpy(picked))
+    grade_of = judged_by.grades[picked]
+    # each run line's document as a code among these topics' judged documents (-1: not judged): their few ids
+    # are hashed, not the run's million (pyarrow's dictionary of a run's documents took 0.7 s of 2)
+    judged_docs = pc.dictionary_encode(qrels_docs)
+    width = max(len(judged_docs.dictionary), 1)
+    run_doc = to_numpy(pc.index_in(docs, value_set=judged_docs.dictionary), null=-1).astype(np.int64)
+    run_key = np.where(run_doc >= 0, run_topic * width + run_doc, -1)
+    del run_doc
+    # each (topic, doc) pair's last grade (a doc judged twice)
+    qrels_key = qrels_topic * width + to_numpy(judged_docs.indices).astype(np.int64)
     last = len(qrels_key) - 1 - np.unique(qrels_key[::-1], return_index=True)[1]
-    keys, grade_of = qrels_key[last], grade_of[last]
+    keys, last_grade = qrels_key[last], grade_of[last]
     at = np.minimum(np.searchsorted(keys, run_key), max(len(keys) - 1, 0))
-    judged = keys[at] == run_key if len(keys) else np.zeros(n, dtype=bool)
-    grades = np.where(judged, grade_of[at], 0.0) if len(keys) else np.zeros(n)
+    judged = (keys[at] == run_key) & (run_key >= 0) if len(keys) else np.zeros(n, dtype=bool)
+    grades = np.where(judged, last_grade[at], 0.0) if len(keys) else np.zeros(n)
     del run_key, at
 
-    order = _trec_order(run_topic, scores, doc_col)
-    topic_sorted = run_topic[order]
-    n_topics = int(run_topic.max()) + 1
+    order = _trec_order(run_topic, scores, docs)
+    topic_sorted = run_topic if order is None else run_topic[order]
     starts = np.concatenate(([0], np.cumsum(np.bincount(topic_sorted, minlength=n_topics))))
     # codes are handed out in first-appearance order: a topic's first row is where the running maximum grows
     first_line = np.flatnonzero(np.diff(np.maximum.accumulate(run_topic), prepend=-1) > 0)
-    topics = topic_codes.dictionary.to_pylist()[:n_topics]
-    return TrecColumns(topics, starts, doc_col.take(pa.array(order)), scores[order],
-                       grades[order], judged[order], first_line + 1,
-                       _labels(qrels, qrels_topic, n_topics))
+    if order is not None:
+        docs, scores, grades, judged = docs.take(from_numpy(order)), scores[order], grades[order], judged[order]
+    return TrecColumns(names.to_pylist(), starts, docs, scores, grades, judged, first_line + 1 + first_row,
+                       _labels(qrels_docs.to_pylist(), grade_of, offsets))
 
 
-def _labels(qrels, qrels_topic: np.ndarray, n_topics: int) -> list[tuple[list[str], np.ndarray] | None]:
+def _labels(docs: list[str], grades: np.ndarray, offsets: np.ndarray) -> list[tuple[list[str], np.ndarray] | None]:
     """Per run topic, its judgements in file order (each doc once, at its first line, with its last grade)."""
-    import pyarrow as pa
-
-    grade = np.asarray(qrels["grade"], dtype=np.float64)
-    # a doc judged twice: written where first judged (a dict keeps its first key's place), with the last grade
-    docs = qrels["doc"]
-    out: list[tuple[list[str], np.ndarray] | None] = [None] * n_topics
-    rows = np.flatnonzero(qrels_topic >= 0)
-    if not len(rows):
-        return out
-    by_topic = rows[np.argsort(qrels_topic[rows], kind="stable")]
-    bounds = np.searchsorted(qrels_topic[by_topic], np.arange(n_topics + 1))
-    names = docs.take(pa.array(by_topic)).to_pylist()
-    values = grade[by_topic]
-    for t in range(n_topics):
-        lo, hi = int(bounds[t]), int(bounds[t + 1])
-        if lo < hi:
-            labels = dict(zip(names[lo:hi], values[lo:hi].tolist()))
-            out[t] = (list(labels), np.fromiter(labels.values(), dtype=np.float64, count=len(labels)))
+    out: list[tuple[list[str], np.ndarray] | None] = []
+    values = grades.tolist()
+    for lo, hi in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+        if lo == hi:
+            out.append(None)
+            continue
+        # a doc judged twice: written where first judged (a dict keeps its first key's place), with the last grade
+        labels = dict(zip(docs[lo:hi], values[lo:hi]))
+        out.append((list(labels), np.fromiter(labels.values(), dtype=np.float64, count=len(labels))))
     return out
