@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from genevals.cli import agreement, export, failures, history, run_help, runfile, runfile_merge, sources
+from genevals.cli import agreement, export, failures, history, jury, run_help, runfile, runfile_merge, sources
 from genevals.cli.progress import Progress
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
                                  add_judge_option, add_judge_options, add_set_option, add_thresholds, csv_list,
@@ -97,10 +97,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
     sources.add_options(run)
     add_judge_options(run)
-    run.add_argument("--jury", default=None, metavar="FILE",
-                     help="several judges (TOML, YAML or JSON: a list of judges, each with the --judge-* keys, a name "
-                          "and a weight): every judge-backed metric runs on each; the --judge-* options are their "
-                          "defaults (see docs: juries)")
+    jury.add_option(run)
     history.add_run_options(run)
     export.add_run_option(run)
     rubric = run.add_argument_group("LLM rubric (llm_rubric)")
@@ -301,14 +298,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             judge = judge_config(args, **{**runfile_merge.judge_fields(args), **judge_option_split(args)[0]})
         except ValueError as exc:
             raise InputError("judge options", None, None, str(exc)) from None
-        if args.jury is not None:
-            from genevals.judge.jury import JuryError, load_jury
-
-            try:
-                judge = load_jury(args.jury, base=judge)
-            except JuryError as exc:
-                print(f"genevals: error: --jury {exc}", file=sys.stderr)
-                return EXIT_BAD_INPUT
+        judge, bad_jury = jury.apply(args, judge)
+        if bad_jury:
+            print(f"genevals: error: {bad_jury}", file=sys.stderr)
+            return EXIT_BAD_INPUT
         if args.engine == "ray":
             settings: LocalSettings | RaySettings = RaySettings(
                 address=args.ray_address, judge_concurrency=args.ray_judge_actors or RaySettings.judge_concurrency)

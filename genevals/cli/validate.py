@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from genevals.cli import failures, run_help
+from genevals.cli import failures, jury, run_help
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, add_judge_options,
                                  add_judge_option, add_set_option, faithfulness_options,
                                  declared, judge_config, option_type, set_settings)
@@ -61,8 +61,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                        help="cascade: answers the local checker is at least this sure of are settled locally "
                             "(0.5-1; default 0.9)")
     add_judge_options(p)
-    p.add_argument("--jury", default=None, metavar="FILE",
-                   help="--judge llm: several judges (as on genevals run); their majority verdict is validated")
+    jury.add_option(p, "--judge llm: several judges (as on genevals run); their majority verdict is validated")
     add_judge_option(p)
     add_set_option(p)
     run_help.shorten_validate(p)
