@@ -84,6 +84,15 @@ class Sample:
     citations: tuple[tuple[str | None, tuple[str, ...]], ...] | None = None
     #: the row's ``language`` field (an ISO 639-1 code), which overrides the run's ``--language``; None: not given
     language: str | None = None
+    #: a conversation turn's earlier turns, (role, content) oldest first, within the run's history budget
+    #: (:mod:`genevals.conversations`); () for a sample that is no conversation turn
+    history: tuple[tuple[str, str], ...] = ()
+    #: how many earlier turns the history budget left out (the oldest)
+    history_dropped: int = 0
+    #: the conversation this sample is a turn of (statistics resample conversations, not turns); None: none
+    conversation_id: str | None = None
+    #: the turn's number in its conversation
+    turn: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -99,7 +108,20 @@ class Sample:
             **({"citations": [{"text": t, "contexts": list(refs)} for t, refs in self.citations]}
                if self.citations is not None else {}),
             **({"language": self.language} if self.language is not None else {}),
+            **self._conversation_dict(),
         }
+
+    def _conversation_dict(self) -> dict[str, Any]:
+        """The conversation fields, written only for a conversation's turns: other results lines stay as they
+        were."""
+        d: dict[str, Any] = {}
+        if self.conversation_id is not None:
+            d["conversation_id"], d["turn"] = self.conversation_id, self.turn
+        if self.history:
+            d["history"] = [{"role": role, "content": content} for role, content in self.history]
+        if self.history_dropped:
+            d["history_dropped"] = self.history_dropped
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Sample":
@@ -115,6 +137,10 @@ class Sample:
             citations=(tuple((c.get("text"), tuple(c.get("contexts", ()))) for c in d["citations"])
                        if d.get("citations") is not None else None),
             language=d.get("language"),
+            history=tuple((m["role"], m["content"]) for m in d.get("history") or ()),
+            history_dropped=d.get("history_dropped", 0),
+            conversation_id=d.get("conversation_id"),
+            turn=d.get("turn"),
         )
 
 
