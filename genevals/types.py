@@ -185,6 +185,11 @@ SUPPORTED = "supported"
 CONTRADICTED = "contradicted"
 UNVERIFIABLE = "unverifiable"
 VERDICT_LABELS = (SUPPORTED, CONTRADICTED, UNVERIFIABLE)
+#: a conversation turn's claim that only repeats what the user said in an earlier turn: neither supported by the
+#: contexts nor a hallucination (:mod:`genevals.conversations`); given only to turns with history
+FROM_HISTORY = "from_history"
+#: every label a verdict may carry
+ALL_VERDICT_LABELS = VERDICT_LABELS + (FROM_HISTORY,)
 
 
 def _int(value: Any, what: str) -> int:
@@ -275,8 +280,8 @@ class Verdict:
         if not isinstance(d, Mapping):
             raise ValueError(f"verdict: expected an object, got {type(d).__name__}")
         label = d.get("label")
-        if label not in VERDICT_LABELS:
-            raise ValueError(f"verdict label: expected one of {', '.join(VERDICT_LABELS)}, got {label!r}")
+        if label not in ALL_VERDICT_LABELS:
+            raise ValueError(f"verdict label: expected one of {', '.join(ALL_VERDICT_LABELS)}, got {label!r}")
         context_index = d.get("context_index")
         span = d.get("quote_span")
         scores = {k: float(v) for k, v in d.items() if k not in _VERDICT_FIELDS
@@ -296,7 +301,7 @@ class Verdict:
 def _repeat_labels(value: Any) -> tuple[str | None, ...]:
     if value is None:
         return ()
-    if not isinstance(value, list) or any(v is not None and v not in VERDICT_LABELS for v in value):
+    if not isinstance(value, list) or any(v is not None and v not in ALL_VERDICT_LABELS for v in value):
         raise ValueError(f"verdict repeats: expected a list of labels or nulls, got {value!r}")
     return tuple(value)
 

@@ -42,7 +42,9 @@ ALIASES: dict[str, str] = {
     "ground_truths": "references",
     "query": "question",
 }
-KNOWN_FIELDS = mapping.FIELDS
+#: the fields a row may hold: those a mapping may fill, and how many earlier turns a conversation turn's history
+#: left out (written beside the history in results.jsonl, read back from it)
+KNOWN_FIELDS = mapping.FIELDS + ("history_dropped",)
 #: the keys of a per-claim citation object: its text, and the contexts it cites
 CITATION_TEXT_KEYS = ("text", "sentence", "claim")
 CITATION_REF_KEYS = ("contexts", "citations", "sources", "ids")
