@@ -12,7 +12,7 @@ from support.fault_server import FaultServer
 from support.rag_judge import honest_judge
 
 FIRST_USER_TURN = "Where is the Varnholt Bridge?"
-THIRD_ANSWER = "About ten minutes on foot."
+THIRD_ANSWER = "It takes about ten minutes on foot."
 
 
 def genevals(*args):
@@ -56,7 +56,7 @@ def test_the_third_turn_requests_hold_the_first_user_turn(tmp_path):
 
 def test_a_single_answer_prompt_is_unchanged(tmp_path):
     rows = [{"id": "1", "question": "How long does it take to cross it?", "answer": THIRD_ANSWER,
-             "contexts": ["Crossing the Varnholt Bridge on foot takes about ten minutes."]}]
+             "contexts": ["It takes about ten minutes on foot to cross the Varnholt Bridge."]}]
     with FaultServer(replies=honest_judge) as server:
         judged(tmp_path, forms.write_jsonl(tmp_path / "in.jsonl", rows), server)
     assert server.requests
