@@ -293,7 +293,10 @@ class Faithfulness(JudgeMetric):
         if matches is None:
             return Claim(index, text, (), located=False, note="source excerpt not found in the answer")
         spans = tuple((m.start, m.end) for m in matches)
-        if grounded_fraction(text, answer, sample.question) < GROUNDED_MIN:
+        # a conversation's turn: the decomposer resolves "it" from the earlier turns, so their words are no
+        # invention either
+        earlier = (content for _, content in sample.history)
+        if grounded_fraction(text, answer, sample.question, *earlier) < GROUNDED_MIN:
             return Claim(index, text, spans, located=False,
                          note="claim words mostly absent from the answer and question (invented content)")
         return Claim(index, text, spans, located=True)
