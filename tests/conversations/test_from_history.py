@@ -82,3 +82,22 @@ def test_a_claim_resolved_from_the_history_is_not_invented():
     assert judge.score([turn])[0]["faithfulness"].value == 1.0
     alone = Sample("1", "It has a blue roof.", "What does it look like?", (Context("The old mill: a blue roof.", 1),))
     assert judge.score([alone])[0]["faithfulness"].status != "ok"  # the same claim without history is invented
+
+
+def test_the_offline_checker_marks_a_repeated_user_fact():
+    """The local grounding checker (no LLM): a sentence the contexts do not hold, made of what the user said two
+    turns earlier, is from_history and in no share; the same sentence in a single answer is unsupported."""
+    from genevals.metrics.faithfulness.grounding import Grounding
+
+    answer = "Marie Curie discovered polonium. Your grandmother was born in Lublin in 1921."
+    contexts = (Context("Marie Curie discovered polonium in 1898 together with Pierre Curie.", 1),)
+    history = (("user", "My grandmother was born in Lublin in 1921 and loved chemistry."),
+               ("assistant", "That is a lovely story."))
+    turn = Sample("c:2", answer, "Who discovered polonium?", contexts, history=history)
+    alone = Sample("1", answer, "Who discovered polonium?", contexts)
+    metric = Grounding()
+    with_history, without = metric.score([turn, alone])
+    labels = [v["label"] for v in with_history["faithfulness"].details["verdicts"]]
+    assert labels[1] == FROM_HISTORY, with_history["faithfulness"].details["verdicts"]
+    assert [v["label"] for v in without["faithfulness"].details["verdicts"]][1] != "supported"
+    assert with_history["faithfulness"].value > without["faithfulness"].value

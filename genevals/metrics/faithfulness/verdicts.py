@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from genevals import types
+from genevals.claims.locate import grounded_fraction
 from genevals.metrics.base import Output
 from genevals.types import Claim, MetricResult, Verdict
 
@@ -26,6 +27,28 @@ def restate(*definitions: str) -> tuple[Output, ...]:
 #: earlier words before a contradiction or nothing
 LABEL_ORDER = {types.SUPPORTED: 0, types.FROM_HISTORY: 1, types.CONTRADICTED: 2, types.UNVERIFIABLE: 3}
 _COUNTED = (types.SUPPORTED, types.CONTRADICTED, types.UNVERIFIABLE)
+
+
+#: the share of an unsupported claim's content words that the user's earlier turns must hold for the claim to
+#: count as repeating them (``from_history``) in the offline checker
+FROM_HISTORY_MIN = 0.8
+
+
+def from_history(verdicts: Sequence[Verdict], claims: Sequence[Claim], sample: types.Sample) -> list[Verdict]:
+    """The offline checker's verdicts with every claim the contexts do not support (``unverifiable``; a
+    contradiction stays one) relabelled ``from_history`` when at least :data:`FROM_HISTORY_MIN` of its content
+    words occur in what the user said in earlier turns of the conversation."""
+    said = [content for role, content in sample.history if role == "user"]
+    if not said:
+        return list(verdicts)
+    texts = {c.index: c.text for c in claims}
+    out = []
+    for v in verdicts:
+        if v.label == types.UNVERIFIABLE and not v.missing and v.claim_index in texts \
+                and grounded_fraction(texts[v.claim_index], *said) >= FROM_HISTORY_MIN:
+            v = replace(v, label=types.FROM_HISTORY, reason=f"repeats what the user said earlier ({v.reason})")
+        out.append(v)
+    return out
 
 
 def unscored_outputs(status: str, reason: str, details: Mapping[str, Any]) -> dict[str, MetricResult]:
