@@ -40,7 +40,7 @@ def clusters_of(values: Sequence[float], codes: Sequence[float]) -> tuple[np.nda
 
 
 def _resampled_means(sums: np.ndarray, counts: np.ndarray, seed: int, resamples: int) -> np.ndarray:
-    """The turn-level means :math:`\sum_c s^*_c / \sum_c n^*_c` of ``resamples`` draws of the K clusters with
+    r"""The turn-level means :math:`\sum_c s^*_c / \sum_c n^*_c` of ``resamples`` draws of the K clusters with
     replacement (one seeded generator, in blocks of rows)."""
     k = sums.size
     rng = np.random.default_rng(seed)
@@ -80,7 +80,8 @@ def summarise_clustered(values: Sequence[float], codes: Sequence[float], statuse
                         conversations: int | None = None, seed: int = DEFAULT_SEED) -> dict[str, Any]:
     """:meth:`MetricSummary.to_dict` of the scored turn values with the cluster bootstrap's interval, and the
     coverage in conversations as well as turns: ``conversations`` (with a scored turn), ``conversations_total``
-    (every conversation of the system, when given) and ``ci_method``."""
+    (every conversation of the system, when given) and ``ci_method``. ``codes`` are conversation codes
+    (:func:`conversation_code`, from 0) and, for a sample of no conversation, a negative code of its own."""
     values = np.asarray(values, dtype=float)
     unscored = sum(n for status, n in statuses.items() if status != "ok")
     if not values.size:
@@ -90,7 +91,8 @@ def summarise_clustered(values: Sequence[float], codes: Sequence[float], statuse
         low, high = cluster_bootstrap_ci(values, codes, seed)
         summary = MetricSummary(float(np.mean(np.sort(values))), low, high, int(values.size), unscored,
                                 dict(statuses)).to_dict()
-        scored_conversations = int(np.unique(np.asarray(codes, dtype=float)).size)
+        found = np.unique(np.asarray(codes, dtype=float))
+        scored_conversations = int(np.sum(found >= 0))  # a negative code is a sample of no conversation
     summary["conversations"] = scored_conversations
     if conversations is not None:
         summary["conversations_total"] = conversations
