@@ -114,8 +114,14 @@ def paired_clustered(metric: str, a_name: str, a: Mapping[str, float], b_name: s
     if not shared:
         return None
     diffs = np.array([a[k] - b[k] for k in shared], dtype=float)
-    codes = np.array([(id_digest("c\x00" + conversation_of[k]) if k in conversation_of else id_digest("s\x00" + k)) & CODE_BITS
-                      for k in shared], dtype=float)
+    codes = np.array([conversation_code("", conversation_of[k]) if k in conversation_of
+                      else -1.0 - i for i, k in enumerate(shared)], dtype=float)
+    return paired_clustered_differences(metric, a_name, b_name, diffs, codes, seed, resamples)
+
+
+def paired_clustered_differences(metric: str, a_name: str, b_name: str, diffs: np.ndarray, codes: np.ndarray,
+                                 seed: int = DEFAULT_SEED, resamples: int = 10_000) -> PairedComparison | None:
+    """:func:`paired_clustered` from the paired differences and each one's cluster code."""
     sums, counts = clusters_of(diffs, codes)
     if sums.size < 2:
         return None

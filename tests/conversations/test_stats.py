@@ -83,3 +83,22 @@ def test_a_run_without_conversations_keeps_its_summary(tmp_path):
                                                      for i in range(8)])
     f1 = summary(tmp_path, "out", data)["default"]["token_f1"]
     assert "conversations" not in f1 and "ci_method" not in f1
+
+
+def test_two_systems_are_compared_by_conversation(tmp_path):
+    """Two systems answering the same two conversations: the comparison pairs conversations (n_pairs 2, not the 5
+    turns) and says so."""
+    rows = []
+    for system, worse in (("A", False), ("B", True)):
+        for line in forms.native(tmp_path / "c.jsonl").read_text().splitlines():
+            row = dict(json.loads(line), system=system)
+            for turn in row["turns"]:
+                if worse and turn["role"] == "assistant":
+                    turn["content"] = turn["content"].split()[0] + " nothing"
+            rows.append(row)
+    data = forms.write_jsonl(tmp_path / "in.jsonl", rows)
+    done = genevals("run", str(data), "-o", str(tmp_path / "out"), "-q", "-m", "token_f1", "--no-history")
+    assert done.returncode == 0, done.stderr
+    [found] = json.loads((tmp_path / "out" / "summary.json").read_text())["comparisons"]
+    assert found["n_pairs"] == 2 and found["mean_difference"] > 0
+    assert found["test"].startswith("paired bootstrap over conversations")
