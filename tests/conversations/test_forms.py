@@ -83,3 +83,17 @@ def test_a_run_scores_every_form_alike(tmp_path, form):
     assert other.returncode == 0, other.stderr
     assert results(tmp_path / "o") == results(tmp_path / "n")
     assert results(tmp_path / "n")["c1:3"]["history"][0]["content"] == "Where is the Varnholt Bridge?"
+
+
+def test_parquet_and_dataframes_hold_conversations_too(tmp_path):
+    """A Parquet file (and a DataFrame) with a ``turns`` column of structs: the same turns; a table of
+    conversations needs no answer column."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [json.loads(line) for line in forms.native(tmp_path / "n.jsonl").read_text().splitlines()]
+    want = by_id(samples(tmp_path / "n.jsonl"))
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "c.parquet")
+    assert by_id(samples(tmp_path / "c.parquet")) == want
+    assert by_id(samples(pd.DataFrame(rows))) == want
