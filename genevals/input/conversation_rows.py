@@ -67,9 +67,9 @@ def expand(raws: Iterable[RawRow | InputError], renamed: Callable[[Mapping[str, 
 def _turns(raw: RawRow, key: str, listing: Any, renamed, budget: int) -> Iterator[RawRow]:
     data = raw.data
     fields = renamed({k: v for k, v in data.items() if k not in ("turns", "user_input")})
-    given = data.get("conversation_id", fields.get("conversation_id"))
+    given = fields.get("conversation_id")
     if mapping.is_missing(given):
-        given = data.get("id")
+        given = fields.get("id")
     conversation = str(raw.line) if mapping.is_missing(given) or given == "" else flat.conversation_id(given)
     if key == "turns":
         messages = native.messages(listing)
@@ -79,7 +79,11 @@ def _turns(raw: RawRow, key: str, listing: Any, renamed, budget: int) -> Iterato
     # so that they are warned about as in any row
     shared = {k: v for k, v in data.items()
               if k not in CONSUMED and (k in ("system", "language") or (k not in KNOWN_FIELDS and k not in ALIASES))}
-    for where, row in per_turn(conversation, messages, budget):
+    turns = list(per_turn(conversation, messages, budget))
+    if not turns:
+        raise TurnError(key, f"conversation '{conversation}' has no assistant turn: nothing to score (roles: "
+                             f"{', '.join(sorted({m.role for m in messages})) or 'none'})")
+    for where, row in turns:
         yield RawRow(raw.source, raw.line, {**shared, **row}, turn=where)
 
 

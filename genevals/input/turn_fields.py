@@ -59,6 +59,8 @@ def _messages(value: Any) -> list[tuple[str, str]]:
 def _dropped(value: Any) -> int:
     if is_missing(value):
         return 0
+    if isinstance(value, str) and value.strip().isdigit():  # a CSV cell
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
         raise TurnError("history_dropped", f"expected a count from 0, got {value!r}")
     return int(value)

@@ -35,6 +35,8 @@ ASSISTANT = {"role": "assistant", "content": "Here.", "contexts": ["It is here."
     ([{**USER, "contexts": ["x"]}, ASSISTANT], "turns[0].contexts", ["belong to the assistant turn"]),
     ([USER, {**ASSISTANT, "contexts": [{"txt": "x"}]}], "turns[1].contexts[0]", ["needs its text"]),
     ([USER, "Here."], "turns[1]", ["expected a turn object"]),
+    ([USER], "turns", ["conversation 'c1' has no assistant turn", "roles: user"]),
+    ([], "turns", ["no assistant turn", "roles: none"]),
 ])
 def test_a_bad_turn_is_named(tmp_path, turns, where, words):
     good = {"conversation_id": "ok", "turns": [USER, ASSISTANT]}
