@@ -42,21 +42,28 @@ def is_conversation_header(columns: Iterable[Any]) -> bool:
 
 
 def expand(raws: Iterable[RawRow | InputError], renamed: Callable[[Mapping[str, Any]], dict[str, Any]],
-           budget: int) -> Iterator[RawRow | InputError]:
+           budget: int, column_map: Mapping[str, str] | None = None) -> Iterator[RawRow | InputError]:
     """``raws`` with every conversation row replaced by its turns' rows and every flat turn given its history;
-    ``renamed`` gives a row's fields by genevals' names (``--map`` applied)."""
+    ``renamed`` gives a row's fields by genevals' names (``--map``, ``column_map``, applied)."""
     grouper = flat.Grouper(budget)
+    # only a row holding the conversation id's column is renamed here (the row reader renames every row anyway)
+    tie = (column_map or {}).get("conversation_id", "conversation_id")
     for raw in raws:
         if isinstance(raw, InputError) or not isinstance(raw.data, Mapping):
             yield raw
+            continue
+        data = raw.data
+        if "turns" not in data and "user_input" not in data and tie not in data and "conversation_id" not in data:
+            yield raw  # most rows: no conversation, read at the cost of four lookups
             continue
         try:
             form = conversation_form(raw.data, raw.text_cells)
             if form is not None:
                 yield from _turns(raw, *form, renamed, budget)
                 continue
-            fields = renamed(raw.data)
-            if not mapping.is_missing(fields.get("conversation_id")) and "history" not in fields:
+            fields = renamed(raw.data) if tie in raw.data or "conversation_id" in raw.data else None
+            if fields is not None and not mapping.is_missing(fields.get("conversation_id")) \
+                    and "history" not in fields:
                 yield _flat(raw, fields, grouper)
             else:
                 yield raw

@@ -306,7 +306,7 @@ def iter_samples(
             return
         header = False
     validate = RowValidator(column_map, tracker, history_tokens)
-    raws = conversation_rows.expand(raws, validate.renamed, history_tokens)
+    raws = conversation_rows.expand(raws, validate.renamed, history_tokens, column_map)
     for raw in raws:
         if isinstance(raw, InputError):
             yield raw

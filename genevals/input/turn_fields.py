@@ -19,6 +19,8 @@ def conversation_fields(data: Mapping[str, Any], decode: Callable[[Any, str], An
                         err: Callable[[str | None, str], Exception]) -> dict[str, Any]:
     """The :class:`~genevals.types.Sample` keyword arguments of the row's conversation fields (none when it has
     none); ``decode`` reads a CSV cell's JSON, ``err(field, message)`` makes the located error."""
+    if "conversation_id" not in data and "turn" not in data and "history" not in data:
+        return _NONE  # most rows: no conversation
     out: dict[str, Any] = {}
     try:
         if not is_missing(data.get("conversation_id")):
@@ -36,6 +38,9 @@ def conversation_fields(data: Mapping[str, Any], decode: Callable[[Any, str], An
     except TurnError as exc:
         raise err(exc.field, exc.message) from None
     return out
+
+
+_NONE: dict[str, Any] = {}
 
 
 def _messages(value: Any) -> list[tuple[str, str]]:
