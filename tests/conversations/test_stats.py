@@ -102,3 +102,16 @@ def test_two_systems_are_compared_by_conversation(tmp_path):
     [found] = json.loads((tmp_path / "out" / "summary.json").read_text())["comparisons"]
     assert found["n_pairs"] == 2 and found["mean_difference"] > 0
     assert found["test"].startswith("paired bootstrap over conversations")
+
+
+def test_a_run_resumed_mid_conversation_summarises_alike(tmp_path):
+    """--resume after a run cut inside a conversation (3 of 5 turns written): the turns still to score are scored
+    with their history, and the summary is the uninterrupted run's."""
+    data = forms.native(tmp_path / "in.jsonl")
+    whole = summary(tmp_path, "out", data)
+    results = tmp_path / "out" / "results.jsonl"
+    results.write_text("".join(results.read_text().splitlines(keepends=True)[:3]))
+    assert summary(tmp_path, "out", data, "--resume") == whole
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    assert len(lines) == 5 and next(r for r in lines if r["id"] == "c2:2")["history"][0]["content"] == \
+        "What is polonium?"
