@@ -52,12 +52,8 @@ def role(value: Any, where: str, aliases: dict[str, str] | None = None) -> str:
     known = {**{r: r for r in ROLES}, **(aliases or {})}
     if isinstance(value, str) and value.strip().lower() in known:
         return known[value.strip().lower()]
-    shown = repr(value) if isinstance(value, str) else type(value).__name__
-    return _refuse(where, f"expected one of {', '.join(known)}, got {shown}{did_you_mean(str(value), known)}")
-
-
-def _refuse(where: str, message: str) -> str:
-    raise TurnError(where, message)
+    shown = repr(value) if isinstance(value, str) else "nothing" if value is None else type(value).__name__
+    raise TurnError(where, f"expected one of {', '.join(known)}, got {shown}{did_you_mean(str(value), known)}")
 
 
 def turn_fields(item: Any, where: str, message_role: str) -> dict[str, Any]:
