@@ -171,6 +171,12 @@ class Selected:
 
 def _build(cls: type[Metric], options: Mapping[str, Any], judge: Any) -> Metric:
     if cls.kind == JUDGE and judge is not None:
+        from genevals.judge.jury import Jury
+
+        if isinstance(judge, Jury):  # every judge scores; the metric combines them, or refuses to
+            from genevals.metrics.judging.jury import for_jury
+
+            return for_jury(cls, judge, options)
         return cls(judge=judge, **options)
     return cls(**options)
 

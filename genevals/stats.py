@@ -291,3 +291,43 @@ def agreement_cis(pred: Sequence[bool], gold: Sequence[bool], seed: int = DEFAUL
                 values[k].append(stats[k])
     alpha = (1 - confidence) / 2
     return {k: [float(x) for x in np.quantile(v, [alpha, 1 - alpha])] if v else None for k, v in values.items()}
+
+
+def cohen_kappa(a: Sequence[Any], b: Sequence[Any]) -> float | None:
+    r"""Cohen's kappa between two raters' labels on the same units (any categories):
+    :math:`\kappa = (p_o - p_e) / (1 - p_e)`, :math:`p_e = \sum_c p_{a,c}\, p_{b,c}`; None with no units or when
+    :math:`p_e = 1` (both raters gave one and the same label throughout: agreement is not measurable)."""
+    if len(a) != len(b):
+        raise ValueError(f"cohen_kappa: {len(a)} labels against {len(b)}")
+    n = len(a)
+    if not n:
+        return None
+    po = sum(x == y for x, y in zip(a, b)) / n
+    pe = sum((list(a).count(c) / n) * (list(b).count(c) / n) for c in set(a) | set(b))
+    return (po - pe) / (1 - pe) if pe < 1 else None
+
+
+def fleiss_kappa(units: Sequence[Sequence[Any]]) -> float | None:
+    r"""Fleiss' kappa (Fleiss 1971) of units each labelled by the same number m >= 2 of raters.
+
+    For unit i with :math:`n_{ic}` votes for category c, :math:`P_i = (\sum_c n_{ic}^2 - m) / (m(m-1))`;
+    :math:`\bar P` is their mean, :math:`p_c` the share of all votes in c, :math:`\bar P_e = \sum_c p_c^2` and
+    :math:`\kappa = (\bar P - \bar P_e) / (1 - \bar P_e)`. With two raters it is Scott's pi. None with no units
+    or when :math:`\bar P_e = 1` (every vote the same label). Units with another number of raters are refused:
+    leave out the units where a rater gave no label."""
+    rows = [list(u) for u in units]
+    if not rows:
+        return None
+    m = len(rows[0])
+    if m < 2 or any(len(r) != m for r in rows):
+        raise ValueError(f"fleiss_kappa: every unit needs the same number (>= 2) of ratings, got "
+                         f"{sorted({len(r) for r in rows})}")
+    totals: Counter = Counter()
+    agreement = 0.0
+    for r in rows:
+        counts = Counter(r)
+        totals.update(counts)
+        agreement += (sum(k * k for k in counts.values()) - m) / (m * (m - 1))
+    p_bar = agreement / len(rows)
+    pe = sum((k / (m * len(rows))) ** 2 for k in totals.values())
+    return (p_bar - pe) / (1 - pe) if pe < 1 else None

@@ -84,6 +84,9 @@ class Sample:
     citations: tuple[tuple[str | None, tuple[str, ...]], ...] | None = None
     #: the row's ``language`` field (an ISO 639-1 code), which overrides the run's ``--language``; None: not given
     language: str | None = None
+    #: the trace a trace import read the row from: (trace id, the evaluated span's id or None), hex, so results
+    #: sent to an OpenTelemetry backend link back to it; None for any other input
+    trace: tuple[str, str | None] | None = None
     #: a conversation turn's earlier turns, (role, content) oldest first, within the run's history budget
     #: (:mod:`genevals.conversations`); () for a sample that is no conversation turn
     history: tuple[tuple[str, str], ...] = ()
@@ -108,6 +111,7 @@ class Sample:
             **({"citations": [{"text": t, "contexts": list(refs)} for t, refs in self.citations]}
                if self.citations is not None else {}),
             **({"language": self.language} if self.language is not None else {}),
+            **({"trace": {"trace_id": self.trace[0], "span_id": self.trace[1]}} if self.trace is not None else {}),
             **self._conversation_dict(),
         }
 
@@ -137,6 +141,7 @@ class Sample:
             citations=(tuple((c.get("text"), tuple(c.get("contexts", ()))) for c in d["citations"])
                        if d.get("citations") is not None else None),
             language=d.get("language"),
+            trace=(d["trace"]["trace_id"], d["trace"].get("span_id")) if isinstance(d.get("trace"), Mapping) else None,
             history=tuple((m["role"], m["content"]) for m in d.get("history") or ()),
             history_dropped=d.get("history_dropped", 0),
             conversation_id=d.get("conversation_id"),
@@ -262,6 +267,10 @@ class Verdict:
     #: majority, and ``agreement``, the share of the answering repeats that gave it; written only when set
     repeats: tuple[str | None, ...] = ()
     agreement: float | None = None
+    #: with a jury: each judge's label (its majority over its repeats; None where it failed), of which ``label``
+    #: is the weighted majority and ``agreement`` the share of the answering judges' weight that gave it;
+    #: written only when set
+    jury: Mapping[str, str | None] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d = {"claim_index": self.claim_index, "label": self.label, "context_index": self.context_index,
@@ -272,6 +281,8 @@ class Verdict:
             d["answer_span"] = list(self.answer_span)
         if self.repeats:
             d["repeats"], d["agreement"] = list(self.repeats), self.agreement
+        if self.jury:
+            d["jury"], d["agreement"] = dict(self.jury), self.agreement
         return d
 
     @classmethod
@@ -293,9 +304,18 @@ class Verdict:
                    reason=_text(d.get("reason", ""), "verdict reason"), missing=bool(d.get("missing", False)),
                    scores=scores, answer_span=(_span(d["answer_span"], "verdict answer_span")
                                                if d.get("answer_span") is not None else None),
-                   repeats=_repeat_labels(d.get("repeats")),
+                   repeats=_repeat_labels(d.get("repeats")), jury=_jury_labels(d.get("jury")),
                    agreement=float(d["agreement"]) if isinstance(d.get("agreement"), (int, float))
                    and not isinstance(d.get("agreement"), bool) else None)
+
+
+def _jury_labels(value: Any) -> dict[str, str | None]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or any(not isinstance(k, str) or (v is not None and v not in ALL_VERDICT_LABELS)
+                                             for k, v in value.items()):
+        raise ValueError(f"verdict jury: expected judge names mapped to labels or nulls, got {value!r}")
+    return dict(value)
 
 
 def _repeat_labels(value: Any) -> tuple[str | None, ...]:

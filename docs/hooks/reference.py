@@ -39,12 +39,15 @@ EXIT_MEANING = {
                       "score); or a metric named in `--metrics` scored no sample of some system; or no metric "
                       "scored any sample of a system; or `--baseline RUN` found a significant regression of a "
                       "gated metric (see [Run history](../how-to/run-history.md)); or `genevals compare` found "
-                      "one (see [Compare systems](../how-to/compare-systems.md))",
+                      "one (see [Compare systems](../how-to/compare-systems.md)); or `genevals export otel` could "
+                      "not send every event (see [OpenTelemetry](../how-to/opentelemetry.md))",
     "EXIT_BAD_INPUT": "bad input, found before anything is scored: a file, row, option, metric name or threshold, "
                       "or `--resume` against a different run; or a judge that fails its preflight request",
     "EXIT_JUDGE_ERRORS": "more than `--max-judge-errors` (default 0.05) of the judged samples ended in "
                          "`judge_error` or `parse_error` (a judge that answered nothing readable has scored nothing); "
-                         "everything scored is written first",
+                         "everything scored is written first; or the judge failed `--require-agreement` (its kappa "
+                         "with the labels below `--min-kappa`, too few labels to tell, or no labelled sample in the "
+                         "run; see [Gate CI](../how-to/gate-ci.md)), its figure and files written first",
     "EXIT_INTERRUPTED": "interrupted with Ctrl-C; the partial results and summary are written",
 }
 

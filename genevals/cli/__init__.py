@@ -2,7 +2,7 @@
 share (exit codes, option parsers, thresholds, the judge options).
 
 Exit codes: 0 success, 1 a --fail-under / --fail-over threshold was missed (``compare``: a significant
-regression), 2 bad input (found before anything
+regression; ``export otel``: events that could not be sent), 2 bad input (found before anything
 is scored) or a judge that fails its preflight, 3 too many judge errors (--max-judge-errors), 130 interrupted
 (partial results and summary are written), 141 the reader of stdout went away (``genevals metrics | head -1``).
 """
@@ -12,14 +12,14 @@ import argparse
 import sys
 from typing import Sequence
 
-from genevals.cli import compare, fuse, history, label, metrics, report, review, run, validate
+from genevals.cli import compare, export, fuse, history, label, metrics, report, review, run, validate
 from genevals.cli.common import EXIT_BAD_INPUT
 
 #: a command whose stdout reader went away exits as one killed by SIGPIPE does in a shell (128 + 13), as
 #: `yes | head -1` does: quietly, since the reader took all it wanted
 EXIT_CLOSED_STDOUT = 141
 
-SUBCOMMANDS = (run, metrics, report, compare, validate, review, fuse, label, history)
+SUBCOMMANDS = (run, metrics, report, compare, validate, review, fuse, label, history, export)
 
 
 #: the most of a usage error that is printed: argparse quotes the value it refused whole (a 5,000-digit number,

@@ -3,8 +3,8 @@
 Exit codes, for every subcommand: 0 success, 1 a ``--fail-under`` / ``--fail-over`` threshold was missed, 2 bad
 input (file, row, option, metric name or threshold, found before anything is scored) or a judge that fails its
 preflight request (unreachable, unknown model, refused key, missing extra) or names no model, 3 more than
-``--max-judge-errors`` of the judged samples ended in ``judge_error`` or ``parse_error`` (everything scored is
-written first), 130 interrupted (partial results and the summary are written).
+``--max-judge-errors`` of the judged samples ended in ``judge_error`` or ``parse_error``, or the judge failed
+``--require-agreement`` (everything scored is written first), 130 interrupted (partial results and the summary are written).
 """
 from __future__ import annotations
 

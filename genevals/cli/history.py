@@ -261,7 +261,8 @@ class Recorder:
         from genevals.judge.redact import Redactor
         from genevals.output.runfolder import read_manifest
 
-        redactor = Redactor.for_judge(getattr(judge, "api_key", None), getattr(judge, "base_url", None))
+        redactor = judge.redactor if hasattr(judge, "jurors") else \
+            Redactor.for_judge(getattr(judge, "api_key", None), getattr(judge, "base_url", None))  # a jury: all keys
         try:
             manifest = read_manifest(self.args.out) or {}
         except ValueError:

@@ -24,8 +24,10 @@ SETTINGS = (
     Setting("port", int, 8765, "port to listen on (0 picks a free one)", minimum=0, maximum=65535),
     Setting("request_timeout", float, 10.0, "seconds a request may take to arrive, or its reply to be taken",
             minimum=0.0, maximum=3600.0, rule=_above_zero),
+    Setting("queue", int, None, "answers the review queue draws", minimum=1, maximum=1_000_000),
+    Setting("queue_seed", int, 12345, "seed of the review queue's draw", minimum=0, maximum=2**32 - 1),
 )
-_PORT, _TIMEOUT = SETTINGS
+_PORT, _TIMEOUT, _QUEUE, _QUEUE_SEED = SETTINGS
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -55,6 +57,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--request-timeout", type=option_type(_TIMEOUT), default=10.0, metavar="SECONDS",
                    help="close a connection whose request has not fully arrived within SECONDS, or that does not "
                         "take the reply (default 10)")
+    p.add_argument("--blind", action="store_true",
+                   help="blind review: serve the answers one by one without the judge's verdicts, which appear for "
+                        "an answer once you have decided each of its claims; decisions made before are stored as "
+                        "blind (the report is not served)")
+    p.add_argument("--queue", type=option_type(_QUEUE), default=None, metavar="N",
+                   help="draw N answers to review, stratified by the judge's verdict, disputed and uncertain ones "
+                        "oversampled and first; their inclusion probabilities go to review.sqlite and the export, "
+                        "so `genevals validate` estimates the judge's agreement on the whole run (a store holds "
+                        "one queue: serving again with the same N continues it)")
+    p.add_argument("--queue-seed", type=option_type(_QUEUE_SEED), default=12345, metavar="SEED",
+                   help="seed of the queue's random draw (default 12345)")
     p.add_argument("--verbose", action="store_true", help="log every request on stderr")
     p.set_defaults(handler=cmd_review)
     return p
@@ -62,6 +75,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def cmd_review(args: argparse.Namespace) -> int:
     if args.target == "export" and args.run_dir is not None:
+        if args.blind or args.queue is not None:
+            print("genevals: error: --blind and --queue serve a review; `review export` writes what is stored",
+                  file=sys.stderr)
+            return EXIT_BAD_INPUT
         return _export(Path(args.run_dir), args.output, args.citations_out)
     if args.run_dir is not None or args.output is not None or args.citations_out is not None:
         print("genevals: error: use `genevals review RUN_DIR` or `genevals review export RUN_DIR -o FILE`",
@@ -97,6 +114,10 @@ def _export(run_dir: Path, output: str | None, citations_out: str | None = None)
     print(f"wrote {output}: {counts.written} reviewed answers ({counts.hallucinated} hallucinated)"
           + (f"; {counts.unsettled} left out with flagged claims still undecided" if counts.unsettled else "")
           + (f"; {counts.unreviewed} flagged answers left out with no decision yet" if counts.unreviewed else ""))
+    if counts.queued:
+        print(f"review queue: {counts.queued_written} of the {counts.queued} answers it drew are labelled"
+              + ("" if counts.queued_written == counts.queued else "; `genevals validate` weights the labelled "
+                 "ones and names the strata with none"))
     if counts.skipped:
         print(f"genevals: warning: {run_dir / 'review.sqlite'}: {counts.skipped} row(s) that are not decisions "
               "(damaged or edited by hand) were left out", file=sys.stderr)
@@ -122,7 +143,8 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"genevals: warning: binding {args.host}: anyone who can reach this port can read the run and "
               "write decisions", file=sys.stderr)
     config = ServeConfig(run_dir=run_dir, host=args.host, port=args.port, allow_remote=args.allow_remote,
-                         max_samples=args.max_samples, request_timeout=args.request_timeout, verbose=args.verbose)
+                         max_samples=args.max_samples, request_timeout=args.request_timeout, verbose=args.verbose,
+                         blind=args.blind, queue=args.queue, queue_seed=args.queue_seed)
     try:
         serve(config, declared=declaration_of)
     except (OSError, ValueError, sqlite3.Error) as exc:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from genevals.cli import failures, history, run_help, runfile, runfile_merge, sources
+from genevals.cli import agreement, export, failures, history, run_help, runfile, runfile_merge, sources
 from genevals.cli.progress import Progress
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
                                  add_judge_option, add_judge_options, add_set_option, add_thresholds, csv_list,
@@ -56,6 +56,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                           "judge requests are in flight at once")
     run.add_argument("--workers", type=option_type(engine_setting("workers")), default=None, help="processes for lexical/retrieval metrics")
     add_thresholds(run)
+    agreement.add_options(run)
     run.add_argument("--seed", type=option_type(engine_setting("seed")), default=None, help="bootstrap seed")
     run.add_argument("--quiet", "-q", action="store_true",
                      help="errors and gate results only: no progress bar, table, warning or note (summary.json "
@@ -96,7 +97,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
     sources.add_options(run)
     add_judge_options(run)
+    run.add_argument("--jury", default=None, metavar="FILE",
+                     help="several judges (TOML, YAML or JSON: a list of judges, each with the --judge-* keys, a name "
+                          "and a weight): every judge-backed metric runs on each; the --judge-* options are their "
+                          "defaults (see docs: juries)")
     history.add_run_options(run)
+    export.add_run_option(run)
     rubric = run.add_argument_group("LLM rubric (llm_rubric)")
     rubric.add_argument("--rubric-criteria", action="append", default=[], metavar="NAME=DESCRIPTION",
                        help="an extra rubric criterion (repeatable)")
@@ -278,7 +284,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         except InputError as exc:
             print(f"genevals: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
-    problem = problem or check_options(args)
+    problem = problem or check_options(args) or agreement.problem(args) or export.problem(args.otel_endpoint)
     recorder = history.Recorder(args)
     problem = problem or recorder.start()
     if problem is not None:
@@ -295,6 +301,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             judge = judge_config(args, **{**runfile_merge.judge_fields(args), **judge_option_split(args)[0]})
         except ValueError as exc:
             raise InputError("judge options", None, None, str(exc)) from None
+        if args.jury is not None:
+            from genevals.judge.jury import JuryError, load_jury
+
+            try:
+                judge = load_jury(args.jury, base=judge)
+            except JuryError as exc:
+                print(f"genevals: error: --jury {exc}", file=sys.stderr)
+                return EXIT_BAD_INPUT
         if args.engine == "ray":
             settings: LocalSettings | RaySettings = RaySettings(
                 address=args.ray_address, judge_concurrency=args.ray_judge_actors or RaySettings.judge_concurrency)
@@ -322,6 +336,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             _say(args, f"genevals: note: {family} left out: {why}")
         if args.thresholds:  # checked against what the metrics declare, before anything is scored
             check_run(args.thresholds, spec.selected)
+        agreement.check_run(args, spec.selected)
         bar = None if args.quiet else Progress("sample")
         results = engine.run(spec, bar)
     except (InputError, UnknownMetric, ThresholdError) as exc:
@@ -343,6 +358,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     summary = results.summary()
+    agreed = agreement.gate(args, summary)  # recorded in summary.json before the report reads it
     for warning in summary.get("meta", {}).get("unknown_fields") or ():
         strict = "" if warning.startswith("ignored field ") else " (--strict makes this an error)"
         _say(args, f"genevals: warning: {warning}{strict}")
@@ -381,11 +397,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         _say(args, f"genevals: note: {note}")
     for error in unscored:
         print(f"genevals: error: {error}{_references_hint(error, summary)}", file=sys.stderr)
-    missed = threshold_failures(args.thresholds, summary.get("systems", {}))
+    missed = threshold_failures(agreement.decided(args, args.thresholds, agreed), summary.get("systems", {}))
     for failure in missed:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
     compared = recorder.finish(summary, spec.judge)  # EXIT_BAD_INPUT: a baseline that compared nothing
+    export.after_run(args)  # the files are written: a backend that fails loses none of them
     if failures.report(results.judge_failures, args.max_judge_errors):
+        return EXIT_JUDGE_ERRORS
+    if agreed is not None and not agreed.passed:
         return EXIT_JUDGE_ERRORS
     if compared == EXIT_BAD_INPUT:
         return EXIT_BAD_INPUT

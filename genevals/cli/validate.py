@@ -61,6 +61,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                        help="cascade: answers the local checker is at least this sure of are settled locally "
                             "(0.5-1; default 0.9)")
     add_judge_options(p)
+    p.add_argument("--jury", default=None, metavar="FILE",
+                   help="--judge llm: several judges (as on genevals run); their majority verdict is validated")
     add_judge_option(p)
     add_set_option(p)
     run_help.shorten_validate(p)
@@ -126,9 +128,18 @@ def cmd_validate(args: argparse.Namespace) -> int:
     try:
         rule = Rule.parse(args.rule)
         rows = load_labelled(args.input, limit=args.limit, task_type=args.task_type)
+        from genevals.validation.weighted import check_design
+
+        check_design(rows)  # a review queue's design fields, before any judge is called
         if not rows:
             raise ValueError("no rows to validate" + (f" with task_type {args.task_type!r}" if args.task_type else ""))
         config, options = judge_settings(args)
+        if args.jury is not None:  # every judge verifies; the jury's majority is what is validated
+            from genevals.judge.jury import load_jury
+
+            if args.judge != "llm":
+                raise ValueError(f"--jury: takes --judge llm, not --judge {args.judge}")
+            config = load_jury(args.jury, base=config)
         metric = build_metric(args.judge, options, config)
     except (LabelledInputError, ValueError, TypeError) as exc:
         print(f"genevals: error: {exc}", file=sys.stderr)
@@ -136,7 +147,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.judge != "local" and not args.no_preflight:
         from genevals.judge.preflight import preflight
 
-        problem = preflight(config)
+        judges = [j.config for j in config.jurors] if hasattr(config, "jurors") else [config]  # a jury: each
+        problem = next((p for p in map(preflight, judges) if p is not None), None)
         if problem is not None:
             print(f"genevals: error: {problem}", file=sys.stderr)
             return EXIT_BAD_INPUT
@@ -234,6 +246,10 @@ def summary_text(report: dict[str, Any]) -> str:
     lines = [f"judge {report['judge']}, rule {report['rule']}: {report['seconds']:.1f} s", line("all", rl)]
     for tt, sub in (report.get("per_task_type") or {}).items():
         lines.append(line(tt, sub["response_level"]))
+    if report.get("response_level_weighted"):
+        from genevals.validation.weighted import summary_line
+
+        lines.append(summary_line(report["response_level_weighted"], rl))
     if report.get("span_level"):
         s = report["span_level"]
         lines.append(f"  span level   P={fmt(s['precision'])} R={fmt(s['recall'])} F1={fmt(s['f1'])}")

@@ -95,6 +95,13 @@ def judge_config(judge: Any, name: str = "judge") -> Any:
 
     if judge is None or isinstance(judge, JudgeConfig):
         return judge
+    from genevals.judge.jury import Jury, as_jury
+
+    if isinstance(judge, (list, tuple, Jury)):  # judge=[...]: a jury
+        try:
+            return as_jury(judge)
+        except ValueError as exc:
+            raise InputError(name, None, None, str(exc)) from None
     if not isinstance(judge, Mapping):
         raise InputError(name, None, None, "expected a JudgeConfig, a mapping of its fields (e.g. "
                                            "{'model': 'gpt-4o-mini', 'concurrency': 8}) or None, got "

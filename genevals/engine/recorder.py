@@ -160,6 +160,9 @@ class RunRecorder:
                     varied = sel.metric.judge_repeats(totals, self.seed)  # --judge-repeats: flip rate, spread
                     if varied:
                         results.meta.setdefault("judge_repeats", {}).setdefault(system, {}).update(varied)
+                    jury = sel.metric.judge_jury(totals, self.seed) if hasattr(sel.metric, "judge_jury") else None
+                    if jury:  # a jury: kappa, disagreement, cost per judge (genevals.metrics.judging.jury_votes)
+                        results.meta.setdefault("jury", {}).setdefault(system, {}).update(jury)
         results.signatures = {sel.family: sel.metric.signature() for sel in self.selected}
         results.meta["interrupted"] = interrupted
         results.meta["n_input_rows"] = n_input_rows

@@ -117,7 +117,7 @@ class RunSpec:
                         column_map=column_map, judge=judge, out_dir=out_dir, meta=meta)
         resolved = registry.resolve(metrics, options, judge)
         if settle_judge is not None and any(r.kind == JUDGE and not r.missing for r in resolved):
-            judge = settle_judge(judge)
+            judge = judge.map(settle_judge) if hasattr(judge, "jurors") else settle_judge(judge)  # a jury: each
         selected = registry.build(resolved, judge, setting)
         meta = {**(meta or {}), "language": str(setting)}  # the run's setting, in summary.json's meta
         left_out = registry.left_out(resolved)  # a preset's metrics whose extra is not installed: said, not run

@@ -91,7 +91,7 @@ def _turns(raw: RawRow, key: str, listing: Any, renamed, budget: int) -> Iterato
         raise TurnError(key, f"conversation '{conversation}' has no assistant turn: nothing to score (roles: "
                              f"{', '.join(sorted({m.role for m in messages})) or 'none'})")
     for where, row in turns:
-        yield RawRow(raw.source, raw.line, {**shared, **row}, turn=where)
+        yield RawRow(raw.source, raw.line, {**shared, **row}, trace=raw.trace, turn=where)
 
 
 def _flat(raw: RawRow, fields: dict[str, Any], grouper: flat.Grouper) -> RawRow:
@@ -109,4 +109,4 @@ def _flat(raw: RawRow, fields: dict[str, Any], grouper: flat.Grouper) -> RawRow:
     extra: dict[str, Any] = {"history": history}
     if mapping.is_missing(fields.get("id")) or fields.get("id") == "":
         extra["id"] = f"{conversation}:{turn}"
-    return RawRow(raw.source, raw.line, {**raw.data, **extra}, raw.text_cells)
+    return RawRow(raw.source, raw.line, {**raw.data, **extra}, raw.text_cells, trace=raw.trace)

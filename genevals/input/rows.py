@@ -71,6 +71,8 @@ class RawRow:
     # CSV cells are all text, so lists and mappings arrive as JSON text; other formats keep their types,
     # and a JSONL string that happens to look like JSON stays a string.
     text_cells: bool = False
+    #: where a trace import found the row: (trace id, span id or None), both hex; None for any other input
+    trace: tuple[str, str | None] | None = None
     #: where a conversation's turn is in its row (``turns[3]``): errors about the turn name it
     turn: str | None = None
 
@@ -239,6 +241,7 @@ class RowValidator:
             origin=f"{row.source}:{row.line}",
             citations=self._citations(decode(data.get("citations"), "citations"), err),
             language=self._language(data.get("language"), err, columns.get("language", "language")),
+            trace=row.trace,
             **conversation_fields(data, decode, self.history_tokens, err),
         )
         if self._source is None:

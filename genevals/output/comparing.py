@@ -41,7 +41,8 @@ class PairedValues:
             conversation_id: str | None = None) -> None:
         """One sample's scored values (None for an unscored one), and the conversation it is a turn of."""
         if conversation_id is not None and self._codes is None:  # the values so far: each its own cluster
-            self._codes = {key: array("d", (-1.0 - i for i in range(len(col[0])))) for key, col in self._columns.items()}
+            self._codes = {key: array("d", (-1.0 - i for i in range(len(col[0]))))
+                           for key, col in self._columns.items()}
         if system not in self.systems:
             self.systems.append(system)
         digest = None

@@ -301,7 +301,7 @@ def format_table(summary: Mapping[str, Any], verbose: bool = False, all_outputs:
                  requested: Sequence[str] = ()) -> str:
     """See :mod:`genevals.output.table`; the outputs shown are :func:`genevals.registry.headlines` unless
     ``all_outputs``."""
-    from genevals.output import languages, table
+    from genevals.output import jury, languages, table
 
     shown = None
     if not all_outputs:
@@ -310,4 +310,4 @@ def format_table(summary: Mapping[str, Any], verbose: bool = False, all_outputs:
         names = list(dict.fromkeys(name for metrics in (summary.get("systems") or {}).values() for name in metrics))
         shown = headlines(names, requested)
     text = table.detailed(summary, shown) if verbose else table.compact(summary, shown)
-    return "\n".join([text, *table.judge_repeats(summary), *languages.lines(summary)])
+    return "\n".join([text, *table.judge_repeats(summary), *jury.lines(summary), *languages.lines(summary)])

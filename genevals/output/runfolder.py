@@ -28,8 +28,10 @@ OUTPUTS_FILE = "outputs.json"
 #: what the run was made from (input digest, metrics and their settings, options, genevals version), written
 #: before scoring starts, so ``--resume`` can refuse to mix a different run into this folder
 MANIFEST_FILE = "manifest.json"
+#: what was sent to an OpenTelemetry backend, and what could not be (:mod:`genevals.output.otel`)
+OTEL_FILE = "otel.json"
 #: the files of one run, moved together into ``EARLIER_DIR/<date-time>/`` when a new run starts in the folder
-RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, SKIPPED_FILE, REPORT_FILE, OUTPUTS_FILE, MANIFEST_FILE)
+RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, SKIPPED_FILE, REPORT_FILE, OUTPUTS_FILE, MANIFEST_FILE, OTEL_FILE)
 EARLIER_DIR = "earlier"
 
 

@@ -167,6 +167,9 @@ def _page_verdict(verdict: Verdict, contexts: Sequence[Mapping[str, Any]]) -> di
     if verdict.repeats:  # --judge-repeats: each repeat's label (null: that repeat failed) and the agreement
         out["rep"] = list(verdict.repeats)
         out["agr"] = num(verdict.agreement, 4)
+    if verdict.jury:  # a jury: each judge's label (null: that judge failed) and the weighted agreement
+        out["jy"] = {text(name): label for name, label in verdict.jury.items()}
+        out["agr"] = num(verdict.agreement, 4)
     return out
 
 
@@ -201,6 +204,9 @@ def page_judge(details: Mapping[str, Any], answer: str, contexts: Sequence[Mappi
     if isinstance(repeats, Mapping) and isinstance(repeats.get("values"), list):  # each repeat's score, status
         out["rp"] = {"values": [num(v, 4) for v in repeats["values"]],
                      "statuses": [text(v) for v in repeats.get("statuses") or []]}
+    jury = details.get("jury")
+    if isinstance(jury, Mapping):  # a jury: each judge's score of this sample
+        out["jv"] = {text(name): num(v, 4) for name, v in jury.items()}
     invented = invented_of(details)
     if invented:  # a judge-quality warning in the drill-down, with what the judge said
         out["inv"] = invented
@@ -277,6 +283,8 @@ def flat_meta(meta: Any) -> dict[str, str]:
     """Run metadata as short strings, for display."""
     out = {}
     for key, value in (meta.items() if isinstance(meta, Mapping) else ()):
+        if isinstance(value, Mapping) and isinstance(value.get("line"), str):  # an entry with its own summary line
+            value = value["line"]
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
         out[text(key)] = shown if len(shown) <= 300 else shown[:297] + "..."
     return out

@@ -7,7 +7,7 @@ function runsCard() {
     var dl = el("dl", { "class": "kv" });
     var rows = [["Run", run.name], ["Folder", run.path], ["Samples", String(run.n_samples)], ["Skipped input rows", String(run.skipped)],
       ["genevals", run.genevals_version || "\u2013"], ["Bootstrap seed", run.seed === null ? "\u2013" : String(run.seed)]];
-    ["input", "metrics", "interrupted"].forEach(function (k) { if (run.meta[k] !== undefined) rows.push([k, run.meta[k]]); });
+    ["input", "metrics", "interrupted", "judge_agreement"].forEach(function (k) { if (run.meta[k] !== undefined) rows.push([k.replace("_", " "), run.meta[k]]); });
     rows.forEach(function (r) { append(dl, [el("dt", { text: r[0] }), el("dd", { text: r[1] })]); });
     var sigs = el("dl", { "class": "kv" });
     Object.keys(run.signatures).forEach(function (k) { append(sigs, [el("dt", { text: k }), el("dd", { "class": "mono", text: run.signatures[k] })]); });

@@ -22,6 +22,7 @@ import numpy as np
 from genevals import comparisons
 from genevals.output import thresholds
 from genevals.report import bands, stats
+from genevals.report.jury import page_jury
 from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, invented_of, judge_info, num,
                                    page_repeats, page_summary, sample_texts, text)
 from genevals.report.load import Run, declaration, load_run, unique_names
@@ -97,6 +98,8 @@ class _Notes:
                 self.judge(value)
             elif str(key) == "qrels_judged_by" and isinstance(value, Mapping) and value.get("note"):
                 self.warnings.add(text(value["note"]))  # qrels made by `genevals label`: say whose labels
+            elif str(key) == "judge_agreement" and isinstance(value, Mapping) and value.get("passed") is False:
+                self.warnings.add(text(value.get("line")))  # --require-agreement failed: the judge may not gate
 
 
 def _scan_row(row: Mapping[str, Any], k: int, store: SampleValues, metrics: _Numbering, notes: _Notes) -> None:
@@ -214,10 +217,12 @@ def _systems(runs: Sequence[Run], run_names: Sequence[str], keys: Sequence[tuple
         metrics = summary_systems.get(system) if isinstance(summary_systems, Mapping) else None
         corpus = corpus.get(system) if isinstance(corpus, Mapping) else None
         repeats = summary.get("meta", {}).get("judge_repeats") if isinstance(summary.get("meta"), Mapping) else None
+        jury = summary.get("meta", {}).get("jury") if isinstance(summary.get("meta"), Mapping) else None
         out.append({"label": label, "system": system, "run": r, "n": count, "summary": page_summary(metrics),
                     "corpus": {text(k): num(v) for k, v in (corpus.items() if isinstance(corpus, Mapping) else ())
                                if num(v) is not None},
-                    "repeats": page_repeats(repeats.get(system) if isinstance(repeats, Mapping) else None)})
+                    "repeats": page_repeats(repeats.get(system) if isinstance(repeats, Mapping) else None),
+                    "jury": page_jury(jury.get(system) if isinstance(jury, Mapping) else None)})
     return out
 
 

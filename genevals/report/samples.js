@@ -178,6 +178,7 @@ function samplesTab(root) {
         var c = counts[i];
         if (state.verdict === "none") { if (c) return false; }
         else if (state.verdict === "unstable") { if (!unstableClaims(s)) return false; }
+        else if (state.verdict === "split") { if (!splitClaims(s)) return false; }
         else if (!c || (state.verdict === "flagged" ? c.contradicted + c.unverifiable === 0 : c[state.verdict] === 0)) return false;
       }
       if (state.metric && (state.min !== null || state.max !== null)) {
@@ -225,7 +226,8 @@ function samplesTab(root) {
     selectBox(systemOptions(), "", function (v) { state.system = v; apply(); }, "System"),
     judge ? selectBox([["", "Any"], ["flagged", "Has contradicted or unverifiable"], ["contradicted", "Has contradicted"],
       ["unverifiable", "Has unverifiable"], ["supported", "Has supported"], ["none", "No judge claims"]]
-      .concat(hasRepeats() ? [["unstable", "Has unstable claims (judge repeats disagree)"]] : []), "", function (v) { state.verdict = v; apply(); }, "Verdicts") : null,
+      .concat(hasRepeats() ? [["unstable", "Has unstable claims (judge repeats disagree)"]] : [])
+      .concat(hasJury() ? [["split", "Has split claims (the jury's judges disagree)"]] : []), "", function (v) { state.verdict = v; apply(); }, "Verdicts") : null,
     selectBox(metricOptions(false), state.metric, function (v) { state.metric = v; apply(); }, "Metric"),
     numberInput(null, function (v) { state.min = v; apply(); }, "min"),
     numberInput(null, function (v) { state.max = v; apply(); }, "max"),

@@ -9,6 +9,11 @@
 * :mod:`~genevals.review.citations`: decisions on the citation check's verdicts (stale, tally, label rows);
 * :mod:`~genevals.review.export`: reviewed answers as labelled rows for ``genevals validate``;
 * :mod:`~genevals.review.requests`: a request's body as a decision, each field's type checked (400 naming it);
+* :mod:`~genevals.review.queue`: ``--queue N``, the answers to review drawn by stratum with their inclusion
+  probabilities, so the labels measure the judge on the whole run;
+* :mod:`~genevals.review.items` and :mod:`~genevals.review.page`: the item-by-item page of a queued or
+  ``--blind`` review, and which verdicts a reviewer may see;
+* :mod:`~genevals.review.app`: the served run (page, samples, decisions);
 * :mod:`~genevals.review.server`: ``genevals review RUN_DIR``, the report served with writes enabled.
 
 It reads run folders and renders through :mod:`genevals.report`; it never imports scoring code.

@@ -11,6 +11,15 @@ settled it:
 An answer with flagged claims still undecided (or only unsure, or tied) is left out and counted, and so is an
 answer with a flagged claim that no reviewer has decided on at all.
 
+Every row says whether it was labelled ``blind``: every current decision on the answer was made in ``genevals
+review --blind`` before the judge's verdicts were shown. An answer the review queue drew (``--queue N``:
+:mod:`genevals.review.queue`) also carries its ``stratum``, ``inclusion_probability``, ``stratum_size``,
+``stratum_drawn``, ``queue_position`` and ``queue_strata`` (every stratum's size, so ``genevals validate`` sees
+strata no label comes from), from which :mod:`genevals.validation.weighted` estimates the judge's agreement on
+the whole run; the rows of other answers carry ``inclusion_probability: null``. A drawn answer is settled only
+when every claim has a verdict (a confirmed one settles it as hallucinated): the reviewer judged each claim
+without knowing which ones the judge flagged, and a clean answer has none flagged.
+
 The decisions on citation verdicts go to a second file, in the schema ``genevals validate --judge citations``
 reads (:func:`genevals.review.citations.label_rows`).
 """
@@ -23,7 +32,7 @@ from typing import Any
 
 from genevals.review import citations
 from genevals.review.claims import load_samples
-from genevals.review.store import current, read_store
+from genevals.review.store import Queue, current, read_store
 from genevals.review.tally import Samples, consensus, fresh_by_claim, stale_reason
 
 
@@ -49,10 +58,19 @@ class ExportCounts:
     skipped: int = 0
     #: answers with a claim the judge flagged and no fresh decision at all, left out
     unreviewed: int = 0
+    #: answers the review queue drew, and those of them written
+    queued: int = 0
+    queued_written: int = 0
 
 
-def labelled_rows(decisions: list, samples: Samples) -> tuple[list[dict[str, Any]], ExportCounts]:
+def labelled_rows(decisions: list, samples: Samples, queue: Queue | None = None
+                  ) -> tuple[list[dict[str, Any]], ExportCounts]:
     by_claim = fresh_by_claim(decisions, samples)
+    blind: dict[tuple[str, str], bool] = {}
+    for d in current(decisions):
+        if not stale_reason(d, samples):
+            blind[(d.system, d.sample_id)] = blind.get((d.system, d.sample_id), True) and d.blind
+    design = _design(queue)
     missed: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for d in current(decisions):
         if d.decision == "missed" and not stale_reason(d, samples):
@@ -68,7 +86,7 @@ def labelled_rows(decisions: list, samples: Samples) -> tuple[list[dict[str, Any
         if confirmed or missed.get(key):
             spans = [s for c in confirmed for s in c.spans] + missed.get(key, [])
             label = True
-        elif all(verdicts[c.index] == "false_alarm" for c in sample.claims if c.flagged):
+        elif all(verdicts[c.index] == "false_alarm" for c in sample.claims if c.flagged or key in design):
             spans, label = [], False
         else:
             unsettled += 1
@@ -76,8 +94,23 @@ def labelled_rows(decisions: list, samples: Samples) -> tuple[list[dict[str, Any
         rows.append({"id": sample.id, "model": sample.system, "question": sample.question,
                      "context": list(sample.contexts), "response": sample.answer, "hallucinated": label,
                      "spans": [{"start": s, "end": e} for s, e in merge_spans(spans)],
-                     "source": f"review of results.jsonl line {sample.line}"})
-    return rows, ExportCounts(len(rows), sum(r["hallucinated"] for r in rows), unsettled, unreviewed=unreviewed)
+                     "source": f"review of results.jsonl line {sample.line}", "blind": blind.get(key, False),
+                     "inclusion_probability": None, **design.get(key, {})})
+    queued_written = sum(1 for r in rows if r["inclusion_probability"] is not None)
+    return rows, ExportCounts(len(rows), sum(r["hallucinated"] for r in rows), unsettled, unreviewed=unreviewed,
+                              queued=len(design), queued_written=queued_written)
+
+
+def _design(queue: Queue | None) -> dict[tuple[str, str], dict[str, Any]]:
+    """The sampling-design fields of each answer the queue drew."""
+    if queue is None:
+        return {}
+    strata = dict(sorted(queue.sizes.items()))
+    return {(system, sample_id): {"stratum": stratum, "inclusion_probability": p,
+                                  "stratum_size": queue.sizes.get(stratum, 0),
+                                  "stratum_drawn": queue.drawn.get(stratum, 0), "queue_position": n,
+                                  "queue_strata": strata}
+            for n, (system, sample_id, stratum, p) in enumerate(queue.entries)}
 
 
 def export_labels(run_dir: str | Path, out_path: str | Path,
@@ -87,7 +120,7 @@ def export_labels(run_dir: str | Path, out_path: str | Path,
     labels)."""
     samples = load_samples(run_dir)
     stored = read_store(run_dir)  # StoreError, naming the file, before anything is written
-    rows, counts = labelled_rows(stored.decisions, samples)
+    rows, counts = labelled_rows(stored.decisions, samples, stored.queue)
     counts = replace(counts, skipped=stored.skipped)
     _write(out_path, rows)
     cited = citations.label_rows(stored.citations, samples) if citations_path else []

@@ -36,6 +36,8 @@ class Decision:
     note: str = ""
     time: str = ""
     id: int | None = None
+    #: made in ``genevals review --blind`` before the reviewer saw the judge's verdicts on the answer
+    blind: bool = False
 
     def __post_init__(self) -> None:
         _check_reviewer_and_note(self.reviewer, self.note)

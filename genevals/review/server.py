@@ -29,25 +29,17 @@ import hmac
 import io
 import json
 import re
-import secrets
 import sys
-import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
-from genevals.output import runfolder
-from genevals.report.model import build_data
-from genevals.report.render import render
-from genevals.review.claims import ReviewSample, load_samples
-from genevals.review.requests import RequestError, decision_of
-from genevals.review.store import CitationDecision, ReviewStore, StoreError
-from genevals.review.tally import tally
+from genevals.review.app import ReviewApp, ServeConfig  # noqa: F401 (the server's public names, as before)
+from genevals.review.requests import RequestError
 
 MAX_BODY = 16 * 1024
 _DIGITS = re.compile("[0-9]+")
@@ -57,76 +49,6 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _COMMON_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
                    "X-Frame-Options": "DENY", "Cache-Control": "no-store",
                    "Cross-Origin-Resource-Policy": "same-origin"}
-
-
-@dataclass(frozen=True)
-class ServeConfig:
-    run_dir: Path
-    host: str = "127.0.0.1"
-    #: 0 picks a free port
-    port: int = 8765
-    #: needed to bind anything but a loopback address
-    allow_remote: bool = False
-    #: embed the texts of at most this many samples (the report's --max-samples)
-    max_samples: int | None = None
-    #: seconds a client has to send a whole request (and to take each part of a response)
-    request_timeout: float = 10.0
-    #: log every request on stderr
-    verbose: bool = False
-
-
-class ReviewApp:
-    """The served run: its page and samples (rebuilt when results.jsonl changes) and its decisions."""
-
-    def __init__(self, config: ServeConfig, declared: Callable[[str], Mapping[str, Any] | None] | None = None):
-        self.config = config
-        self.run_dir = Path(config.run_dir)
-        self.token = secrets.token_urlsafe(32)
-        self._declared = declared
-        self._lock = threading.Lock()
-        self._version: tuple[int, int] | None = None
-        self.samples: dict[tuple[str, str], ReviewSample] = {}
-        self.page = b""
-        with ReviewStore(self.run_dir) as store:  # create it and read it through: a store that cannot be used
-            store.read()                          # fails now, naming the file, not at the first request
-        self.refresh()
-
-    def refresh(self) -> None:
-        """Rebuild the page and the sample index when results.jsonl changed (a re-run)."""
-        stat = (self.run_dir / runfolder.RESULTS_FILE).stat()
-        version = (stat.st_mtime_ns, stat.st_size)
-        with self._lock:
-            if version == self._version:
-                return
-            kwargs: dict[str, Any] = {"declared": self._declared}
-            if self.config.max_samples is not None:
-                kwargs["max_detailed_samples"] = self.config.max_samples
-            data = build_data([self.run_dir], **kwargs)
-            data["review"] = {"mode": "live", "token": self.token, "run": str(self.run_dir)}
-            self.page = render(data, connect_src="'self'").encode("utf-8")
-            self.samples = load_samples(self.run_dir)
-            self._version = version
-
-    def state(self) -> dict[str, Any]:
-        with ReviewStore(self.run_dir) as store:
-            return self._tally(store)
-
-    def _tally(self, store: ReviewStore) -> dict[str, Any]:
-        stored = store.read()
-        return {**tally(stored.decisions, self.samples, stored.citations), "skipped": stored.skipped}
-
-    def decide(self, body: Any) -> dict[str, Any]:
-        """Store one decision from a request body and return the new state; RequestError when it is bad."""
-        try:
-            decision = decision_of(body, self.samples)
-        except StoreError as exc:
-            raise RequestError(HTTPStatus.BAD_REQUEST, str(exc)) from None
-        with ReviewStore(self.run_dir) as store:
-            if isinstance(decision, CitationDecision):
-                store.add_citation(decision)
-            else:
-                store.add(decision)
-            return self._tally(store)
 
 
 class _DeadlineReader(io.RawIOBase):
@@ -273,15 +195,30 @@ class Handler(BaseHTTPRequestHandler):
             self._check_host()
             path = urlsplit(self.path).path
             app = self.server.app
-            if path in ("/", "/index.html"):
+            if path in ("/", "/index.html", "/report"):
+                if path == "/report" and app.config.blind:
+                    raise RequestError(HTTPStatus.FORBIDDEN, "blind review: the report shows the judge's verdicts; "
+                                       "serve the run without --blind to see it")
                 app.refresh()
-                self._send(HTTPStatus.OK, app.page, "text/html; charset=utf-8",
+                page = app.item_page if app.items_page and path != "/report" else app.page
+                self._send(HTTPStatus.OK, page, "text/html; charset=utf-8",
                            {"Content-Security-Policy": "frame-ancestors 'none'"})
+            elif path in ("/api/items", "/api/item"):
+                self._check_token()
+                app.refresh()
+                try:
+                    query = parse_qs(urlsplit(self.path).query, max_num_fields=10)
+                except ValueError:
+                    raise RequestError(HTTPStatus.BAD_REQUEST, "too many query parameters") from None
+                self._json(HTTPStatus.OK, app.items(query) if path == "/api/items" else app.item(query))
             elif path == "/api/state":
                 self._check_token()
                 app.refresh()
                 self._json(HTTPStatus.OK, app.state())
             elif path.startswith("/files/"):
+                if app.config.blind:  # results.jsonl and the report hold every verdict
+                    raise RequestError(HTTPStatus.FORBIDDEN, "blind review: the run's files hold the judge's "
+                                       "verdicts; serve the run without --blind to download them")
                 self._file(unquote(path[len("/files/"):]))
             else:
                 raise RequestError(HTTPStatus.NOT_FOUND, "not found")
@@ -384,9 +321,15 @@ def serve(config: ServeConfig, declared: Callable[[str], Mapping[str, Any] | Non
     """Serve ``config.run_dir`` until interrupted, printing the address first."""
     if not is_loopback(config.host) and not config.allow_remote:
         raise ValueError(f"--host {config.host}: not a loopback address; pass --allow-remote to bind it anyway")
-    server = ReviewServer(ReviewApp(config, declared))
+    app = ReviewApp(config, declared)
+    server = ReviewServer(app)
     where = "loopback only: other machines cannot reach it" if is_loopback(config.host) else "REACHABLE FROM OTHER MACHINES"
     print(f"genevals review: serving {config.run_dir} at {server.url} ({where}); Ctrl-C stops it", file=out, flush=True)
+    if app.queue is not None:
+        q = app.queue
+        print(f"genevals review: queue of {len(q.entries)} answers from {sum(q.sizes.values())} in {len(q.sizes)} "
+              f"strata ({'drawn now' if app.queue_new else 'continued from review.sqlite'}, seed {q.seed})"
+              + ("; blind" if config.blind else ""), file=out, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

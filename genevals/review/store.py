@@ -12,6 +12,13 @@ one citation is (system, sample id, sentence index, cited context index); the ro
 when opened for writing (the new table is added; nothing else changes); read-only, it reads as having no
 citation decisions.
 
+Since schema version 3 (:mod:`genevals.review.schema`) a decision records whether it was made ``blind``
+(``genevals review --blind``, before the reviewer saw the judge's verdicts on the answer), and the tables
+``queue`` and ``queue_strata`` hold the review queue (``--queue N``, :mod:`genevals.review.queue`): each drawn
+answer's position, stratum and inclusion probability, and each stratum's size, count drawn, seed and time. A
+store holds one queue, written in one transaction and never changed, because a second draw would void the
+first one's inclusion probabilities; a queue whose rows disagree is refused whole, never half used.
+
 Durability: WAL journal with ``synchronous=FULL`` and one short ``BEGIN IMMEDIATE`` transaction per insert, so a
 process killed mid-write loses at most the row in flight and never leaves a corrupt file; writers from other
 processes wait (``busy_timeout``) instead of failing. The schema version is SQLite's ``user_version``; a store
@@ -48,55 +55,12 @@ from genevals.review.records import (  # noqa: F401 (the store's public names, a
     decision_from_request,
 )
 
+from genevals.review.schema import COLUMNS as _COLUMNS
+from genevals.review.schema import MIGRATIONS as _MIGRATIONS
+from genevals.review.schema import SCHEMA_VERSION
+
 STORE_FILE = "review.sqlite"
-SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 15_000
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS decisions (
-    id          INTEGER PRIMARY KEY AUTOINCREMENT,
-    reviewer    TEXT NOT NULL CHECK (length(reviewer) BETWEEN 1 AND {max_reviewer}),
-    time        TEXT NOT NULL,
-    system      TEXT NOT NULL,
-    sample_id   TEXT NOT NULL,
-    claim_index INTEGER,
-    span_start  INTEGER,
-    span_end    INTEGER,
-    digest      TEXT NOT NULL,
-    decision    TEXT NOT NULL CHECK (decision IN ({decisions})),
-    note        TEXT NOT NULL DEFAULT '' CHECK (length(note) <= {max_note}),
-    CHECK (claim_index IS NOT NULL OR (span_start IS NOT NULL AND span_end IS NOT NULL))
-);
-CREATE INDEX IF NOT EXISTS decisions_sample ON decisions (system, sample_id);
-""".format(max_reviewer=MAX_REVIEWER, max_note=MAX_NOTE, decisions=", ".join(f"'{d}'" for d in DECISIONS))
-
-#: added in version 2 (a version 1 file gets it when first opened for writing)
-_CITATION_SCHEMA = """
-CREATE TABLE IF NOT EXISTS citation_decisions (
-    id          INTEGER PRIMARY KEY AUTOINCREMENT,
-    reviewer    TEXT NOT NULL CHECK (length(reviewer) BETWEEN 1 AND {max_reviewer}),
-    time        TEXT NOT NULL,
-    system      TEXT NOT NULL,
-    sample_id   TEXT NOT NULL,
-    sentence    INTEGER NOT NULL CHECK (sentence >= 0),
-    context     INTEGER NOT NULL CHECK (context >= 0),
-    digest      TEXT NOT NULL,
-    shown       TEXT NOT NULL CHECK (shown IN ({verdicts})),
-    decision    TEXT NOT NULL CHECK (decision IN ({decisions})),
-    corrected   TEXT CHECK (corrected IS NULL OR corrected IN ({verdicts})),
-    note        TEXT NOT NULL DEFAULT '' CHECK (length(note) <= {max_note})
-);
-CREATE INDEX IF NOT EXISTS citation_decisions_sample ON citation_decisions (system, sample_id);
-""".format(max_reviewer=MAX_REVIEWER, max_note=MAX_NOTE, verdicts=", ".join(f"'{v}'" for v in CITATION_VERDICTS),
-           decisions=", ".join(f"'{d}'" for d in CITATION_DECISIONS))
-#: what each version adds to the one before (version 1: the claim decisions)
-_MIGRATIONS = {1: _SCHEMA, 2: _CITATION_SCHEMA}
-#: the columns each table must have to be read (from the version that added it on)
-_COLUMNS = {"decisions": (1, ("id", "reviewer", "time", "system", "sample_id", "claim_index", "span_start",
-                               "span_end", "digest", "decision", "note")),
-            "citation_decisions": (2, ("id", "reviewer", "time", "system", "sample_id", "sentence", "context",
-                                       "digest", "shown", "decision", "corrected", "note"))}
-
 
 class _Undecodable(bytes):
     """Stored text that is not UTF-8: kept apart so the row holding it is skipped, not the whole read."""
@@ -127,9 +91,12 @@ def _row(row: sqlite3.Row) -> Decision:
     if (row["span_start"] is None) != (row["span_end"] is None):
         raise StoreError("span: a start without an end")
     span = (row["span_start"], row["span_end"]) if row["span_start"] is not None else None
+    blind = row["blind"] if "blind" in row.keys() else 0  # a version 1 or 2 file read-only: none were blind
+    if blind not in (0, 1) or type(blind) is not int:
+        raise StoreError(f"blind: {blind!r} in the store, not 0 or 1")
     return Decision(reviewer=row["reviewer"], system=row["system"], sample_id=row["sample_id"],
                     decision=row["decision"], digest=row["digest"], claim_index=row["claim_index"], span=span,
-                    note=row["note"], time=row["time"], id=row["id"])
+                    note=row["note"], time=row["time"], id=row["id"], blind=bool(blind))
 
 
 def _citation_row(row: sqlite3.Row) -> CitationDecision:
@@ -158,6 +125,40 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+@dataclass(frozen=True)
+class Queue:
+    """A stored review queue: (system, sample id) in review order with each one's stratum and inclusion
+    probability, every stratum's size and count drawn, and the seed it was drawn with."""
+    entries: list[tuple[str, str, str, float]]
+    sizes: dict[str, int]
+    drawn: dict[str, int]
+    seed: int
+
+    def position(self) -> dict[tuple[str, str], int]:
+        return {(s, i): n for n, (s, i, _, _) in enumerate(self.entries)}
+
+
+def _queue(rows: list[sqlite3.Row], strata: list[sqlite3.Row]) -> Queue:
+    entries = []
+    for row in rows:
+        _typed(row, ("system", "sample_id", "stratum"), ("position",))
+        p = row["inclusion_probability"]
+        if type(p) not in (int, float) or not 0 < p <= 1:
+            raise StoreError(f"inclusion_probability {p!r}")
+        entries.append((row["system"], row["sample_id"], row["stratum"], float(p)))
+    sizes, drawn, seeds = {}, {}, set()
+    for row in strata:
+        _typed(row, ("stratum", "time"), ("size", "drawn", "seed"))
+        sizes[row["stratum"]], drawn[row["stratum"]] = row["size"], row["drawn"]
+        seeds.add(row["seed"])
+    counted: dict[str, int] = {}
+    for _, _, stratum, _ in entries:
+        counted[stratum] = counted.get(stratum, 0) + 1
+    if any(drawn.get(h) != n for h, n in counted.items()) or len(seeds) != 1:
+        raise StoreError("its entries do not match its strata")
+    return Queue(entries, sizes, drawn, seeds.pop())
+
+
 def store_path(run_dir: str | Path) -> Path:
     return Path(run_dir) / STORE_FILE
 
@@ -169,6 +170,8 @@ class Stored:
     decisions: list[Decision]
     citations: list[CitationDecision]
     skipped: int = 0
+    #: the review queue, when one was drawn (``genevals review --queue N``)
+    queue: Queue | None = None
 
 
 class ReviewStore:
@@ -233,7 +236,7 @@ class ReviewStore:
                 raise StoreError(f"{self.path}: not a genevals review store (an SQLite file with other tables: "
                                  f"{', '.join(sorted(map(str, tables)))[:200]})")
             return
-        for table, (since, columns) in _COLUMNS.items():
+        for table, since, columns in _COLUMNS:
             if version < since:
                 continue
             if table not in tables:
@@ -271,9 +274,9 @@ class ReviewStore:
         with self._transaction():
             cursor = self._db.execute(
                 "INSERT INTO decisions (reviewer, time, system, sample_id, claim_index, span_start, span_end, "
-                "digest, decision, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "digest, decision, note, blind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (decision.reviewer, when, decision.system, decision.sample_id, decision.claim_index, span[0],
-                 span[1], decision.digest, decision.decision, decision.note))
+                 span[1], decision.digest, decision.decision, decision.note, int(decision.blind)))
         return Decision(**{**decision.__dict__, "time": when, "id": cursor.lastrowid})
 
     def all(self) -> list[Decision]:
@@ -310,12 +313,49 @@ class ReviewStore:
             return []
         return self._read("SELECT * FROM citation_decisions ORDER BY id", _citation_row)
 
-    def read(self) -> Stored:
-        """Every decision of both kinds that can be read, and how many rows could not."""
+    def read(self, queue: bool = True) -> Stored:
+        """Every decision of both kinds that can be read, how many rows could not, and (``queue``) the review
+        queue: left out where only the decisions are shown, so a damaged queue stops only what uses it."""
         decisions = self.all()
         skipped = self.skipped
         cited = self.citations()
-        return Stored(decisions, cited, skipped + self.skipped)
+        return Stored(decisions, cited, skipped + self.skipped, self.queue() if queue else None)
+
+    def queue(self) -> Queue | None:
+        """The review queue drawn into this store (None when none was, or the file predates queues); StoreError
+        when its rows are damaged: half a sampling design would bias every estimate made from it."""
+        if self.version < 3:
+            return None
+        try:
+            rows = self._db.execute("SELECT * FROM queue ORDER BY position").fetchall()
+            strata = self._db.execute("SELECT * FROM queue_strata ORDER BY stratum").fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot read the review queue: {exc}") from None
+        if not rows and not strata:
+            return None
+        try:
+            return _queue(rows, strata)
+        except StoreError as exc:
+            raise StoreError(f"{self.path}: the review queue is damaged ({exc}); draw a new one in a new "
+                             "store") from None
+
+    def set_queue(self, entries: list, sizes: dict[str, int], seed: int) -> None:
+        """Store a queue drawn by :func:`genevals.review.queue.draw` (``entries``) with every stratum's size
+        (``sizes``, those with nothing drawn included); StoreError when the store already holds one."""
+        drawn: dict[str, int] = {}
+        for e in entries:
+            drawn[e.stratum] = drawn.get(e.stratum, 0) + 1
+        when = _now()
+        with self._transaction():
+            if self._db.execute("SELECT count(*) FROM queue_strata").fetchone()[0]:
+                raise StoreError(f"{self.path}: already holds a review queue")
+            for e in entries:
+                self._db.execute("INSERT INTO queue (position, system, sample_id, stratum, inclusion_probability) "
+                                 "VALUES (?, ?, ?, ?, ?)", (e.position, e.system, e.sample_id, e.stratum,
+                                                            e.inclusion_probability))
+            for stratum, size in sizes.items():
+                self._db.execute("INSERT INTO queue_strata (stratum, size, drawn, seed, time) VALUES (?, ?, ?, ?, ?)",
+                                 (stratum, size, drawn.get(stratum, 0), seed, when))
 
     def integrity(self) -> str:
         """SQLite's ``PRAGMA integrity_check``: ``ok`` for a sound file."""
@@ -331,20 +371,20 @@ class ReviewStore:
         self.close()
 
 
-def read_store(run_dir: str | Path) -> Stored:
-    """The decisions of a run folder (none when it has no store); StoreError, naming the file, when it cannot be
-    read at all."""
+def read_store(run_dir: str | Path, queue: bool = True) -> Stored:
+    """The decisions of a run folder (none when it has no store) and, with ``queue``, its review queue;
+    StoreError, naming the file, when it cannot be read at all."""
     if not os.path.lexists(store_path(run_dir)):
         return Stored([], [])
     with ReviewStore(run_dir, readonly=True) as store:
-        return store.read()
+        return store.read(queue)
 
 
 def read_decisions(run_dir: str | Path) -> list[Decision]:
     """Every stored decision of a run folder ([] when it has no store)."""
-    return read_store(run_dir).decisions
+    return read_store(run_dir, queue=False).decisions
 
 
 def read_citation_decisions(run_dir: str | Path) -> list[CitationDecision]:
     """Every stored decision on a citation verdict of a run folder ([] when it has no store)."""
-    return read_store(run_dir).citations
+    return read_store(run_dir, queue=False).citations

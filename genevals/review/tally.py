@@ -139,7 +139,7 @@ def report_state(run_dir: Any) -> dict[str, Any]:
 
     samples = load_samples(run_dir)
     try:
-        stored, unreadable = read_store(run_dir), ""
+        stored, unreadable = read_store(run_dir, queue=False), ""
     except StoreError as exc:
         stored, unreadable = Stored([], []), str(exc)
     state = tally(stored.decisions, samples, stored.citations)

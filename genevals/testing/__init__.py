@@ -4,7 +4,8 @@ samples and their unsupported claims, or on a judge that failed), and a pytest p
 with the ``genevals`` marker and fixture.
 
     arguments.py  assert_scores's arguments, checked before scoring (each mistake names its parameter)
-    gates.py      assert_scores, ScoresFailed, JudgeFailed, the failure message
+    gates.py      assert_scores, ScoresFailed, JudgeFailed, AgreementFailed, the failure message
+    agreement.py  assert_scores's require_agreement= and min_kappa=: the agreement gate
     plugin.py     the pytest plugin: @pytest.mark.genevals(...) and the ``genevals`` fixture
 
 The names are imported on first use (PEP 562): pytest loads the plugin, and so this package, in every run where
@@ -15,9 +16,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from genevals.testing.gates import JudgeFailed, ScoresFailed, assert_scores
+    from genevals.testing.gates import AgreementFailed, JudgeFailed, ScoresFailed, assert_scores
 
-__all__ = ["JudgeFailed", "ScoresFailed", "assert_scores"]
+__all__ = ["AgreementFailed", "JudgeFailed", "ScoresFailed", "assert_scores"]
 
 
 def __getattr__(name: str) -> Any:

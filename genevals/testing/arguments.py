@@ -23,7 +23,7 @@ LONGEST_NAME = 200
 _SHOWN = 80
 _KINDS = {th.FAIL_UNDER: "minimum", th.FAIL_OVER: "maximum"}
 #: assert_scores's own parameters, beside genevals.evaluate's
-OWN = ("data", "metrics", "fail_under", "fail_over", "worst", "max_judge_errors")
+OWN = ("data", "metrics", "fail_under", "fail_over", "worst", "max_judge_errors", "require_agreement", "min_kappa")
 
 
 class GateTypeError(th.ThresholdError, TypeError):

@@ -24,7 +24,7 @@ from typing import Any
 
 from genevals.output import thresholds as th
 from genevals.output.results import Results
-from genevals.testing import arguments
+from genevals.testing import agreement, arguments
 from genevals.types import CONTRADICTED, UNVERIFIABLE
 
 #: samples listed per missed gate in a failure message, by default
@@ -48,6 +48,16 @@ class ScoresFailed(AssertionError):
 class JudgeFailed(ScoresFailed):
     """The judge could not answer, or failed on more than ``max_judge_errors`` of its samples: the scores mean
     nothing yet, whatever the gates say (``genevals run`` exits 2 or 3)."""
+
+
+class AgreementFailed(JudgeFailed):
+    """``require_agreement``: the judge's kappa with the labels is below ``min_kappa``, too few labels tell, or
+    no labelled sample is in the run; its gates are not checked (``genevals run`` exits 3). ``agreement`` holds
+    the figure (:class:`genevals.validation.gate.Agreement`)."""
+
+    def __init__(self, message: str, results: Results | None, missed: Sequence[str], found: Any = None) -> None:
+        super().__init__(message, results, missed)
+        self.agreement = found
 
 
 def gates(fail_under: Any, fail_over: Any) -> list[th.Threshold]:
@@ -139,7 +149,8 @@ def unscored(metrics: Any, summary: Mapping[str, Any]) -> list[str]:
 
 def assert_scores(data: Any, metrics: Sequence[str] | None = None, *, fail_under: Mapping[str, float] | None = None,
                   fail_over: Mapping[str, float] | None = None, worst: int = WORST,
-                  max_judge_errors: float = MAX_JUDGE_ERRORS, **evaluate: Any) -> Results:
+                  max_judge_errors: float = MAX_JUDGE_ERRORS, require_agreement: Any = None,
+                  min_kappa: float | None = None, **evaluate: Any) -> Results:
     """Score ``data`` (a JSONL/CSV/Parquet path, a DataFrame or a list of row dicts) with ``metrics`` through
     :func:`genevals.evaluate` (``evaluate``: its other arguments: ``judge``, ``options``, ``column_map``,
     ``out_dir``, ...) and return the :class:`~genevals.output.results.Results`.
@@ -147,8 +158,10 @@ def assert_scores(data: Any, metrics: Sequence[str] | None = None, *, fail_under
     Raise :class:`JudgeFailed` when the judge cannot answer (it is checked before its first call the cache cannot
     answer) or failed on more than ``max_judge_errors`` (a share, 0 to 1) of its samples, and
     :class:`ScoresFailed` naming every metric asked for that scored nothing and every gate missed, with the
-    ``worst`` samples of each and their unsupported claims (both AssertionErrors). A mistake in an argument is
-    a ValueError or TypeError naming it, before anything is scored."""
+    ``worst`` samples of each and their unsupported claims (both AssertionErrors). With ``require_agreement``
+    (a labels export) the judge must first agree with the labels, kappa of at least ``min_kappa`` (default 0.6)
+    on the run's labelled samples, else :class:`AgreementFailed` (:mod:`genevals.testing.agreement`). A mistake
+    in an argument is a ValueError or TypeError naming it, before anything is scored."""
     from genevals.api import evaluate as score
     from genevals.judge.preflight import JudgeUnavailable
 
@@ -158,24 +171,34 @@ def assert_scores(data: Any, metrics: Sequence[str] | None = None, *, fail_under
     given = gates(fail_under, fail_over)
     worst = arguments.count(worst, "worst")
     max_judge_errors = arguments.fraction(max_judge_errors, "max_judge_errors")
+    asked = agreement.required(require_agreement, min_kappa)
     if isinstance(metrics, Iterable) and not isinstance(metrics, (str, Sequence)):
         metrics = list(metrics)  # a generator: read once here, as evaluate and the unscored check both read it
     evaluate["keep_samples"] = True  # the worst samples are listed from them
     evaluate["judge"] = checked(evaluate.get("judge"))
+    if asked is not None:
+        agreement.check_metrics(metrics, evaluate)
     try:
         results = score(data, metrics, **evaluate)
     except JudgeUnavailable as exc:  # a BaseException (no sample's failure): the run stopped, nothing scored
         raise JudgeFailed(f"genevals: the judge cannot answer, nothing was scored: {_short(exc, 3 * _CUT)}", None,
                           [str(exc)]) from None
     judged = judge_failure(results, max_judge_errors)
+    agreed = agreement.measure(asked, results, evaluate.get("out_dir")) if asked is not None else None
+    given, set_aside = agreement.decided(given, agreed)
     summary = results.summary()
     failed = unscored(metrics, summary)
     systems = summary.get("systems") or {}
     missed = {gate: found for gate in given if (found := th.failures([gate], systems))}
     lines = [line for found in missed.values() for line in found]
-    message = "\n".join([*judged, *failed, *([failure_message(results, missed, worst)] if missed else [])])
+    disagreed = [] if agreed is None or agreed.passed else [f"genevals: {agreed.line()}",
+                                                            *(f"genevals: {line}" for line in set_aside)]
+    message = "\n".join([*judged, *disagreed, *failed,
+                         *([failure_message(results, missed, worst)] if missed else [])])
     if judged:
         raise JudgeFailed(message, results, judged[:1] + failed + lines)
+    if disagreed:
+        raise AgreementFailed(message, results, disagreed[:1] + failed + lines, agreed)
     if failed or missed:
         raise ScoresFailed(message, results, failed + lines)
     return results

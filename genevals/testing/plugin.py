@@ -24,7 +24,7 @@ CACHE_DIR = "genevals-judge"
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"{MARKER}(data=None, metrics=None, fail_under=None, fail_over=None, worst=5, "
-                   "max_judge_errors=0.05, **evaluate): the arguments of genevals.testing.assert_scores for the "
+                   "max_judge_errors=0.05, require_agreement=None, min_kappa=0.6, **evaluate): the arguments of genevals.testing.assert_scores for the "
                    "`genevals` fixture")
 
 
@@ -115,7 +115,9 @@ class Gate:
         except ScoresFailed as exc:  # the report of a failed run is where one looks first
             report = _write_report(out)
             shown = f"{exc}\nreport: {report}" if report else str(exc)
-            raise type(exc)(shown, exc.results, exc.missed) from None
+            again = type(exc)(shown, exc.results, exc.missed)
+            again.__dict__.update({k: v for k, v in vars(exc).items() if k not in vars(again)})  # .agreement
+            raise again from None
         _write_report(out)
         return results
 

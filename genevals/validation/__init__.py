@@ -4,6 +4,7 @@
     spans.py   character-span overlap
     core.py    score the rows with a judge, response- and span-level agreement, outputs
     page.py    validation.html, the worst disagreements side by side
+    gate.py    the agreement gate: a run's judge against a labels export (``run --require-agreement``)
 """
 from genevals.validation.core import Rule, build_metric, validate, write_outputs
 from genevals.validation.labels import LabelledInputError, load_labelled

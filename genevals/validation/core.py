@@ -178,6 +178,12 @@ def validate(rows: Sequence[dict[str, Any]], judge: str = "local", options: Mapp
         **dict(meta or {}),
         "response_level": response_level(outcomes, seed, resamples),
     }
+    from genevals.validation.weighted import from_rows
+
+    weighted = from_rows([o.row for o in outcomes], [o.pred for o in outcomes], [o.gold for o in outcomes],
+                         seed, resamples)
+    if weighted is not None:  # rows a review queue drew: the judge on the whole run, not just these rows
+        report["response_level_weighted"] = weighted
     task_types = sorted({str(o.row["task_type"]) for o in outcomes if o.row.get("task_type") is not None})
     if task_types:
         report["per_task_type"] = {}

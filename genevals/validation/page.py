@@ -116,6 +116,21 @@ def _case(d: Mapping[str, Any], kind: str) -> str:
             f"{verdicts}</table></section>")
 
 
+def _weighted(w: Mapping[str, Any] | None, rl: Mapping[str, Any]) -> str:
+    """The whole-run figures of a review queue's labels (:mod:`genevals.validation.weighted`), beside the
+    unweighted ones; "" when the labels came from no queue."""
+    if not w:
+        return ""
+    from genevals.validation.weighted import summary_line
+
+    strata = "".join(f"<tr><td>{_e(s['stratum'])}</td><td class=num>{_fmt(s['size'])}</td><td class=num>"
+                     f"{_fmt(s['labelled'])}</td><td class=num>{_fmt(s['accuracy'])}</td></tr>" for s in w["strata"])
+    return (f"<section class=card id=weighted><h2>The whole run (review queue)</h2><p>{_e(summary_line(w, rl).strip())}"
+            "</p><p class=\"small muted\">Each labelled answer weighs N_h / m_h in its stratum (the Horvitz-Thompson "
+            "estimator when every drawn answer is labelled); 95% CIs: stratified bootstrap.</p><table><tr><th>stratum"
+            f"</th><th>answers in the run</th><th>labelled</th><th>accuracy</th></tr>{strata}</table></section>")
+
+
 def render(report: Mapping[str, Any]) -> str:
     rl = report.get("response_level") or {}
     ci = rl.get("ci95") or {}
@@ -168,6 +183,7 @@ Unscored answers are excluded and counted. 95% CIs: seeded percentile bootstrap 
 {_e(report.get('resamples'))} resamples). Judge: {_e(judge.get('backend'))} / {_e(judge.get('model'))};
 {_fmt(report.get('seconds'), 1)} s in all, {_fmt(report.get('seconds_per_answer'), 2)} s per answer.</p>
 <div class=kpis>{kpi_html}</div></section>
+{_weighted(report.get("response_level_weighted"), rl)}
 <section class=card><h2>Response level</h2>{_stats_table(rows)}</section>
 {f'<section class=card><h2>Span level</h2><p class="small muted">Character overlap between the answer spans of flagged claims and the labelled spans, micro over characters of the scored answers.</p>{span_rows}</section>' if span_rows else ''}
 <section class=card><h2>Worst disagreements</h2><p class="small muted">Side by side: <mark class=gold>human-labelled spans</mark> and <mark class=pred>spans the judge flagged</mark>.

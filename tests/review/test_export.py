@@ -82,3 +82,34 @@ def test_export_to_a_csv_name_is_refused_before_writing(tmp_path):
                            str(tmp_path / "labels.csv")], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "review export writes JSONL" in done.stderr and "name the file .jsonl" in done.stderr
     assert not (tmp_path / "labels.csv").exists()
+
+
+def test_queued_answers_need_every_claim_and_carry_the_design_and_blind_flags():
+    """An answer the queue drew is settled only when every claim has a verdict (a blind reviewer judged each,
+    not knowing which the judge flagged), or a claim is confirmed; its row carries the design fields, and
+    `blind` only when every decision on it was blind."""
+    from dataclasses import replace
+
+    from genevals.review.store import Queue
+
+    clean = ("supported", "supported", "supported")
+    samples = {("dense", s): sample(s, clean) for s in ("partial", "full", "hit", "off")}
+    queue = Queue([("dense", "partial", "clean/settled", 0.5), ("dense", "full", "clean/settled", 0.5),
+                   ("dense", "hit", "clean/settled", 0.5)], {"clean/settled": 6, "flagged/settled": 4},
+                  {"clean/settled": 3, "flagged/settled": 0}, 9)
+    decisions = [replace(claim("partial", 0, "false_alarm"), blind=True),
+                 *(replace(claim("full", i, "false_alarm"), blind=True) for i in range(3)),
+                 replace(claim("hit", 1, "confirmed"), blind=True), claim("hit", 2, "false_alarm"),
+                 claim("off", 0, "false_alarm")]
+    rows, counts = labelled_rows(decisions, samples, queue)
+    by_id = {r["id"]: r for r in rows}
+    assert set(by_id) == {"full", "hit", "off"} and (counts.queued, counts.queued_written) == (3, 2)
+    assert by_id["full"]["hallucinated"] is False and by_id["full"]["blind"] is True
+    assert by_id["hit"]["hallucinated"] is True and by_id["hit"]["blind"] is False  # one decision was not blind
+    assert {k: by_id["full"][k] for k in ("stratum", "inclusion_probability", "stratum_size", "stratum_drawn",
+                                          "queue_position")} == {"stratum": "clean/settled",
+                                                                 "inclusion_probability": 0.5, "stratum_size": 6,
+                                                                 "stratum_drawn": 3, "queue_position": 1}
+    assert by_id["full"]["queue_strata"] == {"clean/settled": 6, "flagged/settled": 4}
+    assert by_id["off"]["inclusion_probability"] is None and "stratum" not in by_id["off"]  # not drawn
+    assert by_id["off"]["hallucinated"] is False  # off the queue: the judge's supported claims are trusted

@@ -76,8 +76,10 @@ class FaultServer:
                  replies: Any = None, models: set[str] | None = None, api_key: str | None = None,
                  slots: int | None = None, latency: float = 0.0, listed: Any = None,
                  answer_model: str | None = None, fail_seeds: set[int] | None = None,
-                 host: str = "127.0.0.1") -> None:
+                 host: str = "127.0.0.1", verdict: Any = None) -> None:
         self.reject_json_schema = reject_json_schema
+        #: ``verdict(claim, label) -> label``: a judge with views of its own (a jury's dissenter); default honest
+        self.verdict = verdict
         self.fail_seeds = set(fail_seeds or ())
         #: ``replies(content) -> object or None``: the reply to a prompt that is neither decompose nor verify
         self.replies = replies
@@ -221,7 +223,7 @@ class FaultServer:
                                     {"claim": "Quantum chromodynamics governs gluon confinement.", "source": first}]
             text = "Here you go: claims are ... not JSON {" if marker == "FAULTMALFORMED" else json.dumps(reply)
         elif kind == "verify":
-            reply = _verify(content, marker, echo)
+            reply = _verify(content, marker, echo, self.verdict)
             text = json.dumps(reply)
             if marker == "FAULTTRUNC" and self._nth(marker, "verify") == 1:
                 text, finish = text[: max(20, len(text) * 2 // 3)], "length"
@@ -319,7 +321,7 @@ def _decompose(content: str, echo: str | None = None) -> dict[str, Any]:
     return {"claims": [{"claim": f"{s} ({echo})" if echo else s, "source": s} for s in sentences]}
 
 
-def _verify(content: str, marker: str, echo: str | None = None) -> dict[str, Any]:
+def _verify(content: str, marker: str, echo: str | None = None, verdict: Any = None) -> dict[str, Any]:
     passages = content.split("Context passages:")[1].split("\nClaims:\n")[0]
     claims_block = content.split("\nClaims:\n")[1].split("\nReply:")[0]
     verdicts = []
@@ -334,8 +336,11 @@ def _verify(content: str, marker: str, echo: str | None = None) -> dict[str, Any
         quote = core if supported else ""
         if marker == "FAULTQUOTE":
             quote = "this sentence is nowhere in the context"
+        label = "supported" if supported else "unverifiable"
+        if verdict is not None:
+            label = verdict(claim, label)
         verdicts.append({"id": cid + 100 if marker == "FAULTWRONGID" else cid, "context": ctx, "quote": quote,
-                         "label": "supported" if supported else "unverifiable",
+                         "label": label,
                          "reason": f"checked with {echo}" if echo else "checked"})
     return {"verdicts": verdicts}
 

@@ -5,6 +5,7 @@ holds about as much memory as reading the same rows from JSON Lines, whatever it
 from __future__ import annotations
 
 import marshal
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -14,6 +15,20 @@ from genevals.input.traces.records import Located, records
 
 #: bytes of waiting pieces held in memory; more go to a temporary file
 BUDGET = 16 << 20
+#: the key under which a reader's row holds its trace link, (trace id, span id), taken off into RawRow.trace
+LINK = "_trace"
+_TRACE_ID, _SPAN_ID = re.compile(r"[0-9a-f]{32}"), re.compile(r"[0-9a-f]{16}")
+
+
+def link(trace: Any, span: Any) -> tuple[str, str | None] | None:
+    """(trace id, span id or None) as OpenTelemetry writes them (32 and 16 hex digits, lower case), when
+    ``trace`` is one: an id of another shape (a Langfuse or LangSmith id of its own) links to no OpenTelemetry
+    trace. An all-zero id is OpenTelemetry's "invalid"."""
+    trace = trace.lower() if isinstance(trace, str) else None
+    if trace is None or not _TRACE_ID.fullmatch(trace) or not trace.strip("0"):
+        return None
+    span = span.lower() if isinstance(span, str) else None
+    return trace, span if span is not None and _SPAN_ID.fullmatch(span) and span.strip("0") else None
 
 
 class _Waiting:
@@ -95,6 +110,6 @@ def by_trace(path: str | Path, digest: Any, what: str, pieces: Callable[[Any, st
             except Located as exc:
                 yield exc
                 continue
-            yield RawRow(source, min(piece.line for piece in found), row)
+            yield RawRow(source, min(piece.line for piece in found), row, trace=row.pop(LINK, None))
     finally:
         waiting.close()

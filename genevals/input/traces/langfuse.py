@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from genevals.input.rows import InputError, RawRow
+from genevals.input.traces.grouping import LINK, link
 from genevals.input.traces.records import (Located, documents, expect, keys_of, kind, records, system_of,
                                            text_in)
 
@@ -73,7 +74,8 @@ def _sample(trace: Any, source: str, line: int, where: str, system_from: str | N
     for index, obs in full:
         if str(obs.get("type", "")).upper() == "RETRIEVER" and obs.get("output") is not None:
             contexts += documents(obs["output"], source, line, at(f"observations[{index}].output"))
-    row = {"id": str(trace_id), "question": question, "answer": answer, "contexts": contexts}
+    row = {"id": str(trace_id), "question": question, "answer": answer, "contexts": contexts,
+           LINK: link(trace_id, roots[0].get("id") if roots else None)}
     system = system_of(system_from, [("the trace", trace)], source, line)
     if system is not None:
         row["system"] = system
@@ -89,6 +91,7 @@ def rows(path: str | Path, digest: Any, system_from: str | None) -> Iterator[Raw
         line, value = record
         for where, trace in _traces(value, source, line):
             try:
-                yield RawRow(source, line, _sample(trace, source, line, where, system_from))
+                row = _sample(trace, source, line, where, system_from)
+                yield RawRow(source, line, row, trace=row.pop(LINK))
             except Located as exc:
                 yield exc

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
 from genevals.input.rows import InputError, RawRow
-from genevals.input.traces.grouping import by_trace
+from genevals.input.traces.grouping import LINK, by_trace, link
 from genevals.input.traces.records import Located, expect, keys_of, kind, lookup, pick_system, shown
 
 KIND = "openinference.span.kind"
@@ -247,7 +247,7 @@ def _sample(trace: str, spans: list[_Span], source: str, system_from: str | None
                       f"span '{root.name}' or 'llm.output_messages.0.message.content' on an LLM span"
                       + ("" if answer is None else f" (found {kind(answer)})"))
     contexts = [doc for span in retrievers for doc in span.contexts]
-    row = {"id": trace, "question": question, "answer": answer, "contexts": contexts}
+    row = {"id": trace, "question": question, "answer": answer, "contexts": contexts, LINK: link(trace, root.id)}
     if system_from is not None:
         found = [(f"root span '{root.name}'", root.system)]
         found += [(f"span '{s.name}'", s.system) for s in spans if s is not root]

@@ -48,10 +48,11 @@ from genevals.judge.runtime import REPEAT, JudgeRuntime
 from genevals.language.sentences import count_ends
 from genevals.metrics import settings
 from genevals.metrics.base import Output, register, usage_statistics
-from genevals.metrics.faithfulness import repeated
+from genevals.metrics.faithfulness import jury, repeated
 from genevals.metrics.faithfulness.verdicts import FAITHFULNESS_OUTPUTS, LABEL_ORDER, scored_outputs, unscored_outputs
 from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import JudgeMetric
+from genevals.metrics.judging.jury import ClaimJury
 from genevals.metrics.judging.parse import ParseError, parse_claims, parse_verdicts
 from genevals.signature import make_signature
 from genevals.text import detect_refusal
@@ -120,6 +121,7 @@ class Faithfulness(JudgeMetric):
 
     family = "faithfulness"
     repeats_itself = True  # one decomposition, N verifications (:mod:`.repeated`)
+    jury_support = ClaimJury  # one decomposition, each judge verifies the same claims (:mod:`.jury`)
     outputs = FAITHFULNESS_OUTPUTS + (INVENTED_CLAIMS,)
     presets = ("all",)
     order = 70
@@ -202,7 +204,8 @@ class Faithfulness(JudgeMetric):
             raise _Unscored(types.NO_CONTEXT, types.no_context_reason(
                 sample, "the sample has no context text to verify claims against"))
         if self.judge.dry_run:
-            reason, details = self._estimate(sample)
+            reason, details = jury.estimate(self, sample) if getattr(self, "members", None) \
+                else self._estimate(sample)
             raise _Unscored(DRY_RUN, reason, **details)
 
         claims, issues = await self._decompose(sample, log)
@@ -217,6 +220,8 @@ class Faithfulness(JudgeMetric):
                             "located in the answer (not verbatim, invented, or copied from the prompt example)",
                             claims=[], verdicts=[], invented_claims=invented, issues=issues)
 
+        if getattr(self, "members", None):  # a jury: each judge verifies these claims (:mod:`.jury`)
+            return await jury.score(self, sample, located, log, issues, claim_dicts, invented, _Unscored)
         if self.runtime.repeats > 1:
             return await self._verify_repeated(sample, located, log, issues, claim_dicts, invented)
         verdicts, v_issues, any_parsed = await self._verify(sample, located, log)

@@ -39,6 +39,9 @@ class JudgeMetric(ConcurrentMetric):
     runtime: JudgeRuntime
     #: whether ``_score_safe`` makes the N repeats itself (else it is called N times, as repeats 0..N-1)
     repeats_itself = False
+    #: how a jury judges this metric (:func:`genevals.metrics.judging.jury.for_jury`): True, each judge scores
+    #: the whole sample; a mixin class, the family's own way; a string, why it cannot
+    jury_support: Any = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -70,6 +70,7 @@ class ContextRelevance(SingleCallJudge):
         k: context precision's cutoff (None: every chunk).
         partly_counts: count "partly" verdicts as relevant (default yes).
     """
+    jury_items = ("chunks", "verdict")  # every judge labels the same chunks: a jury votes chunk by chunk
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
         Setting("k", int, None, "judge the first k contexts only (default: all)", minimum=1),

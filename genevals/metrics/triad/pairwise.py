@@ -72,6 +72,8 @@ class Pairwise(PairwiseStats, JudgeMetric):
         contexts: show the retrieved contexts to the judge (default yes).
         references: show the reference answer when there is one (default yes).
     """
+    jury_support = ("its verdicts are preferences between two answers, counted into win rates per system; "
+                    "a jury of them is not combined yet")
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
         Setting("contexts", bool, True, "show the judge the contexts"),

@@ -30,7 +30,10 @@ def test_spans_from_the_real_sdk_become_the_samples_expected(tmp_path, hex_ids):
     ids = write_rag_traces(path, TRACES, hex_ids=hex_ids)
     assert len(path.read_text().splitlines()) == 6  # one export per span: a trace's spans lie on several lines
     samples = list(iter_samples(TraceSource(path, "openinference", "metadata.system")))
-    assert [s.to_dict() for s in samples] == [
+    got = [s.to_dict() for s in samples]
+    # each sample links to its trace and root span (the span a score sent to OpenTelemetry is put on)
+    assert [d.pop("trace") for d in got] == [{"trace_id": i, "span_id": _root_span(path, i)} for i in ids]
+    assert got == [
         {"id": ids[0], "system": "dense", "question": TRACES[0]["question"], "answer": TRACES[0]["answer"],
          "contexts": [{"text": t, "rank": r, "id": i, "doc_id": None, "score": s}
                       for r, (i, t, s) in enumerate(TRACES[0]["docs"], start=1)],
@@ -39,6 +42,21 @@ def test_spans_from_the_real_sdk_become_the_samples_expected(tmp_path, hex_ids):
          "contexts": [{"text": TRACES[1]["docs"][0][1], "rank": 1, "id": "doc-11", "doc_id": None, "score": 12.5}],
          "references": [], "relevant": None, "origin": f"{path}:4"},
     ]
+
+
+def _root_span(path, trace_id):
+    """The hex id of the span without a parent in trace ``trace_id`` of the export at ``path``."""
+    import base64
+
+    def hexed(value):
+        return value if len(value) in (16, 32) else base64.b64decode(value).hex()
+
+    for line in path.read_text().splitlines():
+        for block in json.loads(line)["resourceSpans"]:
+            for scope in block["scopeSpans"]:
+                for span in scope["spans"]:
+                    if hexed(span["traceId"]) == trace_id and not span.get("parentSpanId"):
+                        return hexed(span["spanId"])
 
 
 def test_without_system_from_every_trace_is_the_default_system(tmp_path):

@@ -1,0 +1,330 @@
+"""A run's results sent to an OpenTelemetry backend: one ``gen_ai.evaluation.result`` event per sample and metric,
+over OTLP/HTTP, with the official OpenTelemetry SDK and exporter (``pip install 'genevals[otel]'``).
+
+The event follows the GenAI semantic conventions (https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-events/,
+status Development): an OpenTelemetry event is a log record with an event name, so the results travel as log
+records to the backend's ``/v1/logs``. Its attributes:
+
+- ``gen_ai.evaluation.name``: the metric's output (``faithfulness``, ``token_f1``, ``recall@10``);
+- ``gen_ai.evaluation.score.value``: the value, only when the status is ``ok`` (no number stands in for a score
+  that was not given);
+- ``gen_ai.evaluation.score.label``: the status when it is not ``ok`` (``judge_error``, ``no_reference``, ...);
+- ``gen_ai.evaluation.explanation``: the result's reason; ``error.type``: the status when the metric failed
+  (``judge_error``, ``parse_error``, ``error``);
+- ``genevals.*``: the sample's id and system, the metric's family, its signature (summary.json's: what was
+  computed, and how) and the input's digest (manifest.json's), so an event names the run it came from.
+
+A sample read from a trace export (``genevals run --from openinference|langfuse``) keeps the trace's id and its
+root span's id (results.jsonl's ``trace``); its events carry them as their trace context, so the backend shows
+each score on the span that produced the answer, as the conventions ask ("parented to the GenAI operation span
+being evaluated").
+
+The files come first: :func:`send` reads a run folder that is already written, and a backend that is down, refuses
+the events (4xx/5xx) or does not answer in time loses nothing but the events, which ``genevals export otel
+RUN_DIR`` sends again. What was sent is recorded in the folder's ``otel.json``; headers (credentials) are read by
+the SDK from ``OTEL_EXPORTER_OTLP_HEADERS`` and are never written anywhere.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import os
+import re
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+from urllib.parse import urlsplit, urlunsplit
+
+from genevals.extras import missing as missing_extra
+from genevals.output.runfolder import (OTEL_FILE, iter_rows, read_manifest, read_outputs, read_summary,
+                                       write_whole)
+from genevals.types import ERROR, JUDGE_ERROR, OK, PARSE_ERROR
+
+EVENT = "gen_ai.evaluation.result"
+EXTRA = "otel"
+REQUIRES = (("opentelemetry.sdk", "opentelemetry-sdk"),
+            ("opentelemetry.exporter.otlp.proto.http", "opentelemetry-exporter-otlp-proto-http"))
+#: the statuses that say the metric failed (the conventions' ``error.type``), not that it did not apply
+FAILED = frozenset({JUDGE_ERROR, PARSE_ERROR, ERROR})
+LOGS_PATH = "/v1/logs"
+DEFAULT_ENDPOINT = "http://localhost:4318"
+#: events per export request; after each, the backend has answered (a down one is found at the first)
+BATCH = 512
+#: characters of an explanation sent: a judge's reason is a sentence, not a transcript
+MAX_EXPLANATION = 2000
+
+
+class OtelError(ValueError):
+    """A run folder or an endpoint that cannot be sent from or to; the message names it."""
+
+
+def missing() -> str | None:
+    """What to install when the ``otel`` extra's packages are not installed, else None."""
+    return missing_extra("sending results to OpenTelemetry", REQUIRES, EXTRA)
+
+
+def endpoint(given: str | None, env: Mapping[str, str] = os.environ) -> str:
+    """The OTLP/HTTP logs URL: ``given`` (a base URL such as ``http://localhost:4318``, to which ``/v1/logs`` is
+    added, or the full logs URL), else the SDK's own variables (``OTEL_EXPORTER_OTLP_LOGS_ENDPOINT`` as it is,
+    ``OTEL_EXPORTER_OTLP_ENDPOINT`` plus ``/v1/logs``), else ``http://localhost:4318/v1/logs``. OtelError for a
+    URL that is not http(s) with a host."""
+    what = "--otel-endpoint"
+    if not given and env.get("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"):
+        given, what, full = env["OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"], "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", True
+    else:
+        if not given:
+            given, what = env.get("OTEL_EXPORTER_OTLP_ENDPOINT") or DEFAULT_ENDPOINT, "OTEL_EXPORTER_OTLP_ENDPOINT"
+        full = urlsplit(given.strip()).path.rstrip("/").endswith(LOGS_PATH)
+    try:
+        parts = urlsplit(given.strip())
+        _ = parts.port  # raises ValueError for a port that is not a number, or out of range
+    except ValueError as exc:
+        raise OtelError(f"{what}: {shown(given)}: not a URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise OtelError(f"{what}: {shown(given)}: expected an http:// or https:// URL with a host, such as "
+                        f"{DEFAULT_ENDPOINT} (OTLP/HTTP; gRPC's port 4317 is not spoken here)")
+    path = parts.path.rstrip("/")
+    return urlunsplit(parts._replace(path=path if full else path + LOGS_PATH))
+
+
+def shown(url: str) -> str:
+    """A URL as messages and otel.json show it: without a user name, password, query or fragment, which may hold
+    credentials, and cut to 200 characters."""
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname or ""
+        netloc = f"[{host}]" if ":" in host else host
+        netloc += f":{parts.port}" if parts.port else ""
+        text = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    except ValueError:
+        text = url.split("?")[0].split("@")[-1]
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+@dataclass(frozen=True)
+class Event:
+    """One result as an event: its attributes and the trace context it links to (ints; 0 when none)."""
+
+    attributes: dict[str, Any]
+    trace_id: int = 0
+    span_id: int = 0
+
+
+def _link(row: Mapping[str, Any]) -> tuple[int, int]:
+    trace = row.get("trace")
+    if not isinstance(trace, Mapping):
+        return 0, 0
+    try:
+        trace_id = int(trace.get("trace_id") or "0", 16)
+        span_id = int(trace.get("span_id") or "0", 16)
+    except (TypeError, ValueError):
+        return 0, 0
+    if not 0 < trace_id < 1 << 128:
+        return 0, 0
+    return trace_id, span_id if 0 < span_id < 1 << 64 else 0
+
+
+def attributes(name: str, result: Mapping[str, Any]) -> dict[str, Any]:
+    """The conventions' attributes of one metric result (results.jsonl's ``{"value", "status", "reason"}``)."""
+    status = result.get("status") or OK
+    out: dict[str, Any] = {"gen_ai.evaluation.name": name}
+    value = result.get("value")
+    if status == OK and isinstance(value, (int, float)) and not isinstance(value, bool):
+        out["gen_ai.evaluation.score.value"] = float(value)
+    else:  # the status says what the score is; a number would pass for one
+        out["gen_ai.evaluation.score.label"] = str(status)
+    reason = result.get("reason")
+    if isinstance(reason, str) and reason:
+        out["gen_ai.evaluation.explanation"] = reason[:MAX_EXPLANATION]
+    if status in FAILED:
+        out["error.type"] = status
+    out["genevals.status"] = str(status)
+    return out
+
+
+def events(run_dir: str | Path) -> Iterator[Event]:
+    """The run's events, one per sample and metric output, in results.jsonl's order. OtelError naming the
+    folder when it holds no results."""
+    run_dir = Path(run_dir)
+    if not (run_dir / "results.jsonl").is_file():
+        raise OtelError(f"{run_dir}: no results.jsonl here: expected a run folder (`genevals run -o DIR`)")
+    try:
+        families = {name: d.get("family") for name, d in read_outputs(run_dir).items() if isinstance(d, Mapping)}
+        signatures = read_summary(run_dir).get("signatures") or {}
+        digest = (read_manifest(run_dir) or {}).get("input_digest")
+    except ValueError as exc:
+        raise OtelError(str(exc)) from None
+    run = {"genevals.run.input_digest": digest} if isinstance(digest, str) else {}
+    for _, row in iter_rows(run_dir):
+        trace_id, span_id = _link(row)
+        sample = {"genevals.sample.id": str(row.get("id", "")), "genevals.system": str(row.get("system", "default"))}
+        for name, result in (row.get("metrics") or {}).items():
+            if not isinstance(result, Mapping):
+                continue
+            family = families.get(name) or name
+            extra = {"genevals.metric.family": family}
+            if isinstance(signatures.get(family), str):
+                extra["genevals.signature"] = signatures[family]
+            yield Event({**attributes(name, result), **sample, **extra, **run}, trace_id, span_id)
+
+
+@dataclass
+class Sent:
+    """What became of a run's events: sent (the backend took them), failed (refused, or not answered), unsent
+    (not tried after a failure: a backend that is down is not asked again for each batch)."""
+
+    endpoint: str
+    events: int = 0
+    sent: int = 0
+    failed: int = 0
+    unsent: int = 0
+    linked: int = 0
+    error: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.failed == 0 and self.unsent == 0
+
+    def line(self) -> str:
+        """What a terminal says about it."""
+        if self.ok:
+            return (f"sent {self.events:,} {EVENT} events to {self.endpoint}"
+                    + (f" ({self.linked:,} linked to their traces)" if self.linked else ""))
+        lost = self.failed + self.unsent
+        why = f": {self.error}" if self.error else ""
+        return (f"could not send {lost:,} of {self.events:,} {EVENT} events to {self.endpoint}{why}; "
+                f"the run's files are kept: send them again with `genevals export otel RUN_DIR`")
+
+
+def _context(event: Event) -> Any:
+    """The trace context an event is put in: the evaluated span (remote: it lives in another process's trace),
+    or none."""
+    from opentelemetry import trace
+    from opentelemetry.context import Context
+
+    if not event.trace_id:
+        return Context()
+    span = trace.SpanContext(event.trace_id, event.span_id, is_remote=True,
+                             trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED))
+    return trace.set_span_in_context(trace.NonRecordingSpan(span), Context())
+
+
+class _Messages(logging.Handler):
+    """Keeps the SDK's first warning (why an export failed: the status code, the connection error), which it would
+    otherwise print at each retry."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.first: str | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.WARNING and self.first is None:
+            self.first = record.getMessage()
+
+    def cause(self) -> str:
+        """The reason in a few words: ``[Errno 111] Connection refused``, ``code: 404, reason: Not Found``, a
+        timeout; else the SDK's message, cut."""
+        text = self.first or "the backend did not take them"
+        found = re.search(r"\[Errno -?\d+\] [^'\")(]+|Read timed out[^'\")(]*|code: \d+, reason: [^\n]+", text)
+        return (found.group(0).strip().rstrip(".") if found else text)[:300]
+
+
+def send(run_dir: str | Path, url: str, timeout: float | None = None) -> Sent:
+    """Send the run's events to ``url`` (:func:`endpoint`'s) through the SDK's logger provider, one OTLP/HTTP
+    request per :data:`BATCH` events, and say what became of them (:func:`record` writes it down). Stops at the
+    first batch the backend does not take. ``timeout``: seconds per request (default: the SDK's, ``OTEL_EXPORTER_OTLP_TIMEOUT``
+    or 10)."""
+    from opentelemetry._logs import LogRecord
+    from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs import export as sdk_export
+    from opentelemetry.sdk.resources import Resource
+
+    from genevals._version import __version__
+
+    outcome = Sent(shown(url))
+    # later SDKs renamed LogExporter / LogExportResult on the way to a stable logs signal: either is taken
+    LogRecordExporter = getattr(sdk_export, "LogRecordExporter", None) or sdk_export.LogExporter
+    LogRecordExportResult = getattr(sdk_export, "LogRecordExportResult", None) or sdk_export.LogExportResult
+
+    class Counting(LogRecordExporter):
+        """The OTLP exporter, counting what the backend took; after a failure, the rest is not tried."""
+
+        def __init__(self) -> None:
+            self.inner = OTLPLogExporter(endpoint=url, timeout=timeout)
+
+        def export(self, batch):  # type: ignore[override]
+            if outcome.failed or outcome.unsent:
+                outcome.unsent += len(batch)
+                return LogRecordExportResult.FAILURE
+            try:
+                result = self.inner.export(batch)
+            except Exception as exc:  # an SDK that raises a connection error instead of returning FAILURE
+                listening.first = listening.first or f"{type(exc).__name__}: {exc}"
+                result = LogRecordExportResult.FAILURE
+            if result == LogRecordExportResult.SUCCESS:
+                outcome.sent += len(batch)
+            else:
+                outcome.failed += len(batch)
+            return result
+
+        def force_flush(self, timeout_millis: int = 10_000) -> bool:
+            return self.inner.force_flush(timeout_millis)
+
+        def shutdown(self) -> None:
+            self.inner.shutdown()
+
+    listening = _Messages()
+    sdk_log = logging.getLogger("opentelemetry")
+    was = sdk_log.propagate
+    sdk_log.addHandler(listening)
+    sdk_log.propagate = False  # said once, by the caller, not line by line as the exporter retries
+    started = time.monotonic()
+    resource = {"service.version": __version__}
+    if not os.environ.get("OTEL_SERVICE_NAME") and "service.name=" not in os.environ.get("OTEL_RESOURCE_ATTRIBUTES", ""):
+        resource["service.name"] = "genevals"
+    provider = LoggerProvider(resource=Resource.create(resource))
+    batches = sdk_export.BatchLogRecordProcessor(Counting(), max_export_batch_size=BATCH, max_queue_size=4 * BATCH)
+    provider.add_log_record_processor(batches)
+    logger = provider.get_logger("genevals", __version__)
+    try:
+        pending = 0
+        for event in events(run_dir):
+            outcome.events += 1
+            if outcome.failed:
+                outcome.unsent += 1
+                continue
+            outcome.linked += event.trace_id != 0
+            logger.emit(LogRecord(timestamp=time.time_ns(), event_name=EVENT, attributes=event.attributes,
+                                  context=_context(event)))
+            pending += 1
+            if pending >= BATCH:  # the queue never overflows (it drops what does not fit) and a failure stops us
+                provider.force_flush()
+                pending = 0
+        provider.force_flush()
+    finally:
+        provider.shutdown()
+        sdk_log.removeHandler(listening)
+        sdk_log.propagate = was
+    missed = outcome.events - outcome.sent - outcome.failed - outcome.unsent
+    if missed > 0:  # neither taken nor refused: dropped inside the SDK (it says why in its log)
+        outcome.failed += missed
+    if not outcome.ok:
+        outcome.error = listening.cause()
+    outcome.seconds = round(time.monotonic() - started, 3)
+    return outcome
+
+
+def record(run_dir: str | Path, outcome: Sent) -> str | None:
+    """Write ``outcome`` to the folder's otel.json (the URL without credentials; never the headers). An error
+    message when the folder cannot be written, else None."""
+    data = {**asdict(outcome), "event": EVENT,
+            "at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+    try:
+        write_whole(Path(run_dir) / OTEL_FILE, json.dumps(data, indent=1) + "\n")
+    except OSError as exc:
+        return f"{Path(run_dir) / OTEL_FILE}: {exc.strerror or exc}"
+    return None

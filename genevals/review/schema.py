@@ -1,0 +1,75 @@
+"""The tables of ``review.sqlite``, version by version (:mod:`genevals.review.store` opens, checks and migrates
+them): what each version adds to the one before, and the columns each table must have to be read."""
+from __future__ import annotations
+
+from genevals.review.records import CITATION_DECISIONS, CITATION_VERDICTS, DECISIONS, MAX_NOTE, MAX_REVIEWER
+
+SCHEMA_VERSION = 3
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS decisions (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    reviewer    TEXT NOT NULL CHECK (length(reviewer) BETWEEN 1 AND {max_reviewer}),
+    time        TEXT NOT NULL,
+    system      TEXT NOT NULL,
+    sample_id   TEXT NOT NULL,
+    claim_index INTEGER,
+    span_start  INTEGER,
+    span_end    INTEGER,
+    digest      TEXT NOT NULL,
+    decision    TEXT NOT NULL CHECK (decision IN ({decisions})),
+    note        TEXT NOT NULL DEFAULT '' CHECK (length(note) <= {max_note}),
+    CHECK (claim_index IS NOT NULL OR (span_start IS NOT NULL AND span_end IS NOT NULL))
+);
+CREATE INDEX IF NOT EXISTS decisions_sample ON decisions (system, sample_id);
+""".format(max_reviewer=MAX_REVIEWER, max_note=MAX_NOTE, decisions=", ".join(f"'{d}'" for d in DECISIONS))
+
+#: added in version 2 (a version 1 file gets it when first opened for writing)
+_CITATION_SCHEMA = """
+CREATE TABLE IF NOT EXISTS citation_decisions (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    reviewer    TEXT NOT NULL CHECK (length(reviewer) BETWEEN 1 AND {max_reviewer}),
+    time        TEXT NOT NULL,
+    system      TEXT NOT NULL,
+    sample_id   TEXT NOT NULL,
+    sentence    INTEGER NOT NULL CHECK (sentence >= 0),
+    context     INTEGER NOT NULL CHECK (context >= 0),
+    digest      TEXT NOT NULL,
+    shown       TEXT NOT NULL CHECK (shown IN ({verdicts})),
+    decision    TEXT NOT NULL CHECK (decision IN ({decisions})),
+    corrected   TEXT CHECK (corrected IS NULL OR corrected IN ({verdicts})),
+    note        TEXT NOT NULL DEFAULT '' CHECK (length(note) <= {max_note})
+);
+CREATE INDEX IF NOT EXISTS citation_decisions_sample ON citation_decisions (system, sample_id);
+""".format(max_reviewer=MAX_REVIEWER, max_note=MAX_NOTE, verdicts=", ".join(f"'{v}'" for v in CITATION_VERDICTS),
+           decisions=", ".join(f"'{d}'" for d in CITATION_DECISIONS))
+#: added in version 3: whether a decision was made blind (``genevals review --blind``), and the review queue
+#: (``--queue N``: :mod:`genevals.review.queue`), drawn once per store
+_QUEUE_SCHEMA = """
+ALTER TABLE decisions ADD COLUMN blind INTEGER NOT NULL DEFAULT 0 CHECK (blind IN (0, 1));
+CREATE TABLE IF NOT EXISTS queue (
+    position    INTEGER PRIMARY KEY CHECK (position >= 0),
+    system      TEXT NOT NULL,
+    sample_id   TEXT NOT NULL,
+    stratum     TEXT NOT NULL,
+    inclusion_probability REAL NOT NULL CHECK (inclusion_probability > 0 AND inclusion_probability <= 1),
+    UNIQUE (system, sample_id)
+);
+CREATE TABLE IF NOT EXISTS queue_strata (
+    stratum     TEXT PRIMARY KEY,
+    size        INTEGER NOT NULL CHECK (size >= 0),
+    drawn       INTEGER NOT NULL CHECK (drawn >= 0 AND drawn <= size),
+    seed        INTEGER NOT NULL,
+    time        TEXT NOT NULL
+);
+"""
+#: what each version adds to the one before (version 1: the claim decisions)
+MIGRATIONS = {1: _SCHEMA, 2: _CITATION_SCHEMA, 3: _QUEUE_SCHEMA}
+#: the columns each table must have to be read, from the version that added them on
+COLUMNS = (("decisions", 1, ("id", "reviewer", "time", "system", "sample_id", "claim_index", "span_start",
+                              "span_end", "digest", "decision", "note")),
+            ("citation_decisions", 2, ("id", "reviewer", "time", "system", "sample_id", "sentence", "context",
+                                       "digest", "shown", "decision", "corrected", "note")),
+            ("decisions", 3, ("blind",)),
+            ("queue", 3, ("position", "system", "sample_id", "stratum", "inclusion_probability")),
+            ("queue_strata", 3, ("stratum", "size", "drawn", "seed", "time")))
