@@ -22,6 +22,7 @@ import numpy as np
 
 from genevals.keys import id_digest
 from genevals.stats import DEFAULT_SEED, paired_comparison_of_differences
+from genevals.stats_cluster import paired_clustered_differences
 
 #: Above this many systems, each is compared with the first only, not every pair.
 ALL_PAIRS_MAX_SYSTEMS = 4
@@ -123,7 +124,8 @@ def compare_systems(samples: Differences | Iterable[Mapping[str, Any]], labels: 
                     metrics: Sequence[str], seed: int = DEFAULT_SEED,
                     groups: Sequence[tuple[Any, str]] | None = None,
                     all_pairs: bool = False,
-                    known: Callable[[int, int, str], Mapping[str, Any] | None] | None = None) -> list[dict[str, Any]]:
+                    known: Callable[[int, int, str], Mapping[str, Any] | None] | None = None,
+                    clusters: Callable[[int, int, str], "np.ndarray | None"] | None = None) -> list[dict[str, Any]]:
     """Seeded paired comparisons (one paired bootstrap for the CI and the p-value) on the question ids two
     systems share, for the :func:`meaningful_pairs` of ``groups`` (each system's (run, name); None: all
     systems are of one run). Systems are named by their index in ``labels``. ``known(a, b, metric)``: a
@@ -132,7 +134,10 @@ def compare_systems(samples: Differences | Iterable[Mapping[str, Any]], labels: 
 
     ``samples`` gives the paired differences: a function ``(a, b, metric) -> differences in id_digest order``
     (the report's column store gives one), or sample dicts with ``sys`` (index), ``id`` and ``v`` (a metric
-    name -> value mapping). Only one pair's values of one metric are gathered at a time.
+    name -> value mapping). Only one pair's values of one metric are gathered at a time. ``clusters(a, b,
+    metric)`` gives each difference's conversation code (in the same order), or None: with codes, the bootstrap
+    resamples conversations (:func:`genevals.stats_cluster.paired_clustered_differences`) and ``n_pairs`` counts
+    them.
     """
     n = len(labels)
     if n < 2:
@@ -149,8 +154,13 @@ def compare_systems(samples: Differences | Iterable[Mapping[str, Any]], labels: 
             diffs = differences(a, b, metric)
             if diffs is None:
                 continue
-            result = paired_comparison_of_differences(metric, labels[a], labels[b], diffs, seed=seed,
+            codes = clusters(a, b, metric) if clusters is not None else None
+            if codes is not None:
+                result = paired_clustered_differences(metric, labels[a], labels[b], diffs, codes, seed=seed,
                                                       resamples=PAIRED_RESAMPLES)
+            else:
+                result = paired_comparison_of_differences(metric, labels[a], labels[b], diffs, seed=seed,
+                                                          resamples=PAIRED_RESAMPLES)
             if result is None:
                 continue
             d = result.to_dict()
@@ -178,11 +188,13 @@ def paired_from_dicts(values: Mapping[str, Mapping[str, Mapping[str, float]]]) -
 
 
 def compare_named(values: Paired | Mapping[str, Mapping[str, Mapping[str, float]]], systems: Sequence[str],
-                  metrics: Sequence[str], seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
+                  metrics: Sequence[str], seed: int = DEFAULT_SEED,
+                  clusters: Callable[[str, str, str], "np.ndarray | None"] | None = None) -> list[dict[str, Any]]:
     """summary.json's ``comparisons``: :func:`compare_systems` of every meaningful pair of ``systems`` (one
     run's, in run order) on each of ``metrics``, with systems named, the means of both over the pairs
     (``mean_a - mean_b == mean_difference``, up to rounding) and the test used. ``values`` pairs two systems'
-    values (a :data:`Paired` function), or is ``values[system][metric][question id]`` (unscored ids absent)."""
+    values (a :data:`Paired` function), or is ``values[system][metric][question id]`` (unscored ids absent).
+    ``clusters(a, b, metric)`` (systems by name): the conversation code of each pair, to pair conversations."""
     pair = values if callable(values) else paired_from_dicts(values)
     means: dict[tuple[int, int, str], tuple[float, float]] = {}
 
@@ -195,13 +207,24 @@ def compare_named(values: Paired | Mapping[str, Mapping[str, Mapping[str, float]
             means[(a, b, metric)] = (float(va.mean()), float(vb.mean()))
         return va - vb
 
+    by_conversation: set[tuple[int, int, str]] = set()
+
+    def codes(a: int, b: int, metric: str) -> np.ndarray | None:
+        found = clusters(systems[a], systems[b], metric) if clusters is not None else None
+        if found is not None:
+            by_conversation.add((a, b, metric))
+        return found
+
     out = []
-    for c in compare_systems(differences, list(systems), metrics, seed):
+    for c in compare_systems(differences, list(systems), metrics, seed, clusters=codes):
         mean_a, mean_b = means[(c["a"], c["b"], c["metric"])]
+        test = describe_test(seed)
+        if (c["a"], c["b"], c["metric"]) in by_conversation:
+            test = test.replace("paired bootstrap", "paired bootstrap over conversations (n_pairs: conversations)")
         out.append({"metric": c["metric"], "a": systems[c["a"]], "b": systems[c["b"]], "n_pairs": c["n_pairs"],
                     "mean_a": num(mean_a), "mean_b": num(mean_b),
                     "mean_difference": c["mean_difference"], "ci95": c["ci95"], "p_value": c["p_value"],
-                    "significant": c["significant"], "test": describe_test(seed)})
+                    "significant": c["significant"], "test": test})
     return out
 
 

@@ -87,6 +87,15 @@ class Sample:
     #: the trace a trace import read the row from: (trace id, the evaluated span's id or None), hex, so results
     #: sent to an OpenTelemetry backend link back to it; None for any other input
     trace: tuple[str, str | None] | None = None
+    #: a conversation turn's earlier turns, (role, content) oldest first, within the run's history budget
+    #: (:mod:`genevals.conversations`); () for a sample that is no conversation turn
+    history: tuple[tuple[str, str], ...] = ()
+    #: how many earlier turns the history budget left out (the oldest)
+    history_dropped: int = 0
+    #: the conversation this sample is a turn of (statistics resample conversations, not turns); None: none
+    conversation_id: str | None = None
+    #: the turn's number in its conversation
+    turn: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -103,7 +112,20 @@ class Sample:
                if self.citations is not None else {}),
             **({"language": self.language} if self.language is not None else {}),
             **({"trace": {"trace_id": self.trace[0], "span_id": self.trace[1]}} if self.trace is not None else {}),
+            **self._conversation_dict(),
         }
+
+    def _conversation_dict(self) -> dict[str, Any]:
+        """The conversation fields, written only for a conversation's turns: other results lines stay as they
+        were."""
+        d: dict[str, Any] = {}
+        if self.conversation_id is not None:
+            d["conversation_id"], d["turn"] = self.conversation_id, self.turn
+        if self.history:
+            d["history"] = [{"role": role, "content": content} for role, content in self.history]
+        if self.history_dropped:
+            d["history_dropped"] = self.history_dropped
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Sample":
@@ -120,6 +142,10 @@ class Sample:
                        if d.get("citations") is not None else None),
             language=d.get("language"),
             trace=(d["trace"]["trace_id"], d["trace"].get("span_id")) if isinstance(d.get("trace"), Mapping) else None,
+            history=tuple((m["role"], m["content"]) for m in d.get("history") or ()),
+            history_dropped=d.get("history_dropped", 0),
+            conversation_id=d.get("conversation_id"),
+            turn=d.get("turn"),
         )
 
 
@@ -164,6 +190,11 @@ SUPPORTED = "supported"
 CONTRADICTED = "contradicted"
 UNVERIFIABLE = "unverifiable"
 VERDICT_LABELS = (SUPPORTED, CONTRADICTED, UNVERIFIABLE)
+#: a conversation turn's claim that only repeats what the user said in an earlier turn: neither supported by the
+#: contexts nor a hallucination (:mod:`genevals.conversations`); given only to turns with history
+FROM_HISTORY = "from_history"
+#: every label a verdict may carry
+ALL_VERDICT_LABELS = VERDICT_LABELS + (FROM_HISTORY,)
 
 
 def _int(value: Any, what: str) -> int:
@@ -260,8 +291,8 @@ class Verdict:
         if not isinstance(d, Mapping):
             raise ValueError(f"verdict: expected an object, got {type(d).__name__}")
         label = d.get("label")
-        if label not in VERDICT_LABELS:
-            raise ValueError(f"verdict label: expected one of {', '.join(VERDICT_LABELS)}, got {label!r}")
+        if label not in ALL_VERDICT_LABELS:
+            raise ValueError(f"verdict label: expected one of {', '.join(ALL_VERDICT_LABELS)}, got {label!r}")
         context_index = d.get("context_index")
         span = d.get("quote_span")
         scores = {k: float(v) for k, v in d.items() if k not in _VERDICT_FIELDS
@@ -281,7 +312,7 @@ class Verdict:
 def _jury_labels(value: Any) -> dict[str, str | None]:
     if value is None:
         return {}
-    if not isinstance(value, Mapping) or any(not isinstance(k, str) or (v is not None and v not in VERDICT_LABELS)
+    if not isinstance(value, Mapping) or any(not isinstance(k, str) or (v is not None and v not in ALL_VERDICT_LABELS)
                                              for k, v in value.items()):
         raise ValueError(f"verdict jury: expected judge names mapped to labels or nulls, got {value!r}")
     return dict(value)
@@ -290,7 +321,7 @@ def _jury_labels(value: Any) -> dict[str, str | None]:
 def _repeat_labels(value: Any) -> tuple[str | None, ...]:
     if value is None:
         return ()
-    if not isinstance(value, list) or any(v is not None and v not in VERDICT_LABELS for v in value):
+    if not isinstance(value, list) or any(v is not None and v not in ALL_VERDICT_LABELS for v in value):
         raise ValueError(f"verdict repeats: expected a list of labels or nulls, got {value!r}")
     return tuple(value)
 

@@ -51,7 +51,7 @@ EXIT_MEANING = {
     "EXIT_INTERRUPTED": "interrupted with Ctrl-C; the partial results and summary are written",
 }
 
-_VERDICTS = {"SUPPORTED", "CONTRADICTED", "UNVERIFIABLE"}
+_VERDICTS = {"SUPPORTED", "CONTRADICTED", "UNVERIFIABLE", "FROM_HISTORY"}
 
 
 def statuses() -> list[str]:

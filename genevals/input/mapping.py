@@ -22,7 +22,8 @@ from genevals.quote import clip, quoted
 from genevals.suggest import did_you_mean
 
 #: the fields a row may hold (``id`` ... ``system``), in the order the docs list them
-FIELDS = ("id", "question", "answer", "contexts", "references", "relevant", "system", "citations", "language")
+FIELDS = ("id", "question", "answer", "contexts", "references", "relevant", "system", "citations", "language",
+          "conversation_id", "turn", "history")
 #: what a context is made of, in the order a ``contexts[].PART`` target names it
 PARTS = ("text", "id", "doc_id", "score")
 CONTEXT_PART = "contexts[]."

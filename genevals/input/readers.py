@@ -18,7 +18,8 @@ from typing import Any, BinaryIO, Iterable, Iterator
 from genevals import utf8
 from genevals.quote import quoted
 
-from genevals.input import mapping, paths
+from genevals.conversations.history import HISTORY_TOKENS
+from genevals.input import conversation_rows, mapping, paths
 from genevals.input.fields import FieldTracker
 from genevals.input.source import RowSource
 from genevals.input.rows import (  # noqa: F401  (re-exported: genevals.input.readers is where callers have always found them)
@@ -282,13 +283,14 @@ def _has_header(source: Any) -> bool:
 
 def iter_samples(
     source: Any, column_map: Mapping[str, str] | None = None, tracker: FieldTracker | None = None,
-    digest: Any = None,
+    digest: Any = None, history_tokens: int = HISTORY_TOKENS.default,
 ) -> Iterator[Sample | InputError]:
     """Yield a Sample or an InputError per row, in order, without stopping; for a file with a header (CSV,
     Parquet, DataFrame) that lacks a required column, a single :class:`HeaderError` instead. ``tracker``
     records the field names seen (unknown fields, ``--map`` sources); ``digest`` is fed a file's bytes
     (:func:`read_raw`). ``source`` may also be a :class:`~genevals.input.source.RowSource` (trace exports, TREC
-    files): another reader kind, whose rows are validated here as every row is."""
+    files): another reader kind, whose rows are validated here as every row is. Conversations become one row per
+    assistant turn first (:mod:`genevals.input.conversation_rows`), their histories within ``history_tokens``."""
     if isinstance(source, RowSource):
         raws: Iterable[RawRow | InputError] = source.rows(digest)
     elif isinstance(source, (str, Path)):
@@ -299,11 +301,12 @@ def iter_samples(
     if header and not isinstance(source, (str, Path)):  # a DataFrame: its columns are its header
         columns = [str(c) for c in source.columns]
         problem = FieldTracker(KNOWN_FIELDS, ALIASES, column_map).header_problem(columns)
-        if problem is not None and len(source):
+        if problem is not None and len(source) and not conversation_rows.is_conversation_header(columns):
             yield HeaderError("<data>", None, "answer", problem)
             return
         header = False
-    validate = RowValidator(column_map, tracker)
+    validate = RowValidator(column_map, tracker, history_tokens)
+    raws = conversation_rows.expand(raws, validate.renamed, history_tokens, column_map)
     for raw in raws:
         if isinstance(raw, InputError):
             yield raw

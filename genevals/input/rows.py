@@ -16,7 +16,9 @@ from typing import Any
 from genevals import utf8
 
 from genevals.input import mapping
+from genevals.conversations.history import HISTORY_TOKENS
 from genevals.input.fields import FieldTracker
+from genevals.input.turn_fields import conversation_fields
 from genevals.keys import sample_key_digest
 from genevals.language import codes as language_codes
 from genevals.settings import finite, is_number
@@ -40,7 +42,9 @@ ALIASES: dict[str, str] = {
     "ground_truths": "references",
     "query": "question",
 }
-KNOWN_FIELDS = mapping.FIELDS
+#: the fields a row may hold: those a mapping may fill, and how many earlier turns a conversation turn's history
+#: left out (written beside the history in results.jsonl, read back from it)
+KNOWN_FIELDS = mapping.FIELDS + ("history_dropped",)
 #: the keys of a per-claim citation object: its text, and the contexts it cites
 CITATION_TEXT_KEYS = ("text", "sentence", "claim")
 CITATION_REF_KEYS = ("contexts", "citations", "sources", "ids")
@@ -69,6 +73,8 @@ class RawRow:
     text_cells: bool = False
     #: where a trace import found the row: (trace id, span id or None), both hex; None for any other input
     trace: tuple[str, str | None] | None = None
+    #: where a conversation's turn is in its row (``turns[3]``): errors about the turn name it
+    turn: str | None = None
 
 
 _is_missing = mapping.is_missing
@@ -159,8 +165,10 @@ class RowValidator:
     100,000-row file costs a few MB here (two different pairs share a digest with odds near 2^-64/pair).
     """
 
-    def __init__(self, column_map: Mapping[str, str] | None = None, tracker: FieldTracker | None = None):
+    def __init__(self, column_map: Mapping[str, str] | None = None, tracker: FieldTracker | None = None,
+                 history_tokens: int = HISTORY_TOKENS.default):
         self.column_map = dict(column_map or {})
+        self.history_tokens = history_tokens
         self.fields = {target: column for target, column in self.column_map.items() if target in KNOWN_FIELDS}
         #: ``contexts[].PART`` targets: part -> column
         self.parts = mapping.parts(self.column_map)
@@ -173,6 +181,9 @@ class RowValidator:
 
     def __call__(self, row: RawRow) -> Sample:
         err = lambda field, msg: InputError(row.source, row.line, field, msg)  # noqa: E731
+        if row.turn is not None:
+            err = lambda field, msg: InputError(row.source, row.line, f"{row.turn}.{field}" if field  # noqa: E731
+                                                else row.turn, msg)
         if not isinstance(row.data, Mapping):
             raise err(None, f"expected an object per row, got {type(row.data).__name__}")
         _check_names(row.data, err)
@@ -231,11 +242,16 @@ class RowValidator:
             citations=self._citations(decode(data.get("citations"), "citations"), err),
             language=self._language(data.get("language"), err, columns.get("language", "language")),
             trace=row.trace,
+            **conversation_fields(data, decode, self.history_tokens, err),
         )
         if self._source is None:
             self._source = row.source
         self.seen[key] = row.line if row.source == self._source and row.line is not None else sample.origin
         return sample
+
+    def renamed(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """The row's fields by the names genevals reads (``--map`` and the aliases applied)."""
+        return self._rename(data)[0]
 
     def _rename(self, data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
         """The row's fields by the names genevals reads, and the column each came from."""

@@ -21,6 +21,7 @@ from genevals.keys import id_digest
 from genevals.output import runfolder
 from genevals.output.thresholds import KINDS
 from genevals.stats import DEFAULT_SEED
+from genevals.stats_cluster import conversation_code
 from genevals.types import OK, SampleResult
 
 
@@ -32,9 +33,16 @@ class PairedValues:
         self.metrics = list(dict.fromkeys(metrics))
         self.systems: list[str] = []
         self._columns: dict[tuple[str, str], tuple[array, array]] = {}
+        #: (system, metric) -> each value's conversation code (as its digest is stored), once a conversation's
+        #: turn is added: comparisons then pair conversations (:mod:`genevals.stats_cluster`)
+        self._codes: dict[tuple[str, str], array] | None = None
 
-    def add(self, system: str, sample_id: str, values: Mapping[str, float | None]) -> None:
-        """One sample's scored values (None for an unscored one)."""
+    def add(self, system: str, sample_id: str, values: Mapping[str, float | None],
+            conversation_id: str | None = None) -> None:
+        """One sample's scored values (None for an unscored one), and the conversation it is a turn of."""
+        if conversation_id is not None and self._codes is None:  # the values so far: each its own cluster
+            self._codes = {key: array("d", (-1.0 - i for i in range(len(col[0]))))
+                           for key, col in self._columns.items()}
         if system not in self.systems:
             self.systems.append(system)
         digest = None
@@ -49,6 +57,11 @@ class PairedValues:
                 column = self._columns[(system, metric)] = (array("Q"), array("d"))
             column[0].append(digest)
             column[1].append(value)
+            if self._codes is not None:
+                # the code of a conversation does not depend on the system: two systems' turns pair up
+                code = (float(conversation_code("", conversation_id)) if conversation_id is not None
+                        else -1.0 - len(column[0]))
+                self._codes.setdefault((system, metric), array("d")).append(code)
 
     def add_row(self, row: Mapping[str, Any]) -> None:
         """A results.jsonl record, read as the report reads it (an ok status with a finite number is scored)."""
@@ -62,12 +75,14 @@ class PairedValues:
                 if value is not None:
                     values[metric] = value
         system = row.get("system", "default")
-        self.add("" if system is None else str(system), "" if row.get("id") is None else str(row.get("id")), values)
+        conversation = row.get("conversation_id")
+        self.add("" if system is None else str(system), "" if row.get("id") is None else str(row.get("id")), values,
+                 conversation if isinstance(conversation, str) else None)
 
     def add_result(self, result: SampleResult) -> None:
         self.add(result.sample.system, result.sample.id,
                  {m: r.value for m, r in result.metrics.items()
-                  if r.value is not None and r.status == OK and math.isfinite(r.value)})
+                  if r.value is not None and r.status == OK and math.isfinite(r.value)}, result.sample.conversation_id)
 
     @classmethod
     def from_folder(cls, run_dir: str | Path, metrics: Iterable[str]) -> "PairedValues":
@@ -94,6 +109,19 @@ class PairedValues:
         _, ia, ib = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
         return np.frombuffer(ca[1], dtype=np.float64)[ia], np.frombuffer(cb[1], dtype=np.float64)[ib]
 
+    def clusters(self, a: str, b: str, metric: str) -> np.ndarray | None:
+        """The conversation code of each pair :meth:`pair` gives (in its order; a negative code: a sample of no
+        conversation), or None for a run without conversations."""
+        if self._codes is None:
+            return None
+        ca, cb = self._columns.get((a, metric)), self._columns.get((b, metric))
+        codes = self._codes.get((a, metric))
+        if ca is None or cb is None or codes is None:
+            return None
+        ka, kb = np.frombuffer(ca[0], dtype=np.uint64), np.frombuffer(cb[0], dtype=np.uint64)
+        _, ia, _ = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
+        return np.frombuffer(codes, dtype=np.float64)[ia]
+
 
 def gated(meta: Mapping[str, Any]) -> list[str]:
     """The metrics a run's thresholds (``--fail-under``, ``--fail-over``, recorded in its meta) gate on."""
@@ -116,7 +144,7 @@ def block(systems: Mapping[str, Mapping[str, Any]], paired: PairedValues, seed: 
     on ``paired.metrics`` (see :func:`compared_metrics`), systems in ``systems``' order (as the report numbers
     them: pair (a, b) is the same pair, the same way round)."""
     order = list(systems) + [s for s in paired.systems if s not in systems]
-    found = comparisons.compare_named(paired.pair, order, paired.metrics, seed)
+    found = comparisons.compare_named(paired.pair, order, paired.metrics, seed, clusters=paired.clusters)
     board = comparisons.leaderboard(order, systems, found, paired.metrics, directions)
     return {"comparisons": found, "leaderboard": board}
 

@@ -17,6 +17,7 @@ from genevals.output.languages import LanguageTally
 from genevals.columns import DEFAULT_BUFFER_VALUES, SpillingColumns
 from genevals.scored import ScoredBatch
 from genevals.stats import DEFAULT_SEED, summarise_many
+from genevals.output.clusters import ClusterCodes
 from genevals.types import OK, SampleResult, SkippedRow
 
 
@@ -30,6 +31,9 @@ class SummaryAccumulator:
         self.statuses: dict[str, dict[str, Counter]] = {}
         self.counts: dict[str, int] = {}
         self.languages = LanguageTally()
+        #: each scored value's conversation, once a conversation's turn is counted (None before: other runs'
+        #: summaries are computed as they always were)
+        self.clusters: ClusterCodes | None = None
 
     def add(self, result: SampleResult) -> None:
         self.add_batch((result,))
@@ -38,6 +42,8 @@ class SummaryAccumulator:
         """:meth:`add` each result, with one append per column for the whole batch (the same columns); a
         :class:`~genevals.scored.ScoredBatch` in columns is counted from its columns, building no result."""
         columns = results.columns_by_system() if isinstance(results, ScoredBatch) else None
+        if columns is not None and (self.clusters is not None or ClusterCodes.any_turn(results.samples)):
+            columns = None  # a conversation's values need their samples, to know their conversations
         if columns is not None:
             self.languages.add_scored(results)
             for system, n, outputs in columns:
@@ -54,6 +60,9 @@ class SummaryAccumulator:
                         counter.update(status_list)
             return
         batch: dict[tuple[str, str], list[float]] = {}
+        if self.clusters is None and ClusterCodes.any_turn(r.sample for r in results):
+            self.clusters = ClusterCodes.after(self.values)
+        codes: dict[tuple[str, str], list[float]] | None = {} if self.clusters is not None else None
         for result in results:
             self.languages.add_result(result)
             system = result.sample.system
@@ -65,15 +74,23 @@ class SummaryAccumulator:
                     values = batch[(system, name)] = []
                 if metric.value is not None:
                     values.append(metric.value)
+                    if codes is not None:
+                        codes.setdefault((system, name), []).append(self.clusters.code(result.sample))
                 counter = statuses.get(name)
                 if counter is None:
                     counter = statuses[name] = Counter()
                 counter[metric.status] += 1
         for key, values in batch.items():
             self.values.extend(key, values)
+        if codes is not None:
+            self.clusters.extend(codes)
 
     def merge(self, part: SummaryPart) -> None:
         """Count a part built elsewhere (a worker process), as if its batches were added here, in its order."""
+        if part.clusters is not None or self.clusters is not None:
+            if self.clusters is None:
+                self.clusters = ClusterCodes.after(self.values)
+            self.clusters.merge(part.clusters, part.values)
         for key, values in part.values.items():
             self.values.extend(key, values)
         for system, names in part.statuses.items():
@@ -111,6 +128,10 @@ class SummaryAccumulator:
         for key in keys:
             by_length.setdefault(self.values.length(key), []).append(key)
         done: dict[Any, dict[str, Any]] = {}
+        if self.clusters is not None:  # a run with conversations: intervals by conversation, coverage in both
+            by_length = {}
+            done = {key: self.clusters.summary(key, self.values.column(key), self.statuses[key[0]][key[1]], seed)
+                    for key in keys}
         for group in by_length.values():
             summaries = summarise_many([(self.values.column(key), self.statuses[key[0]][key[1]]) for key in group],
                                        seed=seed)
@@ -139,6 +160,7 @@ class SummaryPart(SummaryAccumulator):
         self.statuses = {}
         self.counts = {}
         self.languages = LanguageTally()
+        self.clusters = None
 
 
 @dataclass

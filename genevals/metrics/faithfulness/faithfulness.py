@@ -256,8 +256,9 @@ class Faithfulness(JudgeMetric):
 
     # -- decompose -------------------------------------------------------------------------------------
     def _decompose_prompt(self, sample: Sample) -> str:
-        return prompts.render("decompose", blocks={"example": self.worked_example}, max_claims=self.max_claims,
-                              question=sample.question.strip() or "(none)", answer=sample.answer)
+        return prompts.with_history(prompts.render(
+            "decompose", blocks={"example": self.worked_example}, max_claims=self.max_claims,
+            question=sample.question.strip() or "(none)", answer=sample.answer), sample)
 
     async def _decompose(self, sample: Sample, log: CallLog) -> tuple[list[Claim], list[str]]:
         messages = prompts.user(self._decompose_prompt(sample))
@@ -297,7 +298,10 @@ class Faithfulness(JudgeMetric):
         if matches is None:
             return Claim(index, text, (), located=False, note="source excerpt not found in the answer")
         spans = tuple((m.start, m.end) for m in matches)
-        if grounded_fraction(text, answer, sample.question) < GROUNDED_MIN:
+        # a conversation's turn: the decomposer resolves "it" from the earlier turns, so their words are no
+        # invention either
+        earlier = (content for _, content in sample.history)
+        if grounded_fraction(text, answer, sample.question, *earlier) < GROUNDED_MIN:
             return Claim(index, text, spans, located=False,
                          note="claim words mostly absent from the answer and question (invented content)")
         return Claim(index, text, spans, located=True)
@@ -338,14 +342,15 @@ class Faithfulness(JudgeMetric):
             reask = "" if attempt == 0 else (
                 f"\nAn earlier reply gave no usable verdict for claim(s) {', '.join(map(str, todo))}. Return one "
                 "verdict for each of exactly these ids, with a valid label.\n")
-            messages = prompts.user(prompts.render(
+            messages = prompts.user(prompts.with_history(prompts.render(
                 "verify", blocks={"example": self.worked_example}, contexts=contexts_text,
-                claims=prompts.format_claims({i: c.text for i, c in todo.items()}), reask=reask))
-            schema = prompts.verify_schema(len(todo), len(sample.contexts))
+                claims=prompts.format_claims({i: c.text for i, c in todo.items()}), reask=reask),
+                sample, "Context passages:", "verify"))
+            schema = prompts.verify_schema(len(todo), len(sample.contexts), bool(sample.history))
             completion = await self._call(log, stage if k == 0 else f"{stage}[window {k + 1}]", messages, schema,
                                           min(4096, 64 + 150 * len(todo)))
             try:
-                got, issues = parse_verdicts(completion.text, set(todo))
+                got, issues = parse_verdicts(completion.text, set(todo), bool(sample.history))
                 outcome.parsed = True
             except ParseError as exc:
                 got, issues = {}, [f"{stage}: reply unreadable: {exc}"]
@@ -392,9 +397,9 @@ class Faithfulness(JudgeMetric):
         repeats = self.runtime.repeats  # one decomposition, then each window verified once per repeat
         prompt_tokens = estimate_tokens(self._decompose_prompt(sample))
         for w in parts:
-            prompt_tokens += repeats * estimate_tokens(prompts.render(
+            prompt_tokens += repeats * estimate_tokens(prompts.with_history(prompts.render(
                 "verify", blocks={"example": self.worked_example}, contexts=windows.render(sample.contexts, w),
-                claims=sample.answer, reask=""))
+                claims=sample.answer, reask=""), sample, "Context passages:", "verify"))
         completion_tokens = estimate_tokens(sample.answer) + repeats * (estimate_tokens(sample.answer)
                                                                          + 40 * n_claims * len(parts))
         requests = 1 + repeats * len(parts)

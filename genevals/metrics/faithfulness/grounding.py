@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence
 from genevals import types
 from genevals import grounding as checker_needs
 from genevals.metrics.base import Metric, register
-from genevals.metrics.faithfulness.verdicts import restate, scored_outputs, unscored_outputs
+from genevals.metrics.faithfulness.verdicts import from_history, restate, scored_outputs, unscored_outputs
 from genevals.signature import make_signature, package_version
 from genevals.text import detect_refusal
 from genevals.types import Claim, MetricResult, Sample, Verdict
@@ -51,8 +51,10 @@ class Grounding(Metric):
     Claims are the answer's sentences; each is aligned to context sentences with all-MiniLM-L6-v2 embeddings
     and word recall. By default a logistic regression over the answer's and claims' features (word overlap,
     alignment, numbers/dates/names missing or bound elsewhere) flags the answer and its likeliest claims; with
-    method="rules", hand-set thresholds and rules. faithfulness = supported / n, contradiction_rate =
-    contradicted / n, unverifiable_rate = unverifiable / n.
+    method="rules", hand-set thresholds and rules. faithfulness = supported / m, contradiction_rate =
+    contradicted / m, unverifiable_rate = unverifiable / m, with m = n - h: a conversation's turn whose
+    unsupported sentence repeats what the user said earlier (``from_history``, h of them) is in no share; m = n
+    for a single answer.
     """
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
@@ -221,7 +223,7 @@ class Grounding(Metric):
                         "similarity": round(c.sim, 4), "recall_aligned": round(c.recall_top, 4),
                         "recall_all": round(c.recall_all, 4)}))
         labels = [d.label for d in decisions]
-        return scored_outputs(claims, verdicts, {
+        return scored_outputs(claims, from_history(verdicts, claims, sample), {
             "issues": [], "confidence": round(response_confidence(labels, [d.confidence for d in decisions]), 4),
             "judge": self.judge_info(f.kind), "usage": self._usage(), **self.language_of(sample).details()})
 
@@ -272,7 +274,7 @@ class Grounding(Metric):
                 scores={"confidence": round(float(p if flag else 1 - p), 4), "probability": round(float(p), 4),
                         "similarity": round(c.sim, 4), "recall_aligned": round(c.recall_top, 4),
                         "recall_all": round(c.recall_all, 4)}))
-        return scored_outputs(claims, verdicts, {
+        return scored_outputs(claims, from_history(verdicts, claims, sample), {
             "issues": [], "confidence": round(max(pa, 1 - pa) if not any(flags) or pa >= self.detector.answer_threshold
                                               else RULE_CONFIDENCE, 4), "probability": round(pa, 4),
             "judge": self.judge_info(f.kind), "usage": self._usage(), **self.language_of(sample).details()})

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any, Mapping
 
-from genevals.types import CONTRADICTED, SUPPORTED, UNVERIFIABLE
+from genevals.types import CONTRADICTED, FROM_HISTORY, SUPPORTED, UNVERIFIABLE
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
 
@@ -24,6 +24,7 @@ LABEL_SYNONYMS = {
     "not enough info": UNVERIFIABLE, "nei": UNVERIFIABLE, "neutral": UNVERIFIABLE, "unknown": UNVERIFIABLE,
     "unsupported": UNVERIFIABLE, "not supported": UNVERIFIABLE, "not_supported": UNVERIFIABLE,
     "cannot verify": UNVERIFIABLE, "no": UNVERIFIABLE,
+    FROM_HISTORY: FROM_HISTORY, "from history": FROM_HISTORY,
 }
 
 
@@ -183,8 +184,12 @@ def _as_int(value: Any) -> int | None:
 
 
 @_typed
-def parse_verdicts(text: str, wanted_ids: set[int]) -> tuple[dict[int, dict[str, Any]], list[str]]:
+def parse_verdicts(text: str, wanted_ids: set[int], history: bool = False
+                   ) -> tuple[dict[int, dict[str, Any]], list[str]]:
     """{claim id: {"label", "context", "quote", "reason"}} for the ids asked for, and issues.
+
+    ``from_history`` is a label only for a conversation's turn that has earlier turns (``history``); elsewhere
+    it is an unknown label like any other.
 
     Verdicts for ids not asked for, duplicates (the first is kept) and unknown labels are dropped with an
     issue each. Raises ParseError when no verdict list can be read at all.
@@ -205,6 +210,8 @@ def parse_verdicts(text: str, wanted_ids: set[int]) -> tuple[dict[int, dict[str,
             issues.append(f"second verdict for claim {cid} ignored")
             continue
         label = normalize_label(item.get("label", item.get("verdict")))
+        if label == FROM_HISTORY and not history:
+            label = None
         if label is None:
             issues.append(f"claim {cid}: unknown label {item.get('label', item.get('verdict'))!r}")
             continue

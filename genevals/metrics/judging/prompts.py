@@ -44,6 +44,28 @@ def render(name: str, *, blocks: Mapping[str, bool] | None = None, **values: Any
     return _PLACEHOLDER.sub(sub, template)
 
 
+#: the speaker of each role in a "Conversation so far" block
+_SPEAKERS = {"user": "User", "assistant": "Assistant", "system": "System"}
+
+
+def with_history(prompt: str, sample: Any, before: str = "Question: ", kind: str = "question") -> str:
+    """``prompt`` with the sample's earlier turns (:attr:`~genevals.types.Sample.history`) as a "Conversation so
+    far" block (``history.md``, block ``kind``) just before the line that starts with ``before``; unchanged for a
+    sample without history, so single-answer prompts, and their hashes, are those of the prompt files alone."""
+    history = getattr(sample, "history", ())
+    if not history:
+        return prompt
+    turns = "\n".join(f"{_SPEAKERS.get(role, role)}: {content}" for role, content in history)
+    dropped = getattr(sample, "history_dropped", 0)
+    if dropped:
+        turns = f"({dropped} earlier turn(s) left out: the history budget keeps the latest)\n" + turns
+    block = render("history", blocks={k: k == kind for k in ("question", "verify")}, turns=turns).lstrip("\n")
+    at = prompt.find("\n" + before)
+    if at < 0:
+        raise ValueError(f"no line starting with {before!r} in the prompt to put the conversation before")
+    return prompt[:at + 1] + block + prompt[at + 1:]
+
+
 def user(content: str) -> list[dict[str, str]]:
     # One user message: chat templates of small models (Gemma) have no system role.
     return [{"role": "user", "content": content}]
@@ -81,7 +103,9 @@ def decompose_schema(max_claims: int) -> dict[str, Any]:
     }
 
 
-def verify_schema(n_claims: int, n_contexts: int) -> dict[str, Any]:
+def verify_schema(n_claims: int, n_contexts: int, history: bool = False) -> dict[str, Any]:
+    """The verify reply's schema; with ``history`` (a conversation's turn) the label may also be
+    ``from_history``."""
     return {
         "type": "object",
         "properties": {"verdicts": {
@@ -91,7 +115,8 @@ def verify_schema(n_claims: int, n_contexts: int) -> dict[str, Any]:
                                      "context": {"type": "integer"},
                                      "quote": {"type": "string", "maxLength": 400},
                                      "label": {"type": "string",
-                                               "enum": ["supported", "contradicted", "unverifiable"]},
+                                               "enum": ["supported", "contradicted", "unverifiable"]
+                                               + (["from_history"] if history else [])},
                                      "reason": {"type": "string", "maxLength": 300}},
                       "required": ["id", "context", "quote", "label", "reason"],
                       "additionalProperties": False},

@@ -80,8 +80,9 @@ class AnswerCorrectness(SingleCallJudge):
         check_answer(sample)
 
     def _prompt(self, sample: Sample) -> str:
-        return prompts.render("answer_correctness", question=sample.question.strip() or "(none)",
-                              reference=first_reference(sample)[1], answer=sample.answer)
+        return prompts.with_history(prompts.render(
+            "answer_correctness", question=sample.question.strip() or "(none)",
+            reference=first_reference(sample)[1], answer=sample.answer), sample)
 
     def _schema(self, sample: Sample) -> dict[str, Any]:
         def side(flag_name: str) -> dict[str, Any]:

@@ -63,7 +63,8 @@ class AnswerRelevance(SingleCallJudge):
             raise Unscored(NO_QUESTION, "the sample has no question to judge the answer against")
 
     def _prompt(self, sample: Sample) -> str:
-        return prompts.render("answer_relevance", question=sample.question.strip(), answer=sample.answer)
+        return prompts.with_history(prompts.render("answer_relevance", question=sample.question.strip(),
+                                                   answer=sample.answer), sample)
 
     def _schema(self, sample: Sample) -> dict[str, Any]:
         part = {"type": "object", "properties": {"part": {"type": "string", "maxLength": 200},

@@ -68,8 +68,9 @@ class ContextRecall(SingleCallJudge):
 
     def _prompt(self, sample: Sample) -> str:
         text, _ = numbered_contexts(sample, self.context_token_budget * 4)
-        return prompts.render("context_recall", question=sample.question.strip() or "(none)", contexts=text,
-                              reference=first_reference(sample)[1])
+        return prompts.with_history(prompts.render(
+            "context_recall", question=sample.question.strip() or "(none)", contexts=text,
+            reference=first_reference(sample)[1]), sample)
 
     def _schema(self, sample: Sample) -> dict[str, Any]:
         item = {"type": "object",

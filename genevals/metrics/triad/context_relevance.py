@@ -110,7 +110,8 @@ class ContextRelevance(SingleCallJudge):
 
     def _prompt(self, sample: Sample) -> str:
         text, _ = numbered_contexts(sample, self.context_token_budget * 4)
-        return prompts.render("context_relevance", question=sample.question.strip(), contexts=text)
+        return prompts.with_history(prompts.render("context_relevance", question=sample.question.strip(),
+                                                   contexts=text), sample)
 
     def _schema(self, sample: Sample) -> dict[str, Any]:
         n = len(sample.contexts)

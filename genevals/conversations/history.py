@@ -1,0 +1,65 @@
+"""The earlier turns a per-turn sample carries, bounded by a token budget: the oldest turns are dropped first,
+whole, and the sample says how many were dropped.
+
+Tokens are counted as words and punctuation marks (``\\w+|[^\\w\\s]``): no tokenizer ships offline, and the budget
+only has to keep prompts bounded, not match one model's count exactly.
+"""
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass
+
+from genevals.settings import Setting
+
+ROLES = ("user", "assistant", "system")
+#: the run's history budget; 0 keeps no history at all
+HISTORY_TOKENS = Setting("history_tokens", int, 2000,
+                         "tokens of earlier turns a conversation turn's judges see (oldest turns dropped first)",
+                         minimum=0)
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def tokens(text: str) -> int:
+    """The words and punctuation marks of ``text``."""
+    return sum(1 for _ in _TOKEN.finditer(text))
+
+
+@dataclass(frozen=True)
+class History:
+    """Earlier turns as (role, content) pairs, oldest first, already within the budget; ``dropped`` turns that
+    did not fit were left out before them. Built only by :class:`Window`: a row's own ``history`` field is
+    checked by the input reader and trimmed by :func:`trimmed`."""
+
+    messages: tuple[tuple[str, str], ...] = ()
+    dropped: int = 0
+
+
+class Window:
+    """A conversation's turns so far, kept within ``budget`` tokens as turns are added (so a long conversation
+    read row by row holds at most the budget, not every turn)."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.kept: deque[tuple[str, str, int]] = deque()
+        self.size = 0
+        self.dropped = 0
+
+    def add(self, role: str, content: str) -> None:
+        n = tokens(content)
+        self.kept.append((role, content, n))
+        self.size += n
+        while self.kept and self.size > self.budget:
+            self.size -= self.kept.popleft()[2]
+            self.dropped += 1
+
+    def history(self) -> History:
+        return History(tuple((role, content) for role, content, _ in self.kept), self.dropped)
+
+
+def trimmed(messages: list[tuple[str, str]], budget: int) -> History:
+    """``messages`` (oldest first) within ``budget`` tokens."""
+    window = Window(budget)
+    for role, content in messages:
+        window.add(role, content)
+    return window.history()
