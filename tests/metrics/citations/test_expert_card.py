@@ -118,7 +118,7 @@ def test_the_stored_features_are_the_checkers(shared_dir):
     bench = _bench()
     if not (data / bench.FILE).exists():
         pytest.skip("the ExpertQA labels are not present")
-    every = _features()["rows"], []
+    every = _features()["rows"]
     flagged = [i for i, r in enumerate(every) if r[4] is not None and not r[4][FEATURES.index("rule_supported")]]
     keep = sorted(set(range(SAMPLE_ROWS // 2)) | set(flagged[:SAMPLE_ROWS // 2]))  # both verdicts
     records = bench.records(data)
