@@ -184,6 +184,7 @@ def test_every_run_with_the_checker_says_when_it_does_not_beat_its_baseline(tmp_
         assert f"genevals: note: citations_local: {note}" in done.stderr + done.stdout
         assert warnings["citations_local"] == note
         report = next(out.glob("*.html")).read_text(encoding="utf-8")
+        assert "ExpertQA dev" in report  # the card, beside the metric
         assert note.split(" (F1")[0].replace("'", "&#x27;") in report or note.split(" (F1")[0] in report
         signature = summary["signatures"]["citations_local"] if "signatures" in summary else ""
         assert ("calibration:expertqa-" in json.dumps(summary)) == (mode == "expertqa"), signature
