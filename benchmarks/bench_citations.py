@@ -50,6 +50,8 @@ CANDIDATES = {"support score": ("support_score",),
                                       "missing_names", "rule_supported"),
               "every feature": FEATURES}
 DATA_NAME = "ExpertQA dev"
+SOURCE = ("derived from ExpertQA (Malaviya et al., NAACL 2024), MIT License, Copyright (c) 2023 Chaitanya "
+          "Malaviya; ids and numbers only (../shared/datasets/attribution/README.md)")
 #: the default rule's support threshold for text contexts (genevals/grounding/thresholds.json), for the card
 RULE_THRESHOLD = 0.44
 TARGET = "citation not supported"
@@ -84,7 +86,7 @@ def feature_document(data: Path) -> dict:
     feats = feature_rows(rows)
     overlap = [word_overlap(claim, contexts) for claim, contexts in checks(rows)]
     digest = hashlib.sha256((data / FILE).read_bytes()).hexdigest()
-    return {"file": FILE, "sha256": digest, "features": list(FEATURES),
+    return {"file": FILE, "sha256": digest, "source": SOURCE, "features": list(FEATURES),
             "columns": ["id", "question_id", "not_supported", "word_overlap", "features"],
             "rows": [[r["id"], r["question_id"], not r["citation_labels"][0]["supported"], round(o, 6),
                       None if f is None else [round(v, 6) for v in f]] for r, o, f in zip(rows, overlap, feats)]}
