@@ -57,6 +57,7 @@ from genevals.metrics.triad.local_relevance import (  # noqa: E402
 )
 from genevals.metrics.lexical.squad import ExactMatch, TokenF1  # noqa: E402
 from genevals.metrics.triad.triad_features import (  # noqa: E402
+    HEAD_PIECES,
     ANSWER_FEATURES,
     CONTEXT_FEATURES,
     CORRECTNESS_FEATURES,
@@ -114,6 +115,10 @@ CANDIDATES = {
 }
 
 
+#: the word pieces of a chunk embedded, chosen with the feature set (the shipped HEAD_PIECES first: ties keep it)
+PIECES = (HEAD_PIECES, 62, 30)
+
+
 def columns(judge: str, names) -> dict[str, list[int]]:
     return {k: [list(names).index(f) for f in v] for k, v in CANDIDATES[judge].items()}
 
@@ -168,6 +173,21 @@ def digest(data: Path, name: str) -> str:
 
 
 # -- the judges ---------------------------------------------------------------------------------------------
+def chunk_rows(data: Path, pieces: int) -> np.ndarray:
+    """:data:`CONTEXT_FEATURES` of every chunk (WikiQA, then Cranfield) with its first ``pieces`` word pieces
+    embedded instead of :data:`HEAD_PIECES` (what the metric would compute with that setting)."""
+    from genevals.metrics.triad import local_relevance
+
+    kept = local_relevance.HEAD_PIECES
+    local_relevance.HEAD_PIECES = pieces
+    try:
+        return np.array([row for name, graded in (("wikiqa", False), ("cranfield", True))
+                         for s in context_samples(rows(data, name), graded)
+                         for row in ContextRelevanceLocal.chunk_features(s)[0]])
+    finally:
+        local_relevance.HEAD_PIECES = kept
+
+
 def context_relevance(data: Path) -> tuple[dict, list[str]]:
     feats, gold, groups, sets, position, retriever, overlap, best = [], [], [], [], [], [], [], []
     for name, graded in (("wikiqa", False), ("cranfield", True)):
@@ -186,7 +206,20 @@ def context_relevance(data: Path) -> tuple[dict, list[str]]:
     # Even odds, and a chunk is relevant when p >= 0.5: the bar does not move with the share of relevant chunks
     # in the training sets (one answering sentence in twenty on WikiQA's pages; an F1-optimal threshold fit there
     # calls few chunks of a real retrieval list relevant).
-    found, (w, b, chosen_set) = cross_validate("context_relevance", CONTEXT_FEATURES, x, y, groups, EVEN, even=True)
+    # the chunk's embedded length is chosen inside the folds too: every feature set at every PIECES
+    blocks = [x if p == HEAD_PIECES else chunk_rows(data, p) for p in PIECES]
+    wide, k = np.hstack(blocks), len(CONTEXT_FEATURES)
+    candidates = {f"{name} @ {p} pieces": [i * k + c for c in cols] for i, p in enumerate(PIECES)
+                  for name, cols in columns("context_relevance", CONTEXT_FEATURES).items()}
+    found = cv.nested(wide, y, groups, candidates, even=True, threshold=EVEN)
+    ship = cv.select(wide, y, groups, candidates, True, EVEN, SEED)
+    chosen_set, pieces = ship["name"].split(" @ ")[0], PIECES[ship["columns"][0] // k]
+    if pieces != HEAD_PIECES:  # the metric must compute what the weights were fit on
+        raise SystemExit(f"the selection on all rows chose {pieces} word pieces: set HEAD_PIECES = {pieces} in "
+                         "genevals/metrics/triad/triad_features.py and rerun")
+    w = np.zeros(k)
+    w[[c % k for c in ship["columns"]]] = ship["weights"]
+    b = ship["intercept"]
     oof, verdict = found["probability"], found["verdict"]
     chosen = [c["threshold"] for c in found["chosen"]]
     shipped = EVEN
@@ -206,7 +239,9 @@ def context_relevance(data: Path) -> tuple[dict, list[str]]:
     method = METHOD.format(k=len(CONTEXT_FEATURES)) + "; classes weighted to even odds, relevant when p >= 0.5"
     return ({"features": list(CONTEXT_FEATURES), "weights": [round(float(v), 6) for v in w],
              "intercept": round(b, 6), "threshold": round(shipped, 4), "feature_set": chosen_set,
-             "card": {"judge": "context_relevance", "method": method, "fold_choices": found["chosen"],
+             "head_pieces": HEAD_PIECES,
+             "card": {"judge": "context_relevance", "method": method + "; the chunk's embedded word pieces ("
+                      + ", ".join(map(str, PIECES)) + ") chosen inside each training fold too", "fold_choices": found["chosen"],
                       "evaluations": entries}}, [])
 
 

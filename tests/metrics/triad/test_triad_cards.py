@@ -47,8 +47,14 @@ def test_every_card_is_consistent_with_its_own_figures():
         bench = _bench()
         candidates = bench.CANDIDATES[judge]
         assert len(card["fold_choices"]) == bench.FOLDS
-        assert {c["features"] for c in card["fold_choices"]} <= set(candidates)
+        # context_relevance also chose the chunk's embedded length ("cosine @ 94 pieces"), shipped as HEAD_PIECES
+        assert {c["features"].split(" @ ")[0] for c in card["fold_choices"]} <= set(candidates)
         kept = set(candidates[entry["feature_set"]])
+        if judge == "context_relevance":
+            from genevals.metrics.triad.triad_features import HEAD_PIECES
+
+            assert entry["head_pieces"] == HEAD_PIECES
+            assert all(c["features"].endswith(" pieces") for c in card["fold_choices"])
         assert all(w == 0 for f, w in zip(entry["features"], entry["weights"]) if f not in kept)
         for e in card["evaluations"]:
             lo, hi = e["auc"]["ci"]
