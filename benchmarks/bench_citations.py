@@ -217,7 +217,7 @@ def markdown(entry: dict) -> list[str]:
                      + "; F1 baselines: " + ", ".join(f"{k} {v:.3f}" for k, v in e["f1_baseline"]["all"].items())
                      + ".")
     e = entry["card"]["evaluations"][1]
-    lines += [f"- Calibrated, per fold: " + "; ".join(f"{c['features']} @ {c['threshold']:.3f}"
+    lines += ["- Calibrated, per fold: " + "; ".join(f"{c['features']} @ {c['threshold']:.3f}"
                                                      for c in e["fold_choices"])
               + f". Shipped (the selection on all rows): '{entry['feature_set']}' ({', '.join(entry['features'])}), "
               f"threshold {entry['threshold']:.3f}.", ""]
