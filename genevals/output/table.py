@@ -78,7 +78,11 @@ def compact(summary: Mapping[str, Any], shown: Collection[str] | None = None) ->
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
              for r in [header] + rows]
     n = summary.get("n_samples")
-    lines.insert(0, f"{n} samples, {len(systems)} system(s); each mean: [95% CI] scored/total" if n is not None
+    # turns of conversations: the CIs resample whole conversations, and the header says how many there are
+    talks = max((m.get("conversations_total") or 0 for metrics in systems.values() for m in metrics.values()
+                 if isinstance(m, Mapping)), default=0)
+    unit = f"samples ({talks} conversation{'s' if talks != 1 else ''}, CIs by conversation)" if talks else "samples"
+    lines.insert(0, f"{n} {unit}, {len(systems)} system(s); each mean: [95% CI] scored/total" if n is not None
                  else "each mean: [95% CI] scored/total")
     hidden = [f"{n} more {what}" for n, what in ((len(names) - len(visible), "outputs"),
                                                  (len(corpus_names) - len(corpus_shown), "corpus details")) if n]
