@@ -25,8 +25,8 @@ from genevals.metrics.judging.parse import ParseError, _as_int, extract_json
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
-JURY_NOTE = ("a conversation metric is judged by one judge: its value needs every conversation's last turn, "
-             "which a jury's per-judge metrics do not learn; run it with --judge instead")
+JURY_NOTE = ("its value goes on each conversation's last turn, which the planning pass tells the metric, not the "
+             "jury's per-judge metrics")
 
 
 def spans_of(excerpt: str, text: str) -> list[list[int]]:

@@ -52,6 +52,9 @@ class KnowledgeRetention(ConversationJudge):
     offline_alternative = ("knowledge_retention_local", OFFLINE_NOTE)
 
     def _check(self, transcript: Transcript) -> None:
+        if len(transcript.turns) < 2 and transcript.dropped:
+            raise Unscored(NO_EARLIER_TURNS, f"the history budget left all {transcript.dropped} earlier message(s) "
+                                             "out: raise --history-tokens to judge what the assistant retained")
         if len(transcript.turns) < 2:
             raise Unscored(NO_EARLIER_TURNS, "the conversation has one exchange: no earlier turn whose facts "
                                              "the assistant could forget")

@@ -7,12 +7,14 @@ import json
 import re
 from collections import Counter
 
+import pytest
 from support.fault_server import FaultServer
 
 from genevals import types
 from genevals.engine.local import evaluate
 from genevals.judge.config import JudgeConfig
 from genevals.metrics.judging import prompts
+from genevals.registry import UnknownMetric
 
 FAMILIES = ["knowledge_retention", "conversation_relevance", "conversation_completeness"]
 OPENING = {"You check whether an assistant keeps": "knowledge_retention",
@@ -142,10 +144,31 @@ def test_one_call_per_conversation_value_on_its_last_turn_and_a_planted_retentio
 def test_repeats_and_dry_run(tmp_path):
     with FaultServer(replies=rule_judge) as server:
         results = evaluate(ROWS[:1], ["knowledge_retention"], judge=judge_config(server, tmp_path, repeats=3))
-        last = {r.sample.id: r.metrics for r in results.samples}["moved:4"]["knowledge_retention"]
+        by_id = {r.sample.id: r.metrics for r in results.samples}
+        last = by_id["moved:4"]["knowledge_retention"]
         assert last.status == types.OK and last.value == 1 - 1 / 3
+        assert by_id["moved:1"]["knowledge_retention"].status == types.NOT_LAST_TURN
         assert sum(1 for r in server.requests if "messages" in r["body"]) == 3  # seeds differ: 3 cache keys
         server.reset_counts()
         dry = evaluate(ROWS[:1], ["knowledge_retention"], judge=judge_config(server, tmp_path, dry_run=True))
         last = {r.sample.id: r.metrics for r in dry.samples}["moved:4"]["knowledge_retention"]
         assert last.status == types.DRY_RUN and server.total == 0
+
+
+def test_a_budget_that_leaves_every_earlier_turn_out_is_said(tmp_path):
+    with FaultServer(replies=rule_judge) as server:
+        results = evaluate(ROWS[:1], FAMILIES, judge=judge_config(server, tmp_path), history_tokens=0)
+        by_id = {r.sample.id: r.metrics for r in results.samples}
+        retention = by_id["moved:4"]["knowledge_retention"]
+        assert retention.status == "no_earlier_turns" and "raise --history-tokens" in retention.reason
+        relevance = by_id["moved:4"]["conversation_relevance"]  # judged on what it sees, and says so
+        assert relevance.details["turns_seen"] == [4] and "less its 7 oldest message(s)" in relevance.details["scope"]
+        # the one request sent (relevance's and completeness's) holds the last exchange only
+        sent = [r["body"]["messages"][0]["content"] for r in server.requests if "messages" in r["body"]]
+        assert len(sent) == 2 and all("Hello!" not in c for c in sent)
+
+
+def test_a_jury_is_refused_before_any_work():
+    with pytest.raises(UnknownMetric, match="cannot be judged by a jury: its value goes on each conversation's"):
+        evaluate(ROWS, ["knowledge_retention"], judge=[{"base_url": "http://127.0.0.1:9/v1", "model": "a"},
+                                                        {"base_url": "http://127.0.0.1:9/v1", "model": "b"}])
