@@ -172,3 +172,21 @@ def test_a_jury_is_refused_before_any_work():
     with pytest.raises(UnknownMetric, match="cannot be judged by a jury: its value goes on each conversation's"):
         evaluate(ROWS, ["knowledge_retention"], judge=[{"base_url": "http://127.0.0.1:9/v1", "model": "a"},
                                                         {"base_url": "http://127.0.0.1:9/v1", "model": "b"}])
+
+
+def test_a_run_resumed_mid_conversation_places_values_as_the_uninterrupted_one(tmp_path):
+    with FaultServer(replies=rule_judge) as server:
+        judge = judge_config(server, tmp_path)
+        whole = evaluate(ROWS[:2], FAMILIES, judge=judge)
+        out = tmp_path / "run"
+        evaluate(ROWS[:2], FAMILIES, judge=judge, out_dir=out)
+        results = out / "results.jsonl"
+        results.write_text("".join(results.read_text().splitlines(keepends=True)[:2]))  # moved:1, moved:2 kept
+        evaluate(ROWS[:2], FAMILIES, judge=judge, out_dir=out, resume=True)
+        lines = [json.loads(line) for line in results.read_text().splitlines()]
+        assert sorted(line["id"] for line in lines) == sorted(r.sample.id for r in whole.samples)
+        for line in lines:
+            expected = {r.sample.id: r.metrics for r in whole.samples}[line["id"]]
+            for family in FAMILIES:
+                assert line["metrics"][family]["status"] == expected[family].status
+                assert line["metrics"][family]["value"] == expected[family].value
