@@ -79,7 +79,9 @@ def transcript(sample: Sample, consecutive: bool) -> Transcript:
         elif role == "user":
             asked.append(content)
         else:
-            pairs.append(("\n".join(asked) if asked else LEFT_OUT, content))
+            # no user message before an answer: the budget cut it, or (a flat row without a question) none was
+            pairs.append(("\n".join(asked) if asked else LEFT_OUT if not pairs and sample.history_dropped
+                          else "(none)", content))
             asked = []
     pairs.append(("\n".join(asked + [sample.question]).strip() or "(none)", sample.answer))
     last = sample.turn

@@ -62,3 +62,8 @@ def test_rows_that_are_no_conversation():
     assert caught.value.status == "not_conversation"
     own = Sample("s", "an answer", "a question", history=HISTORY)  # a row with its own history
     assert metric.scope(own)[1]["scope"] == "the row and its own history"
+
+
+def test_an_answer_without_a_question_is_not_said_to_be_cut():
+    found = transcript(turn("c", 2, (("assistant", "Hello, how can I help?"),)), consecutive=True)
+    assert found.turns[0].user == "(none)"
