@@ -4,7 +4,8 @@ One judge call per conversation, on its last assistant turn (``prompts/knowledge
 transcript's turns numbered). The judge lists the facts the user gave (turn and verbatim quote) and the
 assistant turns that contradict or ignore a fact the user gave in an *earlier* turn, each with the assistant's
 words (quote), the fact and its turn. A failure counts when its quote is found in that turn's answer and its
-fact's turn comes before it; the others are listed (``located: false`` or ``issues``) and not counted.
+fact's turn comes before it; the others are listed (``located: false`` or ``issues``) and not counted. Only
+facts whose quote is found in their user turn count as given.
 
 With :math:`f` the first turn in which the user gives a fact, the turns at stake are the assistant turns after
 it, :math:`T = \\{t > f\\}`, and :math:`F \\subseteq T` the turns with a counted failure:
@@ -107,11 +108,12 @@ class KnowledgeRetention(ConversationJudge):
         if not issues:
             details.pop("issues")
         last = transcript.turns[-1].number
-        given = [f["turn"] for f in facts if f["turn"] < last]
+        # only facts found in the user's words count: a reply that copies the prompt's form ("...") gives none
+        given = [f["turn"] for f in facts if f["turn"] < last and f["located"]]
         details.update({"facts": _unique(facts), "failures": failures})
         if not given:
-            raise Unscored(NO_FACTS, "the user gives no fact before the last turn: nothing the assistant could "
-                                     "forget", **details)
+            raise Unscored(NO_FACTS, "the judge found no fact the user gives before the last turn (with its "
+                                     "words located in that turn): nothing the assistant could forget", **details)
         first = min(given)
         at_stake = [t.number for t in transcript.turns if t.number > first]
         failed = sorted({f["turn"] for f in failures if f["counted"]})

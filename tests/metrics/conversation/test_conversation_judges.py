@@ -190,3 +190,18 @@ def test_a_run_resumed_mid_conversation_places_values_as_the_uninterrupted_one(t
             for family in FAMILIES:
                 assert line["metrics"][family]["status"] == expected[family].status
                 assert line["metrics"][family]["value"] == expected[family].value
+
+
+def copied_form(content: str) -> object:
+    """What the tiny packaged model does: it copies the reply form of the prompt, "..." and all."""
+    form = content.split("Reply with JSON only, in this form:\n", 1)[1].split("\n", 1)[0]
+    return json.loads(form)
+
+
+def test_a_reply_that_copies_the_prompt_s_form_gives_a_status_not_a_number(tmp_path):
+    with FaultServer(replies=copied_form) as server:
+        results = evaluate(ROWS[:1], FAMILIES, judge=judge_config(server, tmp_path))
+        last = {r.sample.id: r.metrics for r in results.samples}["moved:4"]
+        assert last["knowledge_retention"].status == "no_facts"
+        assert last["knowledge_retention"].details["failures"][0]["located"] is False
+        assert last["conversation_completeness"].status == "no_requests"
