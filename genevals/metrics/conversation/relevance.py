@@ -3,13 +3,14 @@
 One judge call per conversation, on its last assistant turn (``prompts/conversation_relevance.md``). The judge
 says for every assistant turn of the transcript whether it addresses what the user asked or said in that turn,
 in the light of the earlier turns ("How long does it take?" asks about what was being discussed), with a
-reason. Over the n turns the reply judges (turns it leaves out are listed in ``issues``, not counted):
+reason. Every turn of the transcript needs a verdict (a reply that leaves one out, or gives no reason for
+any, is ``parse_error``); over its n turns:
 
 .. math::
     \\mathrm{conversation\\_relevance} = \\frac{\\#\\,\\text{turns that address their user turn}}{n}
 
 Statuses: ``not_last_turn`` (the conversation's other turns), ``not_conversation``, ``judge_error``,
-``parse_error`` (also a reply that judges no turn), ``dry_run``. Offline: ``unsupported`` (:mod:`.offline`).
+``parse_error``, ``dry_run``. Offline: ``unsupported`` (:mod:`.offline`).
 """
 from __future__ import annotations
 
@@ -64,9 +65,13 @@ class ConversationRelevance(ConversationJudge):
                                             "reason": text_of(item, "reason")})
         if not judged:
             raise ParseError("the reply judges no turn of the transcript")
+        # a share over the turns the judge chose to judge would say nothing about the others
         missing = [t.number for t in transcript.turns if t.number not in judged]
         if missing:
-            issues.append(f"turn(s) {', '.join(map(str, missing))} not judged: not counted")
+            raise ParseError(f"the reply judges turn(s) {', '.join(map(str, sorted(judged)))} but not "
+                             f"{', '.join(map(str, missing))}: every assistant turn needs a verdict")
+        if all(v["reason"] in ("", "...") for v in judged.values()):
+            raise ParseError("the reply gives no reason for any verdict (it copies the prompt's form)")
         if not issues:
             details.pop("issues")
         verdicts = [judged[n] for n in sorted(judged)]

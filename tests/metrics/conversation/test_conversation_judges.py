@@ -205,3 +205,5 @@ def test_a_reply_that_copies_the_prompt_s_form_gives_a_status_not_a_number(tmp_p
         assert last["knowledge_retention"].status == "no_facts"
         assert last["knowledge_retention"].details["failures"][0]["located"] is False
         assert last["conversation_completeness"].status == "no_requests"
+        relevance = last["conversation_relevance"]  # one verdict, for turn 1 of 4
+        assert relevance.status == types.PARSE_ERROR and "but not 2, 3, 4" in relevance.reason
