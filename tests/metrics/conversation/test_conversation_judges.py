@@ -194,6 +194,8 @@ def test_a_run_resumed_mid_conversation_places_values_as_the_uninterrupted_one(t
 
 def copied_form(content: str) -> object:
     """What the tiny packaged model does: it copies the reply form of the prompt, "..." and all."""
+    if kind_of(content) is None:  # the command line's preflight request
+        return None
     form = content.split("Reply with JSON only, in this form:\n", 1)[1].split("\n", 1)[0]
     return json.loads(form)
 
@@ -207,3 +209,19 @@ def test_a_reply_that_copies_the_prompt_s_form_gives_a_status_not_a_number(tmp_p
         assert last["conversation_completeness"].status == "no_requests"
         relevance = last["conversation_relevance"]  # one verdict, for turn 1 of 4
         assert relevance.status == types.PARSE_ERROR and "but not 2, 3, 4" in relevance.reason
+
+
+def test_the_judge_error_gate_counts_conversations(tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    with FaultServer(replies=copied_form) as server:
+        done = subprocess.run([sys.executable, "-m", "genevals", "run", str(REPO / "datasets" / "chat" / "chat.jsonl"),
+                               "-m", "conversation_relevance", "--judge-base-url", server.base_url, "--judge-model",
+                               "fault", "--judge-option", f"cache_dir={tmp_path / 'cache'}", "--no-history", "-q",
+                               "-o", str(tmp_path / "run")], capture_output=True, text=True, timeout=600)
+    # two conversations, both unreadable: 2 of 2, not 2 of the 5 turns
+    assert "2 of 2 conversation_relevance samples (100%) ended in judge_error or parse_error" in done.stderr
+    assert done.returncode == 3, done.stderr
