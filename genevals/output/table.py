@@ -17,6 +17,7 @@ from typing import Any, Collection, Mapping, Sequence
 
 from genevals.output.terminal import visible as shown_text
 from genevals.stats import DEFAULT_MIN_COVERAGE
+from genevals.types import NOT_COUNTED
 
 
 def _number(value: Any) -> str:
@@ -108,7 +109,9 @@ def _unscored_groups(systems: Mapping[str, Mapping[str, Any]], names: Sequence[s
     totals: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
     for name in names:
         per_system = [(systems[s].get(name) or {}) for s in systems]
-        found = {status for m in per_system for status in (m.get("statuses") or {}) if status != "ok"}
+        # a conversation metric's other turns are no samples left unscored (its one value is on the last turn)
+        found = {status for m in per_system for status in (m.get("statuses") or {})
+                 if status != "ok" and status not in NOT_COUNTED}
         for status in found:
             key = (status, tuple(int((m.get("statuses") or {}).get(status) or 0) for m in per_system))
             groups.setdefault(key, []).append(name)
