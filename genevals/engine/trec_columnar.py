@@ -116,7 +116,13 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
         return None
     sel = spec.selected[0]
     total = digest.rows
-    plan = Plan(spec, total, Spool(on_disk=False), [], [], digest, [])
+    spool = Spool(on_disk=False)
+    if spec.before_writing is not None:  # --baseline looks for the run's ids among the plan's samples
+        for system, blocks in zip(systems, runs):
+            for ranked, _ in blocks:
+                for topic in ranked.topics:
+                    spool.add(Sample(id=topic, answer="", system=system))
+    plan = Plan(spec, total, spool, [], [], digest, [])
     try:
         recorder, _, _ = start_run(plan)
         if any(cut for blocks in runs for _, (cut, _) in blocks):  # the report says so

@@ -72,9 +72,9 @@ def write(folder: Path, kind: str, data: list[dict]) -> Path:
     return path
 
 
-def genevals(script: str, args: list[str]) -> subprocess.CompletedProcess:
+def genevals(script: str, args: list[str], **env: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", script, *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"})
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", **env})
 
 
 def both(path: Path, folder: Path, extra: list[str] = ()) -> tuple[subprocess.CompletedProcess, ...]:
@@ -120,3 +120,15 @@ def test_an_unusual_row_is_scored_by_the_per_sample_path(tmp_path: Path) -> None
     for name in ("results.jsonl", "summary.json"):
         assert (tmp_path / "columnar" / name).read_bytes() == (tmp_path / "per_sample" / name).read_bytes(), name
     assert "notes" in (tmp_path / "columnar" / "summary.json").read_text()
+
+
+def test_a_baseline_from_history(tmp_path: Path) -> None:
+    """--baseline checks the run's ids before writing: the columnar path hands them over too (it had none)."""
+    path = write(tmp_path, "jsonl", rows(10))
+    history = {"GENEVALS_HISTORY": str(tmp_path / "h.sqlite")}
+    first = genevals(MARKED, ["run", str(path), "-m", "retrieval", "-q", "-o", str(tmp_path / "a")], **history)
+    assert first.returncode == 0, first.stderr
+    again = genevals(MARKED, ["run", str(path), "-m", "retrieval", "-q", "-o", str(tmp_path / "b"), "--baseline",
+                              "latest"], **history)
+    assert again.returncode == 0, again.stderr
+    assert "COLUMNAR" in again.stderr
