@@ -125,6 +125,7 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
     plan = Plan(spec, total, spool, [], [], digest, [])
     try:
         recorder, _, _ = start_run(plan)
+        writes = recorder.writer is not None
         if any(cut for blocks in runs for _, (cut, _) in blocks):  # the report says so
             recorder.results.meta["contexts_kept"] = {"per_topic": KEPT_CONTEXTS, "note": CONTEXTS_NOTE}
         keep = None if sel.outputs is None else sel.keep
@@ -152,6 +153,10 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
             if not withdrawn:
                 results = recorder.finish(n_input_rows=total, interrupted=interrupted,
                                           paired=lambda metrics: _paired(scored, metrics))
+                if writes and not interrupted:  # the report's values, as results.jsonl lists them
+                    results.held = [(system, [s.id for s in samples], [n for n in cols.names if keep is None
+                                                                        or keep(n)], cols)
+                                    for system, samples, cols in scored]
     finally:
         plan.close()
     return results
