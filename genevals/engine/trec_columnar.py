@@ -12,6 +12,11 @@ It writes what the per-sample path writes: the same manifest (the same digest of
 results.jsonl lines, byte for byte but for the contexts listed (the top KEPT_CONTEXTS), and the same summary
 (counted by the accumulator the worker processes use) with a note on those contexts;
 ``tests/metrics/retrieval/test_columnar_cli.py`` compares the two folders.
+
+A retrieval-only row file (JSONL, CSV, Parquet) in the plain shape :mod:`genevals.input.rows_columns` takes is
+scored the same way, as one run with every context listed (its folder is the per-sample path's, byte for byte:
+``tests/metrics/retrieval/test_rows_columnar_cli.py``). Either way the Results hold the values (``held``) for the
+report, which then reads results.jsonl only for the samples its page embeds.
 """
 from __future__ import annotations
 
