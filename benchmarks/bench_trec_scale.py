@@ -2,6 +2,7 @@
 
     python benchmarks/bench_trec_scale.py [--sizes 2000x1000,7000x1000] [--rounds 3] [--keep DIR] [--jsonl N]
     python benchmarks/bench_trec_scale.py --keep DIR --check   # then: every shared value against pytrec_eval
+    python benchmarks/bench_trec_scale.py --sizes "" --jsonl 10000 --before DIR   # DIR: an older checkout, too
 
 For each size a synthetic collection is generated (seed fixed; 12 judged documents per topic, grades 0-3, half of
 them among the retrieved; scores rounded to 3 decimals, so ties occur). Then, interleaved, round after round:
@@ -10,8 +11,9 @@ them among the retrieved; scores rounded to 3 decimals, so ties occur). Then, in
   * pytrec_eval: a child process that parses both files with pytrec_eval's own parsers and evaluates map,
     recip_rank, ndcg_cut, P, recall and success (the measures genevals' retrieval family shares).
 Then the same for a 10,000-query retrieval-only genevals JSONL file (20 contexts a query; ``--jsonl``):
-``genevals run FILE -m retrieval`` against a child that reads the file into pytrec_eval's dicts with ``json`` and
-evaluates the same measures.
+``genevals run FILE -m retrieval`` (the columnar path, :mod:`genevals.input.rows_columns`) against a child that
+reads the file into pytrec_eval's dicts with ``json`` and evaluates the same measures. ``--before DIR`` adds the
+same genevals command run from another checkout (``git archive`` of an older commit), in the same rounds.
 Each timing is the child's wall time; peak memory is the child's maximum RSS (resource.getrusage of the children
 of a fresh interpreter that runs only that one command). Prints a Markdown table with the machine's load before and after.
 """
@@ -130,10 +132,10 @@ def check(folder: Path, size: str) -> tuple[int, float]:
     return compared, gap
 
 
-def child(command: list[str]) -> float:
-    """Wall seconds of one child process."""
+def child(command: list[str], root: Path = ROOT) -> float:
+    """Wall seconds of one child process, with genevals from ``root``."""
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    done = subprocess.run(command, cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
@@ -159,6 +161,7 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="only compare each size's results with pytrec_eval "
                         "(after a run with the same --keep)")
     parser.add_argument("--jsonl", type=int, default=10_000, help="queries of the retrieval JSONL row (0: none)")
+    parser.add_argument("--before", default=None, help="another genevals checkout, timed in the same rounds")
     args = parser.parse_args()
     folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench_trec_"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -169,8 +172,10 @@ def main() -> None:
         return
     # genevals' modules compiled to bytecode first, as pip does when it installs them (PYTHONDONTWRITEBYTECODE, set
     # here, would otherwise have every genevals child compile ~190 modules: 0.3-0.6 s a run; pytrec_eval is C++)
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "genevals")], check=True,
-                   env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
+    before = Path(args.before).resolve() if args.before else None
+    for root in (ROOT, before) if before else (ROOT,):
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "genevals")], check=True,
+                       env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
     info = machine()
     print(f"{info['cpu']}, {info['nproc']} cores, python {info['python']}; load before: {info['load']}")
     rows = []
@@ -189,14 +194,18 @@ def main() -> None:
                     "--no-history", "-q", "-o", str(folder / f"out-{size}")]
             theirs = [sys.executable, "-c", PYTREC, str(qrels), str(run)]
         times: dict[str, list[float]] = {"genevals": [], "pytrec_eval": []}
+        if before:
+            times["before"] = []
         for _ in range(args.rounds):  # interleaved: a change in the machine's load hits both
             times["genevals"].append(child(ours))
             times["pytrec_eval"].append(child(theirs))
+            if before:
+                times["before"].append(child(ours[:-1] + [ours[-1] + "-before"], before))
         peaks = {"genevals": peak_of(ours), "pytrec_eval": peak_of(theirs)}
         best = {k: min(v) for k, v in times.items()}
         rows.append((size, topics * depth, best, {k: statistics.median(v) for k, v in times.items()}, peaks))
-        print(f"{size}: genevals {times['genevals']}, pytrec_eval {times['pytrec_eval']}, peaks {peaks}",
-              flush=True)
+        print(f"{size}: " + ", ".join(f"{k} {[round(t, 2) for t in v]}" for k, v in times.items())
+              + f", peaks {peaks}", flush=True)
     print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
     print("| collection | lines | genevals s (best / median) | pytrec_eval s (best / median) | speed ratio "
           "(pytrec_eval / genevals, best) | genevals peak MB | pytrec_eval peak MB |")

@@ -370,7 +370,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.output.terminal import leaderboard_lines
 
     report_data = build_data([Path(args.out)], args.thresholds or None, min_coverage=min_coverage,
-                             on_values=recorder.values)
+                             on_values=recorder.values, held=[results.held])
     report_path = write_page(report_data, Path(args.out) / REPORT_FILE)
     if not args.quiet:
         named = [name for name in args.metrics or () if not preset(name)]

@@ -12,6 +12,11 @@ It writes what the per-sample path writes: the same manifest (the same digest of
 results.jsonl lines, byte for byte but for the contexts listed (the top KEPT_CONTEXTS), and the same summary
 (counted by the accumulator the worker processes use) with a note on those contexts;
 ``tests/metrics/retrieval/test_columnar_cli.py`` compares the two folders.
+
+A retrieval-only row file (JSONL, CSV, Parquet) in the plain shape :mod:`genevals.input.rows_columns` takes is
+scored the same way, as one run with every context listed (its folder is the per-sample path's, byte for byte:
+``tests/metrics/retrieval/test_rows_columnar_cli.py``). Either way the Results hold the values (``held``) for the
+report, which then reads results.jsonl only for the samples its page embeds.
 """
 from __future__ import annotations
 
@@ -27,6 +32,7 @@ from genevals.engine.plan import Plan, start_run
 from genevals.engine.spec import LocalSettings
 from genevals.engine.spool import Spool
 from genevals.input.trec import TrecSource
+from genevals.input.rows_columns import NotPlain, is_row_file, read_rows_columns
 from genevals.input.arrow_numpy import booleans, from_numpy, nonzero, repeated
 from genevals.input.trec_blocks import NotClean, Unsorted, run_blocks
 from genevals.input.trec_columns import Judgements, judgements, read_qrels_columns, read_run_columns, system_pool
@@ -52,7 +58,8 @@ def applies(spec: Any) -> bool:
     """Whether ``spec`` is a run this path gives the same files for."""
     selected = list(spec.selected)
     # Results.samples (keep_samples, the API's default) would need a Sample with its contexts per topic
-    return (isinstance(spec.data, TrecSource) and isinstance(spec.engine, LocalSettings)
+    rows = is_row_file(spec.data) and not spec.ignore_fields  # a retrieval-only row file (rows_columns)
+    return ((isinstance(spec.data, TrecSource) or rows) and isinstance(spec.engine, LocalSettings)
             and not spec.output.resume and not spec.output.keep_samples and len(selected) == 1
             and isinstance(selected[0].metric, Retrieval) and columnar.supported(selected[0].metric)
             and not selected[0].metric.needs_prepare)
@@ -65,6 +72,8 @@ def run(spec: Any, progress: Callable[[int, int], None] | None = None) -> Result
 
 
 def _run(spec: Any, progress: Callable[[int, int], None] | None) -> Results | None:
+    if not isinstance(spec.data, TrecSource):
+        return _write(spec, progress, *_from_rows(spec))
     source: TrecSource = spec.data
     qrels = read_qrels_columns(source.qrels)
     if qrels is None:
@@ -88,23 +97,54 @@ def _run(spec: Any, progress: Callable[[int, int], None] | None) -> Results | No
                 digest.update(block)
     total = sum(len(block.topics) for blocks in runs for block, _ in blocks)
     digest.rows = total
-    plan = Plan(spec, total, Spool(on_disk=False), [], [], digest, [])
+    return _write(spec, progress, [str(p) for p in source.runs], systems, runs, digest, [None] * len(runs))
+
+
+def _from_rows(spec: Any):
+    """A retrieval-only row file as one run (:mod:`genevals.input.rows_columns`): every context kept, as the
+    per-sample path writes them; None (for _write) when the file is for the per-sample path."""
+    digest = manifest.InputDigest()
+    try:
+        got = read_rows_columns(spec.data, spec.column_map, digest)
+    except NotPlain:
+        return (None,) * 5
+    digest.rows = len(got.columns.topics)
+    blocks = [(got.columns, (False, list(columnar.score_blocks(spec.selected[0].metric, got.columns))))]
+    return [got.source], [got.system], [blocks], digest, [(got.questions, got.answers)]
+
+
+def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[str] | None, systems: list[str],
+           runs: list, digest: Any, texts: list) -> Results | None:
+    """The run folder of the scored ``runs`` (one per path and system; ``texts``: each one's questions and
+    answers per topic, or None for empty ones); None when there is nothing (a file for the per-sample path)."""
+    if paths is None:
+        return None
+    sel = spec.selected[0]
+    total = digest.rows
+    spool = Spool(on_disk=False)
+    if spec.before_writing is not None:  # --baseline looks for the run's ids among the plan's samples
+        for system, blocks in zip(systems, runs):
+            for ranked, _ in blocks:
+                for topic in ranked.topics:
+                    spool.add(Sample(id=topic, answer="", system=system))
+    plan = Plan(spec, total, spool, [], [], digest, [])
     try:
         recorder, _, _ = start_run(plan)
+        writes = recorder.writer is not None
         if any(cut for blocks in runs for _, (cut, _) in blocks):  # the report says so
             recorder.results.meta["contexts_kept"] = {"per_topic": KEPT_CONTEXTS, "note": CONTEXTS_NOTE}
         keep = None if sel.outputs is None else sel.keep
         scored: list[tuple[str, list[Sample], Columns]] = []  # for the paired comparisons, without rereading
         interrupted = withdrawn = False
         try:
-            for path, system, blocks in zip(source.runs, systems, runs):
+            for path, system, blocks, said in zip(paths, systems, runs, texts):
                 for ranked, (_, parts) in blocks:
                     for topics, cols in parts:
                         samples = [Sample(id=ranked.topics[t], answer="", system=system) for t in topics]
                         scored.append((system, samples, cols))
                         part = SummaryPart()
                         part.add_batch(ScoredBatch(samples, [(cols, keep)]))
-                        text = _lines(str(path), system, ranked, topics, cols, keep) if recorder.writer else None
+                        text = _lines(path, system, ranked, topics, cols, keep, said) if recorder.writer else None
                         recorder.write_done(Done(len(samples), text, part, {}, None))
                         if progress is not None:
                             progress(len(samples), total)
@@ -118,6 +158,10 @@ def _run(spec: Any, progress: Callable[[int, int], None] | None) -> Results | No
             if not withdrawn:
                 results = recorder.finish(n_input_rows=total, interrupted=interrupted,
                                           paired=lambda metrics: _paired(scored, metrics))
+                if writes and not interrupted:  # the report's values, as results.jsonl lists them
+                    results.held = [(system, [s.id for s in samples], [n for n in cols.names if keep is None
+                                                                        or keep(n)], cols)
+                                    for system, samples, cols in scored]
     finally:
         plan.close()
     return results
@@ -156,14 +200,19 @@ def _paired(scored: list[tuple[str, list[Sample], Columns]], metrics: Sequence[s
     return paired
 
 
-def _lines(path: str, system: str, run: Any, topics: range, cols: Columns, keep: Callable[[str], bool] | None
-           ) -> str:
-    """The results.jsonl lines of ``topics``, as ``json.dumps(SampleResult.to_dict())`` writes them."""
-    contexts = _contexts(run, topics)
+def _lines(path: str, system: str, run: Any, topics: range, cols: Columns, keep: Callable[[str], bool] | None,
+           said: tuple[list[str], list[str]] | None = None) -> str:
+    """The results.jsonl lines of ``topics``, as ``json.dumps(SampleResult.to_dict())`` writes them; ``said``:
+    each topic's question and answer (a row file's), else empty (a TREC run's) with scored contexts."""
+    contexts = _contexts(run, topics, row_file=said is not None)
     names = [(name, _dumps(name)) for name in cols.names if keep is None or keep(name)]
-    head = f', "system": {_dumps(system)}, "question": "", "answer": "", "contexts": ['
+    system_part = f', "system": {_dumps(system)}'
+    head = f'{system_part}, "question": "", "answer": "", "contexts": ['
     out = []
     for row, t in enumerate(topics):
+        if said is not None:
+            head = (f'{system_part}, "question": {_dumps(said[0][t])}, "answer": {_dumps(said[1][t])}, '
+                    f'"contexts": [')
         labels = run.labels[t]
         relevant = "null" if labels is None else _dumps(dict(zip(labels[0], labels[1].tolist())))
         origin = _dumps(f"{path}:{int(run.first_line[t])}")
@@ -190,14 +239,14 @@ def _metrics(cols: Columns, names: list[tuple[str, str]], row: int) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
-def _contexts(run: Any, topics: range) -> list[str]:
+def _contexts(run: Any, topics: range, row_file: bool = False) -> list[str]:
     """Each topic's first KEPT_CONTEXTS contexts as JSON (``Context.to_dict()`` of each, in rank order, joined),
-    made in pyarrow."""
+    made in pyarrow; with ``row_file``, all of them and without scores (a row file's ``{"id": ID}`` contexts)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     starts = run.starts[topics.start:topics.stop + 1]
-    kept = np.minimum(np.diff(starts), KEPT_CONTEXTS)
+    kept = np.diff(starts) if row_file else np.minimum(np.diff(starts), KEPT_CONTEXTS)
     offsets = np.concatenate(([0], np.cumsum(kept)))
     ranks = np.arange(int(offsets[-1])) - np.repeat(offsets[:-1], kept)  # 0-based rank within the topic
     rows = np.repeat(starts[:-1], kept) + ranks
@@ -211,7 +260,8 @@ def _contexts(run: Any, topics: range) -> list[str]:
     # literals as arrays (repeated): a Python string given to pyarrow.compute makes pyarrow import pandas
     row = pc.binary_join_element_wise(repeated('{"text": "", "rank": ', n), pc.cast(from_numpy(ranks), pa.string()),
                                       repeated(', "id": ', n), ids, repeated(', "doc_id": null, "score": ', n),
-                                      _floats(run.scores[rows]), repeated("}", n), repeated("", n))
+                                      repeated("null", n) if row_file else _floats(run.scores[rows]), repeated("}", n),
+                                      repeated("", n))
     if isinstance(row, pa.ChunkedArray):
         row = row.combine_chunks()
     joined = pc.binary_join(pa.ListArray.from_arrays(from_numpy(offsets.astype(np.int32)), row), repeated(", ", len(kept)))

@@ -179,6 +179,9 @@ class Results:
     #: the judge families' failures, as the run counted them (:class:`genevals.engine.failures.JudgeFailures`;
     #: None for results loaded from a folder)
     judge_failures: Any = field(default=None, repr=False, compare=False)
+    #: the values as blocks still held in memory (the columnar retrieval path: :mod:`genevals.report.held`), so
+    #: that the report need not parse results.jsonl back for them; None otherwise
+    held: Any = field(default=None, repr=False, compare=False)
 
     def __iter__(self) -> Iterator[SampleResult]:
         return iter(self.samples)

@@ -29,6 +29,7 @@ from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, inven
 from genevals.report.load import Run, declaration, load_run, unique_names
 from genevals.report.citations import page_citations
 from genevals.report.rag import page_rag
+from genevals.report.held import add_held
 from genevals.report.values import SampleValues
 from genevals.stats import DEFAULT_SEED
 
@@ -297,8 +298,8 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
                max_table_samples: int | None = MAX_TABLE_SAMPLES,
                declared: Callable[[str], Mapping[str, Any] | None] | None = None,
                min_coverage: float = bands.DEFAULT_MIN_COVERAGE, all_pairs: bool = False,
-               on_values: Callable[[SampleValues, list[tuple[int, str]], list[str]], None] | None = None
-               ) -> dict[str, Any]:
+               on_values: Callable[[SampleValues, list[tuple[int, str]], list[str]], None] | None = None,
+               held: Sequence[Any] | None = None) -> dict[str, Any]:
     """The JSON document the page renders: runs, systems, metrics, samples, aggregates and comparisons.
 
     The page gets the texts of at most ``max_detailed_samples`` samples and the values of at most
@@ -307,6 +308,8 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
     ``thresholds``: :class:`~genevals.output.thresholds.Threshold` objects, or a mapping metric -> minimum; a mean
     covering less than ``min_coverage`` of its samples gets no band. ``on_values(store, systems, metrics)``: is
     handed every sample's values once they are read (the run history keeps some, without another pass).
+    ``held``: per run, the values it still holds in memory (:mod:`genevals.report.held`), or None: its
+    results.jsonl is then read for the values.
     """
     if not run_dirs:
         raise ValueError("no run folders given")
@@ -323,6 +326,9 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
     store = SampleValues()
     for r, run in enumerate(runs):  # pass 1: values only
         notes.meta(run.summary.get("meta"))
+        if held is not None and held[r] is not None:
+            add_held(held[r], store, lambda system, r=r: systems((r, text(system))), lambda name: metrics(text(name)))
+            continue
         for number, row in run.rows():
             k = store.slot(systems((r, text(row.get("system", "default")))), text(row.get("id")), number)
             _scan_row(row, k, store, metrics, notes)

@@ -68,6 +68,12 @@ class SampleValues:
     def set_value(self, k: int, m: int, value: float) -> None:
         self._put(self._values, m, k, value, math.nan)
 
+    def add_values(self, first: int, m: int, values: list[float]) -> None:
+        """Metric ``m``'s values of samples ``first``, ``first + 1``, ... (NaN: none), in one call."""
+        self._pad(self._values, m, first, math.nan)
+        if self._values.length(m) == first:
+            self._values.extend(m, values)
+
     def set_status(self, k: int, m: int, status: str, reason: str) -> None:
         key = (status, reason[:1000])
         code = self._codes.get(key)
