@@ -28,6 +28,7 @@ from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, inven
                                    page_repeats, page_summary, sample_texts, text)
 from genevals.report.load import Run, declaration, load_run, unique_names
 from genevals.report.citations import page_citations
+from genevals.report.conversations import page_conversations, turn_fields
 from genevals.report.rag import page_rag
 from genevals.report.values import SampleValues
 from genevals.stats import DEFAULT_SEED
@@ -341,12 +342,15 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
     chosen = set(detailed)
     heads: dict[int, tuple[str, str]] = {}
     texts: dict[int, dict[str, Any]] = {}
+    turns: dict[int, dict[str, Any]] = {}  # a conversation turn's fields (the view; its history's tail with texts)
     contexts_left = MAX_PAGE_CONTEXTS
     for r, run in enumerate(runs):
         wanted = {store.line[k]: k for k in embedded if systems[store.sys[k]][0] == r}
         for number, row in run.lines(wanted):
             k = wanted[number]
             heads[k] = (text(row.get("id")), text(row.get("origin")))
+            if row.get("conversation_id") is not None:
+                turns[k] = turn_fields(row)
             if k in chosen:
                 held = row.get("contexts")
                 contexts_left -= len(held) if isinstance(held, list) else 0
@@ -363,7 +367,10 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
     detailed = [k for k in detailed if k in chosen]
     n_hallucinated_detailed = int(hallucinated[np.asarray(detailed, dtype=np.int64)].sum()) if detailed else 0
     samples = _page_samples(store, embedded, heads, texts, metrics)
-    del heads, texts
+    for sample, k in zip(samples, embedded):
+        if k in turns:
+            sample.update({key: v for key, v in turns[k].items() if k in texts or key not in ("pre", "hd")})
+    del heads, texts, turns
 
     notes.invented_warning()
     system_info = _systems(runs, run_names, systems, sizes)
@@ -408,4 +415,5 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
         "ranks": stats.ranks(store, metrics.position.get(stats.RANK_METRIC), len(systems)),
         "verdicts": stats.verdict_totals(store, len(systems)),
         "samples": samples,
+        "conversations": page_conversations(samples),
     }

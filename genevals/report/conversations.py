@@ -1,0 +1,72 @@
+"""The conversation view's data: which of the page's samples are turns of which conversation, in turn order,
+and what was said before each turn that no earlier turn of the page shows.
+
+A conversation's turns are results rows like any other (one per assistant turn, id ``CONVERSATION:TURN``), each
+with its ``conversation_id``, ``turn`` and bounded ``history``. The transcript is put together from the turns
+themselves (each turn's question and answer); of a turn's history only its **tail** is embedded: the messages
+after the last assistant message in it (a system message, or user messages the turn's question does not hold),
+so a conversation of n turns costs its texts once, not n times. Every field is read as hostile input
+(:mod:`genevals.report.clean`).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Sequence
+
+from genevals.report.clean import text, whole
+
+ROLES = ("user", "assistant", "system")
+#: the conversation metric whose failures the view filters on (a conversation's value sits on its last turn)
+RETENTION = "knowledge_retention"
+#: characters of one history message the page shows (a pasted document in a system prompt stays readable)
+MESSAGE_CHARS = 4000
+
+
+def turn_fields(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A results row's conversation fields for the page (``cv``: conversation id, ``tn``: turn, ``pre``: the
+    history's tail as ``[role, content]``, ``hd``: turns the history budget dropped); {} for a row that is no
+    conversation's turn."""
+    conversation, turn = row.get("conversation_id"), whole(row.get("turn"))
+    if conversation is None or turn is None:
+        return {}
+    messages = []
+    for m in row.get("history") if isinstance(row.get("history"), list) else []:
+        if isinstance(m, Mapping) and m.get("role") in ROLES:
+            messages.append([m["role"], text(m.get("content"))[:MESSAGE_CHARS]])
+    last = max((i for i, m in enumerate(messages) if m[0] == "assistant"), default=-1)
+    out: dict[str, Any] = {"cv": text(conversation), "tn": turn, "pre": messages[last + 1:]}
+    dropped = whole(row.get("history_dropped"))
+    if dropped:
+        out["hd"] = dropped
+    failures = retention_failures(row)
+    if failures:
+        out["kr"] = failures
+    return out
+
+
+def retention_failures(row: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The turns ``knowledge_retention`` found contradicting or ignoring what the user said: every entry of a
+    list in its details that names a ``turn`` (with its ``quote`` or ``reason`` when given), as
+    ``{"turn", "text"}``; read without assuming the list's name, so the view follows the metric's details."""
+    metrics = row.get("metrics")
+    metric = metrics.get(RETENTION) if isinstance(metrics, Mapping) else None
+    details = metric.get("details") if isinstance(metric, Mapping) else None
+    out = []
+    for value in details.values() if isinstance(details, Mapping) else ():
+        for item in value if isinstance(value, list) else ():
+            if isinstance(item, Mapping) and whole(item.get("turn")) is not None:
+                said = item.get("quote") or item.get("reason") or item.get("fact") or ""
+                out.append({"turn": item["turn"], "text": text(said)[:MESSAGE_CHARS]})
+    return out
+
+
+def page_conversations(samples: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Each (system, conversation) the page's samples hold turns of: ``{"id", "sys", "turns": [sample index,
+    ...]}`` in turn order, conversations in the order their first turn is listed; [] for a run without
+    conversations (the page then draws no conversation view)."""
+    found: dict[tuple[int, str], list[tuple[int, int]]] = {}
+    for i, sample in enumerate(samples):
+        if "cv" in sample:
+            found.setdefault((sample["sys"], sample["cv"]), []).append((sample["tn"], i))
+    return [{"id": conversation, "sys": system, "turns": [i for _, i in sorted(turns)]}
+            for (system, conversation), turns in found.items()]
