@@ -97,6 +97,11 @@ def test_the_view_in_chromium(browser, chat_run):
         assert "I am travelling with my dog Bruno" in earlier and "spans the river Elde" in earlier
         assert "from_history" in p.inner_text("#drawer-body .legend >> nth=0")
         assert "turn=2" in p.url
+        p.click("#drawer-close")
+        # the hallucination review lists the unverifiable claim, not the one repeating the user
+        view.tab("review")
+        assert p.inner_text("#review-count") == "1 of 1 flagged claims"
+        assert "painted purple" in p.inner_text("#review-table tbody")
         assert view.errors == []
 
 
