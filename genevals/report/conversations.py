@@ -36,7 +36,7 @@ def turn_fields(row: Mapping[str, Any]) -> dict[str, Any]:
     last = max((i for i, m in enumerate(messages) if m[0] == "assistant"), default=-1)
     out: dict[str, Any] = {"cv": text(conversation), "tn": turn, "pre": messages[last + 1:]}
     dropped = whole(row.get("history_dropped"))
-    if dropped:
+    if dropped is not None and dropped > 0:
         out["hd"] = dropped
     failures = retention_failures(row)
     if failures:
