@@ -60,6 +60,15 @@ def retention_failures(row: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def attach_turns(samples: Sequence[dict[str, Any]], embedded: Sequence[int], turns: Mapping[int, Mapping[str, Any]],
+                 texts: Mapping[int, Any]) -> None:
+    """Add each embedded turn's fields (:func:`turn_fields` of its row, ``turns[k]``) to its page sample
+    (``samples[i]`` is sample ``embedded[i]``); a sample embedded without its texts gets no history texts."""
+    for sample, k in zip(samples, embedded):
+        if k in turns:
+            sample.update({key: v for key, v in turns[k].items() if k in texts or key not in ("pre", "hd")})
+
+
 def page_conversations(samples: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Each (system, conversation) the page's samples hold turns of: ``{"id", "sys", "turns": [sample index,
     ...]}`` in turn order, conversations in the order their first turn is listed; [] for a run without

@@ -28,7 +28,7 @@ from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, inven
                                    page_repeats, page_summary, sample_texts, text)
 from genevals.report.load import Run, declaration, load_run, unique_names
 from genevals.report.citations import page_citations
-from genevals.report.conversations import page_conversations, turn_fields
+from genevals.report.conversations import attach_turns, page_conversations, turn_fields
 from genevals.report.rag import page_rag
 from genevals.report.values import SampleValues
 from genevals.stats import DEFAULT_SEED
@@ -342,7 +342,7 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
     chosen = set(detailed)
     heads: dict[int, tuple[str, str]] = {}
     texts: dict[int, dict[str, Any]] = {}
-    turns: dict[int, dict[str, Any]] = {}  # a conversation turn's fields (the view; its history's tail with texts)
+    turns: dict[int, dict[str, Any]] = {}  # conversation turns' fields, for the conversation view
     contexts_left = MAX_PAGE_CONTEXTS
     for r, run in enumerate(runs):
         wanted = {store.line[k]: k for k in embedded if systems[store.sys[k]][0] == r}
@@ -367,9 +367,7 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
     detailed = [k for k in detailed if k in chosen]
     n_hallucinated_detailed = int(hallucinated[np.asarray(detailed, dtype=np.int64)].sum()) if detailed else 0
     samples = _page_samples(store, embedded, heads, texts, metrics)
-    for sample, k in zip(samples, embedded):
-        if k in turns:
-            sample.update({key: v for key, v in turns[k].items() if k in texts or key not in ("pre", "hd")})
+    attach_turns(samples, embedded, turns, texts)
     del heads, texts, turns
 
     notes.invented_warning()

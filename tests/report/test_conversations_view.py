@@ -170,3 +170,26 @@ def test_single_answers_have_no_conversation_view(browser, tmp_path):
         assert view.page.locator("button[data-tab=conversations]").count() == 0
         assert view.page.locator("#tab-conversations").count() == 0
         assert view.errors == []
+
+
+def test_two_systems_answering_one_conversation(browser, tmp_path):
+    """Flat rows of two systems for one conversation: one transcript per system, a System filter, and a link
+    naming the system (csys) opens that system's answers."""
+    rows = [{"conversation_id": "museum", "turn": 1, "system": system, "question": "Is the museum open on Monday?",
+             "answer": answer, "contexts": ["The museum is closed on Mondays."], "references": ["No."]}
+            for system, answer in (("dense", "It is closed on Mondays."), ("sparse", "It is open every day."))]
+    (tmp_path / "two.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    genevals("run", tmp_path / "two.jsonl", "-m", "token_f1,grounding", "-o", tmp_path / "run", "--no-history")
+    page = tmp_path / "run" / "report.html"
+    with report_page(browser, page) as view:
+        p = view.page
+        p.goto(page.resolve().as_uri() + "#conv=museum&turn=1&csys=sparse")
+        p.wait_for_selector(".conv-turn.target")
+        assert "It is open every day." in p.inner_text("#conv-transcript")
+        view.tab("conversations")
+        assert p.inner_text("#conv-count") == "2 of 2 conversations"
+        p.select_option("#conv-filters select >> nth=1", "0")  # the System filter: dense
+        assert p.inner_text("#conv-count") == "1 of 2 conversations"
+        p.click("#conv-list li")
+        assert "csys=dense" in p.url and "It is closed on Mondays." in p.inner_text("#conv-transcript")
+        assert view.errors == []
