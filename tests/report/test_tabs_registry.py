@@ -215,7 +215,7 @@ def test_one_run_leaves_out_the_runs_tab_and_sections_keep_their_order(browser, 
     o = Opened(browser, write_report([two_runs[1]], tmp_path / "one.html"))
     try:
         tabs = o.page.eval_on_selector_all(".tabs button", "bs => bs.map(b => b.dataset.tab)")
-        assert tabs == [tab for _, tab, _ in sorted(registered_tabs()) if tab not in ("runs", "trends")]  # when() false
+        assert tabs == [tab for _, tab, _ in sorted(registered_tabs()) if tab not in ("runs", "trends", "conversations")]  # when() false
         # review.js's heading (order -20), decisions.js's reviewers card (-10), then review.js's own table (0)
         o.tab("review")
         parts = o.page.eval_on_selector_all("#tab-review > *", "ns => ns.map(n => n.id || n.tagName)")
