@@ -17,6 +17,7 @@ from support.report_page import report_page
 from genevals.report import write_report
 from genevals.report.model import build_data
 
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 TRIP = {"conversation_id": "trip", "turns": [
     {"role": "system", "content": "You are a travel assistant for Grabow."},
     {"role": "user", "content": "I am travelling with my dog Bruno. Where is the Varnholt Bridge?"},
@@ -81,6 +82,8 @@ def test_the_view_in_chromium(browser, chat_run):
         turn2.locator(".claim.v-from_history").click()
         box = turn2.locator(".conv-claim")
         assert box.is_visible() and box.inner_text().startswith("from history")
+        ARTIFACTS.mkdir(exist_ok=True)
+        p.screenshot(path=str(ARTIFACTS / "conversation-view.png"), full_page=True)
         assert "#tab=conversations" in p.url and "conv=trip" in p.url
         # a filter: only the conversation with an unsupported claim, its turn marked
         p.select_option("#conv-filter", "unsupported")
