@@ -24,7 +24,7 @@ MESSAGE_CHARS = 4000
 
 def turn_fields(row: Mapping[str, Any]) -> dict[str, Any]:
     """A results row's conversation fields for the page (``cv``: conversation id, ``tn``: turn, ``pre``: the
-    history's tail as ``[role, content]``, ``hd``: turns the history budget dropped); {} for a row that is no
+    history's tail as ``[role, content]``, left out when empty, ``hd``: turns the history budget dropped); {} for a row that is no
     conversation's turn."""
     conversation, turn = row.get("conversation_id"), whole(row.get("turn"))
     if conversation is None or turn is None:
@@ -34,7 +34,9 @@ def turn_fields(row: Mapping[str, Any]) -> dict[str, Any]:
         if isinstance(m, Mapping) and m.get("role") in ROLES:
             messages.append([m["role"], text(m.get("content"))[:MESSAGE_CHARS]])
     last = max((i for i, m in enumerate(messages) if m[0] == "assistant"), default=-1)
-    out: dict[str, Any] = {"cv": text(conversation), "tn": turn, "pre": messages[last + 1:]}
+    out: dict[str, Any] = {"cv": text(conversation), "tn": turn}
+    if messages[last + 1:]:
+        out["pre"] = messages[last + 1:]
     dropped = whole(row.get("history_dropped"))
     if dropped is not None and dropped > 0:
         out["hd"] = dropped

@@ -21,7 +21,7 @@ def test_malformed_fields_are_left_out():
     hostile = turn_fields({"conversation_id": {"<b>": 1}, "turn": 1, "history_dropped": -3,
                            "history": [None, {"role": "bot", "content": "x"}, {"role": "user", "content": 5}, "s"]})
     assert hostile == {"cv": "{'<b>': 1}", "tn": 1, "pre": [["user", "5"]]}
-    assert turn_fields({"conversation_id": "c", "turn": 1, "history": "not a list"})["pre"] == []
+    assert "pre" not in turn_fields({"conversation_id": "c", "turn": 1, "history": "not a list"})
 
 
 def test_retention_failures_are_read_from_any_list_naming_a_turn():

@@ -54,7 +54,7 @@ def test_the_page_data_holds_the_conversations_and_from_history(chat_run):
     data = build_data([chat_run])
     assert [(c["id"], len(c["turns"])) for c in data["conversations"]] == [("trip", 2), ("museum", 1)]
     second = data["samples"][data["conversations"][0]["turns"][1]]
-    assert (second["cv"], second["tn"], second["pre"]) == ("trip", 2, [])
+    assert (second["cv"], second["tn"], "pre" in second) == ("trip", 2, False)
     assert [v["label"] for v in second["j"]["verdicts"]] == ["from_history", "supported", "unverifiable"]
     first = data["samples"][data["conversations"][0]["turns"][0]]
     assert first["pre"] == [["system", "You are a travel assistant for Grabow."]]
