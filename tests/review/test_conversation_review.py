@@ -114,3 +114,23 @@ def test_validate_names_a_bad_history_message(tmp_path):
     assert done.returncode == 2
     assert "labels.jsonl:1: field 'history[1].role': expected one of user, assistant, system, got \"bot\"" \
         in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_served_report_has_the_conversation_view(browser, chat_run, tmp_path):
+    """`genevals review RUN_DIR` (not blind) serves the report with its Conversations tab: a deep link to a turn,
+    and the turn's drawer (where its claims are reviewed) with the conversation so far."""
+    server = ReviewProcess(chat_run)
+    context = browser.new_context(viewport={"width": 1300, "height": 900})
+    try:
+        page, errors = context.new_page(), []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url + "#conv=trip&turn=2")
+        page.wait_for_selector(".conv-turn.target[data-turn='2']")
+        page.click(".conv-turn.target .conv-turn-head")
+        page.wait_for_selector("#drawer:not([hidden]) #sample-conversation")
+        assert "I am travelling with my dog Bruno" in page.inner_text("#sample-conversation")
+        assert errors == []
+    finally:
+        context.close()
+        server.stop()
