@@ -134,3 +134,10 @@ def test_the_served_report_has_the_conversation_view(browser, chat_run, tmp_path
     finally:
         context.close()
         server.stop()
+
+
+def test_the_review_queue_counts_a_claim_repeating_the_user_as_clean():
+    from genevals.review.queue import stratum_of
+
+    assert stratum_of([{"label": "supported"}, {"label": "from_history"}], 1.0) == "clean/settled"
+    assert stratum_of([{"label": "from_history"}, {"label": "unverifiable"}], 0.0) == "flagged/settled"
