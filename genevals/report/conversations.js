@@ -76,7 +76,7 @@ function assistantTurn(index, flagged) {
   }
   var scores = keyMetrics(4).map(function (m) {
     var st = metricStatus(s, m);
-    if (st === null) return null;
+    if (st === null || st === "not_last_turn") return null;  // a conversation metric's value is on its last turn
     return el("span", { "class": "conv-score" }, [el("span", { "class": "muted", text: m + " " }), st === "ok" ? fmt(metricValue(s, m)) : chip(st, "status")]);
   });
   var conv = D.conversations[conversationOf(sysLabel(s.sys), s.cv)], said = conv ? conv.kr[s.tn] : "";

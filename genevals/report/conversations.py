@@ -47,18 +47,24 @@ def turn_fields(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def retention_failures(row: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The turns ``knowledge_retention`` found contradicting or ignoring what the user said: every entry of a
-    list in its details that names a ``turn`` (with its ``quote`` or ``reason`` when given), as
-    ``{"turn", "text"}``; read without assuming the list's name, so the view follows the metric's details."""
+    """The assistant turns ``knowledge_retention`` counted as contradicting or ignoring what the user said (its
+    details' ``failures``: ``turn``, ``quote``, ``fact``, ``fact_turn``, ``kind``, ``counted``), as ``{"turn",
+    "text"}``; a failure the metric did not count (its quote not found, or no earlier fact) is left out."""
     metrics = row.get("metrics")
     metric = metrics.get(RETENTION) if isinstance(metrics, Mapping) else None
     details = metric.get("details") if isinstance(metric, Mapping) else None
+    failures = details.get("failures") if isinstance(details, Mapping) else None
     out = []
-    for value in details.values() if isinstance(details, Mapping) else ():
-        for item in value if isinstance(value, list) else ():
-            if isinstance(item, Mapping) and whole(item.get("turn")) is not None:
-                said = item.get("quote") or item.get("reason") or item.get("fact") or ""
-                out.append({"turn": item["turn"], "text": text(said)[:MESSAGE_CHARS]})
+    for item in failures if isinstance(failures, list) else ():
+        if not isinstance(item, Mapping) or whole(item.get("turn")) is None or item.get("counted") is False:
+            continue
+        fact_turn = whole(item.get("fact_turn"))
+        said = " ".join(part for part in (
+            text(item.get("kind")) + ":" if item.get("kind") else "",
+            f"\u201c{text(item.get('quote'))}\u201d" if item.get("quote") else "",
+            f"against the user's \u201c{text(item.get('fact'))}\u201d" if item.get("fact") else "",
+            f"(turn {fact_turn})" if fact_turn is not None else "") if part)
+        out.append({"turn": item["turn"], "text": said[:MESSAGE_CHARS]})
     return out
 
 

@@ -24,13 +24,18 @@ def test_malformed_fields_are_left_out():
     assert "pre" not in turn_fields({"conversation_id": "c", "turn": 1, "history": "not a list"})
 
 
-def test_retention_failures_are_read_from_any_list_naming_a_turn():
+def test_retention_failures_are_the_counted_failures():
+    """As knowledge_retention writes its details: the user's facts (turns of the user, not failures) and the
+    failures, of which only the counted ones mark a turn."""
     row = {"metrics": {"knowledge_retention": {"value": 0.5, "details": {
-        "failures": [{"turn": 2, "quote": "ignores the dog"}, {"turn": "x"}, 7],
-        "note": "text", "other": [{"turn": 4, "reason": "contradicts the date"}]}}}}
-    assert retention_failures(row) == [{"turn": 2, "text": "ignores the dog"},
-                                       {"turn": 4, "text": "contradicts the date"}]
-    assert retention_failures({"metrics": {"knowledge_retention": {"details": None}}}) == []
+        "facts": [{"turn": 1, "quote": "my dog Bruno", "located": True}],
+        "failures": [{"turn": 2, "quote": "No pets allowed.", "fact": "travelling with my dog", "fact_turn": 1,
+                      "kind": "ignores", "reason": "r", "located": True, "counted": True},
+                     {"turn": 3, "quote": "invented", "fact_turn": 1, "counted": False}, {"turn": "x"}, 7]}}}}
+    assert retention_failures(row) == [
+        {"turn": 2, "text": "ignores: \u201cNo pets allowed.\u201d against the user's \u201ctravelling with my dog\u201d "
+                            "(turn 1)"}]
+    assert retention_failures({"metrics": {"knowledge_retention": {"details": {"failures": "x"}}}}) == []
     assert retention_failures({"metrics": []}) == []
 
 

@@ -138,9 +138,10 @@ def test_a_deep_link_opens_the_turn(browser, chat_run, tmp_path):
 
 
 def test_the_knowledge_retention_filter(browser, chat_run, tmp_path):
-    """With a knowledge_retention result (its value on the conversation's last turn, its details naming the
-    failing turn), the filter appears and marks that turn. The results line is edited as a run with the metric
-    writes it: the report reads results as they are."""
+    """With a knowledge_retention result (its value on the conversation's last turn, its details' failures
+    naming the failing turn; the user's facts name turn 1, which did not fail), the filter appears and marks that
+    turn only. The results lines are edited into the shape the metric writes (an LLM judge; the report reads
+    results as they are)."""
     run = tmp_path / "run"
     shutil.copytree(chat_run, run)
     lines = (run / "results.jsonl").read_text(encoding="utf-8").splitlines()
@@ -148,8 +149,11 @@ def test_the_knowledge_retention_filter(browser, chat_run, tmp_path):
     for row in rows:
         last = row["id"] in ("trip:2", "museum:1")
         row["metrics"]["knowledge_retention"] = (
-            {"value": 0.5 if row["id"] == "trip:2" else 1.0, "status": "ok", "details": {"failures": [
-                {"turn": 2, "quote": "ignores that the user travels with a dog"}] if row["id"] == "trip:2" else []}}
+            {"value": 0.5 if row["id"] == "trip:2" else 1.0, "status": "ok", "details": {
+                "facts": [{"turn": 1, "quote": "travelling with my dog Bruno", "located": True}],
+                "failures": [{"turn": 2, "quote": "Crossing it on foot", "fact": "travels with a dog", "fact_turn": 1,
+                              "kind": "ignores", "reason": "r", "spans": [], "located": True, "counted": True}]
+                if row["id"] == "trip:2" else []}}
             if last else {"value": None, "status": "not_last_turn", "reason": "carried by the last turn"})
     (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     report = write_report([run], tmp_path / "report.html")
@@ -159,6 +163,7 @@ def test_the_knowledge_retention_filter(browser, chat_run, tmp_path):
         p.select_option("#conv-filter", "retention")
         assert p.inner_text("#conv-count") == "1 of 2 conversations"
         p.click("#conv-list li[data-conv=trip]")
+        assert p.locator(".conv-turn.flagged").count() == 1
         assert p.locator(".conv-turn.flagged").get_attribute("data-turn") == "2"
         assert "travels with a dog" in p.inner_text(".conv-turn[data-turn='2'] .kr-note")
         assert view.errors == []
