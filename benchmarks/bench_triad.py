@@ -19,9 +19,12 @@ computed by the metric's own code, feed a logistic regression (features standard
   faithful response to the same question as the reference (hallucinated or not).
 
 Figures are out-of-fold from 5-fold cross-validation grouped by question (questions are assigned to folds by
-a seeded shuffle), with 95% CIs from 1000 bootstrap resamples of questions; a baseline is oriented the way
-that suits it best (max(AUC, 1 - AUC)), and the judge "beats" it when the paired CI of the difference lies
-above 0. ``--write`` stores the full-data fit and the cards in ``genevals/metrics/triad/triad_calibration.json``,
+a seeded shuffle), each judge's feature set (among ``CANDIDATES``) and coefficients chosen inside each training
+fold by a nested grouped cross-validation (``nested_cv.py``), with 95% CIs from 1000 bootstrap resamples of
+questions; a baseline is oriented the way that suits it best (max(AUC, 1 - AUC), on all rows: in its favour),
+and the card says the judge "beats" it when the paired CI of the difference lies above 0, is "level with" it
+when the CI covers 0, and "worse than" it when the CI lies below. The shipped model is the same selection run
+on all rows (the weights of the features it leaves out are 0). ``--write`` stores the full-data fit and the cards in ``genevals/metrics/triad/triad_calibration.json``,
 with "pins" (the shipped model's figures through the real metric on the first questions of each file, and the
 files' SHA-256) that ``tests/metrics/triad/test_triad_cards.py`` checks. Cost: CPU seconds (``time.process_time``)
 per sample through the metric, embedding cache cleared, model loaded.
@@ -39,10 +42,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from sklearn.linear_model import LogisticRegression  # noqa: E402
-from sklearn.metrics import roc_auc_score  # noqa: E402
+import nested_cv as cv  # noqa: E402
+from nested_cv import FOLDS, SEED, auc, bootstrap, ci, f1, predict  # noqa: E402,F401  (FOLDS: the tests read it here)
 
 from genevals.grounding import checker  # noqa: E402
 from genevals.metrics.triad import calibration as cal  # noqa: E402
@@ -53,6 +57,7 @@ from genevals.metrics.triad.local_relevance import (  # noqa: E402
 )
 from genevals.metrics.lexical.squad import ExactMatch, TokenF1  # noqa: E402
 from genevals.metrics.triad.triad_features import (  # noqa: E402
+    HEAD_PIECES,
     ANSWER_FEATURES,
     CONTEXT_FEATURES,
     CORRECTNESS_FEATURES,
@@ -61,15 +66,16 @@ from genevals.metrics.triad.triad_features import (  # noqa: E402
 from genevals.types import Context, Sample  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-FOLDS, BOOT, SEED = 5, 1000, 0
 EVEN = 0.5  # context_relevance's threshold on its even-odds probability
 FILES = {"wikiqa": "triad/wikiqa_context_relevance_dev.jsonl",
          "cranfield": "triad/cranfield_context_relevance_dev.jsonl",
          "nq301": "triad/nq301_answer_correctness_dev.jsonl"}
 #: questions per file whose figures the shipped model must reproduce in the tests (first in file order)
 PIN_QUESTIONS = {"wikiqa": 4, "cranfield": 1, "nq301": 6}
-METHOD = ("logistic regression on {k} features; out-of-fold figures from 5-fold cross-validation grouped by "
-          "question on the dev halves; 95% CI: bootstrap over questions")
+METHOD = ("logistic regression on one of a few sets of its {k} features; the feature set and coefficients chosen "
+          "inside each training fold (nested: a 4-fold inner cross-validation picks the set); out-of-fold figures "
+          "from 5-fold cross-validation grouped by question on the dev halves; 95% CI: bootstrap over questions, "
+          "paired for the difference to the baseline")
 
 
 # -- data ---------------------------------------------------------------------------------------------------
@@ -92,69 +98,41 @@ def nq_samples(records: list[dict]) -> tuple[list[Sample], np.ndarray, np.ndarra
     return samples, np.array([r["acceptable"] for r in records]), np.array([str(r["qid"]) for r in records])
 
 
-# -- statistics ---------------------------------------------------------------------------------------------
-def folds_of(groups: np.ndarray) -> np.ndarray:
-    unique = np.unique(groups)
-    order = np.random.default_rng(SEED).permutation(len(unique))
-    fold = {g: int(i) % FOLDS for g, i in zip(unique, order)}
-    return np.array([fold[g] for g in groups])
+# -- statistics (nested_cv.py: grouped folds, nested selection, bootstrap) ----------------------------------
+#: the feature sets each judge's nested selection chooses among, inside each training fold (names of the metric's
+#: features; the shipped weights give the features left out 0)
+CANDIDATES = {
+    "context_relevance": {"cosine": ("cosine",), "cosine and chunk kind": ("cosine", "passage"),
+                          "every feature": CONTEXT_FEATURES},
+    "answer_relevance": {"cosines": ("answer_cosine", "best_sentence_cosine"),
+                         "cosines and word shares": ("answer_cosine", "best_sentence_cosine", "question_word_overlap",
+                                                     "new_word_share"),
+                         "every feature": ANSWER_FEATURES},
+    "answer_correctness": {"token overlap": ("token_f1", "reference_recall", "containment"),
+                           "token overlap, numbers and cosine": ("token_f1", "reference_recall", "containment",
+                                                                 "number_agreement", "cosine"),
+                           "every feature": CORRECTNESS_FEATURES},
+}
 
 
-def fit(x: np.ndarray, y: np.ndarray, even: bool = False) -> tuple[np.ndarray, float]:
-    """Weights and intercept on the raw features (the standardisation folded in); ``even``: classes weighted
-    to even odds, so p reads as if either outcome were as likely beforehand."""
-    mean, scale = x.mean(0), x.std(0)
-    scale[scale == 0] = 1.0
-    model = LogisticRegression(C=1.0, max_iter=1000, class_weight="balanced" if even else None)
-    model.fit((x - mean) / scale, y)
-    w = model.coef_[0] / scale
-    return w, float(model.intercept_[0] - (w * mean).sum())
+#: the word pieces of a chunk embedded, chosen with the feature set (the shipped HEAD_PIECES first: ties keep it)
+PIECES = (HEAD_PIECES, 62, 30)
 
 
-def predict(x: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
-    return 1.0 / (1.0 + np.exp(-(x @ w + b)))
+def columns(judge: str, names) -> dict[str, list[int]]:
+    return {k: [list(names).index(f) for f in v] for k, v in CANDIDATES[judge].items()}
 
 
-def f1(pred: np.ndarray, gold: np.ndarray) -> float:
-    tp = int((pred & gold).sum())
-    return 2 * tp / (int(pred.sum()) + int(gold.sum())) if pred.sum() + gold.sum() else 0.0
-
-
-def auc(y: np.ndarray, s: np.ndarray) -> float:
-    return float(roc_auc_score(y, s)) if 0 < y.sum() < len(y) else float("nan")
-
-
-def bootstrap(groups: np.ndarray, stat) -> np.ndarray:
-    """``stat(index)`` on BOOT resamples of whole questions."""
-    unique, inverse = np.unique(groups, return_inverse=True)
-    members = [np.flatnonzero(inverse == g) for g in range(len(unique))]
-    rng = np.random.default_rng(SEED)
-    out = []
-    for _ in range(BOOT):
-        pick = rng.integers(0, len(unique), len(unique))
-        out.append(stat(np.concatenate([members[g] for g in pick])))
-    return np.array(out)
-
-
-def ci(values: np.ndarray) -> list[float]:
-    values = values[~np.isnan(values)]
-    return [round(float(np.percentile(values, 2.5)), 4), round(float(np.percentile(values, 97.5)), 4)]
-
-
-def cross_validate(x: np.ndarray, y: np.ndarray, groups: np.ndarray, threshold=None, even: bool = False):
-    """Out-of-fold probabilities, and (with ``threshold(p, y, index)`` choosing one on the training folds)
-    out-of-fold verdicts and the thresholds chosen."""
-    folds = folds_of(groups)
-    oof, verdict, chosen = np.zeros(len(y)), np.zeros(len(y), dtype=bool), []
-    for k in range(FOLDS):
-        train, test = folds != k, folds == k
-        w, b = fit(x[train], y[train], even)
-        oof[test] = predict(x[test], w, b)
-        if threshold is not None:
-            t = threshold(predict(x[train], w, b), y[train], np.flatnonzero(train))
-            chosen.append(t)
-            verdict[test] = oof[test] >= t
-    return oof, verdict, chosen
+def cross_validate(judge: str, names, x: np.ndarray, y: np.ndarray, groups: np.ndarray, threshold=None,
+                   even: bool = False):
+    """Out-of-fold probabilities and verdicts, the feature set and coefficients (and threshold) chosen inside each
+    training fold; and the shipped model: the same selection on all rows, its weights over every feature."""
+    candidates = columns(judge, names)
+    found = cv.nested(x, y, groups, candidates, even=even, threshold=threshold)
+    ship = cv.select(x, y, groups, candidates, even, threshold, SEED)
+    w = np.zeros(len(names))
+    w[ship["columns"]] = ship["weights"]
+    return found, (w, ship["intercept"], ship["name"])
 
 
 def evaluation(data: str, target: str, y: np.ndarray, score: np.ndarray, groups: np.ndarray,
@@ -172,7 +150,7 @@ def evaluation(data: str, target: str, y: np.ndarray, score: np.ndarray, groups:
             "auc": {"value": round(judge, 4), "ci": ci(boot[:, 0])}, "baselines": table,
             "best_baseline": {"name": best, "auc": table[best],
                               "difference": {"value": round(judge - table[best], 4), "ci": interval}},
-            "beats_baseline": bool(interval[0] > 0)}
+            "beats_baseline": bool(interval[0] > 0), "versus_baseline": cv.verdict_of(interval)}
 
 
 def add_f1(entry: dict, y: np.ndarray, verdict: np.ndarray, groups: np.ndarray, threshold: float,
@@ -187,6 +165,7 @@ def add_f1(entry: dict, y: np.ndarray, verdict: np.ndarray, groups: np.ndarray, 
     entry["f1_baseline"] = {"name": "every chunk relevant", "value": round(f1(everything, y), 4),
                             "difference_ci": ci(diff)}
     entry["f1_beats_baseline"] = bool(ci(diff)[0] > 0)
+    entry["f1_versus_baseline"] = cv.verdict_of(ci(diff))
 
 
 def digest(data: Path, name: str) -> str:
@@ -194,6 +173,21 @@ def digest(data: Path, name: str) -> str:
 
 
 # -- the judges ---------------------------------------------------------------------------------------------
+def chunk_rows(data: Path, pieces: int) -> np.ndarray:
+    """:data:`CONTEXT_FEATURES` of every chunk (WikiQA, then Cranfield) with its first ``pieces`` word pieces
+    embedded instead of :data:`HEAD_PIECES` (what the metric would compute with that setting)."""
+    from genevals.metrics.triad import local_relevance
+
+    kept = local_relevance.HEAD_PIECES
+    local_relevance.HEAD_PIECES = pieces
+    try:
+        return np.array([row for name, graded in (("wikiqa", False), ("cranfield", True))
+                         for s in context_samples(rows(data, name), graded)
+                         for row in ContextRelevanceLocal.chunk_features(s)[0]])
+    finally:
+        local_relevance.HEAD_PIECES = kept
+
+
 def context_relevance(data: Path) -> tuple[dict, list[str]]:
     feats, gold, groups, sets, position, retriever, overlap, best = [], [], [], [], [], [], [], []
     for name, graded in (("wikiqa", False), ("cranfield", True)):
@@ -212,11 +206,22 @@ def context_relevance(data: Path) -> tuple[dict, list[str]]:
     # Even odds, and a chunk is relevant when p >= 0.5: the bar does not move with the share of relevant chunks
     # in the training sets (one answering sentence in twenty on WikiQA's pages; an F1-optimal threshold fit there
     # calls few chunks of a real retrieval list relevant).
-    def threshold(p: np.ndarray, yy: np.ndarray, index: np.ndarray) -> float:
-        return EVEN
-
-    oof, verdict, chosen = cross_validate(x, y, groups, threshold, even=True)
-    w, b = fit(x, y, even=True)
+    # the chunk's embedded length is chosen inside the folds too: every feature set at every PIECES
+    blocks = [x if p == HEAD_PIECES else chunk_rows(data, p) for p in PIECES]
+    wide, k = np.hstack(blocks), len(CONTEXT_FEATURES)
+    candidates = {f"{name} @ {p} pieces": [i * k + c for c in cols] for i, p in enumerate(PIECES)
+                  for name, cols in columns("context_relevance", CONTEXT_FEATURES).items()}
+    found = cv.nested(wide, y, groups, candidates, even=True, threshold=EVEN)
+    ship = cv.select(wide, y, groups, candidates, True, EVEN, SEED)
+    chosen_set, pieces = ship["name"].split(" @ ")[0], PIECES[ship["columns"][0] // k]
+    if pieces != HEAD_PIECES:  # the metric must compute what the weights were fit on
+        raise SystemExit(f"the selection on all rows chose {pieces} word pieces: set HEAD_PIECES = {pieces} in "
+                         "genevals/metrics/triad/triad_features.py and rerun")
+    w = np.zeros(k)
+    w[[c % k for c in ship["columns"]]] = ship["weights"]
+    b = ship["intercept"]
+    oof, verdict = found["probability"], found["verdict"]
+    chosen = [c["threshold"] for c in found["chosen"]]
     shipped = EVEN
     entries = []
     for name, label in (("wikiqa", "WikiQA dev"), ("cranfield", "Cranfield dev")):
@@ -233,8 +238,10 @@ def context_relevance(data: Path) -> tuple[dict, list[str]]:
         entries.append(e)
     method = METHOD.format(k=len(CONTEXT_FEATURES)) + "; classes weighted to even odds, relevant when p >= 0.5"
     return ({"features": list(CONTEXT_FEATURES), "weights": [round(float(v), 6) for v in w],
-             "intercept": round(b, 6), "threshold": round(shipped, 4),
-             "card": {"judge": "context_relevance", "method": method,
+             "intercept": round(b, 6), "threshold": round(shipped, 4), "feature_set": chosen_set,
+             "head_pieces": HEAD_PIECES,
+             "card": {"judge": "context_relevance", "method": method + "; the chunk's embedded word pieces ("
+                      + ", ".join(map(str, PIECES)) + ") chosen inside each training fold too", "fold_choices": found["chosen"],
                       "evaluations": entries}}, [])
 
 
@@ -248,8 +255,8 @@ def answer_relevance(data: Path) -> dict:
             groups.append(s.id)
     x, y, groups = np.array(feats), np.array(gold), np.array(groups)
     # WikiQA's pages hold one answering sentence in twenty; an answer to judge is no such long shot
-    oof, _, _ = cross_validate(x, y, groups, even=True)
-    w, b = fit(x, y, even=True)
+    found, (w, b, chosen_set) = cross_validate("answer_relevance", ANSWER_FEATURES, x, y, groups, even=True)
+    oof = found["probability"]
     base = {"question-answer word overlap": x[:, ANSWER_FEATURES.index("question_word_overlap")],
             "length": x[:, ANSWER_FEATURES.index("log_words")]}
     e = evaluation("WikiQA dev, answer proxy", "sentence answers the question", y, oof, groups, base, 1.0,
@@ -257,7 +264,9 @@ def answer_relevance(data: Path) -> dict:
     e["reference_auc"] = {"question-answer cosine alone": round(auc(y, x[:, 0]), 4)}
     method = METHOD.format(k=len(ANSWER_FEATURES)) + "; classes weighted to even odds"
     return {"features": list(ANSWER_FEATURES), "weights": [round(float(v), 6) for v in w], "intercept": round(b, 6),
-            "threshold": None, "card": {"judge": "answer_relevance", "method": method, "evaluations": [e]}}
+            "threshold": None, "feature_set": chosen_set,
+            "card": {"judge": "answer_relevance", "method": method, "fold_choices": found["chosen"],
+                     "evaluations": [e]}}
 
 
 def ragtruth_pairs(data: Path) -> tuple[list[Sample], np.ndarray, np.ndarray]:
@@ -284,8 +293,8 @@ def answer_correctness(data: Path) -> dict:
     samples, y, groups = nq_samples(rows(data, "nq301"))
     metric = AnswerCorrectnessLocal.features
     x = np.array([metric(s)[0] for s in samples])
-    oof, _, _ = cross_validate(x, y, groups)
-    w, b = fit(x, y)
+    found, (w, b, chosen_set) = cross_validate("answer_correctness", CORRECTNESS_FEATURES, x, y, groups)
+    oof = found["probability"]
     tf1 = np.array([r["token_f1"].value for r in TokenF1().score(samples)])
     em = np.array([r["exact_match"].value for r in ExactMatch().score(samples)])
     base = {"token F1": tf1, "exact match": em, "length": x[:, CORRECTNESS_FEATURES.index("log_answer_words")]}
@@ -300,9 +309,9 @@ def answer_correctness(data: Path) -> dict:
                        hashlib.sha256((data / "ragtruth_dev.jsonl").read_bytes()).hexdigest())
         entries.append(t)
     return {"features": list(CORRECTNESS_FEATURES), "weights": [round(float(v), 6) for v in w],
-            "intercept": round(b, 6), "threshold": None,
+            "intercept": round(b, 6), "threshold": None, "feature_set": chosen_set,
             "card": {"judge": "answer_correctness", "method": METHOD.format(k=len(CORRECTNESS_FEATURES)),
-                     "evaluations": entries}}
+                     "fold_choices": found["chosen"], "evaluations": entries}}
 
 
 # -- pins and cost, through the real metrics ----------------------------------------------------------------
@@ -404,13 +413,16 @@ def markdown(doc: dict) -> list[str]:
                   + ", ".join(entry["features"]) + (f"; threshold {entry['threshold']:.2f} on the probability"
                                                     if entry["threshold"] is not None else "") + ".", "",
                   "| data | n (questions, positives) | judge AUC [95% CI] | best trivial baseline | AUC | "
-                  "difference [95% CI] | beats it |", "|---|---|---:|---|---:|---:|---|"]
+                  "difference [95% CI] | verdict |", "|---|---|---:|---|---:|---:|---|"]
         for e in card["evaluations"]:
             b = e["best_baseline"]
             lines.append(f"| {e['data']} | {e['n']} ({e['groups']}, {e['positives']}) | **{fmt(e['auc'])}** | "
                          f"{b['name']} | {b['auc']:.3f} | {fmt(b['difference'])} | "
-                         f"{'yes' if e['beats_baseline'] else '**no**'} |")
+                         f"{e['versus_baseline']} |")
         lines.append("")
+        if card.get("fold_choices"):
+            lines.append(f"- Feature set chosen per fold: {', '.join(c['features'] for c in card['fold_choices'])}; "
+                         f"shipped (all rows): {entry['feature_set']}.")
         for e in card["evaluations"]:
             others = {**e["baselines"], **e.get("reference_auc", {})}
             lines.append(f"- {e['data']}: every baseline's AUC (oriented): "

@@ -12,6 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from genevals.keys import id_digest
+from genevals.types import NOT_COUNTED
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 1000
@@ -84,6 +85,12 @@ def bootstrap_cis(columns: Sequence[Sequence[float]], seed: int = DEFAULT_SEED,
     return out  # type: ignore[return-value]
 
 
+def unscored_count(statuses: Mapping[str, int]) -> int:
+    """The samples left unscored, by their status counts: every status but ok, and but those that mark a sample
+    as not the one to score (:data:`~genevals.types.NOT_COUNTED`: a conversation metric's other turns)."""
+    return sum(n for status, n in statuses.items() if status != "ok" and status not in NOT_COUNTED)
+
+
 def summarise(values: Iterable[float | None], statuses: Iterable[str] | Mapping[str, int],
               seed: int = DEFAULT_SEED) -> MetricSummary:
     """Mean and bootstrap interval of the scored values; ``statuses`` is one status per sample, or their counts."""
@@ -106,7 +113,7 @@ def summarise_many(columns: Sequence[tuple[Iterable[float | None], Iterable[str]
     intervals = iter(bootstrap_cis(scored_columns, seed=seed))
     out = []
     for scored, counts in prepared:
-        unscored = sum(n for status, n in counts.items() if status != "ok")
+        unscored = unscored_count(counts)
         if not scored.size:
             out.append(MetricSummary(None, None, None, 0, unscored, dict(counts)))
             continue

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from genevals.keys import id_digest
-from genevals.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, MetricSummary, PairedComparison
+from genevals.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, MetricSummary, PairedComparison, unscored_count
 
 #: codes are kept as float64 in spilled columns: below 2**53 they are exact
 CODE_BITS = (1 << 53) - 1
@@ -83,7 +83,7 @@ def summarise_clustered(values: Sequence[float], codes: Sequence[float], statuse
     (every conversation of the system, when given) and ``ci_method``. ``codes`` are conversation codes
     (:func:`conversation_code`, from 0) and, for a sample of no conversation, a negative code of its own."""
     values = np.asarray(values, dtype=float)
-    unscored = sum(n for status, n in statuses.items() if status != "ok")
+    unscored = unscored_count(statuses)
     if not values.size:
         summary = MetricSummary(None, None, None, 0, unscored, dict(statuses)).to_dict()
         scored_conversations = 0

@@ -22,6 +22,11 @@ PARSE_ERROR = "parse_error"
 DRY_RUN = "dry_run"
 ERROR = "error"
 UNSUPPORTED_LANGUAGE = "unsupported_language"
+#: a conversation metric's status on every turn but the conversation's last, which carries its one value
+#: (:mod:`genevals.metrics.conversation`): not a sample left unscored, so it is in no coverage's total
+NOT_LAST_TURN = "not_last_turn"
+#: the statuses counted beside a mean but not in its total (coverage is scored / the rest)
+NOT_COUNTED = frozenset({NOT_LAST_TURN})
 
 
 _set = object.__setattr__

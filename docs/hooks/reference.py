@@ -30,6 +30,14 @@ STATUS_MEANING = {
     "unsupported_language": "the metric does not know the sample's language; the reason says what to use instead",
     "no_citations": "`citations`: the answer cites nothing",
     "citation_out_of_range": "`citations`: a citation names a context the row does not have (\"[7]\" with 5)",
+    "not_last_turn": "a conversation metric: its one value is on the conversation's last assistant turn (named "
+                     "in `details.carried_by`); counted beside the mean, in no coverage total",
+    "not_conversation": "a conversation metric and the row is no conversation's turn (no `conversation_id`, no "
+                        "`history`)",
+    "unsupported": "a conversation metric with no judge configured: no offline check measures it",
+    "no_earlier_turns": "`knowledge_retention`: the conversation has one exchange, nothing said earlier",
+    "no_facts": "`knowledge_retention`: the user gives no fact before the last turn",
+    "no_requests": "`conversation_completeness`: the judge found no request of the user's",
 }
 
 #: what each exit code means, by its name in genevals.cli.common
@@ -61,7 +69,11 @@ def statuses() -> list[str]:
     from genevals.metrics.retrieval import retrieval
 
     found = [v for k, v in vars(types).items() if k.isupper() and isinstance(v, str) and k not in _VERDICTS]
-    found += [formulas.NO_CITATIONS, formulas.OUT_OF_RANGE, retrieval.NO_RELEVANT]
+    from genevals.metrics.conversation import completeness, knowledge_retention, scope
+
+    found += [formulas.NO_CITATIONS, formulas.OUT_OF_RANGE, retrieval.NO_RELEVANT, scope.NOT_CONVERSATION,
+              scope.UNSUPPORTED, knowledge_retention.NO_EARLIER_TURNS, knowledge_retention.NO_FACTS,
+              completeness.NO_REQUESTS]
     return list(dict.fromkeys(found))
 
 

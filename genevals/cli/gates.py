@@ -10,6 +10,7 @@ from genevals import registry
 
 
 from genevals.output import runfolder, thresholds
+from genevals.types import NOT_COUNTED
 def check_run(given: Sequence[thresholds.Threshold], selected: Sequence[registry.Selected]) -> None:
     """ThresholdError unless every threshold names an output the selected metrics write, with the flag its
     direction takes and a value inside its range."""
@@ -43,7 +44,7 @@ def _top_status(outputs: Sequence[Mapping[str, Any]]) -> tuple[str, int]:
     counts: dict[str, int] = {}
     for m in outputs:
         for status, n in (m.get("statuses") or {}).items():
-            if status != "ok":
+            if status != "ok" and status not in NOT_COUNTED:  # a conversation metric's other turns
                 counts[status] = max(counts.get(status, 0), int(n or 0))
     if not counts:
         return "no samples", 0

@@ -17,6 +17,7 @@ from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ER
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
+    from genevals.conversations.history import HISTORY_TOKENS
     from genevals.metrics.lexical.bleu_tokenize import CHOICES as BLEU_TOKENIZERS
     from genevals.registry import preset
 
@@ -46,6 +47,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     run.add_argument("--ignore-fields", type=csv_list, default=None, metavar="A,B",
                      help="columns nothing reads that are meant to be there (latency_ms,retriever): no warning (nor "
                           "--strict error) names them; a --map-file may list them as ignore = [...]")
+    run.add_argument("--history-tokens", type=option_type(HISTORY_TOKENS), default=HISTORY_TOKENS.default,
+                     metavar="N", help="tokens (words and punctuation marks) of earlier turns a conversation turn's "
+                                       "judges see, the oldest turns left out first (default 2000; 0: none)")
     run.add_argument("--resume", action="store_true", help="skip samples already in OUT/results.jsonl")
     run.add_argument("--engine", choices=("local", "ray"), default="local",
                      help="score in this process (default) or on a Ray cluster")
@@ -321,7 +325,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                                        **({"ignored_fields": list(ignore)} if ignore else {}),
                                        **judged_qrels(args.qrels)},
                                  engine=settings, language=args.language, settle_judge=settle,
-                                 before_writing=recorder.check_input, ignore_fields=ignore)
+                                 before_writing=recorder.check_input, ignore_fields=ignore,
+                                 history_tokens=args.history_tokens)
         except failures.JudgeProblem as exc:
             print(f"genevals: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT

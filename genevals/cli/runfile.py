@@ -6,7 +6,7 @@ the first pyproject.toml, with or without the table). A file found without ``-c`
 ``--no-config`` ignores them all.
 
 The keys (:data:`API_KEYS`): the Python API's argument names (``data``, ``metrics``, ``column_map``, ``on_error``,
-``strict``, ``out_dir``, ``resume``, ``workers``, ``seed``, ``language``), the tables ``[options.FAMILY]`` (each
+``strict``, ``out_dir``, ``resume``, ``workers``, ``seed``, ``language``, ``history_tokens``), the tables ``[options.FAMILY]`` (each
 metric family's settings, the ``options`` of :func:`genevals.evaluate`) and ``[judge]`` (JudgeConfig's fields; a
 key only as ``api_key_env = "NAME"``, the variable holding it, since secrets never reach a file), and every other
 option of ``genevals run`` under its long name, with dashes or underscores (``fail-under = ["rougeL=0.3"]``,
@@ -31,7 +31,8 @@ from genevals.quote import clip
 
 #: the API's argument names -> the dest of the ``genevals run`` option that says the same
 API_KEYS = {"data": "input", "metrics": "metrics", "column_map": "map", "on_error": "on_error", "strict": "strict",
-            "out_dir": "out", "resume": "resume", "workers": "workers", "seed": "seed", "language": "language"}
+            "out_dir": "out", "resume": "resume", "workers": "workers", "seed": "seed", "language": "language",
+            "history_tokens": "history_tokens"}
 #: tables, not options
 TABLES = ("options", "judge", "profiles")
 #: API arguments the command line has no use for (a file cannot hold a callable or rows)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from genevals import utf8
+from genevals.conversations.history import HISTORY_TOKENS
 from genevals.settings import Setting, check
 from genevals.stats import DEFAULT_SEED
 
@@ -36,6 +37,7 @@ SETTINGS = (
     Setting("chunk_size", int, None, "samples scored at once (default 512, or twice the judge concurrency)",
             minimum=1, maximum=MAX_CHUNK_SIZE),
     Setting("seed", int, DEFAULT_SEED, "bootstrap seed", minimum=0, maximum=MAX_SEED),
+    HISTORY_TOKENS,  # an input setting: read with the rows, recorded in the manifest (--resume refuses a change)
 )
 #: the Ray engine's own (:class:`genevals.engine.spec.RaySettings`)
 RAY_SETTINGS = (

@@ -26,7 +26,7 @@ class JudgeFailures:
     reasons: Counter = field(default_factory=Counter)  # (status, reason) -> samples
 
     def add(self, family: str, status: str, reason: str | None) -> None:
-        if status == types.DRY_RUN:
+        if status == types.DRY_RUN or status in types.NOT_COUNTED:  # a conversation metric's other turns: no call
             return
         self.judged[family] += 1
         if status in LISTED:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
+from genevals.conversations.history import HISTORY_TOKENS
 from genevals.engine import pipeline, trec_columnar
 from genevals.engine.arguments import check_progress
 from genevals.engine.plan import Plan, chunked, plan_run, start_run
@@ -274,6 +275,7 @@ def evaluate(
     meta: Mapping[str, Any] | None = None,
     language: str | None = None,
     ignore_fields: Sequence[str] = (),
+    history_tokens: int = HISTORY_TOKENS.default,
 ) -> Results:
     """Score ``data`` (a path, a DataFrame, or any iterable of row dicts: a list, a generator) and return
     ``Results``. A mistake in any argument is an :class:`~genevals.input.readers.InputError` before any work.
@@ -285,6 +287,9 @@ def evaluate(
     ``language``: ``"auto"`` (the default: each sample's language is detected), ``"auto:CODE"`` (detected, and
     CODE where detection is unsure) or an ISO 639-1 code for every sample; a row's ``language`` field overrides
     it (:mod:`genevals.language`).
+
+    ``history_tokens``: the tokens of earlier turns each conversation turn carries as its history, the oldest
+    turns left out first (:mod:`genevals.conversations`); recorded in the run folder's manifest.
 
     ``on_error="raise"`` stops before scoring if any row is bad; ``"skip"`` records bad rows with their
     reason and scores the rest. An unknown field is a warning (``Results.meta["unknown_fields"]``), with
@@ -298,5 +303,5 @@ def evaluate(
     spec = RunSpec.build(data, metrics, options=options, judge=judge, column_map=column_map, on_error=on_error,
                          strict=strict, out_dir=out_dir, resume=resume, seed=seed, keep_samples=keep_samples,
                          meta=meta, engine=LocalSettings(workers, chunk_size), language=language,
-                         ignore_fields=ignore_fields)
+                         ignore_fields=ignore_fields, history_tokens=history_tokens)
     return run(spec, progress)

@@ -17,6 +17,7 @@ import hashlib
 import json
 from typing import Any, Iterable, Mapping, Sequence
 
+from genevals.conversations.history import HISTORY_TOKENS
 from genevals.input.readers import InputError
 from genevals.types import Sample
 
@@ -54,7 +55,7 @@ def _signature(metric: Any) -> str:
 
 
 def build(selected: Sequence[Any], digest: InputDigest, *, input_name: str, column_map: Mapping[str, str] | None,
-          seed: int) -> dict[str, Any]:
+          seed: int, history_tokens: int = HISTORY_TOKENS.default) -> dict[str, Any]:
     """The manifest of a run about to start (``selected``: the registry's Selected metrics)."""
     from genevals._version import __version__
 
@@ -65,7 +66,8 @@ def build(selected: Sequence[Any], digest: InputDigest, *, input_name: str, colu
         "input_digest": digest.hexdigest(),
         "metrics": {sel.family: {"outputs": sorted(n for n in sel.metric.output_names() if sel.keep(n)),
                                  "signature": _signature(sel.metric)} for sel in selected},
-        "options": {"column_map": dict(sorted((column_map or {}).items())), "seed": seed},
+        "options": {"column_map": dict(sorted((column_map or {}).items())), "seed": seed,
+                    "history_tokens": history_tokens},
     }
 
 
@@ -91,6 +93,8 @@ def differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
         if was.get("signature") != now.get("signature"):
             out.append(f"the settings of {family}: {was.get('signature')} were used, now {now.get('signature')}")
     old_options, new_options = old.get("options") or {}, new.get("options") or {}
+    # a folder from before the budget was recorded was read with the default one
+    old_options = {"history_tokens": HISTORY_TOKENS.default, **old_options} if old_options else old_options
     for name in sorted(set(old_options) | set(new_options)):
         if old_options.get(name) != new_options.get(name):
             out.append(f"the option {name}: {old_options.get(name)!r} was used, now {new_options.get(name)!r}")

@@ -146,7 +146,7 @@ def plan_run(spec: Any) -> Plan:
     digest = manifest.InputDigest() if from_file or is_dataframe(data) else None
     try:
         # Resumed samples are prepared too, so a resumed run scores exactly like an uninterrupted one.
-        for item in iter_samples(data, column_map, tracker, digest if from_file else None):
+        for item in iter_samples(data, column_map, tracker, digest if from_file else None, spec.history_tokens):
             if isinstance(item, HeaderError):
                 raise item
             if digest is not None and not from_file:
@@ -194,7 +194,7 @@ def start_run(plan: Plan) -> tuple[RunRecorder, Iterator[Sample], int]:
         meta = {**meta, "unknown_fields": list(plan.warnings)}
     if out is not None:
         wanted = manifest.build(plan.selected, plan.input_digest(), input_name=_source_name(plan.data),
-                                column_map=spec.column_map, seed=seed)
+                                column_map=spec.column_map, seed=seed, history_tokens=spec.history_tokens)
         if resume:
             check_resume(out, wanted)
     earlier = runfolder.prepare(out, resume)

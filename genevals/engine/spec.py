@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from genevals import registry
+from genevals.conversations.history import HISTORY_TOKENS
 from genevals.engine.arguments import check_arguments, check_call, check_whole, judge_config
 from genevals.input.readers import InputError
 from genevals.language import LanguageSetting
@@ -83,6 +84,8 @@ class RunSpec:
     #: called with the :class:`~genevals.engine.plan.Plan` once the input is read, before the run folder is
     #: touched: a check that needs the rows (``--baseline``) refuses the run there (an InputError), not after it
     before_writing: Callable[[Any], None] | None = None
+    #: tokens of earlier turns a conversation turn carries as its history (:mod:`genevals.conversations`)
+    history_tokens: int = HISTORY_TOKENS.default
 
     @classmethod
     def build(cls, data: Any, metrics: Sequence[str] | None = None, *,
@@ -92,7 +95,8 @@ class RunSpec:
               keep_samples: bool = True, meta: Mapping[str, Any] | None = None,
               engine: LocalSettings | RaySettings | None = None, language: Any = None,
               settle_judge: Callable[[Any], Any] | None = None,
-              before_writing: Callable[[Any], None] | None = None, ignore_fields: Sequence[str] = ()) -> RunSpec:
+              before_writing: Callable[[Any], None] | None = None, ignore_fields: Sequence[str] = (),
+              history_tokens: int = HISTORY_TOKENS.default) -> RunSpec:
         """Check every argument, then resolve the metrics, settle the judge when one of them is judged by an LLM
         (``settle_judge(config) -> config``: the command line names the server's model and checks it), and
         build the metrics once with it."""
@@ -102,6 +106,7 @@ class RunSpec:
         workers = engine.workers if isinstance(engine, LocalSettings) else None
         chunk_size = engine.chunk_size if isinstance(engine, LocalSettings) else None
         check_call(data, column_map, out_dir, workers, chunk_size, seed, None, meta)
+        check_whole(history_tokens, "history_tokens")
         if on_error not in ("raise", "skip"):
             raise ValueError("on_error must be 'raise' or 'skip'")
         if isinstance(engine, RaySettings):
@@ -125,7 +130,7 @@ class RunSpec:
         return cls(data=data, metrics=None if metrics is None else tuple(metrics), selected=tuple(selected),
                    options={k: dict(v) for k, v in (options or {}).items()}, judge=judge,
                    column_map=dict(column_map) if column_map else None, on_error=on_error, strict=strict,
-                   ignore_fields=tuple(ignore_fields), engine=engine, language=setting, before_writing=before_writing,
+                   ignore_fields=tuple(ignore_fields), history_tokens=history_tokens, engine=engine, language=setting, before_writing=before_writing,
                    output=OutputSpec(Path(out_dir) if out_dir is not None else None, resume, seed, keep_samples,
                                      dict(meta or {})))
 

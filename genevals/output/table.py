@@ -17,6 +17,7 @@ from typing import Any, Collection, Mapping, Sequence
 
 from genevals.output.terminal import visible as shown_text
 from genevals.stats import DEFAULT_MIN_COVERAGE
+from genevals.types import NOT_COUNTED
 
 
 def _number(value: Any) -> str:
@@ -78,7 +79,11 @@ def compact(summary: Mapping[str, Any], shown: Collection[str] | None = None) ->
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
              for r in [header] + rows]
     n = summary.get("n_samples")
-    lines.insert(0, f"{n} samples, {len(systems)} system(s); each mean: [95% CI] scored/total" if n is not None
+    # turns of conversations: the CIs resample whole conversations, and the header says how many there are
+    talks = max((m.get("conversations_total") or 0 for metrics in systems.values() for m in metrics.values()
+                 if isinstance(m, Mapping)), default=0)
+    unit = f"samples ({talks} conversation{'s' if talks != 1 else ''}, CIs by conversation)" if talks else "samples"
+    lines.insert(0, f"{n} {unit}, {len(systems)} system(s); each mean: [95% CI] scored/total" if n is not None
                  else "each mean: [95% CI] scored/total")
     hidden = [f"{n} more {what}" for n, what in ((len(names) - len(visible), "outputs"),
                                                  (len(corpus_names) - len(corpus_shown), "corpus details")) if n]
@@ -104,7 +109,9 @@ def _unscored_groups(systems: Mapping[str, Mapping[str, Any]], names: Sequence[s
     totals: dict[tuple[str, tuple[int, ...]], tuple[int, ...]] = {}
     for name in names:
         per_system = [(systems[s].get(name) or {}) for s in systems]
-        found = {status for m in per_system for status in (m.get("statuses") or {}) if status != "ok"}
+        # a conversation metric's other turns are no samples left unscored (its one value is on the last turn)
+        found = {status for m in per_system for status in (m.get("statuses") or {})
+                 if status != "ok" and status not in NOT_COUNTED}
         for status in found:
             key = (status, tuple(int((m.get("statuses") or {}).get(status) or 0) for m in per_system))
             groups.setdefault(key, []).append(name)

@@ -115,3 +115,11 @@ def test_a_run_resumed_mid_conversation_summarises_alike(tmp_path):
     lines = [json.loads(line) for line in results.read_text().splitlines()]
     assert len(lines) == 5 and next(r for r in lines if r["id"] == "c2:2")["history"][0]["content"] == \
         "What is polonium?"
+
+
+def test_the_terminal_says_the_means_cover_conversations(tmp_path):
+    """The table's first line names the conversations the CIs resample, beside the turn count."""
+    data = forms.native(tmp_path / "c.jsonl")
+    done = genevals("run", str(data), "-o", str(tmp_path / "out"), "-m", "token_f1", "--no-history")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].startswith("5 samples (2 conversations, CIs by conversation), 1 system(s)")

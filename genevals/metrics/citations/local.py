@@ -18,7 +18,7 @@ from genevals import types
 from genevals import grounding as checker_needs
 from genevals.claims.citations import PatternError, ScanError, compile_pattern
 from genevals.metrics.base import Metric, register
-from genevals.metrics.citations import formulas
+from genevals.metrics.citations import calibration, citation_features, formulas
 from genevals.metrics.citations.formulas import CitationCheck, SentenceCheck, Unscored
 from genevals.metrics.citations.sentences import CitationInputError, CitedSentence, cited_sentences
 from genevals.signature import make_signature, package_version
@@ -67,11 +67,16 @@ class CitationsLocal(Metric):
         pattern: a regular expression for the citation markers (its group ``ref``, else its first group, holds
             the references); None: ``[n]``, ``[n, m]``, ``[n-m]``, ``[id]``, ``(Source n)`` and ``^n``.
         device: where the MiniLM encoder runs.
+        calibration: ``rule`` (default): the checker's rule verdict; ``expertqa``: a citation is unsupported when
+            the logistic model calibrated on ExpertQA's expert labels gives p(not supported) >= its threshold
+            (:mod:`genevals.metrics.citations.calibration`; both measured on its card).
     """
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
         Setting("pattern", str, None, "regex of citation markers (RE2; group 'ref' holds the references)"),
         Setting("device", str, "cpu", "where the embedding model runs"),
+        Setting("calibration", str, "rule", "rule: the checker's rule verdict; expertqa: the model calibrated on "
+                "ExpertQA's expert labels (both on the validation card)", choices=calibration.MODES),
     )
 
     family = "citations_local"
@@ -81,19 +86,37 @@ class CitationsLocal(Metric):
     order = 84
     languages = checker_needs.LANGUAGES
 
-    def __init__(self, pattern: str | None = None, device: str = "cpu") -> None:
+    def __init__(self, pattern: str | None = None, device: str = "cpu", calibration: str = "rule") -> None:
         from genevals.grounding import checker
+        from genevals.metrics.citations import calibration as calibrations
 
+        if calibration not in calibrations.MODES:
+            raise ValueError(f"calibration: expected one of {', '.join(calibrations.MODES)}, got {calibration!r}")
         self.pattern_text = pattern
         self.pattern = checked_pattern(pattern)
         self.device = device
         self.thresholds = checker.load_thresholds()
+        self.calibration = calibration
+        self.model = calibrations.model() if calibration == "expertqa" else None
+
+    @classmethod
+    def card(cls) -> dict[str, Any] | None:
+        """Measured on ExpertQA's expert labels (:mod:`genevals.metrics.citations.calibration`)."""
+        return calibration.card()
+
+    @property
+    def warning(self) -> str | None:
+        # shown by every run that uses the checker (terminal, summary.json, report) while it does not beat the
+        # best trivial baseline on expert labels
+        return calibration.caveat(self.calibration)
 
     def signature(self) -> str:
         from genevals.grounding.checker import MODEL_NAME
 
+        # the default rule keeps its signature; a calibrated run names the fit it used
+        fit = {"calibration": f"expertqa-{self.model.tag}"} if self.model is not None else {}
         return make_signature("citations", variant="local", model=MODEL_NAME,
-                              markers=markers_setting(self.pattern_text), lang=str(self.language),
+                              markers=markers_setting(self.pattern_text), **fit, lang=str(self.language),
                               languages=",".join(sorted(self.languages or ())), st=package_version("sentence-transformers"))
 
     def describe(self) -> dict[str, str]:
@@ -103,7 +126,7 @@ class CitationsLocal(Metric):
         from genevals.grounding.checker import MODEL_NAME
 
         return {"backend": BACKEND, "model": MODEL_NAME, "variant": "local",
-                "pattern": self.pattern_text or "default"}
+                "pattern": self.pattern_text or "default", "calibration": self.calibration}
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         out: list[dict[str, MetricResult] | None] = [None] * len(samples)
@@ -158,13 +181,14 @@ class CitationsLocal(Metric):
         for (sample, _), rows in zip(items, plan):
             found: dict[int, SentenceCheck] = {}
             for s, sets in rows:
-                verdicts = [self._phi(features[at + k], sample) for k in range(len(sets))]
+                verdicts = [self._phi(features[at + k], sample, asks[at + k]) for k in range(len(sets))]
                 at += len(sets)
                 found[s.index] = self._sentence(s, verdicts)
             out.append(found)
         return out
 
-    def _phi(self, f, sample: Sample) -> tuple[bool, float | None, str, int | None, tuple[int, int] | None]:
+    def _phi(self, f, sample: Sample, ask: tuple[str, list[str], str]) -> tuple[bool, float | None, str, int | None,
+                                                                              tuple[int, int] | None]:
         """(supported, support score, reason, context of the quote, quote span) of one featurized check."""
         from genevals.grounding import checker
 
@@ -173,7 +197,15 @@ class CitationsLocal(Metric):
         decisions = [checker.decide(f, c, self.thresholds[f.kind]) for c in f.claims]
         worst = min(decisions, key=lambda d: (d.label == types.SUPPORTED, d.score))
         ok = all(d.label == types.SUPPORTED for d in decisions)
-        return ok, round(worst.score, 4), worst.reason, worst.context_index, worst.quote_span
+        if self.model is None:
+            return ok, round(worst.score, 4), worst.reason, worst.context_index, worst.quote_span
+        claim, contexts, _ = ask
+        p = self.model.probability(citation_features.features(f, self.thresholds, claim,
+                                                              [c for c in contexts if c]))
+        ok = p < self.model.threshold
+        reason = (f"calibrated on ExpertQA: p(not supported) {p:.2f} {'<' if ok else '>='} "
+                  f"{self.model.threshold:.2f}; the rule said: {worst.reason}")
+        return ok, round(1.0 - p, 4), reason, worst.context_index, worst.quote_span
 
     def _sentence(self, s: CitedSentence, verdicts: list) -> SentenceCheck:
         whole, everything = verdicts[0], verdicts[-1]

@@ -7,9 +7,12 @@ for each judge, a logistic regression over the features of :mod:`genevals.metric
     p = \\sigma\\Big(b + \\sum_j w_j x_j\\Big), \\qquad \\sigma(z) = \\frac{1}{1 + e^{-z}},
 
 fit on the development halves of public human-labelled sets, the decision threshold on p where the judge gives
-a binary verdict, and its **validation card**: out-of-fold ROC AUC (and F1 at the threshold) from
-cross-validation grouped by question, with a 95% CI from a bootstrap over questions, beside the best trivial
-baseline on the same rows, and whether the judge beats it. No figure here is typed by hand.
+a binary verdict, and its **validation card**: out-of-fold ROC AUC (and F1 at the threshold) from nested
+cross-validation grouped by question (the feature set and coefficients chosen inside each training fold; the
+shipped weights give the features the selection on all rows left out 0), with a 95% CI from a bootstrap over
+questions, beside the best trivial baseline on the same rows, and whether the judge beats it, is level with it
+or is worse than it (the paired CI of the difference above, covering or below 0). No figure here is typed by
+hand.
 """
 from __future__ import annotations
 

@@ -25,7 +25,9 @@ CONTEXT_FEATURES = ("cosine", "passage", "passage_x_cosine")
 PASSAGE_WORDS = 60
 #: word pieces of a chunk embedded (96 tokens with [CLS] and [SEP]): out-of-fold AUC of the fitted model, WikiQA /
 #: Cranfield, was 0.809 / 0.715 at 30 pieces, 0.825 / 0.719 at 62, 0.825 / 0.722 at 94 and 0.824 / 0.709 at 254
-#: (the model's limit); CPU ms per question (one thread) 115 / 142 at 62 pieces, 114 / 189 at 94
+#: (the model's limit); CPU ms per question (one thread) 115 / 142 at 62 pieces, 114 / 189 at 94. Since issue 39
+#: bench_triad.py chooses it (of 94, 62, 30) inside each fold with the feature set, and stops unless the
+#: selection on all rows picks this value
 HEAD_PIECES = 94
 #: an answer: its cosine to the question (whole, and its best sentence), the share of the question's words it
 #: repeats, the share of its own words that are new, log(1 + words), and whether it holds what the question

@@ -1,0 +1,93 @@
+"""The offline citation checker's calibration and validation card, measured on expert attribution labels.
+
+``citations_calibration.json`` beside this module is written by ``benchmarks/bench_citations.py`` and by nothing
+else: a logistic regression over :mod:`genevals.metrics.citations.citation_features`,
+
+.. math::
+    p(\\text{not supported}) = \\sigma\\Big(b + \\sum_j w_j x_j\\Big),
+
+its feature set, coefficients and threshold chosen on ExpertQA's expert labels (the selection run on all rows),
+and the **validation card**: out-of-fold ROC AUC, F1 at the threshold and balanced accuracy from cross-validation
+grouped by question, every choice made inside each training fold, with 95% CIs over questions, beside the best
+trivial baseline on the same folds and the paired CI of the difference. No figure here is typed by hand.
+
+:func:`caveat` turns the card into the one line every run that uses the checker shows when it does not beat
+its baseline.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+PATH = Path(__file__).with_name("citations_calibration.json")
+#: ``citations_local``'s ``calibration`` setting: the rule verdict, or the model fit on ExpertQA; the card's
+#: evaluations are in this order
+MODES = ("rule", "expertqa")
+
+
+@dataclass(frozen=True)
+class Model:
+    """The shipped logistic model: weights on the named features (of :data:`FEATURES`), a threshold on p."""
+
+    features: tuple[str, ...]
+    weights: tuple[float, ...]
+    intercept: float
+    threshold: float
+    tag: str
+
+    def probability(self, row: Sequence[float]) -> float:
+        """p(not supported) of one row of every :data:`FEATURES`, in their order."""
+        from genevals.metrics.citations.citation_features import FEATURES
+
+        z = self.intercept + sum(w * row[FEATURES.index(name)] for w, name in zip(self.weights, self.features))
+        return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
+
+
+@functools.lru_cache(maxsize=None)
+def _document() -> dict[str, Any]:
+    return json.loads(PATH.read_text(encoding="utf-8"))
+
+
+def entry(judge: str = "citations_local") -> dict[str, Any]:
+    return _document()["judges"][judge]
+
+
+def model(judge: str = "citations_local") -> Model:
+    """The shipped calibration of ``judge``; a feature the code no longer computes is an error, not a misreading."""
+    from genevals.metrics.citations.citation_features import FEATURES
+
+    e = entry(judge)
+    unknown = [f for f in e["features"] if f not in FEATURES]
+    if unknown:
+        raise RuntimeError(f"{PATH.name}: {judge} was fit on features {unknown} the code does not compute; rerun "
+                           "benchmarks/bench_citations.py")
+    return Model(tuple(e["features"]), tuple(float(w) for w in e["weights"]), float(e["intercept"]),
+                 float(e["threshold"]), e["tag"])
+
+
+def card(judge: str = "citations_local") -> dict[str, Any] | None:
+    """The validation card of ``judge`` (None when none is shipped)."""
+    found = _document().get("judges", {}).get(judge)
+    return found.get("card") if found else None
+
+
+def caveat(mode: str = "rule", judge: str = "citations_local") -> str | None:
+    """One line for every run that uses ``judge`` (in ``mode``, one of :data:`MODES`) when its card says it does
+    not beat the best trivial baseline on F1 (its verdicts are what the citation metrics count), naming both
+    figures; None when it does."""
+    found = card(judge)
+    if not found:
+        return None
+    e = found["evaluations"][MODES.index(mode)]
+    if e.get("f1_versus_baseline", "beats") == "beats":
+        return None
+    base, data = e["f1_baseline"], e["data"].split(":")[0].split(" (")[0]
+    how = {"level with": "no better than", "worse than": "worse than"}[e["f1_versus_baseline"]]
+    name = judge if mode == "rule" else f"{judge} (calibration={mode})"
+    return (f"{name} is {how} '{base['name']}' on {data} expert labels (F1 {e['f1']['value']:.2f} vs "
+            f"{base['value']:.2f}, difference CI [{base['difference_ci'][0]:+.2f}, {base['difference_ci'][1]:+.2f}]); "
+            "treat its verdicts as a screen, or use the LLM judge (citations)")
