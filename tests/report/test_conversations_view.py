@@ -201,3 +201,30 @@ def test_two_systems_answering_one_conversation(browser, tmp_path):
         p.click("#conv-list li")
         assert "csys=dense" in p.url and "It is closed on Mondays." in p.inner_text("#conv-transcript")
         assert view.errors == []
+
+
+def test_knowledge_retention_failures_of_a_real_judge(browser, tmp_path):
+    """The knowledge_retention metric judged over HTTP by the fault server playing a rule-based judge
+    (tests/metrics/conversation): the filter shows the conversation whose assistant contradicted the user, with
+    the failing turn marked and its words quoted."""
+    from metrics.conversation.test_conversation_judges import ROWS, judge_config, rule_judge
+    from support.fault_server import FaultServer
+
+    from genevals.engine.local import evaluate
+
+    with FaultServer(replies=rule_judge) as server:
+        evaluate(ROWS[:2], ["knowledge_retention", "token_f1"], judge=judge_config(server, tmp_path),
+                 out_dir=tmp_path / "run")
+    report = write_report([tmp_path / "run"], tmp_path / "report.html")
+    with report_page(browser, report) as view:
+        p = view.page
+        view.tab("conversations")
+        p.select_option("#conv-filter", "retention")
+        assert p.inner_text("#conv-count") == "1 of 2 conversations"
+        p.click("#conv-list li[data-conv=moved]")
+        flagged = p.locator(".conv-turn.flagged")
+        assert flagged.count() == 1 and flagged.get_attribute("data-turn") == "3"
+        note = flagged.locator(".kr-note").inner_text()
+        assert "Since you live in Berlin" in note and "I live in Grabow" in note and "(turn 1)" in note
+        assert p.locator(".conv-turn[data-turn='1'] .conv-scores").inner_text().count("not_last_turn") == 0
+        assert view.errors == []
