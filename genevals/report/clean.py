@@ -5,8 +5,9 @@ function here returns plain strings, finite numbers and lists the page can show 
 only ever sets ``textContent``). A malformed part is dropped or given its default, never an error:
 
 * claims and verdicts are parsed by :meth:`Claim.from_dict` / :meth:`Verdict.from_dict`; a verdict with an
-  unknown label counts as unverifiable, a verdict or claim whose evidence fields (context, quote, spans) do
-  not parse keeps its claim and label without them, and one that still does not parse is left out;
+  unknown label counts as unverifiable (``from_history``, a conversation turn repeating the user, is its own
+  label), a verdict or claim whose evidence fields (context, quote, spans) do not parse keeps its claim and
+  label without them, and one that still does not parse is left out;
 * spans are kept only when they lie inside their text, and are converted from Python (code point) offsets to
   the UTF-16 offsets JavaScript slices by;
 * a claim's text or a verdict's quote that is exactly the slice its span points at is left out (the page
@@ -20,7 +21,7 @@ import re
 from collections.abc import Mapping  # not typing's: its isinstance is several times slower
 from typing import Any, Callable, Sequence
 
-from genevals.types import UNVERIFIABLE, VERDICT_LABELS, Claim, Verdict
+from genevals.types import ALL_VERDICT_LABELS, UNVERIFIABLE, Claim, Verdict
 
 #: The metric whose details carry the judge's claims and verdicts (judge-backed families write its outputs).
 CLAIMS_METRIC = "faithfulness"
@@ -91,7 +92,8 @@ def claims_of(details: Mapping[str, Any]) -> tuple[list[Claim], list[Verdict]] |
               for raw in (claims_in if isinstance(claims_in, list) else [])]
     verdicts = []
     for raw in verdicts_in if isinstance(verdicts_in, list) else []:
-        if isinstance(raw, Mapping) and raw.get("label") not in VERDICT_LABELS:
+        # from_history (a conversation turn repeating the user) is kept: the page shows it as its own label
+        if isinstance(raw, Mapping) and raw.get("label") not in ALL_VERDICT_LABELS:
             raw = {**raw, "label": UNVERIFIABLE}
         verdicts.append(_parse(Verdict.from_dict, raw, ("claim_index", "label", "missing")))
     # A claim not located in the answer is not the answer's (run folders written before invented_claims

@@ -4,7 +4,7 @@ var D = JSON.parse(document.getElementById("genevals-data").textContent);
 var SVGNS = "http://www.w3.org/2000/svg";
 var PALETTE = ["#0b5cad", "#d1560b", "#2da44e", "#8250df", "#bf3989", "#1b7c83", "#9a6700", "#57606a"];
 var VERDICTS = ["supported", "contradicted", "unverifiable"];
-var VERDICT_COLORS = { supported: "#2da44e", contradicted: "#c4262e", unverifiable: "#d4a72c" };
+var VERDICT_COLORS = { supported: "#2da44e", contradicted: "#c4262e", unverifiable: "#d4a72c", from_history: "#6e7781" };
 var KEY_METRICS = ["faithfulness", "token_f1", "bertscore_f1", "rougeL", "exact_match", "mrr", "recall@5",
   "ndcg@10", "hit_rate@5", "contradiction_rate"];
 var METRIC = {}, METRIC_INDEX = {};
@@ -126,7 +126,7 @@ function claimRows(sample) {
   });
 }
 function verdictCounts(sample) {
-  var counts = { supported: 0, contradicted: 0, unverifiable: 0 };
+  var counts = { supported: 0, contradicted: 0, unverifiable: 0, from_history: 0 };
   claimRows(sample).forEach(function (r) { counts[r.label] += 1; });
   return counts;
 }

@@ -28,6 +28,7 @@ from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, inven
                                    page_repeats, page_summary, sample_texts, text)
 from genevals.report.load import Run, declaration, load_run, unique_names
 from genevals.report.citations import page_citations
+from genevals.report.conversations import attach_turns, page_conversations, turn_fields
 from genevals.report.rag import page_rag
 from genevals.report.held import add_held
 from genevals.report.values import SampleValues
@@ -347,12 +348,15 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
     chosen = set(detailed)
     heads: dict[int, tuple[str, str]] = {}
     texts: dict[int, dict[str, Any]] = {}
+    turns: dict[int, dict[str, Any]] = {}  # conversation turns' fields, for the conversation view
     contexts_left = MAX_PAGE_CONTEXTS
     for r, run in enumerate(runs):
         wanted = {store.line[k]: k for k in embedded if systems[store.sys[k]][0] == r}
         for number, row in run.lines(wanted):
             k = wanted[number]
             heads[k] = (text(row.get("id")), text(row.get("origin")))
+            if row.get("conversation_id") is not None:
+                turns[k] = turn_fields(row)
             if k in chosen:
                 held = row.get("contexts")
                 contexts_left -= len(held) if isinstance(held, list) else 0
@@ -369,7 +373,8 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
     detailed = [k for k in detailed if k in chosen]
     n_hallucinated_detailed = int(hallucinated[np.asarray(detailed, dtype=np.int64)].sum()) if detailed else 0
     samples = _page_samples(store, embedded, heads, texts, metrics)
-    del heads, texts
+    attach_turns(samples, embedded, turns, texts)
+    del heads, texts, turns
 
     notes.invented_warning()
     system_info = _systems(runs, run_names, systems, sizes)
@@ -414,4 +419,5 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
         "ranks": stats.ranks(store, metrics.position.get(stats.RANK_METRIC), len(systems)),
         "verdicts": stats.verdict_totals(store, len(systems)),
         "samples": samples,
+        "conversations": page_conversations(samples),
     }

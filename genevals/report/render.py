@@ -24,7 +24,10 @@ HERE = Path(__file__).resolve().parent
 #: this order: each script registers its tabs, sections and hooks with core.js, which draws them by their own
 #: declared order and refuses a second registration of an id (tests/report/test_tabs_registry.py).
 JS_FILES = ("core.js", "overview.js", "leaderboard.js", "details.js", "cards.js", "charts.js", "samples.js",
-            "review.js", "rag.js", "repeats.js", "jury.js", "citations.js", "runs.js", "history.js", "decisions.js", "main.js", "links.js")
+            "review.js", "rag.js", "repeats.js", "jury.js", "citations.js", "runs.js", "history.js", "decisions.js", "conversations.js", "main.js", "links.js",
+            "conversations_link.js")
+#: the page's style sheets, concatenated in this order
+CSS_FILES = ("report.css", "conversations.css")
 
 
 def embed_json(data: Any) -> str:
@@ -62,7 +65,7 @@ def render(data: Mapping[str, Any], connect_src: str = "'none'") -> str:
     """The HTML page for ``data``; ``connect_src`` is what the page may fetch from (the review server serves it
     with ``'self'``: the static file fetches nothing)."""
     script = "(function () {\n\"use strict\";\n" + "\n".join(_asset(f) for f in JS_FILES) + "\n})();\n"
-    css = _asset("report.css")
+    css = "\n".join(_asset(f) for f in CSS_FILES)
     if "</" in script or "<!--" in script or "</" in css:
         raise ValueError("report assets must not contain '</' or '<!--'")
     script_hash = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")

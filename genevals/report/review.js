@@ -41,7 +41,7 @@ function flaggedClaims() {
   var out = [];
   D.samples.forEach(function (s, i) {
     claimRows(s).forEach(function (r, k) {
-      if (r.label === "supported") return;
+      if (r.label === "supported" || r.label === "from_history") return;  // repeating the user: no hallucination
       out.push({ sample: i, k: k, row: r, ctx: nearestContext(s, r.verdict) });
     });
   });

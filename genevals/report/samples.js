@@ -16,7 +16,7 @@ function answerWithClaims(sample, rows, onClaim) {
   // Spans by start; a sweep keeps those open over each piece, so thousands of claims cost n log n, not n^2.
   covering.sort(function (a, b) { return a[0] - b[0]; });
   var open = [], next = 0;
-  var worst = { contradicted: 3, unverifiable: 2, supported: 1 };
+  var worst = { contradicted: 3, unverifiable: 2, supported: 1, from_history: 0.5 };
   var node = el("div", { dir: "auto", "class": "text-block answer" }), into = node, chunked = text.length > LONG_TEXT, filled = 0;
   for (var i = 0; i + 1 < cuts.length; i++) {
     if (chunked && (into === node || filled >= TEXT_CHUNK)) { into = node.appendChild(el("div", { "class": "text-chunk" })); filled = 0; }
@@ -141,7 +141,7 @@ function drawSample(index, claimIndex) {
     el("div", { "class": "card" }, [el("h3", { text: "Question" }), el("div", { dir: "auto", "class": "text-block question", text: sample.q || "(none)" }),
       sample.origin ? el("div", { "class": "small muted", text: "input " + sample.origin }) : null]),
     el("div", { "class": "card" }, [el("h3", { text: "Answer" }), answerWithClaims(sample, rows, onClaim),
-      rows.length ? el("div", { "class": "legend", style: { marginTop: "8px" } }, VERDICTS.map(function (v) {
+      rows.length ? el("div", { "class": "legend", style: { marginTop: "8px" } }, VERDICTS.concat(rows.some(function (r) { return r.label === "from_history"; }) ? ["from_history"] : []).map(function (v) {
         return el("span", null, [el("span", { "class": "swatch", style: { background: VERDICT_COLORS[v] } }), v]); })) : null,
       rows.length ? el("h4", { text: "Claims" }) : null, rows.length ? list : null]),
     inventedCard(sample),

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from genevals.output import runfolder
-from genevals.report.clean import CLAIMS_METRIC, claims_of, page_contexts, text
+from genevals.report.clean import CLAIMS_METRIC, claims_of, page_contexts, text, whole
 from genevals.review.citations import ReviewSentence, sentences_of
-from genevals.types import SUPPORTED, UNVERIFIABLE
+from genevals.types import FROM_HISTORY, SUPPORTED, UNVERIFIABLE
 
 
 def digest(claim_text: str) -> str:
@@ -34,7 +34,8 @@ class ReviewClaim:
 
     @property
     def flagged(self) -> bool:
-        return self.label != SUPPORTED
+        # from_history repeats the user (a conversation's turn): not supported by the contexts, yet no hallucination
+        return self.label not in (SUPPORTED, FROM_HISTORY)
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,12 @@ class ReviewSample:
     claims: tuple[ReviewClaim, ...] = field(default=())
     #: the answer's sentences with their checked citations (:mod:`genevals.review.citations`)
     sentences: tuple[ReviewSentence, ...] = field(default=())
+    #: a conversation's turn: its conversation, its number, the earlier turns it was judged with ((role,
+    #: content), oldest first) and how many the history budget left out; None, None, (), 0 for a single answer
+    conversation_id: str | None = None
+    turn: int | None = None
+    history: tuple[tuple[str, str], ...] = ()
+    history_dropped: int = 0
 
     def claim(self, index: Any) -> ReviewClaim | None:
         if isinstance(index, bool) or not isinstance(index, int):
@@ -82,8 +89,18 @@ def load_samples(run_dir: str | Path) -> dict[tuple[str, str], ReviewSample]:
         contexts = tuple(c["text"] for c in page_contexts(row.get("contexts")))
         out[key] = ReviewSample(system=key[0], id=key[1], line=number, question=text(row.get("question")),
                                 answer=answer, contexts=contexts, claims=_claims(row, answer),
-                                sentences=sentences_of(row.get("metrics"), len(contexts)))
+                                sentences=sentences_of(row.get("metrics"), len(contexts)), **turn_of(row))
     return out
+
+
+def turn_of(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A results row's conversation fields, as :class:`ReviewSample` holds them (hostile input: a malformed
+    field is left out)."""
+    conversation, history, dropped = row.get("conversation_id"), row.get("history"), whole(row.get("history_dropped"))
+    return {"conversation_id": None if conversation is None else text(conversation), "turn": whole(row.get("turn")),
+            "history": tuple((m["role"], text(m.get("content"))) for m in (history if isinstance(history, list) else ())
+                             if isinstance(m, Mapping) and m.get("role") in ("user", "assistant", "system")),
+            "history_dropped": dropped if dropped and dropped > 0 else 0}
 
 
 def utf16_to_code_points(content: str) -> Callable[[int], int | None]:

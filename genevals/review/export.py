@@ -11,6 +11,9 @@ settled it:
 An answer with flagged claims still undecided (or only unsure, or tied) is left out and counted, and so is an
 answer with a flagged claim that no reviewer has decided on at all.
 
+A conversation's turn keeps ``conversation_id``, ``turn`` and the ``history`` it was judged with (and
+``history_dropped``), so ``genevals validate`` judges it as the run did.
+
 Every row says whether it was labelled ``blind``: every current decision on the answer was made in ``genevals
 review --blind`` before the judge's verdicts were shown. An answer the review queue drew (``--queue N``:
 :mod:`genevals.review.queue`) also carries its ``stratum``, ``inclusion_probability``, ``stratum_size``,
@@ -31,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from genevals.review import citations
-from genevals.review.claims import load_samples
+from genevals.review.claims import ReviewSample, load_samples
 from genevals.review.store import Queue, current, read_store
 from genevals.review.tally import Samples, consensus, fresh_by_claim, stale_reason
 
@@ -95,10 +98,22 @@ def labelled_rows(decisions: list, samples: Samples, queue: Queue | None = None
                      "context": list(sample.contexts), "response": sample.answer, "hallucinated": label,
                      "spans": [{"start": s, "end": e} for s, e in merge_spans(spans)],
                      "source": f"review of results.jsonl line {sample.line}", "blind": blind.get(key, False),
-                     "inclusion_probability": None, **design.get(key, {})})
+                     "inclusion_probability": None, **design.get(key, {}), **_turn(sample)})
     queued_written = sum(1 for r in rows if r["inclusion_probability"] is not None)
     return rows, ExportCounts(len(rows), sum(r["hallucinated"] for r in rows), unsettled, unreviewed=unreviewed,
                               queued=len(design), queued_written=queued_written)
+
+
+def _turn(sample: ReviewSample) -> dict[str, Any]:
+    """A conversation turn's fields, for ``genevals validate`` to judge the turn with its history as the run
+    did; {} for a single answer."""
+    if sample.conversation_id is None and not sample.history:
+        return {}
+    out: dict[str, Any] = {"conversation_id": sample.conversation_id, "turn": sample.turn,
+                           "history": [{"role": r, "content": c} for r, c in sample.history]}
+    if sample.history_dropped:
+        out["history_dropped"] = sample.history_dropped
+    return out
 
 
 def _design(queue: Queue | None) -> dict[tuple[str, str], dict[str, Any]]:

@@ -4,7 +4,7 @@
 var D = JSON.parse(document.getElementById("genevals-data").textContent);
 var S = { name: "", items: [], at: 0, item: null, error: "" };
 var LABELS = { confirmed: "Not supported (hallucinated)", false_alarm: "Supported", unsure: "Unsure" };
-var JUDGE = { supported: "supported", contradicted: "contradicted", unverifiable: "unverifiable" };
+var JUDGE = { supported: "supported", contradicted: "contradicted", unverifiable: "unverifiable", from_history: "from history (repeats the user; no hallucination)" };
 try { S.name = window.localStorage.getItem("genevals-reviewer") || ""; } catch (e) { S.name = ""; }
 
 function el(tag, attrs, kids) {
@@ -132,10 +132,22 @@ function draw() {
     S.item ? itemView(S.item) : el("p", { text: S.items.length ? "" : "Nothing to review." })]));
   document.documentElement.setAttribute("data-ready", "true");
 }
+// A conversation's turn: the earlier turns it was judged with, system messages muted, before its question.
+function conversationBlock(conv) {
+  if (!conv) return null;
+  return el("div", { id: "conversation" }, [
+    el("h3", { text: "Conversation " + (conv.id === null ? "" : conv.id) + (conv.turn ? ", turn " + conv.turn : "") + ": earlier turns" }),
+    conv.dropped ? el("p", { "class": "muted", text: conv.dropped + " earlier message(s) left out (the history budget)" }) : null,
+    conv.history.length ? el("ol", { "class": "history" }, conv.history.map(function (m) {
+      return el("li", { "class": "msg-" + m.role + (m.role === "system" ? " muted" : ""), dir: "auto" }, [el("strong", { text: m.role + ": " }), m.content]);
+    })) : el("p", { "class": "muted", text: "No earlier turns." }),
+    el("h3", { text: "This turn" })]);
+}
 function itemView(item) {
   var next = S.at + 1 < S.items.length ? el("button", { type: "button", id: "next-item", text: "Next answer", onclick: function () { loadItem(S.at + 1); } }) : null;
   return el("section", { id: "item", "data-revealed": String(item.revealed) }, [
     el("h2", { text: item.system + " / " + item.sample_id }),
+    conversationBlock(item.conversation),
     item.question ? el("p", { "class": "question", dir: "auto", text: item.question }) : null,
     el("h3", { text: "Answer" }), answerBlock(item), missedBox(item),
     item.revealed && item.faithfulness !== null && item.faithfulness !== undefined ? el("p", { id: "faithfulness", text: "Judge's faithfulness: " + item.faithfulness.toFixed(3) }) : null,

@@ -78,6 +78,9 @@ def item(sample: ReviewSample, raw_verdicts: Mapping[int, Mapping[str, Any]], fa
                       and (d.system, d.sample_id) == (sample.system, sample.id) and not stale_reason(d, samples)),
         "claims": [{"index": c.index, "text": c.text, "spans": [[to16(s), to16(e)] for s, e in c.spans],
                     "mine": _mine(mine.get(c.index))} for c in sample.claims]}
+    if sample.conversation_id is not None or sample.history:  # a turn is reviewed with what was said before it
+        out["conversation"] = {"id": sample.conversation_id, "turn": sample.turn, "dropped": sample.history_dropped,
+                               "history": [{"role": r, "content": c} for r, c in sample.history]}
     if shown:
         for claim, entry in zip(sample.claims, out["claims"]):
             raw = raw_verdicts.get(claim.index) or {}

@@ -59,7 +59,7 @@ def stratum_of(verdicts: Iterable[Mapping[str, Any]], faithfulness: float | None
     verdicts = [v for v in verdicts if isinstance(v, Mapping)]
     if not verdicts:
         return None
-    flagged = any(v.get("label") != "supported" for v in verdicts)
+    flagged = any(v.get("label") not in ("supported", "from_history") for v in verdicts)  # repeating the user: clean
     disputed = any((isinstance(v.get("jury"), Mapping) and _distinct(v["jury"].values()) > 1)
                    or (isinstance(v.get("repeats"), list) and _distinct(v["repeats"]) > 1) for v in verdicts)
     confidences = [v["confidence"] for v in verdicts

@@ -64,7 +64,7 @@ class Rule:
         """Whether a claim with this verdict label marks its spans as predicted hallucination."""
         if self.kind == "contradicted":
             return label == types.CONTRADICTED
-        return label != types.SUPPORTED
+        return label not in (types.SUPPORTED, types.FROM_HISTORY)  # repeating the user is no hallucination
 
     def predict(self, result: Mapping[str, MetricResult]) -> bool:
         faith = result["faithfulness"]

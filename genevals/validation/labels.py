@@ -3,6 +3,8 @@
 Rows carry ``context`` (a string, or a list of strings), ``response``, optional ``question``, the human
 label ``hallucinated`` (bool) and optional ``spans: [{start, end}, ...]`` (character offsets into the response;
 the RAGTruth schema). ``hallucinated`` may be left out when ``spans`` is given (any span = hallucinated).
+A conversation's turn may carry ``history`` (``[{role, content}]``, earlier turns oldest first), ``conversation_id``
+and ``turn``: its judges see the history, as in a run.
 """
 from __future__ import annotations
 
@@ -17,6 +19,10 @@ from genevals.validation.spans import merge_spans
 
 class LabelledInputError(ValueError):
     pass
+
+
+#: the roles of a conversation turn's ``history`` messages
+HISTORY_ROLES = ("user", "assistant", "system")
 
 
 # -- input ---------------------------------------------------------------------------------------------------
@@ -78,11 +84,31 @@ def check_row(row: Any) -> str | None:
             if not (isinstance(s, dict) and isinstance(s.get("start"), int) and isinstance(s.get("end"), int)
                     and not isinstance(s.get("start"), bool) and 0 <= s["start"] <= s["end"] <= len(row["response"])):
                 return f"field 'spans': bad span {json.dumps(s)[:80]} (need 0 <= start <= end <= len(response))"
+    problem = _history_problem(row.get("history"))
+    if problem:
+        return problem
     label = row.get("hallucinated")
     if label is None and spans is None:
         return "no label: give 'hallucinated' (true/false) or 'spans'"
     if label is not None and not isinstance(label, bool):
         return "field 'hallucinated': expected true or false"
+    return None
+
+
+def _history_problem(history: Any) -> str | None:
+    """What is wrong with a row's ``history`` (None: nothing, or no history)."""
+    if history is None:
+        return None
+    if not isinstance(history, list):
+        return f"field 'history': expected a list of {{role, content}} messages, got {type(history).__name__}"
+    for i, m in enumerate(history):
+        if not isinstance(m, dict):
+            return f"field 'history[{i}]': expected an object {{role, content}}, got {json.dumps(m)[:80]}"
+        if m.get("role") not in HISTORY_ROLES:
+            return (f"field 'history[{i}].role': expected one of {', '.join(HISTORY_ROLES)}, "
+                    f"got {json.dumps(m.get('role'))[:80]}")
+        if not isinstance(m.get("content"), str):
+            return f"field 'history[{i}].content': expected text, got {json.dumps(m.get('content'))[:80]}"
     return None
 
 
@@ -99,9 +125,14 @@ def gold_spans(row: Mapping[str, Any]) -> list[tuple[int, int]]:
 def row_to_sample(row: Mapping[str, Any]) -> Sample:
     ctx = row["context"]
     texts = [ctx] if isinstance(ctx, str) else list(ctx)
+    turn = row.get("turn")
     return Sample(id=str(row["id"]), answer=row["response"], question=row.get("question") or "",
                   contexts=tuple(Context(text=t, rank=i + 1) for i, t in enumerate(texts)),
-                  system=str(row.get("model") or "default"), origin=row.get("_origin", ""))
+                  system=str(row.get("model") or "default"), origin=row.get("_origin", ""),
+                  # a conversation's turn (`genevals review export`): judged with the history the run judged it with
+                  history=tuple((m["role"], m["content"]) for m in row.get("history") or ()),
+                  conversation_id=None if row.get("conversation_id") is None else str(row["conversation_id"]),
+                  turn=turn if isinstance(turn, int) and not isinstance(turn, bool) else None)
 
 
 def scored(rows: Sequence[dict[str, Any]], metric: Any, to_sample: Callable[[Mapping[str, Any]], Sample],

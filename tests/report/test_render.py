@@ -13,7 +13,7 @@ def _jinja2_page(data, connect_src="'none'"):
     from markupsafe import Markup
 
     script = "(function () {\n\"use strict\";\n" + "\n".join(page._asset(f) for f in page.JS_FILES) + "\n})();\n"
-    css = page._asset("report.css")
+    css = "\n".join(page._asset(f) for f in page.CSS_FILES)
     import base64
     import hashlib
 

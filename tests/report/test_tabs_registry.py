@@ -192,8 +192,9 @@ def two_runs(tmp_path_factory) -> tuple[Path, Path]:
 def test_tabs_appear_in_their_registered_order(browser, two_runs, tmp_path):
     tabs = registered_tabs()
     # the runs tab loads after samples.js and review.js yet declares an earlier place: order, not load order, wins
-    assert [t[1] for t in tabs] != [t[1] for t in sorted(tabs)] and len(tabs) == 8  # 8th: Details (issue 37)
-    tabs = [t for t in tabs if t[1] != "trends"]  # its when() needs `genevals report --history`
+    assert [t[1] for t in tabs] != [t[1] for t in sorted(tabs)] and len(tabs) == 9  # 8th: Details (issue 37)
+    # trends' when() needs `genevals report --history`; conversations' a run with conversations (issue 38)
+    tabs = [t for t in tabs if t[1] not in ("trends", "conversations")]
     o = Opened(browser, write_report(list(two_runs), tmp_path / "two.html"))
     try:
         page = o.page
@@ -214,7 +215,7 @@ def test_one_run_leaves_out_the_runs_tab_and_sections_keep_their_order(browser, 
     o = Opened(browser, write_report([two_runs[1]], tmp_path / "one.html"))
     try:
         tabs = o.page.eval_on_selector_all(".tabs button", "bs => bs.map(b => b.dataset.tab)")
-        assert tabs == [tab for _, tab, _ in sorted(registered_tabs()) if tab not in ("runs", "trends")]  # when() false
+        assert tabs == [tab for _, tab, _ in sorted(registered_tabs()) if tab not in ("runs", "trends", "conversations")]  # when() false
         # review.js's heading (order -20), decisions.js's reviewers card (-10), then review.js's own table (0)
         o.tab("review")
         parts = o.page.eval_on_selector_all("#tab-review > *", "ns => ns.map(n => n.id || n.tagName)")
