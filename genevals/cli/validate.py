@@ -122,6 +122,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         print(f"genevals: error: --out {out}: exists and is not a folder", file=sys.stderr)
         return EXIT_BAD_INPUT
+    from genevals.validation.begin import files as begin_files
+
+    if begin := begin_files(args.input):  # BEGIN's attribution labels (a .tsv file, or a folder of them)
+        from genevals.cli import validate_begin
+
+        return validate_begin.cmd(args, out, begin)
     if args.judge.startswith("citations"):
         return _validate_citations(args, out)
     try:
