@@ -10,9 +10,9 @@ from pathlib import Path
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK
 
 
-def cmd(args: argparse.Namespace, out: Path, files: list[Path]) -> int:
+def cmd(args: argparse.Namespace, out: Path, files: list[Path], judge_settings) -> int:
+    """``judge_settings(args)``: (the JudgeConfig, the judge's settings), as validate reads them from the options."""
     from genevals.cli import failures
-    from genevals.cli.validate import judge_settings
     from genevals.stats import DEFAULT_SEED
     from genevals.validation import Rule, build_metric
     from genevals.validation.begin import load_begin
