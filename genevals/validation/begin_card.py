@@ -2,7 +2,8 @@ r"""The agreement of a judge with BEGIN's labels, against the best trivial basel
 
 The positive class is *not attributable* (a hallucination, in ``genevals validate``'s terms). For each judge:
 
-- **AUC** of the score :math:`1 - \text{faithfulness}` (the Mann-Whitney probability that a not-attributable
+- **AUC** of the judge's score: the offline checker's p(hallucinated) where it gives one, else
+  :math:`1 - \text{faithfulness}` (the Mann-Whitney probability that a not-attributable
   response scores above an attributable one, ties counting one half);
 - **balanced accuracy** :math:`(TPR + TNR) / 2` and **Cohen's kappa** of the rule's yes/no (any claim not
   supported: not attributable);

@@ -42,9 +42,14 @@ def score(rows: Sequence[dict[str, Any]], metric: Any, rule: Any, batch_size: in
     for row, result in scored(rows, metric, to_sample, batch_size, progress):
         faith = result["faithfulness"]
         ok = faith.status == types.OK
+        # the offline checker's p(hallucinated) ranks answers finer than faithfulness (0 or 1 for one sentence)
+        chance = (faith.details or {}).get("probability")
+        chance = float(chance) if isinstance(chance, (int, float)) and not isinstance(chance, bool) else None
         out.append({"id": row["id"], "source": row["source"], "model": row["model"], "group": row["group"],
                     "label": row["label"], "status": faith.status, "reason": faith.reason or None,
                     "faithfulness": faith.value if ok else None,
+                    "score": (chance if chance is not None else 1.0 - faith.value) if ok else None,
+                    "score_of": "probability" if chance is not None else "1 - faithfulness",
                     "predicted_not_attributable": bool(rule.predict(result)) if ok else None,
                     "overlap": round(begin_card.overlap(row["response"], row["knowledge"]), 4)})
     return out
@@ -55,7 +60,7 @@ def _compare(outcomes: Sequence[dict[str, Any]], generic_as: bool | None, seed: 
     rows = [o for o in outcomes if o["faithfulness"] is not None
             and (o["label"] != "Generic" or generic_as is not None)]
     gold = np.array([o["label"] != "Fully attributable" for o in rows], dtype=bool)
-    return begin_card.compare(np.array([1.0 - o["faithfulness"] for o in rows]),
+    return begin_card.compare(np.array([o["score"] for o in rows]),
                               np.array([o["predicted_not_attributable"] for o in rows], dtype=bool), gold,
                               np.array([o["overlap"] for o in rows]), [o["group"] for o in rows], seed, resamples)
 
@@ -74,6 +79,7 @@ def validate(rows: Sequence[dict[str, Any]], metric: Any, rule: Any, judge: str,
         "rows": len(outcomes), "labels": dict(Counter(o["label"] for o in outcomes)),
         "unscored_by_status": dict(Counter(o["status"] for o in outcomes if o["faithfulness"] is None)),
         "positive_class": "not attributable",
+        "auc_score": dict(Counter(o["score_of"] for o in outcomes if o["score"] is not None)),
         "attributable_vs_not": _compare(outcomes, None, seed, resamples),
         "generic_as_not_attributable": _compare(outcomes, True, seed, resamples),
         "generic": {"rows": len(generic), "scored": sum(o["faithfulness"] is not None for o in generic),
@@ -124,7 +130,8 @@ def card_text(report: Mapping[str, Any]) -> str:
     lines = [f"BEGIN validation card: judge {report['judge']}, rule {report['rule']}, {report['rows']} rows "
              f"({', '.join(f'{k} {v}' for k, v in sorted(report['labels'].items()))}), "
              f"{report['seconds']:.1f} s; unscored: {unscored}",
-             "95% intervals: cluster bootstrap by knowledge snippet; positive class: not attributable; "
+             "95% intervals: cluster bootstrap by knowledge snippet; positive class: not attributable; judge AUC of "
+             f"{' / '.join(report['auc_score']) or '-'}; "
              "baselines on the judge's scored rows, word overlap thresholded inside 5 folds by group"]
     if report.get("subsample"):
         lines.append(f"on a fixed stratified subsample: {report['subsample']}")
