@@ -13,8 +13,9 @@ The positive class is *not attributable* (a hallucination, in ``genevals validat
 Baselines, scored on exactly the rows the judge scored: **word overlap**, the share of the response's words
 found in the knowledge (its AUC needs no threshold; its yes/no thresholds it at the cut that maximises balanced
 accuracy on the other folds of a 5-fold split by group, so it is never fitted on the rows it is scored on), and
-**always the majority** class (balanced accuracy 0.5, kappa 0, AUC 0.5). The best of them by balanced accuracy
-is the one compared: the judge's difference from it comes with a paired cluster bootstrap interval.
+**always the majority** class (balanced accuracy 0.5, kappa 0, AUC 0.5); beside them, the judge's own score
+cut the way the overlap is (``judge_cut_fitted``: its ranking with a threshold fitted as the baseline's). The
+best baseline by balanced accuracy is the one compared: the judge's difference from it comes with a paired cluster bootstrap interval.
 """
 from __future__ import annotations
 
@@ -140,7 +141,10 @@ def compare(score: np.ndarray, pred: np.ndarray, gold: np.ndarray, overlaps: np.
     gold = gold.astype(bool)
     baselines = {"word_overlap": (1.0 - overlaps, overlap_predictions(overlaps, gold, groups)),
                  "majority": (np.zeros(len(gold)), majority_predictions(gold, groups))}
-    systems = {"judge": (score, pred.astype(bool)), **baselines}
+    # the judge's score cut as the overlap is (in the other folds): what the judge's ranking is worth with a
+    # threshold fitted as the baseline's was; the verdict stays on the judge's own rule
+    fitted = overlap_predictions(-score, gold, groups)
+    systems = {"judge": (score, pred.astype(bool)), "judge_cut_fitted": (score, fitted), **baselines}
     point = {name: figures(s, p, gold) for name, (s, p) in systems.items()}
     best = max(baselines, key=lambda b: point[b]["balanced_accuracy"] if point[b]["balanced_accuracy"] is not None
                else -1.0)

@@ -112,15 +112,20 @@ def _fmt(value: Any, ci: Any) -> str:
 def _block(title: str, part: Mapping[str, Any]) -> list[str]:
     lines = [f"{title}: n={part['n']} responses in {part['groups']} knowledge groups, "
              f"{part['not_attributable_rate']:.0%} not attributable" if part["n"] else f"{title}: no scored rows",
-             f"  {'':<16} {'AUC':<24} {'balanced acc.':<24} {'kappa':<24}"]
+             f"  {'':<18} {'AUC':<24} {'balanced acc.':<24} {'kappa':<24}"]
     if not part["n"]:
         return lines
-    names = {"judge": "judge", "word_overlap": "word overlap", "majority": "always majority"}
+    names = {"judge": "judge", "judge_cut_fitted": "judge, cut fitted", "word_overlap": "word overlap",
+             "majority": "always majority"}
     for key, name in names.items():
         r = part[key]
-        lines.append(f"  {name:<16} " + " ".join(f"{_fmt(r[m], r['ci95'][m]):<24}"
+        lines.append(f"  {name:<18} " + " ".join(f"{_fmt(r[m], r['ci95'][m]):<24}"
                                                    for m in ("auc", "balanced_accuracy", "kappa")))
     lines.append(f"  the judge is {part['verdict']}")
+    auc = part["judge_minus_best_baseline"]["auc"]
+    if auc["difference"] is not None and auc["ci95"]:
+        lines.append(f"  its AUC minus the {part['best_baseline'].replace('_', ' ')} baseline's: {auc['difference']:+.3f} "
+                     f"[{auc['ci95'][0]:+.3f}, {auc['ci95'][1]:+.3f}]")
     return lines
 
 
