@@ -15,7 +15,8 @@ found in the knowledge (its AUC needs no threshold; its yes/no thresholds it at 
 accuracy on the other folds of a 5-fold split by group, so it is never fitted on the rows it is scored on), and
 **always the majority** class (balanced accuracy 0.5, kappa 0, AUC 0.5); beside them, the judge's own score
 cut the way the overlap is (``judge_cut_fitted``: its ranking with a threshold fitted as the baseline's). The
-best baseline by balanced accuracy is the one compared: the judge's difference from it comes with a paired cluster bootstrap interval.
+best baseline by balanced accuracy is the one compared: the judge's difference from it comes with a paired
+cluster bootstrap interval.
 """
 from __future__ import annotations
 
