@@ -23,6 +23,8 @@ def cmd(args: argparse.Namespace, out: Path, files: list[Path], judge_settings) 
         if args.judge not in ("local", "llm", "cascade"):
             raise ValueError(f"--judge {args.judge}: a BEGIN file has attribution labels, not citation labels; "
                              "use --judge local, llm or cascade")
+        if getattr(args, "jury", None) is not None:
+            raise ValueError("--jury: a BEGIN file is validated with one judge (--judge local, llm or cascade)")
         if args.task_type is not None:
             raise ValueError("--task-type: a BEGIN file has no task types (its rows have a data_source)")
         rule = Rule.parse(args.rule)

@@ -138,3 +138,11 @@ def test_the_development_split_reads_whole():
     rows = [r for path in files(DEV) for r in load_begin(path)]
     assert len(rows) == 1229 and {r["source"] for r in rows} == {"wow", "tc", "cmu"}
     assert sum(r["label"] == "Generic" for r in rows) == 81
+
+
+def test_validate_refuses_options_a_begin_file_has_no_use_for(tmp_path):
+    path = write_begin(tmp_path / "b.tsv")
+    done = _validate(path, "-o", tmp_path / "out", "--task-type", "QA")
+    assert done.returncode == 2 and "--task-type: a BEGIN file has no task types" in done.stderr
+    done = _validate(path, "-o", tmp_path / "out", "--judge", "citations-local")
+    assert done.returncode == 2 and "not citation labels" in done.stderr
