@@ -36,7 +36,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "response-level precision/recall/F1/balanced accuracy/kappa with bootstrap CIs, per task type, "
                     "span-level character overlap, and the worst disagreements side by side (validation.html).")
     p.add_argument("input", help="JSONL rows with context, response, optional question, hallucinated, optional "
-                                 "spans [{start, end}] and task_type")
+                                 "spans [{start, end}] and task_type; or a BEGIN .tsv file (or a folder of them): attribution labels "
+                                 "of dialogue responses, the card compared with the word-overlap baseline")
     p.add_argument("--judge", choices=("local", "llm", "cascade", "citations", "citations-local"), default="local",
                    help="local grounding checker (default), the LLM faithfulness judge, or the cascade; "
                         "citations / citations-local: the LLM or offline citation check against citation labels "
@@ -122,6 +123,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         print(f"genevals: error: --out {out}: exists and is not a folder", file=sys.stderr)
         return EXIT_BAD_INPUT
+    from genevals.validation.begin import files as begin_files
+
+    if begin := begin_files(args.input):  # BEGIN's attribution labels (a .tsv file, or a folder of them)
+        from genevals.cli import validate_begin
+
+        return validate_begin.cmd(args, out, begin, judge_settings)
     if args.judge.startswith("citations"):
         return _validate_citations(args, out)
     try:

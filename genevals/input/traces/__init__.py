@@ -2,7 +2,8 @@
 :mod:`~genevals.input.traces.openinference` (OTLP JSON spans under the OpenInference conventions),
 :mod:`~genevals.input.traces.langfuse` (Langfuse trace exports), :mod:`~genevals.input.traces.langsmith`
 (LangSmith run exports). Each trace becomes one row (id, question, answer, contexts in retrieved order, and the
-system from ``--system-from``), validated as every row is (:class:`TraceSource` is a reader kind of
+system from ``--system-from``), validated as every row is; the traces of one session are one conversation's turns
+(:mod:`~genevals.input.traces.sessions`),  (:class:`TraceSource` is a reader kind of
 :func:`genevals.input.readers.iter_samples`).
 """
 from __future__ import annotations
@@ -36,7 +37,7 @@ class TraceSource(RowSource):
         return str(self.path)
 
     def rows(self, digest: Any = None) -> Iterator[RawRow | InputError]:
-        from genevals.input.traces import langfuse, langsmith, openinference
+        from genevals.input.traces import langfuse, langsmith, openinference, sessions
 
         reader = {"openinference": openinference, "langfuse": langfuse, "langsmith": langsmith}[self.format]
-        return reader.rows(self.path, digest, self.system_from)
+        return sessions.grouped(reader.rows(self.path, digest, self.system_from))

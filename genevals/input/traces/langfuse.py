@@ -30,6 +30,7 @@ from genevals.input.rows import InputError, RawRow
 from genevals.input.traces.grouping import LINK, link
 from genevals.input.traces.records import (Located, documents, expect, keys_of, kind, records, system_of,
                                            text_in)
+from genevals.input.traces.sessions import SESSION, START
 
 QUESTION_KEYS = ("question", "query", "input", "user_input")
 ANSWER_KEYS = ("answer", "output", "response", "content", "text")
@@ -76,6 +77,11 @@ def _sample(trace: Any, source: str, line: int, where: str, system_from: str | N
             contexts += documents(obs["output"], source, line, at(f"observations[{index}].output"))
     row = {"id": str(trace_id), "question": question, "answer": answer, "contexts": contexts,
            LINK: link(trace_id, roots[0].get("id") if roots else None)}
+    if trace.get("sessionId") is not None:
+        start = trace.get("timestamp") if isinstance(trace.get("timestamp"), str) else None
+        if start is None and full and isinstance(full[0][1].get("startTime"), str):
+            start = full[0][1]["startTime"]
+        row.update({SESSION: trace["sessionId"], START: start})
     system = system_of(system_from, [("the trace", trace)], source, line)
     if system is not None:
         row["system"] = system

@@ -25,6 +25,7 @@ from typing import Any, Iterator, NamedTuple
 from genevals.input.rows import InputError, RawRow
 from genevals.input.traces.grouping import by_trace
 from genevals.input.traces.records import Located, documents, expect, keys_of, kind, lookup, pick_system, text_in
+from genevals.input.traces.sessions import SESSION, START, THREAD_KEYS
 
 QUESTION_KEYS = ("question", "query", "input", "user_input")
 ANSWER_KEYS = ("answer", "output", "response", "result", "text", "content")
@@ -45,6 +46,7 @@ class _Run(NamedTuple):
     problem: tuple | None  # a retriever run's unreadable outputs, as Located's arguments (reported if in a row)
     system: Any  # the --system-from value in the run, and in its extra.metadata
     meta_system: Any
+    session: Any  # its thread: session_id, thread_id or conversation_id in extra.metadata
 
 
 def _text(value: Any, source: str, line: int, field: str, what: str, optional: bool = True) -> str | None:
@@ -83,8 +85,11 @@ def _run(run: dict, source: str, line: int, field: str, trace: str | None, syste
         system = lookup(run, system_from)
         metadata = lookup(run, "extra.metadata") or {}
         meta_system = lookup({"metadata": metadata, **metadata}, system_from) if isinstance(metadata, dict) else None
+    metadata = lookup(run, "extra.metadata")
+    thread = next((metadata[k] for k in THREAD_KEYS if metadata.get(k) is not None), None) \
+        if isinstance(metadata, dict) else None
     return _Run(trace, run_id, parent, order, line, field, text_in(run.get("inputs"), QUESTION_KEYS),
-                text_in(run.get("outputs"), ANSWER_KEYS), contexts, problem, system, meta_system)
+                text_in(run.get("outputs"), ANSWER_KEYS), contexts, problem, system, meta_system, thread)
 
 
 def _runs(value: Any, source: str, line: int, system_from: str | None) -> list[_Run]:
@@ -120,6 +125,8 @@ def _sample(trace: str, runs: list[_Run], source: str, system_from: str | None) 
             raise Located(*run.problem)
         contexts += run.contexts
     row = {"id": trace, "question": root.question, "answer": root.answer, "contexts": contexts}
+    if root.session is not None:
+        row.update({SESSION: root.session, START: root.order})
     if system_from is not None:
         row["system"] = pick_system(system_from, [("the root run", root.system),
                                                   ("its extra.metadata", root.meta_system)], source, line)

@@ -31,6 +31,7 @@ from typing import Any, Iterator, NamedTuple
 from genevals.input.rows import InputError, RawRow
 from genevals.input.traces.grouping import LINK, by_trace, link
 from genevals.input.traces.records import Located, expect, keys_of, kind, lookup, pick_system, shown
+from genevals.input.traces.sessions import SESSION, START
 
 KIND = "openinference.span.kind"
 # indexes in ASCII digits, short enough to convert (a longer one is no document or message genevals reads)
@@ -138,6 +139,7 @@ class _Span(NamedTuple):
     contexts: list  # a RETRIEVER span's documents
     system: Any  # the --system-from attribute's value on this span, and on its resource
     resource_system: Any
+    session: Any  # session.id
 
 
 def _span(data: dict, resource: dict, source: str, line: int, field: str, system_from: str | None) -> _Span:
@@ -161,7 +163,8 @@ def _span(data: dict, resource: dict, source: str, line: int, field: str, system
     system = lookup(attributes, system_from) if system_from else None
     resource_system = lookup(resource, system_from) if system_from else None
     return _Span(_hex(trace), span_id, parent, start, name[:80], line, field, span_kind, attributes.get("input.value"),
-                 attributes.get("output.value"), user, llm_answer, contexts, system, resource_system)
+                 attributes.get("output.value"), user, llm_answer, contexts, system, resource_system,
+                 attributes.get("session.id"))
 
 
 def _spans(record: Any, source: str, line: int, system_from: str | None) -> Iterator[_Span]:
@@ -248,6 +251,10 @@ def _sample(trace: str, spans: list[_Span], source: str, system_from: str | None
                       + ("" if answer is None else f" (found {kind(answer)})"))
     contexts = [doc for span in retrievers for doc in span.contexts]
     row = {"id": trace, "question": question, "answer": answer, "contexts": contexts, LINK: link(trace, root.id)}
+    session = root.session if root.session is not None else next((s.session for s in spans if s.session is not None),
+                                                                  None)
+    if session is not None:
+        row.update({SESSION: session, START: root.start})
     if system_from is not None:
         found = [(f"root span '{root.name}'", root.system)]
         found += [(f"span '{s.name}'", s.system) for s in spans if s is not root]
