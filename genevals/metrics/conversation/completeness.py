@@ -9,6 +9,8 @@ n counted requests:
 .. math::
     \\mathrm{conversation\\_completeness} = \\frac{\\#\\,\\text{requests fulfilled by the end}}{n}
 
+Per user turn, ``details.turns`` says whether its requests were ``fulfilled``, ``partly``, ``unfulfilled``, or
+that it made ``no_request``: a jury votes on these, as judges word the requests differently (:mod:`.jury`).
 Statuses: ``not_last_turn`` (the conversation's other turns), ``not_conversation``, ``no_requests`` (the user
 asks for nothing), ``judge_error``, ``parse_error``, ``dry_run``. Offline: ``unsupported`` (:mod:`.offline`).
 """
@@ -33,6 +35,7 @@ class ConversationCompleteness(ConversationJudge):
     outputs = outputs("conversation_completeness", "share of the user's requests in the conversation that an "
                                                    "assistant turn fulfilled by its end")
     order = 79
+    jury_items = ("turns", "verdict", "turn")
     offline_alternative = ("conversation_completeness_local", offline_note(family))
 
     def _schema(self, transcript: Transcript) -> dict[str, Any]:
@@ -71,5 +74,16 @@ class ConversationCompleteness(ConversationJudge):
             raise Unscored(NO_REQUESTS, "the judge found no request of the user's (with its words located in its "
                                         "turn) to fulfil", **details)
         value = sum(r["fulfilled"] for r in counted) / len(counted)
+        details["turns"] = [{"turn": t.number, "verdict": _verdict([r["fulfilled"] for r in counted
+                                                                    if r["turn"] == t.number])}
+                            for t in transcript.turns]
         details["unfulfilled"] = [f"turn {r['turn']}: {r['request']}" for r in counted if not r["fulfilled"]]
         return {"conversation_completeness": MetricResult("conversation_completeness", value, details=details)}
+
+
+def _verdict(fulfilled: list[bool]) -> str:
+    """One user turn's requests as one label: judges list requests in their own words, but agree or not on the
+    turn's outcome, which a jury can vote on."""
+    if not fulfilled:
+        return "no_request"
+    return "fulfilled" if all(fulfilled) else "unfulfilled" if not any(fulfilled) else "partly"

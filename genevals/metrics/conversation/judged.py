@@ -15,6 +15,7 @@ from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import Metric, Output, Unscored, usage_statistics
+from genevals.metrics.conversation.jury import ConversationJury
 from genevals.metrics.conversation.scope import UNSUPPORTED, ConversationScope, Transcript
 from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import GuardedJudge
@@ -22,10 +23,6 @@ from genevals.metrics.judging.one_call import ask_once
 from genevals.metrics.judging.parse import _as_int
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
-
-JURY_NOTE = ("its value goes on each conversation's last turn, which the planning pass tells the metric, not the "
-             "jury's per-judge metrics")
-
 
 def offline_note(family: str) -> str:
     """What a run without a judge says of a conversation judge it was asked for (its offline stand-in's note)."""
@@ -47,7 +44,8 @@ class ConversationJudge(ConversationScope, GuardedJudge):
     is ``prompts/<family>.md``), and implement :meth:`_schema` and :meth:`_score_reply`."""
 
     reply_tokens: ClassVar[int] = 1200
-    jury_support = JURY_NOTE
+    #: a jury: every judge reads the transcript, turn-by-turn labels voted (:mod:`.jury`)
+    jury_support = ConversationJury
 
     def __init__(self, judge: JudgeConfig | None = None) -> None:
         self.judge = judge if judge is not None else JudgeConfig()

@@ -13,7 +13,8 @@ it, :math:`T = \\{t > f\\}`, and :math:`F \\subseteq T` the turns with a counted
 .. math::
     \\mathrm{knowledge\\_retention} = 1 - \\frac{|F|}{|T|}
 
-Statuses: ``not_last_turn`` (the conversation's other turns), ``not_conversation``, ``no_earlier_turns`` (one
+Per turn after the first, ``details.turns`` says ``failed``, ``kept`` or ``not_at_stake`` (no fact given before
+it): a jury votes on these (:mod:`.jury`). Statuses: ``not_last_turn`` (the conversation's other turns), ``not_conversation``, ``no_earlier_turns`` (one
 exchange: nothing said earlier, no call), ``no_facts`` (the user gives no fact before the last turn),
 ``judge_error``, ``parse_error``, ``dry_run``. Offline: ``unsupported`` (:mod:`.offline`).
 """
@@ -41,6 +42,7 @@ class KnowledgeRetention(ConversationJudge):
     outputs = outputs("knowledge_retention", "share of the assistant turns after the user's first fact that "
                                              "neither contradict nor ignore a fact the user gave earlier")
     order = 77
+    jury_items = ("turns", "verdict", "turn")
     offline_alternative = ("knowledge_retention_local", offline_note(family))
 
     def _check(self, transcript: Transcript) -> None:
@@ -109,6 +111,9 @@ class KnowledgeRetention(ConversationJudge):
         at_stake = [t.number for t in transcript.turns if t.number > first]
         failed = sorted({f["turn"] for f in failures if f["counted"]})
         value = 1.0 - len(failed) / len(at_stake)
+        # every turn that could fail, labelled alike by every judge of a jury: the units it votes on
+        details["turns"] = [{"turn": t.number, "verdict": "failed" if t.number in failed else "kept"
+                             if t.number in at_stake else "not_at_stake"} for t in transcript.turns[1:]]
         details.update({"turns_at_stake": at_stake, "failed_turns": failed,
                         "first_failure": None if not failed else f"turn {failed[0]}: " + next(
                             f["quote"] for f in failures if f["counted"] and f["turn"] == failed[0])})

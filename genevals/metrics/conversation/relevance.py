@@ -9,7 +9,7 @@ any, is ``parse_error``); over its n turns:
 .. math::
     \\mathrm{conversation\\_relevance} = \\frac{\\#\\,\\text{turns that address their user turn}}{n}
 
-Statuses: ``not_last_turn`` (the conversation's other turns), ``not_conversation``, ``judge_error``,
+A jury votes turn by turn on these verdicts (:mod:`.jury`). Statuses: ``not_last_turn`` (the conversation's other turns), ``not_conversation``, ``judge_error``,
 ``parse_error``, ``dry_run``. Offline: ``unsupported`` (:mod:`.offline`).
 """
 from __future__ import annotations
@@ -33,6 +33,7 @@ class ConversationRelevance(ConversationJudge):
     outputs = outputs("conversation_relevance", "share of the assistant turns that address their user turn, "
                                                 "read in the light of the earlier turns")
     order = 78
+    jury_items = ("verdicts", "relevant", "turn")
     offline_alternative = ("conversation_relevance_local", offline_note(family))
 
     def _schema(self, transcript: Transcript) -> dict[str, Any]:
