@@ -15,7 +15,6 @@ to each judge's own instance, so each places its value on the same turn.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from genevals.metrics.conversation.scope import NOT_CONVERSATION, NOT_LAST_TURN
 from genevals.metrics.judging.jury import JuryScoring, combine
@@ -26,7 +25,7 @@ BEFORE_ANY_CALL = (NOT_LAST_TURN, NOT_CONVERSATION)
 
 
 class ConversationJury(JuryScoring):
-    members: Any
+    """Whole-sample jury scoring whose judges each learn, in the planning pass, the conversations' last turns."""
 
     def prepare_sample(self, sample: Sample) -> None:
         # the jury's own state is its first judge's (the same dict): preparing it too would count a turn twice
