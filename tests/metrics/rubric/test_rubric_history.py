@@ -88,3 +88,29 @@ def test_a_turn_without_history_sends_the_request_it_sent_before(tmp_path):
     signature = json.loads((tmp_path / "out" / "summary.json").read_text())["signatures"]["llm_rubric"]
     assert prompts.prompt_version("rubric") in signature
     assert rows["q1", "x"]["metrics"]["rubric_coverage"]["status"] == "ok"
+
+
+def test_the_history_is_in_the_cache_key(tmp_path):
+    """The third turn, judged with its history, and the same exchange as a single answer: two cache keys, so the
+    single answer is asked anew; asked again, both come from the cache."""
+    question, answer, contexts, _ = forms.CONVERSATIONS[0][1][2]
+    single = forms.write_jsonl(tmp_path / "single.jsonl", [{"id": "q", "question": question, "answer": answer,
+                                                              "contexts": contexts}])
+    conversation = forms.native(tmp_path / "in.jsonl")
+    cache = ["--judge-cache", str(tmp_path / "cache")]
+    with FaultServer(replies=replies) as server:
+        for n, source in enumerate((conversation, single)):
+            cached_run(source, tmp_path / f"out{n}", server, cache)
+        asked = [prompt(r) for r in judging(server.requests) if THIRD_ANSWER in prompt(r)]
+        assert len(asked) == 2 and sum("Conversation so far" in p for p in asked) == 1
+        server.reset_counts()
+        for n, source in enumerate((conversation, single)):
+            cached_run(source, tmp_path / f"again{n}", server, cache)
+        assert not judging(server.requests)
+
+
+def cached_run(source, out, server, cache):
+    done = subprocess.run([sys.executable, "-m", "genevals", "run", str(source), "-o", str(out), "-q", "-m",
+                           "llm_rubric", "--no-history", "--judge-base-url", server.base_url, "--judge-model", "judge",
+                           *cache], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
