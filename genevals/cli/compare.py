@@ -195,5 +195,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(f"genevals: significantly worse: {difference_line(c, directions)}", file=sys.stderr)
     if gating and not worse and not args.json:
         who = args.fail_if_worse or "RUN_B"
-        print(f"gate passed: {who} is not significantly worse on {', '.join(metrics)}")
+        untested = sorted({c["metric"] for c in found["comparisons"] if c.get("p_value") is None})
+        print(f"gate passed: {who} is not significantly worse on {', '.join(metrics)}"
+              + (f" (too few pairs to test on {', '.join(untested)})" if untested else ""))
     return EXIT_THRESHOLD if worse else EXIT_OK
