@@ -222,8 +222,8 @@ def paired_comparison(metric: str, a_name: str, a: Mapping[str, float], b_name: 
     :math:`d_i = a_i - b_i`. Draw ``R = resamples`` resamples of the n pairs with replacement (one seeded
     generator) and sort their means :math:`m_{(1)} \le \dots \le m_{(R)}`. With :math:`c = \lceil 0.025 R
     \rceil`, the 95% interval is :math:`[m_{(c)}, m_{(R+1-c)}]` (percentile bootstrap), and the two-sided
-    p-value is :math:`p = \min(1, \max(1, 2 \min(\#\{m \le 0\}, \#\{m \ge 0\})) / R)` (the bootstrap test by
-    inverting the interval; never 0). Then ``p < 0.05`` exactly when the interval excludes 0, for every
+    p-value is :func:`bootstrap_p_value` (the bootstrap test by inverting the interval; never 0, never below
+    the exact sign-flip bound :math:`2^{-(n-1)}`). Then ``p < 0.05`` exactly when the interval excludes 0, for every
     R >= 40 (fewer are raised to 40). With fewer than :data:`MIN_PAIRS` pairs no test is made (see there):
     the interval and p-value are None and the comparison is not significant. Resamples are
     drawn in blocks of rows, so memory stays bounded and the result does not depend on the block size. Pairs
@@ -258,11 +258,25 @@ def paired_comparison_of_differences(metric: str, a_name: str, b_name: str, diff
     means = paired_bootstrap_means(diffs, seed, resamples, block)
     c = -(-resamples // 40)  # ceil(0.025 R)
     low, high = float(means[c - 1]), float(means[resamples - c])
-    at_or_below = int(np.searchsorted(means, 0.0, side="right"))
-    at_or_above = resamples - int(np.searchsorted(means, 0.0, side="left"))
-    # Never exactly 0: with no resample on the far side of 0, p < 1/R is all R resamples can say.
-    p_value = min(1.0, max(1, 2 * min(at_or_below, at_or_above)) / resamples)
+    p_value = bootstrap_p_value(means, int(diffs.size))
     return PairedComparison(metric, a_name, b_name, int(diffs.size), float(diffs.mean()), low, high, p_value)
+
+
+def bootstrap_p_value(sorted_means: np.ndarray, n_units: int) -> float:
+    r"""The two-sided p-value of a paired bootstrap from its ``R`` sorted resample means over ``n_units``
+    resampled units (pairs, or conversations): :math:`\max(2^{-(n-1)}, \min(1, \max(1, 2 \min(\#\{m \le 0\},
+    \#\{m \ge 0\})) / R))`.
+
+    Never exactly 0: with no resample on the far side of 0, 1/R is all R resamples can say. Never below
+    :math:`2^{-(n-1)}`, the exact sign-flip p-value of n differences all of one sign: n units cannot carry more
+    evidence than that, and without the floor 6 pairs of one sign would read "p < 0.001" instead of 0.031. For
+    n >= :data:`MIN_PAIRS` the floor is below 0.05, so ``p < 0.05`` still holds exactly when the interval
+    excludes 0."""
+    resamples = sorted_means.size
+    at_or_below = int(np.searchsorted(sorted_means, 0.0, side="right"))
+    at_or_above = resamples - int(np.searchsorted(sorted_means, 0.0, side="left"))
+    p_value = min(1.0, max(1, 2 * min(at_or_below, at_or_above)) / resamples)
+    return max(p_value, 0.5 ** max(n_units - 1, 0))
 
 
 # ----------------------------------------------------------------------------------------------- agreement

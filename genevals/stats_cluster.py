@@ -15,7 +15,7 @@ import numpy as np
 
 from genevals.keys import id_digest
 from genevals.stats import (DEFAULT_RESAMPLES, DEFAULT_SEED, MIN_PAIRS, MetricSummary, PairedComparison,
-                            unscored_count, untested)
+                            bootstrap_p_value, unscored_count, untested)
 
 #: codes are kept as float64 in spilled columns: below 2**53 they are exact
 CODE_BITS = (1 << 53) - 1
@@ -132,7 +132,5 @@ def paired_clustered_differences(metric: str, a_name: str, b_name: str, diffs: n
     means = np.sort(_resampled_means(sums, counts, seed, resamples))
     c = -(-resamples // 40)
     low, high = float(means[c - 1]), float(means[resamples - c])
-    at_or_below = int(np.searchsorted(means, 0.0, side="right"))
-    at_or_above = resamples - int(np.searchsorted(means, 0.0, side="left"))
-    p_value = min(1.0, max(1, 2 * min(at_or_below, at_or_above)) / resamples)
+    p_value = bootstrap_p_value(means, int(sums.size))
     return PairedComparison(metric, a_name, b_name, int(sums.size), float(diffs.mean()), low, high, p_value)

@@ -141,11 +141,12 @@ def test_two_three_and_five_pairs_are_too_few_to_test(diffs):
 
 
 def test_six_pairs_of_one_sign_and_a_clear_twenty_pair_difference_are_significant():
-    """Six positive differences: no resample mean is <= 0, so p = max(1, 0)/R = 1/R. Twenty differences of
-    0.1, 0.2, 0.3 (i % 3; 7, 7 and 6 of them): mean 3.9/20 = 0.195, every resample mean within [0.1, 0.3]."""
+    """Six positive differences: no resample mean is <= 0, so the bootstrap says 1/R, but six signs can say no
+    more than the exact sign-flip p 1/2^5 = 0.03125. Twenty differences of 0.1, 0.2, 0.3 (i % 3; 7, 7 and 6 of
+    them): mean 3.9/20 = 0.195, every resample mean within [0.1, 0.3], p = max(1/R, 1/2^19) = 1/R."""
     a, b = _pairs([0.1, 0.2, 0.3, 0.1, 0.2, 0.3])
     six = paired_comparison("m", "a", a, "b", b, resamples=10_000)
-    assert six.p_value == 1 / 10_000 and six.significant and not six.too_few_pairs
+    assert six.p_value == 0.03125 and six.significant and not six.too_few_pairs
     a, b = _pairs([0.1 * (i % 3 + 1) for i in range(20)])
     twenty = paired_comparison("m", "a", a, "b", b, resamples=10_000)
     assert twenty.mean_difference == pytest.approx(0.195) and twenty.p_value == 1 / 10_000 and twenty.significant
@@ -158,4 +159,6 @@ def test_conversations_too_few_to_test_count_conversations():
     three = paired_clustered("m", "a", a, "b", b, {k: f"c{i % 3}" for i, k in enumerate(a)})
     assert three.n_pairs == 3 and three.p_value is None and not three.significant
     twelve = paired_clustered("m", "a", a, "b", b, {k: f"c{i}" for i, k in enumerate(a)})
-    assert twelve.n_pairs == 12 and twelve.significant
+    assert twelve.n_pairs == 12 and twelve.significant and twelve.p_value == 0.5 ** 11  # above 1/R
+    seven = paired_clustered("m", "a", a, "b", b, {k: f"c{i % 7}" for i, k in enumerate(a)})
+    assert seven.n_pairs == 7 and seven.p_value == 0.5 ** 6  # seven conversations of one sign: 1/64
