@@ -31,9 +31,10 @@ def conversation_form(data: Mapping[str, Any], text_cells: bool = False) -> tupl
             value = value.tolist()
         if key == "turns" and not mapping.is_missing(value) and value != "":
             found = key, value
-        # user_input is also ragas' single-turn question: only a list holding messages is a conversation (one
-        # that also holds a string is a conversation with a bad message, which ragas.messages names)
-        elif key == "user_input" and isinstance(value, list) and any(isinstance(m, Mapping) for m in value):
+        # user_input is also ragas' single-turn question: only a list holding messages (or none) is a conversation
+        # (one that also holds a string is a conversation with a bad message, which ragas.messages names)
+        elif key == "user_input" and isinstance(value, list) and (not value or any(isinstance(m, Mapping)
+                                                                                 for m in value)):
             if found is not None:  # which one to score would be a guess
                 raise TurnError("user_input", "a row holds one conversation: it has both turns and user_input "
                                               "(ragas' messages); keep one of them")

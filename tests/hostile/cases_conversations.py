@@ -198,7 +198,7 @@ def _ragas_form() -> list[Case]:
         _case("ragas-strings-not-messages", REFUSED, {"user_input": ["hi", "there"]}, ("answer",), first=RAGAS),
         _case("ragas-mixed-message-and-string", REFUSED, {"user_input": [human, "Paris."]}, ("user_input[1]",),
               first=RAGAS),
-        _case("ragas-empty-list", REFUSED, {"user_input": []}, ("answer",), first=RAGAS),
+        _case("ragas-empty-list", REFUSED, {"user_input": []}, ("user_input", "no assistant turn"), first=RAGAS),
         _case("ragas-tool-calls", OK, ragas(human, {**ai, "tool_calls": [{"name": "search", "args": {}}]}),
               first=RAGAS),
         _case("ragas-role-key", OK, ragas({"role": "human", "content": "Q?"}, {"role": "ai", "content": "A."}),

@@ -17,7 +17,7 @@ CLS = "otel"
 CLOSED = "http://127.0.0.1:9"  # the discard port: nothing listens, the connection is refused at once
 SECRET = "s3cr3t-otel-7f2"
 #: the SDK retries a refused connection until its timeout (10 s by default): one second keeps the corpus quick
-QUICK = (("OTEL_EXPORTER_OTLP_TIMEOUT", "1"),)
+QUICK = (("OTEL_EXPORTER_OTLP_TIMEOUT", "0.5"),)
 #: --otel-endpoint VALUE: (expect for `run`, for `export otel`)
 URLS = {
     "closed-port": (CLOSED, OK, "exit:1"),
