@@ -89,6 +89,13 @@ def _turns(raw: RawRow, key: str, listing: Any, renamed, budget: int) -> Iterato
     if mapping.is_missing(given):
         given = fields.get("id")
     named = "conversation_id" if not mapping.is_missing(fields.get("conversation_id")) else "id"
+    # the turns carry every question, answer and retrieval: a row-level one would be dropped without a word
+    for extra in ("question", "answer", "contexts"):
+        if not mapping.is_missing(fields.get(extra)) and fields.get(extra) != "" and not (
+                extra == "contexts" and "context" in data):  # DeepEval's conversation-wide `context`: background
+            raise TurnError(extra, f"a row holding a conversation ({key}) takes its {extra} from its turns; this "
+                                   f"row also has a row-level {extra}, which would be ignored: move it into the "
+                                   f"turn it belongs to, or remove it")
     conversation = str(raw.line) if mapping.is_missing(given) or given == "" else flat.conversation_id(given, named)
     if key == "turns":
         messages = native.messages(listing)
