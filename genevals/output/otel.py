@@ -73,6 +73,9 @@ def endpoint(given: str | None, env: Mapping[str, str] = os.environ) -> str:
     ``OTEL_EXPORTER_OTLP_ENDPOINT`` plus ``/v1/logs``), else ``http://localhost:4318/v1/logs``. OtelError for a
     URL that is not http(s) with a host."""
     what = "--otel-endpoint"
+    if given is not None and not given.strip():  # an unset shell variable: never a silent localhost
+        raise OtelError(f"{what}: got an empty URL (an unset variable?): give one such as {DEFAULT_ENDPOINT}, or "
+                        "leave the option out")
     if not given and env.get("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"):
         given, what, full = env["OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"], "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", True
     else:
