@@ -179,6 +179,7 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
             recorder.results.meta["contexts_kept"] = {"per_topic": KEPT_CONTEXTS, "note": CONTEXTS_NOTE}
         keep = None if sel.outputs is None else sel.keep
         scored: list[tuple[str, list[Sample], Columns]] = []  # for the paired comparisons, without rereading
+        records = []  # each part's lines as records, for the report (genevals.report.held)
         interrupted = withdrawn = False
         try:
             for path, system, blocks, said in zip(paths, systems, runs, texts):
@@ -186,6 +187,7 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
                     for topics, cols in parts:
                         samples = [Sample(id=ranked.topics[t], answer="", system=system) for t in topics]
                         scored.append((system, samples, cols))
+                        records.append(_Records(path, ranked, topics, said))
                         part = SummaryPart()
                         part.add_batch(ScoredBatch(samples, [(cols, keep)]))
                         text = _lines(path, system, ranked, topics, cols, keep, said) if recorder.writer else None
@@ -204,8 +206,8 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
                                           paired=lambda metrics: _paired(scored, metrics))
                 if writes and not interrupted:  # the report's values, as results.jsonl lists them
                     results.held = [(system, [s.id for s in samples], [n for n in cols.names if keep is None
-                                                                        or keep(n)], cols)
-                                    for system, samples, cols in scored]
+                                                                        or keep(n)], cols, lines)
+                                    for (system, samples, cols), lines in zip(scored, records)]
     finally:
         plan.close()
     return results
@@ -242,6 +244,34 @@ def _paired(scored: list[tuple[str, list[Sample], Columns]], metrics: Sequence[s
                     values[m] = value
             paired.add(system, sample.id, values)
     return paired
+
+
+class _Records:
+    """A part's results.jsonl lines as ``json.loads`` reads them back, less the metrics (see
+    :func:`genevals.report.held.held_lines`): what :func:`_lines` writes, from the same columns."""
+
+    def __init__(self, path: str, run: Any, topics: range, said: tuple[list[str], list[str]] | None) -> None:
+        self.path, self.run, self.topics, self.said = path, run, topics, said
+
+    def __call__(self, positions: Sequence[int]) -> list[dict[str, Any]]:
+        run, out = self.run, []
+        for i in positions:
+            t = self.topics[i]
+            lo, hi = int(run.starts[t]), int(run.starts[t + 1])
+            if self.said is None:  # a TREC run: the top KEPT_CONTEXTS, with their scores
+                hi = min(hi, lo + KEPT_CONTEXTS)
+                scores = run.scores[lo:hi].tolist()
+            else:
+                scores = [None] * (hi - lo)
+            contexts = [{"text": "", "rank": rank, "id": doc, "doc_id": None, "score": score}
+                        for rank, (doc, score) in enumerate(zip(run.docs.slice(lo, hi - lo).to_pylist(), scores), 1)]
+            labels = run.labels[t]
+            out.append({"id": run.topics[t], "question": "" if self.said is None else self.said[0][t],
+                        "answer": "" if self.said is None else self.said[1][t], "contexts": contexts,
+                        "references": [], "relevant": None if labels is None else dict(zip(labels[0],
+                                                                                          labels[1].tolist())),
+                        "origin": f"{self.path}:{int(run.first_line[t])}"})
+        return out
 
 
 def _lines(path: str, system: str, run: Any, topics: range, cols: Columns, keep: Callable[[str], bool] | None,

@@ -292,7 +292,7 @@ def _hashes(docs, chunk: int = 1 << 19) -> np.ndarray:
             base = int(offsets[first])
             ends = offsets[first:last + 1] - base
             size = int(ends[-1])
-            powers, inverse = _powers(size + 1)
+            powers, inverse = _powers(max(size, chunk) + 1)  # one table for every chunk
             running = np.zeros(size + 1, dtype=np.uint64)
             np.cumsum(data[base:base + size] * powers[:size], out=running[1:])
             out[first:last] = ((running[ends[1:]] - running[ends[:-1]]) * inverse[ends[:-1]]

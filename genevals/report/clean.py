@@ -29,6 +29,10 @@ CLAIMS_METRIC = "faithfulness"
 
 def num(value: Any, digits: int | None = 6) -> float | None:
     """A finite number (rounded to ``digits`` for display), else None."""
+    if type(value) is float:  # most calls (every context's score, every value): no further checks
+        if value - value != 0.0:  # inf or nan
+            return None
+        return value if digits is None else round(value, digits)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     try:
