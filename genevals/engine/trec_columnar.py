@@ -215,7 +215,7 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
 
 def _scored(path: Any, judged_by: Judgements, metric: Retrieval):
     """The run scored a block of topics at a time (:func:`run_blocks`; read whole when its topics are not
-    together), keeping of each block its Columns and each topic's top KEPT_CONTEXTS lines: [(those lines, (whether
+    together or it needs tidying), keeping of each block its Columns and each topic's top KEPT_CONTEXTS lines: [(those lines, (whether
     a topic lost some, [(topics, Columns)]))]; None when the file is for the line reader."""
     try:
         return [_kept(block, metric) for block in run_blocks(path, judged_by)]

@@ -258,15 +258,17 @@ _BASE = 1099511628211
 _TABLES: list[np.ndarray] = []
 
 
-def _powers(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The base's powers 0..n-1 and its inverse's, modulo 2^64 (made once, grown as needed)."""
+def _powers(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The base's powers 0..n-1 and its inverse's, modulo 2^64, and a buffer of n for the running sums (made
+    once, grown as needed)."""
     if not _TABLES or len(_TABLES[0]) < n:
         _TABLES[:] = []
         for base in (_BASE, pow(_BASE, -1, 1 << 64)):
             table = np.ones(n, dtype=np.uint64)
             np.cumprod(np.full(n - 1, base, dtype=np.uint64), out=table[1:])
             _TABLES.append(table)
-    return _TABLES[0], _TABLES[1]
+        _TABLES.append(np.zeros(n, dtype=np.uint64))
+    return _TABLES[0], _TABLES[1], _TABLES[2]
 
 
 def _hashes(docs, chunk: int = 1 << 19) -> np.ndarray:
@@ -292,9 +294,10 @@ def _hashes(docs, chunk: int = 1 << 19) -> np.ndarray:
             base = int(offsets[first])
             ends = offsets[first:last + 1] - base
             size = int(ends[-1])
-            powers, inverse = _powers(max(size, chunk) + 1)  # one table for every chunk
-            running = np.zeros(size + 1, dtype=np.uint64)
-            np.cumsum(data[base:base + size] * powers[:size], out=running[1:])
+            powers, inverse, running = _powers(max(size, chunk) + 1)  # made once: no fresh pages a chunk
+            running[0] = 0
+            np.multiply(data[base:base + size], powers[:size], out=running[1:size + 1])
+            np.cumsum(running[1:size + 1], out=running[1:size + 1])
             out[first:last] = ((running[ends[1:]] - running[ends[:-1]]) * inverse[ends[:-1]]
                                + np.diff(ends).astype(np.uint64))
             first = last
