@@ -253,10 +253,14 @@ class _Records:
     def __init__(self, path: str, run: Any, topics: range, said: tuple[list[str], list[str]] | None) -> None:
         self.path, self.run, self.topics, self.said = path, run, topics, said
 
-    def __call__(self, positions: Sequence[int]) -> list[dict[str, Any]]:
+    def __call__(self, positions: Sequence[int], whole: Sequence[bool]) -> list[dict[str, Any]]:
         run, out = self.run, []
-        for i in positions:
+        for i, full in zip(positions, whole):
             t = self.topics[i]
+            origin = f"{self.path}:{int(run.first_line[t])}"
+            if not full:  # the page shows this sample's values only: its id and origin are all it reads
+                out.append({"id": run.topics[t], "origin": origin})
+                continue
             lo, hi = int(run.starts[t]), int(run.starts[t + 1])
             if self.said is None:  # a TREC run: the top KEPT_CONTEXTS, with their scores
                 hi = min(hi, lo + KEPT_CONTEXTS)
@@ -270,7 +274,7 @@ class _Records:
                         "answer": "" if self.said is None else self.said[1][t], "contexts": contexts,
                         "references": [], "relevant": None if labels is None else dict(zip(labels[0],
                                                                                           labels[1].tolist())),
-                        "origin": f"{self.path}:{int(run.first_line[t])}"})
+                        "origin": origin})
         return out
 
 

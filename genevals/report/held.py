@@ -9,14 +9,15 @@ metrics (a retrieval output has no drill-down), so the report parses none of res
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Container, Iterable, Iterator, Mapping, Sequence
 
 from genevals.report.values import SampleValues
 from genevals.types import OK
 
 #: (system, sample ids, the written output names, Columns, lines) per block, in results.jsonl order; ``lines``:
-#: positions in the block -> their lines' records, as ``json.loads`` reads them, less the metrics
-Block = tuple[str, Sequence[str], Sequence[str], Any, Callable[[Sequence[int]], list[dict[str, Any]]]]
+#: (positions in the block, whether whole) -> their lines' records, as ``json.loads`` reads them, less the
+#: metrics; those not whole with only their id and origin
+Block = tuple[str, Sequence[str], Sequence[str], Any, Callable[[Sequence[int], Sequence[bool]], list[dict[str, Any]]]]
 
 
 def add_held(blocks: Iterable[Block], store: SampleValues, system_of: Callable[[str], int],
@@ -47,13 +48,16 @@ def add_held(blocks: Iterable[Block], store: SampleValues, system_of: Callable[[
                         store.set_status(first + i, m, status, "" if reason is None else str(reason))
 
 
-def held_lines(blocks: Iterable[Block], wanted: Mapping[int, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
+def held_lines(blocks: Iterable[Block], wanted: Mapping[int, Any], detailed: Container[int]
+               ) -> Iterator[tuple[int, dict[str, Any]]]:
     """The records of the lines ``wanted`` (line number -> anything), as :meth:`genevals.report.load.Run.lines`
-    gives them, from the blocks instead of the file."""
+    gives them, from the blocks instead of the file: whole for the lines in ``detailed`` (the samples the page
+    shows the texts of), only their id and origin for the others."""
     first = 1
     for _, ids, _, _, lines in blocks:
         end = first + len(ids)
         positions = [n - first for n in range(first, end) if n in wanted]
         if positions:
-            yield from zip((first + i for i in positions), lines(positions))
+            whole = [first + i in detailed for i in positions]
+            yield from zip((first + i for i in positions), lines(positions, whole))
         first = end

@@ -353,7 +353,9 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
     for r, run in enumerate(runs):
         wanted = {store.line[k]: k for k in embedded if systems[store.sys[k]][0] == r}
         from_held = held is not None and held[r] is not None  # the records from memory, not the file
-        for number, row in held_lines(held[r], wanted) if from_held else run.lines(wanted):
+        lines = (held_lines(held[r], wanted, {number for number, k in wanted.items() if k in chosen}) if from_held
+                 else run.lines(wanted))
+        for number, row in lines:
             k = wanted[number]
             heads[k] = (text(row.get("id")), text(row.get("origin")))
             if row.get("conversation_id") is not None:

@@ -58,6 +58,11 @@ def test_a_trec_run_gives_the_same_page_data(tmp_path: Path) -> None:
     held = build_data([tmp_path / "out"], held=[results.held])
     assert json.dumps(held, sort_keys=True) == json.dumps(read_back, sort_keys=True)
     assert len(held["samples"]) == 60 and len(held["samples"][0]["ctx"]) == 20
+    # texts for 7 samples only: the others' records hold their id and origin, and the page is the same
+    few = build_data([tmp_path / "out"], max_detailed_samples=7, held=[results.held])
+    assert json.dumps(few, sort_keys=True) == json.dumps(build_data([tmp_path / "out"], max_detailed_samples=7),
+                                                         sort_keys=True)
+    assert sum("ctx" in s for s in few["samples"]) == 7
 
 
 def test_the_held_page_does_not_parse_results_jsonl(tmp_path: Path) -> None:
