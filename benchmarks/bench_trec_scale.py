@@ -12,7 +12,10 @@ them among the retrieved; scores rounded to 3 decimals, so ties occur). Then, in
     recip_rank, ndcg_cut, P, recall and success (the measures genevals' retrieval family shares).
 Then the same for a 10,000-query retrieval-only genevals JSONL file (20 contexts a query; ``--jsonl``):
 ``genevals run FILE -m retrieval`` (the columnar path, :mod:`genevals.input.rows_columns`) against a child that
-reads the file into pytrec_eval's dicts with ``json`` and evaluates the same measures. ``--before DIR`` adds the
+reads the file into pytrec_eval's dicts with ``json`` and evaluates the same measures; and, timed inside their
+processes after the imports, pytrec_eval's evaluation of the dicts already built ("prepared dicts") and
+``genevals.evaluate(FILE, ["retrieval"])`` with ``keep_samples=False`` (the columnar path) and with the default
+``keep_samples=True`` (a SampleResult per query: the per-sample path). ``--before DIR`` adds the
 same genevals command run from another checkout (``git archive`` of an older commit), in the same rounds.
 Each timing is the child's wall time; peak memory is the child's maximum RSS (resource.getrusage of the children
 of a fresh interpreter that runs only that one command). Prints a Markdown table with the machine's load before and after.
@@ -62,6 +65,28 @@ measures = {"map", "recip_rank", "ndcg_cut", "P", "recall", "success"}
 results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
 assert len(results) == len(run)
 """
+
+
+#: in-process timings printed by the child (seconds, after its imports): pytrec_eval on dicts already built from
+#: the JSONL file (the "prepared dicts" of the issue), and genevals.evaluate on the file itself
+PYTREC_PREPARED = PYTREC_JSONL.replace("measures = ", "import time\nstarted = time.perf_counter()\nmeasures = ") + \
+    "print(time.perf_counter() - started)\n"
+GENEVALS_API = """
+import sys, time, genevals
+started = time.perf_counter()
+results = genevals.evaluate(sys.argv[1], ["retrieval"], keep_samples=sys.argv[2] == "keep")
+assert results.summary()["n_samples"] > 0
+print(time.perf_counter() - started)
+"""
+
+
+def in_process(command: list[str], root: Path = ROOT) -> float:
+    """The seconds a child prints (its own in-process timing)."""
+    done = subprocess.run(command, cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{command[:4]} failed ({done.returncode}): {done.stderr[-2000:]}")
+    return float(done.stdout.strip().splitlines()[-1])
 
 
 def generate_jsonl(folder: Path, queries: int, depth: int = 20, seed: int = SEED) -> Path:
@@ -196,16 +221,28 @@ def main() -> None:
         times: dict[str, list[float]] = {"genevals": [], "pytrec_eval": []}
         if before:
             times["before"] = []
+        jsonl = size.startswith("jsonl")
+        if jsonl:  # in-process timings too (after imports): what a user calling either library sees
+            for name in ("pytrec_eval prepared dicts, in-process", "genevals.evaluate, in-process",
+                         "genevals.evaluate keep_samples, in-process"):
+                times[name] = []
         for _ in range(args.rounds):  # interleaved: a change in the machine's load hits both
             times["genevals"].append(child(ours))
             times["pytrec_eval"].append(child(theirs))
             if before:
                 times["before"].append(child(ours[:-1] + [ours[-1] + "-before"], before))
+            if jsonl:
+                times["pytrec_eval prepared dicts, in-process"].append(
+                    in_process([sys.executable, "-c", PYTREC_PREPARED, str(data)]))
+                times["genevals.evaluate, in-process"].append(
+                    in_process([sys.executable, "-c", GENEVALS_API, str(data), "columns"]))
+                times["genevals.evaluate keep_samples, in-process"].append(
+                    in_process([sys.executable, "-c", GENEVALS_API, str(data), "keep"]))
         peaks = {"genevals": peak_of(ours), "pytrec_eval": peak_of(theirs)}
         best = {k: min(v) for k, v in times.items()}
         rows.append((size, topics * depth, best, {k: statistics.median(v) for k, v in times.items()}, peaks))
         print(f"{size}: " + ", ".join(f"{k} {[round(t, 2) for t in v]}" for k, v in times.items())
-              + f", peaks {peaks}", flush=True)
+              + f", peaks {peaks}, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     print(f"load after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
     print("| collection | lines | genevals s (best / median) | pytrec_eval s (best / median) | speed ratio "
           "(pytrec_eval / genevals, best) | genevals peak MB | pytrec_eval peak MB |")
@@ -214,6 +251,10 @@ def main() -> None:
         print(f"| {size} | {lines:,} | {best['genevals']:.2f} / {median['genevals']:.2f} | "
               f"{best['pytrec_eval']:.2f} / {median['pytrec_eval']:.2f} | "
               f"{best['pytrec_eval'] / best['genevals']:.2f}x | {peaks['genevals']:.0f} | {peaks['pytrec_eval']:.0f} |")
+    for size, lines, best, median, peaks in rows:  # the other timings of each case (before, in-process)
+        for name in best:
+            if name not in ("genevals", "pytrec_eval"):
+                print(f"{size}: {name} best {best[name]:.3f} s, median {median[name]:.3f} s")
 
 
 if __name__ == "__main__":

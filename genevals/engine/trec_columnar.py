@@ -75,6 +75,24 @@ def _run(spec: Any, progress: Callable[[int, int], None] | None) -> Results | No
     if not isinstance(spec.data, TrecSource):
         return _write(spec, progress, *_from_rows(spec))
     source: TrecSource = spec.data
+    # the manifest's digest of every file's bytes, made in a thread while the files are read and scored (hashlib
+    # lets the GIL go on large blocks): 0.06 s of blake2b and a third read of a 66 MB run, off the critical path
+    digest = _Digest((source.qrels, *source.runs))
+    runs = None
+    try:
+        runs = _read_all(spec, source)
+    finally:
+        if runs is None:  # a file for the line reader, or an error: the digest is not asked for
+            digest.stop()
+    if runs is None:
+        return None
+    done = digest.result()
+    done.rows = sum(len(block.topics) for blocks in runs for block, _ in blocks)
+    return _write(spec, progress, [str(p) for p in source.runs], source.systems(), runs, done, [None] * len(runs))
+
+
+def _read_all(spec: Any, source: TrecSource) -> list | None:
+    """Every run read and scored against the qrels (nothing written yet), or None when a file is not clean."""
     qrels = read_qrels_columns(source.qrels)
     if qrels is None:
         return None
@@ -90,14 +108,40 @@ def _run(spec: Any, progress: Callable[[int, int], None] | None) -> Results | No
         if got is None:
             return None
         runs.append(got)
-    digest = manifest.InputDigest()
-    for path in (source.qrels, *source.runs):  # the line reader digests each file's bytes, in this order
-        with open(path, "rb") as handle:
-            while block := handle.read(1 << 20):
-                digest.update(block)
-    total = sum(len(block.topics) for blocks in runs for block, _ in blocks)
-    digest.rows = total
-    return _write(spec, progress, [str(p) for p in source.runs], systems, runs, digest, [None] * len(runs))
+    return runs
+
+
+class _Digest:
+    """The line reader's digest of the files' bytes (each file whole, in order), made in a background thread."""
+
+    def __init__(self, paths: Sequence[Any]) -> None:
+        import threading
+
+        self._digest = manifest.InputDigest()
+        self._error: BaseException | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._work, args=(list(paths),), daemon=True)
+        self._thread.start()
+
+    def _work(self, paths: list) -> None:
+        try:
+            for path in paths:
+                with open(path, "rb") as handle:
+                    while not self._stop.is_set() and (block := handle.read(1 << 20)):
+                        self._digest.update(block)
+        except BaseException as exc:  # handed to result(): the reader has met the file already
+            self._error = exc
+
+    def stop(self) -> None:
+        """End the thread at its next block (its digest will not be asked for)."""
+        self._stop.set()
+        self._thread.join()
+
+    def result(self) -> manifest.InputDigest:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._digest
 
 
 def _from_rows(spec: Any):
@@ -135,6 +179,7 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
             recorder.results.meta["contexts_kept"] = {"per_topic": KEPT_CONTEXTS, "note": CONTEXTS_NOTE}
         keep = None if sel.outputs is None else sel.keep
         scored: list[tuple[str, list[Sample], Columns]] = []  # for the paired comparisons, without rereading
+        records = []  # each part's lines as records, for the report (genevals.report.held)
         interrupted = withdrawn = False
         try:
             for path, system, blocks, said in zip(paths, systems, runs, texts):
@@ -142,6 +187,7 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
                     for topics, cols in parts:
                         samples = [Sample(id=ranked.topics[t], answer="", system=system) for t in topics]
                         scored.append((system, samples, cols))
+                        records.append(_Records(path, ranked, topics, said))
                         part = SummaryPart()
                         part.add_batch(ScoredBatch(samples, [(cols, keep)]))
                         text = _lines(path, system, ranked, topics, cols, keep, said) if recorder.writer else None
@@ -160,8 +206,8 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
                                           paired=lambda metrics: _paired(scored, metrics))
                 if writes and not interrupted:  # the report's values, as results.jsonl lists them
                     results.held = [(system, [s.id for s in samples], [n for n in cols.names if keep is None
-                                                                        or keep(n)], cols)
-                                    for system, samples, cols in scored]
+                                                                        or keep(n)], cols, lines)
+                                    for (system, samples, cols), lines in zip(scored, records)]
     finally:
         plan.close()
     return results
@@ -169,7 +215,7 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
 
 def _scored(path: Any, judged_by: Judgements, metric: Retrieval):
     """The run scored a block of topics at a time (:func:`run_blocks`; read whole when its topics are not
-    together), keeping of each block its Columns and each topic's top KEPT_CONTEXTS lines: [(those lines, (whether
+    together or it needs tidying), keeping of each block its Columns and each topic's top KEPT_CONTEXTS lines: [(those lines, (whether
     a topic lost some, [(topics, Columns)]))]; None when the file is for the line reader."""
     try:
         return [_kept(block, metric) for block in run_blocks(path, judged_by)]
@@ -198,6 +244,38 @@ def _paired(scored: list[tuple[str, list[Sample], Columns]], metrics: Sequence[s
                     values[m] = value
             paired.add(system, sample.id, values)
     return paired
+
+
+class _Records:
+    """A part's results.jsonl lines as ``json.loads`` reads them back, less the metrics (see
+    :func:`genevals.report.held.held_lines`): what :func:`_lines` writes, from the same columns."""
+
+    def __init__(self, path: str, run: Any, topics: range, said: tuple[list[str], list[str]] | None) -> None:
+        self.path, self.run, self.topics, self.said = path, run, topics, said
+
+    def __call__(self, positions: Sequence[int], whole: Sequence[bool]) -> list[dict[str, Any]]:
+        run, out = self.run, []
+        for i, full in zip(positions, whole):
+            t = self.topics[i]
+            origin = f"{self.path}:{int(run.first_line[t])}"
+            if not full:  # the page shows this sample's values only: its id and origin are all it reads
+                out.append({"id": run.topics[t], "origin": origin})
+                continue
+            lo, hi = int(run.starts[t]), int(run.starts[t + 1])
+            if self.said is None:  # a TREC run: the top KEPT_CONTEXTS, with their scores
+                hi = min(hi, lo + KEPT_CONTEXTS)
+                scores = run.scores[lo:hi].tolist()
+            else:
+                scores = [None] * (hi - lo)
+            contexts = [{"text": "", "rank": rank, "id": doc, "doc_id": None, "score": score}
+                        for rank, (doc, score) in enumerate(zip(run.docs.slice(lo, hi - lo).to_pylist(), scores), 1)]
+            labels = run.labels[t]
+            out.append({"id": run.topics[t], "question": "" if self.said is None else self.said[0][t],
+                        "answer": "" if self.said is None else self.said[1][t], "contexts": contexts,
+                        "references": [], "relevant": None if labels is None else dict(zip(labels[0],
+                                                                                          labels[1].tolist())),
+                        "origin": origin})
+        return out
 
 
 def _lines(path: str, system: str, run: Any, topics: range, cols: Columns, keep: Callable[[str], bool] | None,

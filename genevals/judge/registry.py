@@ -11,6 +11,7 @@ configuration reads it, so the backends above it may read the configuration.
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Awaitable, Callable
@@ -109,8 +110,17 @@ def register_backend(backend: Backend) -> Backend:
     return backend
 
 
+#: the installed plugins by the sys.path they were read under: reading the entry points scans every installed
+#: distribution (10-15 ms), and one `genevals run` asks six times (its options' choices, the settings check)
+_PLUGINS: dict[tuple[str, ...], dict[str, Any]] = {}
+
+
 def _plugins() -> dict[str, Any]:
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINTS)}
+    key = tuple(sys.path)
+    found = _PLUGINS.get(key)
+    if found is None:
+        found = _PLUGINS[key] = {ep.name: ep for ep in entry_points(group=ENTRY_POINTS)}
+    return found
 
 
 def _built_in() -> None:

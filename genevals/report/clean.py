@@ -29,6 +29,10 @@ CLAIMS_METRIC = "faithfulness"
 
 def num(value: Any, digits: int | None = 6) -> float | None:
     """A finite number (rounded to ``digits`` for display), else None."""
+    if type(value) is float:  # most calls (every context's score, every value): no further checks
+        if value - value != 0.0:  # inf or nan
+            return None
+        return value if digits is None else round(value, digits)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     try:
@@ -229,13 +233,16 @@ def judge_info(value: Any) -> dict[str, str] | None:
 def page_contexts(raw: Any) -> list[dict[str, Any]]:
     out = []
     for pos, ctx in enumerate(raw if isinstance(raw, list) else []):
-        if not isinstance(ctx, Mapping):
+        # a dict (what json gives) without the abstract class's isinstance: 40,000 contexts a large report
+        if type(ctx) is not dict and not isinstance(ctx, Mapping):
             continue
-        rank = whole(ctx.get("rank"))
-        out.append({"text": text(ctx.get("text")), "rank": pos + 1 if rank is None else rank,
-                    "id": None if ctx.get("id") is None else text(ctx.get("id")),
-                    "doc_id": None if ctx.get("doc_id") is None else text(ctx.get("doc_id")),
-                    "score": num(ctx.get("score"))})
+        get = ctx.get
+        rank, body, cid, doc = get("rank"), get("text"), get("id"), get("doc_id")
+        rank = rank if type(rank) is int else whole(rank)
+        out.append({"text": body if type(body) is str else text(body), "rank": pos + 1 if rank is None else rank,
+                    "id": None if cid is None else (cid if type(cid) is str else text(cid)),
+                    "doc_id": None if doc is None else (doc if type(doc) is str else text(doc)),
+                    "score": num(get("score"))})
     return out
 
 

@@ -30,7 +30,7 @@ from genevals.report.load import Run, declaration, load_run, unique_names
 from genevals.report.citations import page_citations
 from genevals.report.conversations import attach_turns, page_conversations, turn_fields
 from genevals.report.rag import page_rag
-from genevals.report.held import add_held
+from genevals.report.held import add_held, held_lines
 from genevals.report.values import SampleValues
 from genevals.stats import DEFAULT_SEED
 
@@ -352,14 +352,17 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
     contexts_left = MAX_PAGE_CONTEXTS
     for r, run in enumerate(runs):
         wanted = {store.line[k]: k for k in embedded if systems[store.sys[k]][0] == r}
-        for number, row in run.lines(wanted):
+        from_held = held is not None and held[r] is not None  # the records from memory, not the file
+        lines = (held_lines(held[r], wanted, {number for number, k in wanted.items() if k in chosen}) if from_held
+                 else run.lines(wanted))
+        for number, row in lines:
             k = wanted[number]
             heads[k] = (text(row.get("id")), text(row.get("origin")))
             if row.get("conversation_id") is not None:
                 turns[k] = turn_fields(row)
             if k in chosen:
-                held = row.get("contexts")
-                contexts_left -= len(held) if isinstance(held, list) else 0
+                listed = row.get("contexts")
+                contexts_left -= len(listed) if isinstance(listed, list) else 0
                 if contexts_left < 0:
                     chosen.discard(k)
                     continue

@@ -89,3 +89,37 @@ def test_pairs_find_blank_and_comment_lines_and_spaces_to_tidy() -> None:
     for spaced in (b"a  b\n", b"a b \nc\n", b"a b\n c\n"):
         assert _pairs(spaced, True) is True
     assert _pairs(b"a  b\n", False) is False
+
+
+@pytest.mark.parametrize("odd", ["\n", "\t", "  "])
+def test_the_file_check_beside_the_reading_still_decides(tmp_path: Path, odd: str) -> None:
+    """The check runs in a thread beside the parsing: a blank line in the middle (which pyarrow would skip) is
+    still NotClean, and a tab or a double space in the middle still sends the file to be read whole and tidied
+    (Tidy, an Unsorted), after the blocks before it were parsed."""
+    from genevals.input.trec_blocks import Tidy
+
+    qrels, run = collection(tmp_path)
+    lines = run.read_text().splitlines(keepends=True)
+    middle = len(lines) // 2
+    changed = tmp_path / "changed.txt"
+    if odd == "\n":
+        changed.write_text("".join(lines[:middle] + ["\n"] + lines[middle:]))
+    else:
+        changed.write_text("".join(lines[:middle] + [lines[middle].replace(" ", odd, 1)] + lines[middle + 1:]))
+    judged_by = judgements(read_qrels_columns(qrels))
+    with pytest.raises(NotClean if odd == "\n" else Tidy):
+        list(run_blocks(changed, judged_by, 5_000))
+    if odd != "\n":  # read whole, it gives the clean file's ranking
+        assert flat([read_run_columns(changed, judged_by)]) == flat([read_run_columns(run, judged_by)])
+
+
+def test_a_fifo_is_refused_before_any_reading(tmp_path: Path) -> None:
+    import os
+
+    from genevals.input.rows import InputError
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 1\n")
+    os.mkfifo(tmp_path / "fifo.txt")
+    with pytest.raises(InputError, match="named pipe"):
+        list(run_blocks(tmp_path / "fifo.txt", judgements(read_qrels_columns(qrels))))

@@ -179,3 +179,19 @@ def test_auto_is_decided_by_the_backends_records_not_by_names_in_the_configurati
     assert resolve_backend("auto", None) == "llamacpp" and JudgeConfig().configured is False
     monkeypatch.setenv("MINE_JUDGE_URL", "http://127.0.0.1:2")
     assert resolve_backend("auto", None) == "mine" and JudgeConfig().configured is True
+
+
+def test_the_entry_points_are_read_once_per_sys_path(monkeypatch, tmp_path):
+    """Reading them scans every installed distribution, and one `genevals run` asked six times; a new sys.path
+    entry (a plugin's folder) is read again."""
+    calls = []
+    real = registry.entry_points
+    monkeypatch.setattr(registry, "entry_points", lambda **kw: calls.append(kw) or real(**kw))
+    monkeypatch.setattr(registry, "_PLUGINS", {})
+    for _ in range(3):
+        registry.backend_names()
+        registry.is_backend("nothing-registered")
+    assert len(calls) == 1
+    monkeypatch.syspath_prepend(str(tmp_path))
+    registry.backend_names()
+    assert len(calls) == 2
