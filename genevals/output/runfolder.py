@@ -184,10 +184,6 @@ def _not_a_result(path: Path, number: int, what: str) -> ResultsError:
                         "is passed over; fix or delete this line (or start the run afresh without --resume)")
 
 
-#: how a conversation line begins, as :func:`results_text` writes it (a sample's line begins with its id)
-_CONVERSATION_START = '{"conversation_id": '
-
-
 def read_lines(where: str | Path, wanted: Mapping[int, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
     """The records at the locators ``wanted`` (locator -> anything), parsing only the lines that hold them
     and the conversation lines before them (to count their turns)."""
@@ -195,23 +191,27 @@ def read_lines(where: str | Path, wanted: Mapping[int, Any]) -> Iterator[tuple[i
         return
     last = max(wanted)
     extra = 0
-    with open(_results_path(where), encoding="utf-8") as handle:
+    path = _results_path(where)
+    with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             at = number + extra
             if at > last:
                 break
-            if not line.startswith(_CONVERSATION_START):
-                if at in wanted:
-                    row = _parsed(line)
-                    if row is not None:
-                        yield at, row
+            # A key is the only place the text "turns": can be in a line (a quote in a value is escaped).
+            maybe_turns = f'"{TURNS}":' in line
+            if not (maybe_turns or at in wanted):
                 continue
             row = _parsed(line)
-            turns = row.get(TURNS) if row is not None else None
-            if not isinstance(turns, list):  # the file changed since the first pass
+            try:
+                turns = _turns(path, number, row) if maybe_turns and row is not None else None
+            except ResultsError:  # the file changed since the first pass
+                continue
+            if turns is None:
+                if at in wanted and row is not None:
+                    yield at, row
                 continue
             for i, turn in enumerate(turns):
-                if at + i in wanted and isinstance(turn, dict):
+                if at + i in wanted:
                     yield at + i, turn
             extra += max(len(turns) - 1, 0)
 

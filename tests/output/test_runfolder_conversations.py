@@ -120,3 +120,15 @@ def test_resume_an_old_format_folder_holding_half_a_conversation(folders, tmp_pa
     assert list(runfolder.iter_rows(folder)) == list(runfolder.iter_rows(new))
     summary, reference = (json.loads((d / "summary.json").read_text()) for d in (folder, new))
     assert summary["systems"] == reference["systems"]
+
+
+def test_locators_agree_whatever_the_key_order_and_a_details_key_named_turns(tmp_path):
+    one = {"id": "a", "answer": "x", "metrics": {"m": {"value": 1, "status": "ok", "details": {"turns": [1, 2]}}}}
+    turn = lambda t: {"id": f"c:{t}", "answer": f"y{t}", "conversation_id": "c", "turn": t, "metrics": {}}  # noqa: E731
+    path = tmp_path / runfolder.RESULTS_FILE
+    path.write_text("".join(json.dumps(r) + "\n" for r in (
+        one, {"turns": [turn(1), turn(2)], "system": "default", "conversation_id": "c"}, {**one, "id": "b"})),
+        encoding="utf-8")
+    rows = list(runfolder.iter_rows(path))
+    assert [(n, r["id"]) for n, r in rows] == [(1, "a"), (2, "c:1"), (3, "c:2"), (4, "b")]
+    assert list(runfolder.read_lines(path, {1: 0, 3: 0, 4: 0})) == [rows[0], rows[2], rows[3]]
