@@ -289,7 +289,9 @@ def chunked(items: Iterable[Sample], size: int, conversations: Mapping[tuple[str
     """``items`` in lists of ``size`` samples, or fewer where they hold :data:`MAX_CHUNK_CONTEXTS` contexts; a
     conversation's turns (``conversations``: :attr:`Plan.conversations`) are never split: a chunk may exceed
     its size to finish one, and one conversation larger than both limits is one chunk."""
-    return pack(whole_conversations(items, conversations), size, where)
+    if conversations:
+        return pack(whole_conversations(items, conversations), size, where)
+    return pack(([item] for item in items), size, where)
 
 
 def pack(units: Iterable[list[Sample]], size: int, where: str = "chunk") -> Iterator[list[Sample]]:
@@ -299,7 +301,7 @@ def pack(units: Iterable[list[Sample]], size: int, where: str = "chunk") -> Iter
     held = 0
     for unit in units:
         chunk.extend(unit)
-        held += sum(len(item.contexts) for item in unit)
+        held += len(unit[0].contexts) if len(unit) == 1 else sum(len(item.contexts) for item in unit)
         if len(chunk) >= size or held >= MAX_CHUNK_CONTEXTS:
             log_scheduled(where, chunk)
             yield chunk
