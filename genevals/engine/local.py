@@ -6,6 +6,9 @@ metric, results are appended and flushed chunk by chunk; with one, each sample i
 moment the judge is done with it (results.jsonl is then in completion order), so a crash loses at most the
 samples in flight, and ``resume`` skips what is already in the results file. The judge slides a window over
 the whole run: a new sample starts whenever one finishes, with no barrier between chunks.
+
+A conversation is the unit of work (:mod:`genevals.engine.units`): every strategy's chunks and worker shares are
+cut between conversations, and the recorder writes a conversation's turns as one line once its last is done.
 """
 from __future__ import annotations
 
