@@ -3,7 +3,7 @@
     python benchmarks/bench_triad.py [--data ../shared/datasets] [--embedding-cache /tmp/triad.npz] [--write]
 
 Data: the development halves in ``DATA/triad/`` (WikiQA, Cranfield, NQ301; their README describes the fields)
-and ``DATA/ragtruth_dev.jsonl``. For each judge, the features of :mod:`genevals.metrics.triad.triad_features`,
+and ``DATA/ragtruth_dev.jsonl``, read by ``triad_data.py``. For each judge, the features of :mod:`genevals.metrics.triad.triad_features`,
 computed by the metric's own code, feed a logistic regression (features standardised, C = 1):
 
 - ``context_relevance``: WikiQA sentences and Cranfield BM25 top-10 abstracts, one model for both; label: a
@@ -26,7 +26,7 @@ and the card says the judge "beats" it when the paired CI of the difference lies
 when the CI covers 0, and "worse than" it when the CI lies below. The shipped model is the same selection run
 on all rows (the weights of the features it leaves out are 0). ``--write`` stores the full-data fit and the cards in ``genevals/metrics/triad/triad_calibration.json``,
 with "pins" (the shipped model's figures through the real metric on the first questions of each file, and the
-files' SHA-256) that ``tests/metrics/triad/test_triad_cards.py`` checks. Cost: CPU seconds (``time.process_time``)
+files' SHA-256, ``triad_pins.py``) that ``tests/metrics/triad/test_triad_cards.py`` checks. Cost: CPU seconds (``time.process_time``)
 per sample through the metric, embedding cache cleared, model loaded.
 """
 from __future__ import annotations
@@ -63,39 +63,17 @@ from genevals.metrics.triad.triad_features import (  # noqa: E402
     CORRECTNESS_FEATURES,
     word_overlap,
 )
-from genevals.types import Context, Sample  # noqa: E402
+from genevals.types import Sample  # noqa: E402
+# FILES and pin_samples: the tests read them here
+from triad_data import FILES, context_samples, digest, nq_samples, ragtruth_pairs, rows  # noqa: E402,F401
+from triad_pins import cost, measure_coverage, pin_samples, pins  # noqa: E402,F401
 
 REPO = Path(__file__).resolve().parents[1]
 EVEN = 0.5  # context_relevance's threshold on its even-odds probability
-FILES = {"wikiqa": "triad/wikiqa_context_relevance_dev.jsonl",
-         "cranfield": "triad/cranfield_context_relevance_dev.jsonl",
-         "nq301": "triad/nq301_answer_correctness_dev.jsonl"}
-#: questions per file whose figures the shipped model must reproduce in the tests (first in file order)
-PIN_QUESTIONS = {"wikiqa": 4, "cranfield": 1, "nq301": 6}
 METHOD = ("logistic regression on one of a few sets of its {k} features; the feature set and coefficients chosen "
           "inside each training fold (nested: a 4-fold inner cross-validation picks the set); out-of-fold figures "
           "from 5-fold cross-validation grouped by question on the dev halves; 95% CI: bootstrap over questions, "
           "paired for the difference to the baseline")
-
-
-# -- data ---------------------------------------------------------------------------------------------------
-def rows(data: Path, name: str) -> list[dict]:
-    return [json.loads(line) for line in (data / FILES[name]).read_text(encoding="utf-8").splitlines() if line]
-
-
-def context_samples(records: list[dict], graded: bool) -> list[Sample]:
-    out = []
-    for r in records:
-        relevant = {k: (1.0 if (v > 0 if graded else v) else 0.0) for k, v in r["relevant"].items()}
-        out.append(Sample(r["id"], "", r["question"],
-                          tuple(Context(c["text"], i + 1, c["id"], c.get("doc_id"), c.get("score"))
-                                for i, c in enumerate(r["contexts"])), relevant=relevant))
-    return out
-
-
-def nq_samples(records: list[dict]) -> tuple[list[Sample], np.ndarray, np.ndarray]:
-    samples = [Sample(r["id"], r["answer"], r["question"], references=tuple(r["references"])) for r in records]
-    return samples, np.array([r["acceptable"] for r in records]), np.array([str(r["qid"]) for r in records])
 
 
 # -- statistics (nested_cv.py: grouped folds, nested selection, bootstrap) ----------------------------------
@@ -166,10 +144,6 @@ def add_f1(entry: dict, y: np.ndarray, verdict: np.ndarray, groups: np.ndarray, 
                             "difference_ci": ci(diff)}
     entry["f1_beats_baseline"] = bool(ci(diff)[0] > 0)
     entry["f1_versus_baseline"] = cv.verdict_of(ci(diff))
-
-
-def digest(data: Path, name: str) -> str:
-    return hashlib.sha256((data / FILES[name]).read_bytes()).hexdigest()
 
 
 # -- the judges ---------------------------------------------------------------------------------------------
@@ -269,26 +243,6 @@ def answer_relevance(data: Path) -> dict:
                      "evaluations": [e]}}
 
 
-def ragtruth_pairs(data: Path) -> tuple[list[Sample], np.ndarray, np.ndarray]:
-    """RAGTruth QA: for each question with a faithful response, the others scored against the first faithful."""
-    by_source: dict[str, list[dict]] = {}
-    for line in (data / "ragtruth_dev.jsonl").read_text(encoding="utf-8").splitlines():
-        r = json.loads(line)
-        if r["task_type"] == "QA":
-            by_source.setdefault(r["source_id"], []).append(r)
-    samples, labels, groups = [], [], []
-    for source, items in sorted(by_source.items()):
-        faithful = [r for r in items if str(r["hallucinated"]) == "False"]
-        if not faithful:
-            continue
-        for r in items:
-            if r is not faithful[0]:
-                samples.append(Sample(r["id"], r["response"], r["question"], references=(faithful[0]["response"],)))
-                labels.append(str(r["hallucinated"]) == "False")
-                groups.append(source)
-    return samples, np.array(labels), np.array(groups)
-
-
 def answer_correctness(data: Path) -> dict:
     samples, y, groups = nq_samples(rows(data, "nq301"))
     metric = AnswerCorrectnessLocal.features
@@ -312,76 +266,6 @@ def answer_correctness(data: Path) -> dict:
             "intercept": round(b, 6), "threshold": None, "feature_set": chosen_set,
             "card": {"judge": "answer_correctness", "method": METHOD.format(k=len(CORRECTNESS_FEATURES)),
                      "fold_choices": found["chosen"], "evaluations": entries}}
-
-
-# -- pins and cost, through the real metrics ----------------------------------------------------------------
-def pin_samples(data: Path) -> dict[str, list[Sample]]:
-    wiki = context_samples(rows(data, "wikiqa"), False)[:PIN_QUESTIONS["wikiqa"]]
-    cran = context_samples(rows(data, "cranfield"), True)[:PIN_QUESTIONS["cranfield"]]
-    nq, _, qid = nq_samples(rows(data, "nq301"))
-    keep = set(list(dict.fromkeys(qid))[:PIN_QUESTIONS["nq301"]])
-    return {"wikiqa": wiki, "cranfield": cran, "wikiqa_answers": [Sample(c.key, c.text, s.question) for s in wiki
-                                                                 for c in s.contexts],
-            "nq301": [s for s, q in zip(nq, qid) if q in keep]}
-
-
-def pins(data: Path) -> dict:
-    """What the shipped model gives through the real metrics on the first questions of each file: the mean
-    probability and the number of chunks called relevant, pinned by the tests."""
-    ps = pin_samples(data)
-    ctx = ContextRelevanceLocal()
-    out = {}
-    for name in ("wikiqa", "cranfield"):
-        chunks = [c for r in ctx.score(ps[name]) for c in r["context_relevance"].details["chunks"]]
-        out[name] = {"questions": len(ps[name]), "mean_probability": round(float(np.mean([c["score"] for c in chunks])), 4),
-                     "called_relevant": sum(c["relevant"] for c in chunks)}
-    values = [r["answer_relevance"].value for r in AnswerRelevanceLocal().score(ps["wikiqa_answers"])]
-    out["wikiqa_answers"] = {"answers": len(values), "mean_probability": round(float(np.mean(values)), 4)}
-    values = [r["answer_correctness"].value for r in AnswerCorrectnessLocal().score(ps["nq301"])]
-    out["nq301"] = {"answers": len(values), "mean_probability": round(float(np.mean(values)), 4)}
-    return out
-
-
-def measure_coverage(data: Path, doc: dict) -> None:
-    """Each evaluation's coverage: the share of its rows the real metric scores (status ok)."""
-    def share(results, name):
-        return round(float(np.mean([r[name].status == "ok" for r in results])), 4)
-
-    wiki, cran = (context_samples(rows(data, n), n == "cranfield") for n in ("wikiqa", "cranfield"))
-    ctx = doc["judges"]["context_relevance"]["card"]["evaluations"]
-    ctx[0]["coverage"] = share(ContextRelevanceLocal().score(wiki), "context_relevance")
-    ctx[1]["coverage"] = share(ContextRelevanceLocal().score(cran), "context_relevance")
-    answers = [Sample(c.key, c.text, s.question) for s in wiki for c in s.contexts]
-    doc["judges"]["answer_relevance"]["card"]["evaluations"][0]["coverage"] = share(
-        AnswerRelevanceLocal().score(answers), "answer_relevance")
-    doc["judges"]["answer_correctness"]["card"]["evaluations"][0]["coverage"] = share(
-        AnswerCorrectnessLocal().score(nq_samples(rows(data, "nq301"))[0]), "answer_correctness")
-
-
-def cost(data: Path, n: int = 20) -> dict[str, float]:
-    """CPU milliseconds per sample (process time, all threads) through each metric, embeddings not cached."""
-    import torch
-
-    ps = pin_samples(data)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # CPU time of the work itself, not of idle threads spinning on a loaded machine
-    checker.embed(["the model loaded", "and warmed up"])
-    out = {}
-    for name, metric, samples in (("context_relevance (one question, its chunks)", ContextRelevanceLocal(),
-                                   context_samples(rows(data, "wikiqa"), False)[-n:]),
-                                  ("context_relevance (Cranfield: one query, 10 abstracts)", ContextRelevanceLocal(),
-                                   context_samples(rows(data, "cranfield"), True)[-n // 4:]),
-                                  ("answer_relevance", AnswerRelevanceLocal(), ps["wikiqa_answers"][-n:]),
-                                  ("answer_correctness", AnswerCorrectnessLocal(), nq_samples(rows(data, "nq301"))[0][-n:])):
-        checker._CACHE.clear()
-        start = time.process_time()
-        metric.score(samples)
-        out[name] = round(1000 * (time.process_time() - start) / len(samples), 1)
-        if name.startswith("context_relevance"):
-            chunks = sum(len(s.contexts) for s in samples)
-            out[name.replace("(", "per chunk (")] = round(1000 * (time.process_time() - start) / chunks, 1)
-    torch.set_num_threads(threads)
-    return out
 
 
 # -- the embedding cache (development only: the figures do not depend on it) ---------------------------------

@@ -9,7 +9,8 @@ A comparison of systems a and b on a metric takes the question ids both scored, 
 order, and their differences :math:`d_i = a_i - b_i`; :func:`genevals.stats.paired_comparison_of_differences`
 gives the mean difference, and the 95% CI and two-sided p-value from one paired bootstrap of
 :data:`PAIRED_RESAMPLES` resamples with the run's seed, so "significant" (p < 0.05) is exactly "the CI
-excludes 0". No multiple-comparison correction.
+excludes 0". Fewer than :data:`genevals.stats.MIN_PAIRS` pairs get no test (no CI, p-value None, not
+significant), and their ``test`` says "too few pairs to test". No multiple-comparison correction.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from genevals.keys import id_digest
-from genevals.stats import DEFAULT_SEED, paired_comparison_of_differences
+from genevals.stats import DEFAULT_SEED, MIN_PAIRS, TOO_FEW_PAIRS, paired_comparison_of_differences, too_few_pairs_text
 from genevals.stats_cluster import paired_clustered_differences
 
 #: Above this many systems, each is compared with the first only, not every pair.
@@ -221,6 +222,8 @@ def compare_named(values: Paired | Mapping[str, Mapping[str, Mapping[str, float]
         test = describe_test(seed)
         if (c["a"], c["b"], c["metric"]) in by_conversation:
             test = test.replace("paired bootstrap", "paired bootstrap over conversations (n_pairs: conversations)")
+        if c["p_value"] is None:
+            test += f"; {too_few_pairs_text(c['n_pairs'])}"
         out.append({"metric": c["metric"], "a": systems[c["a"]], "b": systems[c["b"]], "n_pairs": c["n_pairs"],
                     "mean_a": num(mean_a), "mean_b": num(mean_b),
                     "mean_difference": c["mean_difference"], "ci95": c["ci95"], "p_value": c["p_value"],
@@ -290,7 +293,7 @@ def _cell(summary: Mapping[str, Any] | None) -> dict[str, Any]:
 
 def _p_text(p: float | None) -> str:
     if p is None:
-        return "p n/a"
+        return TOO_FEW_PAIRS
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
@@ -350,7 +353,7 @@ def _sentence(systems: Sequence[str], rows: Sequence[Mapping[str, Any]], headlin
         return f"one system ({systems[0]}), nothing to compare: {shown or 'no metric scored'}"
     if not compared:
         return "no two systems could be compared (they share no scored question ids)"
-    clauses, quiet, tied, missing = [], [], [], []
+    clauses, quiet, tied, missing, untested = [], [], [], [], []
     for m in headline:
         leader = best.get(m)
         if leader is None:
@@ -362,18 +365,23 @@ def _sentence(systems: Sequence[str], rows: Sequence[Mapping[str, Any]], headlin
             continue
         significant = [v for v in mine if v["significant"]]
         if not significant:
-            quiet.append(m)
+            (untested if all(v["p_value"] is None for v in mine) else quiet).append(m)
             continue
         closest = min(significant, key=lambda v: abs(v["mean_difference"]))
         lower = "" if higher_is_better(m, directions.get(m)) else " (lower is better)"
         clause = (f"{leader} leads {m}{lower} by {abs(closest['mean_difference']):.2f} over {closest['system']}, "
                   f"{_p_text(closest['p_value'])}")
-        level = [v["system"] for v in mine if not v["significant"]]
+        level = [v["system"] for v in mine if not v["significant"] and v["p_value"] is not None]
         if level:
             clause += f" (not significantly over {', '.join(level)})"
+        unknown = [v["system"] for v in mine if v["p_value"] is None]
+        if unknown:
+            clause += f" ({TOO_FEW_PAIRS} against {', '.join(unknown)})"
         clauses.append(clause)
     if quiet:
         clauses.append(f"{', '.join(quiet)} difference{'s are' if len(quiet) > 1 else ' is'} not significant")
+    if untested:
+        clauses.append(f"{', '.join(untested)}: {TOO_FEW_PAIRS} (fewer than {MIN_PAIRS} pairs)")
     if tied:
         clauses.append(f"no single leader on {', '.join(tied)}")
     if missing:

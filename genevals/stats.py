@@ -161,25 +161,52 @@ def bootstrap_repeats_ci(repeats: Sequence[Sequence[float]], seed: int = DEFAULT
     return float(low), float(high)
 
 
+#: The fewest pairs a paired test may judge at p < 0.05. Under "no difference" each pair's difference is as
+#: likely to have either sign, so n pairs have 2^n equally likely sign patterns, and the most extreme result (every
+#: difference of one sign) has the exact two-sided sign-flip p-value 2/2^n = 1/2^(n-1): 1/16 for 5 pairs, 1/32
+#: for 6. With 5 pairs or fewer no result can reach 0.05, whatever the bootstrap says (it calls 2 pairs of one
+#: sign p < 1/R: every resample has their sign).
+MIN_PAIRS = 6
+#: What a comparison of fewer than :data:`MIN_PAIRS` pairs says instead of a p-value.
+TOO_FEW_PAIRS = "too few pairs to test"
+
+
+def too_few_pairs_text(n_pairs: int) -> str:
+    """Why a comparison of ``n_pairs`` pairs has no p-value (for the terminal, summary.json and the report)."""
+    return (f"{TOO_FEW_PAIRS}: {n_pairs} pair{'s' if n_pairs != 1 else ''}, the smallest p-value possible is "
+            f"1/2^{max(n_pairs - 1, 0)} = {0.5 ** max(n_pairs - 1, 0):.4g}; p < 0.05 needs {MIN_PAIRS}")
+
+
 @dataclass
 class PairedComparison:
+    """One paired comparison. With fewer than :data:`MIN_PAIRS` pairs there is no test: no interval, no
+    p-value (None), never significant."""
     metric: str
     system_a: str
     system_b: str
     n_pairs: int
     mean_difference: float
-    ci_low: float
-    ci_high: float
-    p_value: float
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+
+    @property
+    def too_few_pairs(self) -> bool:
+        return self.p_value is None
 
     @property
     def significant(self) -> bool:
-        return self.p_value < 0.05
+        return self.p_value is not None and self.p_value < 0.05
 
     def to_dict(self) -> dict[str, Any]:
         return {"metric": self.metric, "a": self.system_a, "b": self.system_b, "n_pairs": self.n_pairs,
                 "mean_difference": self.mean_difference, "ci95": [self.ci_low, self.ci_high],
                 "p_value": self.p_value, "significant": self.significant}
+
+
+def untested(metric: str, a_name: str, b_name: str, n_pairs: int, mean_difference: float) -> PairedComparison:
+    """The comparison of fewer than :data:`MIN_PAIRS` pairs: the mean difference, and no test."""
+    return PairedComparison(metric, a_name, b_name, n_pairs, mean_difference, None, None, None)
 
 
 #: Bootstrap draws (resamples x pairs) held in memory at once (16 MB of float64), whatever the number of pairs.
@@ -195,9 +222,10 @@ def paired_comparison(metric: str, a_name: str, a: Mapping[str, float], b_name: 
     :math:`d_i = a_i - b_i`. Draw ``R = resamples`` resamples of the n pairs with replacement (one seeded
     generator) and sort their means :math:`m_{(1)} \le \dots \le m_{(R)}`. With :math:`c = \lceil 0.025 R
     \rceil`, the 95% interval is :math:`[m_{(c)}, m_{(R+1-c)}]` (percentile bootstrap), and the two-sided
-    p-value is :math:`p = \min(1, \max(1, 2 \min(\#\{m \le 0\}, \#\{m \ge 0\})) / R)` (the bootstrap test by
-    inverting the interval; never 0). Then ``p < 0.05`` exactly when the interval excludes 0, for every
-    R >= 40 (fewer are raised to 40). Resamples are
+    p-value is :func:`bootstrap_p_value` (the bootstrap test by inverting the interval; never 0, never below
+    the exact sign-flip bound :math:`2^{-(n-1)}`). Then ``p < 0.05`` exactly when the interval excludes 0, for every
+    R >= 40 (fewer are raised to 40). With fewer than :data:`MIN_PAIRS` pairs no test is made (see there):
+    the interval and p-value are None and the comparison is not significant. Resamples are
     drawn in blocks of rows, so memory stays bounded and the result does not depend on the block size. Pairs
     are taken in the order of :func:`id_digest` of their ids.
     """
@@ -224,15 +252,31 @@ def paired_comparison_of_differences(metric: str, a_name: str, b_name: str, diff
     """:func:`paired_comparison` from the paired differences, already in :func:`id_digest` order."""
     if diffs.size < 2:
         return None
+    if diffs.size < MIN_PAIRS:
+        return untested(metric, a_name, b_name, int(diffs.size), float(diffs.mean()))
     resamples = max(40, int(resamples))
     means = paired_bootstrap_means(diffs, seed, resamples, block)
     c = -(-resamples // 40)  # ceil(0.025 R)
     low, high = float(means[c - 1]), float(means[resamples - c])
-    at_or_below = int(np.searchsorted(means, 0.0, side="right"))
-    at_or_above = resamples - int(np.searchsorted(means, 0.0, side="left"))
-    # Never exactly 0: with no resample on the far side of 0, p < 1/R is all R resamples can say.
-    p_value = min(1.0, max(1, 2 * min(at_or_below, at_or_above)) / resamples)
+    p_value = bootstrap_p_value(means, int(diffs.size))
     return PairedComparison(metric, a_name, b_name, int(diffs.size), float(diffs.mean()), low, high, p_value)
+
+
+def bootstrap_p_value(sorted_means: np.ndarray, n_units: int) -> float:
+    r"""The two-sided p-value of a paired bootstrap from its ``R`` sorted resample means over ``n_units``
+    resampled units (pairs, or conversations): :math:`\max(2^{-(n-1)}, \min(1, \max(1, 2 \min(\#\{m \le 0\},
+    \#\{m \ge 0\})) / R))`.
+
+    Never exactly 0: with no resample on the far side of 0, 1/R is all R resamples can say. Never below
+    :math:`2^{-(n-1)}`, the exact sign-flip p-value of n differences all of one sign: n units cannot carry more
+    evidence than that, and without the floor 6 pairs of one sign would read "p < 0.001" instead of 0.031. For
+    n >= :data:`MIN_PAIRS` the floor is below 0.05, so ``p < 0.05`` still holds exactly when the interval
+    excludes 0."""
+    resamples = sorted_means.size
+    at_or_below = int(np.searchsorted(sorted_means, 0.0, side="right"))
+    at_or_above = resamples - int(np.searchsorted(sorted_means, 0.0, side="left"))
+    p_value = min(1.0, max(1, 2 * min(at_or_below, at_or_above)) / resamples)
+    return max(p_value, 0.5 ** max(n_units - 1, 0))
 
 
 # ----------------------------------------------------------------------------------------------- agreement

@@ -14,7 +14,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from genevals.keys import id_digest
-from genevals.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, MetricSummary, PairedComparison, unscored_count
+from genevals.stats import (DEFAULT_RESAMPLES, DEFAULT_SEED, MIN_PAIRS, MetricSummary, PairedComparison,
+                            bootstrap_p_value, unscored_count, untested)
 
 #: codes are kept as float64 in spilled columns: below 2**53 they are exact
 CODE_BITS = (1 << 53) - 1
@@ -109,7 +110,7 @@ def paired_clustered(metric: str, a_name: str, a: Mapping[str, float], b_name: s
     :math:`\sum d^*/\sum n^*`. The interval and the p-value come from the same sorted means as in
     :func:`genevals.stats.paired_comparison` (:math:`c = \lceil 0.025R \rceil`; :math:`p = \min(1, \max(1,
     2\min(\#\{m \le 0\}, \#\{m \ge 0\}))/R)`), so ``p < 0.05`` exactly when the interval excludes 0.
-    ``n_pairs`` counts conversations."""
+    ``n_pairs`` counts conversations, and fewer than :data:`genevals.stats.MIN_PAIRS` of them get no test."""
     shared = sorted(set(a) & set(b), key=id_digest)
     if not shared:
         return None
@@ -125,11 +126,11 @@ def paired_clustered_differences(metric: str, a_name: str, b_name: str, diffs: n
     sums, counts = clusters_of(diffs, codes)
     if sums.size < 2:
         return None
+    if sums.size < MIN_PAIRS:  # the sign-flip bound counts the units resampled: conversations
+        return untested(metric, a_name, b_name, int(sums.size), float(diffs.mean()))
     resamples = max(40, int(resamples))
     means = np.sort(_resampled_means(sums, counts, seed, resamples))
     c = -(-resamples // 40)
     low, high = float(means[c - 1]), float(means[resamples - c])
-    at_or_below = int(np.searchsorted(means, 0.0, side="right"))
-    at_or_above = resamples - int(np.searchsorted(means, 0.0, side="left"))
-    p_value = min(1.0, max(1, 2 * min(at_or_below, at_or_above)) / resamples)
+    p_value = bootstrap_p_value(means, int(sums.size))
     return PairedComparison(metric, a_name, b_name, int(sums.size), float(diffs.mean()), low, high, p_value)

@@ -98,8 +98,9 @@ def test_leaderboard_marks_the_best_and_says_so():
         "f1": {"mean": 0.55, "ci95": [0.45, 0.65], "n": 10, "coverage": 1.0}}}
     assert board["best"] == {"hit": "sparse", "f1": None}  # equal f1 means: a tie, no best
     assert board["versus_best"] == [{"metric": "hit", "system": "dense", "best": "sparse", "mean_difference": 1.0,
-                                     "ci95": [1.0, 1.0], "p_value": 0.0002, "significant": True, "n_pairs": 10}]
-    assert board["sentence"] == "sparse leads hit by 1.00 over dense, p < 0.001; no single leader on f1"
+                                     "ci95": [1.0, 1.0], "p_value": 0.001953, "significant": True, "n_pairs": 10}]
+    # ten pairs of one sign: the exact sign-flip bound 1/2^9 = 0.001953, not the bootstrap's 1/R
+    assert board["sentence"] == "sparse leads hit by 1.00 over dense, p = 0.002; no single leader on f1"
 
 
 def test_leaderboard_orients_the_difference_from_the_best():
@@ -111,7 +112,7 @@ def test_leaderboard_orients_the_difference_from_the_best():
     vs = {v["system"]: v for v in board["versus_best"]}
     assert vs["a"]["mean_difference"] == 0.5 and vs["a"]["significant"] and vs["a"]["best"] == "c"
     assert vs["b"]["mean_difference"] == 0.0 and not vs["b"]["significant"]
-    assert board["sentence"] == "c leads m by 0.50 over a, p < 0.001 (not significantly over b)"
+    assert board["sentence"] == "c leads m by 0.50 over a, p = 0.002 (not significantly over b)"
 
 
 def test_lower_is_better_picks_the_smallest():
@@ -120,7 +121,7 @@ def test_lower_is_better_picks_the_smallest():
     board = cmp.leaderboard(["a", "b"], {"a": {"rank": summary(1.0)}, "b": {"rank": summary(3.0)}}, comps, ["rank"])
     assert board["best"] == {"rank": "a"}
     assert board["versus_best"][0]["mean_difference"] == -2.0  # best minus other: lower is better
-    assert board["sentence"] == "a leads rank (lower is better) by 2.00 over b, p < 0.001"
+    assert board["sentence"] == "a leads rank (lower is better) by 2.00 over b, p = 0.002"
     declared = cmp.leaderboard(["a", "b"], {"a": {"rank": summary(1.0)}, "b": {"rank": summary(3.0)}}, comps,
                                ["rank"], directions={"rank": "higher"})
     assert declared["best"] == {"rank": "b"}

@@ -2,7 +2,9 @@
 import numpy as np
 import pytest
 
-from genevals.stats import bootstrap_ci, paired_comparison, summarise
+from genevals.stats import (MIN_PAIRS, bootstrap_ci, paired_bootstrap_means, paired_comparison, summarise,
+                            too_few_pairs_text)
+from genevals.stats_cluster import paired_clustered
 
 
 def test_bootstrap_is_seeded_and_brackets_the_mean():
@@ -60,6 +62,9 @@ def test_paired_ci_and_p_value_never_contradict():
         b = {k: v + shift + float(rng.normal(0, 0.3)) for k, v in a.items()}
         for resamples in (40, 1000, 1001):
             c = paired_comparison("m", "a", a, "b", b, seed=case, resamples=resamples)
+            if n < MIN_PAIRS:  # no test below the minimum (issue 38/39 follow-up): no interval, no p
+                assert c.p_value is None and c.ci_low is None and not c.significant, (case, c)
+                continue
             excludes = c.ci_low > 0 or c.ci_high < 0
             assert (c.p_value < 0.05) == excludes == c.significant, (case, resamples, c)
             seen.add(excludes)
@@ -68,11 +73,14 @@ def test_paired_ci_and_p_value_never_contradict():
 
 def test_paired_bootstrap_by_hand():
     """Two pairs, differences 0 and 1: each resample mean is 0, 0.5 or 1 with probability 1/4, 1/2, 1/4."""
-    c = paired_comparison("m", "a", {"x": 1.0, "y": 2.0}, "b", {"x": 1.0, "y": 1.0}, seed=5, resamples=4000)
-    assert c.mean_difference == 0.5 and (c.ci_low, c.ci_high) == (0.0, 1.0)
-    # p = 2 * #(means <= 0) / R, and #(means <= 0) ~ Binomial(4000, 1/4)
-    assert c.p_value == pytest.approx(0.5, abs=0.04) and not c.significant
-    assert paired_comparison("m", "a", {"x": 1.0, "y": 1.0}, "b", {"x": 1.0, "y": 1.0}).p_value == 1.0
+    means = paired_bootstrap_means(np.array([0.0, 1.0]), seed=5, resamples=4000)
+    assert set(means) == {0.0, 0.5, 1.0}
+    # #(means <= 0) ~ Binomial(4000, 1/4)
+    assert np.mean(means <= 0) == pytest.approx(0.25, abs=0.02) and np.mean(means == 0.5) == pytest.approx(0.5, abs=0.03)
+    # the same two pairs as a comparison: too few to test (below)
+    assert paired_comparison("m", "a", {"x": 1.0, "y": 2.0}, "b", {"x": 1.0, "y": 1.0}).p_value is None
+    same = {f"q{i}": 1.0 for i in range(MIN_PAIRS)}
+    assert paired_comparison("m", "a", same, "b", same).p_value == 1.0
 
 
 def _bootstrap_ci_before(values, seed=12345, resamples=1000, confidence=0.95):
@@ -104,3 +112,53 @@ def test_shared_draws_give_byte_identical_intervals():
     pairs = [(list(c), ["ok"] * len(c)) for c in columns] + [([None], ["no_reference"])]
     assert [s.to_dict() for s in summarise_many(pairs, seed=7)] == [summarise(v, st, seed=7).to_dict()
                                                                    for v, st in pairs]
+
+
+# ------------------------------------------------------------------------------ too few pairs to test
+
+def _pairs(diffs):
+    return ({f"q{i}": d for i, d in enumerate(diffs)}, {f"q{i}": 0.0 for i in range(len(diffs))})
+
+
+def test_minimum_pairs_is_where_a_sign_flip_test_can_reach_five_percent():
+    """n pairs of one sign have the exact two-sided sign-flip p-value 2/2^n: 1/16 = 0.0625 for 5, 1/32 =
+    0.03125 for 6, so 6 is the fewest pairs that can be significant at 0.05."""
+    assert MIN_PAIRS == 6
+    assert 2 / 2 ** 5 >= 0.05 > 2 / 2 ** 6
+    assert "5 pairs, the smallest p-value possible is 1/2^4 = 0.0625; p < 0.05 needs 6" in too_few_pairs_text(5)
+
+
+@pytest.mark.parametrize("diffs", [[1.0, 1.0], [0.5, 0.25, 1.0], [0.3] * 5])
+def test_two_three_and_five_pairs_are_too_few_to_test(diffs):
+    """Before the rule, two pairs of +1 were significant at p = 1/R (every resample mean is 1)."""
+    assert paired_bootstrap_means(np.array(diffs), seed=1, resamples=1000).min() > 0  # bootstrap alone: p = 1/R
+    a, b = _pairs(diffs)
+    c = paired_comparison("m", "a", a, "b", b)
+    assert c.n_pairs == len(diffs) and c.mean_difference == pytest.approx(sum(diffs) / len(diffs))
+    assert c.too_few_pairs and c.p_value is None and (c.ci_low, c.ci_high) == (None, None)
+    assert not c.significant
+    assert c.to_dict()["p_value"] is None and c.to_dict()["significant"] is False
+
+
+def test_six_pairs_of_one_sign_and_a_clear_twenty_pair_difference_are_significant():
+    """Six positive differences: no resample mean is <= 0, so the bootstrap says 1/R, but six signs can say no
+    more than the exact sign-flip p 1/2^5 = 0.03125. Twenty differences of 0.1, 0.2, 0.3 (i % 3; 7, 7 and 6 of
+    them): mean 3.9/20 = 0.195, every resample mean within [0.1, 0.3], p = max(1/R, 1/2^19) = 1/R."""
+    a, b = _pairs([0.1, 0.2, 0.3, 0.1, 0.2, 0.3])
+    six = paired_comparison("m", "a", a, "b", b, resamples=10_000)
+    assert six.p_value == 0.03125 and six.significant and not six.too_few_pairs
+    a, b = _pairs([0.1 * (i % 3 + 1) for i in range(20)])
+    twenty = paired_comparison("m", "a", a, "b", b, resamples=10_000)
+    assert twenty.mean_difference == pytest.approx(0.195) and twenty.p_value == 1 / 10_000 and twenty.significant
+    assert 0.1 <= twenty.ci_low < 0.195 < twenty.ci_high <= 0.3
+
+
+def test_conversations_too_few_to_test_count_conversations():
+    """Twelve turns in three conversations are three pairs: too few; in twelve conversations, tested."""
+    a, b = _pairs([0.5] * 12)
+    three = paired_clustered("m", "a", a, "b", b, {k: f"c{i % 3}" for i, k in enumerate(a)})
+    assert three.n_pairs == 3 and three.p_value is None and not three.significant
+    twelve = paired_clustered("m", "a", a, "b", b, {k: f"c{i}" for i, k in enumerate(a)})
+    assert twelve.n_pairs == 12 and twelve.significant and twelve.p_value == 0.5 ** 11  # above 1/R
+    seven = paired_clustered("m", "a", a, "b", b, {k: f"c{i % 7}" for i, k in enumerate(a)})
+    assert seven.n_pairs == 7 and seven.p_value == 0.5 ** 6  # seven conversations of one sign: 1/64

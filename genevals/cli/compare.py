@@ -113,7 +113,13 @@ def _worse_side(c: Mapping[str, Any], directions: Mapping[str, str]) -> str | No
     return c["b"] if a_better else c["a"]
 
 
-def _within(run: Mapping[str, Any], metrics: Sequence[str], system: str | None) -> tuple[dict, list[dict]]:
+def _untested(gated: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The gated comparisons with too few pairs to test (no p-value): they pass the gate, and it says so."""
+    return [c for c in gated if c.get("p_value") is None]
+
+
+def _within(run: Mapping[str, Any], metrics: Sequence[str], system: str | None
+            ) -> tuple[dict, list[dict], list[dict]]:
     from genevals.output.comparing import for_folder
 
     systems = list(run["summary"]["systems"])
@@ -133,7 +139,7 @@ def _within(run: Mapping[str, Any], metrics: Sequence[str], system: str | None) 
         raise CompareError(f"--fail-if-worse {system}: it shares no scored question id with another system on "
                            f"{', '.join(metrics)}: nothing was compared")
     worse = [c for c in mine if _worse_side(c, run["directions"]) == system]
-    return found, worse
+    return found, worse, _untested(mine)
 
 
 def _labels(a: Path, b: Path) -> tuple[str, str]:
@@ -143,7 +149,7 @@ def _labels(a: Path, b: Path) -> tuple[str, str]:
 
 
 def _across(run_a: Mapping[str, Any], run_b: Mapping[str, Any], metrics: Sequence[str],
-            system: str | None) -> tuple[dict, list[dict]]:
+            system: str | None) -> tuple[dict, list[dict], list[dict]]:
     from genevals.output.comparing import across_runs
     from genevals.stats import DEFAULT_SEED
 
@@ -165,7 +171,7 @@ def _across(run_a: Mapping[str, Any], run_b: Mapping[str, Any], metrics: Sequenc
         raise CompareError(f"RUN_A {run_a['path']} and RUN_B {run_b['path']} share no scored question id for "
                            f"{_listed(gated_systems)} on {', '.join(metrics)}: nothing was compared")
     worse = [c for c in mine if _worse_side(c, directions) == c["a"]]  # a is RUN_B's
-    return found, worse
+    return found, worse, _untested(mine)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -176,9 +182,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         runs = [_run(args.run_a, "RUN_A")] + ([_run(args.run_b, "RUN_B")] if args.run_b is not None else [])
         metrics = _metrics(args.metrics, runs)
         if len(runs) == 1:
-            found, worse = _within(runs[0], metrics, args.fail_if_worse)
+            found, worse, untested = _within(runs[0], metrics, args.fail_if_worse)
         else:
-            found, worse = _across(runs[0], runs[1], metrics, args.fail_if_worse)
+            found, worse, untested = _across(runs[0], runs[1], metrics, args.fail_if_worse)
     except (CompareError, ResultsError) as exc:  # ResultsError: a results.jsonl line that is not a result
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -195,5 +201,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(f"genevals: significantly worse: {difference_line(c, directions)}", file=sys.stderr)
     if gating and not worse and not args.json:
         who = args.fail_if_worse or "RUN_B"
-        print(f"gate passed: {who} is not significantly worse on {', '.join(metrics)}")
+        named = list(dict.fromkeys(c["metric"] for c in untested))
+        print(f"gate passed: {who} is not significantly worse on {', '.join(metrics)}"
+              + (f" (too few pairs to test on {', '.join(named)})" if named else ""))
     return EXIT_THRESHOLD if worse else EXIT_OK

@@ -66,7 +66,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         "oversampled and first; their inclusion probabilities go to review.sqlite and the export, "
                         "so `genevals validate` estimates the judge's agreement on the whole run (a store holds "
                         "one queue: serving again with the same N continues it)")
-    p.add_argument("--queue-seed", type=option_type(_QUEUE_SEED), default=12345, metavar="SEED",
+    # default None, not the seed: a seed given without --queue would otherwise be dropped without a word
+    p.add_argument("--queue-seed", type=option_type(_QUEUE_SEED), default=None, metavar="SEED",
                    help="seed of the queue's random draw (default 12345)")
     p.add_argument("--verbose", action="store_true", help="log every request on stderr")
     p.set_defaults(handler=cmd_review)
@@ -79,9 +80,17 @@ def cmd_review(args: argparse.Namespace) -> int:
             print("genevals: error: --blind and --queue serve a review; `review export` writes what is stored",
                   file=sys.stderr)
             return EXIT_BAD_INPUT
+        if args.queue_seed is not None:
+            print(f"genevals: error: --queue-seed {args.queue_seed}: seeds the draw of --queue N, which serves a "
+                  "review; `review export` writes what is stored", file=sys.stderr)
+            return EXIT_BAD_INPUT
         return _export(Path(args.run_dir), args.output, args.citations_out)
     if args.run_dir is not None or args.output is not None or args.citations_out is not None:
         print("genevals: error: use `genevals review RUN_DIR` or `genevals review export RUN_DIR -o FILE`",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.queue_seed is not None and args.queue is None:
+        print(f"genevals: error: --queue-seed {args.queue_seed}: seeds the draw of --queue N, which is not given",
               file=sys.stderr)
         return EXIT_BAD_INPUT
     return _serve(args)
@@ -144,7 +153,8 @@ def _serve(args: argparse.Namespace) -> int:
               "write decisions", file=sys.stderr)
     config = ServeConfig(run_dir=run_dir, host=args.host, port=args.port, allow_remote=args.allow_remote,
                          max_samples=args.max_samples, request_timeout=args.request_timeout, verbose=args.verbose,
-                         blind=args.blind, queue=args.queue, queue_seed=args.queue_seed)
+                         blind=args.blind, queue=args.queue,
+                         queue_seed=_QUEUE_SEED.default if args.queue_seed is None else args.queue_seed)
     try:
         serve(config, declared=declaration_of)
     except (OSError, ValueError, sqlite3.Error) as exc:

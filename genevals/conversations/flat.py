@@ -15,14 +15,19 @@ from genevals.conversations.model import TurnError
 
 #: the most digits a turn number may have (ids are built from it)
 MAX_TURN = 10**9
+#: the most digits of an integer conversation id (a longer one is a number gone wrong, not an id)
+MAX_ID_DIGITS = 100
 
 
 def conversation_id(value: Any, field: str = "conversation_id") -> str:
     """A conversation id: text, or an integer written as text."""
     if isinstance(value, str) and value.strip():
         return value
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and abs(int(value)) < 10**100:
-        return str(int(value))
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        if abs(int(value)) < 10**MAX_ID_DIGITS:
+            return str(int(value))
+        raise TurnError(field, f"expected a conversation id of at most {MAX_ID_DIGITS} digits (or text), got an "
+                               f"integer of {len(str(abs(int(value))))} digits")
     shown = repr(value) if isinstance(value, str) else type(value).__name__
     raise TurnError(field, f"expected a conversation id (text or an integer), got {shown}")
 

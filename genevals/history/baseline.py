@@ -7,7 +7,8 @@ For each system both runs have and each metric both stored, :math:`d_i = x_i - b
 ascending order of their 64-bit digests (the order every paired comparison takes), ``x`` this run and ``b`` the
 baseline. A change is a regression when it is significant (``p < 0.05``, i.e. the 95% CI of the mean difference
 excludes 0) and goes the wrong way for the metric: below 0 for a higher-is-better metric, above 0 for a
-lower-is-better one. A regression of a gated metric (one with ``--fail-under`` or ``--fail-over``) fails the run.
+lower-is-better one. Fewer than :data:`genevals.stats.MIN_PAIRS` shared ids are "too few pairs to test": never a
+regression. A regression of a gated metric (one with ``--fail-under`` or ``--fail-over``) fails the run.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import numpy as np
 from genevals.history.store import RunRecord
 from genevals.output.terminal import visible
 from genevals.report.stats import PAIRED_RESAMPLES
-from genevals.stats import DEFAULT_SEED, paired_comparison_of_differences
+from genevals.stats import DEFAULT_SEED, paired_comparison_of_differences, too_few_pairs_text
 
 Values = Mapping[str, tuple[np.ndarray, Mapping[str, np.ndarray]]]
 
@@ -32,8 +33,9 @@ class Change:
     baseline_mean: float
     mean: float
     mean_difference: float
-    ci95: tuple[float, float]
-    p_value: float
+    #: None, both, with too few pairs to test (:data:`genevals.stats.MIN_PAIRS`)
+    ci95: tuple[float | None, float | None]
+    p_value: float | None
     significant: bool
     #: significant, and the wrong way for the metric's direction
     regression: bool
@@ -41,11 +43,13 @@ class Change:
 
     def line(self, baseline_id: int | None) -> str:
         word = "REGRESSION" if self.regression else ("improved" if self.significant else "no significant change")
-        return (f"{visible(self.system)}: {visible(self.metric)} {self.mean:.4f} vs {self.baseline_mean:.4f} "
-                f"in run #{baseline_id} "
-                f"on {self.n_pairs} shared ids: difference {self.mean_difference:+.4f} [95% CI "
-                f"{self.ci95[0]:+.4f}, {self.ci95[1]:+.4f}], p = {self.p_value:.4f}: {word}"
-                + (" (gated)" if self.gated else ""))
+        head = (f"{visible(self.system)}: {visible(self.metric)} {self.mean:.4f} vs {self.baseline_mean:.4f} "
+                f"in run #{baseline_id} on {self.n_pairs} shared ids: difference {self.mean_difference:+.4f}")
+        if self.p_value is None or self.ci95[0] is None or self.ci95[1] is None:
+            test = f": {too_few_pairs_text(self.n_pairs)}"
+        else:
+            test = f" [95% CI {self.ci95[0]:+.4f}, {self.ci95[1]:+.4f}], p = {self.p_value:.4f}: {word}"
+        return head + test + (" (gated)" if self.gated else "")
 
 
 def compare(values: Values, baseline: RunRecord, directions: Mapping[str, str], gated: Collection[str],

@@ -21,6 +21,7 @@ CONSUMED = frozenset({"turns", "user_input", "reference", "id", "conversation_id
 def conversation_form(data: Mapping[str, Any], text_cells: bool = False) -> tuple[str, Any] | None:
     """("turns" | "user_input", the list) when the row holds a whole conversation, else None. A CSV cell's
     list is read from its JSON."""
+    found = None
     for key in ("turns", "user_input"):
         value = data.get(key)
         if text_cells and isinstance(value, str) and value.lstrip().startswith("["):
@@ -29,11 +30,16 @@ def conversation_form(data: Mapping[str, Any], text_cells: bool = False) -> tupl
         if hasattr(value, "tolist"):
             value = value.tolist()
         if key == "turns" and not mapping.is_missing(value) and value != "":
-            return key, value
-        # user_input is also ragas' single-turn question: only a list of messages is a conversation
-        if key == "user_input" and isinstance(value, list) and all(isinstance(m, Mapping) for m in value):
-            return key, value
-    return None
+            found = key, value
+        # user_input is also ragas' single-turn question: only a list holding messages (or none) is a conversation
+        # (one that also holds a string is a conversation with a bad message, which ragas.messages names)
+        elif key == "user_input" and isinstance(value, list) and (not value or any(isinstance(m, Mapping)
+                                                                                 for m in value)):
+            if found is not None:  # which one to score would be a guess
+                raise TurnError("user_input", "a row holds one conversation: it has both turns and user_input "
+                                              "(ragas' messages); keep one of them")
+            found = key, value
+    return found
 
 
 def is_conversation_header(columns: Iterable[Any]) -> bool:
@@ -42,9 +48,12 @@ def is_conversation_header(columns: Iterable[Any]) -> bool:
 
 
 def expand(raws: Iterable[RawRow | InputError], renamed: Callable[[Mapping[str, Any]], dict[str, Any]],
-           budget: int, column_map: Mapping[str, str] | None = None) -> Iterator[RawRow | InputError]:
+           budget: int, column_map: Mapping[str, str] | None = None,
+           seen: Callable[[str, Mapping[str, Any]], None] | None = None) -> Iterator[RawRow | InputError]:
     """``raws`` with every conversation row replaced by its turns' rows and every flat turn given its history;
-    ``renamed`` gives a row's fields by genevals' names (``--map``, ``column_map``, applied)."""
+    ``renamed`` gives a row's fields by genevals' names (``--map``, ``column_map``, applied). ``seen(origin,
+    fields)`` is told of each row refused here (the row reader never sees it): else a file whose every row is
+    refused here would report its ``--map`` columns as absent ("fields found: none") instead of the rows' errors."""
     grouper = flat.Grouper(budget)
     # only a row holding the conversation id's column is renamed here (the row reader renames every row anyway)
     tie = (column_map or {}).get("conversation_id", "conversation_id")
@@ -68,6 +77,8 @@ def expand(raws: Iterable[RawRow | InputError], renamed: Callable[[Mapping[str, 
             else:
                 yield raw
         except TurnError as exc:
+            if seen is not None:
+                seen(f"{raw.source}:{raw.line}", data)
             yield InputError(raw.source, raw.line, exc.field, exc.message)
 
 
@@ -77,7 +88,15 @@ def _turns(raw: RawRow, key: str, listing: Any, renamed, budget: int) -> Iterato
     given = fields.get("conversation_id")
     if mapping.is_missing(given):
         given = fields.get("id")
-    conversation = str(raw.line) if mapping.is_missing(given) or given == "" else flat.conversation_id(given)
+    named = "conversation_id" if not mapping.is_missing(fields.get("conversation_id")) else "id"
+    # the turns carry every question, answer and retrieval: a row-level one would be dropped without a word
+    for extra in ("question", "answer", "contexts"):
+        if not mapping.is_missing(fields.get(extra)) and fields.get(extra) != "" and not (
+                extra == "contexts" and "context" in data):  # DeepEval's conversation-wide `context`: background
+            raise TurnError(extra, f"a row holding a conversation ({key}) takes its {extra} from its turns; this "
+                                   f"row also has a row-level {extra}, which would be ignored: move it into the "
+                                   f"turn it belongs to, or remove it")
+    conversation = str(raw.line) if mapping.is_missing(given) or given == "" else flat.conversation_id(given, named)
     if key == "turns":
         messages = native.messages(listing)
     else:

@@ -306,7 +306,8 @@ def iter_samples(
             return
         header = False
     validate = RowValidator(column_map, tracker, history_tokens)
-    raws = conversation_rows.expand(raws, validate.renamed, history_tokens, column_map)
+    raws = conversation_rows.expand(raws, validate.renamed, history_tokens, column_map,
+                                    tracker.see if tracker is not None else None)
     for raw in raws:
         if isinstance(raw, InputError):
             yield raw

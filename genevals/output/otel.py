@@ -29,9 +29,11 @@ from __future__ import annotations
 import datetime
 import json
 import logging
+import math
 import os
 import re
 import time
+import unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -71,20 +73,31 @@ def endpoint(given: str | None, env: Mapping[str, str] = os.environ) -> str:
     ``OTEL_EXPORTER_OTLP_ENDPOINT`` plus ``/v1/logs``), else ``http://localhost:4318/v1/logs``. OtelError for a
     URL that is not http(s) with a host."""
     what = "--otel-endpoint"
+    if given is not None and not given.strip():  # an unset shell variable: never a silent localhost
+        raise OtelError(f"{what}: got an empty URL (an unset variable?): give one such as {DEFAULT_ENDPOINT}, or "
+                        "leave the option out")
     if not given and env.get("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"):
         given, what, full = env["OTEL_EXPORTER_OTLP_LOGS_ENDPOINT"], "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", True
     else:
         if not given:
             given, what = env.get("OTEL_EXPORTER_OTLP_ENDPOINT") or DEFAULT_ENDPOINT, "OTEL_EXPORTER_OTLP_ENDPOINT"
-        full = urlsplit(given.strip()).path.rstrip("/").endswith(LOGS_PATH)
-    try:
+        full = None
+    try:  # urlsplit itself raises for a bracket left open ("http://[::1")
         parts = urlsplit(given.strip())
-        _ = parts.port  # raises ValueError for a port that is not a number, or out of range
+        port = parts.port  # raises ValueError for a port that is not a number, or out of range
     except ValueError as exc:
         raise OtelError(f"{what}: {shown(given)}: not a URL ({exc})") from None
+    if full is None:
+        full = parts.path.rstrip("/").endswith(LOGS_PATH)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise OtelError(f"{what}: {shown(given)}: expected an http:// or https:// URL with a host, such as "
                         f"{DEFAULT_ENDPOINT} (OTLP/HTTP; gRPC's port 4317 is not spoken here)")
+    if port == 0:  # no server listens there; left as it is, the port would vanish from every message
+        raise OtelError(f"{what}: {shown(given)}: port 0: expected a port from 1 to 65535")
+    odd = next((c for c in parts.hostname if c.isspace() or unicodedata.category(c) in ("Cc", "Cf")), None)
+    if odd is not None:  # a space or an invisible character: a typo, or a host made to look like another
+        raise OtelError(f"{what}: {shown(given)}: the host holds {unicodedata.name(odd, repr(odd))} "
+                        f"(U+{ord(odd):04X}); expected a host name or address")
     path = parts.path.rstrip("/")
     return urlunsplit(parts._replace(path=path if full else path + LOGS_PATH))
 
@@ -96,10 +109,12 @@ def shown(url: str) -> str:
         parts = urlsplit(url.strip())
         host = parts.hostname or ""
         netloc = f"[{host}]" if ":" in host else host
-        netloc += f":{parts.port}" if parts.port else ""
+        netloc += f":{parts.port}" if parts.port is not None else ""
         text = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
     except ValueError:
-        text = url.split("?")[0].split("@")[-1]
+        text = url.split("#")[0].split("?")[0].split("@")[-1]
+    # control and format characters (a newline, a right-to-left override) would rewrite the terminal's line
+    text = "".join(f"\\u{ord(c):04x}" if unicodedata.category(c) in ("Cc", "Cf") else c for c in text)
     return text if len(text) <= 200 else text[:200] + "..."
 
 
@@ -126,13 +141,25 @@ def _link(row: Mapping[str, Any]) -> tuple[int, int]:
     return trace_id, span_id if 0 < span_id < 1 << 64 else 0
 
 
+def _finite(value: Any) -> float | None:
+    """A score as a float, or None for what is no finite number (10**400 in a hand-edited file included)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        found = float(value)
+    except OverflowError:
+        return None
+    return found if math.isfinite(found) else None
+
+
 def attributes(name: str, result: Mapping[str, Any]) -> dict[str, Any]:
     """The conventions' attributes of one metric result (results.jsonl's ``{"value", "status", "reason"}``)."""
     status = result.get("status") or OK
+    status = status if isinstance(status, str) else ERROR  # a hand-edited file: no status, no score
     out: dict[str, Any] = {"gen_ai.evaluation.name": name}
-    value = result.get("value")
-    if status == OK and isinstance(value, (int, float)) and not isinstance(value, bool):
-        out["gen_ai.evaluation.score.value"] = float(value)
+    value = _finite(result.get("value"))
+    if status == OK and value is not None:
+        out["gen_ai.evaluation.score.value"] = value
     else:  # the status says what the score is; a number would pass for one
         out["gen_ai.evaluation.score.label"] = str(status)
     reason = result.get("reason")
@@ -160,7 +187,8 @@ def events(run_dir: str | Path) -> Iterator[Event]:
     for _, row in iter_rows(run_dir):
         trace_id, span_id = _link(row)
         sample = {"genevals.sample.id": str(row.get("id", "")), "genevals.system": str(row.get("system", "default"))}
-        for name, result in (row.get("metrics") or {}).items():
+        metrics = row.get("metrics")
+        for name, result in (metrics.items() if isinstance(metrics, Mapping) else ()):
             if not isinstance(result, Mapping):
                 continue
             family = families.get(name) or name
@@ -219,17 +247,38 @@ class _Messages(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
         self.first: str | None = None
+        self.said: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.levelno >= logging.WARNING and self.first is None:
-            self.first = record.getMessage()
+        if record.levelno >= logging.WARNING and len(self.said) < 20:
+            self.said.append(record.getMessage())
+            self.first = self.first or self.said[0]
 
     def cause(self) -> str:
         """The reason in a few words: ``[Errno 111] Connection refused``, ``code: 404, reason: Not Found``, a
-        timeout; else the SDK's message, cut."""
-        text = self.first or "the backend did not take them"
-        found = re.search(r"\[Errno -?\d+\] [^'\")(]+|Read timed out[^'\")(]*|code: \d+, reason: [^\n]+", text)
-        return (found.group(0).strip().rstrip(".") if found else text)[:300]
+        timeout (the first such, though a warning about a setting came before it); else the SDK's first message,
+        cut. Never a header's value: the SDK quotes a malformed OTEL_EXPORTER_OTLP_HEADERS whole."""
+        for text in [*self.said, *([self.first] if self.first and self.first not in self.said else [])]:
+            found = re.search(r"\[Errno -?\d+\] [^'\")(]+|Read timed out[^'\")(]*|code: \d+, reason: [^\n]+", text)
+            if found:
+                return _scrubbed(found.group(0).strip().rstrip("."))[:300]
+        return _scrubbed(self.first or "the backend did not take them")[:300]
+
+
+#: the SDK's variables that hold credentials (their values never reach a message or a file)
+HEADER_VARIABLES = ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_LOGS_HEADERS")
+
+
+def _scrubbed(text: str, env: Mapping[str, str] = os.environ) -> str:
+    """``text`` without the headers' values (whole, and each name=value part and value)."""
+    if "Header format invalid" in text:
+        return "OTEL_EXPORTER_OTLP_HEADERS is malformed: expected name=value pairs, comma-separated, URL-encoded"
+    for name in HEADER_VARIABLES:
+        raw = env.get(name) or ""
+        parts = [raw] + [p for item in raw.split(",") for p in (item, item.partition("=")[2])]
+        for part in sorted({p.strip() for p in parts if len(p.strip()) >= 4}, key=len, reverse=True):
+            text = text.replace(part, "***")
+    return text
 
 
 def send(run_dir: str | Path, url: str, timeout: float | None = None) -> Sent:

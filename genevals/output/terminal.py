@@ -71,6 +71,9 @@ def difference_line(c: Mapping[str, Any], directions: Mapping[str, str] | None =
         name_a, name_b, d = name_b, name_a, -d
         lo, hi = (-hi if hi is not None else None), (-lo if lo is not None else None)
     ci = f" [{lo:+.4f}, {hi:+.4f}]" if lo is not None and hi is not None else ""
+    if c.get("p_value") is None:  # fewer pairs than a test needs (genevals.stats.MIN_PAIRS): said as it is
+        return (f"{visible(c['metric'])}: {name_a} vs {name_b}, difference {d:+.4f}, too few pairs to test "
+                f"({c.get('n_pairs')} pairs)")
     return (f"{visible(c['metric'])}: {name_a} over {name_b} by {d:+.4f}{ci}, {_p(c.get('p_value'))}, "
             f"{c.get('n_pairs')} pairs")
 
@@ -95,6 +98,13 @@ def leaderboard_lines(summary: Mapping[str, Any], directions: Mapping[str, str] 
     if significant:
         lines.append(f"significant differences ({len(significant)} of {len(found)} compared):")
         lines += ["  " + difference_line(c, directions) for c in significant]
-    elif found:
-        lines.append(f"no significant difference ({len(found)} compared)")
+    untested = [c for c in found if c.get("p_value") is None]
+    if not significant and len(found) > len(untested):
+        lines.append(f"no significant difference ({len(found) - len(untested)} compared)")
+    if untested:
+        from genevals.stats import MIN_PAIRS  # here: it loads numpy, which `genevals --help` must not
+
+        lines.append(f"too few pairs to test ({len(untested)} of {len(found)}; a paired test needs at least "
+                     f"{MIN_PAIRS}):")
+        lines += ["  " + difference_line(c, directions) for c in untested]
     return [*lines, finding]

@@ -68,18 +68,6 @@ function decisionLine(d) {
     el("span", { "class": "small muted", text: " " + d.time })]);
 }
 
-// The character offsets (UTF-16, as the answer's text) of the selection inside node; null when there is none.
-function selectionIn(node) {
-  var sel = window.getSelection();
-  if (!sel || sel.rangeCount === 0 || sel.isCollapsed) return null;
-  var r = sel.getRangeAt(0);
-  if (!node.contains(r.startContainer) || !node.contains(r.endContainer)) return null;
-  var pre = document.createRange();
-  pre.selectNodeContents(node);
-  pre.setEnd(r.startContainer, r.startOffset);
-  var start = pre.toString().length;
-  return [start, start + r.toString().length];
-}
 
 function nameBox() {
   var input = el("input", { type: "text", id: "review-name", maxlength: "80", placeholder: "your name", value: REV.name });

@@ -172,9 +172,12 @@ function compareTab(root) {
         el("td", { "class": "mono", text: c.metric }), el("td", { text: sysLabel(c.a) }), el("td", { text: sysLabel(c.b) }),
         el("td", { "class": "num", text: String(c.n_pairs) }),
         el("td", { "class": "num", text: (c.mean_difference > 0 ? "+" : "") + fmt(c.mean_difference, 4) }),
-        el("td", { "class": "num", text: "[" + fmt(c.ci95[0], 4) + ", " + fmt(c.ci95[1], 4) + "]" }),
+        el("td", { "class": "num", text: c.ci95[0] === null ? "\u2013" : "[" + fmt(c.ci95[0], 4) + ", " + fmt(c.ci95[1], 4) + "]" }),
         el("td", { "class": "num", text: fmtP(c.p_value) }),
-        el("td", null, c.significant ? el("span", { "class": "sig", text: "\u2713 significant" }) : el("span", { "class": "muted", text: "no" })),
+        // fewer pairs than a paired test needs (genevals.stats.MIN_PAIRS): no CI, no p, and said so
+        el("td", null, c.significant ? el("span", { "class": "sig", text: "\u2713 significant" }) :
+          el("span", { "class": "muted" + (c.p_value === null ? " too-few" : ""), text: c.p_value === null ? "too few pairs to test" : "no",
+            title: c.p_value === null ? "With n pairs the smallest possible two-sided p is 1/2^(n\u22121): below 6 pairs no difference can reach p < 0.05" : null })),
         el("td", { text: better })
       ]));
     });

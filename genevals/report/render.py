@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 #: this order: each script registers its tabs, sections and hooks with core.js, which draws them by their own
 #: declared order and refuses a second registration of an id (tests/report/test_tabs_registry.py).
 JS_FILES = ("core.js", "overview.js", "leaderboard.js", "details.js", "cards.js", "charts.js", "samples.js",
-            "review.js", "rag.js", "repeats.js", "jury.js", "citations.js", "runs.js", "history.js", "decisions.js", "conversations.js", "main.js", "links.js",
+            "review.js", "rag.js", "repeats.js", "jury.js", "citations.js", "runs.js", "history.js", "selection.js", "decisions.js", "conversations.js", "main.js", "links.js",
             "conversations_link.js")
 #: the page's style sheets, concatenated in this order
 CSS_FILES = ("report.css", "conversations.css")

@@ -81,18 +81,7 @@ function claimCard(c, k) {
     c.mine ? el("div", { "class": "mine" }, ["Your decision: " + LABELS[c.mine.decision] + (c.mine.blind ? " (made blind)" : "")]) : null,
     buttons, c.verdict ? verdictLine(c) : null]);
 }
-// The selection's offsets (UTF-16, as the answer's text) inside node; null when there is none.
-function selectionIn(node) {
-  var sel = window.getSelection();
-  if (!sel || sel.rangeCount === 0 || sel.isCollapsed) return null;
-  var r = sel.getRangeAt(0);
-  if (!node.contains(r.startContainer) || !node.contains(r.endContainer)) return null;
-  var pre = document.createRange();
-  pre.selectNodeContents(node);
-  pre.setEnd(r.startContainer, r.startOffset);
-  var start = pre.toString().length;
-  return [start, start + r.toString().length];
-}
+// selectionIn: genevals/report/selection.js, loaded before this script (see genevals/review/page.py)
 function missedBox(item) {
   if (!S.name) return null;
   var note = el("input", { type: "text", id: "missed-note", maxlength: "4000", placeholder: "note (optional)" });

@@ -1,5 +1,6 @@
 """The item-by-item review page (``genevals review --blind`` / ``--queue N``): one self-contained HTML page whose
-script (:file:`items.js`) fetches the answers from the review server (:mod:`genevals.review.items`).
+script (:file:`items.js`, after the selection helper it shares with the report: :data:`SCRIPTS`) fetches the
+answers from the review server (:mod:`genevals.review.items`).
 
 It embeds only the server's token and the review's mode: never a verdict, so nothing on or behind a blind page
 shows the judge's labels before ``GET /api/item`` sends them. Same Content-Security-Policy as the report's:
@@ -28,6 +29,12 @@ body { font: 15px/1.45 system-ui, sans-serif; margin: 0 1.5rem; color: #1d2330; 
 """
 
 
+#: The page's script, concatenated: the selection helper it shares with the report's review panel (a file of
+#: that one helper: no report script, which would carry the judge's verdicts, is loaded here), then the page's own.
+SCRIPTS = (Path(__file__).resolve().parent.parent / "report" / "selection.js",
+           Path(__file__).resolve().parent / "items.js")
+
+
 def _embed(data: dict) -> str:
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
@@ -35,9 +42,9 @@ def _embed(data: dict) -> str:
 
 def render(token: str, run: str, blind: bool, queue: bool) -> str:
     """The page for a review of ``run`` (its token, whether it is blind and follows a queue)."""
-    script = (Path(__file__).resolve().parent / "items.js").read_text(encoding="utf-8")
+    script = "\n".join(path.read_text(encoding="utf-8") for path in SCRIPTS)
     if "</" in script or "<!--" in script:
-        raise ValueError("items.js must not contain '</' or '<!--'")
+        raise ValueError("selection.js and items.js must not contain '</' or '<!--'")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     csp = (f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; connect-src 'self'; "
            "img-src 'none'; base-uri 'none'; form-action 'none'")

@@ -21,6 +21,7 @@ it is wrong most often; the accuracy computed from those labels is too low. The 
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -171,6 +172,10 @@ def ensure_queue(run_dir: Any, n: int, seed: int) -> tuple[Any, bool]:
                 sizes[h] = sizes.get(h, 0) + 1
             store.set_queue(draw(strata, n, seed), sizes, seed)
             return store.queue(), True
+    twice = next((key for key, count in Counter((s, i) for s, i, _, _ in held.entries).items() if count > 1), None)
+    if twice is not None:  # each answer is drawn once: its inclusion probability would count it twice
+        raise StoreError(f"{store.path}: the review queue is damaged (answer {twice[1]!r} of system {twice[0]!r} "
+                         "is in it twice); draw a new one in a new store (move this file aside)")
     wanted = min(n, sum(held.sizes.values()))
     if len(held.entries) != wanted:
         raise StoreError(f"{store.path}: already holds a review queue of {len(held.entries)} answers (seed "

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -39,11 +40,14 @@ def files(path: str | Path) -> list[Path]:
     path = Path(path)
     if path.is_dir():
         return sorted(p for p in path.glob("*.tsv") if is_begin(p))
-    return [path] if is_begin(path) else []
+    # a .tsv file named on its own is read as BEGIN's even when its header is wrong: refused naming the column
+    # (with did-you-mean), not read as JSONL with every line "malformed JSON"
+    return [path] if is_begin(path, any_header=path.suffix.lower() == ".tsv") else []
 
 
-def is_begin(path: str | Path) -> bool:
-    """Whether ``path`` is a BEGIN file: a tab-separated first line naming ``begin_label``."""
+def is_begin(path: str | Path, any_header: bool = False) -> bool:
+    """Whether ``path`` is a BEGIN file: a tab-separated first line naming ``begin_label`` (``any_header``: any
+    tab-separated first line)."""
     if Path(path).is_dir() or (Path(path).exists() and refusal(Path(path)) is not None):
         return False
     try:
@@ -51,7 +55,7 @@ def is_begin(path: str | Path) -> bool:
             first = fh.readline(4096)
     except OSError:
         return False
-    return "\t" in first and "begin_label" in first.rstrip("\r\n").split("\t")
+    return "\t" in first and (any_header or "begin_label" in first.rstrip("\r\n").split("\t"))
 
 
 def _header(columns: list[str], where: str) -> dict[str, int]:
@@ -72,34 +76,54 @@ def load_begin(path: str | Path, limit: int | None = None) -> list[dict[str, Any
     csv.field_size_limit(FIELD_LIMIT)
     rows: list[dict[str, Any]] = []
     errors: list[str] = []
+    text = _text(path)
+    reader = None
     try:
-        with path.open(encoding="utf-8", newline="") as fh:
-            # QUOTE_NONE: BEGIN's texts hold unbalanced quotes ("that's "great), never quoted fields
-            reader = csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-            columns = next(reader, None)
-            if columns is None:
-                raise LabelledInputError(f"{path.name}:1: empty file (expected the header {' '.join(HEADER)})")
-            at = _header(columns, f"{path.name}:1")
-            for cells in reader:
-                lineno = reader.line_num
-                where = f"{path.name}:{lineno}"
-                if not any(c.strip() for c in cells):
-                    continue
-                if len(cells) != len(columns):
-                    errors.append(f"{where}: expected {len(columns)} tab-separated fields, got {len(cells)}")
-                    continue
-                row = {name: cells[i] for name, i in at.items()}
-                problem = _problem(row)
-                if problem:
-                    errors.append(f"{where}: {problem}")
-                    continue
-                rows.append(_row(row, path.stem, lineno, where))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise LabelledInputError(f"{path}: cannot read: {exc}") from None
+        # one pass over the decoded text, so that a csv.Error is named with its line;
+        # QUOTE_NONE: BEGIN's texts hold unbalanced quotes ("that's "great), never quoted fields
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE)
+        columns = next(reader, None)
+        if columns is None:
+            raise LabelledInputError(f"{path.name}:1: empty file (expected the header {' '.join(HEADER)})")
+        at = _header(columns, f"{path.name}:1")
+        for cells in reader:
+            lineno = reader.line_num
+            where = f"{path.name}:{lineno}"
+            if not any(c.strip() for c in cells):
+                continue
+            if len(cells) != len(columns):
+                errors.append(f"{where}: expected {len(columns)} tab-separated fields, got {len(cells)}")
+                continue
+            row = {name: cells[i] for name, i in at.items()}
+            problem = _problem(row)
+            if problem:
+                errors.append(f"{where}: {problem}")
+                continue
+            rows.append(_row(row, path.stem, lineno, where))
+    except csv.Error as exc:  # a field past FIELD_LIMIT
+        raise LabelledInputError(f"{path.name}:{reader.line_num if reader else 1}: cannot read: {exc}") from None
     if errors:
         shown = "\n  ".join(errors[:20]) + (f"\n  ... and {len(errors) - 20} more" if len(errors) > 20 else "")
         raise LabelledInputError(f"{len(errors)} bad row(s) in {path}:\n  {shown}")
+    if not rows:  # said here, naming the file: one empty file of a folder would leave the folder's card silent on it
+        raise LabelledInputError(f"{path.name}: no rows after the header (a BEGIN file has one labelled response "
+                                 "per line)")
     return rows[:max(0, limit)] if limit is not None else rows
+
+
+def _text(path: Path) -> str:
+    """The file's text (a byte order mark, as Windows editors write it, left out); LabelledInputError naming the
+    line of the first byte that is not UTF-8."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise LabelledInputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise LabelledInputError(f"{path.name}:{line}: not UTF-8 (byte 0x{raw[exc.start]:02x}); save the file as "
+                                 "UTF-8") from None
 
 
 def _problem(row: Mapping[str, str]) -> str | None:

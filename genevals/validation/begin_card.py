@@ -124,6 +124,8 @@ def _cluster_draws(groups: Sequence[str], seed: int, resamples: int):
     """Row indices of each resample: the groups drawn with replacement, each with all its rows."""
     names, inverse = np.unique(np.asarray(groups), return_inverse=True)
     members = [np.flatnonzero(inverse == g) for g in range(len(names))]
+    if not members:  # no row in this part (a source whose rows are all Generic): nothing to resample
+        return
     rng = np.random.default_rng(seed)
     for _ in range(resamples):
         yield np.concatenate([members[g] for g in rng.integers(0, len(names), size=len(names))])

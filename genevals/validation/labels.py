@@ -36,7 +36,7 @@ def load_labelled(path: str | Path, limit: int | None = None, task_type: str | N
     if path.exists() and (problem := refusal(path)) is not None:  # a pipe or a device: a hang, no end
         raise LabelledInputError(f"{path}: {problem}")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Windows editors write it, as the row readers
     except (OSError, UnicodeDecodeError) as exc:
         raise LabelledInputError(f"{path}: cannot read: {exc}") from None
     for lineno, line in enumerate(text.splitlines(), 1):
@@ -47,6 +47,9 @@ def load_labelled(path: str | Path, limit: int | None = None, task_type: str | N
             row = json.loads(line)
         except ValueError as exc:
             errors.append(f"{where}: malformed JSON: {exc}")
+            continue
+        except RecursionError:  # json's decoder recurses once per level: "[[[[..." would end in a traceback
+            errors.append(f"{where}: malformed JSON: nested too deeply")
             continue
         problem = check(row)
         if problem:

@@ -180,3 +180,44 @@ def test_validate_takes_a_jury_and_validates_its_majority(tmp_path):
     assert confusion == {"tp": 0, "fp": 0, "fn": 2, "tn": 1}
     wrong = genevals("validate", str(labelled), "--judge", "local", "--jury", jury, "--out", str(out))
     assert wrong.returncode == 2 and "--jury: takes --judge llm, not --judge local" in wrong.stderr
+
+
+def test_the_conversation_judges_take_a_jury(tmp_path):
+    """Issue 38: knowledge_retention, conversation_relevance and conversation_completeness on two real judges (the
+    rule judge and one that sees no retention failure), in a real process: one request per conversation, metric and
+    judge at each judge's server, each judge's value on the last turn, the per-turn votes and kappas in the summary
+    and on the terminal; a cached re-run sends nothing."""
+    from metrics.conversation.test_conversation_judges import FAMILIES, ROWS, kind_of, rule_judge
+
+    def blind(content):  # sees no failure: the user's facts never count against a turn
+        reply = rule_judge(content)
+        return {**reply, "failures": []} if kind_of(content) == "knowledge_retention" else reply
+
+    source, out, cache = tmp_path / "chat.jsonl", tmp_path / "out", tmp_path / "cache"
+    source.write_text("".join(json.dumps(r) + "\n" for r in ROWS[:2]))
+    metrics = ",".join(FAMILIES)
+    with FaultServer(replies=rule_judge) as honest, FaultServer(replies=blind) as dissent:
+        jury = jury_file(tmp_path, honest, dissent, cache)
+        done = genevals("run", str(source), "--out", str(out), "--metrics", metrics, "--jury", jury, "--no-history")
+        assert done.returncode == 0, done.stderr
+        for server in (honest, dissent):  # moved and kept: one call each per metric, the other turns none
+            kinds = [kind_of(r["body"]["messages"][0]["content"]) for r in server.requests]
+            assert all(kinds.count(f) == 2 for f in FAMILIES), kinds
+        before = (honest.total, dissent.total)
+        again = genevals("run", str(source), "--out", str(tmp_path / "again"), "--metrics", metrics, "--jury", jury,
+                         "--no-history")
+        assert again.returncode == 0, again.stderr
+        assert (honest.total, dissent.total) == before
+    rows = {r["id"]: r["metrics"] for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    retention = rows["moved:4"]["knowledge_retention"]
+    assert retention["status"] == "ok" and retention["details"]["jury"] == {"honest": 1 - 1 / 3, "lenient": 1.0}
+    assert abs(retention["value"] - (2 / 3 + 1) / 2) < 1e-12
+    split = [i for i in retention["details"]["jury_items"]["items"] if i["label"] is None]
+    assert [(i["turn"], i["jury"]) for i in split] == [(3, {"honest": "failed", "lenient": "kept"})]
+    assert rows["moved:2"]["knowledge_retention"]["status"] == "not_last_turn"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["signatures"]["knowledge_retention"].endswith("|jury:honest=judge*1+lenient=judge*1")
+    j = summary["meta"]["jury"]["default"]
+    assert (j["knowledge_retention"]["units"], j["knowledge_retention"]["split_units"]) == (4, 1)
+    assert j["conversation_relevance"]["fleiss_kappa"] == 1.0
+    assert "knowledge_retention: Fleiss' kappa" in done.stdout and "(1/4 turns split)" in done.stdout

@@ -77,3 +77,19 @@ def test_a_valid_file_next_to_them_still_runs(tmp_path):
     assert done.returncode == 0, done.stderr
     lines = [row for _, row in runfolder.iter_rows(tmp_path / "out")]  # one line per conversation, read per turn
     assert len(lines) == 5
+
+
+@pytest.mark.parametrize("extra, field", [({"answer": "Here."}, "answer"), ({"response": "Here."}, "answer"),
+                                          ({"question": "Where?"}, "question"),
+                                          ({"retrieved_contexts": ["It is here."]}, "contexts")])
+def test_a_row_level_answer_beside_turns_is_refused_not_dropped(tmp_path, extra, field):
+    """The turns carry each question, answer and retrieval; a row-level one would be ignored without a word."""
+    refused(tmp_path, [{"conversation_id": "c1", "turns": [USER, ASSISTANT], **extra}],
+            f"in.jsonl:1: field '{field}'", "which would be ignored")
+
+
+def test_deepevals_conversation_wide_context_is_still_read(tmp_path):
+    data = forms.write_jsonl(tmp_path / "in.jsonl", [{"conversation_id": "c1", "turns": [USER, ASSISTANT],
+                                                     "context": ["Background."]}])
+    done = genevals("run", str(data), "-o", str(tmp_path / "out"), "-q", "-m", "token_f1", "--no-history")
+    assert "which would be ignored" not in done.stderr and "Traceback" not in done.stderr

@@ -30,7 +30,10 @@ OK, REFUSED, ANY = "ok", "refused", "any"
 #: the classes of issue 34 (and issue 35's languages), each with its own module ``hostile.cases_<class>``
 #: (``cases()``, and optionally ``SETUPS``: named setup steps of its own, merged into runner's)
 NEW_CLASSES = ("history", "traces", "trec", "citations", "repeats", "mapfiles", "plugin", "review", "languages",
-               "runfile", "surfaces37", "jury")
+               "runfile", "surfaces37", "jury",
+               # issues 38-40: conversations, their history budget, the agreement gate, OpenTelemetry, the review
+               # queue and BEGIN files
+               "conversations", "history_tokens", "agreement_labels", "otel", "review_queue", "begin_tsv")
 CLASSES = ("encodings", "sizes", "types", "paths", "options", "formats", "api", "runfolder", "judge",
            # issue 34: the surfaces added since the first corpus, one module each (hostile/cases_<class>.py)
            *NEW_CLASSES)

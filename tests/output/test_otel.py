@@ -213,3 +213,14 @@ def test_an_endpoint_that_is_not_an_http_url_is_refused_before_scoring(tmp_path,
 def test_export_of_a_folder_without_results_is_bad_input(tmp_path):
     done = genevals("export", "otel", str(tmp_path / "nothing"), "--otel-endpoint", "http://127.0.0.1:4318")
     assert done.returncode == 2 and "no results.jsonl here" in done.stderr
+
+
+@pytest.mark.parametrize("command", ["run", "export"])
+def test_an_empty_endpoint_is_refused_not_sent_to_localhost(tmp_path, command):
+    """`--otel-endpoint "$UNSET"` is a mistake, not a request for the default endpoint."""
+    out = tmp_path / "out"
+    args = (["run", str(_jsonl(tmp_path)), "-m", "exact_match", "-o", str(out), "--no-history"]
+            if command == "run" else ["export", "otel", str(out)])
+    done = genevals(*args, "--otel-endpoint", " ")
+    assert done.returncode == 2 and "got an empty URL" in done.stderr and "Traceback" not in done.stderr
+    assert command == "export" or not out.exists()

@@ -6,4 +6,5 @@
     relevance.py            conversation_relevance: turns that address their user turn in context
     completeness.py         conversation_completeness: the user's requests fulfilled by the end
     offline.py              the three without a judge: ``unsupported``, with the reason
+    jury.py                 the three on a jury: each judge reads the transcript, turn-by-turn labels voted
 """

@@ -9,6 +9,8 @@ n counted requests:
 .. math::
     \\mathrm{conversation\\_completeness} = \\frac{\\#\\,\\text{requests fulfilled by the end}}{n}
 
+Per user turn, ``details.turns`` says whether its requests were ``fulfilled``, ``partly``, ``unfulfilled``, or
+that it made ``no_request``: a jury votes on these, as judges word the requests differently (:mod:`.jury`).
 Statuses: ``not_last_turn`` (the conversation's other turns), ``not_conversation``, ``no_requests`` (the user
 asks for nothing), ``judge_error``, ``parse_error``, ``dry_run``. Offline: ``unsupported`` (:mod:`.offline`).
 """
@@ -17,22 +19,12 @@ from __future__ import annotations
 from typing import Any
 
 from genevals.metrics.base import Unscored, register
-from genevals.metrics.conversation.judged import (
-    ConversationJudge,
-    flag_of,
-    items_of,
-    outputs,
-    spans_of,
-    text_of,
-    turn_of,
-    turn_schema,
-)
+from genevals.metrics.conversation.judged import ConversationJudge, offline_note, outputs, turn_of, turn_schema
 from genevals.metrics.conversation.scope import Transcript
+from genevals.metrics.judging.one_call import flag, items_of, spans_of, text_field
 from genevals.types import MetricResult
 
 NO_REQUESTS = "no_requests"
-OFFLINE_NOTE = ("no judge endpoint or model configured: conversation_completeness has no offline variant; each "
-                "conversation gets status 'unsupported' (use --judge-base-url for an LLM judge)")
 
 
 @register
@@ -43,7 +35,8 @@ class ConversationCompleteness(ConversationJudge):
     outputs = outputs("conversation_completeness", "share of the user's requests in the conversation that an "
                                                    "assistant turn fulfilled by its end")
     order = 79
-    offline_alternative = ("conversation_completeness_local", OFFLINE_NOTE)
+    jury_items = ("turns", "verdict", "turn")
+    offline_alternative = ("conversation_completeness_local", offline_note(family))
 
     def _schema(self, transcript: Transcript) -> dict[str, Any]:
         turn = turn_schema(transcript)
@@ -61,18 +54,18 @@ class ConversationCompleteness(ConversationJudge):
         requests = []
         issues = details.setdefault("issues", [])
         for item in items_of(reply, "requests"):
-            turn, fulfilled = transcript.turn(turn_of(item)), flag_of(item, "fulfilled")
+            turn, fulfilled = transcript.turn(turn_of(item)), flag(item, "fulfilled")
             if turn is None or fulfilled is None:
                 issues.append(f"a request with no turn of the transcript or no true/false 'fulfilled': dropped "
                               f"({dict(item)})")
                 continue
-            quote = text_of(item, "quote")
+            quote = text_field(item, "quote")
             spans = spans_of(quote, turn.user)
             by = transcript.turn(turn_of(item, "fulfilled_in"))
-            requests.append({"turn": turn.number, "request": text_of(item, "request") or quote, "quote": quote,
+            requests.append({"turn": turn.number, "request": text_field(item, "request") or quote, "quote": quote,
                              "spans": spans, "located": bool(spans), "fulfilled": fulfilled,
                              "fulfilled_in": by.number if fulfilled and by is not None else None,
-                             "reason": text_of(item, "reason")})
+                             "reason": text_field(item, "reason")})
         if not issues:
             details.pop("issues")
         details["requests"] = requests
@@ -81,5 +74,16 @@ class ConversationCompleteness(ConversationJudge):
             raise Unscored(NO_REQUESTS, "the judge found no request of the user's (with its words located in its "
                                         "turn) to fulfil", **details)
         value = sum(r["fulfilled"] for r in counted) / len(counted)
+        details["turns"] = [{"turn": t.number, "verdict": _verdict([r["fulfilled"] for r in counted
+                                                                    if r["turn"] == t.number])}
+                            for t in transcript.turns]
         details["unfulfilled"] = [f"turn {r['turn']}: {r['request']}" for r in counted if not r["fulfilled"]]
         return {"conversation_completeness": MetricResult("conversation_completeness", value, details=details)}
+
+
+def _verdict(fulfilled: list[bool]) -> str:
+    """One user turn's requests as one label: judges list requests in their own words, but agree or not on the
+    turn's outcome, which a jury can vote on."""
+    if not fulfilled:
+        return "no_request"
+    return "fulfilled" if all(fulfilled) else "unfulfilled" if not any(fulfilled) else "partly"

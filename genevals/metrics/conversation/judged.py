@@ -11,52 +11,27 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Mapping
 
-from genevals import types
-from genevals.claims.locate import FUZZY_THRESHOLD, locate_parts
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
-from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import Metric, Output, Unscored, usage_statistics
+from genevals.metrics.conversation.jury import ConversationJury
 from genevals.metrics.conversation.scope import UNSUPPORTED, ConversationScope, Transcript
 from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import GuardedJudge
-from genevals.metrics.judging.parse import ParseError, _as_int, extract_json
+from genevals.metrics.judging.one_call import ask_once
+from genevals.metrics.judging.parse import _as_int
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
-JURY_NOTE = ("its value goes on each conversation's last turn, which the planning pass tells the metric, not the "
-             "jury's per-judge metrics")
-
-
-def spans_of(excerpt: str, text: str) -> list[list[int]]:
-    """Where a verbatim excerpt (parts may be joined by "...") lies in ``text``: [[start, end], ...], or []."""
-    found = locate_parts(excerpt, text, threshold=FUZZY_THRESHOLD) if excerpt and excerpt.strip() else None
-    return [[m.start, m.end] for m in found] if found else []
-
-
-def text_of(item: Mapping[str, Any], key: str) -> str:
-    value = item.get(key)
-    return value.strip() if isinstance(value, str) else ""
-
-
-def flag_of(item: Mapping[str, Any], key: str) -> bool | None:
-    value = item.get(key)
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "yes", "false", "no"):
-        return value.strip().lower() in ("true", "yes")
-    return None
+def offline_note(family: str) -> str:
+    """What a run without a judge says of a conversation judge it was asked for (its offline stand-in's note)."""
+    return (f"no judge endpoint or model configured: {family} has no offline variant; each conversation gets "
+            "status 'unsupported' (use --judge-base-url for an LLM judge)")
 
 
 def turn_of(item: Mapping[str, Any], key: str = "turn") -> int | None:
     return _as_int(item.get(key))
-
-
-def items_of(reply: Any, key: str) -> list[Mapping[str, Any]]:
-    if not isinstance(reply, Mapping) or not isinstance(reply.get(key), list):
-        raise ParseError(f"reply has no '{key}' list")
-    return [item for item in reply[key] if isinstance(item, Mapping)]
 
 
 def turn_schema(transcript: Transcript) -> dict[str, Any]:
@@ -69,7 +44,8 @@ class ConversationJudge(ConversationScope, GuardedJudge):
     is ``prompts/<family>.md``), and implement :meth:`_schema` and :meth:`_score_reply`."""
 
     reply_tokens: ClassVar[int] = 1200
-    jury_support = JURY_NOTE
+    #: a jury: every judge reads the transcript, turn-by-turn labels voted (:mod:`.jury`)
+    jury_support = ConversationJury
 
     def __init__(self, judge: JudgeConfig | None = None) -> None:
         self.judge = judge if judge is not None else JudgeConfig()
@@ -99,32 +75,9 @@ class ConversationJudge(ConversationScope, GuardedJudge):
     async def _score_one(self, sample: Sample, log: CallLog) -> dict[str, MetricResult]:
         transcript, scope = self.scope(sample)
         self._check(transcript)
-        text = prompts.render(self.family, transcript=transcript.render())
-        params = self.runtime.params(self.reply_tokens)
-        if self.judge.dry_run:
-            p, c = estimate_tokens(text), params["max_tokens"] // 2
-            raise Unscored(types.DRY_RUN, f"dry run: no judge calls; about {p} prompt + {c} completion tokens in "
-                           "1 request (~4 characters per token; tiktoken unavailable offline)",
-                           usage={"estimated_requests": 1, "estimated_prompt_tokens": p,
-                                  "estimated_completion_tokens": c, "estimated_cost_usd": self.runtime.cost(p, c)})
-        call = log.add(await self.runtime.client().complete(self.family, prompts.user(text),
-                                                            self._schema(transcript), params))
-        if not call.ok:
-            raise Unscored(types.JUDGE_ERROR, f"{self.family} call failed after {call.attempts} request(s): "
-                                              f"{call.failure}", **scope)
-        details = {**self._details(log), **scope}
-        if call.completion.finish_reason == "length":
-            details["issues"] = [f"{self.family} reply hit max_tokens"]
-        try:
-            reply, salvaged = extract_json(call.completion.text)
-            if salvaged:
-                details.setdefault("issues", []).append("reply was truncated; kept its complete part")
-            return self._score_reply(transcript, reply, details)
-        except ParseError as exc:
-            raise Unscored(types.PARSE_ERROR, f"the {self.family} reply could not be read: {exc}") from None
-        except (ValueError, TypeError, AttributeError, KeyError) as exc:
-            raise Unscored(types.PARSE_ERROR, f"the {self.family} reply has an unexpected shape: "
-                                              f"{type(exc).__name__}: {exc}") from None
+        return await ask_once(self, log, self.family, prompts.render(self.family, transcript=transcript.render()),
+                              self._schema(transcript), self.reply_tokens,
+                              lambda reply, details: self._score_reply(transcript, reply, details), scope)
 
 
 class OfflineConversation(ConversationScope, Metric):

@@ -13,7 +13,8 @@ it, :math:`T = \\{t > f\\}`, and :math:`F \\subseteq T` the turns with a counted
 .. math::
     \\mathrm{knowledge\\_retention} = 1 - \\frac{|F|}{|T|}
 
-Statuses: ``not_last_turn`` (the conversation's other turns), ``not_conversation``, ``no_earlier_turns`` (one
+Per turn after the first, ``details.turns`` says ``failed``, ``kept`` or ``not_at_stake`` (no fact given before
+it): a jury votes on these (:mod:`.jury`). Statuses: ``not_last_turn`` (the conversation's other turns), ``not_conversation``, ``no_earlier_turns`` (one
 exchange: nothing said earlier, no call), ``no_facts`` (the user gives no fact before the last turn),
 ``judge_error``, ``parse_error``, ``dry_run``. Offline: ``unsupported`` (:mod:`.offline`).
 """
@@ -22,23 +23,14 @@ from __future__ import annotations
 from typing import Any
 
 from genevals.metrics.base import Unscored, register
-from genevals.metrics.conversation.judged import (
-    ConversationJudge,
-    items_of,
-    outputs,
-    spans_of,
-    text_of,
-    turn_of,
-    turn_schema,
-)
+from genevals.metrics.conversation.judged import ConversationJudge, offline_note, outputs, turn_of, turn_schema
 from genevals.metrics.conversation.scope import Transcript
+from genevals.metrics.judging.one_call import items_of, spans_of, text_field
 from genevals.types import MetricResult
 
 NO_EARLIER_TURNS = "no_earlier_turns"
 NO_FACTS = "no_facts"
 KINDS = ("contradicts", "ignores")
-OFFLINE_NOTE = ("no judge endpoint or model configured: knowledge_retention has no offline variant; each "
-                "conversation gets status 'unsupported' (use --judge-base-url for an LLM judge)")
 
 
 @register
@@ -50,7 +42,8 @@ class KnowledgeRetention(ConversationJudge):
     outputs = outputs("knowledge_retention", "share of the assistant turns after the user's first fact that "
                                              "neither contradict nor ignore a fact the user gave earlier")
     order = 77
-    offline_alternative = ("knowledge_retention_local", OFFLINE_NOTE)
+    jury_items = ("turns", "verdict", "turn")
+    offline_alternative = ("knowledge_retention_local", offline_note(family))
 
     def _check(self, transcript: Transcript) -> None:
         if len(transcript.turns) < 2 and transcript.dropped:
@@ -81,7 +74,7 @@ class KnowledgeRetention(ConversationJudge):
         facts = []
         for item in items_of(reply, "facts"):
             turn = transcript.turn(turn_of(item))
-            quote = text_of(item, "quote")
+            quote = text_field(item, "quote")
             if turn is None or not quote:
                 issues.append(f"a fact with no turn of the transcript or no quote: dropped ({dict(item)})")
                 continue
@@ -89,7 +82,7 @@ class KnowledgeRetention(ConversationJudge):
         failures = []
         for item in items_of(reply, "failures"):
             turn, fact_turn = transcript.turn(turn_of(item)), transcript.turn(turn_of(item, "fact_turn"))
-            quote, fact = text_of(item, "quote"), text_of(item, "fact")
+            quote, fact = text_field(item, "quote"), text_field(item, "fact")
             if turn is None or fact_turn is None:
                 issues.append(f"a failure names a turn not in the transcript: dropped ({dict(item)})")
                 continue
@@ -97,7 +90,7 @@ class KnowledgeRetention(ConversationJudge):
             entry = {"turn": turn.number, "quote": quote, "spans": spans, "located": bool(spans),
                      "fact": fact, "fact_turn": fact_turn.number,
                      "kind": item.get("kind") if item.get("kind") in KINDS else "contradicts",
-                     "reason": text_of(item, "reason")}
+                     "reason": text_field(item, "reason")}
             entry["counted"] = entry["located"] and fact_turn.number < turn.number
             if fact_turn.number >= turn.number:
                 issues.append(f"turn {turn.number}'s failure names a fact of turn {fact_turn.number}, not an "
@@ -118,6 +111,9 @@ class KnowledgeRetention(ConversationJudge):
         at_stake = [t.number for t in transcript.turns if t.number > first]
         failed = sorted({f["turn"] for f in failures if f["counted"]})
         value = 1.0 - len(failed) / len(at_stake)
+        # every turn that could fail, labelled alike by every judge of a jury: the units it votes on
+        details["turns"] = [{"turn": t.number, "verdict": "failed" if t.number in failed else "kept"
+                             if t.number in at_stake else "not_at_stake"} for t in transcript.turns[1:]]
         details.update({"turns_at_stake": at_stake, "failed_turns": failed,
                         "first_failure": None if not failed else f"turn {failed[0]}: " + next(
                             f["quote"] for f in failures if f["counted"] and f["turn"] == failed[0])})

@@ -9,7 +9,7 @@ any, is ``parse_error``); over its n turns:
 .. math::
     \\mathrm{conversation\\_relevance} = \\frac{\\#\\,\\text{turns that address their user turn}}{n}
 
-Statuses: ``not_last_turn`` (the conversation's other turns), ``not_conversation``, ``judge_error``,
+A jury votes turn by turn on these verdicts (:mod:`.jury`). Statuses: ``not_last_turn`` (the conversation's other turns), ``not_conversation``, ``judge_error``,
 ``parse_error``, ``dry_run``. Offline: ``unsupported`` (:mod:`.offline`).
 """
 from __future__ import annotations
@@ -17,21 +17,12 @@ from __future__ import annotations
 from typing import Any
 
 from genevals.metrics.base import register
-from genevals.metrics.conversation.judged import (
-    ConversationJudge,
-    flag_of,
-    items_of,
-    outputs,
-    text_of,
-    turn_of,
-    turn_schema,
-)
+from genevals.metrics.conversation.judged import ConversationJudge, offline_note, outputs, turn_of, turn_schema
 from genevals.metrics.conversation.scope import Transcript
+from genevals.metrics.judging.one_call import flag, items_of, text_field
 from genevals.metrics.judging.parse import ParseError
 from genevals.types import MetricResult
 
-OFFLINE_NOTE = ("no judge endpoint or model configured: conversation_relevance has no offline variant; each "
-                "conversation gets status 'unsupported' (use --judge-base-url for an LLM judge)")
 
 
 @register
@@ -42,7 +33,8 @@ class ConversationRelevance(ConversationJudge):
     outputs = outputs("conversation_relevance", "share of the assistant turns that address their user turn, "
                                                 "read in the light of the earlier turns")
     order = 78
-    offline_alternative = ("conversation_relevance_local", OFFLINE_NOTE)
+    jury_items = ("verdicts", "relevant", "turn")
+    offline_alternative = ("conversation_relevance_local", offline_note(family))
 
     def _schema(self, transcript: Transcript) -> dict[str, Any]:
         item = {"type": "object", "properties": {"turn": turn_schema(transcript), "relevant": {"type": "boolean"},
@@ -56,13 +48,13 @@ class ConversationRelevance(ConversationJudge):
         judged: dict[int, dict[str, Any]] = {}
         issues = details.setdefault("issues", [])
         for item in items_of(reply, "turns"):
-            turn, relevant = transcript.turn(turn_of(item)), flag_of(item, "relevant")
+            turn, relevant = transcript.turn(turn_of(item)), flag(item, "relevant")
             if turn is None or relevant is None:
                 issues.append(f"a verdict with no turn of the transcript or no true/false 'relevant': dropped "
                               f"({dict(item)})")
                 continue
             judged.setdefault(turn.number, {"turn": turn.number, "relevant": relevant,
-                                            "reason": text_of(item, "reason")})
+                                            "reason": text_field(item, "reason")})
         if not judged:
             raise ParseError("the reply judges no turn of the transcript")
         # a share over the turns the judge chose to judge would say nothing about the others

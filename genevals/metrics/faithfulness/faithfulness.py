@@ -12,6 +12,7 @@ Pipeline per answer (normally 2 judge calls; a repair re-ask only when a reply i
    answer or question (invented content): it is never listed, counted or verified as the answer's claim, but
    kept apart in ``details["invented_claims"]`` with the judge's transcript, and counted in the
    ``invented_claims`` output (a judge-quality figure, scored whenever the decompose reply was read).
+   :mod:`genevals.metrics.faithfulness.locating` places claims in the answer and quotes in the contexts.
 2. Verify (``prompts/verify.md``): the located claims, numbered, against the numbered contexts; verdicts come
    back by claim id with a label, the context relied on, a verbatim quote and a reason. Quotes are matched in
    their context (exact or folded, never fuzzy; ``quote_found`` flags the rest: a translated quote is not
@@ -33,13 +34,11 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
-
-from rapidfuzz import fuzz
+from typing import Any, Mapping
 
 from genevals import types
 from genevals.claims import windows
-from genevals.claims.locate import FUZZY_THRESHOLD, grounded_fraction, locate, locate_parts
+from genevals.claims.locate import FUZZY_THRESHOLD
 from genevals.grounding import figure
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
@@ -48,7 +47,7 @@ from genevals.judge.runtime import REPEAT, JudgeRuntime
 from genevals.language.sentences import count_ends
 from genevals.metrics import settings
 from genevals.metrics.base import Output, register, usage_statistics
-from genevals.metrics.faithfulness import jury, repeated
+from genevals.metrics.faithfulness import jury, locating, repeated
 from genevals.metrics.faithfulness.verdicts import FAITHFULNESS_OUTPUTS, LABEL_ORDER, scored_outputs, unscored_outputs
 from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import JudgeMetric
@@ -56,12 +55,10 @@ from genevals.metrics.judging.jury import ClaimJury
 from genevals.metrics.judging.parse import ParseError, parse_claims, parse_verdicts
 from genevals.signature import make_signature
 from genevals.text import detect_refusal
-from genevals.types import Claim, Context, MetricResult, Sample, Verdict
+from genevals.types import Claim, MetricResult, Sample, Verdict
 from genevals.settings import Setting
 
 DRY_RUN = types.DRY_RUN
-GROUNDED_MIN = 0.5
-EXAMPLE_COPY_RATIO = 90.0
 # The figure is read from the detector's weights file (genevals.grounding.figure), where train_grounding.py wrote
 # it (out-of-fold, beside the word-overlap baseline on the same folds): users are told what was measured.
 OFFLINE_FIGURE = figure.packaged()
@@ -280,31 +277,8 @@ class Faithfulness(JudgeMetric):
             issues = [f"decompose reply unreadable ({exc}); repaired by re-asking"] + issues
         if completion.finish_reason == "length":
             issues.append("decompose reply hit max_tokens")
-        return [self._locate_claim(i, item["claim"], item["source"], sample) for i, item in enumerate(raw)], issues
-
-    def _locate_claim(self, index: int, text: str, source: str, sample: Sample) -> Claim:
-        """The claim with its spans in the answer; ``located=False`` with a note when it is not the answer's."""
-        answer = sample.answer
-        for example in prompts.example_claims():
-            if fuzz.ratio(text.lower(), example.lower()) >= EXAMPLE_COPY_RATIO and \
-                    locate(text, answer, threshold=self.fuzzy_threshold) is None:
-                return Claim(index, text, (), located=False,
-                             note="copied from the prompt's worked example, not in the answer")
-        matches = locate_parts(source, answer, threshold=self.fuzzy_threshold) if source else None
-        if matches is None:
-            # No usable excerpt: the claim text itself may be verbatim.
-            match = locate(text, answer, threshold=self.fuzzy_threshold)
-            matches = [match] if match is not None else None
-        if matches is None:
-            return Claim(index, text, (), located=False, note="source excerpt not found in the answer")
-        spans = tuple((m.start, m.end) for m in matches)
-        # a conversation's turn: the decomposer resolves "it" from the earlier turns, so their words are no
-        # invention either
-        earlier = (content for _, content in sample.history)
-        if grounded_fraction(text, answer, sample.question, *earlier) < GROUNDED_MIN:
-            return Claim(index, text, spans, located=False,
-                         note="claim words mostly absent from the answer and question (invented content)")
-        return Claim(index, text, spans, located=True)
+        return [locating.claim_in_answer(i, item["claim"], item["source"], sample, self.fuzzy_threshold)
+                for i, item in enumerate(raw)], issues
 
     # -- verify ----------------------------------------------------------------------------------------
     async def _verify(self, sample: Sample, located: list[Claim], log: CallLog
@@ -329,7 +303,7 @@ class Faithfulness(JudgeMetric):
                                         reason="no verdict came back for this claim"))
                 continue
             best = min(candidates, key=lambda v: LABEL_ORDER[v["label"]])
-            verdicts.append(self._make_verdict(claim.index, best, contexts))
+            verdicts.append(locating.verdict_in_contexts(claim.index, best, contexts))
         return verdicts, issues, any_parsed
 
     async def _verify_window(self, sample: Sample, window: windows.Window, claims: dict[int, Claim],
@@ -364,28 +338,6 @@ class Faithfulness(JudgeMetric):
         if todo:
             outcome.issues.append(f"no verdict for claim id(s) {sorted(todo)}: counted as unverifiable (missing)")
         return outcome
-
-    @staticmethod
-    def _make_verdict(claim_index: int, raw: Mapping[str, Any], contexts: Sequence[Context]) -> Verdict:
-        quote = (raw.get("quote") or "").strip()
-        ctx_no = raw.get("context")
-        ci = ctx_no - 1 if isinstance(ctx_no, int) and 1 <= ctx_no <= len(contexts) else None
-        span = None
-        found_in = None
-        if quote:
-            order = ([ci] if ci is not None else []) + [j for j in range(len(contexts)) if j != ci]
-            for j in order:
-                match = locate(quote, contexts[j].text, fuzzy=False)
-                if match is not None:
-                    span, found_in = (match.start, match.end), j
-                    break
-        reason = raw.get("reason") or ""
-        if found_in is not None and found_in != ci:
-            reason = (reason + " " if reason else "") + f"[quote found in context {found_in + 1}, " \
-                                                        f"not the context {ctx_no} the judge named]"
-            ci = found_in
-        return Verdict(claim_index=claim_index, label=raw["label"], context_index=ci, quote=quote,
-                       quote_found=span is not None, quote_span=span, reason=reason.strip())
 
     # -- dry run ---------------------------------------------------------------------------------------
     def _estimate(self, sample: Sample) -> tuple[str, dict[str, Any]]:

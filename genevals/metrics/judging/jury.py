@@ -117,10 +117,11 @@ def _jury_class(cls: type, mixin: type) -> type:
 
 
 def combine(per_judge: Mapping[str, Mapping[str, MetricResult]], weights: Mapping[str, float],
-            items: tuple[str, str] | None = None) -> dict[str, MetricResult]:
+            items: tuple[str, ...] | None = None) -> dict[str, MetricResult]:
     """One sample's outputs from each judge's (see :mod:`jury_votes`'s policy): an output no judge scored keeps
     the first judge's result (its status and reason), with each judge's status beside it. ``items`` (details key,
-    label key): the items every judge labels alike (context_relevance's chunks), combined one by one."""
+    label key[, id key]): the items every judge labels alike (context_relevance's chunks, by position; a
+    conversation's turns, by their ``turn``), combined one by one."""
     names = list(per_judge)
     first = per_judge[names[0]]
     out: dict[str, MetricResult] = {}
@@ -152,19 +153,26 @@ def combine(per_judge: Mapping[str, Mapping[str, MetricResult]], weights: Mappin
     return out
 
 
-def _items(results: Mapping[str, MetricResult | None], weights: Mapping[str, float], items: tuple[str, str]
+def _items(results: Mapping[str, MetricResult | None], weights: Mapping[str, float], items: tuple[str, ...]
            ) -> dict[str, Any]:
     """Each item's label per judge (None where the judge failed or gave none), the weighted majority (None on a
-    tie) and its agreement, item by item in the first judge's order."""
-    key, label = items
+    tie) and its agreement: item by item in the first judge's order, or matched on the id key when there is one."""
+    key, label = items[0], items[1]
+    ident = items[2] if len(items) > 2 else None
     lists = {n: (r.details.get(key) if r is not None and r.status == types.OK else None) for n, r in results.items()}
-    longest = max((len(v) for v in lists.values() if isinstance(v, list)), default=0)
+    lists = {n: v if isinstance(v, list) else [] for n, v in lists.items()}
+    if ident is None:
+        ids: list[Any] = list(range(max(len(v) for v in lists.values())))
+        found = {n: dict(enumerate(v)) for n, v in lists.items()}
+    else:
+        found = {n: {x.get(ident): x for x in v if isinstance(x, Mapping)} for n, v in lists.items()}
+        ids = list(dict.fromkeys(i for by in found.values() for i in by))
     rows = []
-    for i in range(longest):
-        labels = {n: (v[i].get(label) if isinstance(v, list) and i < len(v) and isinstance(v[i], Mapping) else None)
-                  for n, v in lists.items()}
+    for i, unit in enumerate(ids):
+        labels = {n: (by[unit].get(label) if isinstance(by.get(unit), Mapping) else None) for n, by in found.items()}
         chosen, agreement = jury_votes.majority(labels, weights, tie=None)
-        rows.append({"index": i, "jury": labels, "label": chosen, "agreement": agreement})
+        rows.append({"index": i, **({ident: unit} if ident else {}), "jury": labels, "label": chosen,
+                     "agreement": agreement})
     return {"unit": key, "label": label, "items": rows}
 
 

@@ -8,9 +8,9 @@ Policy (:data:`POLICY`, written into each sample's details):
   ``agreement`` is the weight that gave that label / the weight of the judges that answered. A judge that failed
   (judge or parse error) casts no vote.
 - Any other judge output's value is the weighted mean of the values of the judges that scored it. Where the
-  metric's items are the same for every judge (context_relevance's chunks: ``jury_items``), each item keeps every
-  judge's label, the weighted majority (a tie: none) and the agreement (``details["jury_items"]``), and the
-  kappas are computed over those items.
+  metric's items are the same for every judge (context_relevance's chunks, a conversation's turns:
+  ``jury_items``), each item keeps every judge's label, the weighted majority (a tie: none) and the agreement
+  (``details["jury_items"]``), and the kappas are computed over those items.
 - Per sample: each judge's value (``details["jury"]``) and ``jury_spread`` = max - min.
 - Per system (:func:`summarise`): Fleiss' kappa over the units every judge labelled, Cohen's kappa for each pair
   of judges over the units both labelled (claims; scores are no labels, so outputs without claims get none), the

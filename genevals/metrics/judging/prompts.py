@@ -48,22 +48,47 @@ def render(name: str, *, blocks: Mapping[str, bool] | None = None, **values: Any
 _SPEAKERS = {"user": "User", "assistant": "Assistant", "system": "System"}
 
 
-def with_history(prompt: str, sample: Any, before: str = "Question: ", kind: str = "question") -> str:
-    """``prompt`` with the sample's earlier turns (:attr:`~genevals.types.Sample.history`) as a "Conversation so
-    far" block (``history.md``, block ``kind``) just before the line that starts with ``before``; unchanged for a
-    sample without history, so single-answer prompts, and their hashes, are those of the prompt files alone."""
-    history = getattr(sample, "history", ())
-    if not history:
-        return prompt
-    turns = "\n".join(f"{_SPEAKERS.get(role, role)}: {content}" for role, content in history)
+#: the blocks of ``history.md``: for a prompt taking a question, for verify, for two answers' own conversations
+_HISTORY_BLOCKS = ("question", "verify", "pair")
+
+
+def _turns(sample: Any) -> str:
+    """The sample's earlier turns, one "Speaker: content" line each, after a note of the turns left out."""
+    turns = "\n".join(f"{_SPEAKERS.get(role, role)}: {content}" for role, content in getattr(sample, "history", ()))
     dropped = getattr(sample, "history_dropped", 0)
     if dropped:
         turns = f"({dropped} earlier turn(s) left out: the history budget keeps the latest)\n" + turns
-    block = render("history", blocks={k: k == kind for k in ("question", "verify")}, turns=turns).lstrip("\n")
+    return turns
+
+
+def _insert(prompt: str, block: str, before: str) -> str:
     at = prompt.find("\n" + before)
     if at < 0:
         raise ValueError(f"no line starting with {before!r} in the prompt to put the conversation before")
     return prompt[:at + 1] + block + prompt[at + 1:]
+
+
+def _block(kind: str, **turns: str) -> str:
+    return render("history", blocks={k: k == kind for k in _HISTORY_BLOCKS}, **turns).lstrip("\n")
+
+
+def with_history(prompt: str, sample: Any, before: str = "Question: ", kind: str = "question") -> str:
+    """``prompt`` with the sample's earlier turns (:attr:`~genevals.types.Sample.history`) as a "Conversation so
+    far" block (``history.md``, block ``kind``) just before the line that starts with ``before``; unchanged for a
+    sample without history, so single-answer prompts, and their hashes, are those of the prompt files alone."""
+    if not getattr(sample, "history", ()):
+        return prompt
+    return _insert(prompt, _block(kind, turns=_turns(sample)), before)
+
+
+def with_histories(prompt: str, first: Any, second: Any, before: str = "Question: ") -> str:
+    """Two answers compared (pairwise, as "A" and "B"): one "Conversation so far" block when both turns have the
+    same earlier turns, else each answer's own conversation (block ``pair``); unchanged when neither has any."""
+    one, two = ((tuple(getattr(s, "history", ())), getattr(s, "history_dropped", 0)) for s in (first, second))
+    if one == two:
+        return with_history(prompt, first, before)
+    return _insert(prompt, _block("pair", turns_a=_turns(first) or "(none)", turns_b=_turns(second) or "(none)"),
+                   before)
 
 
 def user(content: str) -> list[dict[str, str]]:

@@ -3,7 +3,9 @@
 One judge call per answer grades every criterion (``prompts/rubric.md``); criteria missing from the reply get
 one targeted re-ask for just those. Each criterion is an output ``rubric_<name>`` with value
 (score - 1) / 4 in [0, 1] and the raw 1-5 score and the judge's reason in details. Same backends, options,
-retries, cache and usage accounting as ``faithfulness``.
+retries, cache and usage accounting as ``faithfulness``. A conversation's turn is graded with its earlier turns
+(``prompts/history.md``'s "Conversation so far" block, before the question); a sample without history gets the
+prompt it always had, so its request, cache key and prompt hash are unchanged.
 """
 from __future__ import annotations
 
@@ -138,8 +140,10 @@ class Rubric(JudgeMetric):
     def _messages(self, sample: Sample, criteria: list[str]) -> tuple[list[dict[str, str]], bool]:
         contexts, truncated = self._context_text(sample)
         listing = "\n".join(f"- {name}: {self.criteria[name]}" for name in criteria)
-        return prompts.user(prompts.render("rubric", criteria=listing, question=sample.question.strip() or "(none)",
-                                           contexts=contexts, answer=sample.answer)), truncated
+        # a conversation's turn gets its earlier turns, so "it" in the question has a referent
+        text = prompts.with_history(prompts.render("rubric", criteria=listing, question=sample.question.strip() or
+                                                   "(none)", contexts=contexts, answer=sample.answer), sample)
+        return prompts.user(text), truncated
 
     def _params(self, n: int) -> dict[str, Any]:
         return self.runtime.params(48 + 90 * n)

@@ -23,15 +23,8 @@ from genevals import types
 from genevals.metrics import settings
 from genevals.metrics.base import register
 from genevals.metrics.judging import prompts
-from genevals.metrics.triad.judged import (
-    SingleCallJudge,
-    Unscored,
-    first_reference,
-    flag,
-    items_of,
-    spans_of,
-    text_field,
-)
+from genevals.metrics.judging.one_call import flag, items_of, spans_of, text_field
+from genevals.metrics.triad.judged import SingleCallJudge, Unscored, first_reference
 from genevals.metrics.triad.rag_formulas import ANSWER_CORRECTNESS_OUTPUTS, correctness_results
 from genevals.text import detect_refusal
 from genevals.types import MetricResult, Sample

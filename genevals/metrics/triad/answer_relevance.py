@@ -21,7 +21,8 @@ from genevals import types
 from genevals.metrics.base import register
 from genevals.metrics.judging import prompts
 from genevals.metrics.judging.parse import ParseError
-from genevals.metrics.triad.judged import NO_QUESTION, SingleCallJudge, Unscored, flag, items_of, spans_of, text_field
+from genevals.metrics.judging.one_call import flag, items_of, spans_of, text_field
+from genevals.metrics.triad.judged import NO_QUESTION, SingleCallJudge, Unscored
 from genevals.metrics.triad.rag_formulas import ANSWER_RELEVANCE_OUTPUTS
 from genevals.text import detect_refusal
 from genevals.types import MetricResult, Sample

@@ -20,15 +20,8 @@ from genevals.metrics import settings
 from genevals.metrics.base import register
 from genevals.metrics.judging import prompts
 from genevals.metrics.judging.parse import _as_int
-from genevals.metrics.triad.judged import (
-    SingleCallJudge,
-    Unscored,
-    first_reference,
-    items_of,
-    numbered_contexts,
-    spans_of,
-    text_field,
-)
+from genevals.metrics.judging.one_call import items_of, spans_of, text_field
+from genevals.metrics.triad.judged import SingleCallJudge, Unscored, first_reference, numbered_contexts
 from genevals.metrics.triad.rag_formulas import CONTEXT_RECALL_OUTPUTS, recall_result
 from genevals.types import MetricResult, Sample
 from genevals.settings import Setting

@@ -23,15 +23,8 @@ from genevals.metrics import settings
 from genevals.metrics.base import register, usage_statistics
 from genevals.metrics.judging import prompts
 from genevals.metrics.judging.parse import ParseError, _as_int
-from genevals.metrics.triad.judged import (
-    NO_QUESTION,
-    SingleCallJudge,
-    Unscored,
-    items_of,
-    numbered_contexts,
-    spans_of,
-    text_field,
-)
+from genevals.metrics.judging.one_call import items_of, spans_of, text_field
+from genevals.metrics.triad.judged import NO_QUESTION, SingleCallJudge, Unscored, numbered_contexts
 from genevals.metrics.triad.rag_formulas import (
     CONTEXT_RELEVANCE_OUTPUTS,
     chunk_label,

@@ -11,25 +11,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Mapping
 
-from genevals import types
-from genevals.claims.locate import FUZZY_THRESHOLD, locate_parts
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
-from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import usage_statistics
 from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import GuardedJudge
-from genevals.metrics.judging.parse import ParseError, extract_json
+from genevals.metrics.judging.one_call import ask_once
 from genevals.metrics.triad.rag_formulas import NO_PAIR, NO_QUESTION, Unscored, first_reference  # noqa: F401
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
-
-
-def spans_of(source: str, text: str) -> list[list[int]]:
-    """Where a verbatim excerpt (parts may be joined by "...") lies in ``text``: [[start, end], ...], or []."""
-    found = locate_parts(source, text, threshold=FUZZY_THRESHOLD) if source and source.strip() else None
-    return [[m.start, m.end] for m in found] if found else []
 
 
 def numbered_contexts(sample: Sample, budget_chars: int) -> tuple[str, bool]:
@@ -91,58 +82,5 @@ class SingleCallJudge(GuardedJudge):
 
     async def _score_one(self, sample: Sample, log: CallLog) -> dict[str, MetricResult]:
         self._check(sample)
-        text = self._prompt(sample)
-        params = self.runtime.params(self.reply_tokens)
-        if self.judge.dry_run:
-            p, c = estimate_tokens(text), params["max_tokens"] // 2
-            raise Unscored(types.DRY_RUN, f"dry run: no judge calls; about {p} prompt + {c} completion tokens in "
-                           "1 request (~4 characters per token; tiktoken unavailable offline)",
-                           usage={"estimated_requests": 1, "estimated_prompt_tokens": p,
-                                  "estimated_completion_tokens": c, "estimated_cost_usd": self.runtime.cost(p, c)})
-        call = log.add(await self.runtime.client().complete(self.prompt, prompts.user(text), self._schema(sample),
-                                                            params))
-        if not call.ok:
-            raise Unscored(types.JUDGE_ERROR, f"{self.prompt} call failed after {call.attempts} request(s): "
-                                              f"{call.failure}")
-        details = self._details(log)
-        if call.completion.finish_reason == "length":
-            details["issues"] = [f"{self.prompt} reply hit max_tokens"]
-        try:
-            reply, salvaged = extract_json(call.completion.text)
-            if salvaged:
-                details.setdefault("issues", []).append("reply was truncated; kept its complete part")
-            return self._score_reply(sample, reply, details)
-        except ParseError as exc:
-            raise Unscored(types.PARSE_ERROR, f"the {self.prompt} reply could not be read: {exc}") from None
-        except (ValueError, TypeError, AttributeError, KeyError) as exc:
-            raise Unscored(types.PARSE_ERROR, f"the {self.prompt} reply has an unexpected shape: "
-                                              f"{type(exc).__name__}: {exc}") from None
-
-
-def text_field(item: Mapping[str, Any], *keys: str) -> str:
-    """The first string among ``item[key]`` for ``keys``, stripped ('' when none)."""
-    for key in keys:
-        value = item.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return ""
-
-
-def flag(item: Mapping[str, Any], *keys: str) -> bool | None:
-    """A yes/no field as bool (true/false, "yes"/"no", 1/0); None when absent or unreadable."""
-    for key in keys:
-        value = item.get(key)
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, (int, float)) and value in (0, 1):
-            return bool(value)
-        if isinstance(value, str) and value.strip().lower() in ("true", "yes", "false", "no"):
-            return value.strip().lower() in ("true", "yes")
-    return None
-
-
-def items_of(reply: Any, key: str) -> list[Mapping[str, Any]]:
-    """The list of objects under ``reply[key]``; ParseError when there is none."""
-    if not isinstance(reply, Mapping) or not isinstance(reply.get(key), list):
-        raise ParseError(f"reply has no '{key}' list")
-    return [item for item in reply[key] if isinstance(item, Mapping)]
+        return await ask_once(self, log, self.prompt, self._prompt(sample), self._schema(sample), self.reply_tokens,
+                              lambda reply, details: self._score_reply(sample, reply, details))

@@ -21,9 +21,11 @@ rates, and net = win rate - loss rate with a paired 95% CI: d_i = +1, 0, -1 per 
 
 (the normal approximation; w, l: wins and losses; no CI for n < 2). The judge sees the question, the
 reference when there is one, and the contexts: once when both systems retrieved the same texts, else each
-answer's own. Unscored: ``no_pair`` (no other system answered the question), ``empty_answer`` (either answer
-empty), ``judge_error``, ``parse_error`` (either reply unreadable), ``dry_run``. Refusals are judged: a
-refusal can be the better answer.
+answer's own. On a conversation's turn the judge also reads the earlier turns: once when both systems' turns
+have the same history, else each answer's own conversation ("Before answer A" / "Before answer B"); a turn
+without history gets the prompt it always had. Unscored: ``no_pair`` (no other system answered the question),
+``empty_answer`` (either answer empty), ``judge_error``, ``parse_error`` (either reply unreadable), ``dry_run``.
+Refusals are judged: a refusal can be the better answer.
 """
 from __future__ import annotations
 
@@ -192,8 +194,10 @@ class Pairwise(PairwiseStats, JudgeMetric):
                 for label, texts in (("A", one), ("B", two)):
                     if texts:
                         extra.append(f"Context given to answer {label}:\n" + _cut(texts, budget // 2))
-        return prompts.render("pairwise", question=first.question.strip() or second.question.strip() or "(none)",
-                              extra="\n".join(extra), answer_a=first.answer, answer_b=second.answer)
+        # a conversation's turn: the earlier turns resolve the question's references ("How long does *it* take?")
+        return prompts.with_histories(prompts.render(
+            "pairwise", question=first.question.strip() or second.question.strip() or "(none)",
+            extra="\n".join(extra), answer_a=first.answer, answer_b=second.answer), first, second)
 
     async def _judge_pair(self, sa: Sample, sb: Sample) -> tuple[dict[str, Any], CallLog]:
         """Both orders for systems a < b: {"winner": a/b/tie, "agreed", "orders": [...]}, or a status."""

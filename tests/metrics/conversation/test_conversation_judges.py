@@ -7,14 +7,12 @@ import json
 import re
 from collections import Counter
 
-import pytest
 from support.fault_server import FaultServer
 
 from genevals import types
 from genevals.engine.local import evaluate
 from genevals.judge.config import JudgeConfig
 from genevals.metrics.judging import prompts
-from genevals.registry import UnknownMetric
 from genevals.output import runfolder
 
 FAMILIES = ["knowledge_retention", "conversation_relevance", "conversation_completeness"]
@@ -167,12 +165,6 @@ def test_a_budget_that_leaves_every_earlier_turn_out_is_said(tmp_path):
         # the one request sent (relevance's and completeness's) holds the last exchange only
         sent = [r["body"]["messages"][0]["content"] for r in server.requests if "messages" in r["body"]]
         assert len(sent) == 2 and all("Hello!" not in c for c in sent)
-
-
-def test_a_jury_is_refused_before_any_work():
-    with pytest.raises(UnknownMetric, match="cannot be judged by a jury: its value goes on each conversation's"):
-        evaluate(ROWS, ["knowledge_retention"], judge=[{"base_url": "http://127.0.0.1:9/v1", "model": "a"},
-                                                        {"base_url": "http://127.0.0.1:9/v1", "model": "b"}])
 
 
 def test_a_run_resumed_mid_conversation_places_values_as_the_uninterrupted_one(tmp_path):
