@@ -6,6 +6,9 @@ metric, results are appended and flushed chunk by chunk; with one, each sample i
 moment the judge is done with it (results.jsonl is then in completion order), so a crash loses at most the
 samples in flight, and ``resume`` skips what is already in the results file. The judge slides a window over
 the whole run: a new sample starts whenever one finishes, with no barrier between chunks.
+
+A conversation is the unit of work (:mod:`genevals.engine.units`): every strategy's chunks and worker shares are
+cut between conversations, and the recorder writes a conversation's turns as one line once its last is done.
 """
 from __future__ import annotations
 
@@ -18,7 +21,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from genevals.conversations.history import HISTORY_TOKENS
 from genevals.engine import pipeline, trec_columnar
 from genevals.engine.arguments import check_progress
-from genevals.engine.plan import Plan, chunked, plan_run, start_run
+from genevals.engine.plan import Plan, chunked, pack, plan_run, start_run
+from genevals.engine.units import whole_conversations
 from genevals.engine.recorder import RunRecorder
 from genevals.engine.scoring import assemble, family_results, score_batch
 from genevals.engine.spec import LocalSettings, RunSpec
@@ -82,20 +86,21 @@ class Chunked:
     chunk_size: int
 
     def write(self, run: _Run, todo: Iterable[Sample] | None = None, left: int | None = None) -> None:
-        todo = iter(run.todo if todo is None else todo)
+        # One pass over the units: a conversation whose turns interleave with others' is held by it until whole.
+        units = whole_conversations(run.todo if todo is None else todo, run.plan.conversations)
         left = run.left if left is None else left
         workers, pool = self.workers, None
         try:
             if self.auto:
                 cheap = [0.0]
-                first = next(chunked(todo, self.chunk_size), [])
+                first = next(pack(units, self.chunk_size), [])
                 if not first:
                     return
                 run.recorder.write(score_batch(run.spec, first, cheap_seconds=cheap))
                 run.done(len(first))
                 workers = parallel_workers(cheap[0] / len(first), left - len(first), run.plan.n_good)
             pool = workers_pool(workers) if workers > 1 else None
-            for chunk in chunked(todo, self.chunk_size if pool is None else max(self.chunk_size, 1000)):
+            for chunk in pack(units, self.chunk_size if pool is None else max(self.chunk_size, 1000)):
                 run.recorder.write(score_batch(run.spec, chunk, pool=pool, workers=workers))
                 run.done(len(chunk))
         finally:
@@ -114,7 +119,11 @@ class Pipelined:
     chunk_size: int
 
     def write(self, run: _Run) -> None:
-        units = pipeline.units(run.plan.spool, max(self.chunk_size, 1000))
+        size = max(self.chunk_size, 1000)
+        if run.plan.conversations:  # blocks of samples cut between conversations, not the spool's blocks
+            units = ([chunk] for chunk in chunked(run.todo, size, run.plan.conversations, "worker block"))
+        else:
+            units = pipeline.units(run.plan.spool, size)
         workers = self.workers
         if self.auto:
             first = next(units, None)
@@ -160,11 +169,12 @@ class Streamed:
         others = sorted((s for s in spec.selected if s is not streamed), key=lambda s: s.metric.kind == JUDGE)
         waiting: dict[int, tuple[Sample, dict[str, dict[str, MetricResult]]]] = {}  # taken, not yet finished
         kept: dict[int, SampleResult] = {}
+        finished: dict[int, int] = {}  # id() of a result scored but not yet written -> its sample's index
         pool = workers_pool(self.workers) if self.workers > 1 else None
 
         def samples() -> Iterator[Sample]:
             index = 0
-            for chunk in chunked(run.todo, self.chunk_size):
+            for chunk in chunked(run.todo, self.chunk_size, run.plan.conversations):
                 outputs: list[dict[str, dict[str, MetricResult]]] = [{} for _ in chunk]
                 for sel in others:
                     got = family_results(sel, chunk, pool, self.workers)
@@ -182,9 +192,12 @@ class Streamed:
             sample, by_family = waiting.pop(index)
             by_family[streamed.family] = got
             result = assemble(spec.selected, sample, by_family)
-            recorder.write([result], in_memory=False)
-            if recorder.keep_samples:
-                kept[index] = result
+            finished[id(result)] = index
+            # A conversation's turns wait in the recorder for its last: what comes back is what was written.
+            for written in recorder.write([result], in_memory=False):
+                done_index = finished.pop(id(written))
+                if recorder.keep_samples:
+                    kept[done_index] = written
             run.done(1)
 
         # Enough samples in flight to keep every judge slot busy while each answer's calls run one after another.

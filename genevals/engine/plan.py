@@ -18,6 +18,7 @@ from genevals.engine.arguments import is_dataframe
 from genevals.engine.recorder import RunRecorder
 from genevals.engine.spec import RaySettings
 from genevals.engine.spool import Spool
+from genevals.engine.units import log_scheduled, turn_done, whole_conversations
 from genevals.input.fields import FieldTracker
 from genevals.input.readers import ALIASES, KNOWN_FIELDS, HeaderError, InputError, iter_samples
 from genevals.keys import sample_key_digest
@@ -79,6 +80,9 @@ class Plan:
     digest: manifest.InputDigest | None = field(default_factory=manifest.InputDigest)
     #: with samples kept in memory: the row number (0-based) of each of ``errors``, to digest the rows in order
     error_rows: list[int] = field(default_factory=list)
+    #: (system, conversation id) -> its turns still to score (all of them, until :func:`start_run` takes out
+    #: those a resumed folder holds): a conversation is the unit of work (:func:`whole_conversations`)
+    conversations: dict[tuple[str, str], int] = field(default_factory=dict)
 
     @property
     def data(self) -> Any:
@@ -138,6 +142,7 @@ def plan_run(spec: Any) -> Plan:
     tracker = FieldTracker(KNOWN_FIELDS, ALIASES, column_map, spec.ignore_fields)
     from_file = isinstance(data, (str, Path, RowSource))  # a RowSource reads files: digested from their bytes
     n_good, errors, error_rows = 0, [], []
+    conversations: dict[tuple[str, str], int] = {}
     # A file is never held whole: its samples wait on disk. Rows given in memory are held by the caller anyway,
     # and a generator can be read only once: their samples are kept in memory.
     spool = Spool(on_disk=from_file)
@@ -157,6 +162,9 @@ def plan_run(spec: Any) -> Plan:
                 continue
             n_good += 1
             spool.add(item)
+            if item.conversation_id is not None:
+                key = (item.system, item.conversation_id)
+                conversations[key] = conversations.get(key, 0) + 1
             for metric in preparing:
                 metric.prepare_sample(item)
         source = _source_name(data)
@@ -178,7 +186,7 @@ def plan_run(spec: Any) -> Plan:
         raise
     for metric in preparing:
         metric.finish_prepare()
-    return Plan(spec, n_good, spool, errors, tracker.warnings(), digest, error_rows)
+    return Plan(spec, n_good, spool, errors, tracker.warnings(), digest, error_rows, conversations)
 
 
 def start_run(plan: Plan) -> tuple[RunRecorder, Iterator[Sample], int]:
@@ -208,10 +216,11 @@ def start_run(plan: Plan) -> tuple[RunRecorder, Iterator[Sample], int]:
                            meta=meta)
     recorder.earlier, recorder.present = earlier, present
     try:
-        done = _replay_previous(recorder, out) if resume else set()
+        done = _replay_previous(recorder, out, plan.conversations) if resume else set()
     except runfolder.ResultsError as exc:  # a garbage line: resuming would score its sample again
         recorder.close()
         raise InputError(exc.source, exc.line, None, exc.message) from None
+    recorder.hold_conversations(plan.conversations)
     # Nothing resumed: no key to look up (a digest per sample is ~3 us, 10% of a retrieval run's reading).
     todo = (s for s in plan.samples() if sample_key_digest(s.system, s.id) not in done) if done else plan.samples()
     return recorder, todo, len(done)
@@ -250,10 +259,14 @@ def check_resume(out: Path, wanted: Mapping[str, Any]) -> None:
                              "made with different\n  " + "\n  ".join(differ) + f"\n{_FRESH}")
 
 
-def _replay_previous(recorder: RunRecorder, out: Path | None) -> set[int]:
-    """Count the results already in the run folder into the summary; return their keys' digests.
+def _replay_previous(recorder: RunRecorder, out: Path | None, conversations: dict[tuple[str, str], int]
+                     ) -> set[int]:
+    """Count the results already in the run folder into the summary, and take their turns out of
+    ``conversations``; return their keys' digests.
 
-    Resumed samples are streamed, never held: only a 64-bit digest per sample is kept, to skip them."""
+    Resumed samples are streamed, never held: only a 64-bit digest per sample is kept, to skip them. A folder
+    of this version holds whole conversations only; one of the earlier format (a line per turn) may hold part
+    of one: its turns count as done, and the rest are scored and written as one line."""
     done: set[int] = set()
     if out is None:
         return done
@@ -262,6 +275,7 @@ def _replay_previous(recorder: RunRecorder, out: Path | None) -> set[int]:
         if key not in done:
             done.add(key)
             recorder.record(previous)
+            turn_done(conversations, previous.sample)
     return done
 
 
@@ -270,15 +284,28 @@ def _replay_previous(recorder: RunRecorder, out: Path | None) -> set[int]:
 MAX_CHUNK_CONTEXTS = 50_000
 
 
-def chunked(items: Iterable[Sample], size: int) -> Iterator[list[Sample]]:
-    """``items`` in lists of ``size`` samples, or fewer where they hold :data:`MAX_CHUNK_CONTEXTS` contexts."""
+def chunked(items: Iterable[Sample], size: int, conversations: Mapping[tuple[str, str], int] | None = None,
+            where: str = "chunk") -> Iterator[list[Sample]]:
+    """``items`` in lists of ``size`` samples, or fewer where they hold :data:`MAX_CHUNK_CONTEXTS` contexts; a
+    conversation's turns (``conversations``: :attr:`Plan.conversations`) are never split: a chunk may exceed
+    its size to finish one, and one conversation larger than both limits is one chunk."""
+    if conversations:
+        return pack(whole_conversations(items, conversations), size, where)
+    return pack(([item] for item in items), size, where)
+
+
+def pack(units: Iterable[list[Sample]], size: int, where: str = "chunk") -> Iterator[list[Sample]]:
+    """Units of work (:func:`whole_conversations`) packed into chunks as :func:`chunked` cuts them. Nothing is
+    held between two chunks, so a caller may stop after one and pack the rest of ``units`` with another size."""
     chunk: list[Sample] = []
     held = 0
-    for item in items:
-        chunk.append(item)
-        held += len(item.contexts)
+    for unit in units:
+        chunk.extend(unit)
+        held += len(unit[0].contexts) if len(unit) == 1 else sum(len(item.contexts) for item in unit)
         if len(chunk) >= size or held >= MAX_CHUNK_CONTEXTS:
+            log_scheduled(where, chunk)
             yield chunk
             chunk, held = [], 0
     if chunk:
+        log_scheduled(where, chunk)
         yield chunk

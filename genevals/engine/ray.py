@@ -31,6 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 from genevals.engine.arguments import check_progress
 from genevals.engine.plan import chunked, plan_run, start_run
 from genevals.engine.scoring import score_batch
+from genevals.engine.units import grouped, log_scheduled
 from genevals.engine.spec import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_ROWS_PER_PASS, RaySettings, RunSpec
 from genevals.metrics.base import CHEAP, JUDGE, MODEL
 from genevals.output.results import Results
@@ -38,13 +39,16 @@ from genevals.types import Sample, SampleResult
 _RAY_CLUSTER_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 
-def _score_rows(stage: RunSpec, rows: Sequence[str]) -> list[str]:
-    """Pickled SampleResults in, the same with this stage's outputs added (:func:`score_batch`), out: samples
-    travel as they are, never through their dict form."""
-    results = [pickle.loads(r) for r in rows]
+def _score_rows(stage: RunSpec, rows: Sequence[bytes]) -> list[bytes]:
+    """Rows in, each a pickled list of SampleResults (one unit of work: a sample, or a conversation's turns, so a
+    batch never holds part of a conversation), the same with this stage's outputs added (:func:`score_batch`),
+    out: samples travel as they are, never through their dict form."""
+    units = [pickle.loads(r) for r in rows]
+    results = [result for unit in units for result in unit]
+    log_scheduled("ray batch", [r.sample for r in results])
     for result, scored in zip(results, score_batch(stage, [r.sample for r in results])):
         result.metrics.update(scored.metrics)
-    return [pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL) for r in results]
+    return [pickle.dumps(unit, protocol=pickle.HIGHEST_PROTOCOL) for unit in units]
 
 
 def _stage_fn(stage_ref):
@@ -139,12 +143,12 @@ def run(spec: RunSpec, progress: Callable[[int, int], None] | None = None) -> Re
         ray, started, interrupted, withdrawn = None, False, False, False
         cluster_switch = os.environ.get(_RAY_CLUSTER_SWITCH)
         try:
-            for part in chunked(todo, settings.rows_per_pass):
+            for part in chunked(todo, settings.rows_per_pass, plan.conversations, "ray pass"):
                 if ray is None:  # started only when there is something to score
                     ray, started = _init_ray(settings.address, settings.num_cpus, settings.runtime_env)
                     ray.data.DataContext.get_current().execution_options.preserve_order = True
                 for block in stages.pipeline(ray, part).iter_batches(batch_size=None, batch_format="numpy"):
-                    scored = [pickle.loads(row) for row in block["row"]]
+                    scored = [result for row in block["row"] for result in pickle.loads(row)]
                     recorder.write(scored)
                     if progress is not None:
                         progress(len(scored), plan.n_good - n_done)
@@ -227,7 +231,10 @@ class Stages:
                    settings.bertscore_gpus, max(1, settings.judge_concurrency))
 
     def pipeline(self, ray, samples: Sequence[Sample]):
-        rows = [{"row": pickle.dumps(SampleResult(sample=s), protocol=pickle.HIGHEST_PROTOCOL)} for s in samples]
+        """The stages over ``samples`` (a pass: whole conversations), one row per unit of work: ``batch_size``
+        counts units, and a batch holds whole conversations."""
+        rows = [{"row": pickle.dumps([SampleResult(sample=s) for s in unit], protocol=pickle.HIGHEST_PROTOCOL)}
+                for unit in grouped(samples)]
         ds = ray.data.from_items(rows)
         if self.lexical.selected:
             ds = ds.map_batches(_stage_fn(ray.put(self.lexical)), batch_size=self.batch_size, batch_format="numpy")

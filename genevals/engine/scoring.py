@@ -10,6 +10,7 @@ from concurrent.futures import Executor
 from typing import Any, Mapping, Sequence
 
 from genevals import registry
+from genevals.engine import units
 from genevals.metrics.base import CHEAP, Metric
 from genevals.scored import Columns, ScoredBatch
 from genevals.types import MetricResult, Sample, SampleResult
@@ -24,8 +25,9 @@ def family_results(sel: registry.Selected, samples: Sequence[Sample], pool: Exec
     """One family's results for ``samples``, in columns where the metric keeps them; a cheap family's samples
     are split over ``pool``'s ``workers`` processes when there are enough of them."""
     if pool is not None and sel.metric.kind == CHEAP and len(samples) >= 2 * workers:
-        step = -(-len(samples) // workers)
-        parts = [samples[i:i + step] for i in range(0, len(samples), step)]
+        parts = units.split(samples, workers)  # cut between conversations
+        for part in parts:
+            units.log_scheduled("worker share", part)
         return [r for part in pool.map(_score_with, [sel.metric] * len(parts), parts) for r in part]
     return sel.metric.score_columns(samples)
 

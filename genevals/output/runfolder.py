@@ -1,22 +1,33 @@
 """The run folder: the one owner of its file names, the writer and the readers.
 
-A run folder holds ``results.jsonl`` (one :meth:`SampleResult.to_dict` per line, appended and flushed as
-samples finish), ``summary.json``, ``skipped.jsonl``, ``outputs.json`` (what each output means, for the report),
+A run folder holds ``results.jsonl`` (appended and flushed as samples finish), ``summary.json``, ``skipped.jsonl``, ``outputs.json`` (what each output means, for the report),
 ``manifest.json`` (what the run was made from, checked by ``--resume``) and ``report.html``, and under
 ``earlier/<date-time>/`` the files of the runs made in it before. The summary, the report, ``--resume`` and
 ``Results.load`` all read through here, so the schema has one definition. Every file but results.jsonl is
 written aside and renamed into place (:func:`replacing`): a crash leaves the old file or the new one whole.
+
+results.jsonl has one JSON object per line: a :meth:`SampleResult.to_dict` for a sample that is no conversation's
+turn, and for a conversation one line holding all its turns' results, in turn order::
+
+    {"conversation_id": "c1", "system": "default", "turns": [<SampleResult.to_dict of turn 1>, ...]}
+
+A conversation's line is written once every turn of it is scored, so the file never holds half a conversation
+(written by this version: a folder of the earlier format, one line per turn, still reads, and resumes). The
+readers (:func:`iter_rows`, :func:`read_lines`, :func:`read_results`) give every consumer one record per turn,
+as before, with a **locator**: an int that is the line number in a file of one result per line, and past a
+conversation line counts each of its turns once (a 3-turn line 5 holds locators 5, 6 and 7, and the next line
+is locator 8). :func:`read_lines` finds a record again by it.
 """
 from __future__ import annotations
 
 import contextlib
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
+from genevals.output.atomic import replacing, write_whole  # noqa: F401  (the run folder's writers, by name)
 from genevals.types import SampleResult, SkippedRow
 
 RESULTS_FILE = "results.jsonl"
@@ -44,55 +55,47 @@ class ResultsError(ValueError):
         super().__init__(f"{source}:{line}: {message}")
 
 
-@contextlib.contextmanager
-def replacing(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
-    """A handle (text, or bytes with ``mode="wb"``) whose content replaces ``path`` whole when the block ends:
-    written aside (a temporary file in the same folder), then renamed over it, so a crash at any point leaves the
-    old file or the new one, never half of one. An exception in the block leaves ``path`` as it was."""
-    path = Path(path)
-    fd, tmp = _aside(path)
-    try:
-        with open(fd, mode, encoding=None if "b" in mode else "utf-8") as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _aside(path: Path) -> tuple[int, str]:
-    """A new temporary file beside ``path``, opened for writing with mode 0666 less the umask, the mode of every
-    other file genevals writes (mkstemp's 0600 would leave these files unreadable to the group beside the rest)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
-    for _ in range(tempfile.TMP_MAX):
-        tmp = str(path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp")
-        try:
-            return os.open(tmp, flags, 0o666), tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"{path.parent}: no free temporary name for {path.name}")
-
-
-def write_whole(path: str | Path, content: str | bytes) -> None:
-    """Write ``content`` to ``path`` as :func:`replacing` does (text is encoded first: text that cannot be written
-    as UTF-8 leaves ``path`` untouched)."""
-    data = content.encode("utf-8") if isinstance(content, str) else content
-    with replacing(path, "wb") as handle:
-        handle.write(data)
-
-
 def _results_path(where: str | Path) -> Path:
     """A run folder's results file, or ``where`` itself when it names a file."""
     where = Path(where)
     return where / RESULTS_FILE if where.is_dir() else where
 
 
+#: the key of a conversation line's turns (:func:`results_text`)
+TURNS = "turns"
+
+
+def conversation_key(result: SampleResult) -> tuple[str, str] | None:
+    """(system, conversation id) of a conversation's turn; None for any other sample."""
+    sample = result.sample
+    return None if sample.conversation_id is None else (sample.system, sample.conversation_id)
+
+
 def results_text(results: Iterable[SampleResult]) -> str:
-    """The results.jsonl lines of ``results``, one JSON object per line."""
-    return "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in results)
+    """The results.jsonl lines of ``results``: one per sample, and one per conversation for the consecutive
+    turns of one conversation (the caller hands a conversation's turns over together, see the module's
+    docstring)."""
+    lines: list[str] = []
+    turns: list[SampleResult] = []
+
+    def conversation_line() -> None:
+        if turns:
+            first = turns[0].sample
+            line = {"conversation_id": first.conversation_id, "system": first.system,
+                    TURNS: [t.to_dict() for t in sorted(turns, key=lambda t: t.sample.turn or 0)]}
+            lines.append(json.dumps(line, ensure_ascii=False) + "\n")
+            turns.clear()
+
+    for result in results:
+        key = conversation_key(result)
+        if turns and key != conversation_key(turns[0]):
+            conversation_line()
+        if key is None:
+            lines.append(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+        else:
+            turns.append(result)
+    conversation_line()
+    return "".join(lines)
 
 
 class ResultsWriter:
@@ -119,11 +122,42 @@ class ResultsWriter:
 
 
 def iter_rows(where: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, record)`` for each record of a results file, one at a time. A last line without its
-    newline was cut short by a crash (results are written whole lines at a time) and ends the file; any other
-    line that is not a JSON object raises :class:`ResultsError` naming it: skipping it would hide results (and
-    ``--resume`` would score them again). Line numbers count from 1 and include blank lines."""
-    path = _results_path(where)
+    """``(locator, record)`` for each sample's record of a results file, one at a time: a conversation line
+    gives each of its turns (the locator: see the module's docstring; in a file without conversation lines, the
+    line number). A last line without its newline was cut short by a crash (results are written whole lines at
+    a time) and ends the file; any other line that is not a JSON object raises :class:`ResultsError` naming it:
+    skipping it would hide results (and ``--resume`` would score them again). Line numbers count from 1 and
+    include blank lines."""
+    for _, locator, row in _records(_results_path(where)):
+        yield locator, row
+
+
+def _records(path: Path) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """``(line number, locator, record)`` of each sample's record (:func:`iter_rows`)."""
+    extra = 0  # the turns past the first of the conversation lines read so far
+    for number, row in _lines(path):
+        turns = _turns(path, number, row)
+        if turns is None:
+            yield number, number + extra, row
+            continue
+        for i, turn in enumerate(turns):
+            yield number, number + extra + i, turn
+        extra += max(len(turns) - 1, 0)
+
+
+def _turns(path: Path, number: int, row: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """A conversation line's turn records (None: the line is one sample's); ResultsError naming the line when
+    its turns are not a list of objects."""
+    if TURNS not in row or "conversation_id" not in row or "metrics" in row:
+        return None
+    turns = row[TURNS]
+    if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
+        raise _not_a_result(path, number, f"a conversation line whose {TURNS!r} is not a list of result objects")
+    return turns
+
+
+def _lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, JSON object)`` of each whole line (see :func:`iter_rows`)."""
     if not path.exists():
         return
     with open(path, "rb") as handle:
@@ -151,31 +185,55 @@ def _not_a_result(path: Path, number: int, what: str) -> ResultsError:
 
 
 def read_lines(where: str | Path, wanted: Mapping[int, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The records on the lines ``wanted`` (line number -> anything), parsing only those lines."""
+    """The records at the locators ``wanted`` (locator -> anything), parsing only the lines that hold them
+    and the conversation lines before them (to count their turns)."""
     if not wanted:
         return
     last = max(wanted)
-    with open(_results_path(where), encoding="utf-8") as handle:
+    extra = 0
+    path = _results_path(where)
+    with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
-            if number in wanted:
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError:  # the file changed since the first pass
-                    row = None
-                if isinstance(row, dict):
-                    yield number, row
-            if number >= last:
+            at = number + extra
+            if at > last:
                 break
+            # A key is the only place the text "turns": can be in a line (a quote in a value is escaped).
+            maybe_turns = f'"{TURNS}":' in line
+            if not (maybe_turns or at in wanted):
+                continue
+            row = _parsed(line)
+            try:
+                turns = _turns(path, number, row) if maybe_turns and row is not None else None
+            except ResultsError:  # the file changed since the first pass
+                continue
+            if turns is None:
+                if at in wanted and row is not None:
+                    yield at, row
+                continue
+            for i, turn in enumerate(turns):
+                if at + i in wanted:
+                    yield at + i, turn
+            extra += max(len(turns) - 1, 0)
+
+
+def _parsed(line: str) -> dict[str, Any] | None:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError:  # the file changed since the first pass
+        return None
+    return row if isinstance(row, dict) else None
 
 
 def read_results(where: str | Path) -> Iterator[SampleResult]:
-    """The results of a run folder (or results file), tolerating a last line cut short by a crash."""
-    for number, row in iter_rows(where):
+    """The results of a run folder (or results file), one per sample (a conversation line gives each turn),
+    tolerating a last line cut short by a crash."""
+    path = _results_path(where)
+    for number, _, row in _records(path):
         try:
             yield SampleResult.from_dict(row)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             what = f"missing {exc}" if isinstance(exc, KeyError) else str(exc)
-            raise _not_a_result(_results_path(where), number, f"not a result record ({what})") from None
+            raise _not_a_result(path, number, f"not a result record ({what})") from None
 
 
 def _read_object(path: Path) -> dict[str, Any]:

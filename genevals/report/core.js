@@ -152,7 +152,9 @@ function textsTrimmed() { return D.coverage.detailed < D.coverage.total; }
 function rowsTrimmed() { return D.coverage.embedded < D.coverage.total; }
 function resultsLine(sample) {
   var run = D.runs[D.systems[sample.sys] ? D.systems[sample.sys].run : 0];
-  return (run ? run.path + "/" : "") + "results.jsonl line " + sample.line + (sample.origin ? " / input " + sample.origin : "");
+  // A conversation's turns share one line: the turn is found by its conversation and number, not a line number.
+  var where = sample.cv !== undefined ? "conversation " + sample.cv + ", turn " + sample.tn : "line " + sample.line;
+  return (run ? run.path + "/" : "") + "results.jsonl " + where + (sample.origin ? " / input " + sample.origin : "");
 }
 function relevanceGrade(sample, ctx) {
   if (!sample.rel) return null;

@@ -97,7 +97,7 @@ def labelled_rows(decisions: list, samples: Samples, queue: Queue | None = None
         rows.append({"id": sample.id, "model": sample.system, "question": sample.question,
                      "context": list(sample.contexts), "response": sample.answer, "hallucinated": label,
                      "spans": [{"start": s, "end": e} for s, e in merge_spans(spans)],
-                     "source": f"review of results.jsonl line {sample.line}", "blind": blind.get(key, False),
+                     "source": _source(sample), "blind": blind.get(key, False),
                      "inclusion_probability": None, **design.get(key, {}), **_turn(sample)})
     queued_written = sum(1 for r in rows if r["inclusion_probability"] is not None)
     return rows, ExportCounts(len(rows), sum(r["hallucinated"] for r in rows), unsettled, unreviewed=unreviewed,
@@ -150,3 +150,11 @@ def _write(path: str | Path, rows: list[dict[str, Any]]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     tmp.replace(path)
+
+
+def _source(sample: Any) -> str:
+    """Where the reviewed answer is in results.jsonl: a conversation's turns share one line, found by their
+    conversation and number."""
+    if sample.conversation_id is not None:
+        return f"review of results.jsonl conversation {sample.conversation_id}, turn {sample.turn}"
+    return f"review of results.jsonl line {sample.line}"

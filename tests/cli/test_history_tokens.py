@@ -11,6 +11,7 @@ from conftest import REPO
 
 import genevals
 from genevals.input.readers import InputError
+from genevals.output import runfolder
 
 CHAT = str(REPO / "datasets" / "chat" / "chat.jsonl")
 
@@ -21,8 +22,7 @@ def genevals_run(*args, cwd=None):
 
 
 def dropped(out):
-    return {r["id"]: r.get("history_dropped", 0)
-            for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    return {r["id"]: r.get("history_dropped", 0) for _, r in runfolder.iter_rows(out)}  # one line per conversation
 
 
 def test_flag_recorded_and_resume_refuses_a_changed_budget(tmp_path):

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 from support.fault_server import FaultServer
+from genevals.output import runfolder
 
 CONTEXT = "Marie Curie was born in Warsaw. Marie Curie discovered polonium."
 #: claims marked PLANTED are in no context: the honest judge says unverifiable, the lenient one supported
@@ -208,7 +209,7 @@ def test_the_conversation_judges_take_a_jury(tmp_path):
                          "--no-history")
         assert again.returncode == 0, again.stderr
         assert (honest.total, dissent.total) == before
-    rows = {r["id"]: r["metrics"] for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    rows = {r["id"]: r["metrics"] for _, r in runfolder.iter_rows(out)}  # one line per conversation, per turn
     retention = rows["moved:4"]["knowledge_retention"]
     assert retention["status"] == "ok" and retention["details"]["jury"] == {"honest": 1 - 1 / 3, "lenient": 1.0}
     assert abs(retention["value"] - (2 / 3 + 1) / 2) < 1e-12

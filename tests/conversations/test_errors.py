@@ -2,12 +2,12 @@
 names the file, the line, the turn and the field (issue 38)."""
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
 import pytest
 from conversations import forms
+from genevals.output import runfolder
 
 
 def genevals(*args):
@@ -75,7 +75,7 @@ def test_a_valid_file_next_to_them_still_runs(tmp_path):
     data = forms.native(tmp_path / "in.jsonl")
     done = genevals("run", str(data), "-o", str(tmp_path / "out"), "-q", "-m", "token_f1", "--no-history")
     assert done.returncode == 0, done.stderr
-    lines = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
+    lines = [row for _, row in runfolder.iter_rows(tmp_path / "out")]  # one line per conversation, read per turn
     assert len(lines) == 5
 
 

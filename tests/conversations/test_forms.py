@@ -11,6 +11,7 @@ import pytest
 from conversations import forms
 
 from genevals.input.readers import iter_samples, parse_column_map
+from genevals.output import runfolder
 
 FORMS = {"native": forms.native, "deepeval": forms.deepeval, "deepeval_test_cases": forms.deepeval_test_cases,
          "ragas": forms.ragas, "flat_jsonl": forms.flat_jsonl}
@@ -60,7 +61,7 @@ def genevals(*args):
 
 
 def results(out):
-    lines = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    lines = [row for _, row in runfolder.iter_rows(out)]  # one line per conversation, read per turn
     for line in lines:
         line.pop("origin")
     return {line["id"]: line for line in lines}

@@ -10,6 +10,7 @@ import sys
 from conversations import forms
 from support.fault_server import FaultServer
 from support.rag_judge import honest_judge
+from genevals.output import runfolder
 
 FIRST_USER_TURN = "Where is the Varnholt Bridge?"
 THIRD_ANSWER = "It takes about ten minutes on foot."
@@ -23,7 +24,7 @@ def judged(tmp_path, data, server, metrics="faithfulness,answer_relevance"):
     done = genevals("run", str(data), "-o", str(tmp_path / "out"), "-q", "-m", metrics, "--no-history",
                     "--judge-base-url", server.base_url, "--judge-model", "judge", "--no-judge-cache")
     assert done.returncode == 0, done.stderr
-    return [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
+    return [row for _, row in runfolder.iter_rows(tmp_path / "out")]  # one line per conversation, read per turn
 
 
 def prompt(request) -> str:

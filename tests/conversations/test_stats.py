@@ -12,6 +12,7 @@ from conversations import forms
 
 from genevals.stats import bootstrap_ci
 from genevals.stats_cluster import cluster_bootstrap_ci, clusters_of, paired_clustered
+from genevals.output import runfolder
 
 
 def correlated(seed=1, k=40):
@@ -110,9 +111,9 @@ def test_a_run_resumed_mid_conversation_summarises_alike(tmp_path):
     data = forms.native(tmp_path / "in.jsonl")
     whole = summary(tmp_path, "out", data)
     results = tmp_path / "out" / "results.jsonl"
-    results.write_text("".join(results.read_text().splitlines(keepends=True)[:3]))
+    results.write_text("".join(results.read_text().splitlines(keepends=True)[:1]))  # c1's line: its 3 turns
     assert summary(tmp_path, "out", data, "--resume") == whole
-    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    lines = [row for _, row in runfolder.iter_rows(results)]
     assert len(lines) == 5 and next(r for r in lines if r["id"] == "c2:2")["history"][0]["content"] == \
         "What is polonium?"
 

@@ -16,6 +16,7 @@ from support.report_page import report_page
 
 from genevals.report import write_report
 from genevals.report.model import build_data
+from genevals.output import runfolder
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 TRIP = {"conversation_id": "trip", "turns": [
@@ -144,8 +145,7 @@ def test_the_knowledge_retention_filter(browser, chat_run, tmp_path):
     results as they are)."""
     run = tmp_path / "run"
     shutil.copytree(chat_run, run)
-    lines = (run / "results.jsonl").read_text(encoding="utf-8").splitlines()
-    rows = [json.loads(line) for line in lines]
+    rows = [row for _, row in runfolder.iter_rows(run)]  # per turn (written back one line each: still read)
     for row in rows:
         last = row["id"] in ("trip:2", "museum:1")
         row["metrics"]["knowledge_retention"] = (

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from genevals.input.readers import InputError, iter_samples
 from genevals.input.traces import TraceSource
+from genevals.output import runfolder
 
 ROOT = Path(__file__).resolve().parents[3]
 #: two conversations, each exchange (question, answer, contexts); the user tells a fact the last answer repeats
@@ -138,8 +139,7 @@ def _run(tmp_path: Path, name: str, *args) -> dict:
                           env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"})
     assert done.returncode == 0, done.stderr
     results = {}
-    for line in (out / "results.jsonl").read_text().splitlines():
-        r = json.loads(line)
+    for _, r in runfolder.iter_rows(out):  # one line per conversation, read per turn
         results[r["id"]] = (r.get("conversation_id"), r.get("turn"), r.get("history"),
                             {k: (v["value"], v["status"], [x["label"] for x in (v.get("details") or {}).get("verdicts", [])])
                              for k, v in r["metrics"].items()})

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 from conftest import REPO
+from genevals.output import runfolder
 
 CHAT = str(REPO / "datasets" / "chat" / "chat.jsonl")
 FAMILIES = ["knowledge_retention", "conversation_relevance", "conversation_completeness"]
@@ -21,7 +22,7 @@ def test_offline_run_gives_unsupported_on_each_last_turn(tmp_path):
     assert done.returncode == 1, done.stderr
     assert "knowledge_retention scored no sample (unscored: unsupported 2)" in done.stderr
     assert "knowledge_retention has no offline variant" in done.stderr
-    lines = [json.loads(line) for line in (tmp_path / "r" / "results.jsonl").read_text().splitlines()]
+    lines = [row for _, row in runfolder.iter_rows(tmp_path / "r")]  # one line per conversation, read per turn
     by_id = {line["id"]: line["metrics"] for line in lines}
     for family in FAMILIES:
         for sample, status in (("bridge:1", "not_last_turn"), ("bridge:2", "not_last_turn"),

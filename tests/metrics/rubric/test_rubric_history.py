@@ -15,6 +15,7 @@ from support.fault_server import FaultServer
 from support.rag_judge import honest_judge
 
 from genevals.metrics.judging import prompts
+from genevals.output import runfolder
 
 FIRST_USER_TURN = "Where is the Varnholt Bridge?"
 THIRD_ANSWER = "It takes about ten minutes on foot."
@@ -61,7 +62,7 @@ def genevals_run(source, out, metrics="llm_rubric", server=None, *extra):
                            "--no-history", "--judge-base-url", server.base_url, "--judge-model", "judge",
                            "--no-judge-cache", *extra], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    return {(r["id"], r.get("system")): r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    return {(r["id"], r.get("system")): r for _, r in runfolder.iter_rows(out)}  # one line per conversation
 
 
 def test_the_third_turn_rubric_request_holds_the_first_user_turn(tmp_path):

@@ -14,6 +14,7 @@ from support.fault_server import FaultServer
 from support.rag_judge import honest_judge
 
 from genevals.metrics.judging import prompts
+from genevals.output import runfolder
 
 FIRST_USER_TURN = "Where is the Varnholt Bridge?"
 QUESTIONS = [FIRST_USER_TURN, "When did it open?", "How long does it take to cross it?"]
@@ -56,7 +57,7 @@ def genevals_run(source, out, server):
                            "--no-judge-cache"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return {(r["id"], r["system"]): r["metrics"]["pairwise"]
-            for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+            for _, r in runfolder.iter_rows(out)}  # one line per conversation, read per turn
 
 
 def third(requests, answer):
