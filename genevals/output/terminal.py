@@ -71,11 +71,16 @@ def difference_line(c: Mapping[str, Any], directions: Mapping[str, str] | None =
         name_a, name_b, d = name_b, name_a, -d
         lo, hi = (-hi if hi is not None else None), (-lo if lo is not None else None)
     ci = f" [{lo:+.4f}, {hi:+.4f}]" if lo is not None and hi is not None else ""
+    d = 0.0 if abs(d) < 5e-5 else d  # a difference that rounds to zero is no "-0.0000"
     if c.get("p_value") is None:  # fewer pairs than a test needs (genevals.stats.MIN_PAIRS): said as it is
         return (f"{visible(c['metric'])}: {name_a} vs {name_b}, difference {d:+.4f}, too few pairs to test "
                 f"({c.get('n_pairs')} pairs)")
     return (f"{visible(c['metric'])}: {name_a} over {name_b} by {d:+.4f}{ci}, {_p(c.get('p_value'))}, "
             f"{c.get('n_pairs')} pairs")
+
+
+#: the comparisons with too few pairs a run prints (the largest differences); the rest are in summary.json
+UNTESTED_SHOWN = 3
 
 
 def leaderboard_lines(summary: Mapping[str, Any], directions: Mapping[str, str] | None = None,
@@ -104,7 +109,14 @@ def leaderboard_lines(summary: Mapping[str, Any], directions: Mapping[str, str] 
     if untested:
         from genevals.stats import MIN_PAIRS  # here: it loads numpy, which `genevals --help` must not
 
-        lines.append(f"too few pairs to test ({len(untested)} of {len(found)}; a paired test needs at least "
-                     f"{MIN_PAIRS}):")
-        lines += ["  " + difference_line(c, directions) for c in untested]
+        pairs = sorted({c.get("n_pairs") for c in untested if isinstance(c.get("n_pairs"), int)})
+        each = f", {pairs[0]} pairs each" if len(pairs) == 1 else ""
+        # a screen, not a list: the largest differences first (none that rounds to 0), every one in summary.json
+        moved = [c for c in untested if abs(c.get("mean_difference") or 0.0) >= 5e-5]
+        shown = sorted(moved, key=lambda c: -abs(c["mean_difference"]))[:UNTESTED_SHOWN]
+        lines.append(f"too few pairs to test ({len(untested)} of {len(found)}{each}; a paired test needs at least "
+                     f"{MIN_PAIRS}" + ("):" if shown else "; every difference rounds to 0)"))
+        lines += ["  " + difference_line(c, directions) for c in shown]
+        if len(untested) > len(shown) and shown:
+            lines.append(f"  {len(untested) - len(shown)} more in summary.json's comparisons and the report")
     return [*lines, finding]

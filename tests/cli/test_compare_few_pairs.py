@@ -45,7 +45,7 @@ def test_summary_and_run_output_say_too_few_pairs(runs):
     [versus] = summary["leaderboard"]["versus_best"]
     assert versus["p_value"] is None and not versus["significant"]
     printed = (runs / "two.stdout").read_text()
-    assert "too few pairs to test (1 of 1; a paired test needs at least 6):" in printed
+    assert "too few pairs to test (1 of 1, 3 pairs each; a paired test needs at least 6):" in printed
     assert "token_f1: good vs bad, difference +1.0000, too few pairs to test (3 pairs)" in printed
     assert "significant differences" not in printed
 

@@ -75,3 +75,25 @@ def test_a_difference_is_said_from_the_better_side():
     c["metric"] = "mrr"
     assert difference_line(c) == "mrr: x over y by +1.5000 [+0.5000, +2.5000], p < 0.001, 12 pairs"
     assert difference_line(c, {"mrr": "lower"}).startswith("mrr: y over x")
+
+
+def _untested(metric, a, b, d):
+    return {"metric": metric, "a": a, "b": b, "mean_difference": d, "ci95": [None, None], "p_value": None,
+            "n_pairs": 4, "significant": False}
+
+
+def test_comparisons_with_too_few_pairs_take_a_few_lines_not_one_each():
+    """Three systems x four metrics over 4 ids: 12 untested comparisons. The run shows the 3 largest differences
+    (none that rounds to 0, never "-0.0000") and says how many more summary.json holds."""
+    board = {"metrics": ["m"], "best": {"m": None}, "sentence": "no single leader on m",
+             "rows": [{"system": s, "values": {"m": {"mean": 0.5}}} for s in "abc"]}
+    found = [_untested(f"m{i}", "a", "b", d) for i, d in enumerate([0.0, -1e-17, 0.25, -0.5, 0.1, 0.05] * 2)]
+    lines = leaderboard_lines({"leaderboard": board, "comparisons": found})
+    at = lines.index("too few pairs to test (12 of 12, 4 pairs each; a paired test needs at least 6):")
+    assert [line.split(",")[0] for line in lines[at + 1:at + 4]] == ["  m3: b vs a", "  m9: b vs a", "  m2: a vs b"]
+    assert lines[at + 4] == "  9 more in summary.json's comparisons and the report" and len(lines) == at + 6
+    flat = [_untested(f"m{i}", "a", "b", d) for i, d in enumerate([0.0, -1e-17] * 6)]
+    lines = leaderboard_lines({"leaderboard": board, "comparisons": flat})
+    assert lines[-2:] == ["too few pairs to test (12 of 12, 4 pairs each; a paired test needs at least 6; every "
+                          "difference rounds to 0)", "finding: no single leader on m"]
+    assert "-0.0000" not in difference_line(_untested("m", "a", "b", -1e-17))
