@@ -3,7 +3,9 @@
 ``@register`` (defined beside :class:`~genevals.metrics.base.Metric`) adds a metric class. The metrics of
 ``genevals.metrics`` are found by importing every module of that package and of its sub-packages once (metric
 modules import their heavy libraries only when a metric is built, so this stays cheap); a metric defined
-elsewhere registers when its module is imported.
+elsewhere registers when its module is imported. Resolving a name imports only the modules that
+:mod:`genevals.metric_index` says register it (a retrieval-only run imports no judge), while that index matches
+the installed modules; listing every family imports them all.
 
 A name on the command line is a family ("rouge", "retrieval"), one of its outputs ("rougeL"), an output
 template filled in ("recall@5" from "recall@{k}"), or a preset ("all"). Asking for an output builds its family
@@ -42,6 +44,37 @@ def _discover() -> None:
     for module in pkgutil.walk_packages(package.__path__, prefix=f"{package.__name__}."):
         importlib.import_module(module.name)
     _DISCOVERED = True
+
+
+def _load_for(name: str) -> None:
+    """Register every family ``name`` may denote (a family, a preset, an output): the indexed modules that
+    declare it when :mod:`genevals.metric_index` is usable, else every metric module."""
+    if _DISCOVERED:
+        return
+    from genevals import metric_index
+
+    if metric_index.usable():
+        metric_index.load(metric_index.modules_for(name))
+    else:
+        _discover()
+
+
+def _is_family(name: Any) -> bool:
+    """Whether a family is named ``name``, importing nothing when the index knows it."""
+    if name in _FAMILIES:
+        return True
+    if isinstance(name, str) and not _DISCOVERED:
+        from genevals import metric_index
+
+        if metric_index.usable():
+            return name in metric_index.families()
+    _discover()
+    return name in _FAMILIES
+
+
+def _loaded() -> list[type[Metric]]:
+    """The families registered so far, in listing order."""
+    return sorted(_FAMILIES.values(), key=lambda cls: (cls.order, cls.family))
 
 
 def families() -> list[type[Metric]]:
@@ -104,9 +137,9 @@ def _check_option_families(options: Mapping[str, Any]) -> None:
     """Settings for a family no metric has would be silently unused: refuse them, with a did-you-mean."""
     from genevals.suggest import did_you_mean
 
-    known = [cls.family for cls in families()]
     for family, settings in options.items():
-        if family not in _FAMILIES:
+        if not _is_family(family):
+            known = [cls.family for cls in families()]
             raise UnknownMetric(f"options: unknown metric family '{family}'{did_you_mean(str(family), known)} "
                                 f"(families: {', '.join(known)})")
         if not isinstance(settings, Mapping):
@@ -121,15 +154,18 @@ def _check_declared(options: Mapping[str, Mapping[str, Any]], names: Sequence[st
     from genevals.settings import check_all
 
     for family, settings in options.items():
+        if not settings:  # nothing to check: the family's module (a judge's, with its client) stays unimported
+            continue
         prefix = f"metric '{family}'" if family in names else f"options['{family}']"
         try:
-            check_all(_FAMILIES[family].SETTINGS, settings)
+            check_all(load_family(family).SETTINGS, settings)
         except ValueError as exc:
             raise UnknownMetric(f"{prefix}: {exc}") from None
 
 
 def load_family(family: str) -> type[Metric]:
-    _discover()
+    if family not in _FAMILIES:
+        _load_for(family)
     try:
         return _FAMILIES[family]
     except KeyError:
@@ -138,15 +174,24 @@ def load_family(family: str) -> type[Metric]:
 
 def preset(name: str) -> tuple[str, ...]:
     """The families of a preset ("default", "all"), in listing order; () for a name that is not one."""
+    if not _DISCOVERED:
+        from genevals import metric_index
+
+        if metric_index.usable():  # from the index, importing nothing (the run command's help names "default")
+            found = set(metric_index.preset(name))
+            found.update((cls.order, cls.family) for cls in _FAMILIES.values() if name in cls.presets)
+            return tuple(family for _, family in sorted(found))
     return tuple(cls.family for cls in families() if name in cls.presets)
 
 
 def family_of(name: str) -> tuple[str, dict[str, str]]:
     """The family a metric name belongs to, and the placeholder values it names (e.g. {"k": "5"})."""
-    _discover()
     if name in _FAMILIES:
         return name, {}
-    for cls in families():
+    _load_for(name)
+    if name in _FAMILIES:
+        return name, {}
+    for cls in _loaded():
         found = cls.match_output(name)
         if found is not None:
             return cls.writes_for or cls.family, found[1]
@@ -211,7 +256,6 @@ def resolve(names: Sequence[str] | None = None, options: Mapping[str, Mapping[st
     names = [n for name in asked for n in (preset(name) or (name,))]
     if options is not None and not isinstance(options, Mapping):
         raise UnknownMetric(f"options must be a mapping of family -> settings, got {type(options).__name__}")
-    _discover()
     _check_option_families(options or {})
     options = {k: dict(v) for k, v in (options or {}).items()}
     _check_declared(options, names)

@@ -301,6 +301,8 @@ def add_judge_option(parser: argparse.ArgumentParser) -> None:
 def judge_option_split(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
     """``--judge-option`` values as (judge settings: JudgeConfig fields and backend settings, faithfulness
     settings); ValueError naming an unknown key with a did-you-mean."""
+    if not getattr(args, "judge_option", None):  # a run without the option imports no faithfulness (judge client)
+        return {}, {}
     from genevals.judge.config import SETTINGS, all_backend_settings
     from genevals.metrics.faithfulness.faithfulness import Faithfulness
     from genevals.settings import did_you_mean
@@ -309,7 +311,7 @@ def judge_option_split(args: argparse.Namespace) -> tuple[dict[str, Any], dict[s
     backends = {s.name: name for name, declared in all_backend_settings().items() for s in declared}
     judged = {s.name for s in Faithfulness.SETTINGS}
     config, metric = {}, {}
-    for key, value in getattr(args, "judge_option", None) or ():
+    for key, value in args.judge_option:
         if key in fields or key in backends:
             config[key] = value
         elif key in judged:

@@ -54,16 +54,28 @@ def shorten_validate(validate: argparse.ArgumentParser) -> None:
 def shorten(run: argparse.ArgumentParser) -> None:
     """Hide every option outside :data:`SHOWN` (still accepted) and end the help with the examples and one line
     per metric family pointing at its settings."""
+    hide(run, SHOWN)
+    run.formatter_class = argparse.RawDescriptionHelpFormatter
+    formats = run.format_help
+
+    def format_help() -> str:
+        # the families' lines need every metric module imported: done when the help is shown, not on every run
+        if run.epilog is None:
+            run.epilog = _epilog()
+        return formats()
+
+    run.format_help = format_help  # type: ignore[method-assign]
+
+
+def _epilog() -> str:
     import textwrap
 
     from genevals.registry import families
 
-    hide(run, SHOWN)
     lines = []
     for cls in families():
         names = textwrap.shorten(", ".join(s.name for s in cls.SETTINGS) or "(no settings)", 50, placeholder=" ...")
         lines.append(f"  genevals metrics {cls.family:<25} {names}")
-    run.formatter_class = argparse.RawDescriptionHelpFormatter
-    run.epilog = (EXAMPLES + "\nmetric settings, set with --set FAMILY.KEY=VALUE (family flags such as --stem, "
-                  "--cutoffs and --bertscore-* are still\naccepted, hidden); each family's settings, types, "
-                  "defaults and limits:\n" + "\n".join(lines))
+    return (EXAMPLES + "\nmetric settings, set with --set FAMILY.KEY=VALUE (family flags such as --stem, "
+            "--cutoffs and --bertscore-* are still\naccepted, hidden); each family's settings, types, "
+            "defaults and limits:\n" + "\n".join(lines))
