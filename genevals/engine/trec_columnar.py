@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -111,6 +113,13 @@ def _read_all(spec: Any, source: TrecSource) -> list | None:
     return runs
 
 
+def _regular(path: Any) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 class _Digest:
     """The line reader's digest of the files' bytes (each file whole, in order), made in a background thread."""
 
@@ -120,8 +129,13 @@ class _Digest:
         self._digest = manifest.InputDigest()
         self._error: BaseException | None = None
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._work, args=(list(paths),), daemon=True)
-        self._thread.start()
+        self._paths = list(paths)
+        self._thread: threading.Thread | None = None
+        # only regular files: opening a fifo blocks until a writer comes, and the reader refuses it anyway (the
+        # thread would hang the join in stop()); a path that is not one is hashed, if ever, in result()
+        if all(_regular(p) for p in self._paths):
+            self._thread = threading.Thread(target=self._work, args=(self._paths,), daemon=True)
+            self._thread.start()
 
     def _work(self, paths: list) -> None:
         try:
@@ -135,10 +149,14 @@ class _Digest:
     def stop(self) -> None:
         """End the thread at its next block (its digest will not be asked for)."""
         self._stop.set()
-        self._thread.join()
+        if self._thread is not None:
+            self._thread.join()
 
     def result(self) -> manifest.InputDigest:
-        self._thread.join()
+        if self._thread is None:
+            self._work(self._paths)
+        else:
+            self._thread.join()
         if self._error is not None:
             raise self._error
         return self._digest
