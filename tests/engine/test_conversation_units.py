@@ -19,7 +19,7 @@ from genevals.engine.local import evaluate
 from genevals.engine.units import SCHEDULE_LOG
 from genevals.output import runfolder
 from support import conversation_runs as conv
-from support.fault_server import FaultServer
+from support.fault_server import SlowServer
 
 REPO = Path(__file__).resolve().parents[2]
 TURNS = 3
@@ -95,16 +95,6 @@ def test_a_small_chunk_size_keeps_interleaved_conversations_whole(tmp_path, monk
     assert small.summary()["systems"] == whole.summary()["systems"]
 
 
-class SlowServer(FaultServer):
-    """An honest judge that waits before each reply, so a run lasts long enough to be killed mid-way."""
-
-    def __init__(self, latency: float) -> None:
-        super().__init__()
-        self.latency = latency
-
-    def _handle(self, h, body):
-        time.sleep(self.latency)
-        return super()._handle(h, body)
 
 
 def _judged(data: Path, out: Path, cache: Path, url: str, *extra: str) -> list[str]:

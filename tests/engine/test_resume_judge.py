@@ -31,29 +31,13 @@ from pathlib import Path
 
 import pytest
 
-from support.fault_server import FaultServer
+from support.fault_server import SlowServer
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "datasets" / "demo" / "demo.jsonl"
 N_SAMPLES = 60
 CONCURRENCY = 2
 LATENCY = 0.1  # seconds per judge reply: ~114 requests / 2 in flight -> ~6 s per full run
-
-
-class SlowServer(FaultServer):
-    """FaultServer that waits ``latency`` before handling (and counting) each request, like a remote model."""
-
-    def __init__(self, latency: float) -> None:
-        super().__init__()
-        self.latency = latency
-
-    def _handle(self, h, body):
-        time.sleep(self.latency)
-        return super()._handle(h, body)
-
-    def bodies(self, start: int, end: int | None = None) -> list[str]:
-        with self._lock:
-            return [json.dumps(r["body"], sort_keys=True) for r in self.requests[start:end]]
 
 
 def _command(data: Path, out: Path, cache: Path, base_url: str, *extra: str) -> list[str]:

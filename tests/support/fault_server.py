@@ -405,6 +405,24 @@ def _send_raw(h: BaseHTTPRequestHandler, status: int, data: bytes, headers: dict
         pass
 
 
+class SlowServer(FaultServer):
+    """FaultServer that waits ``latency`` before handling (and counting) each request, like a remote model, so a
+    run lasts long enough to be killed mid-way."""
+
+    def __init__(self, latency: float) -> None:
+        super().__init__()
+        self.latency = latency
+
+    def _handle(self, h: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        time.sleep(self.latency)
+        return super()._handle(h, body)
+
+    def bodies(self, start: int, end: int | None = None) -> list[str]:
+        """The request bodies ``start:end``, each as canonical JSON."""
+        with self._lock:
+            return [json.dumps(r["body"], sort_keys=True) for r in self.requests[start:end]]
+
+
 class CountingServer(FaultServer):
     """FaultServer with a fixed latency and a record of the most requests in flight at once, to show that Ray's
     judge actors cap judge calls for the whole cluster, and of the requests each client address sent (which
