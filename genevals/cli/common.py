@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -159,21 +160,85 @@ def recorded_thresholds(thresholds) -> dict[str, dict[str, float]]:
     return {kind: {t.metric: t.limit for t in thresholds if t.kind == kind} for kind in KINDS}
 
 
+class LazyHelp(argparse._StoreAction):
+    """An option whose help text is made (by ``make_help()``) when first read: when the help or the CLI reference
+    is shown, not each time the parser is built. :func:`genevals.cli.run_help.hide` hides one with :meth:`hide`."""
+
+    def __init__(self, *args: Any, make_help: Any, **kwargs: Any) -> None:
+        self._make, self._text, self._hidden = make_help, None, False
+        super().__init__(*args, **kwargs)
+
+    def _made(self) -> str:
+        if self._text is None:
+            self._text = self._make()
+        return self._text
+
+    @property  # type: ignore[override]
+    def help(self) -> str:
+        return argparse.SUPPRESS if self._hidden else self._made()
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        if value is not None:
+            self._text = value
+
+    @property
+    def hidden_help(self) -> str | None:
+        return self._made() if self._hidden else None
+
+    def hide(self) -> None:
+        self._hidden = True
+
+
+class _Backends:
+    """``--judge-backend``'s choices: the registered backends and the installed plugins', read from the registry
+    when a value is checked or the help shown. The registry reads the plugins' entry points and the backends import
+    asyncio: 0.03 s that a run without a judge (a TREC run) need not pay."""
+
+    def _names(self) -> tuple[str, ...]:
+        from genevals.judge.registry import AUTO, backend_names
+
+        return (AUTO,) + backend_names()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self):
+        return iter(self._names())
+
+
+def _backend_help() -> str:
+    from genevals.judge.registry import backend_names, described
+
+    shown = "; ".join(described(name) for name in backend_names()).replace("%", "%%")  # argparse formats with %
+    return ("auto (the default): an OpenAI-compatible server when --judge-base-url, OPENAI_BASE_URL or "
+            "OPENAI_API_KEY is set; else llama.cpp in process when --judge-model names a .gguf; with none of these, "
+            "no LLM is called for faithfulness and the RAG judges (they run their offline variants: the local "
+            "grounding checker, MiniLM similarity) and llm_rubric runs the packaged Gemma 3 270M (smoke runs only). "
+            "The backends: " + shown)
+
+
+def _repeats_help() -> str:
+    from genevals.judge.config import MAX_REPEATS
+
+    return ("ask the judge each question N times (seeds seed..seed+N-1, claims shuffled) and report majority "
+            "verdicts, the flip rate and an interval with the judge's variance "
+            f"(default 1, at most {MAX_REPEATS}; needs --judge-temperature above 0 for llama.cpp and scripted "
+            "judges)")
+
+
+def judge_unavailable() -> Any:
+    """:class:`genevals.judge.preflight.JudgeUnavailable`, for an except clause that does not import the judge for
+    a run that has none: when its module is not loaded, no judge ran and nothing is caught (``except ():``)."""
+    module = sys.modules.get("genevals.judge.preflight")
+    return () if module is None else module.JudgeUnavailable
+
+
 def add_judge_options(parser: argparse.ArgumentParser) -> None:
     """The LLM judge's options, with the same names in every subcommand that judges."""
-    from genevals.judge.config import MAX_REPEATS
-    from genevals.judge.registry import AUTO, backend_names, described
-
     judge = parser.add_argument_group("LLM judge")
-    names = backend_names()  # the registered backends, and the plugins installed (genevals.judge_backends)
-    shown = "; ".join(described(name) for name in names).replace("%", "%%")  # argparse formats help with %
-    judge.add_argument("--judge-backend", choices=(AUTO,) + names, default=None,
-                       help="auto (the default): an OpenAI-compatible server when --judge-base-url, "
-                            "OPENAI_BASE_URL or OPENAI_API_KEY is set; else llama.cpp in process when "
-                            "--judge-model names a .gguf; with none of these, no LLM is called for faithfulness "
-                            "and the RAG judges (they run their offline variants: the local grounding checker, "
-                            "MiniLM similarity) and llm_rubric runs the packaged Gemma 3 270M (smoke runs only). "
-                            "The backends: " + shown)
+    judge.add_argument("--judge-backend", choices=_Backends(), default=None, action=LazyHelp,
+                       make_help=_backend_help)
     judge.add_argument("--judge-base-url", default=None, help="OpenAI-compatible endpoint (or OPENAI_BASE_URL)")
     judge.add_argument("--judge-model", default=None, help="model name, or a path to a .gguf for llama.cpp")
     judge.add_argument("--judge-concurrency", "--concurrency", dest="judge_concurrency", type=option_type(_judge_setting("concurrency")), default=None,
@@ -185,10 +250,7 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     judge.add_argument("--judge-timeout", type=option_type(_judge_setting("timeout")), default=None, help="seconds per request (default 60)")
     judge.add_argument("--judge-seed", type=option_type(_judge_setting("seed")), default=None, help="sampling seed sent to the judge (default 0)")
     judge.add_argument("--judge-repeats", type=option_type(_judge_setting("repeats")), default=None, metavar="N",
-                       help="ask the judge each question N times (seeds seed..seed+N-1, claims shuffled) and "
-                            "report majority verdicts, the flip rate and an interval with the judge's variance "
-                            f"(default 1, at most {MAX_REPEATS}; needs --judge-temperature above 0 for llama.cpp "
-                            "and scripted judges)")
+                       action=LazyHelp, make_help=_repeats_help)
     judge.add_argument("--judge-temperature", type=option_type(_judge_setting("temperature")), default=None,
                        help="sampling temperature sent to the judge (default 0)")
     judge.add_argument("--judge-max-tokens", type=option_type(_judge_setting("max_tokens")), default=None, help="cap on each reply's tokens")

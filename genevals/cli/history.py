@@ -258,16 +258,17 @@ class Recorder:
         from genevals.history.gitstate import git_commit
         from genevals.history.record import build
         from genevals.history.store import History, HistoryError
-        from genevals.judge.redact import Redactor
         from genevals.output.runfolder import read_manifest
 
-        redactor = judge.redactor if hasattr(judge, "jurors") else \
-            Redactor.for_judge(getattr(judge, "api_key", None), getattr(judge, "base_url", None))  # a jury: all keys
         try:
             manifest = read_manifest(self.args.out) or {}
         except ValueError:
             manifest = {}
         if not self.args.no_history:
+            from genevals.judge.redact import Redactor
+
+            redactor = judge.redactor if hasattr(judge, "jurors") else \
+                Redactor.for_judge(getattr(judge, "api_key", None), getattr(judge, "base_url", None))  # a jury: all
             record = build(summary, manifest, self.columns, headline=self.wanted,
                            started=self.started_at, seconds=round(time.time() - self.started, 3),
                            out_dir=str(Path(self.args.out).resolve()), git=git_commit(),

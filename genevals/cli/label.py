@@ -49,13 +49,21 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         help="leave a pooled document that has no text unjudged (counted) instead of stopping")
     add_judge_options(parser)
     add_judge_option(parser)
-    from genevals.labels.card import card
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    formats = parser.format_help
 
-    offline = card("offline")
-    if offline is not None:  # the offline grader's validation card, as `genevals metrics` shows a metric's
-        parser.formatter_class = argparse.RawDescriptionHelpFormatter
-        parser.epilog = ("how far the offline grader's qrels can be trusted (benchmarks/bench_judged_qrels.py):\n"
-                         + "\n".join("  " + line for line in offline["lines"]))
+    def format_help() -> str:
+        # the offline grader's validation card, as `genevals metrics` shows a metric's: read when the help is
+        # shown, not each time any command builds its parser
+        from genevals.labels.card import card
+
+        offline = card("offline")
+        if offline is not None and parser.epilog is None:
+            parser.epilog = ("how far the offline grader's qrels can be trusted (benchmarks/bench_judged_qrels.py):"
+                             "\n" + "\n".join("  " + line for line in offline["lines"]))
+        return formats()
+
+    parser.format_help = format_help  # type: ignore[method-assign]
     parser.set_defaults(handler=cmd_label)
     return parser
 

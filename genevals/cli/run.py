@@ -13,7 +13,7 @@ from genevals.cli.progress import Progress
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
                                  add_judge_option, add_judge_options, add_set_option, add_thresholds, csv_list,
                                  declared, engine_setting, faithfulness_options, option_type, judge_config, judge_option_split, recorded_thresholds,
-                                 set_settings, whole_numbers)
+                                 judge_unavailable, set_settings, whole_numbers)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -161,7 +161,6 @@ def check_options(args: argparse.Namespace) -> str | None:
     output folder that cannot be made would fail only after the scoring."""
     from genevals.engine.arguments import check_out_dir
     from genevals.input.readers import InputError
-    from genevals.judge.config import prices_problem
     from genevals.language import LanguageSetting
     from genevals.metrics.semantic.bertscore_settings import DEVICE
     from genevals.metrics.retrieval.retrieval import MAX_CUTOFF
@@ -194,6 +193,8 @@ def check_options(args: argparse.Namespace) -> str | None:
         except PatternError as exc:
             return f"--citation-pattern: {exc}"
     if args.judge_prices is not None:
+        from genevals.judge.config import prices_problem
+
         problem = prices_problem(args.judge_prices)
         if problem is not None:
             return f"--judge-prices: {problem}"
@@ -263,7 +264,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.cli.gates import check_run, unscored_requested
     from genevals.engine.spec import LocalSettings, RaySettings, RunSpec
     from genevals.input.readers import InputError
-    from genevals.judge.preflight import JudgeUnavailable
     from genevals.labels.provenance import run_meta as judged_qrels
     from genevals.registry import UnknownMetric
     from genevals.stats import DEFAULT_MIN_COVERAGE, DEFAULT_SEED
@@ -346,7 +346,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except PermissionError as exc:  # an --out folder (or a file in it) this user may not write
         print(f"genevals: error: {exc.filename or args.out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except JudgeUnavailable as exc:  # found at the first call the cache could not answer; the rest is written
+    except judge_unavailable() as exc:  # found at the first call the cache could not answer; the rest is written
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

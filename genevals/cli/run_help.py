@@ -39,8 +39,12 @@ hidden); each metric family's: `genevals metrics NAME` (--set FAMILY.KEY=VALUE)
 def hide(parser: argparse.ArgumentParser, shown: frozenset[str]) -> None:
     """Hide every option of ``parser`` outside ``shown``: still accepted, and kept for the generated CLI
     reference (docs/hooks/reference.py), which lists every option."""
+    from genevals.cli.common import LazyHelp
+
     for action in parser._actions:
-        if action.dest not in shown and action.help != argparse.SUPPRESS:
+        if action.dest not in shown and isinstance(action, LazyHelp):
+            action.hide()  # its help is made only when the reference reads it
+        elif action.dest not in shown and action.help != argparse.SUPPRESS:
             action.hidden_help = action.help  # type: ignore[attr-defined]
             action.help = argparse.SUPPRESS
 

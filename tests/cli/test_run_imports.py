@@ -72,3 +72,6 @@ def test_a_trec_retrieval_run_imports_no_other_metric_and_no_judge_client(tmp_pa
                       ("retrieval", "base", "settings", "lexical", "semantic"))
     assert not families, families
     assert not modules & {"genevals.judge.client", "genevals.metrics.faithfulness.faithfulness"}
+    # nor the judge backends (asyncio) nor the preflight: --judge-backend's choices and help are read when asked
+    # for, and the run's except clause names JudgeUnavailable only once a judge was loaded
+    assert not modules & {"asyncio", "genevals.judge.preflight", "genevals.judge.backends.openai_compatible"}
