@@ -11,6 +11,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from genevals import stats_ahead
 from genevals.keys import id_digest
 from genevals.types import NOT_COUNTED
 
@@ -62,8 +63,20 @@ def bootstrap_cis(columns: Sequence[Sequence[float]], seed: int = DEFAULT_SEED,
     column of that length is averaged over it."""
     data = [np.asarray(values, dtype=float) for values in columns]
     out: list[tuple[float, float] | None] = [None] * len(data)
+    if stats_ahead.pending():  # made ahead (prefetch_summaries): the same intervals, taken
+        keys = [stats_ahead.key(column, seed, resamples, confidence) for column in data]
+        made = stats_ahead.take(keys)
+        out = [made.get(k) for k in keys]
+    return _intervals(data, out, seed, resamples, confidence)
+
+
+def _intervals(data: list[np.ndarray], out: list[tuple[float, float] | None], seed: int, resamples: int,
+               confidence: float) -> list[tuple[float, float]]:
+    """:func:`bootstrap_cis` of the columns of ``data`` whose interval in ``out`` is None."""
     by_size: dict[int, list[int]] = {}
     for i, column in enumerate(data):
+        if out[i] is not None:
+            continue
         if column.size == 1:
             out[i] = (float(column[0]), float(column[0]))
         else:
@@ -83,6 +96,22 @@ def bootstrap_cis(columns: Sequence[Sequence[float]], seed: int = DEFAULT_SEED,
             low, high = np.quantile(means[row], [alpha, 1.0 - alpha])
             out[i] = (float(low), float(high))
     return out  # type: ignore[return-value]
+
+
+def prefetch_summaries(columns: Iterable[Iterable[float | None]], seed: int = DEFAULT_SEED) -> None:
+    """Start making, in a background thread, the bootstrap intervals :func:`summarise_many` will need for these
+    columns of values (None: unscored, left out), for a caller that knows them before it asks for their summary
+    (:mod:`genevals.stats_ahead`). What the summary then gives is unchanged: an interval made ahead is the one it
+    would have made."""
+    sorted_columns = [np.sort(np.asarray([v for v in values if v is not None], dtype=float)) for values in columns]
+    sorted_columns = [column for column in sorted_columns if column.size]
+
+    def work() -> dict:
+        intervals = _intervals(sorted_columns, [None] * len(sorted_columns), seed, DEFAULT_RESAMPLES, 0.95)
+        return {stats_ahead.key(column, seed, DEFAULT_RESAMPLES, 0.95): interval
+                for column, interval in zip(sorted_columns, intervals)}
+
+    stats_ahead.start(work)
 
 
 def unscored_count(statuses: Mapping[str, int]) -> int:

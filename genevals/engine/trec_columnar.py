@@ -43,6 +43,7 @@ from genevals.metrics.retrieval.retrieval import Retrieval
 from genevals.output.comparing import PairedValues
 from genevals.output.results import Results, SummaryPart
 from genevals.scored import Columns, ScoredBatch
+from genevals.stats import prefetch_summaries
 from genevals.types import OK, Sample
 
 _dumps = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps's defaults, without its per-call checks
@@ -199,19 +200,24 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
         scored: list[tuple[str, list[Sample], Columns]] = []  # for the paired comparisons, without rereading
         records = []  # each part's lines as records, for the report (genevals.report.held)
         interrupted = withdrawn = False
+        batches = []  # every value is known: the summary's intervals are made while the lines are written
+        for path, system, blocks, said in zip(paths, systems, runs, texts):
+            for ranked, (_, parts) in blocks:
+                for topics, cols in parts:
+                    samples = [Sample(id=ranked.topics[t], answer="", system=system) for t in topics]
+                    batches.append((path, system, ranked, topics, cols, said, ScoredBatch(samples, [(cols, keep)])))
+        _prefetch([batch for *_, batch in batches], recorder.seed)
         try:
-            for path, system, blocks, said in zip(paths, systems, runs, texts):
-                for ranked, (_, parts) in blocks:
-                    for topics, cols in parts:
-                        samples = [Sample(id=ranked.topics[t], answer="", system=system) for t in topics]
-                        scored.append((system, samples, cols))
-                        records.append(_Records(path, ranked, topics, said))
-                        part = SummaryPart()
-                        part.add_batch(ScoredBatch(samples, [(cols, keep)]))
-                        text = _lines(path, system, ranked, topics, cols, keep, said) if recorder.writer else None
-                        recorder.write_done(Done(len(samples), text, part, {}, None))
-                        if progress is not None:
-                            progress(len(samples), total)
+            for path, system, ranked, topics, cols, said, batch in batches:
+                samples = batch.samples
+                scored.append((system, samples, cols))
+                records.append(_Records(path, ranked, topics, said))
+                part = SummaryPart()
+                part.add_batch(batch)
+                text = _lines(path, system, ranked, topics, cols, keep, said) if recorder.writer else None
+                recorder.write_done(Done(len(samples), text, part, {}, None))
+                if progress is not None:
+                    progress(len(samples), total)
         except KeyboardInterrupt:  # as the local engine: what was written is summed up
             interrupted = True
             raise
@@ -229,6 +235,17 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
     finally:
         plan.close()
     return results
+
+
+def _prefetch(batches: Sequence[ScoredBatch], seed: int) -> None:
+    """Start the summary's bootstrap intervals of every (system, output) in a background thread
+    (:func:`genevals.stats.prefetch_summaries`): the summary then takes them, unchanged."""
+    columns: dict[tuple[str, str], list[float]] = {}
+    for batch in batches:
+        for system, _, outputs in batch.columns_by_system() or ():
+            for name, values, _ in outputs:
+                columns.setdefault((system, name), []).extend(values)
+    prefetch_summaries(columns.values(), seed)
 
 
 def _scored(path: Any, judged_by: Judgements, metric: Retrieval):

@@ -1,0 +1,61 @@
+"""Bootstrap intervals made ahead of time, in a background thread, for a caller that knows its columns before it
+asks for their summary (the columnar retrieval path knows every value before it writes a line).
+
+An interval depends only on its column's values, the seed, the number of resamples and the confidence
+(:func:`genevals.stats.bootstrap_cis` draws each column length's indices from a fresh generator), so one made
+ahead is the one the summary would have made: it is kept under exactly those (the column's bytes included) and
+taken by :func:`genevals.stats.bootstrap_cis` when asked for; a column it does not find is computed as always.
+numpy lets the GIL go while it draws, gathers and sums, so the intervals are made while the caller builds its
+files' lines in Python (0.08 s of a 2,000-topic run's 32 outputs, off the critical path when a core is free).
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Hashable, Iterable, Mapping
+
+import numpy as np
+
+_lock = threading.Lock()
+_made: dict[Hashable, Any] = {}
+_working: list[threading.Thread] = []
+
+
+def key(column: np.ndarray, seed: int, resamples: int, confidence: float) -> Hashable:
+    return (seed, resamples, confidence, column.dtype.str, column.tobytes())
+
+
+def start(work: Callable[[], Mapping[Hashable, Any]]) -> None:
+    """Run ``work`` (keys of :func:`key` -> intervals) in a daemon thread; what it returns is kept for
+    :func:`take`. What an earlier start made and nobody took is dropped. A failure is dropped too: the
+    summary then computes those intervals itself, and raises there if it must."""
+    def run() -> None:
+        try:
+            made = work()
+        except Exception:  # noqa: BLE001 - computed again, in the caller's thread, when asked for
+            return
+        with _lock:
+            _made.update(made)
+
+    wait()
+    with _lock:
+        _made.clear()
+    thread = threading.Thread(target=run, name="genevals-bootstrap-ahead", daemon=True)
+    _working.append(thread)
+    thread.start()
+
+
+def pending() -> bool:
+    """Whether anything was started (made or still being made) that :func:`take` could give."""
+    return bool(_working or _made)
+
+
+def wait() -> None:
+    while _working:
+        _working.pop().join()
+
+
+def take(keys: Iterable[Hashable]) -> dict[Hashable, Any]:
+    """The intervals made ahead for ``keys`` (waiting for the thread), each handed out once."""
+    wait()
+    with _lock:
+        return {k: _made.pop(k) for k in keys if k in _made}
