@@ -227,7 +227,11 @@ def _trec_order(topic: np.ndarray, score: np.ndarray, docs) -> np.ndarray | None
     if order is None:
         order = np.arange(len(topic))
     # each run of tied rows is a group; its positions are re-filled with its rows in document order
-    at = np.unique(np.concatenate((tied, tied + 1)))
+    # the tied rows and the rows they tie with, in order (np.unique would import numpy.ma: 8 ms of every run)
+    marked = np.zeros(len(order), dtype=bool)
+    marked[tied] = True
+    marked[tied + 1] = True
+    at = np.flatnonzero(marked)
     follows = np.zeros(len(order), dtype=bool)  # tied with the row before it
     follows[tied + 1] = True
     group = np.cumsum(~follows[at])

@@ -51,21 +51,7 @@ def _score(metric: Retrieval, run, topics: range) -> Columns:
     judged = np.add.reduceat(run.judged[lo:hi].astype(np.int64), starts[:-1] - lo) if n else np.zeros(0, int)
 
     labels = [run.labels[t] for t in topics]
-    totals = np.zeros(n, dtype=np.int64)
-    n_pos = np.zeros(n, dtype=np.int64)
-    g_max = np.zeros(n)
-    positives = []
-    for q, got in enumerate(labels):
-        values = got[1] if got is not None else np.zeros(0)
-        totals[q] = int(np.count_nonzero(values >= level))
-        pos = -np.sort(-values[values > 0])
-        positives.append(pos)
-        n_pos[q] = len(pos)
-        if len(pos):
-            g_max[q] = pos[0]
-    ideal = np.zeros((n, max(int(n_pos.max(initial=0)), 1)))
-    for q, pos in enumerate(positives):
-        ideal[q, :len(pos)] = pos
+    ideal, n_pos, totals, g_max = _ideal(labels, level)
     computed = evaluate_grades(grades, lengths, ideal, n_pos, totals, g_max, metric.cutoffs, level)
 
     values = {name: computed[name].astype(float).tolist() for name in names}
@@ -84,3 +70,27 @@ def _score(metric: Retrieval, run, topics: range) -> Columns:
             continue
         marks.ranked(q, retrieved)
     return Columns(names, values, marks.statuses, marks.reasons, details)
+
+
+def _ideal(labels: list, level: float):
+    """Per topic (its labels: (docs, grades) or None), the ideal ranking's grades (the positive ones, highest
+    first, padded with 0), their number, the number of relevant documents (grade >= ``level``) and the highest
+    grade: for all the block's topics at once (a sort over their labels by topic, then grade descending)."""
+    import numpy as np
+
+    n = len(labels)
+    sizes = np.fromiter((0 if got is None else len(got[1]) for got in labels), dtype=np.int64, count=n)
+    grades = (np.concatenate([got[1] for got in labels if got is not None]).astype(np.float64, copy=False)
+              if sizes.any() else np.zeros(0))
+    topic = np.repeat(np.arange(n), sizes)
+    totals = np.bincount(topic[grades >= level], minlength=n).astype(np.int64)
+    positive = grades > 0
+    topic, grades = topic[positive], grades[positive]
+    order = np.lexsort((-grades, topic))  # by topic, each topic's grades highest first
+    topic, grades = topic[order], grades[order]
+    n_pos = np.bincount(topic, minlength=n).astype(np.int64)
+    first = np.concatenate(([0], np.cumsum(n_pos)[:-1]))
+    ideal = np.zeros((n, max(int(n_pos.max(initial=0)), 1)))
+    ideal[topic, np.arange(len(topic)) - first[topic]] = grades
+    g_max = ideal[:, 0].copy()
+    return ideal, n_pos, totals, g_max

@@ -64,24 +64,42 @@ def evaluate_grades(grades: np.ndarray, lengths: np.ndarray, ideal: np.ndarray, 
 
     n, depth = grades.shape
     width = ideal.shape[1]
-    disc = np.asarray(_discounts(max(depth, width, cuts[-1] if cuts else 1))[:max(depth, width)])
+    # Only the first `head` ranks count towards an @k output (k <= the largest cutoff); map, auc and the first
+    # relevant rank count every rank, but only the relevant ones change them: they are summed over those alone.
+    head = max(1, min(depth, cuts[-1] if cuts else 1))
+    disc = np.asarray(_discounts(max(head, width, cuts[-1] if cuts else 1))[:max(head, width)])
     valid = np.arange(depth) < lengths[:, None]
+    rel_all = (grades >= relevance_level) & valid
+    at_q, at_rank = np.nonzero(rel_all)  # every relevant position, by query, in rank order
+    del rel_all
+    found = np.bincount(at_q, minlength=n)  # relevant documents retrieved, per query
+    offsets = np.concatenate(([0], np.cumsum(found)[:-1]))
+    nth = np.arange(len(at_q)) - offsets[at_q]  # 0 for a query's first relevant position, 1 for its second, ...
+    # AP: the precision at each relevant rank added in rank order, as the one-query loop adds (the ranks between
+    # add exactly 0.0), in a matrix of the relevant ranks alone
+    precision_at = np.zeros((n, max(int(found.max(initial=0)), 1)))
+    precision_at[at_q, nth] = (nth + 1) / (at_rank + 1.0)
+    ap = np.cumsum(precision_at, axis=1)[:, -1]
+    # AUC's correctly ordered pairs: for each relevant document, the non-relevant ones retrieved below it
+    auc_correct = np.bincount(at_q, weights=(lengths[at_q] - at_rank - 1) - (found[at_q] - nth - 1),
+                              minlength=n).astype(np.int64)
+    nonrel = lengths - found
+    any_rel = found > 0
+    first = np.zeros(n, dtype=np.int64)
+    first[at_q[::-1]] = at_rank[::-1] + 1  # each query's smallest relevant rank written last
+
+    grades, valid = grades[:, :head], valid[:, :head]
     rel = (grades >= relevance_level) & valid
     hits = np.cumsum(rel, axis=1)
-    ranks = np.arange(1, depth + 1, dtype=float)
-    ap = np.cumsum(np.where(rel, hits / ranks, 0.0), axis=1)[:, -1]
-    auc_correct = np.cumsum(np.where(valid & ~rel, hits, 0), axis=1)[:, -1]
-    nonrel = lengths - hits[:, -1]
-    any_rel = rel.any(axis=1)
-    first = np.where(any_rel, rel.argmax(axis=1) + 1, 0)
+    ranks = np.arange(1, head + 1, dtype=float)
     positive = grades > 0
-    dcg_lin = np.cumsum(np.where(positive, grades * disc[:depth], 0.0), axis=1)
+    dcg_lin = np.cumsum(np.where(positive, grades * disc[:head], 0.0), axis=1)
     gains = np.where(positive, np.power(2.0, grades) - 1.0, 0.0)
-    dcg_exp = np.cumsum(gains * disc[:depth], axis=1)
+    dcg_exp = np.cumsum(gains * disc[:head], axis=1)
     r = gains / np.power(2.0, g_max)[:, None]
     # p_continue before each position: the running product of (1 - r) over the positions above it
-    before = np.ones((n, depth))
-    if depth > 1:
+    before = np.ones((n, head))
+    if head > 1:
         before[:, 1:] = np.cumprod(1.0 - r[:, :-1], axis=1)
     err = np.cumsum(np.where(positive, before * r / ranks, 0.0), axis=1)
 
