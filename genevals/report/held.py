@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Container, Iterable, Iterator, Mapping, Sequence
 
+from genevals.report.clean import num, text
 from genevals.report.values import SampleValues
 from genevals.types import OK
 
@@ -61,3 +62,18 @@ def held_lines(blocks: Iterable[Block], wanted: Mapping[int, Any], detailed: Con
             whole = [first + i in detailed for i in positions]
             yield from zip((first + i for i in positions), lines(positions, whole))
         first = end
+
+
+def held_texts(row: dict[str, Any]) -> dict[str, Any]:
+    """:func:`genevals.report.clean.sample_texts` of a record :func:`held_lines` gave whole, built without its
+    checks: the columnar path made the record from its own columns (strings, whole ranks, finite scores, the
+    page's context fields), so only the numbers are rounded as ``num`` rounds them (the contexts in place: the
+    record is the report's own). 0.04 s of a 2,000-topic report's 40,000 contexts."""
+    contexts = row["contexts"]
+    for context in contexts:
+        score = context["score"]
+        if score is not None:
+            context["score"] = num(score)
+    relevant = row["relevant"]
+    return {"q": text(row["question"]), "a": text(row["answer"]), "ctx": contexts, "refs": [],
+            "rel": None if relevant is None else {k: num(v) for k, v in relevant.items()}}

@@ -25,12 +25,12 @@ from genevals.output import thresholds
 from genevals.report import bands, stats
 from genevals.report.jury import page_jury
 from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, invented_of, judge_info, num,
-                                   page_repeats, page_summary, sample_texts, text)
+                                   page_repeats, page_summary, rounded, sample_texts, text)
 from genevals.report.load import Run, declaration, load_run, unique_names
 from genevals.report.citations import page_citations
 from genevals.report.conversations import attach_turns, page_conversations, turn_fields
 from genevals.report.rag import page_rag
-from genevals.report.held import add_held, held_lines
+from genevals.report.held import add_held, held_lines, held_texts
 from genevals.report.values import SampleValues
 from genevals.stats import DEFAULT_SEED
 
@@ -168,10 +168,11 @@ def _page_samples(store: SampleValues, embedded: Sequence[int], heads: Mapping[i
     Metrics are read one column at a time, so only the embedded samples' values are ever held at once.
     """
     index = np.asarray(embedded, dtype=np.int64)
+    digits = np.fromiter((6 if k in texts else 4 for k in embedded), dtype=np.int64, count=len(embedded))
     values: list[list[float | None]] = [[None] * len(metric_names) for _ in embedded]
-    for m in range(len(metric_names)):
-        for row, v in zip(values, store.column(m)[index].tolist()):
-            row[m] = None if v != v else v
+    for m in range(len(metric_names)):  # rounded a column at a time, as num rounds each value (NaN: None)
+        for row, v in zip(values, rounded(store.column(m)[index], digits)):
+            row[m] = v
     statuses: list[dict[str, list[str]]] = [{} for _ in embedded]
     for m in store.unscored_metrics:
         for i, code in enumerate(store.status_codes(m)[index].tolist()):
@@ -180,7 +181,7 @@ def _page_samples(store: SampleValues, embedded: Sequence[int], heads: Mapping[i
     out = []
     for i, k in enumerate(embedded):
         own = texts.get(k)
-        row = [num(v, 6 if own is not None else 4) for v in values[i]]
+        row = values[i]
         while row and row[-1] is None:
             row.pop()
         sample_id, origin = heads.get(k, ("", ""))
@@ -366,7 +367,7 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
                 if contexts_left < 0:
                     chosen.discard(k)
                     continue
-                texts[k] = sample_texts(row)
+                texts[k] = held_texts(row) if from_held else sample_texts(row)
                 rag = page_rag(row.get("metrics"), texts[k]["a"], texts[k]["ctx"], texts[k]["refs"])
                 if rag is not None:  # the RAG judges' drill-down
                     texts[k]["rag"] = rag
