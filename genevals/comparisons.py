@@ -22,7 +22,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from genevals.keys import id_digest
-from genevals.stats import DEFAULT_SEED, MIN_PAIRS, TOO_FEW_PAIRS, paired_comparison_of_differences, too_few_pairs_text
+from genevals.stats import (DEFAULT_SEED, MIN_PAIRS, TOO_FEW_PAIRS, paired_comparison_of_differences,
+                            paired_means_of, too_few_pairs_text)
 from genevals.stats_cluster import paired_clustered_differences
 
 #: Above this many systems, each is compared with the first only, not every pair.
@@ -145,8 +146,9 @@ def compare_systems(samples: Differences | Iterable[Mapping[str, Any]], labels: 
         return []
     differences = samples if callable(samples) else _dict_differences(samples)
     pairs = meaningful_pairs(groups if groups is not None else [(0, label) for label in labels], all_pairs)
-    out = []
+    out: list[dict[str, Any] | None] = []
     for a, b in pairs:
+        plain = []  # (slot in out, metric, differences) bootstrapped by pairs, each size's draws made once
         for metric in metrics:
             stored = known(a, b, metric) if known is not None else None
             if stored is not None:
@@ -157,19 +159,25 @@ def compare_systems(samples: Differences | Iterable[Mapping[str, Any]], labels: 
                 continue
             codes = clusters(a, b, metric) if clusters is not None else None
             if codes is not None:
-                result = paired_clustered_differences(metric, labels[a], labels[b], diffs, codes, seed=seed,
-                                                      resamples=PAIRED_RESAMPLES)
+                out.append(_entry(metric, a, b, paired_clustered_differences(
+                    metric, labels[a], labels[b], diffs, codes, seed=seed, resamples=PAIRED_RESAMPLES)))
             else:
-                result = paired_comparison_of_differences(metric, labels[a], labels[b], diffs, seed=seed,
-                                                          resamples=PAIRED_RESAMPLES)
-            if result is None:
-                continue
-            d = result.to_dict()
-            out.append({"metric": metric, "a": a, "b": b, "n_pairs": d["n_pairs"],
-                        "mean_difference": num(d["mean_difference"]),
-                        "ci95": [num(d["ci95"][0]), num(d["ci95"][1])],
-                        "p_value": num(d["p_value"]), "significant": bool(d["significant"])})
-    return out
+                plain.append((len(out), metric, diffs))
+                out.append(None)
+        made = paired_means_of([diffs for _, _, diffs in plain], seed=seed, resamples=PAIRED_RESAMPLES)
+        for (slot, metric, diffs), means in zip(plain, made):
+            out[slot] = _entry(metric, a, b, paired_comparison_of_differences(
+                metric, labels[a], labels[b], diffs, seed=seed, resamples=PAIRED_RESAMPLES, means=means))
+    return [entry for entry in out if entry is not None]
+
+
+def _entry(metric: str, a: int, b: int, result: Any) -> dict[str, Any] | None:
+    if result is None:
+        return None
+    d = result.to_dict()
+    return {"metric": metric, "a": a, "b": b, "n_pairs": d["n_pairs"], "mean_difference": num(d["mean_difference"]),
+            "ci95": [num(d["ci95"][0]), num(d["ci95"][1])], "p_value": num(d["p_value"]),
+            "significant": bool(d["significant"])}
 
 
 Paired = Callable[[str, str, str], "tuple[np.ndarray, np.ndarray] | None"]

@@ -11,7 +11,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from genevals import stats_ahead
+import sys
+
 from genevals.keys import id_digest
 from genevals.types import NOT_COUNTED
 
@@ -63,15 +64,16 @@ def bootstrap_cis(columns: Sequence[Sequence[float]], seed: int = DEFAULT_SEED,
     column of that length is averaged over it."""
     data = [np.asarray(values, dtype=float) for values in columns]
     out: list[tuple[float, float] | None] = [None] * len(data)
-    if stats_ahead.pending():  # made ahead (prefetch_summaries): the same intervals, taken
-        keys = [stats_ahead.key(column, seed, resamples, confidence) for column in data]
-        made = stats_ahead.take(keys)
+    ahead = sys.modules.get("genevals.stats_ahead")  # loaded only by a caller that makes intervals ahead
+    if ahead is not None and ahead.pending():  # the same intervals, taken
+        keys = [ahead.key(column, seed, resamples, confidence) for column in data]
+        made = ahead.take(keys)
         out = [made.get(k) for k in keys]
-    return _intervals(data, out, seed, resamples, confidence)
+    return intervals(data, out, seed, resamples, confidence)
 
 
-def _intervals(data: list[np.ndarray], out: list[tuple[float, float] | None], seed: int, resamples: int,
-               confidence: float) -> list[tuple[float, float]]:
+def intervals(data: list[np.ndarray], out: list[tuple[float, float] | None], seed: int, resamples: int,
+              confidence: float) -> list[tuple[float, float]]:
     """:func:`bootstrap_cis` of the columns of ``data`` whose interval in ``out`` is None."""
     by_size: dict[int, list[int]] = {}
     for i, column in enumerate(data):
@@ -96,22 +98,6 @@ def _intervals(data: list[np.ndarray], out: list[tuple[float, float] | None], se
             low, high = np.quantile(means[row], [alpha, 1.0 - alpha])
             out[i] = (float(low), float(high))
     return out  # type: ignore[return-value]
-
-
-def prefetch_summaries(columns: Iterable[Iterable[float | None]], seed: int = DEFAULT_SEED) -> None:
-    """Start making, in a background thread, the bootstrap intervals :func:`summarise_many` will need for these
-    columns of values (None: unscored, left out), for a caller that knows them before it asks for their summary
-    (:mod:`genevals.stats_ahead`). What the summary then gives is unchanged: an interval made ahead is the one it
-    would have made."""
-    sorted_columns = [np.sort(np.asarray([v for v in values if v is not None], dtype=float)) for values in columns]
-    sorted_columns = [column for column in sorted_columns if column.size]
-
-    def work() -> dict:
-        intervals = _intervals(sorted_columns, [None] * len(sorted_columns), seed, DEFAULT_RESAMPLES, 0.95)
-        return {stats_ahead.key(column, seed, DEFAULT_RESAMPLES, 0.95): interval
-                for column, interval in zip(sorted_columns, intervals)}
-
-    stats_ahead.start(work)
 
 
 def unscored_count(statuses: Mapping[str, int]) -> int:
@@ -266,25 +252,56 @@ def paired_comparison(metric: str, a_name: str, a: Mapping[str, float], b_name: 
 def paired_bootstrap_means(diffs: np.ndarray, seed: int, resamples: int, block: int = SIGN_FLIP_BLOCK
                            ) -> np.ndarray:
     """The sorted means of ``resamples`` bootstrap resamples of ``diffs`` (one seeded generator, in blocks)."""
+    return paired_bootstrap_means_many([diffs], seed, resamples, block)[0]
+
+
+def paired_bootstrap_means_many(columns: Sequence[np.ndarray], seed: int, resamples: int,
+                                block: int = SIGN_FLIP_BLOCK) -> list[np.ndarray]:
+    """:func:`paired_bootstrap_means` of each column, all of one size: the resampled positions depend only on the
+    seed, the size and the block, so each block of them is drawn once for every column (one pair of systems'
+    32 retrieval outputs: one draw of 10,000 x n positions instead of 32), and each column's means are the same."""
+    size = columns[0].size
     rng = np.random.default_rng(seed)
-    rows = max(1, block // diffs.size)
-    means = np.empty(resamples)
+    rows = max(1, block // size)
+    means = np.empty((len(columns), resamples))
     for start in range(0, resamples, rows):
         stop = min(resamples, start + rows)
-        means[start:stop] = diffs[rng.integers(0, diffs.size, size=(stop - start, diffs.size))].mean(axis=1)
-    return np.sort(means)
+        idx = rng.integers(0, size, size=(stop - start, size))
+        for i, diffs in enumerate(columns):
+            means[i, start:stop] = diffs[idx].mean(axis=1)
+    return [np.sort(row) for row in means]
+
+
+def paired_means_of(columns: Sequence[np.ndarray], seed: int = DEFAULT_SEED, resamples: int = 10_000
+                    ) -> list[np.ndarray | None]:
+    """For each column of paired differences, the sorted resample means
+    :func:`paired_comparison_of_differences` would compute (None where it makes none: fewer than
+    :data:`MIN_PAIRS`), the columns of one size sharing their draws (:func:`paired_bootstrap_means_many`)."""
+    resamples = max(40, int(resamples))
+    out: list[np.ndarray | None] = [None] * len(columns)
+    by_size: dict[int, list[int]] = {}
+    for i, column in enumerate(columns):
+        if column.size >= max(2, MIN_PAIRS):
+            by_size.setdefault(column.size, []).append(i)
+    for members in by_size.values():
+        for i, means in zip(members, paired_bootstrap_means_many([columns[i] for i in members], seed, resamples)):
+            out[i] = means
+    return out
 
 
 def paired_comparison_of_differences(metric: str, a_name: str, b_name: str, diffs: np.ndarray,
                                      seed: int = DEFAULT_SEED, resamples: int = 10_000,
-                                     block: int = SIGN_FLIP_BLOCK) -> PairedComparison | None:
-    """:func:`paired_comparison` from the paired differences, already in :func:`id_digest` order."""
+                                     block: int = SIGN_FLIP_BLOCK, means: np.ndarray | None = None
+                                     ) -> PairedComparison | None:
+    """:func:`paired_comparison` from the paired differences, already in :func:`id_digest` order; ``means``: their
+    sorted resample means when already made (:func:`paired_means_of`, the same seed and resamples)."""
     if diffs.size < 2:
         return None
     if diffs.size < MIN_PAIRS:
         return untested(metric, a_name, b_name, int(diffs.size), float(diffs.mean()))
     resamples = max(40, int(resamples))
-    means = paired_bootstrap_means(diffs, seed, resamples, block)
+    if means is None:
+        means = paired_bootstrap_means(diffs, seed, resamples, block)
     c = -(-resamples // 40)  # ceil(0.025 R)
     low, high = float(means[c - 1]), float(means[resamples - c])
     p_value = bootstrap_p_value(means, int(diffs.size))

@@ -162,3 +162,18 @@ def test_conversations_too_few_to_test_count_conversations():
     assert twelve.n_pairs == 12 and twelve.significant and twelve.p_value == 0.5 ** 11  # above 1/R
     seven = paired_clustered("m", "a", a, "b", b, {k: f"c{i % 7}" for i, k in enumerate(a)})
     assert seven.n_pairs == 7 and seven.p_value == 0.5 ** 6  # seven conversations of one sign: 1/64
+
+
+def test_paired_means_shared_across_columns_are_each_column_s_own():
+    # one draw per size serves every column of that size: each column's sorted means are those it gets alone
+    from genevals.stats import paired_means_of
+
+    rng = np.random.default_rng(8)
+    columns = [rng.normal(size=300), rng.normal(size=300), rng.normal(size=41), np.array([0.5, -0.2, 0.1]),
+               rng.normal(size=300) * 0, rng.normal(size=41)]
+    made = paired_means_of(columns, seed=9, resamples=2500)
+    for column, means in zip(columns, made):
+        if column.size < MIN_PAIRS:
+            assert means is None
+        else:
+            assert np.array_equal(means, paired_bootstrap_means(column, seed=9, resamples=2500))

@@ -5,7 +5,8 @@ import json
 import numpy as np
 
 from genevals import stats_ahead
-from genevals.stats import DEFAULT_SEED, prefetch_summaries, summarise_many
+from genevals.stats import DEFAULT_SEED, summarise_many
+from genevals.stats_ahead import prefetch_summaries
 
 
 def _columns(seed: int):

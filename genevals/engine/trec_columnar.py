@@ -43,7 +43,7 @@ from genevals.metrics.retrieval.retrieval import Retrieval
 from genevals.output.comparing import PairedValues
 from genevals.output.results import Results, SummaryPart
 from genevals.scored import Columns, ScoredBatch
-from genevals.stats import prefetch_summaries
+from genevals.stats_ahead import prefetch_summaries
 from genevals.types import OK, Sample
 
 _dumps = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps's defaults, without its per-call checks
