@@ -3,7 +3,8 @@
 Where each idea lives (every name is also importable from here, where callers have always found it):
 
 * :mod:`~genevals.metrics.base.declarations`: what a metric declares as data: its kind and its outputs;
-* :mod:`~genevals.metrics.base.metric`: :class:`Metric` (scoring, corpus statistics, language) and ``@register``;
+* :mod:`~genevals.metrics.base.metric`: :class:`Metric` (scoring, corpus statistics, language), :class:`Unscored`
+  and ``@register``;
 * :mod:`~genevals.metrics.base.concurrent`: the judge-backed metrics' coroutines (:class:`ConcurrentMetric`);
 * :mod:`~genevals.metrics.base.cards`: a validation card as text.
 """
