@@ -11,6 +11,8 @@ import pytest
 
 from genevals import registry
 
+from support.package_face import assert_reexported
+
 WHERE = {
     "names": ["UnknownMetric", "MissingExtra", "families", "known_names", "load_family", "preset", "family_of",
               "_discover"],
@@ -21,9 +23,7 @@ WHERE = {
 
 @pytest.mark.parametrize("module,names", WHERE.items())
 def test_every_name_is_the_object_its_module_defines(module, names):
-    defined = importlib.import_module(f"genevals.registry.{module}")
-    for name in names:
-        assert getattr(registry, name) is getattr(defined, name), name
+    assert_reexported("genevals.registry", module, names)
     assert registry.register is importlib.import_module("genevals.metrics.base").register
 
 

@@ -7,6 +7,8 @@ import pytest
 
 from genevals.input import readers, rows
 
+from support.package_face import assert_reexported
+
 WHERE = {
     "raw": ["ALIASES", "KNOWN_FIELDS", "CITATION_TEXT_KEYS", "CITATION_REF_KEYS", "MIN_GRADE", "MAX_GRADE", "InputError",
             "RawRow"],
@@ -18,9 +20,7 @@ WHERE = {
 
 @pytest.mark.parametrize("module,names", WHERE.items())
 def test_every_name_is_the_object_its_module_defines(module, names):
-    defined = importlib.import_module(f"genevals.input.rows.{module}")
-    for name in names:
-        assert getattr(rows, name) is getattr(defined, name), name
+    assert_reexported("genevals.input.rows", module, names)
 
 
 def test_the_readers_re_export_the_same_objects():

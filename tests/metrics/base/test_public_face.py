@@ -8,6 +8,8 @@ import pytest
 
 from genevals.metrics import base
 
+from support.package_face import assert_reexported
+
 WHERE = {
     "declarations": ["CHEAP", "MODEL", "JUDGE", "KINDS", "DIRECTIONS", "Output", "_pattern"],
     "metric": ["Metric", "Unscored", "Emit", "register", "_FAMILIES"],
@@ -18,9 +20,7 @@ WHERE = {
 
 @pytest.mark.parametrize("module,names", WHERE.items())
 def test_every_name_is_the_object_its_module_defines(module, names):
-    defined = importlib.import_module(f"genevals.metrics.base.{module}")
-    for name in names:
-        assert getattr(base, name) is getattr(defined, name), name
+    assert_reexported("genevals.metrics.base", module, names)
 
 
 def test_a_registered_metric_lands_in_the_one_family_table(isolated_registry):
