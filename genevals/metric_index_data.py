@@ -3,6 +3,10 @@
 
 MODULES = (
     'genevals.metrics.base',
+    'genevals.metrics.base.cards',
+    'genevals.metrics.base.concurrent',
+    'genevals.metrics.base.declarations',
+    'genevals.metrics.base.metric',
     'genevals.metrics.citations',
     'genevals.metrics.citations.calibration',
     'genevals.metrics.citations.citation_features',

@@ -2,24 +2,13 @@
 planted regression and 0 without one; bad input is exit 2 naming why. Real `genevals run` and `genevals
 compare` processes on the demo's three systems."""
 import json
-import subprocess
-import sys
 
 import pytest
 
 from conftest import DEMO
+from support.cli import genevals, write_jsonl
 
 METRICS = "token_f1,mrr"
-
-
-def genevals(*args):
-    return subprocess.run([sys.executable, "-m", "genevals", *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
-
-
-def write(path, rows):
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +18,7 @@ def runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("compare_cli")
     rows = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines() if line.strip()]
     planted = [dict(r, answer=r["answer"][: len(r["answer"]) // 2]) if r["system"] == "dense" else r for r in rows]
-    for name, data in (("v1", DEMO), ("again", DEMO), ("v2", write(tmp / "v2.jsonl", planted))):
+    for name, data in (("v1", DEMO), ("again", DEMO), ("v2", write_jsonl(tmp / "v2.jsonl", planted))):
         done = genevals("run", data, "--out", tmp / name, "-q", "--no-history", "--metrics", METRICS)
         assert done.returncode == 0, done.stderr
     return tmp
@@ -95,13 +84,13 @@ def test_bad_input_is_exit_2_naming_why(runs, tmp_path):
     # rows without an id get their row number: the systems share none, a gate would compare nothing
     rows = [{"system": s, "question": f"q{i}", "answer": "a b", "references": ["a b c"]}
             for s in ("x", "y") for i in range(5)]
-    done = genevals("run", write(tmp_path / "noid.jsonl", rows), "--out", tmp_path / "noid", "-q", "--no-history",
-                    "-m", "token_f1")
+    done = genevals("run", write_jsonl(tmp_path / "noid.jsonl", rows), "--out", tmp_path / "noid", "-q",
+                    "--no-history", "-m", "token_f1")
     assert done.returncode == 0, done.stderr
     assert "share no scored question id" in bad(tmp_path / "noid")
     assert "no system in common" in bad(runs / "v1", tmp_path / "noid", "-m", "token_f1")
     one = [{"id": f"q{i}", "question": "q", "answer": "a", "references": ["a"]} for i in range(3)]
-    genevals("run", write(tmp_path / "one.jsonl", one), "--out", tmp_path / "one", "-q", "--no-history", "-m",
+    genevals("run", write_jsonl(tmp_path / "one.jsonl", one), "--out", tmp_path / "one", "-q", "--no-history", "-m",
              "token_f1")
     assert "holds one system, nothing to compare it with" in bad(tmp_path / "one", "--fail-if-worse", "default")
     broken = tmp_path / "broken"

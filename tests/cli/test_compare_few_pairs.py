@@ -4,31 +4,22 @@ p < 0.05 (genevals.stats.MIN_PAIRS = 6: n pairs of one sign have the exact sign-
 never call the difference significant or a regression. Before the rule, three pairs of one sign were significant at
 p < 0.001 and gated runs exited 1. Real `genevals` processes."""
 import json
-import subprocess
-import sys
 
 import pytest
+
+from support.cli import genevals, write_jsonl
 
 GOOD = [{"id": f"q{i}", "question": f"question {i}", "answer": f"answer {i}", "references": [f"answer {i}"]}
         for i in range(3)]
 BAD = [dict(r, answer="no idea at all") for r in GOOD]
 
 
-def genevals(*args):
-    return subprocess.run([sys.executable, "-m", "genevals", *map(str, args)], capture_output=True, text=True,
-                          timeout=300)
-
-
-def write(path, rows):
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("few_pairs")
-    two = write(tmp / "two.jsonl", [dict(r, system="good") for r in GOOD] + [dict(r, system="bad") for r in BAD])
-    for name, data in (("two", two), ("v1", write(tmp / "v1.jsonl", GOOD)), ("v2", write(tmp / "v2.jsonl", BAD))):
+    two = write_jsonl(tmp / "two.jsonl", [dict(r, system="good") for r in GOOD] + [dict(r, system="bad") for r in BAD])
+    v1, v2 = write_jsonl(tmp / "v1.jsonl", GOOD), write_jsonl(tmp / "v2.jsonl", BAD)
+    for name, data in (("two", two), ("v1", v1), ("v2", v2)):
         done = genevals("run", data, "-o", tmp / name, "-m", "token_f1", "--no-history")
         assert done.returncode == 0, done.stderr
         (tmp / f"{name}.stdout").write_text(done.stdout)

@@ -10,7 +10,8 @@ A metric family may produce several named outputs (ROUGE gives rouge1, rouge2, r
 batch so that families which benefit from batching (BERTScore, the judge) can do so; simple metrics loop.
 ``score_each`` hands each sample's outputs over as soon as they exist, so the runner can write a judged
 sample without waiting for the slowest one of its batch; ``score_stream`` does the same for a whole run, and
-the judges start a new sample whenever one finishes (a sliding window, no barrier between batches).
+the judges start a new sample whenever one finishes (a sliding window, no barrier between batches:
+:class:`~genevals.metrics.base.concurrent.ConcurrentMetric`).
 """
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ import abc
 import dataclasses
 import re
 from collections import Counter
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Sequence
 
 from genevals import extras, types
 from genevals.language import Language, LanguageSetting, language_of
 from genevals.language.codes import name as language_name
+from genevals.metrics.base.cards import card_lines
+from genevals.metrics.base.declarations import CHEAP, KINDS, Output, _pattern
 from genevals.types import MetricResult, Sample
 
 if TYPE_CHECKING:
@@ -36,20 +38,6 @@ Emit = Callable[[int, dict[str, MetricResult]], None]
 #: family name -> metric class, filled by :func:`register`; :mod:`genevals.registry` reads it
 _FAMILIES: dict[str, type["Metric"]] = {}
 
-#: Kinds of metric: how the engines run it.
-CHEAP = "cheap"  # pure CPU work on one sample, picklable: may be spread over worker processes
-MODEL = "model"  # loads a model once per process (BERTScore): Ray runs it in an actor pool
-JUDGE = "judge"  # slow, paid calls: samples are written one by one as they finish, in judge actors on Ray
-KINDS = (CHEAP, MODEL, JUDGE)
-DIRECTIONS = ("higher", "lower", "neither")
-#: what an output template's placeholder matches
-_PLACEHOLDERS = {"k": r"(?P<k>\d+)", "criterion": r"(?P<criterion>[a-z][a-z0-9_]*)"}
-
-
-def _pattern(template: str) -> re.Pattern:
-    parts = re.split(r"\{(\w+)\}", template)
-    return re.compile("".join(re.escape(p) if i % 2 == 0 else _PLACEHOLDERS[p] for i, p in enumerate(parts)) + r"\Z")
-
 
 class Unscored(Exception):
     """Raised inside scoring: the sample gets ``status`` with ``reason`` and ``details`` instead of a value."""
@@ -58,32 +46,6 @@ class Unscored(Exception):
         super().__init__(reason)
         self.status, self.reason, self.details = status, reason, details
 
-
-@dataclass(frozen=True)
-class Output:
-    """One value a metric writes per sample.
-
-    ``name`` may hold one placeholder, ``{k}`` (a cutoff, an integer >= 1: "recall@{k}") or ``{criterion}``
-    (a lowercase name: "rubric_{criterion}"); the registry derives the metric-name grammar from them.
-    ``direction``: whether higher or lower values are better ("neither" for counts). ``range``: the values it
-    can take, None for unbounded on that side.
-    """
-
-    name: str
-    definition: str
-    direction: str = "higher"
-    range: tuple[float | None, float | None] = (0.0, 1.0)
-
-    def __post_init__(self) -> None:
-        if self.direction not in DIRECTIONS:
-            raise ValueError(f"output {self.name}: direction must be one of {', '.join(DIRECTIONS)}")
-
-    @property
-    def is_template(self) -> bool:
-        return "{" in self.name
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"definition": self.definition, "direction": self.direction, "range": list(self.range)}
 
 
 class Metric(abc.ABC):
@@ -320,42 +282,6 @@ class Metric(abc.ABC):
         return out
 
 
-def _versus(verdict: str | None, beats: bool, name: str) -> str:
-    """" - level with NAME" or " - worse than NAME" (the paired CI of the difference covers 0, or lies below
-    it); nothing when the judge beats it. A card without the verdict word: " - does NOT beat its baseline"."""
-    if verdict in ("level with", "worse than"):
-        return f" - {verdict} {name} (does NOT beat it)"
-    return "" if beats else " - does NOT beat its baseline"
-
-
-def _ci(d: Mapping[str, Any]) -> str:
-    return f"{d['value']:.3f} [{d['ci'][0]:.3f}, {d['ci'][1]:.3f}]"
-
-
-def card_lines(c: dict[str, Any]) -> list[str]:
-    """The card as a few lines of text, for ``genevals metrics``."""
-    lines = []
-    for e in c["evaluations"]:
-        base = e["best_baseline"]
-        head = (f"{e['data']} (n={e['n']}, {e['groups']} questions): {e['target']} AUC {_ci(e['auc'])}; "
-                f"best trivial baseline ({base['name']}) {base['auc']:.3f}, difference {_ci(base['difference'])}")
-        lines.append(head + _versus(e.get("versus_baseline"), e["beats_baseline"], base["name"]))
-        if "f1" in e:
-            f1_base = e["f1_baseline"]
-            lines.append(f"  F1 at threshold {e['f1']['threshold']:.2f}: {_ci(e['f1'])} vs "
-                         f"'{f1_base['name']}' {f1_base['value']:.3f}"
-                         + _versus(e.get("f1_versus_baseline"), e.get("f1_beats_baseline", True), f1_base["name"]))
-        if "balanced_accuracy" in e:
-            ba_base = e["balanced_accuracy_baseline"]
-            lines.append(f"  balanced accuracy: {_ci(e['balanced_accuracy'])} vs '{ba_base['name']}' "
-                         f"{ba_base['value']:.3f}" + _versus(e.get("balanced_accuracy_versus_baseline"), True,
-                                                          ba_base["name"]))
-        if e.get("coverage") is not None and e["coverage"] < 1:
-            lines.append(f"  scores {e['coverage']:.1%} of the rows")
-    lines.append(f"  ({c['method']})")
-    return lines
-
-
 def register(cls: type[Metric]) -> type[Metric]:
     """Class decorator: make a metric available by its family name, after checking its declarations."""
     name = cls.family
@@ -371,84 +297,3 @@ def register(cls: type[Metric]) -> type[Metric]:
     _FAMILIES[name] = cls
     return cls
 
-
-class ConcurrentMetric(Metric):
-    """A metric that scores each sample in its own coroutine, a whole batch at once (the LLM judges: their
-    client's semaphore, not the batch, bounds the requests in flight)."""
-
-    kind = JUDGE
-
-    @abc.abstractmethod
-    async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:
-        """One sample's outputs; never raises for the sample's sake (failures become unscored results)."""
-
-    def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
-        return self._collect(samples)
-
-    def score_each(self, samples: Sequence[Sample], emit: Emit) -> None:
-        run_sync(lambda: self._score_each(samples, emit))
-
-    def score_stream(self, samples: Iterable[Sample], emit: Emit, window: int) -> None:
-        """A sliding window: up to ``window`` samples in flight, and the next one starts the moment one finishes
-        (its outputs emitted first), so no sample waits for the slowest of a batch."""
-        run_sync(lambda: self._score_stream(iter(samples), emit, max(1, window)))
-
-    async def _score_stream(self, samples: Iterator[Sample], emit: Emit, window: int) -> None:
-        import asyncio
-
-        async def one(index: int, sample: Sample) -> tuple[int, dict[str, MetricResult]]:
-            return index, await self._score_safe(sample)
-
-        in_flight: set[asyncio.Task] = set()
-        index = 0
-        try:
-            while True:
-                for sample in samples:  # taking a sample may score the cheap metrics of its chunk first
-                    in_flight.add(asyncio.ensure_future(one(index, sample)))
-                    index += 1
-                    if len(in_flight) >= window:
-                        break
-                if not in_flight:
-                    return
-                done, in_flight = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
-                # Every failure is retrieved, not only the first: when several samples meet a judge that cannot
-                # answer (JudgeUnavailable) at once, asyncio would log each other one with a traceback.
-                failed = [exc for exc in (task.exception() for task in done) if exc is not None]
-                if failed:
-                    raise failed[0]
-                for task in sorted(done, key=lambda t: t.result()[0]):
-                    emit(*task.result())
-        finally:
-            for task in in_flight:
-                task.cancel()
-
-    async def _score_each(self, samples: Sequence[Sample], emit: Emit) -> None:
-        import asyncio
-
-        async def one(index: int, sample: Sample) -> None:
-            emit(index, await self._score_safe(sample))
-
-        await asyncio.gather(*(one(index, sample) for index, sample in enumerate(samples)))
-
-
-def usage_statistics(result: MetricResult | None, prefix: str) -> dict[str, float] | None:
-    """The numeric entries of a judge result's ``details["usage"]``, keys prefixed, for summing."""
-    if result is None:
-        return None
-    usage = (result.details or {}).get("usage") or {}
-    return {prefix + key: value for key, value in usage.items()
-            if isinstance(value, (int, float)) and not isinstance(value, bool)}
-
-
-def run_sync(coro_factory: Callable[[], Any]) -> Any:
-    """Run ``coro_factory()`` to completion from synchronous code, also when a loop is already running."""
-    import asyncio  # here, not at the top: only judge-backed metrics need it, and it costs startup time
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro_factory())
-    import concurrent.futures
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(lambda: asyncio.run(coro_factory())).result()

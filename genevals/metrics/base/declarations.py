@@ -1,0 +1,50 @@
+"""What a metric declares as data, beside its code: its kind (how the engines run it) and its outputs (name,
+one-line definition, direction, range), whose names may be templates ("recall@{k}") that the registry reads the
+metric-name grammar from."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+#: Kinds of metric: how the engines run it.
+CHEAP = "cheap"  # pure CPU work on one sample, picklable: may be spread over worker processes
+MODEL = "model"  # loads a model once per process (BERTScore): Ray runs it in an actor pool
+JUDGE = "judge"  # slow, paid calls: samples are written one by one as they finish, in judge actors on Ray
+KINDS = (CHEAP, MODEL, JUDGE)
+DIRECTIONS = ("higher", "lower", "neither")
+#: what an output template's placeholder matches
+_PLACEHOLDERS = {"k": r"(?P<k>\d+)", "criterion": r"(?P<criterion>[a-z][a-z0-9_]*)"}
+
+
+def _pattern(template: str) -> re.Pattern:
+    parts = re.split(r"\{(\w+)\}", template)
+    return re.compile("".join(re.escape(p) if i % 2 == 0 else _PLACEHOLDERS[p] for i, p in enumerate(parts)) + r"\Z")
+
+
+@dataclass(frozen=True)
+class Output:
+    """One value a metric writes per sample.
+
+    ``name`` may hold one placeholder, ``{k}`` (a cutoff, an integer >= 1: "recall@{k}") or ``{criterion}``
+    (a lowercase name: "rubric_{criterion}"); the registry derives the metric-name grammar from them.
+    ``direction``: whether higher or lower values are better ("neither" for counts). ``range``: the values it
+    can take, None for unbounded on that side.
+    """
+
+    name: str
+    definition: str
+    direction: str = "higher"
+    range: tuple[float | None, float | None] = (0.0, 1.0)
+
+    def __post_init__(self) -> None:
+        if self.direction not in DIRECTIONS:
+            raise ValueError(f"output {self.name}: direction must be one of {', '.join(DIRECTIONS)}")
+
+    @property
+    def is_template(self) -> bool:
+        return "{" in self.name
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"definition": self.definition, "direction": self.direction, "range": list(self.range)}
+
