@@ -85,7 +85,7 @@ REFUSED = [
 ]
 
 
-@pytest.mark.parametrize("args, said", REFUSED, ids=[" ".join(a[2:]) for a, _ in REFUSED])
+@pytest.mark.parametrize("args, said", REFUSED, ids=[" ".join(a) for a, _ in REFUSED])
 def test_the_command_line_refuses_them_naming_the_option(rows, args, said):
     done = run(rows, *args)
     assert done.returncode == 2, done.stderr
