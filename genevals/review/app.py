@@ -15,7 +15,7 @@ from genevals.output import runfolder
 from genevals.report.model import build_data
 from genevals.report.render import render
 from genevals.review.claims import ReviewSample, load_samples
-from genevals.review.items import blind_now, stale
+from genevals.review.items import blind_now, stale_count
 from genevals.review.requests import RequestError, decision_of
 from genevals.review.store import CitationDecision, ReviewStore, StoreError
 from genevals.review.tally import tally
@@ -73,8 +73,8 @@ class ReviewApp:
 
     @property
     def stale(self) -> int:
-        """How many of the queue's answers the run no longer has (:func:`genevals.review.items.stale`)."""
-        return stale(self.samples, self.queue)
+        """How many of the queue's answers the run no longer has (:func:`genevals.review.items.stale_count`)."""
+        return stale_count(self.samples, self.queue)
 
     def refresh(self) -> None:
         """Rebuild the page and the sample index when results.jsonl changed (a re-run)."""

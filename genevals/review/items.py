@@ -24,14 +24,14 @@ def reviewable(samples: Samples, key: tuple[str, str]) -> bool:
     return sample is not None and bool(sample.claims)
 
 
-def stale(samples: Samples, queue: Queue | None) -> int:
+def stale_count(samples: Samples, queue: Queue | None) -> int:
     """How many of the queue's answers the run no longer has to review (scored again without them, or without
     their claims): they are left out of the review, not served as answers that cannot be opened."""
     return 0 if queue is None else sum(1 for s, i, _, _ in queue.entries if not reviewable(samples, (s, i)))
 
 
 def order(samples: Samples, queue: Queue | None) -> list[tuple[str, str]]:
-    """The answers to review, in order: the queue's that the run still has (:func:`stale`), else every answer
+    """The answers to review, in order: the queue's that the run still has (:func:`stale_count`), else every answer
     with a claim as results.jsonl lists them (never the judge's verdict order: that would tell a blind reviewer
     which are flagged)."""
     if queue is not None:

@@ -21,8 +21,8 @@ _NUMBER = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|
 
 class NotANumeral(ValueError):
     """Text that is not a plain ASCII number; ``advice`` is what to write instead, for the end of the caller's
-    message (" (write 1000: no underscores)", " (write 12: ASCII digits)"), or "" when no number was meant (a word, "1.5" for a
-    whole number)."""
+    message (" (write 1000: no underscores)", " (write 12: ASCII digits)"), or "" when no number was meant (a
+    word, "1.5" for a whole number)."""
 
     def __init__(self, text: str, grammar: re.Pattern) -> None:
         super().__init__(f"not a plain ASCII number: {text!r}")

@@ -1,5 +1,6 @@
 """Cases: paths (input and output), options (every numeric option with 0, -1, huge, not a number, NaN, 1_0 and
-non-ASCII digits; metric names, --map, --judge-prices, thresholds, --set) and a judge (a fault-injecting server at ``{judge}``)."""
+non-ASCII digits; metric names, --map, --judge-prices, thresholds, --set) and a judge (a fault-injecting server
+at ``{judge}``)."""
 from __future__ import annotations
 
 import json
@@ -216,7 +217,8 @@ def options() -> list[Case]:
         "surrogate-out": (("--out", "{tmp}/o" + BAD), ANY, ("--out",)),
         # --set FAMILY.KEY=VALUE: the setting's text read by the one parser
         "set-cutoffs-underscore": (("--set", "retrieval.cutoffs=1_0"), REFUSED, ("retrieval.cutoffs", "write 10")),
-        "set-cutoffs-arabic-indic": (("--set", "retrieval.cutoffs=1,\u0663"), REFUSED, ("retrieval.cutoffs", "write 3")),
+        "set-cutoffs-arabic-indic": (("--set", "retrieval.cutoffs=1,\u0663"), REFUSED,
+                                     ("retrieval.cutoffs", "write 3")),
         "set-level-full-width": (("--set", "retrieval.relevance_level=\uff12"), REFUSED,
                                  ("retrieval.relevance_level", "write 2")),
         "set-level-exponent": (("--set", "retrieval.relevance_level=1e0"), OK, ()),

@@ -17,19 +17,22 @@ CONVERSATION = jsonl(json.dumps(CONV), json.dumps({**CONV, "id": "c2"}))
 #: --history-tokens VALUE: how it must end
 FLAG_VALUES = {
     "zero": ("0", OK), "one": ("1", OK), "default": ("2000", OK), "minus-zero": ("-0", ANY),
-    "huge": ("9" * 30, REFUSED), "max": ("1000000", OK), "past-max": ("1000001", REFUSED), "negative": ("-1", REFUSED), "very-negative": ("-1000000", REFUSED),
+    "huge": ("9" * 30, REFUSED), "max": ("1000000", OK), "past-max": ("1000001", REFUSED),
+    "negative": ("-1", REFUSED), "very-negative": ("-1000000", REFUSED),
     "fraction": ("1.5", REFUSED), "whole-float": ("5.0", REFUSED), "exponent": ("1e3", REFUSED),
     "word": ("abc", REFUSED), "empty": ("", REFUSED), "nan": ("nan", REFUSED), "inf": ("inf", REFUSED),
     "hex": ("0x10", REFUSED), "true": ("true", REFUSED), "none": ("None", REFUSED),
     "five-thousand-digits": ("9" * 5000, REFUSED), "spaced-digits": ("1 000", REFUSED),
     "plus": ("+5", OK), "padded": (" 5 ", OK), "underscore": ("1_000", REFUSED), "arabic-digit": ("\u0663", REFUSED),
-    "full-width": ("\uff15", REFUSED), "underscore-max": ("1_000_000", REFUSED), "newline": ("5\n", ANY), "control": ("5\x1b[2J", REFUSED),
+    "full-width": ("\uff15", REFUSED), "underscore-max": ("1_000_000", REFUSED), "newline": ("5\n", ANY),
+    "control": ("5\x1b[2J", REFUSED),
 }
 #: the run file's ``history_tokens = VALUE`` (TOML text)
 FILE_VALUES = {
     "zero": ("0", OK), "hex": ("0x10", OK), "underscore": ("1_000", OK), "plus": ("+5", OK),
     "int64-max": ("9223372036854775807", REFUSED), "max": ("1000000", OK), "past-max": ("1000001", REFUSED),
-    "underscore-max": ("1_000_000", OK), "string-underscore": ('"1_000"', REFUSED), "negative": ("-1", REFUSED), "fraction": ("1.5", REFUSED),
+    "underscore-max": ("1_000_000", OK), "string-underscore": ('"1_000"', REFUSED), "negative": ("-1", REFUSED),
+    "fraction": ("1.5", REFUSED),
     "whole-float": ("5.0", REFUSED), "string": ('"2000"', REFUSED), "empty-string": ('""', REFUSED),
     "bool": ("true", REFUSED), "list": ("[5]", REFUSED), "table": ("{a = 1}", REFUSED), "nan": ("nan", REFUSED),
     "inf": ("inf", REFUSED), "minus-inf": ("-inf", REFUSED), "exponent": ("1e3", REFUSED),

@@ -2,7 +2,8 @@
 `genevals review` processes and real headless Chromium. The answers still there are served in the queue's order,
 the stale ones are left out with a warning naming how many and review.sqlite (on stderr and on the page) and are
 not served; a queue with none left is refused (exit 2) naming the file and what to do, before any server starts.
-The store itself is not rewritten: the decisions and the queue stay in it."""
+The store itself is not rewritten: the decisions and the queue stay in it; `review export` says how many of the
+queue's answers are gone."""
 from __future__ import annotations
 
 import json
@@ -81,6 +82,11 @@ def test_stale_answers_are_left_out_with_a_warning_on_stderr_and_on_the_page(bro
             f"longer in {run / 'results.jsonl'}") in server.stderr
     assert "Traceback" not in server.stderr
     assert (run / "review.sqlite").read_bytes() == store  # kept: the answers may come back with another re-run
+    exported = subprocess.run([sys.executable, "-m", "genevals", "review", "export", str(run), "-o",
+                               str(tmp_path / "labels.jsonl")], capture_output=True, text=True, env=ENV, timeout=120)
+    assert exported.returncode == 0, exported.stderr
+    assert f"0 of the {QUEUE} answers it drew are labelled" in exported.stdout
+    assert "; 2 of them are no longer in results.jsonl" in exported.stdout
 
 
 def test_a_whole_queue_gone_is_refused_naming_the_store(queued, tmp_path):
