@@ -41,7 +41,10 @@ def whole_text(text: str) -> int:
     word = text.strip()
     if not _WHOLE.fullmatch(word):
         raise NotANumeral(word, _WHOLE)
-    return int(word)
+    try:
+        return int(word)
+    except ValueError:  # past int()'s 4,300-digit limit: the caller says which whole numbers it takes
+        raise NotANumeral(word, _WHOLE) from None
 
 
 def number_text(text: str) -> float:

@@ -48,17 +48,18 @@ API_VALUES = {
 }
 
 
-#: the values refused for the limit (the message names it) and for how they are written (it says what to write)
+#: the values refused for the limit (the message names it), and what the message says for others: what to write
+#: instead, or (past int()'s 4,300-digit limit) the option's words rather than Python's
 PAST_MAX = {"huge", "past-max"}
-MISWRITTEN = {"underscore": "write 1000", "arabic-digit": "write 3", "full-width": "write 5",
-              "underscore-max": "write 1000000"}
+SAID = {"underscore": "write 1000", "arabic-digit": "write 3", "full-width": "write 5",
+        "underscore-max": "write 1000000", "five-thousand-digits": "expected a whole number from 0 to 1,000,000"}
 
 
 def _flag(slug: str, value: str, expect: str, content: bytes, extra=()) -> Case:
     argv = ("run", "{in}", "--out", "{out}", "--metrics", CHEAP, "--no-history", "--history-tokens", value, *extra)
     name = slug.removeprefix("flag-").removesuffix("-single-turn")
     where = ("--history-tokens",) + (("1,000,000",) if name in PAST_MAX else ()) + \
-        ((MISWRITTEN[name],) if name in MISWRITTEN else ())
+        ((SAID[name],) if name in SAID else ())
     return Case(id=f"{CLS}-{slug}", cls=CLS, expect=expect, where=where,
                 files=(("in.jsonl", content),), argv=argv)
 
