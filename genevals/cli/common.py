@@ -28,12 +28,15 @@ def csv_list(text: str) -> list[str]:
 
 def whole_numbers(text: str) -> tuple[int, ...]:
     """``"1,3, 5"`` -> (1, 3, 5)."""
+    from genevals.settings import NotANumeral, whole_text
+
     values = []
     for part in csv_list(text):
         try:
-            values.append(int(part))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers, got '{part}'") from None
+            values.append(whole_text(part))
+        except NotANumeral as exc:
+            raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers, got '{part}'"
+                                             f"{exc.advice}") from None
     return tuple(values)
 
 

@@ -126,7 +126,8 @@ def _export(run_dir: Path, output: str | None, citations_out: str | None = None)
     if counts.queued:
         print(f"review queue: {counts.queued_written} of the {counts.queued} answers it drew are labelled"
               + ("" if counts.queued_written == counts.queued else "; `genevals validate` weights the labelled "
-                 "ones and names the strata with none"))
+                 "ones and names the strata with none")
+              + (f"; {counts.queued_stale} of them are no longer in results.jsonl" if counts.queued_stale else ""))
     if counts.skipped:
         print(f"genevals: warning: {run_dir / 'review.sqlite'}: {counts.skipped} row(s) that are not decisions "
               "(damaged or edited by hand) were left out", file=sys.stderr)

@@ -49,7 +49,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                           "--strict error) names them; a --map-file may list them as ignore = [...]")
     run.add_argument("--history-tokens", type=option_type(HISTORY_TOKENS), default=HISTORY_TOKENS.default,
                      metavar="N", help="tokens (words and punctuation marks) of earlier turns a conversation turn's "
-                                       "judges see, the oldest turns left out first (default 2000; 0: none)")
+                                       "judges see, the oldest turns left out first (default 2000; 0: none; at "
+                                       "most 1,000,000, past any judge's context window)")
     run.add_argument("--resume", action="store_true", help="skip samples already in OUT/results.jsonl")
     run.add_argument("--engine", choices=("local", "ray"), default="local",
                      help="score in this process (default) or on a Ray cluster")

@@ -13,10 +13,14 @@ from dataclasses import dataclass
 from genevals.settings import Setting
 
 ROLES = ("user", "assistant", "system")
+#: the most a history budget may be: a million tokens is past any judge's context window (the largest are about
+#: 1M), so a larger budget can only be a typo (an extra digit, a pasted id) that would silently mean "unbounded"
+MAX_HISTORY_TOKENS = 1_000_000
 #: the run's history budget; 0 keeps no history at all
 HISTORY_TOKENS = Setting("history_tokens", int, 2000,
-                         "tokens of earlier turns a conversation turn's judges see (oldest turns dropped first)",
-                         minimum=0)
+                         "tokens of earlier turns a conversation turn's judges see (oldest turns dropped first; "
+                         "at most 1,000,000, past any judge's context window)", minimum=0,
+                         maximum=MAX_HISTORY_TOKENS)
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Mapping
 
 from genevals.files import refusal
+from genevals.settings.numerals import NotANumeral, number_text
 from genevals.suggest import did_you_mean
 
 FAIL_UNDER, FAIL_OVER = "fail_under", "fail_over"
@@ -71,7 +72,9 @@ def limit_value(name: str, value: Any) -> float:
     if isinstance(value, bool):
         raise ThresholdError(f"threshold for '{name}' is not a number: {value!r}")
     try:
-        limit = float(value)
+        limit = number_text(value) if isinstance(value, str) else float(value)
+    except NotANumeral as exc:
+        raise ThresholdError(f"threshold for '{name}' is not a number: '{value}'{exc.advice}") from None
     except (TypeError, ValueError):
         raise ThresholdError(f"threshold for '{name}' is not a number: '{value}'") from None
     if not math.isfinite(limit):

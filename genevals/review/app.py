@@ -15,7 +15,7 @@ from genevals.output import runfolder
 from genevals.report.model import build_data
 from genevals.report.render import render
 from genevals.review.claims import ReviewSample, load_samples
-from genevals.review.items import blind_now
+from genevals.review.items import blind_now, stale_count
 from genevals.review.requests import RequestError, decision_of
 from genevals.review.store import CitationDecision, ReviewStore, StoreError
 from genevals.review.tally import tally
@@ -66,6 +66,15 @@ class ReviewApp:
         #: the item-by-item page replaces the report at / (the report stays at /report unless blind)
         self.items_page = config.blind or self.queue is not None
         self.refresh()
+        if self.queue is not None and self.queue.entries and self.stale == len(self.queue.entries):
+            raise StoreError(f"{self.run_dir / 'review.sqlite'}: none of the {len(self.queue.entries)} answers of "
+                             f"its review queue is in {self.run_dir / runfolder.RESULTS_FILE} any more (scored "
+                             "again?); move review.sqlite aside to draw a new queue (its decisions stay in it)")
+
+    @property
+    def stale(self) -> int:
+        """How many of the queue's answers the run no longer has (:func:`genevals.review.items.stale_count`)."""
+        return stale_count(self.samples, self.queue)
 
     def refresh(self) -> None:
         """Rebuild the page and the sample index when results.jsonl changed (a re-run)."""

@@ -35,6 +35,7 @@ from typing import Any
 
 from genevals.review import citations
 from genevals.review.claims import ReviewSample, load_samples
+from genevals.review.items import stale_count
 from genevals.review.store import Queue, current, read_store
 from genevals.review.tally import Samples, consensus, fresh_by_claim, stale_reason
 
@@ -64,6 +65,8 @@ class ExportCounts:
     #: answers the review queue drew, and those of them written
     queued: int = 0
     queued_written: int = 0
+    #: answers the queue drew that the run no longer has (scored again without them): they cannot be labelled
+    queued_stale: int = 0
 
 
 def labelled_rows(decisions: list, samples: Samples, queue: Queue | None = None
@@ -136,7 +139,7 @@ def export_labels(run_dir: str | Path, out_path: str | Path,
     samples = load_samples(run_dir)
     stored = read_store(run_dir)  # StoreError, naming the file, before anything is written
     rows, counts = labelled_rows(stored.decisions, samples, stored.queue)
-    counts = replace(counts, skipped=stored.skipped)
+    counts = replace(counts, skipped=stored.skipped, queued_stale=stale_count(samples, stored.queue))
     _write(out_path, rows)
     cited = citations.label_rows(stored.citations, samples) if citations_path else []
     if cited:

@@ -112,6 +112,9 @@ function draw() {
     (D.review.queue ? "Answers in the review queue's order (drawn at random within strata, so the labels measure the judge on the whole run)." : "") }));
   main.appendChild(nameBox());
   if (S.error) main.appendChild(el("p", { id: "review-error", "class": "warning", text: S.error }));
+  // queued answers the run no longer has (scored again without them): said, so the count below is not a puzzle
+  if (S.listing && S.listing.missing) main.appendChild(el("p", { id: "queue-missing", "class": "warning", text: S.listing.missing +
+    " of the review queue's answers are no longer in the run's results.jsonl (scored again?) and are left out." }));
   var done = S.items.filter(function (i) { return i.done; }).length;
   var list = el("ol", { id: "item-list" }, S.items.map(function (it, n) {
     return el("li", { "class": (n === S.at ? "current " : "") + (it.done ? "done" : ""), "data-item": String(n) }, [

@@ -18,11 +18,24 @@ from genevals.review.store import Decision, Queue, current
 from genevals.review.tally import Samples, consensus, stale_reason
 
 
+def reviewable(samples: Samples, key: tuple[str, str]) -> bool:
+    """Whether the run (as results.jsonl holds it now) has answer ``key`` with a claim to decide."""
+    sample = samples.get(key)
+    return sample is not None and bool(sample.claims)
+
+
+def stale_count(samples: Samples, queue: Queue | None) -> int:
+    """How many of the queue's answers the run no longer has to review (scored again without them, or without
+    their claims): they are left out of the review, not served as answers that cannot be opened."""
+    return 0 if queue is None else sum(1 for s, i, _, _ in queue.entries if not reviewable(samples, (s, i)))
+
+
 def order(samples: Samples, queue: Queue | None) -> list[tuple[str, str]]:
-    """The answers to review, in order: the queue's, else every answer with a claim as results.jsonl lists
-    them (never the judge's verdict order: that would tell a blind reviewer which are flagged)."""
+    """The answers to review, in order: the queue's that the run still has (:func:`stale_count`), else every answer
+    with a claim as results.jsonl lists them (never the judge's verdict order: that would tell a blind reviewer
+    which are flagged)."""
     if queue is not None:
-        return [(s, i) for s, i, _, _ in queue.entries if (s, i) in samples]
+        return [(s, i) for s, i, _, _ in queue.entries if reviewable(samples, (s, i))]
     return [key for key, sample in sorted(samples.items(), key=lambda kv: kv[1].line) if sample.claims]
 
 

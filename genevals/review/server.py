@@ -330,6 +330,10 @@ def serve(config: ServeConfig, declared: Callable[[str], Mapping[str, Any] | Non
         print(f"genevals review: queue of {len(q.entries)} answers from {sum(q.sizes.values())} in {len(q.sizes)} "
               f"strata ({'drawn now' if app.queue_new else 'continued from review.sqlite'}, seed {q.seed})"
               + ("; blind" if config.blind else ""), file=out, flush=True)
+        if app.stale:  # kept in the store (results.jsonl may come back), left out of what is served
+            print(f"genevals: warning: {config.run_dir / 'review.sqlite'}: {app.stale} of the {len(q.entries)} "
+                  f"answers of its review queue are no longer in {config.run_dir / 'results.jsonl'} (scored again?); "
+                  "they are left out of the review", file=sys.stderr, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

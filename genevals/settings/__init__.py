@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from difflib import get_close_matches
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from genevals.settings.numerals import NotANumeral, number_text, whole_text
+
 #: the types a declaration may name; ``list`` holds ``item``s, ``dict`` maps text to text, ``object`` is checked
 #: by the code that reads it (a grounding thresholds file or mapping)
 TYPES = (bool, int, float, str, list, dict, object)
@@ -195,7 +197,8 @@ _TRUE, _FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
 
 def parse(setting: Setting, text: str, name: str | None = None) -> Any:
     """A command-line string as ``setting``'s type ("true"/"false", ints, floats, comma lists, NAME=TEXT
-    pairs), then :func:`check`-ed; ValueError naming the setting otherwise."""
+    pairs), then :func:`check`-ed; ValueError naming the setting otherwise. Numbers are plain ASCII decimals
+    (:mod:`genevals.settings.numerals`: not ``1_000``, not ``١٢``)."""
     name = name or setting.name
     if setting.default is None and text.strip().lower() in ("none", "null", ""):
         return None
@@ -224,14 +227,15 @@ def _scalar(setting: Setting, text: str, name: str) -> Any:
         raise ValueError(f"{name}: expected true or false, got {text!r}")
     if setting.type is int:
         try:
-            return int(word)
-        except ValueError:
-            raise ValueError(f"{name}: expected a whole number{_limits(setting)}, got {shown(text)}") from None
+            return whole_text(word)
+        except NotANumeral as exc:
+            raise ValueError(f"{name}: expected a whole number{_limits(setting)}, got {shown(text)}"
+                             f"{exc.advice}") from None
     if setting.type is float:
         try:
-            return float(word)
-        except ValueError:
-            raise ValueError(f"{name}: expected a number{_limits(setting)}, got {shown(text)}") from None
+            return number_text(word)
+        except NotANumeral as exc:
+            raise ValueError(f"{name}: expected a number{_limits(setting)}, got {shown(text)}{exc.advice}") from None
     return text
 
 
@@ -249,4 +253,4 @@ def table(declared: Sequence[Setting]) -> list[str]:
 
 
 __all__ = ["Setting", "check", "check_all", "find", "parse", "table", "whole", "number", "flag", "did_you_mean",
-           "shown", "is_number", "finite"]
+           "shown", "is_number", "finite", "whole_text", "number_text", "NotANumeral"]

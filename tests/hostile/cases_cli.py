@@ -1,5 +1,6 @@
-"""Cases: paths (input and output), options (every numeric option with 0, -1, huge, not a number, NaN; metric
-names, --map, --judge-prices, thresholds) and a judge (a fault-injecting server at ``{judge}``)."""
+"""Cases: paths (input and output), options (every numeric option with 0, -1, huge, not a number, NaN, 1_0 and
+non-ASCII digits; metric names, --map, --judge-prices, thresholds, --set) and a judge (a fault-injecting server
+at ``{judge}``)."""
 from __future__ import annotations
 
 import json
@@ -88,7 +89,9 @@ NUMERIC = {
     "--ray-judge-actors": ({"1", "2"}, {"huge"}),
 }
 VALUES = {"0": "0", "-1": "-1", "1": "1", "2": "2", "1.5": "1.5", "huge": "99999999999999999999", "1e8": "1e8",
-          "1e21": "1e21", "abc": "abc", "nan": "nan", "inf": "inf", "empty": "", "surrogate": BAD}
+          "1e21": "1e21", "abc": "abc", "nan": "nan", "inf": "inf", "empty": "", "surrogate": BAD,
+          # what Python's int()/float() read but a command line should not: refused, saying what to write
+          "underscore": "1_0", "arabic-indic": "\u0662", "full-width": "\uff12", "devanagari": "\u0968"}
 
 
 def options() -> list[Case]:
@@ -103,7 +106,9 @@ def options() -> list[Case]:
     # --cutoffs: lists
     for name, value, expect in (("list", "1,3,5", OK), ("unsorted", "5,1,3", OK), ("duplicates", "3,3", OK),
                                 ("commas", ",,,", REFUSED), ("gap", "1,,3", OK), ("one-bad", "1,x,3", REFUSED),
-                                ("one-huge", "1,100000000", REFUSED), ("spaces", " 1 , 3 ", OK)):
+                                ("one-huge", "1,100000000", REFUSED), ("spaces", " 1 , 3 ", OK),
+                                ("one-arabic-indic", "1,\u0663", REFUSED), ("one-underscore", "1,1_0", REFUSED),
+                                ("plus", "+1,+3", OK)):
         out.append(cli_case(f"options-cutoffs-{name}", "options", expect, *RUN, "--cutoffs", value,
                             where=("--cutoffs",)))
     # metric names
@@ -118,6 +123,10 @@ def options() -> list[Case]:
         "recall-at-float": ("recall@1.5", REFUSED, ("recall@1.5",)),
         "recall-at-nothing": ("recall@", REFUSED, ("recall@",)), "at-5": ("@5", REFUSED, ("@5",)),
         "recall-at-abc": ("recall@abc", REFUSED, ("recall@abc",)),
+        # "\d" took any decimal digit, and recall@٥ scored nothing at all
+        "recall-at-arabic-indic": ("recall@\u0665", REFUSED, ("recall@\u0665",)),
+        "ndcg-at-full-width": ("ndcg@\uff13", REFUSED, ("ndcg@\uff13",)),
+        "recall-at-underscore": ("recall@1_0", REFUSED, ("recall@1_0",)),
         "unknown-at-5": ("nosuch@5", REFUSED, ("nosuch@5",)),
         "recall-at-5": ("recall@5", OK, ()), "ndcg-at-3": ("ndcg@3", OK, ()), "mrr": ("mrr", OK, ()),
         "rougeL": ("rougeL", OK, ()), "padded": (" rouge , bleu ", OK, ()), "duplicate": ("rouge,rouge", OK, ()),
@@ -177,6 +186,12 @@ def options() -> list[Case]:
         "surrogate": ("--fail-under", "rouge1" + BAD + "=0.5", REFUSED, ("--fail-under",)),
         "min-coverage-2": ("--min-coverage", "2", REFUSED, ("--min-coverage",)),
         "min-coverage-nan": ("--min-coverage", "nan", REFUSED, ("--min-coverage",)),
+        "underscore": ("--fail-under", "rouge1=0.2_5", REFUSED, ("--fail-under", "write 0.25")),
+        "arabic-indic": ("--fail-under", "rouge1=\u0660.\u0665", REFUSED, ("--fail-under", "write 0.5")),
+        "full-width": ("--fail-over", "rouge1=\uff10", REFUSED, ("--fail-over", "write 0")),
+        "leading-dot": ("--fail-under", "rouge1=.5", OK, ()), "exponent": ("--fail-under", "rouge1=1e-3", OK, ()),
+        "trailing-zero": ("--fail-under", "rouge1=0.50", OK, ()), "plus": ("--fail-under", "rouge1=+0", OK, ()),
+        "min-coverage-underscore": ("--min-coverage", "0.5_0", REFUSED, ("--min-coverage", "write 0.50")),
     }
     for slug, (option, value, expect, where) in thresholds.items():
         out.append(cli_case(f"options-threshold-{slug}", "options", expect, *RUN, option, value, where=where))
@@ -200,6 +215,16 @@ def options() -> list[Case]:
         "surrogate-judge-model": (("--judge-model", BAD), ANY, ("--judge-model",)),
         "surrogate-device": (("--device", BAD), REFUSED, ("--device",)),
         "surrogate-out": (("--out", "{tmp}/o" + BAD), ANY, ("--out",)),
+        # --set FAMILY.KEY=VALUE: the setting's text read by the one parser
+        "set-cutoffs-underscore": (("--set", "retrieval.cutoffs=1_0"), REFUSED, ("retrieval.cutoffs", "write 10")),
+        "set-cutoffs-arabic-indic": (("--set", "retrieval.cutoffs=1,\u0663"), REFUSED,
+                                     ("retrieval.cutoffs", "write 3")),
+        "set-level-full-width": (("--set", "retrieval.relevance_level=\uff12"), REFUSED,
+                                 ("retrieval.relevance_level", "write 2")),
+        "set-level-exponent": (("--set", "retrieval.relevance_level=1e0"), OK, ()),
+        "set-cutoffs-plus": (("--set", "retrieval.cutoffs=+1, 05"), OK, ()),
+        "seed-plus": (("--seed", "+2"), OK, ()), "workers-padded": (("--workers", " 1 "), OK, ()),
+        "judge-seed-minus-one-underscore": (("--judge-seed=-1_0",), REFUSED, ("--judge-seed", "write -10")),
     }
     for slug, (extra, expect, where) in misc.items():
         out.append(cli_case(f"options-{slug}", "options", expect, *RUN, *extra, where=where))

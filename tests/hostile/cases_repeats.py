@@ -66,11 +66,17 @@ VALUES = {
     "digits-20": ("99999999999999999999", REFUSED), "minus-digits-20": ("-99999999999999999999", REFUSED),
     "2-pow-63": (str(2**63), REFUSED), "2-pow-31": (str(2**31), REFUSED), "2-pow-31-minus": (str(-2**31), REFUSED),
     "half": ("2.5", REFUSED), "float-whole": ("3.0", REFUSED), "plus": ("+3", OK), "padded": (" 3 ", OK),
-    "newline": ("3\n", OK), "underscore": ("1_0", OK), "underscore-big": ("1_000_000", REFUSED),
-    "hex": ("0x10", REFUSED), "arabic-indic-3": ("\u0663", OK), "fullwidth-3": ("\uff13", OK),
+    # int() reads 1_0 and other scripts' digits; a command line takes ASCII digits only (it says what to write)
+    "newline": ("3\n", OK), "underscore": ("1_0", REFUSED), "underscore-big": ("1_000_000", REFUSED),
+    "hex": ("0x10", REFUSED), "arabic-indic-3": ("\u0663", REFUSED), "fullwidth-3": ("\uff13", REFUSED),
     "superscript-2": ("\u00b2", REFUSED), "surrogate": (BAD, REFUSED), "true": ("True", REFUSED),
     "list": ("1,2", REFUSED), "json-list": ("[3]", REFUSED),
 }
+
+
+#: what the message says to write instead
+MISWRITTEN = {"underscore": "write 10: no underscores", "underscore-big": "write 1000000: no underscores",
+              "arabic-indic-3": "write 3: ASCII digits", "fullwidth-3": "write 3: ASCII digits"}
 
 
 def values() -> list[Case]:
@@ -79,6 +85,7 @@ def values() -> list[Case]:
         digits = value.strip().lstrip("+").replace("_", "")
         over = expect == REFUSED and digits.isascii() and digits.isdigit() and len(digits) < 30 and int(digits) > MAX
         where = ("--judge-repeats", str(MAX)) if over else ("--judge-repeats",)
+        where += (MISWRITTEN[slug],) if slug in MISWRITTEN else ()
         content = rows(n=1) if slug == "cap" else None  # the cap: 100 verifications of one answer
         out.append(case(f"value-{slug}", expect, judged("--judge-repeats", value), content, where=where))
     # the last of two wins; a cap of the other subcommand that judges; temperatures and the dry run

@@ -2,7 +2,8 @@
 ranges or not whole numbers, ``--queue-seed`` without ``--queue``, either on ``review export``; folders that are no
 run, runs without any judged claim (nothing to stratify), stores that already hold a queue of another size, and
 stores whose queue was damaged by hand (probabilities out of (0, 1], strata that disagree with the entries, two
-seeds, text where numbers belong). A refusal comes before the server starts, naming the option or review.sqlite;
+seeds, text where numbers belong), and stored queues naming answers the run no longer has (a re-run without them,
+or without their claims). A refusal comes before the server starts, naming the option or review.sqlite;
 the draws that succeed are made through :func:`genevals.review.queue.ensure_queue` in the case's process (a
 served review would wait for Ctrl-C)."""
 from __future__ import annotations
@@ -115,9 +116,16 @@ def _no_verdicts(out: Path) -> None:
 def cases() -> list[Case]:
     found = [_cli(f"queue-{slug}", REFUSED, "{out}", "--queue", value, where=("--queue",))
              for slug, value in QUEUES.items()]
-    # written as Python would take them: on a run without verdicts, refused either way (naming one or the other)
-    found += [_cli(f"queue-{slug}", REFUSED, "{out}", "--queue", value)
-              for slug, value in (("padded", " 2 "), ("plus", "+2"), ("underscore", "1_0"), ("arabic", "\u0662"))]
+    # an ASCII spelling int() takes: on a run without verdicts, refused for that (naming the folder)
+    found += [_cli(f"queue-{slug}", REFUSED, "{out}", "--queue", value, where=("judged claims",))
+              for slug, value in (("padded", " 2 "), ("plus", "+2"))]
+    # what int() also reads but a command line should not: refused naming the option and what to write
+    found += [_cli(f"queue-{slug}", REFUSED, "{out}", "--queue", value, where=("--queue", said))
+              for slug, value, said in (("underscore", "1_0", "write 10"), ("arabic", "\u0662", "write 2"),
+                                        ("full-width", "\uff12", "write 2"))]
+    found += [_cli(f"seed-{slug}", REFUSED, "{out}", "--queue", "2", "--queue-seed", value,
+                   where=("--queue-seed", said))
+              for slug, value, said in (("underscore", "1_2", "write 12"), ("arabic", "\u0667", "write 7"))]
     found += [_cli(f"seed-{slug}", REFUSED, "{out}", "--queue", "2", "--queue-seed", value, where=("--queue-seed",))
               for slug, value in SEEDS.items()]
     found += [
@@ -162,7 +170,79 @@ def cases() -> list[Case]:
         _api("verdicts-not-a-list", OK, 2, setup="review_queue_no_verdicts"),
         _api("no-verdicts", REFUSED, 2, setup="", where=("no answer with judged claims",)),
     ]
+    # a stored queue naming answers the run no longer has: left out with a warning, refused when none is left
+    for slug in STALE:
+        setup = f"review_queue_stale_{slug}"
+        if slug.endswith("-all"):
+            none_left = ("review.sqlite", "none of the 2 answers")
+            found += [_cli(f"stale-{slug}", REFUSED, "{out}", "--queue", "2", where=none_left, setup=setup),
+                      _cli(f"stale-{slug}-no-queue-flag", REFUSED, "{out}", where=none_left, setup=setup),
+                      _cli(f"stale-{slug}-blind", REFUSED, "{out}", "--blind", where=none_left, setup=setup),
+                      Case(id=f"{CLS}-api-stale-{slug}", cls=CLS, expect=REFUSED, where=none_left, setup=setup,
+                           api=f"{MOD}.serve_stale(TMP)", limit=15.0)]
+        else:
+            found += [Case(id=f"{CLS}-api-stale-{slug}{suffix}", cls=CLS, expect=OK, setup=setup, limit=15.0,
+                           api=f"{MOD}.serve_stale(TMP, {n}, {blind})")
+                      for suffix, n, blind in (("", 2, False), ("-no-queue-flag", None, False),
+                                               ("-blind", 2, True))]
+        found.append(_cli(f"stale-{slug}-other-size", REFUSED, "{out}", "--queue", "3",
+                          where=("review.sqlite", "--queue 2"), setup=setup))
+    found.append(_cli("stale-row-all-export", OK, "export", "{out}", "-o", "{tmp}/labels.jsonl",
+                      setup="review_queue_stale_row-all"))
     return found
+
+
+# ------------------------------------------------------------------ a stored queue the run has moved past
+
+def _stale(drop: str, which: str = "first"):
+    """A queue of 2 drawn, then results.jsonl rewritten as a re-run would leave it: the ``first`` (or ``all``)
+    queued answers gone (``drop="row"``), or still there without a claim (``drop="claims"``)."""
+    def step(folder: Path, out: Path, inp: Path) -> None:
+        import json
+
+        from genevals.review.store import ReviewStore
+
+        _queued(folder, out, inp)
+        with ReviewStore(out) as store:
+            queued = [(s, i) for s, i, _, _ in store.queue().entries]
+        gone = set(queued[:1] if which == "first" else queued)
+        path = out / "results.jsonl"
+        rows = [json.loads(raw) for raw in path.read_text().splitlines() if raw]
+        kept = []
+        for row in rows:
+            if (row.get("system", "default"), row["id"]) in gone:
+                if drop == "row":
+                    continue
+                row["metrics"].pop("faithfulness", None)
+            kept.append(row)
+        path.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    return step
+
+
+STALE = {"row-first": ("row", "first"), "row-all": ("row", "all"), "claims-first": ("claims", "first"),
+         "claims-all": ("claims", "all")}
+SETUPS.update({f"review_queue_stale_{slug}": _stale(*how) for slug, how in STALE.items()})
+
+
+def serve_stale(tmp: str, n: int | None = 2, blind: bool = False) -> dict:
+    """The review server's app over TMP/out as ``genevals review --queue n`` builds it (a served review would wait
+    for Ctrl-C): the queue's answers the run no longer has are left out of the listing, and not served."""
+    from genevals.review.app import ReviewApp, ServeConfig
+    from genevals.review.requests import RequestError
+
+    app = ReviewApp(ServeConfig(run_dir=Path(tmp) / "out", port=0, queue=n, blind=blind))
+    listing = app.items({"reviewer": ["ann"]})
+    served = {(i["system"], i["sample_id"]) for i in listing["items"]}
+    if listing["missing"] != app.stale or len(served) + app.stale != len(app.queue.entries) or not app.stale:
+        raise RuntimeError(f"stale {app.stale}, missing {listing['missing']}, served {len(served)}")
+    for system, sample_id, _, _ in app.queue.entries:
+        if (system, sample_id) not in served:
+            try:
+                app.item({"system": [system], "sample_id": [sample_id], "reviewer": ["ann"]})
+            except RequestError:
+                continue
+            raise RuntimeError(f"{sample_id}: a stale answer of the queue was served")
+    return {"stale": app.stale, "served": len(served)}
 
 
 def _file(folder: Path, out: Path, inp: Path) -> None:

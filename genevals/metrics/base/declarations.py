@@ -14,7 +14,8 @@ JUDGE = "judge"  # slow, paid calls: samples are written one by one as they fini
 KINDS = (CHEAP, MODEL, JUDGE)
 DIRECTIONS = ("higher", "lower", "neither")
 #: what an output template's placeholder matches
-_PLACEHOLDERS = {"k": r"(?P<k>\d+)", "criterion": r"(?P<criterion>[a-z][a-z0-9_]*)"}
+#: (ASCII digits: ``\d`` also matches "١٠", which int() reads as 10 and no output is named)
+_PLACEHOLDERS = {"k": r"(?P<k>[0-9]+)", "criterion": r"(?P<criterion>[a-z][a-z0-9_]*)"}
 
 
 def _pattern(template: str) -> re.Pattern:
