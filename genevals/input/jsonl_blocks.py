@@ -22,7 +22,7 @@ from genevals.input.rows import InputError, RawRow
 
 #: bytes read at once: some 8,000 rows of 20 contexts, parsed and checked together (their objects are freed
 #: block by block, so memory does not grow with the file beyond the columns kept)
-BLOCK = 1 << 22
+BLOCK = 1 << 15
 _BOM = b"\xef\xbb\xbf"
 #: what json.loads allows after a value (and before it, which the scanner does not)
 _SPACE = re.compile(r"[ \t\n\r]*")

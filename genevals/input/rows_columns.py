@@ -90,10 +90,10 @@ class _RowReader:
         self.questions: list[str] = []
         self.answers: list[str] = []
         self.lengths: list[int] = []
-        self.docs: list[str] = []  # add's contexts, since the last block
-        self.grades: list[float] = []
+        self.docs: list[str] = []
+        self.grades: list[float] = []  # add's, since the last block
         self.judged: list[bool] = []
-        self.blocks: list[tuple[Any, np.ndarray, np.ndarray]] = []  # every context's id, grade, judged, in order
+        self.blocks: list[tuple[np.ndarray, np.ndarray]] = []  # every context's grade and judged, in order
         self.labels: list[tuple[list[str], np.ndarray] | None] = []
         self.system: str | None = None
         self.source = ""
@@ -120,16 +120,14 @@ class _RowReader:
         self.questions += got.questions
         self.answers += got.answers
         self.lengths += got.lengths
-        self.blocks.append((got.docs, got.grades, got.judged))
+        self.docs += got.docs
+        self.blocks.append((got.grades, got.judged))
         self.labels += got.labels
 
     def _flush(self) -> None:
-        import pyarrow as pa
-
-        if self.docs:
-            self.blocks.append((pa.array(self.docs, pa.string()), np.asarray(self.grades, dtype=np.float64),
-                                np.asarray(self.judged, dtype=bool)))
-            self.docs, self.grades, self.judged = [], [], []
+        if self.grades:
+            self.blocks.append((np.asarray(self.grades, dtype=np.float64), np.asarray(self.judged, dtype=bool)))
+            self.grades, self.judged = [], []
 
     def add(self, row: RawRow) -> None:
         raw = row.data
@@ -195,15 +193,14 @@ class _RowReader:
             self.labels.append((list(relevant), np.fromiter(relevant.values(), np.float64, len(relevant))))
 
     def run(self) -> RowsRun:
-        import pyarrow as pa
-
         self._flush()  # there is a block: a file with no rows is not plain
-        docs = pa.concat_arrays([d for d, _, _ in self.blocks])
-        grades = np.concatenate([g for _, g, _ in self.blocks])
-        judged = np.concatenate([j for _, _, j in self.blocks])
+        docs = rows_plain.checked_ids(self.docs, self.lengths)
+        if docs is None:
+            raise NotPlain("a context id that is not a string, or listed twice in a row")
         starts = np.concatenate(([0], np.cumsum(np.asarray(self.lengths, dtype=np.int64))))
-        columns = TrecColumns(self.ids, starts, docs, np.zeros(len(docs)), grades, judged,
-                              np.asarray(self.lines, dtype=np.int64), self.labels)
+        columns = TrecColumns(self.ids, starts, docs, np.zeros(len(docs)), np.concatenate([g for g, _ in self.blocks]),
+                              np.concatenate([j for _, j in self.blocks]), np.asarray(self.lines, dtype=np.int64),
+                              self.labels)
         return RowsRun(columns, self.questions, self.answers, self.system or "default", self.source)
 
 

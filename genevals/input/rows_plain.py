@@ -25,6 +25,7 @@ MAX_INT_ID = 10**18
 FIELDS = ("contexts", "id", "answer", "question", "system", "relevant")
 _ID = itemgetter("id")
 _NAN = float("nan")
+_EMPTY: dict = {}
 
 
 @dataclass
@@ -73,19 +74,16 @@ class Plans:
 
 
 def plain_block(rows: list, lines: list[int], plans: Plans, mapped_ids: bool) -> PlainBlock | None:
-    """The block as plain rows, or None when any row is not certainly plain (see the module's docstring).
-    ``rows``: the JSON values of the block's lines ``lines``; ``mapped_ids``: contexts come as a list of ids."""
-    import pyarrow as pa
-
+    """The block as plain rows but for its contexts' ids (see :func:`checked_ids`), or None when any row is not
+    certainly plain (see the module's docstring). ``rows``: the JSON values of the block's lines ``lines``;
+    ``mapped_ids``: contexts come as a list of ids."""
     try:
         return _block(rows, lines, plans, mapped_ids)
-    except (TypeError, KeyError, ValueError, OverflowError, pa.ArrowException):  # another type than the usual
+    except (TypeError, KeyError, ValueError, OverflowError):  # a value of another type than the usual
         return None
 
 
 def _block(rows: list, lines: list[int], plans: Plans, mapped_ids: bool) -> PlainBlock | None:
-    import pyarrow as pa
-
     if not rows or set(map(type, rows)) != {dict}:
         return None
     column = _columns(rows, plans)
@@ -103,9 +101,7 @@ def _block(rows: list, lines: list[int], plans: Plans, mapped_ids: bool) -> Plai
     ids = list(items) if mapped_ids else list(map(_ID, items))
     if not mapped_ids and sum(map(len, chain.from_iterable(contexts))) != total:
         return None
-    docs = pa.array(ids, pa.string())  # ArrowTypeError unless every id is a string (or None: counted here)
-    if docs.null_count or not _distinct(docs, lengths):
-        return None
+    # that every id is a string and no row lists one twice is checked for the whole file (checked_ids)
     answers = column("answer")
     "".join(answers)  # TypeError unless every one is a string
     questions = [q if q is not None else "" for q in column("question")]
@@ -121,7 +117,7 @@ def _block(rows: list, lines: list[int], plans: Plans, mapped_ids: bool) -> Plai
     if got is None:
         return None
     grades, judged, labels = got
-    return PlainBlock(sample_ids, list(lines), questions, answers, system, docs, lengths, grades, judged, labels)
+    return PlainBlock(sample_ids, list(lines), questions, answers, system, ids, lengths, grades, judged, labels)
 
 
 def _columns(rows: list, plans: Plans) -> Callable[[str], list] | None:
@@ -146,13 +142,23 @@ def _columns(rows: list, plans: Plans) -> Callable[[str], list] | None:
     return column
 
 
-def _distinct(docs, lengths: list[int]) -> bool:
-    """Whether no row lists an id twice: (row, id's code) pairs all differ."""
-    codes = docs.dictionary_encode()
+def checked_ids(docs: list, lengths: list[int]):
+    """The contexts' ids of a whole file as a pyarrow array, or None when one is not a string or a row lists one
+    twice: :meth:`rows_columns._RowReader.add` refuses such a row whatever else it holds, so here, once for the
+    file, is as good as in each block."""
+    import pyarrow as pa
+
+    try:
+        ids = pa.array(docs, pa.string())
+    except pa.ArrowException:  # ArrowTypeError: a number, a list...
+        return None
+    if ids.null_count:
+        return None
+    codes = ids.dictionary_encode()
     n = len(codes.dictionary)
     keys = np.repeat(np.arange(len(lengths), dtype=np.int64) * n, lengths) + codes.indices.to_numpy()
     keys.sort()
-    return not np.any(keys[1:] == keys[:-1])
+    return None if np.any(keys[1:] == keys[:-1]) else ids
 
 
 def _sample_id(value: Any, line: int) -> str | None:
@@ -184,7 +190,7 @@ def _labels(values: list, ids: list[str], lengths: list[int]):
     if len(flat) and not (flat.min() >= MIN_GRADE and flat.max() <= MAX_GRADE):  # NaN fails both
         return None
     # each context's grade: NaN where its row's mapping lacks it (a grade is never NaN here)
-    mappings = chain.from_iterable(map(repeat, [{} if v is None else v for v in values], lengths))
+    mappings = chain.from_iterable(map(repeat, [_EMPTY if v is None else v for v in values], lengths))
     found = np.fromiter(map(dict.get, mappings, ids, repeat(_NAN)), np.float64, len(ids))
     judged = ~np.isnan(found)
     found[~judged] = 0.0
