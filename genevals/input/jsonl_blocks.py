@@ -1,8 +1,8 @@
-"""A JSONL file read in large blocks of lines, each block decoded and parsed with as few Python steps as possible,
-for :mod:`genevals.input.rows_columns`.
+"""A JSONL file read in blocks of lines, each block decoded and parsed with as few Python steps as possible, for
+:mod:`genevals.input.rows_columns`.
 
 :func:`genevals.input.readers.jsonl_row` reads one line at a time (decode, strip, ``json.loads``, a look for
-``\\uD8xx`` escapes); here a block of some megabytes is decoded once, looked at once for such escapes, split at
+``\\uD8xx`` escapes); here a block of some kilobytes is decoded once, looked at once for such escapes, split at
 ``"\\n"`` (the lines the binary file's iteration gives, so the same line numbers) and each line handed to the JSON
 scanner itself. Only a block in the common case is read that way: valid UTF-8, no ``\\uD8xx`` escape, every line
 blank or one JSON value that fills it. Any other block is read line by line with ``jsonl_row``, so its rows and
@@ -20,8 +20,9 @@ from genevals import utf8
 from genevals.input.readers import jsonl_row
 from genevals.input.rows import InputError, RawRow
 
-#: bytes read at once: some 8,000 rows of 20 contexts, parsed and checked together (their objects are freed
-#: block by block, so memory does not grow with the file beyond the columns kept)
+#: bytes read at once: some 60 rows of 20 contexts, parsed and checked together while their objects are still in
+#: the CPU's cache (10,000 rows: 0.14 s of CPU in 32 KB blocks, 0.20 s in 4 MB ones); freed block by block, so
+#: memory does not grow with the file beyond the columns kept
 BLOCK = 1 << 15
 _BOM = b"\xef\xbb\xbf"
 #: what json.loads allows after a value (and before it, which the scanner does not)

@@ -2,9 +2,12 @@
 (:class:`genevals.input.trec_columns.TrecColumns`): each row is a query, its contexts' ids its ranking and its
 ``relevant`` its judgements, with no Sample, no Context and no per-sample result.
 
-The rows come from :func:`genevals.input.readers.read_raw`, the reader the per-sample path uses (the same JSON and
-CSV parsing, line numbers and file digest, fed as the rows are read); :mod:`pyarrow.json` is not used because it
-makes a mapping such as ``relevant`` (other keys in each row) a struct with a field for every key in the file.
+CSV and Parquet rows come from :func:`genevals.input.readers.read_raw`, the reader the per-sample path uses (the
+same parsing, line numbers and file digest, fed as the rows are read), and are checked one by one (``add``). A JSONL
+file is read in blocks of lines (:mod:`genevals.input.jsonl_blocks`: the same values, line numbers and digest as
+``read_raw``), each block checked at once (:mod:`genevals.input.rows_plain`), or row by row with ``add`` where that
+cannot say. :mod:`pyarrow.json` is not used because it makes a mapping such as ``relevant`` (other keys in each row)
+a struct with a field for every key in the file.
 
 Only rows in the plain shape take this way: an object holding answer (a string), optionally id, question, system
 (one for the whole file), contexts (a non-empty list of ``{"id": ID}`` with distinct string ids, or a ``--map

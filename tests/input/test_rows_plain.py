@@ -8,7 +8,6 @@ import math
 import random
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from genevals.engine.manifest import InputDigest
