@@ -249,3 +249,37 @@ def test_plans_are_made_once_per_set_of_names() -> None:
     assert plans[("answer", "contexts", "retrieved_contexts")] is None  # one of the two is not read
     assert plans[("answer", "contexts", "é")] is None
     assert len(plans.known) == 4
+
+
+@pytest.mark.parametrize("texts", [["d1", "", "d22"], ["é", "x", "日本", "🙂"], [], ["a"] * 5])
+def test_string_array_is_pa_array(texts: list[str]) -> None:
+    import pyarrow as pa
+
+    ours = rows_plain.string_array(texts)
+    ours.validate(full=True)
+    assert ours.equals(pa.array(texts, pa.string())) and ours.type == pa.string()
+    with pytest.raises(TypeError):
+        rows_plain.string_array([*texts, None])
+
+
+def test_non_ascii_context_ids(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps({"answer": "", "contexts": [{"id": d} for d in ids], "relevant": {"日本": 2}},
+                                       ensure_ascii=False) + "\n" for ids in (["é", "日本"], ["日本", "🙂", "e"])))
+    assert same(path)["docs"] == ["é", "日本", "日本", "🙂", "e"]
+
+
+def test_reading_rows_does_not_import_pandas(tmp_path: Path) -> None:
+    """pa.array looks for pandas objects, importing pandas (some 0.15 s) into a run with no use for it: a real
+    process reads a file and says whether pandas came in."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(plain_row(random.Random(q), q)) + "\n" for q in range(50)))
+    code = ("import sys; from genevals.input.rows_columns import read_rows_columns; "
+            f"got = read_rows_columns({str(path)!r}, None, None); "
+            "print(len(got.columns.topics), 'pandas' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.stdout.split() == ["50", "False"], done.stderr
