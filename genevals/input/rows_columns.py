@@ -93,10 +93,11 @@ class _RowReader:
         self.questions: list[str] = []
         self.answers: list[str] = []
         self.lengths: list[int] = []
-        self.docs: list[str] = []
-        self.grades: list[float] = []  # add's, since the last block
+        self.docs: list[str] = []  # add's, since the last block
+        self.grades: list[float] = []
         self.judged: list[bool] = []
-        self.blocks: list[tuple[np.ndarray, np.ndarray]] = []  # every context's grade and judged, in order
+        #: every context's id (rows_plain.encoded), grade and whether it is judged, block by block
+        self.blocks: list[tuple[tuple[bytes, np.ndarray], np.ndarray, np.ndarray]] = []
         self.labels: list[tuple[list[str], np.ndarray] | None] = []
         self.system: str | None = None
         self.source = ""
@@ -123,14 +124,14 @@ class _RowReader:
         self.questions += got.questions
         self.answers += got.answers
         self.lengths += got.lengths
-        self.docs += got.docs
-        self.blocks.append((got.grades, got.judged))
+        self.blocks.append((got.docs, got.grades, got.judged))
         self.labels += got.labels
 
     def _flush(self) -> None:
-        if self.grades:
-            self.blocks.append((np.asarray(self.grades, dtype=np.float64), np.asarray(self.judged, dtype=bool)))
-            self.grades, self.judged = [], []
+        if self.docs:
+            self.blocks.append((rows_plain.encoded(self.docs), np.asarray(self.grades, dtype=np.float64),
+                                np.asarray(self.judged, dtype=bool)))
+            self.docs, self.grades, self.judged = [], [], []
 
     def add(self, row: RawRow) -> None:
         raw = row.data
@@ -197,13 +198,13 @@ class _RowReader:
 
     def run(self) -> RowsRun:
         self._flush()  # there is a block: a file with no rows is not plain
-        docs = rows_plain.checked_ids(self.docs, self.lengths)
+        docs = rows_plain.checked_ids([d for d, _, _ in self.blocks], self.lengths)
         if docs is None:
-            raise NotPlain("a context id that is not a string, or listed twice in a row")
+            raise NotPlain("a context id listed twice in a row")
         starts = np.concatenate(([0], np.cumsum(np.asarray(self.lengths, dtype=np.int64))))
-        columns = TrecColumns(self.ids, starts, docs, np.zeros(len(docs)), np.concatenate([g for g, _ in self.blocks]),
-                              np.concatenate([j for _, j in self.blocks]), np.asarray(self.lines, dtype=np.int64),
-                              self.labels)
+        grades, judged = (np.concatenate([block[k] for block in self.blocks]) for k in (1, 2))
+        columns = TrecColumns(self.ids, starts, docs, np.zeros(len(docs)), grades, judged,
+                              np.asarray(self.lines, dtype=np.int64), self.labels)
         return RowsRun(columns, self.questions, self.answers, self.system or "default", self.source)
 
 

@@ -38,7 +38,7 @@ class PlainBlock:
     questions: list[str]
     answers: list[str]
     system: str
-    docs: list[str]
+    docs: tuple[bytes, np.ndarray]
     lengths: list[int]
     grades: np.ndarray
     judged: np.ndarray
@@ -74,7 +74,7 @@ class Plans:
 
 
 def plain_block(rows: list, lines: list[int], plans: Plans, mapped_ids: bool) -> PlainBlock | None:
-    """The block as plain rows but for its contexts' ids (see :func:`checked_ids`), or None when any row is not
+    """The block as plain rows but for its rows' context ids listed twice (see :func:`checked_ids`), or None when any row is not
     certainly plain (see the module's docstring). ``rows``: the JSON values of the block's lines ``lines``;
     ``mapped_ids``: contexts come as a list of ids."""
     try:
@@ -101,7 +101,7 @@ def _block(rows: list, lines: list[int], plans: Plans, mapped_ids: bool) -> Plai
     ids = list(items) if mapped_ids else list(map(_ID, items))
     if not mapped_ids and sum(map(len, chain.from_iterable(contexts))) != total:
         return None
-    # that every id is a string and no row lists one twice is checked for the whole file (checked_ids)
+    docs = encoded(ids)  # TypeError unless every id is a string; none listed twice: checked_ids, for the file
     answers = column("answer")
     "".join(answers)  # TypeError unless every one is a string
     questions = [q if q is not None else "" for q in column("question")]
@@ -117,7 +117,7 @@ def _block(rows: list, lines: list[int], plans: Plans, mapped_ids: bool) -> Plai
     if got is None:
         return None
     grades, judged, labels = got
-    return PlainBlock(sample_ids, list(lines), questions, answers, system, ids, lengths, grades, judged, labels)
+    return PlainBlock(sample_ids, list(lines), questions, answers, system, docs, lengths, grades, judged, labels)
 
 
 def _columns(rows: list, plans: Plans) -> Callable[[str], list] | None:
@@ -142,14 +142,11 @@ def _columns(rows: list, plans: Plans) -> Callable[[str], list] | None:
     return column
 
 
-def checked_ids(docs: list, lengths: list[int]):
-    """The contexts' ids of a whole file as a pyarrow string array, or None when one is not a string or a row lists
-    one twice: :meth:`rows_columns._RowReader.add` refuses such a row whatever else it holds, so checking here,
-    once for the file, is as good as in each block."""
-    try:
-        ids = string_array(docs)
-    except TypeError:  # a number, a list, None...
-        return None
+def checked_ids(parts: list[tuple[bytes, np.ndarray]], lengths: list[int]):
+    """The contexts' ids of a whole file (:func:`encoded` parts, in order) as a pyarrow string array, or None when
+    a row lists one twice: :meth:`rows_columns._RowReader.add` refuses such a row whatever else it holds, so
+    checking here, once for the file, is as good as in each block."""
+    ids = string_array(parts)
     codes = ids.dictionary_encode()
     n, indices = len(codes.dictionary), codes.indices  # int32, no nulls; read from its buffer: to_numpy() imports
     codes = np.frombuffer(indices.buffers()[1], np.int32, len(indices), indices.offset * 4)  # pandas too
@@ -158,23 +155,27 @@ def checked_ids(docs: list, lengths: list[int]):
     return None if np.any(keys[1:] == keys[:-1]) else ids
 
 
-def string_array(texts: list[str]):
-    """``pa.array(texts, pa.string())``, built from one joined buffer: faster, and without ``pa.array``'s look for
-    pandas objects, which imports pandas (0.15 s, in a run that has no other use for it). TypeError for an element
-    that is not a string."""
+def encoded(texts: list[str]) -> tuple[bytes, np.ndarray]:
+    """The strings as one UTF-8 buffer and each one's size in bytes, made while they are still in the CPU's cache;
+    TypeError for an element that is not a string (None included)."""
+    joined = "".join(texts)
+    data = joined.encode("utf-8")  # no lone surrogate comes here: add refuses them, a Parsed block has no escape
+    sizes = map(len, texts) if len(data) == len(joined) else map(len, map(str.encode, texts))  # ASCII: 1 byte each
+    return data, np.fromiter(sizes, np.int64, len(texts))
+
+
+def string_array(parts: list[tuple[bytes, np.ndarray]]):
+    """``pa.array(texts, pa.string())`` of the :func:`encoded` parts' strings, from their buffers: ``pa.array``
+    looks for pandas objects, which imports pandas (0.15 s, in a run that has no other use for it)."""
     import pyarrow as pa
 
-    joined = "".join(texts)
-    try:
-        data = joined.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate (add lets none through): pa.array says what to say
-        return pa.array(texts, pa.string())
-    if len(data) >= 2**31:  # past a string array's offsets: as pa.array does it
-        return pa.array(texts, pa.string())
-    sizes = map(len, texts) if len(data) == len(joined) else map(len, map(str.encode, texts))  # ASCII: 1 byte each
-    offsets = np.zeros(len(texts) + 1, dtype=np.int32)
-    np.cumsum(np.fromiter(sizes, np.int64, len(texts)), out=offsets[1:])
-    return pa.StringArray.from_buffers(len(texts), pa.py_buffer(offsets), pa.py_buffer(data))
+    data = b"".join([d for d, _ in parts])
+    offsets = np.zeros(sum(len(s) for _, s in parts) + 1, dtype=np.int64)
+    np.cumsum(np.concatenate([s for _, s in parts]) if parts else offsets[1:], out=offsets[1:])
+    if len(data) >= 2**31:  # past a string array's int32 offsets: as pa.array does it
+        bounds = offsets.tolist()
+        return pa.array([data[a:b].decode() for a, b in zip(bounds, bounds[1:])], pa.string())
+    return pa.StringArray.from_buffers(len(offsets) - 1, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data))
 
 
 def _sample_id(value: Any, line: int) -> str | None:

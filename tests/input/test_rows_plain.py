@@ -255,11 +255,12 @@ def test_plans_are_made_once_per_set_of_names() -> None:
 def test_string_array_is_pa_array(texts: list[str]) -> None:
     import pyarrow as pa
 
-    ours = rows_plain.string_array(texts)
-    ours.validate(full=True)
-    assert ours.equals(pa.array(texts, pa.string())) and ours.type == pa.string()
+    for parts in ([rows_plain.encoded(texts)], [rows_plain.encoded(texts[:1]), rows_plain.encoded(texts[1:])]):
+        ours = rows_plain.string_array(parts)
+        ours.validate(full=True)
+        assert ours.equals(pa.array(texts, pa.string())) and ours.type == pa.string()
     with pytest.raises(TypeError):
-        rows_plain.string_array([*texts, None])
+        rows_plain.encoded([*texts, None])
 
 
 def test_non_ascii_context_ids(tmp_path: Path) -> None:
