@@ -11,7 +11,7 @@ accepts, with the same values, and never decides that a row is not plain.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import accumulate, chain, repeat
 from operator import itemgetter
 from typing import Any, Callable
 
@@ -211,7 +211,7 @@ def _labels(values: list, ids: list[str], lengths: list[int]):
     found = np.fromiter(map(dict.get, mappings, ids, repeat(_NAN)), np.float64, len(ids))
     judged = ~np.isnan(found)
     found[~judged] = 0.0
-    ends = np.cumsum([len(v) for v in judged_rows]).tolist()
-    spans = iter(zip([0, *ends], ends))
-    labels = [None if v is None else (list(v), flat[slice(*next(spans))]) for v in values]
+    ends = list(accumulate(map(len, judged_rows)))
+    spans = iter(map(slice, [0, *ends], ends))
+    labels = [None if v is None else (list(v), flat[next(spans)]) for v in values]
     return found, judged, labels
