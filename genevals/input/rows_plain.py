@@ -21,8 +21,6 @@ from genevals.input.rows import MAX_GRADE, MIN_GRADE
 
 #: ids the per-sample reader writes as they are (as rows_columns._MAX_INT_ID)
 MAX_INT_ID = 10**18
-#: the fields read from each row (after renaming); "contexts" is the id column's list with --map contexts[].id
-FIELDS = ("contexts", "id", "answer", "question", "system", "relevant")
 _ID = itemgetter("id")
 _NAN = float("nan")
 _EMPTY: dict = {}
