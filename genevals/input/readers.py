@@ -242,6 +242,12 @@ def read_raw(path: str | Path, digest: Any = None) -> Iterator[RawRow | InputErr
     """The file's rows, each a :class:`RawRow` or an :class:`InputError`; the file is opened once, now (so that
     a file that cannot be read is an error here, not at the first row). ``digest`` (anything with
     ``update(bytes)``) is fed every byte of the file as the rows are read."""
+    return _rows(*open_raw(path), digest)
+
+
+def open_raw(path: str | Path) -> tuple[Path, BinaryIO, Any]:
+    """The file as :func:`read_raw` opens it: (its path, its binary handle, the reader of its kind); an
+    InputError for a path that is not a readable file of a known kind."""
     if isinstance(path, str) and not path:  # Path("") is ".": "is a directory" would not say what is wrong
         raise InputError("''", None, None, "the input path is empty; give a JSONL, CSV or Parquet file")
     if isinstance(path, str) and (path.endswith(("/", os.sep)) or os.path.basename(path) == ".") \
@@ -256,7 +262,7 @@ def read_raw(path: str | Path, digest: Any = None) -> Iterator[RawRow | InputErr
     read = _READERS.get(suffix)
     if read is None:
         raise InputError(str(path), None, None, f"unknown file type {quoted(suffix)} (use .jsonl, .csv or .parquet)")
-    return _rows(path, paths.open_readable(path), read, digest)
+    return path, paths.open_readable(path), read
 
 
 _READERS = {".jsonl": _read_jsonl, ".json": _read_jsonl, ".ndjson": _read_jsonl, ".csv": _read_csv,

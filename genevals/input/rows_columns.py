@@ -2,9 +2,12 @@
 (:class:`genevals.input.trec_columns.TrecColumns`): each row is a query, its contexts' ids its ranking and its
 ``relevant`` its judgements, with no Sample, no Context and no per-sample result.
 
-The rows come from :func:`genevals.input.readers.read_raw`, the reader the per-sample path uses (the same JSON and
-CSV parsing, line numbers and file digest, fed as the rows are read); :mod:`pyarrow.json` is not used because it
-makes a mapping such as ``relevant`` (other keys in each row) a struct with a field for every key in the file.
+CSV and Parquet rows come from :func:`genevals.input.readers.read_raw`, the reader the per-sample path uses (the
+same parsing, line numbers and file digest, fed as the rows are read), and are checked one by one (``add``). A JSONL
+file is read in blocks of lines (:mod:`genevals.input.jsonl_blocks`: the same values, line numbers and digest as
+``read_raw``), each block checked at once (:mod:`genevals.input.rows_plain`), or row by row with ``add`` where that
+cannot say. :mod:`pyarrow.json` is not used because it makes a mapping such as ``relevant`` (other keys in each row)
+a struct with a field for every key in the file.
 
 Only rows in the plain shape take this way: an object holding answer (a string), optionally id, question, system
 (one for the whole file), contexts (a non-empty list of ``{"id": ID}`` with distinct string ids, or a ``--map
@@ -17,20 +20,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
 from genevals import utf8
-from genevals.input import mapping
-from genevals.input.readers import _READERS, read_raw
+from genevals.input import jsonl_blocks, mapping, rows_plain
+from genevals.input.readers import _READERS, _read_jsonl, _rows, open_raw
 from genevals.input.rows import MAX_GRADE, MIN_GRADE, InputError, RawRow, RowValidator
 from genevals.input.trec_columns import TrecColumns
 
 #: the fields a plain retrieval row may hold (after aliases and --map)
 PLAIN = frozenset({"id", "question", "answer", "system", "contexts", "relevant"})
 #: ids the per-sample reader writes as they are: a larger integer is checked there (its digits are limited)
-_MAX_INT_ID = 10**18
+_MAX_INT_ID = rows_plain.MAX_INT_ID
 
 
 class NotPlain(Exception):
@@ -63,11 +66,17 @@ def read_rows_columns(path: str | Path, column_map: Mapping[str, str] | None, di
     if set(parts) - {"id"}:
         raise NotPlain("contexts[] parts other than id")
     reader = _RowReader(validator, parts.get("id"))
+    path, handle, read = open_raw(path)
     try:
-        for raw in read_raw(path, digest):
-            if isinstance(raw, InputError):
-                raise NotPlain(str(raw))
-            reader.add(raw)
+        if read is _read_jsonl:  # in blocks of lines, each checked at once where it can be (rows_plain)
+            with handle:
+                for block in jsonl_blocks.blocks(str(path), handle, digest):
+                    if isinstance(block, jsonl_blocks.Parsed):
+                        reader.add_parsed(block, str(path))
+                    else:
+                        reader.add_all(block)
+        else:
+            reader.add_all(_rows(path, handle, read, digest))
     except RecursionError:
         raise NotPlain("nested too deeply") from None
     if not reader.lines:
@@ -78,18 +87,51 @@ def read_rows_columns(path: str | Path, column_map: Mapping[str, str] | None, di
 class _RowReader:
     def __init__(self, validator: RowValidator, id_column: str | None) -> None:
         self.validator, self.id_column = validator, id_column
+        self.plans = rows_plain.Plans(validator._rename, PLAIN, id_column)
         self.ids: list[str] = []
         self.lines: list[int] = []
         self.questions: list[str] = []
         self.answers: list[str] = []
-        self.docs: list[str] = []
         self.lengths: list[int] = []
+        self.docs: list[str] = []  # add's, since the last block
         self.grades: list[float] = []
         self.judged: list[bool] = []
+        #: every context's id (rows_plain.encoded), grade and whether it is judged, block by block
+        self.blocks: list[tuple[tuple[bytes, np.ndarray], np.ndarray, np.ndarray]] = []
         self.labels: list[tuple[list[str], np.ndarray] | None] = []
         self.system: str | None = None
         self.source = ""
         self.seen: set[str] = set()
+
+    def add_all(self, rows: Iterable[RawRow | InputError]) -> None:
+        for raw in rows:
+            if isinstance(raw, InputError):
+                raise NotPlain(str(raw))
+            self.add(raw)
+
+    def add_parsed(self, block: jsonl_blocks.Parsed, source: str) -> None:
+        """A block of JSONL rows, checked at once (rows_plain) or, where that cannot say, row by row."""
+        got = rows_plain.plain_block(block.values, block.lines, self.plans, self.id_column is not None)
+        if got is None or got.system != (self.system or got.system) or len(set(got.ids)) != len(got.ids) \
+                or not self.seen.isdisjoint(got.ids):
+            self.add_all(RawRow(source, line, value) for line, value in zip(block.lines, block.values))
+            return
+        self._flush()
+        self.system, self.source = got.system, source
+        self.seen.update(got.ids)
+        self.ids += got.ids
+        self.lines += got.lines
+        self.questions += got.questions
+        self.answers += got.answers
+        self.lengths += got.lengths
+        self.blocks.append((got.docs, got.grades, got.judged))
+        self.labels += got.labels
+
+    def _flush(self) -> None:
+        if self.docs:
+            self.blocks.append((rows_plain.encoded(self.docs), np.asarray(self.grades, dtype=np.float64),
+                                np.asarray(self.judged, dtype=bool)))
+            self.docs, self.grades, self.judged = [], [], []
 
     def add(self, row: RawRow) -> None:
         raw = row.data
@@ -155,11 +197,11 @@ class _RowReader:
             self.labels.append((list(relevant), np.fromiter(relevant.values(), np.float64, len(relevant))))
 
     def run(self) -> RowsRun:
-        import pyarrow as pa
-
+        self._flush()  # there is a block: a file with no rows is not plain
+        docs = rows_plain.string_array([d for d, _, _ in self.blocks])
         starts = np.concatenate(([0], np.cumsum(np.asarray(self.lengths, dtype=np.int64))))
-        columns = TrecColumns(self.ids, starts, pa.array(self.docs, pa.string()), np.zeros(len(self.docs)),
-                              np.asarray(self.grades, dtype=np.float64), np.asarray(self.judged, dtype=bool),
+        grades, judged = (np.concatenate([block[k] for block in self.blocks]) for k in (1, 2))
+        columns = TrecColumns(self.ids, starts, docs, np.zeros(len(docs)), grades, judged,
                               np.asarray(self.lines, dtype=np.int64), self.labels)
         return RowsRun(columns, self.questions, self.answers, self.system or "default", self.source)
 

@@ -136,3 +136,48 @@ def test_a_baseline_from_history(tmp_path: Path) -> None:
                               "latest"], **history)
     assert again.returncode == 0, again.stderr
     assert "COLUMNAR" in again.stderr
+
+
+def _lines(data: list[dict]) -> list[str]:
+    return [json.dumps(r) for r in data]
+
+
+#: hostile JSONL files (issue 40's sixth pass reads JSONL in blocks, checked at once): each reads as the per-sample
+#: path reads it, the columnar path writing the same folder where the file is plain, else the same located error
+HOSTILE = {
+    "bom_blank_crlf": lambda ls: "\ufeff" + "\r\n".join(ls[:3] + ["", "   "] + ls[3:]) + "\r\n",
+    "escaped_pair": lambda ls: "\n".join([ls[0].replace('"question 0', '"\\ud83d\\ude00 question 0', 1), *ls[1:]]),
+    "lone_surrogate": lambda ls: "\n".join([*ls[:4], ls[4].replace('"question 4', '"\\udc80', 1), *ls[5:]]) + "\n",
+    "bad_line_last": lambda ls: "\n".join(ls) + '\n{"id": "last", "answer": "", "contexts": [{"id": "d1"}\n',
+    "huge_id": lambda ls: "\n".join([*ls[:2], ls[2].replace('"id": "q2"', '"id": ' + "9" * 30, 1), *ls[3:]]),
+    "non_dict_context": lambda ls: "\n".join([*ls[:5], ls[5].replace('"contexts": [', '"contexts": ["d7", ', 1),
+                                             *ls[6:]]),
+    "answer_a_number": lambda ls: "\n".join([*ls[:6], ls[6].replace('"answer": ""', '"answer": 3', 1), *ls[7:]]),
+    "question_a_list": lambda ls: "\n".join([*ls[:1], ls[1].replace('"question 1 \\u00e9"', '["q"]', 1), *ls[2:]]),
+    "id_a_float": lambda ls: "\n".join([*ls[:3], ls[3].replace('"id": "q3"', '"id": 3.5', 1), *ls[4:]]),
+    "system_a_number": lambda ls: "\n".join(line.replace('{"id"', '{"system": 5, "id"', 1) for line in ls),
+    "context_id_a_number": lambda ls: "\n".join([*ls[:8], ls[8].replace('"contexts": [{"id": "',
+                                                                        '"contexts": [{"id": 8}, {"id": "', 1), *ls[9:]]),
+    "grade_a_bool": lambda ls: "\n".join([*ls[:2], ls[2].replace('"relevant": {"', '"relevant": {"dX": true, "', 1),
+                                          *ls[3:]]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_a_hostile_jsonl_file_reads_as_the_per_sample_path_reads_it(tmp_path: Path, case: str) -> None:
+    lines = _lines(rows(12))
+    text = HOSTILE[case](lines)
+    assert text != "\n".join(lines), case  # the case changed the file
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(text.encode("utf-8"))
+    columnar, per_sample = both(path, tmp_path)
+    assert columnar.returncode == per_sample.returncode, columnar.stderr
+    assert "Traceback" not in columnar.stderr
+    said = [line for line in columnar.stderr.splitlines() if line not in ("FALLBACK", "COLUMNAR")]
+    assert said == per_sample.stderr.splitlines()
+    if columnar.returncode == 0:
+        assert ("COLUMNAR" in columnar.stderr) == (case in ("bom_blank_crlf", "escaped_pair")), case
+        for name in ("results.jsonl", "summary.json", "manifest.json", "outputs.json", "skipped.jsonl"):
+            assert (tmp_path / "columnar" / name).read_bytes() == (tmp_path / "per_sample" / name).read_bytes()
+    else:  # the per-sample path's error: the file, the line and the field
+        assert "FALLBACK" in columnar.stderr and "rows.jsonl:" in columnar.stderr
