@@ -23,7 +23,7 @@ from typing import Iterator
 
 import numpy as np
 
-from genevals.input.arrow_numpy import nonzero
+from genevals.input.arrow_numpy import nonzero, to_numpy
 from genevals.input.source import open_file
 from genevals.input.trec_columns import (RUN_COLUMNS, Judgements, TrecColumns, _numpy, _scan, csv_options,
                                          rank_columns)
@@ -155,12 +155,14 @@ def _block(topic, docs, scores: np.ndarray, judged_by: Judgements, first_row: in
 
     if not np.isfinite(scores).all():
         raise NotClean("score")
-    names = pc.unique(topic).to_pylist()
-    together = len(nonzero(pc.not_equal(topic.slice(1), topic.slice(0, len(topic) - 1)))) + 1 == len(names)
+    encoded = pc.dictionary_encode(topic)  # codes in first-appearance order, handed on to rank_columns
+    names = encoded.dictionary.to_pylist()
+    codes = to_numpy(encoded.indices)
+    together = int(np.count_nonzero(codes[1:] != codes[:-1])) + 1 == len(names)
     if not together or not done.isdisjoint(names):
         raise Unsorted(names[0])
     done.update(names)
-    ranked = rank_columns(topic, docs, scores, judged_by, first_row)
+    ranked = rank_columns(encoded, docs, scores, judged_by, first_row)
     if ranked is None:
         raise NotClean("a document twice")
     return ranked

@@ -185,10 +185,12 @@ class TrecColumns:
     """One run, ranked and joined with the qrels, as flat columns grouped by topic (trec_eval's order inside each).
 
     ``topics``: the run's topic ids in first-appearance order; ``starts``: where each topic's lines begin in the
-    ranked columns (one more entry: the end); ``docs`` (pyarrow strings), ``scores`` and ``grades`` (0 where
-    unjudged) and ``judged`` (bool) per ranked line; ``first_line``: each topic's first line in the file (1-based).
-    ``labels``: per topic, the judged docs and grades in qrels file order (a judged-twice doc keeps its last
-    grade), or None where the qrels have no judgement for the topic."""
+    ranked columns (one more entry: the end); ``scores`` and ``grades`` (0 where unjudged) and ``judged`` (bool)
+    per ranked line; ``docs`` (pyarrow strings) per ranked line, or, with ``doc_order``, in the file's order, the
+    ranked line i's being ``docs[doc_order[i]]`` (a run's ranked documents are needed only at the top of each
+    topic: :meth:`head` takes those alone, not all 2 million); ``first_line``: each topic's first line in the file
+    (1-based). ``labels``: per topic, the judged docs and grades in qrels file order (a judged-twice doc keeps
+    its last grade), or None where the qrels have no judgement for the topic."""
 
     topics: list[str]
     starts: np.ndarray
@@ -198,14 +200,16 @@ class TrecColumns:
     judged: np.ndarray
     first_line: np.ndarray
     labels: list[tuple[list[str], np.ndarray] | None]
+    doc_order: np.ndarray | None = None
 
     def head(self, k: int) -> "TrecColumns":
-        """The same topics with only their first ``k`` ranked lines each."""
+        """The same topics with only their first ``k`` ranked lines each (their documents in ranked order)."""
 
         kept = np.minimum(np.diff(self.starts), k)
         starts = np.concatenate(([0], np.cumsum(kept)))
         rows = np.repeat(self.starts[:-1], kept) + np.arange(int(starts[-1])) - np.repeat(starts[:-1], kept)
-        return TrecColumns(self.topics, starts, self.docs.take(from_numpy(rows)), self.scores[rows],
+        at = rows if self.doc_order is None else self.doc_order[rows]
+        return TrecColumns(self.topics, starts, self.docs.take(from_numpy(at)), self.scores[rows],
                            self.grades[rows], self.judged[rows], self.first_line, self.labels)
 
 
@@ -357,12 +361,15 @@ def judgements(qrels) -> Judgements:
 
 def rank_columns(topic, docs, scores: np.ndarray, judged_by: Judgements, first_row: int = 0) -> TrecColumns | None:
     """Lines of a run (``topic`` and ``docs`` pyarrow strings, ``scores``) ranked and joined with the qrels; None
-    when a document comes twice for a topic. ``first_row``: the file line (0-based) of the first of them."""
+    when a document comes twice for a topic. ``first_row``: the file line (0-based) of the first of them.
+    ``topic`` may come dictionary-encoded already (pyarrow's ``dictionary_encode``: codes in first-appearance
+    order)."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     n = len(scores)
     # codes in first-appearance order (the order the line reader gives topics in); a qrels-only topic has none
-    topic_codes = pc.dictionary_encode(topic)
+    topic_codes = topic if pa.types.is_dictionary(topic.type) else pc.dictionary_encode(topic)
     del topic
     run_topic = to_numpy(topic_codes.indices).astype(np.int64)
     if _repeats(run_topic, docs):  # a document twice for a topic: the line reader names the line
@@ -399,10 +406,10 @@ def rank_columns(topic, docs, scores: np.ndarray, judged_by: Judgements, first_r
     starts = np.concatenate(([0], np.cumsum(np.bincount(topic_sorted, minlength=n_topics))))
     # codes are handed out in first-appearance order: a topic's first row is where the running maximum grows
     first_line = np.flatnonzero(np.diff(np.maximum.accumulate(run_topic), prepend=-1) > 0)
-    if order is not None:
-        docs, scores, grades, judged = docs.take(from_numpy(order)), scores[order], grades[order], judged[order]
+    if order is not None:  # the documents stay in file order (doc_order): only the kept top ones are taken
+        scores, grades, judged = scores[order], grades[order], judged[order]
     return TrecColumns(names.to_pylist(), starts, docs, scores, grades, judged, first_line + 1 + first_row,
-                       _labels(qrels_docs.to_pylist(), grade_of, offsets))
+                       _labels(qrels_docs.to_pylist(), grade_of, offsets), doc_order=order)
 
 
 def _labels(docs: list[str], grades: np.ndarray, offsets: np.ndarray) -> list[tuple[list[str], np.ndarray] | None]:
