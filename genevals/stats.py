@@ -93,7 +93,8 @@ def intervals(data: list[np.ndarray], out: list[tuple[float, float] | None], see
             stop = min(resamples, start + block)
             idx = rng.integers(0, size, size=(stop - start, size))
             for row, i in enumerate(members):
-                means[row, start:stop] = data[i][idx].mean(axis=1)
+                # np.take, not data[i][idx]: the same values, faster, and it lets the GIL go (stats_ahead)
+                means[row, start:stop] = np.take(data[i], idx).mean(axis=1)
         for row, i in enumerate(members):
             low, high = np.quantile(means[row], [alpha, 1.0 - alpha])
             out[i] = (float(low), float(high))
@@ -268,7 +269,7 @@ def paired_bootstrap_means_many(columns: Sequence[np.ndarray], seed: int, resamp
         stop = min(resamples, start + rows)
         idx = rng.integers(0, size, size=(stop - start, size))
         for i, diffs in enumerate(columns):
-            means[i, start:stop] = diffs[idx].mean(axis=1)
+            means[i, start:stop] = np.take(diffs, idx).mean(axis=1)
     return [np.sort(row) for row in means]
 
 
@@ -377,7 +378,7 @@ def agreement_cis(pred: Sequence[bool], gold: Sequence[bool], seed: int = DEFAUL
         return {k: None for k in STAT_NAMES}
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, size=(resamples, n))
-    pp, gg = p[idx], g[idx]
+    pp, gg = np.take(p, idx), np.take(g, idx)
     tp, fp = (pp & gg).sum(1), (pp & ~gg).sum(1)
     fn, tn = (~pp & gg).sum(1), (~pp & ~gg).sum(1)
     values: dict[str, list[float]] = {k: [] for k in STAT_NAMES}

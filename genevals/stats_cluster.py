@@ -50,7 +50,7 @@ def _resampled_means(sums: np.ndarray, counts: np.ndarray, seed: int, resamples:
     for start in range(0, resamples, rows):
         stop = min(resamples, start + rows)
         idx = rng.integers(0, k, size=(stop - start, k))
-        means[start:stop] = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
+        means[start:stop] = np.take(sums, idx).sum(axis=1) / np.take(counts, idx).sum(axis=1)
     return means
 
 

@@ -184,6 +184,14 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
         return None
     sel = spec.selected[0]
     total = digest.rows
+    keep = None if sel.outputs is None else sel.keep
+    batches = []  # every value is known: the summary's intervals are made while the files are written
+    for path, system, blocks, said in zip(paths, systems, runs, texts):
+        for ranked, (_, parts) in blocks:
+            for topics, cols in parts:
+                samples = [Sample(id=ranked.topics[t], answer="", system=system) for t in topics]
+                batches.append((path, system, ranked, topics, cols, said, ScoredBatch(samples, [(cols, keep)])))
+    _prefetch([batch for *_, batch in batches], spec.output.seed)
     spool = Spool(on_disk=False)
     if spec.before_writing is not None:  # --baseline looks for the run's ids among the plan's samples
         for system, blocks in zip(systems, runs):
@@ -196,17 +204,9 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
         writes = recorder.writer is not None
         if any(cut for blocks in runs for _, (cut, _) in blocks):  # the report says so
             recorder.results.meta["contexts_kept"] = {"per_topic": KEPT_CONTEXTS, "note": CONTEXTS_NOTE}
-        keep = None if sel.outputs is None else sel.keep
         scored: list[tuple[str, list[Sample], Columns]] = []  # for the paired comparisons, without rereading
         records = []  # each part's lines as records, for the report (genevals.report.held)
         interrupted = withdrawn = False
-        batches = []  # every value is known: the summary's intervals are made while the lines are written
-        for path, system, blocks, said in zip(paths, systems, runs, texts):
-            for ranked, (_, parts) in blocks:
-                for topics, cols in parts:
-                    samples = [Sample(id=ranked.topics[t], answer="", system=system) for t in topics]
-                    batches.append((path, system, ranked, topics, cols, said, ScoredBatch(samples, [(cols, keep)])))
-        _prefetch([batch for *_, batch in batches], recorder.seed)
         try:
             for path, system, ranked, topics, cols, said, batch in batches:
                 samples = batch.samples
