@@ -269,6 +269,8 @@ def _kept(ranked: Any, metric: Retrieval):
 def _paired(scored: list[tuple[str, list[Sample], Columns]], metrics: Sequence[str]) -> PairedValues:
     """The paired comparisons' values, as :meth:`PairedValues.from_folder` reads them from results.jsonl."""
     paired = PairedValues(metrics)
+    if len({system for system, _, _ in scored}) < 2:  # one system: no pair to compare, no values needed
+        return paired
     for system, samples, cols in scored:
         wanted = [m for m in paired.metrics if m in cols.values]
         for row, sample in enumerate(samples):
