@@ -28,9 +28,10 @@ from typing import Any
 
 from genevals.report.clean import text, whole
 from genevals.review.store import CITATION_VERDICTS, CitationDecision, StoreError, current
-from genevals.stats import binary_metrics, bootstrap_ci, confusion
+from genevals.stats import bootstrap_ci
 
 #: a :class:`genevals.review.claims.ReviewSample` (which holds this module's sentences: not imported back)
+from genevals.stats_agreement import binary_metrics, confusion
 ReviewSample = Any
 
 #: the results' metric whose details carry the sentences and their checked citations

@@ -30,9 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from genevals.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, binary_metrics
+from genevals.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
-#: the statistics a weighted confusion matrix gives (as genevals.stats.binary_metrics)
+#: the statistics a weighted confusion matrix gives (as genevals.stats_agreement.binary_metrics)
+
+from genevals.stats_agreement import binary_metrics
 STATS = ("accuracy", "kappa", "precision", "recall", "f1", "balanced_accuracy")
 
 
