@@ -25,7 +25,8 @@ import numpy as np
 
 from genevals.input.arrow_numpy import nonzero, to_numpy
 from genevals.input.source import open_file
-from genevals.input.trec_columns import (RUN_COLUMNS, Judgements, TrecColumns, _numpy, _scan, csv_options,
+from genevals.input.trec_check import scan
+from genevals.input.trec_columns import (RUN_COLUMNS, Judgements, TrecColumns, _numpy, csv_options,
                                          rank_columns)
 
 #: lines per block (a topic longer than this makes its block longer): some 8 MB of columns; at 2,000 x 1,000 the
@@ -45,7 +46,7 @@ def run_blocks(path: str | Path, judged_by: Judgements, rows: int = STREAM_ROWS)
     """The run's topics in blocks, in file order; raises :class:`NotClean`, :class:`Unsorted` or :class:`Tidy`
     (see the module).
 
-    The file's check (:func:`genevals.input.trec_columns._scan`: whether it reads as it is) runs in a thread while
+    The file's check (:func:`genevals.input.trec_check.scan`: whether it reads as it is) runs in a thread while
     the blocks are parsed and ranked (numpy, pyarrow and the file reads let the GIL go), so its verdict comes at
     the end: after the last block, or at the first error, one of the exceptions may still be raised, and the
     caller must keep nothing of the blocks until the generator is done (as it must anyway: a bad line may come
@@ -68,7 +69,7 @@ class Tidy(Unsorted):
 
 
 class _Check:
-    """:func:`_scan` of the run in a background thread; :meth:`verdict` raises what its verdict calls for."""
+    """:func:`scan` of the run in a background thread; :meth:`verdict` raises what its verdict calls for."""
 
     def __init__(self, path: str | Path) -> None:
         import threading
@@ -81,7 +82,7 @@ class _Check:
 
     def _work(self) -> None:
         try:
-            self._how = _scan(self._path, "--run")
+            self._how = scan(self._path, "--run")
         except BaseException as exc:  # raised in the reading thread by verdict()
             self._error = exc
 

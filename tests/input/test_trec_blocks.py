@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from genevals.input.trec_blocks import NotClean, Unsorted, run_blocks
-from genevals.input.trec_columns import _hashes, _pairs, _repeats, judgements, read_qrels_columns, read_run_columns
+from genevals.input.trec_check import _pairs
+from genevals.input.trec_columns import _hashes, _repeats, judgements, read_qrels_columns, read_run_columns
 
 
 def collection(folder: Path, topics: int = 60, depth: int = 800, seed: int = 5) -> tuple[Path, Path]:

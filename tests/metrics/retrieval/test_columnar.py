@@ -156,13 +156,13 @@ def test_trec_eval_test_collection(tmp_path: Path) -> None:
 def test_a_clean_file_is_read_as_it_is(tmp_path: Path) -> None:
     """Only a file that needs it is tidied (held whole, columns made one space apart): a clean run is read by
     pyarrow from its path, also when a 1 MiB block of the scan ends just after a space."""
-    from genevals.input.trec_columns import _scan
+    from genevals.input.trec_check import scan
 
     run = tmp_path / "run.txt"
     # a 23-byte line, then 24-byte ones: byte 2**20 - 2 is the space after a document id
     run.write_text("t1 Q0 d0000000 1 1.5 s\n" + "".join(f"t1 Q0 d{i:08d} 1 1.5 s\n" for i in range(1, 50_000)))
     assert run.read_bytes()[(1 << 20) - 2:(1 << 20) - 1] == b" "
-    assert _scan(run, "--run") == "as is"
+    assert scan(run, "--run") == "as is"
     tabbed = tmp_path / "tabbed.txt"
     tabbed.write_text(run.read_text().replace(" ", "\t"))
-    assert _scan(tabbed, "--run") == "tidied"
+    assert scan(tabbed, "--run") == "tidied"
