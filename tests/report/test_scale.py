@@ -19,7 +19,8 @@ from support.runs import HALLUCINATED, N_SCALE as N, UNSCORED, embedded, is_hall
 
 from genevals.output import runfolder
 from genevals.cli import main
-from genevals.report.model import MAX_DETAILED_SAMPLES, build_data, select_detailed
+from genevals.report.model import MAX_DETAILED_SAMPLES, build_data
+from genevals.report.samples import select_detailed
 from genevals.report.stats import compare_systems
 from genevals.report.values import SampleValues
 from genevals.stats import paired_comparison
