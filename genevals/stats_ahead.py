@@ -4,7 +4,8 @@ asks for their summary (the columnar retrieval path knows every value before it 
 An interval depends only on its column's values, the seed, the number of resamples and the confidence
 (:func:`genevals.stats.bootstrap_cis` draws each column length's indices from a fresh generator), so one made
 ahead is the one the summary would have made: it is kept under exactly those (the column's bytes included) and
-taken by :func:`genevals.stats.bootstrap_cis` when asked for (it looks here only once this module is loaded); a column it does not find is computed as always.
+taken by :func:`genevals.stats.bootstrap_cis` when asked for (it looks here only once this module is loaded); a
+column it does not find is computed as always.
 numpy lets the GIL go while it draws, gathers and sums, so the intervals are made while the caller builds its
 files' lines in Python (0.08 s of a 2,000-topic run's 32 outputs, off the critical path when a core is free).
 """

@@ -193,6 +193,22 @@ class LazyHelp(argparse._StoreAction):
         self._hidden = True
 
 
+def lazy_epilog(parser: argparse.ArgumentParser, make: Any) -> None:
+    """End ``parser``'s help with ``make()`` (as written: RawDescriptionHelpFormatter; None: no epilog), made when
+    the help is first shown, not each time the parser is built (what it reads may import every metric module)."""
+    formats = parser.format_help
+
+    def format_help() -> str:
+        if parser.epilog is None:
+            epilog = make()
+            if epilog is not None:
+                parser.formatter_class = argparse.RawDescriptionHelpFormatter
+                parser.epilog = epilog
+        return formats()
+
+    parser.format_help = format_help  # type: ignore[method-assign]
+
+
 class _Backends:
     """``--judge-backend``'s choices: the registered backends and the installed plugins', read from the registry
     when a value is checked or the help shown. The registry reads the plugins' entry points and the backends import

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, add_judge_option,
-                                 add_judge_options, judge_config, judge_option_split, option_type)
+                                 add_judge_options, judge_config, judge_option_split, lazy_epilog, option_type)
 from genevals.settings import Setting
 from genevals.utf8 import shown
 
@@ -49,23 +49,20 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         help="leave a pooled document that has no text unjudged (counted) instead of stopping")
     add_judge_options(parser)
     add_judge_option(parser)
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    formats = parser.format_help
-
-    def format_help() -> str:
-        # the offline grader's validation card, as `genevals metrics` shows a metric's: read when the help is
-        # shown, not each time any command builds its parser
-        from genevals.labels.card import card
-
-        offline = card("offline")
-        if offline is not None and parser.epilog is None:
-            parser.epilog = ("how far the offline grader's qrels can be trusted (benchmarks/bench_judged_qrels.py):"
-                             "\n" + "\n".join("  " + line for line in offline["lines"]))
-        return formats()
-
-    parser.format_help = format_help  # type: ignore[method-assign]
+    lazy_epilog(parser, _card_epilog)
     parser.set_defaults(handler=cmd_label)
     return parser
+
+
+def _card_epilog() -> str | None:
+    """The offline grader's validation card, as `genevals metrics` shows a metric's."""
+    from genevals.labels.card import card
+
+    offline = card("offline")
+    if offline is None:
+        return None
+    return ("how far the offline grader's qrels can be trusted (benchmarks/bench_judged_qrels.py):\n"
+            + "\n".join("  " + line for line in offline["lines"]))
 
 
 def _fail(message: str) -> int:

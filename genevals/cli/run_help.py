@@ -58,17 +58,11 @@ def shorten_validate(validate: argparse.ArgumentParser) -> None:
 def shorten(run: argparse.ArgumentParser) -> None:
     """Hide every option outside :data:`SHOWN` (still accepted) and end the help with the examples and one line
     per metric family pointing at its settings."""
+    from genevals.cli.common import lazy_epilog
+
     hide(run, SHOWN)
     run.formatter_class = argparse.RawDescriptionHelpFormatter
-    formats = run.format_help
-
-    def format_help() -> str:
-        # the families' lines need every metric module imported: done when the help is shown, not on every run
-        if run.epilog is None:
-            run.epilog = _epilog()
-        return formats()
-
-    run.format_help = format_help  # type: ignore[method-assign]
+    lazy_epilog(run, _epilog)  # the families' lines need every metric module imported
 
 
 def _epilog() -> str:

@@ -2,9 +2,9 @@
 of parsing its results.jsonl back: the columnar retrieval path hands its :class:`genevals.scored.Columns` over
 (:attr:`genevals.output.results.Results.held`). The store ends as :func:`genevals.report.model._scan_row` would
 leave it, line for line (``tests/report/test_held.py``). The embedded samples' lines come from the blocks too
-(:func:`held_lines`): their id, origin, texts, contexts and labels as ``json.loads`` gives them back (the scores and
-grades rounded for the page), without the metrics (a retrieval output has no drill-down), so the report parses none of results.jsonl (12.7 MB at 2,000 x
-1,000: 0.1-0.2 s).
+(:func:`held_lines`): their id, origin, texts, contexts and labels as ``json.loads`` gives them back (the scores
+and grades rounded for the page), without the metrics (a retrieval output has no drill-down), so the report parses
+none of results.jsonl (12.7 MB at 2,000 x 1,000: 0.1-0.2 s).
 """
 from __future__ import annotations
 
