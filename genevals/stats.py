@@ -278,16 +278,25 @@ def paired_means_of(columns: Sequence[np.ndarray], seed: int = DEFAULT_SEED, res
     """For each column of paired differences, the sorted resample means
     :func:`paired_comparison_of_differences` would compute (None where it makes none: fewer than
     :data:`MIN_PAIRS`), the columns of one size sharing their draws (:func:`paired_bootstrap_means_many`)."""
-    resamples = max(40, int(resamples))
+    resamples = _paired_resamples(resamples)
     out: list[np.ndarray | None] = [None] * len(columns)
     by_size: dict[int, list[int]] = {}
     for i, column in enumerate(columns):
-        if column.size >= max(2, MIN_PAIRS):
+        if _tested(column.size):
             by_size.setdefault(column.size, []).append(i)
     for members in by_size.values():
         for i, means in zip(members, paired_bootstrap_means_many([columns[i] for i in members], seed, resamples)):
             out[i] = means
     return out
+
+
+def _tested(n_pairs: int) -> bool:
+    """Whether n paired differences get a bootstrap (a CI and a p-value): at least 2 and :data:`MIN_PAIRS`."""
+    return n_pairs >= max(2, MIN_PAIRS)
+
+
+def _paired_resamples(resamples: int) -> int:
+    return max(40, int(resamples))  # from 40 on, p < 0.05 exactly when the interval excludes 0
 
 
 def paired_comparison_of_differences(metric: str, a_name: str, b_name: str, diffs: np.ndarray,
@@ -298,9 +307,9 @@ def paired_comparison_of_differences(metric: str, a_name: str, b_name: str, diff
     sorted resample means when already made (:func:`paired_means_of`, the same seed and resamples)."""
     if diffs.size < 2:
         return None
-    if diffs.size < MIN_PAIRS:
+    if not _tested(diffs.size):
         return untested(metric, a_name, b_name, int(diffs.size), float(diffs.mean()))
-    resamples = max(40, int(resamples))
+    resamples = _paired_resamples(resamples)
     if means is None:
         means = paired_bootstrap_means(diffs, seed, resamples, block)
     c = -(-resamples // 40)  # ceil(0.025 R)
