@@ -17,8 +17,8 @@ from typing import Any
 
 from genevals.settings import Setting
 
-EXIT_OK, EXIT_THRESHOLD, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
-EXIT_JUDGE_ERRORS = 3
+from genevals.lifecycle.exits import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS,  # noqa: F401
+                                      EXIT_OK, EXIT_THRESHOLD)
 
 
 def csv_list(text: str) -> list[str]:
@@ -154,13 +154,6 @@ def add_thresholds(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-coverage", type=share, default=None, metavar="SHARE",
                         help="a mean that covers less than this share of its samples gets no band and a "
                              "warning (default 0.8)")
-
-
-def recorded_thresholds(thresholds) -> dict[str, dict[str, float]]:
-    """{"fail_under": {metric: limit}, "fail_over": {...}} for the run's summary."""
-    from genevals.output.thresholds import KINDS
-
-    return {kind: {t.metric: t.limit for t in thresholds if t.kind == kind} for kind in KINDS}
 
 
 class LazyHelp(argparse._StoreAction):

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_THRESHOLD
+from genevals.lifecycle.course import otel_send
 
 _ENDPOINT_HELP = ("the OTLP/HTTP endpoint: a base URL (http://localhost:4318; /v1/logs is added) or the full logs "
                   "URL; headers such as credentials come from OTEL_EXPORTER_OTLP_HEADERS, never from a file")
@@ -44,45 +45,6 @@ def add_run_option(parser: argparse.ArgumentParser) -> None:
                              "the run's exit code")
 
 
-def problem(url: str | None) -> str | None:
-    """Why ``--otel-endpoint URL`` cannot work (the extra missing, a URL that is not http(s)), else None."""
-    from genevals.output import otel
-
-    if url is None:
-        return None
-    try:
-        otel.endpoint(url)
-    except otel.OtelError as exc:
-        return str(exc)
-    needs = otel.missing()
-    return f"--otel-endpoint: {needs}" if needs else None
-
-
-def _send(run_dir: Path, url: str | None) -> tuple[bool, str, str | None]:
-    """(all sent, the line to print, a problem recording it)."""
-    from genevals.output import otel
-
-    outcome = otel.send(run_dir, otel.endpoint(url))
-    return outcome.ok, outcome.line(), otel.record(run_dir, outcome)
-
-
-def after_run(args: argparse.Namespace) -> None:
-    """``run --otel-endpoint``: send the written run; what could not be sent is a warning (also with -q: the
-    events are lost to the dashboard until sent again)."""
-    if getattr(args, "otel_endpoint", None) is None:
-        return
-    try:
-        ok, line, unrecorded = _send(Path(args.out), args.otel_endpoint)
-    except ValueError as exc:  # OtelError: a run folder that cannot be read back
-        ok, line, unrecorded = False, f"could not send the results to OpenTelemetry: {exc}", None
-    if not ok:
-        print(f"genevals: warning: {line}", file=sys.stderr)
-    elif not args.quiet:
-        print(f"genevals: note: {line}", file=sys.stderr)
-    if unrecorded:
-        print(f"genevals: warning: could not record what was sent: {unrecorded}", file=sys.stderr)
-
-
 def cmd_otel(args: argparse.Namespace) -> int:
     from genevals.output import otel
 
@@ -96,7 +58,7 @@ def cmd_otel(args: argparse.Namespace) -> int:
         print(f"genevals: error: {needs}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        ok, line, unrecorded = _send(Path(args.run_dir), url)
+        ok, line, unrecorded = otel_send(Path(args.run_dir), url)
     except ValueError as exc:  # OtelError, or a results.jsonl line that is not a result
         print(f"genevals: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -20,17 +20,10 @@ def from_statuses(family: str, outcomes: Iterable[tuple[str, str | None]]) -> Ju
 
 def report(found: JudgeFailures, limit: float) -> bool:
     """Print the reasons to stderr; True when the share of judge failures is above ``limit`` (then say so)."""
-    for line in found.lines():
-        print(line, file=sys.stderr)
-    worst = found.worst()
-    if worst is None or found.share <= limit:
-        return False
-    family, errors, judged = worst
-    print(f"genevals: error: {errors} of {judged} {family} samples ({errors / judged:.0%}) ended in judge_error "
-          "or parse_error, "
-          f"more than --max-judge-errors {limit:g}; everything scored is written, but the judge needs fixing "
-          "(see the reasons above) before these numbers mean anything", file=sys.stderr)
-    return True
+    from genevals.lifecycle.course import judge_failures
+    from genevals.lifecycle.messages import Messages
+
+    return judge_failures(found, limit, Messages(lambda message: print(message.text, file=sys.stderr)))
 
 
 class JudgeProblem(Exception):

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from genevals.cli import agreement, export, failures, history, jury, run_help, runfile, runfile_merge, sources
-from genevals.cli.progress import Progress
+from genevals.cli import agreement, export, history, jury, run_help, runfile, runfile_merge, sources
 from genevals.cli.run_checks import check_options, unwritable_option
-from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, EXIT_THRESHOLD,
-                                 add_judge_option, add_judge_options, add_set_option, add_thresholds, csv_list,
-                                 declared, engine_setting, faithfulness_options, option_type, judge_config, judge_option_split, recorded_thresholds,
-                                 judge_unavailable, set_settings, whole_numbers)
+from genevals.cli.common import (EXIT_BAD_INPUT, add_judge_option, add_judge_options, add_set_option,
+                                 add_thresholds, csv_list, declared, engine_setting, faithfulness_options,
+                                 option_type, judge_option_split, set_settings, whole_numbers)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -154,38 +151,11 @@ def metric_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     return set_settings(args, options)  # an explicit --set wins over the flag for the same setting
 
 
-#: skipped rows named on the terminal without -v (skipped.jsonl has them all)
-SHOWN_SKIPPED = 5
-def _say(args: argparse.Namespace, line: str) -> None:
-    """A warning or a note, on stderr unless -q: -q leaves errors and gate results only (summary.json keeps
-    the warnings)."""
-    if not args.quiet:
-        print(line, file=sys.stderr)
-
-
-def _references_hint(error: str, summary: dict[str, Any]) -> str:
-    """For an error on samples without references, the input's column that may hold them, as its warning named
-    it (``; --map references=gold reads it``): said with the error, since -q shows no warning."""
-    from genevals.input.fields import REFERENCES_HINT
-
-    if "no_reference" not in error:
-        return ""
-    for warning in summary.get("meta", {}).get("unknown_fields") or ():
-        if REFERENCES_HINT in warning:
-            return f"; {warning.split(REFERENCES_HINT, 1)[1]}"
-    return ""
-
-
 def cmd_run(args: argparse.Namespace) -> int:
-    from genevals import engine
-    from genevals.cli import mapping
-    from genevals.cli.gates import check_run, unscored_requested
-    from genevals.engine.spec import LocalSettings, RaySettings, RunSpec
+    """Parse (done by argparse and the run file) -> check -> build and score -> the lifecycle -> its exit code."""
+    from genevals.cli import mapping, run_course
     from genevals.input.readers import InputError
-    from genevals.labels.provenance import run_meta as judged_qrels
-    from genevals.registry import UnknownMetric
-    from genevals.stats import DEFAULT_MIN_COVERAGE, DEFAULT_SEED
-    from genevals.output.thresholds import ThresholdError, failures as threshold_failures
+    from genevals.lifecycle import Lifecycle
 
     if getattr(args, "runfile_problem", None):  # the run file: read before the flags, so reported first
         print(f"genevals: error: {args.runfile_problem}", file=sys.stderr)
@@ -203,127 +173,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         except InputError as exc:
             print(f"genevals: error: {exc}", file=sys.stderr)
             return EXIT_BAD_INPUT
-    problem = problem or check_options(args) or agreement.problem(args) or export.problem(args.otel_endpoint)
-    recorder = history.Recorder(args)
-    problem = problem or recorder.start()
+    problem = problem or check_options(args)
+    if problem is None and args.no_history and args.history is not None:
+        problem = "--history and --no-history: give one of them"
+    course = Lifecycle(run_course.settings(args), run_course.printer(args.quiet))
+    problem = problem or course.check()
     if problem is not None:
         print(f"genevals: error: {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    bar = None
-    min_coverage = DEFAULT_MIN_COVERAGE if args.min_coverage is None else args.min_coverage
-    column_map: dict[str, str] = {}
-    ignore: tuple[str, ...] = ()
-    try:
-        column_map, ignore = mapping.read(args)
-        try:
-            # the run file's [judge] fields, under --judge-option and the judge flags
-            judge = judge_config(args, **{**runfile_merge.judge_fields(args), **judge_option_split(args)[0]})
-        except ValueError as exc:
-            raise InputError("judge options", None, None, str(exc)) from None
-        judge, bad_jury = jury.apply(args, judge)
-        if bad_jury:
-            print(f"genevals: error: {bad_jury}", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        if args.engine == "ray":
-            settings: LocalSettings | RaySettings = RaySettings(
-                address=args.ray_address, judge_concurrency=args.ray_judge_actors or RaySettings.judge_concurrency)
-        else:
-            settings = LocalSettings(workers=args.workers)
-        settle = failures.judge_settler(check=not args.no_preflight,
-                                        eager=args.engine == "ray" or (args.no_judge_cache and not args.resume))
-        try:
-            spec = RunSpec.build(sources.data(args), sources.metrics(args), options=runfile_merge.metric_options(args, metric_options),
-                                 judge=judge,
-                                 column_map=column_map, on_error="skip" if args.on_error == "skip" else "raise",
-                                 strict=args.strict, out_dir=args.out, resume=args.resume,
-                                 seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False,
-                                 meta={"input": str(getattr(sources.data(args), "name", args.input)),
-                                       **recorded_thresholds(args.thresholds),
-                                       "min_coverage": min_coverage,
-                                       **({"ignored_fields": list(ignore)} if ignore else {}),
-                                       **judged_qrels(args.qrels)},
-                                 engine=settings, language=args.language, settle_judge=settle,
-                                 before_writing=recorder.check_input, ignore_fields=ignore,
-                                 history_tokens=args.history_tokens)
-        except failures.JudgeProblem as exc:
-            print(f"genevals: error: {exc}", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        for family, why in (spec.output.meta.get("left_out") or {}).items():  # said before the wait, not after
-            _say(args, f"genevals: note: {family} left out: {why}")
-        if args.thresholds:  # checked against what the metrics declare, before anything is scored
-            check_run(args.thresholds, spec.selected)
-        agreement.check_run(args, spec.selected)
-        bar = None if args.quiet else Progress("sample")
-        results = engine.run(spec, bar)
-    except (InputError, UnknownMetric, ThresholdError) as exc:
-        print(f"genevals: error: {mapping.from_file(str(exc), args, column_map)}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except ConnectionError as exc:  # --ray-address that does not answer, or refuses this client
-        print(f"genevals: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except PermissionError as exc:  # an --out folder (or a file in it) this user may not write
-        print(f"genevals: error: {exc.filename or args.out}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except judge_unavailable() as exc:  # found at the first call the cache could not answer; the rest is written
-        print(f"genevals: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print(f"\ngenevals: interrupted; partial results and summary are in {args.out}", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    finally:
-        if bar is not None:
-            bar.close()
-    summary = results.summary()
-    agreed = agreement.gate(args, summary)  # recorded in summary.json before the report reads it
-    for warning in summary.get("meta", {}).get("unknown_fields") or ():
-        strict = "" if warning.startswith("ignored field ") else " (--strict makes this an error)"
-        _say(args, f"genevals: warning: {warning}{strict}")
-    if args.verbose and ignore:
-        _say(args, f"genevals: note: ignored fields (no warning names them): {', '.join(ignore)}")
-    from genevals.registry import preset
-    from genevals.report.model import build_data
-    from genevals.report.render import write_page
-    from genevals.output.comparing import directions_of
-    from genevals.output.runfolder import REPORT_FILE, read_outputs
-    from genevals.output.terminal import leaderboard_lines
-
-    report_data = build_data([Path(args.out)], args.thresholds or None, min_coverage=min_coverage,
-                             on_values=recorder.values, held=[results.held])
-    report_path = write_page(report_data, Path(args.out) / REPORT_FILE)
-    if not args.quiet:
-        named = [name for name in args.metrics or () if not preset(name)]
-        print(results.to_table(verbose=args.verbose, all_outputs=args.all_outputs, requested=named))
-        for line in leaderboard_lines(summary, directions_of(read_outputs(args.out))):
-            print(line)
-        shown = results.skipped if args.verbose else results.skipped[:SHOWN_SKIPPED]
-        for row in shown:
-            print(f"skipped {row.origin}: {row.field or '-'}: {row.reason}", file=sys.stderr)
-        if len(shown) < len(results.skipped):
-            print(f"skipped ... and {len(results.skipped) - len(shown)} more rows (-v, or {Path(args.out)}/"
-                  "skipped.jsonl)", file=sys.stderr)
-        print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
-    for family, warning in (summary.get("meta", {}).get("judge_warnings") or {}).items():
-        _say(args, f"genevals: note: {family}: {warning}")
-    if (summary.get("meta", {}).get("qrels_judged_by") or {}).get("note"):
-        _say(args, f"genevals: note: --qrels: {summary['meta']['qrels_judged_by']['note']}")
-    for note in sources.unshared_ids_notes(args, report_data):
-        _say(args, f"genevals: warning: {note}")
-    unscored, notes = unscored_requested(args.metrics, summary)
-    for note in notes:
-        _say(args, f"genevals: note: {note}")
-    for error in unscored:
-        print(f"genevals: error: {error}{_references_hint(error, summary)}", file=sys.stderr)
-    missed = threshold_failures(agreement.decided(args, args.thresholds, agreed), summary.get("systems", {}))
-    for failure in missed:
-        print(f"genevals: threshold missed: {failure}", file=sys.stderr)
-    compared = recorder.finish(summary, spec.judge)  # EXIT_BAD_INPUT: a baseline that compared nothing
-    export.after_run(args)  # the files are written: a backend that fails loses none of them
-    if failures.report(results.judge_failures, args.max_judge_errors):
-        return EXIT_JUDGE_ERRORS
-    if agreed is not None and not agreed.passed:
-        return EXIT_JUDGE_ERRORS
-    if compared == EXIT_BAD_INPUT:
-        return EXIT_BAD_INPUT
-    return EXIT_THRESHOLD if missed or unscored or compared else EXIT_OK
-
-
+    scored = run_course.score(args, course, metric_options)
+    if isinstance(scored, int):
+        return scored
+    results, spec, ignore = scored
+    return course.finish(results, spec.judge, run_course.show(args, ignore)).exit_code

@@ -182,6 +182,9 @@ class Results:
     #: the values as blocks still held in memory (the columnar retrieval path: :mod:`genevals.report.held`), so
     #: that the report need not parse results.jsonl back for them; None otherwise
     held: Any = field(default=None, repr=False, compare=False)
+    #: what the run's gates found (:class:`genevals.lifecycle.Verdict`), set by the lifecycle once it is done;
+    #: None for results that went through none
+    verdict: Any = field(default=None, repr=False, compare=False)
 
     def __iter__(self) -> Iterator[SampleResult]:
         return iter(self.samples)

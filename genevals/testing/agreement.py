@@ -1,16 +1,15 @@
 """The agreement gate in :func:`~genevals.testing.assert_scores` (``require_agreement=LABELS, min_kappa=0.6``,
 also through the ``genevals`` marker): as ``genevals run --require-agreement`` (:mod:`genevals.validation.gate`),
-the labels and the minimum are checked before anything is scored, the agreement is measured on the run's own
-labelled samples, and a judge that does not reach the minimum (or whose labels are too few to tell) fails the
-test before any gate on a judge-backed output may pass or fail it.
+the labels and the minimum are checked here before anything is scored, naming the test's arguments; the run's
+lifecycle (:mod:`genevals.lifecycle.agreement`) measures the agreement on the run's own labelled samples, and a
+judge that does not reach the minimum (or whose labels are too few to tell) fails the test before any gate on a
+judge-backed output may pass or fail it.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-
-from genevals.output import thresholds as th
 
 
 class Required:
@@ -61,35 +60,3 @@ def check_metrics(metrics: Any, evaluate: Mapping[str, Any]) -> None:
         raise ValueError(f"require_agreement: the labels are compared with the hallucination judge's "
                          f"{VERDICT_OUTPUT} verdict ({', '.join(JUDGE_FAMILIES)}), which these metrics do not "
                          f"compute; add '{VERDICT_OUTPUT}' to metrics")
-
-
-def measure(asked: Required, results: Any, out_dir: Any) -> Any:
-    """The agreement on ``results`` (its samples kept), recorded in its summary (and summary.json, when the run
-    wrote a folder)."""
-    from genevals.output.runfolder import SUMMARY_FILE
-    from genevals.stats import DEFAULT_SEED
-    from genevals.validation.gate import from_results, measure as measured, record
-
-    seed = getattr(results, "seed", None)
-    found = measured(asked.rows, from_results(results.samples), asked.min_kappa, asked.source,
-                     seed=seed if isinstance(seed, int) else DEFAULT_SEED)
-    summary = results.summary()
-    if out_dir is not None and (Path(out_dir) / SUMMARY_FILE).is_file():
-        record(out_dir, summary, found)
-    else:
-        summary.setdefault("meta", {})["judge_agreement"] = found.to_dict()
-    return found
-
-
-def decided(gates: Sequence[th.Threshold], found: Any) -> tuple[list[th.Threshold], list[str]]:
-    """(the gates that may decide, a line for each set aside): all of them unless the judge failed its agreement
-    gate, when those on its outputs are set aside."""
-    from genevals import registry
-    from genevals.validation.gate import judged_outputs
-
-    if found is None or found.passed:
-        return list(gates), []
-    judged = set(judged_outputs({g.metric: registry.declaration_of(g.metric) or {} for g in gates}))
-    kept = [g for g in gates if g.metric not in judged]
-    return kept, [f"gate not checked: {g.kind}[{g.metric!r}] = {g.limit:g}: the judge did not pass "
-                  "require_agreement" for g in gates if g.metric in judged]

@@ -137,16 +137,6 @@ def judge_failure(results: Results, limit: float) -> list[str]:
             "the judge is fixed", *(_short(line, 3 * _CUT) for line in found.lines())]
 
 
-def unscored(metrics: Any, summary: Mapping[str, Any]) -> list[str]:
-    """A metric asked for that scored no sample of a system, or no metric that scored anything (exit 1 on the
-    command line, as :func:`genevals.cli.gates.unscored_requested` decides)."""
-    from genevals.cli.gates import unscored_requested
-
-    names = [metrics] if isinstance(metrics, str) else None if metrics is None else list(metrics)
-    errors, _notes = unscored_requested(names, summary)
-    return [f"genevals: {_short(error, 3 * _CUT)}" for error in errors]
-
-
 def assert_scores(data: Any, metrics: Sequence[str] | None = None, *, fail_under: Mapping[str, float] | None = None,
                   fail_over: Mapping[str, float] | None = None, worst: int = WORST,
                   max_judge_errors: float = MAX_JUDGE_ERRORS, require_agreement: Any = None,
@@ -168,7 +158,7 @@ def assert_scores(data: Any, metrics: Sequence[str] | None = None, *, fail_under
     __tracebackhide__ = True  # a failed test shows the test's own line and the message
 
     arguments.check_names(evaluate)
-    given = gates(fail_under, fail_over)
+    gates(fail_under, fail_over)  # refused here, naming the gate, before anything is read
     worst = arguments.count(worst, "worst")
     max_judge_errors = arguments.fraction(max_judge_errors, "max_judge_errors")
     asked = agreement.required(require_agreement, min_kappa)
@@ -179,17 +169,28 @@ def assert_scores(data: Any, metrics: Sequence[str] | None = None, *, fail_under
     if asked is not None:
         agreement.check_metrics(metrics, evaluate)
     try:
-        results = score(data, metrics, **evaluate)
+        results = score(data, metrics, fail_under=fail_under, fail_over=fail_over, max_judge_errors=max_judge_errors,
+                        require_agreement=require_agreement, min_kappa=None if asked is None else asked.min_kappa,
+                        **evaluate)
     except JudgeUnavailable as exc:  # a BaseException (no sample's failure): the run stopped, nothing scored
         raise JudgeFailed(f"genevals: the judge cannot answer, nothing was scored: {_short(exc, 3 * _CUT)}", None,
                           [str(exc)]) from None
-    judged = judge_failure(results, max_judge_errors)
-    agreed = agreement.measure(asked, results, evaluate.get("out_dir")) if asked is not None else None
-    given, set_aside = agreement.decided(given, agreed)
-    summary = results.summary()
-    failed = unscored(metrics, summary)
-    systems = summary.get("systems") or {}
-    missed = {gate: found for gate in given if (found := th.failures([gate], systems))}
+    raise_failed(results, worst, max_judge_errors)
+    return results
+
+
+def raise_failed(results: Results, worst: int, max_judge_errors: float) -> None:
+    """Raise what the run's verdict (:class:`genevals.lifecycle.Verdict`, the exit code ``genevals run`` would
+    exit with) says failed, with a message worth reading; nothing when it passed."""
+    __tracebackhide__ = True
+    verdict = results.verdict
+    judged = judge_failure(results, max_judge_errors) if verdict.judge_failed else []
+    agreed = verdict.agreement
+    set_aside = [f"gate not checked: {g.kind}[{g.metric!r}] = {g.limit:g}: the judge did not pass "
+                 "require_agreement" for g in verdict.set_aside]
+    failed = [f"genevals: {_short(error, 3 * _CUT)}" for error in verdict.unscored]
+    systems = results.summary().get("systems") or {}
+    missed = {gate: found for gate in verdict.thresholds if (found := th.failures([gate], systems))}
     lines = [line for found in missed.values() for line in found]
     disagreed = [] if agreed is None or agreed.passed else [f"genevals: {agreed.line()}",
                                                             *(f"genevals: {line}" for line in set_aside)]
@@ -201,7 +202,6 @@ def assert_scores(data: Any, metrics: Sequence[str] | None = None, *, fail_under
         raise AgreementFailed(message, results, disagreed[:1] + failed + lines, agreed)
     if failed or missed:
         raise ScoresFailed(message, results, failed + lines)
-    return results
 
 
 def checked(judge: Any) -> Any:

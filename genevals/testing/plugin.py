@@ -12,7 +12,6 @@ where genevals is installed, so it imports nothing of genevals until a test asks
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -74,14 +73,10 @@ def cache_folder(config: pytest.Config) -> str | None:
         return None
 
 
-def _write_report(out: Any) -> str | None:
-    """The run folder's report.html, when the run wrote one's data (a judge that stopped the run wrote none)."""
-    from genevals.output.runfolder import SUMMARY_FILE
-    from genevals.report import write_report
-
-    if out is None or not (Path(out) / SUMMARY_FILE).is_file():
-        return None
-    return str(write_report([out], Path(out) / "report.html"))
+def _report(results: Any) -> Any:
+    """The report.html the run's lifecycle wrote (None when the judge stopped the run before it wrote one)."""
+    verdict = getattr(results, "verdict", None)
+    return None if verdict is None else verdict.report
 
 
 class Gate:
@@ -109,17 +104,15 @@ class Gate:
         self.runs += 1
         if arguments.get("out_dir") is None:  # out_dir=None too: the report needs a folder
             arguments["out_dir"] = self.tmp_path / ("genevals" if self.runs == 1 else f"genevals-{self.runs}")
-        out = arguments["out_dir"]
+        arguments.setdefault("report", True)
         try:
-            results = assert_scores(arguments.pop("data"), **arguments)
+            return assert_scores(arguments.pop("data"), **arguments)
         except ScoresFailed as exc:  # the report of a failed run is where one looks first
-            report = _write_report(out)
+            report = _report(exc.results)
             shown = f"{exc}\nreport: {report}" if report else str(exc)
             again = type(exc)(shown, exc.results, exc.missed)
             again.__dict__.update({k: v for k, v in vars(exc).items() if k not in vars(again)})  # .agreement
             raise again from None
-        _write_report(out)
-        return results
 
 
 @pytest.fixture

@@ -1,0 +1,149 @@
+"""``genevals run`` as a driver of the run's lifecycle (:mod:`genevals.lifecycle`): its options become the
+lifecycle's :class:`~genevals.lifecycle.Settings` and a :class:`~genevals.engine.spec.RunSpec`, the lifecycle's
+lines are printed as they come (``-q`` leaves errors and gate results only), and the terminal shows the table
+once the report is written."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from genevals.cli import jury, runfile_merge, sources
+from genevals.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, judge_config, judge_option_split, judge_unavailable
+
+#: skipped rows named on the terminal without -v (skipped.jsonl has them all)
+SHOWN_SKIPPED = 5
+
+
+def settings(args: argparse.Namespace) -> Any:
+    """The lifecycle's settings from the options."""
+    from genevals.lifecycle import Settings
+
+    data = sources.data(args)
+    return Settings(out_dir=Path(args.out), metrics=tuple(args.metrics) if args.metrics is not None else None,
+                    thresholds=tuple(args.thresholds), min_coverage=args.min_coverage,
+                    max_judge_errors=args.max_judge_errors, require_agreement=args.require_agreement,
+                    min_kappa=args.min_kappa, seed=args.seed, history=args.history, record=not args.no_history,
+                    baseline=args.baseline, otel_endpoint=args.otel_endpoint, report=True,
+                    input_name=str(getattr(data, "name", args.input)), input_given=args.input,
+                    from_traces=bool(args.from_format), dry_run=bool(getattr(args, "dry_run", False)))
+
+
+def printer(quiet: bool) -> Callable[[Any], None]:
+    """Print a lifecycle line where it goes; with -q, errors and gate results only."""
+    def emit(message: Any) -> None:
+        if not (quiet and message.quiet_hides):
+            print(message.text, file=sys.stdout if message.stream == "stdout" else sys.stderr)
+
+    return emit
+
+
+def say(args: argparse.Namespace, line: str) -> None:
+    """A warning or a note, on stderr unless -q."""
+    if not args.quiet:
+        print(line, file=sys.stderr)
+
+
+def show(args: argparse.Namespace, ignore: tuple[str, ...]) -> Callable[[Any, Any, Path | None], None]:
+    """What the terminal shows once the report is written: the table, the leaderboard, the skipped rows and the
+    files written."""
+    def table(results: Any, _data: Any, report_path: Path | None) -> None:
+        from genevals.output.comparing import directions_of
+        from genevals.output.runfolder import read_outputs
+        from genevals.output.terminal import leaderboard_lines
+        from genevals.registry import preset
+
+        if args.verbose and ignore:
+            say(args, f"genevals: note: ignored fields (no warning names them): {', '.join(ignore)}")
+        if args.quiet:
+            return
+        named = [name for name in args.metrics or () if not preset(name)]
+        print(results.to_table(verbose=args.verbose, all_outputs=args.all_outputs, requested=named))
+        for line in leaderboard_lines(results.summary(), directions_of(read_outputs(args.out))):
+            print(line)
+        shown = results.skipped if args.verbose else results.skipped[:SHOWN_SKIPPED]
+        for row in shown:
+            print(f"skipped {row.origin}: {row.field or '-'}: {row.reason}", file=sys.stderr)
+        if len(shown) < len(results.skipped):
+            print(f"skipped ... and {len(results.skipped) - len(shown)} more rows (-v, or {Path(args.out)}/"
+                  "skipped.jsonl)", file=sys.stderr)
+        print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
+
+    return table
+
+
+def build(args: argparse.Namespace, course: Any, column_map: dict[str, str], ignore: tuple[str, ...],
+          metric_options: Callable[[argparse.Namespace], dict[str, Any]]) -> Any:
+    """The run's RunSpec, its judge settled; the lifecycle's gates checked against its metrics."""
+    from genevals.cli import failures
+    from genevals.engine.spec import LocalSettings, RaySettings, RunSpec
+    from genevals.input.readers import InputError
+    from genevals.labels.provenance import run_meta as judged_qrels
+    from genevals.stats import DEFAULT_SEED
+
+    try:  # the run file's [judge] fields, under --judge-option and the judge flags
+        judge = judge_config(args, **{**runfile_merge.judge_fields(args), **judge_option_split(args)[0]})
+    except ValueError as exc:
+        raise InputError("judge options", None, None, str(exc)) from None
+    judge, bad_jury = jury.apply(args, judge)
+    if bad_jury:
+        raise failures.JudgeProblem(bad_jury)
+    if args.engine == "ray":
+        engine: LocalSettings | RaySettings = RaySettings(
+            address=args.ray_address, judge_concurrency=args.ray_judge_actors or RaySettings.judge_concurrency)
+    else:
+        engine = LocalSettings(workers=args.workers)
+    settle = failures.judge_settler(check=not args.no_preflight,
+                                    eager=args.engine == "ray" or (args.no_judge_cache and not args.resume))
+    meta = {**course.settings.meta(), **({"ignored_fields": list(ignore)} if ignore else {}),
+            **judged_qrels(args.qrels)}
+    spec = RunSpec.build(sources.data(args), sources.metrics(args),
+                         options=runfile_merge.metric_options(args, metric_options), judge=judge,
+                         column_map=column_map, on_error="skip" if args.on_error == "skip" else "raise",
+                         strict=args.strict, out_dir=args.out, resume=args.resume,
+                         seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False, meta=meta,
+                         engine=engine, language=args.language, settle_judge=settle,
+                         before_writing=course.before_writing, ignore_fields=ignore,
+                         history_tokens=args.history_tokens)
+    for family, why in (spec.output.meta.get("left_out") or {}).items():  # said before the wait, not after
+        say(args, f"genevals: note: {family} left out: {why}")
+    course.check_selected(spec.selected)  # before anything is scored
+    return spec
+
+
+def score(args: argparse.Namespace, course: Any,
+          metric_options: Callable[[argparse.Namespace], dict[str, Any]]) -> tuple[Any, Any, Any] | int:
+    """(results, spec, ignored fields) of the scored run, or the exit code of a run that could not be scored, said."""
+    from genevals import engine
+    from genevals.cli import failures, mapping
+    from genevals.cli.progress import Progress
+    from genevals.input.readers import InputError
+    from genevals.output.thresholds import ThresholdError
+    from genevals.registry import UnknownMetric
+
+    bar, column_map = None, {}
+    try:
+        column_map, ignore = mapping.read(args)
+        spec = build(args, course, column_map, ignore, metric_options)
+        bar = None if args.quiet else Progress("sample")
+        return engine.run(spec, bar), spec, ignore
+    except (InputError, UnknownMetric, ThresholdError) as exc:
+        return _error(mapping.from_file(str(exc), args, column_map))
+    except (failures.JudgeProblem, ConnectionError) as exc:  # ConnectionError: a --ray-address that refuses us
+        return _error(str(exc))
+    except PermissionError as exc:  # an --out folder (or a file in it) this user may not write
+        return _error(f"{exc.filename or args.out}: {exc.strerror or exc}")
+    except judge_unavailable() as exc:  # found at the first call the cache could not answer; the rest is written
+        return _error(str(exc))
+    except KeyboardInterrupt:
+        print(f"\ngenevals: interrupted; partial results and summary are in {args.out}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _error(message: str) -> int:
+    print(f"genevals: error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
