@@ -78,18 +78,3 @@ def data(args: argparse.Namespace) -> Any:
 def metrics(args: argparse.Namespace) -> list[str] | None:
     """The metrics asked for; with TREC runs and none asked for, retrieval only."""
     return TREC_METRICS if args.trec_runs and args.metrics is None else args.metrics
-
-
-def unshared_ids_notes(args: argparse.Namespace, report_data: Any) -> list[str]:
-    """The report's line on systems that share no question id, with the fix for this input: a trace's id is its
-    trace id, which no other system's trace shares, whatever the question."""
-    from genevals.report.render import unshared_ids_notes as notes
-
-    found = notes(report_data)
-    if not found or not args.from_format:
-        return found
-    labels = [system["label"] for system in report_data["systems"]]
-    pairs = [f"'{labels[a]}' and '{labels[b]}'" for a, b in report_data.get("unshared_ids") or ()]
-    return [f"systems {', '.join(pairs)} share no question id, so they are not compared. A trace's id is its trace "
-            "id, which differs between systems' traces of the same question: run again with --map id=question to "
-            "pair them by question"]

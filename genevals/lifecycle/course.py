@@ -53,13 +53,16 @@ class Lifecycle:
         """RunSpec's ``before_writing``: the baseline settled against the input just read."""
         self.recorder.check_input(plan)
 
-    def check_selected(self, selected: Sequence[Any]) -> None:
-        """Before scoring, against what the selected metrics declare: ThresholdError for a threshold no output
-        can meet, InputError for an agreement gate on a run that computes no verdict."""
+    def check_selected(self, selected: Sequence[Any], computed_gates: bool = True) -> None:
+        """Before scoring, against what the selected metrics declare: ThresholdError for a threshold on an output
+        the run does not compute (unless not ``computed_gates``: the API's and pytest's gate on a metric not
+        computed is a missed gate, as it is in ``genevals report``), InputError for an agreement gate on a run
+        that computes no verdict."""
         from genevals import registry
         from genevals.input.readers import InputError
 
-        gates.check_thresholds(self.settings.thresholds, selected)
+        if computed_gates:
+            gates.check_thresholds(self.settings.thresholds, selected)
         if self.asked is not None:
             problem = agreement.computed(registry.declarations(selected))
             if problem is not None:
