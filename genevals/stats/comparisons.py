@@ -14,13 +14,13 @@ significant), and their ``test`` says "too few pairs to test". No multiple-compa
 """
 from __future__ import annotations
 
-import math
 import re
 from itertools import combinations
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from genevals.finite import num
 from genevals.keys import id_digest
 from genevals.stats.bootstrap import DEFAULT_SEED
 from genevals.stats.cluster import paired_clustered_differences
@@ -55,19 +55,6 @@ LOWER_IS_BETTER = frozenset({"first_relevant_rank", "contradiction_rate", "unver
 _LOWER_PATTERN = re.compile(r"(^|_)(rank|latency|cost|error_rate|hallucination_rate)(_|$)")
 
 Differences = Callable[[int, int, str], "np.ndarray | None"]
-
-
-def num(value: Any, digits: int | None = 6) -> float | None:
-    """A finite number (rounded to ``digits``, as the report shows it), else None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        value = float(value)
-    except OverflowError:
-        return None
-    if not math.isfinite(value):
-        return None
-    return value if digits is None else round(value, digits)
 
 
 def describe_test(seed: int, resamples: int = PAIRED_RESAMPLES) -> str:
