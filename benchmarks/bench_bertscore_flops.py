@@ -58,6 +58,7 @@ def main() -> None:
 
     import bench_bertscore
     from machine import machine
+    from genevals.metrics.semantic import bertscore_embed as be
     from genevals.metrics.semantic import bertscore_model as bm
 
     cands, refs = bench_bertscore.workload("shared", 1500)
@@ -66,12 +67,12 @@ def main() -> None:
     load_before = machine()["load"]
 
     def padded(seqs, ranges, pad):
-        return [bm.padded_batch(seqs[start:end], max(len(s) for s in seqs[start:end]), pad) for start, end in ranges]
+        return [be.padded_batch(seqs[start:end], max(len(s) for s in seqs[start:end]), pad) for start, end in ranges]
 
     rows = []
     for runtime in ("onnxruntime", "torch"):
         loaded = bm.load(spec, bm.DEFAULT_LAYER, "cpu", runtime=runtime)
-        embedder = bm.Embedder(loaded)
+        embedder = be.Embedder(loaded)
         seqs = sorted((embedder.ids(t) for t in texts), key=len, reverse=True)
         real = sum(len(s) for s in seqs)
         ours = padded(seqs, embedder._batches([len(s) for s in seqs]), loaded.tokenizer.pad_token_id)

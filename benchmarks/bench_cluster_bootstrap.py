@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.machine import machine  # noqa: E402
 from genevals.stats import bootstrap_ci  # noqa: E402
-from genevals.stats_cluster import cluster_bootstrap_ci  # noqa: E402
+from genevals.stats.cluster import cluster_bootstrap_ci  # noqa: E402
 
 TRUE_MEAN = 0.6
 SCENARIOS = ("binary", "continuous", "independent")

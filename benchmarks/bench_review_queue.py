@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from genevals.review.queue import draw  # noqa: E402
-from genevals.stats_agreement import agreement_cis, binary_metrics, confusion  # noqa: E402
+from genevals.stats.agreement import agreement_cis, binary_metrics, confusion  # noqa: E402
 from genevals.validation.weighted import weighted_agreement  # noqa: E402
 
 #: stratum -> (share of the run's answers, the judge's accuracy there)
@@ -45,7 +45,7 @@ NOTE = ("\nStrata (share of the run, the judge's accuracy there): " + ", ".join(
     "accuracy over its answers (a finite population). *queue, weighted*: `genevals.review.queue.draw` then "
     "`genevals.validation.weighted.weighted_agreement` (stratified estimate, stratified percentile bootstrap CI), "
     "the code `genevals review --queue` and `genevals validate` run. *queue, unweighted*: the plain mean of the "
-    "same labels with `genevals.stats_agreement.agreement_cis` (what `validate` reported before). *interesting first*: the "
+    "same labels with `genevals.stats.agreement.agreement_cis` (what `validate` reported before). *interesting first*: the "
     "first 200 answers in informative order (disputed, then uncertain, then settled; random within each), plain "
     "mean. The weighted CI covers the truth in at least 93% of runs and is unbiased; the unweighted estimates "
     "are biased low because the judge errs most where they look first. `tests/validation/test_weighted.py` runs "

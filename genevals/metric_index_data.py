@@ -53,6 +53,7 @@ MODULES = (
     'genevals.metrics.rubric',
     'genevals.metrics.rubric.rubric',
     'genevals.metrics.semantic',
+    'genevals.metrics.semantic.bertscore_embed',
     'genevals.metrics.semantic.bertscore_match',
     'genevals.metrics.semantic.bertscore_model',
     'genevals.metrics.semantic.bertscore_ort',

@@ -1,9 +1,9 @@
-"""genevals.comparisons: the paired comparisons, the headline choice and the leaderboard, on small cases worked
+"""genevals.stats.comparisons: the paired comparisons, the headline choice and the leaderboard, on small cases worked
 out by hand."""
 import numpy as np
 import pytest
 
-from genevals import comparisons as cmp
+from genevals.stats import comparisons as cmp
 from genevals.keys import id_digest
 from genevals.stats import paired_comparison_of_differences
 

@@ -4,7 +4,7 @@ import pytest
 
 from genevals.stats import (MIN_PAIRS, bootstrap_ci, paired_bootstrap_means, paired_comparison, summarise,
                             too_few_pairs_text)
-from genevals.stats_cluster import paired_clustered
+from genevals.stats.cluster import paired_clustered
 
 
 def test_bootstrap_is_seeded_and_brackets_the_mean():

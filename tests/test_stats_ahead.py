@@ -1,12 +1,11 @@
-"""Bootstrap intervals made ahead in a thread (genevals.stats_ahead): the summary that takes them is the one it
+"""Bootstrap intervals made ahead in a thread (genevals.stats.ahead): the summary that takes them is the one it
 would have computed, byte for byte, and what was not made ahead is computed as always."""
 import json
 
 import numpy as np
 
-from genevals import stats_ahead
-from genevals.stats import DEFAULT_SEED, summarise_many
-from genevals.stats_ahead import prefetch_summaries
+from genevals.stats import DEFAULT_SEED, ahead, summarise_many
+from genevals.stats.ahead import prefetch_summaries
 
 
 def _columns(seed: int):
@@ -23,11 +22,11 @@ def _summaries(columns, seed=DEFAULT_SEED):
 def test_intervals_made_ahead_are_the_ones_the_summary_computes():
     columns = _columns(1)
     want = _summaries(columns)
-    assert not stats_ahead.pending()
+    assert not ahead.pending()
     prefetch_summaries(columns)
-    assert stats_ahead.pending()
+    assert ahead.pending()
     assert _summaries(columns) == want
-    assert not stats_ahead.pending()  # each interval handed out once
+    assert not ahead.pending()  # each interval handed out once
 
 
 def test_other_columns_and_another_seed_are_computed_as_always():
@@ -38,14 +37,14 @@ def test_other_columns_and_another_seed_are_computed_as_always():
     assert _summaries(columns, seed=7) == want_seeded
     shared = [[0.1, 0.2, 0.2]]
     prefetch_summaries(shared)  # the same values in another run's column: the same interval, taken
-    assert _summaries([[0.2, 0.1, 0.2]]) == _summaries(shared) and not stats_ahead.pending()
+    assert _summaries([[0.2, 0.1, 0.2]]) == _summaries(shared) and not ahead.pending()
     prefetch_summaries(columns)
-    stats_ahead.wait()
-    assert len(stats_ahead._made) == 5  # what nobody took stays until the next start, which drops it
+    ahead.wait()
+    assert len(ahead._made) == 5  # what nobody took stays until the next start, which drops it
     fourth = _summaries(_columns(4))
     prefetch_summaries(_columns(4))
-    stats_ahead.wait()
-    assert len(stats_ahead._made) == 5 and stats_ahead.take(list(stats_ahead._made))  # the new columns' alone
+    ahead.wait()
+    assert len(ahead._made) == 5 and ahead.take(list(ahead._made))  # the new columns' alone
     prefetch_summaries(_columns(4))
     assert _summaries(_columns(4)) == fourth
 
@@ -53,6 +52,17 @@ def test_other_columns_and_another_seed_are_computed_as_always():
 def test_a_failed_prefetch_leaves_the_summary_to_compute_everything():
     columns = _columns(5)
     want = _summaries(columns)
-    stats_ahead.start(lambda: 1 / 0)
+    ahead.start(lambda: 1 / 0)
     assert _summaries(columns) == want
-    assert not stats_ahead.pending()
+    assert not ahead.pending()
+
+
+def test_the_stats_package_does_not_load_it():
+    """Only a caller that makes intervals ahead loads the module; a summary looks there only once it is loaded."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from genevals.stats import summarise, summarise_many; summarise([0.1, 0.2], ['ok', 'ok']); "
+            "print('genevals.stats.ahead' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "False"

@@ -28,7 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from genevals.grounding import checker
-from genevals.stats import agreement_cis, binary_metrics, confusion
+from genevals.stats.agreement import agreement_cis, binary_metrics, confusion
 
 WEIGHTS = [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0), (0.5, 0.5, 0.0), (0.5, 0.0, 0.5), (0.0, 0.5, 0.5),
            (0.5, 0.25, 0.25), (0.25, 0.5, 0.25), (0.25, 0.25, 0.5), (0.34, 0.33, 0.33), (0.75, 0.25, 0.0),

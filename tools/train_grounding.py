@@ -41,7 +41,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from genevals.grounding import accuracy, checker, detector, figure, phrases
-from genevals.stats import binary_metrics, confusion
+from genevals.stats.agreement import binary_metrics, confusion
 from genevals.validation.labels import gold_label, gold_spans
 from genevals.validation.spans import span_intersection, span_length, span_scores
 

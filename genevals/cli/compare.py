@@ -86,7 +86,7 @@ def _run(path: str, which: str) -> dict[str, Any]:
 
 def _metrics(asked: Sequence[str] | None, runs: Sequence[Mapping[str, Any]]) -> list[str]:
     """The compared metrics: those asked for (each one every run has), else the headline of those they share."""
-    from genevals.comparisons import headline_metrics
+    from genevals.stats.comparisons import headline_metrics
     from genevals.output.comparing import gated
 
     per_run = [list(dict.fromkeys(m for per in run["summary"]["systems"].values() for m in per)) for run in runs]
@@ -105,7 +105,7 @@ def _metrics(asked: Sequence[str] | None, runs: Sequence[Mapping[str, Any]]) -> 
 
 def _worse_side(c: Mapping[str, Any], directions: Mapping[str, str]) -> str | None:
     """The system significantly worse in comparison ``c`` (its "a" or "b" name), or None."""
-    from genevals.comparisons import higher_is_better
+    from genevals.stats.comparisons import higher_is_better
 
     if not c.get("significant") or not c.get("mean_difference"):
         return None

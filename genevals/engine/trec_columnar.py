@@ -42,7 +42,7 @@ from genevals.metrics.retrieval.retrieval import Retrieval
 from genevals.output.comparing import PairedValues
 from genevals.output.results import Results, SummaryPart
 from genevals.scored import Columns, ScoredBatch
-from genevals.stats_ahead import prefetch_summaries
+from genevals.stats.ahead import prefetch_summaries
 from genevals.types import Sample
 
 def applies(spec: Any) -> bool:

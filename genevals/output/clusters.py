@@ -8,7 +8,7 @@ from __future__ import annotations
 from array import array
 from typing import Any, Iterable, Mapping
 
-from genevals.stats_cluster import conversation_code, summarise_clustered
+from genevals.stats.cluster import conversation_code, summarise_clustered
 
 
 class ClusterCodes:

@@ -16,12 +16,12 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from genevals import comparisons
+from genevals.stats import comparisons
 from genevals.keys import id_digest
 from genevals.output import runfolder
 from genevals.output.thresholds import KINDS
 from genevals.stats import DEFAULT_SEED
-from genevals.stats_cluster import conversation_code
+from genevals.stats.cluster import conversation_code
 from genevals.types import OK, SampleResult
 
 

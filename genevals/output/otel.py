@@ -29,7 +29,6 @@ from __future__ import annotations
 import datetime
 import json
 import logging
-import math
 import os
 import re
 import time
@@ -40,6 +39,7 @@ from typing import Any, Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 from genevals.extras import missing as missing_extra
+from genevals.finite import num
 from genevals.output.runfolder import (OTEL_FILE, iter_rows, read_manifest, read_outputs, read_summary,
                                        write_whole)
 from genevals.types import ERROR, JUDGE_ERROR, OK, PARSE_ERROR
@@ -141,23 +141,12 @@ def _link(row: Mapping[str, Any]) -> tuple[int, int]:
     return trace_id, span_id if 0 < span_id < 1 << 64 else 0
 
 
-def _finite(value: Any) -> float | None:
-    """A score as a float, or None for what is no finite number (10**400 in a hand-edited file included)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        found = float(value)
-    except OverflowError:
-        return None
-    return found if math.isfinite(found) else None
-
-
 def attributes(name: str, result: Mapping[str, Any]) -> dict[str, Any]:
     """The conventions' attributes of one metric result (results.jsonl's ``{"value", "status", "reason"}``)."""
     status = result.get("status") or OK
     status = status if isinstance(status, str) else ERROR  # a hand-edited file: no status, no score
     out: dict[str, Any] = {"gen_ai.evaluation.name": name}
-    value = _finite(result.get("value"))
+    value = num(result.get("value"), None)
     if status == OK and value is not None:
         out["gen_ai.evaluation.score.value"] = value
     else:  # the status says what the score is; a number would pass for one

@@ -61,7 +61,7 @@ def difference_line(c: Mapping[str, Any], directions: Mapping[str, str] | None =
                     b: str = "") -> str:
     """One comparison as "metric: better over worse by d [CI], p, n pairs" (the CI of better minus worse);
     ``a``/``b`` name the systems when the comparison's own names are not enough (two runs)."""
-    from genevals.comparisons import higher_is_better  # here: it loads numpy, which `genevals --help` must not
+    from genevals.stats.comparisons import higher_is_better  # here: it loads numpy, which `genevals --help` must not
 
     name_a, name_b = a or visible(c["a"]), b or visible(c["b"])
     d = c.get("mean_difference") or 0.0

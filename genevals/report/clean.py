@@ -16,32 +16,15 @@ only ever sets ``textContent``). A malformed part is dropped or given its defaul
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping  # not typing's: its isinstance is several times slower
 from typing import Any, Callable, Sequence
 
+from genevals.finite import num
 from genevals.types import ALL_VERDICT_LABELS, UNVERIFIABLE, Claim, Verdict
 
 #: The metric whose details carry the judge's claims and verdicts (judge-backed families write its outputs).
 CLAIMS_METRIC = "faithfulness"
-
-
-def num(value: Any, digits: int | None = 6) -> float | None:
-    """A finite number (rounded to ``digits`` for display), else None."""
-    if type(value) is float:  # most calls (every context's score, every value): no further checks
-        if value - value != 0.0:  # inf or nan
-            return None
-        return value if digits is None else round(value, digits)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        value = float(value)
-    except OverflowError:  # an integer past a double's range (a 400-digit score in a results file)
-        return None
-    if not math.isfinite(value):
-        return None
-    return value if digits is None else round(value, digits)
 
 
 def rounded(values: Any, digits: Any) -> list[float | None]:
@@ -204,22 +187,27 @@ def _page_verdict(verdict: Verdict, contexts: Sequence[Mapping[str, Any]]) -> di
     return out
 
 
+def interval(ci: Any) -> list[float | None] | None:
+    """A stored 95% interval ``[low, high]``, cleaned; None unless it is a list of two."""
+    return [num(ci[0]), num(ci[1])] if isinstance(ci, list) and len(ci) == 2 else None
+
+
+def per_output(value: Any, clean: Callable[[Mapping[str, Any]], dict[str, Any]]) -> dict[str, dict[str, Any]] | None:
+    """A summary meta entry of output -> figures (``judge_repeats``, ``jury``), each output's figures cleaned by
+    ``clean``; None when it is not an object or holds none."""
+    if not isinstance(value, Mapping):
+        return None
+    return {text(name): clean(figures) for name, figures in value.items() if isinstance(figures, Mapping)} or None
+
+
 def page_repeats(value: Any) -> dict[str, dict[str, Any]] | None:
     """A system's ``meta.judge_repeats`` entry (output -> flip rate, spread, intervals), cleaned; None when
     the run was not judged repeatedly."""
-    if not isinstance(value, Mapping):
-        return None
-    out = {}
-    for name, r in value.items():
-        if not isinstance(r, Mapping):
-            continue
-        ci = r.get("ci95_judge")
-        out[text(name)] = {"n": whole(r.get("repeats")), "unit": text(r.get("unit")), "flip": num(r.get("flip_rate")),
-                           "unstable": whole(r.get("unstable")), "units": whole(r.get("units")),
-                           "spread": num(r.get("mean_spread")), "mean": num(r.get("mean_over_repeats")),
-                           "ci": [num(ci[0]), num(ci[1])] if isinstance(ci, list) and len(ci) == 2 else None,
-                           "failed": whole(r.get("failed_repeats")) or 0, "policy": text(r.get("policy"))}
-    return out or None
+    return per_output(value, lambda r: {
+        "n": whole(r.get("repeats")), "unit": text(r.get("unit")), "flip": num(r.get("flip_rate")),
+        "unstable": whole(r.get("unstable")), "units": whole(r.get("units")), "spread": num(r.get("mean_spread")),
+        "mean": num(r.get("mean_over_repeats")), "ci": interval(r.get("ci95_judge")),
+        "failed": whole(r.get("failed_repeats")) or 0, "policy": text(r.get("policy"))})
 
 
 def page_judge(details: Mapping[str, Any], answer: str, contexts: Sequence[Mapping[str, Any]]) -> dict | None:
@@ -300,11 +288,10 @@ def page_summary(metrics: Any) -> dict[str, Any]:
     for name, m in (metrics.items() if isinstance(metrics, Mapping) else ()):
         if not isinstance(m, Mapping):
             continue
-        ci = m.get("ci95")
         statuses = m.get("statuses")
         out[text(name)] = {
             "mean": num(m.get("mean")),
-            "ci95": [num(ci[0]), num(ci[1])] if isinstance(ci, list) and len(ci) == 2 else None,
+            "ci95": interval(m.get("ci95")),
             "scored": whole(m.get("scored")) or 0,
             "unscored": whole(m.get("unscored")) or 0,
             "statuses": ({text(k): v for k, v in statuses.items() if whole(v) is not None}

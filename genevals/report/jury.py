@@ -4,26 +4,21 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from genevals.report.clean import num, text, whole
+from genevals.report.clean import interval, num, per_output, text, whole
 
 
 def page_jury(value: Any) -> dict[str, dict[str, Any]] | None:
     """Output -> its jury figures for one system, or None when the run had no jury."""
-    if not isinstance(value, Mapping):
-        return None
-    out = {}
-    for name, j in value.items():
-        if not isinstance(j, Mapping):
-            continue
-        ci = j.get("ci95_jury")
-        pairs = j.get("pairwise_kappa") if isinstance(j.get("pairwise_kappa"), Mapping) else {}
-        costs = j.get("cost") if isinstance(j.get("cost"), Mapping) else {}
-        out[text(name)] = {
-            "judges": [text(n) for n in j.get("judges") or () if isinstance(n, str)],
-            "unit": text(j.get("unit")), "samples": whole(j.get("samples")) or 0,
-            "fleiss": num(j.get("fleiss_kappa")), "pairs": {text(k): num(v) for k, v in pairs.items()},
-            "rate": num(j.get("disagreement_rate")), "split": whole(j.get("split_units")),
-            "units": whole(j.get("units")), "mean": num(j.get("mean_over_judges")),
-            "ci": [num(ci[0]), num(ci[1])] if isinstance(ci, list) and len(ci) == 2 else None,
-            "cost": {text(k): num(v) for k, v in costs.items()}, "policy": text(j.get("policy"))}
-    return out or None
+    return per_output(value, _figures)
+
+
+def _figures(j: Mapping[str, Any]) -> dict[str, Any]:
+    pairs = j.get("pairwise_kappa") if isinstance(j.get("pairwise_kappa"), Mapping) else {}
+    costs = j.get("cost") if isinstance(j.get("cost"), Mapping) else {}
+    return {
+        "judges": [text(n) for n in j.get("judges") or () if isinstance(n, str)],
+        "unit": text(j.get("unit")), "samples": whole(j.get("samples")) or 0,
+        "fleiss": num(j.get("fleiss_kappa")), "pairs": {text(k): num(v) for k, v in pairs.items()},
+        "rate": num(j.get("disagreement_rate")), "split": whole(j.get("split_units")),
+        "units": whole(j.get("units")), "mean": num(j.get("mean_over_judges")), "ci": interval(j.get("ci95_jury")),
+        "cost": {text(k): num(v) for k, v in costs.items()}, "policy": text(j.get("policy"))}

@@ -1,6 +1,6 @@
 // leaderboard.js: the Overview's first screen, the answer: one sentence saying what the run found, the leaderboard
 // (systems as rows, the headline metrics as columns, the best per column and each significant paired difference
-// against it marked; D.leaderboard, built by genevals.comparisons.leaderboard), then the caveats, one line each
+// against it marked; D.leaderboard, built by genevals.stats.comparisons.leaderboard), then the caveats, one line each
 // that expands (<details>), so that none of them pushes the scores off the first screen.
 
 function labelIndex(label) {

@@ -20,7 +20,7 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
-from genevals import comparisons
+from genevals.stats import comparisons
 from genevals.output import thresholds
 from genevals.report import bands, stats
 from genevals.report.jury import page_jury
@@ -195,7 +195,7 @@ def _run_info(run: Run, name: str, n_samples: int) -> dict[str, Any]:
 
 
 def _stored_comparisons(runs: Sequence[Run], systems: Sequence[tuple[int, str]]):
-    """``known(a, b, metric)`` for :func:`genevals.comparisons.compare_systems`: the comparison a run's
+    """``known(a, b, metric)`` for :func:`genevals.stats.comparisons.compare_systems`: the comparison a run's
     summary.json already holds for two of its own systems (made by the same function, seed and resamples when
     the run ended), so the Compare tab shows those figures without bootstrapping them again."""
     stored: dict[tuple[int, str, str, str], Mapping[str, Any]] = {}
@@ -216,7 +216,7 @@ def _stored_comparisons(runs: Sequence[Run], systems: Sequence[tuple[int, str]])
 
 def _leaderboard(system_info: Sequence[Mapping[str, Any]], facts: Sequence[Mapping[str, Any]],
                  page_comparisons: Sequence[Mapping[str, Any]], gated: Sequence[str]) -> dict[str, Any]:
-    """The Overview's leaderboard (:func:`genevals.comparisons.leaderboard`) from the page's own summaries and
+    """The Overview's leaderboard (:func:`genevals.stats.comparisons.leaderboard`) from the page's own summaries and
     paired comparisons (the Compare tab's), so the two tabs show the same figures; systems by their labels."""
     labels = [info["label"] for info in system_info]
     summaries = {info["label"]: {name: dict(s, coverage=bands.coverage(s)) for name, s in info["summary"].items()}

@@ -4,7 +4,7 @@ counts, summaries for runs without summary.json, and seeded paired comparisons b
 All of them read :class:`~genevals.report.values.SampleValues` one metric column at a time, so memory stays
 flat in the number of samples.
 
-Paired comparisons are :func:`genevals.comparisons.compare_systems` (the one definition summary.json, the
+Paired comparisons are :func:`genevals.stats.comparisons.compare_systems` (the one definition summary.json, the
 terminal and ``genevals compare`` use too) on the question ids two systems share, matched here through their
 64-bit digests and taken in digest order: the same figures as summary.json's ``comparisons``. Only meaningful
 pairs are compared: systems of the same run, and the same system across runs (see :func:`meaningful_pairs`).
@@ -15,9 +15,9 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from genevals import comparisons
+from genevals.stats import comparisons
 # re-exported: the report's callers (and the history's baseline) name them here
-from genevals.comparisons import ALL_PAIRS_MAX_SYSTEMS, PAIRED_RESAMPLES, Differences, meaningful_pairs  # noqa: F401
+from genevals.stats.comparisons import ALL_PAIRS_MAX_SYSTEMS, PAIRED_RESAMPLES, Differences, meaningful_pairs  # noqa: F401
 from genevals.report.clean import page_summary
 from genevals.report.values import SampleValues
 from genevals.stats import DEFAULT_SEED, summarise
@@ -152,7 +152,7 @@ def compare_systems(samples: SampleValues | Iterable[Mapping[str, Any]], labels:
                     metrics: Sequence[str], seed: int = DEFAULT_SEED,
                     groups: Sequence[tuple[Any, str]] | None = None,
                     all_pairs: bool = False, known: Any = None) -> list[dict[str, Any]]:
-    """:func:`genevals.comparisons.compare_systems` of a :class:`SampleValues` (values by metric position in
+    """:func:`genevals.stats.comparisons.compare_systems` of a :class:`SampleValues` (values by metric position in
     ``metrics``) or of sample dicts with ``sys``, ``id`` and ``v`` (a metric name -> value mapping); ``known``:
     the comparisons the runs' summaries already hold."""
     if isinstance(samples, SampleValues):

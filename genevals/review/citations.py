@@ -31,7 +31,7 @@ from genevals.review.store import CITATION_VERDICTS, CitationDecision, StoreErro
 from genevals.stats import bootstrap_ci
 
 #: a :class:`genevals.review.claims.ReviewSample` (which holds this module's sentences: not imported back)
-from genevals.stats_agreement import binary_metrics, confusion
+from genevals.stats.agreement import binary_metrics, confusion
 ReviewSample = Any
 
 #: the results' metric whose details carry the sentences and their checked citations

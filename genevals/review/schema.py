@@ -6,13 +6,17 @@ from genevals.review.records import CITATION_DECISIONS, CITATION_VERDICTS, DECIS
 
 SCHEMA_VERSION = 3
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS decisions (
-    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+#: the columns every table of decisions starts with: the row, who decided, when, and on which answer
+_DECIDED_COLUMNS = ("id", "reviewer", "time", "system", "sample_id")
+_DECIDED = """    id          INTEGER PRIMARY KEY AUTOINCREMENT,
     reviewer    TEXT NOT NULL CHECK (length(reviewer) BETWEEN 1 AND {max_reviewer}),
     time        TEXT NOT NULL,
     system      TEXT NOT NULL,
-    sample_id   TEXT NOT NULL,
+    sample_id   TEXT NOT NULL,""".format(max_reviewer=MAX_REVIEWER)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS decisions (
+{decided}
     claim_index INTEGER,
     span_start  INTEGER,
     span_end    INTEGER,
@@ -22,16 +26,12 @@ CREATE TABLE IF NOT EXISTS decisions (
     CHECK (claim_index IS NOT NULL OR (span_start IS NOT NULL AND span_end IS NOT NULL))
 );
 CREATE INDEX IF NOT EXISTS decisions_sample ON decisions (system, sample_id);
-""".format(max_reviewer=MAX_REVIEWER, max_note=MAX_NOTE, decisions=", ".join(f"'{d}'" for d in DECISIONS))
+""".format(decided=_DECIDED, max_note=MAX_NOTE, decisions=", ".join(f"'{d}'" for d in DECISIONS))
 
 #: added in version 2 (a version 1 file gets it when first opened for writing)
 _CITATION_SCHEMA = """
 CREATE TABLE IF NOT EXISTS citation_decisions (
-    id          INTEGER PRIMARY KEY AUTOINCREMENT,
-    reviewer    TEXT NOT NULL CHECK (length(reviewer) BETWEEN 1 AND {max_reviewer}),
-    time        TEXT NOT NULL,
-    system      TEXT NOT NULL,
-    sample_id   TEXT NOT NULL,
+{decided}
     sentence    INTEGER NOT NULL CHECK (sentence >= 0),
     context     INTEGER NOT NULL CHECK (context >= 0),
     digest      TEXT NOT NULL,
@@ -41,7 +41,7 @@ CREATE TABLE IF NOT EXISTS citation_decisions (
     note        TEXT NOT NULL DEFAULT '' CHECK (length(note) <= {max_note})
 );
 CREATE INDEX IF NOT EXISTS citation_decisions_sample ON citation_decisions (system, sample_id);
-""".format(max_reviewer=MAX_REVIEWER, max_note=MAX_NOTE, verdicts=", ".join(f"'{v}'" for v in CITATION_VERDICTS),
+""".format(decided=_DECIDED, max_note=MAX_NOTE, verdicts=", ".join(f"'{v}'" for v in CITATION_VERDICTS),
            decisions=", ".join(f"'{d}'" for d in CITATION_DECISIONS))
 #: added in version 3: whether a decision was made blind (``genevals review --blind``), and the review queue
 #: (``--queue N``: :mod:`genevals.review.queue`), drawn once per store
@@ -66,10 +66,10 @@ CREATE TABLE IF NOT EXISTS queue_strata (
 #: what each version adds to the one before (version 1: the claim decisions)
 MIGRATIONS = {1: _SCHEMA, 2: _CITATION_SCHEMA, 3: _QUEUE_SCHEMA}
 #: the columns each table must have to be read, from the version that added them on
-COLUMNS = (("decisions", 1, ("id", "reviewer", "time", "system", "sample_id", "claim_index", "span_start",
-                              "span_end", "digest", "decision", "note")),
-            ("citation_decisions", 2, ("id", "reviewer", "time", "system", "sample_id", "sentence", "context",
-                                       "digest", "shown", "decision", "corrected", "note")),
+COLUMNS = (("decisions", 1, (*_DECIDED_COLUMNS, "claim_index", "span_start", "span_end", "digest", "decision",
+                              "note")),
+            ("citation_decisions", 2, (*_DECIDED_COLUMNS, "sentence", "context", "digest", "shown", "decision",
+                                       "corrected", "note")),
             ("decisions", 3, ("blind",)),
             ("queue", 3, ("position", "system", "sample_id", "stratum", "inclusion_probability")),
             ("queue_strata", 3, ("stratum", "size", "drawn", "seed", "time")))

@@ -7,7 +7,7 @@ reviewers and the judge's precision on the claims reviewed.
   of all flagged claims in the run.
 * **Agreement**: for each pair of reviewers, the claims both called *confirmed* or *false alarm* (``unsure`` is
   left out and counted), and Cohen's :math:`\kappa = (p_o - p_e) / (1 - p_e)` of those two binary decisions
-  (:func:`genevals.stats_agreement.binary_metrics`); None when :math:`p_e = 1`.
+  (:func:`genevals.stats.agreement.binary_metrics`); None when :math:`p_e = 1`.
 * **Judge precision**: of the flagged claims whose reviewers reached a verdict (a strict majority of their
   confirmed / false alarm decisions; ties and unsure-only left out), the share confirmed as hallucinations,
   with a percentile-bootstrap 95% interval (:func:`genevals.stats.bootstrap_ci`).
@@ -25,7 +25,7 @@ from genevals.review.claims import ReviewSample, digest
 from genevals.review.store import Decision, current
 from genevals.stats import bootstrap_ci
 
-from genevals.stats_agreement import binary_metrics, confusion
+from genevals.stats.agreement import binary_metrics, confusion
 Samples = Mapping[tuple[str, str], ReviewSample]
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from genevals import types
-from genevals.stats_agreement import agreement_cis, binary_metrics, confusion
+from genevals.stats.agreement import agreement_cis, binary_metrics, confusion
 from genevals.types import Sample
 from genevals.validation.labels import row_to_sample, scored
 

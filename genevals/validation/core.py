@@ -28,7 +28,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from genevals import registry, types
 from genevals.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
-from genevals.stats_agreement import agreement_cis, binary_metrics, confusion
+from genevals.stats.agreement import agreement_cis, binary_metrics, confusion
 from genevals.types import Claim, MetricResult, Verdict
 from genevals.validation.labels import gold_label, gold_spans, row_to_sample, scored
 from genevals.validation.spans import merge_spans, span_length, span_scores

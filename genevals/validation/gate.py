@@ -30,7 +30,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from genevals.settings import Setting
 from genevals.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
-from genevals.stats_agreement import agreement_cis, binary_metrics, confusion
+from genevals.stats.agreement import agreement_cis, binary_metrics, confusion
 from genevals.validation.labels import LabelledInputError, check_row, gold_label, load_labelled
 
 #: the least kappa the judge must reach (Landis and Koch's "substantial" begins at 0.6)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from genevals import types
-from genevals.stats_agreement import agreement_cis, binary_metrics, confusion
+from genevals.stats.agreement import agreement_cis, binary_metrics, confusion
 
 FIGURES = ("f1", "precision", "recall", "accuracy", "balanced_accuracy", "kappa")
 

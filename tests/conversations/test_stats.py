@@ -11,7 +11,7 @@ import pytest
 from conversations import forms
 
 from genevals.stats import bootstrap_ci
-from genevals.stats_cluster import cluster_bootstrap_ci, clusters_of, paired_clustered
+from genevals.stats.cluster import cluster_bootstrap_ci, clusters_of, paired_clustered
 from genevals.output import runfolder
 
 

@@ -77,7 +77,7 @@ def test_the_api_summary_compares_the_same_way(run):
 def test_the_compare_tab_takes_the_summary_s_comparisons_instead_of_computing_them(run, monkeypatch):
     """The Compare tab reads summary.json's comparisons for a run's own systems: no paired bootstrap is run
     again for them, and the figures are the summary's."""
-    from genevals import comparisons
+    from genevals.stats import comparisons
 
     summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     calls = []

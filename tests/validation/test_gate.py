@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from genevals.stats_agreement import agreement_cis, binary_metrics, confusion
+from genevals.stats.agreement import agreement_cis, binary_metrics, confusion
 from genevals.validation.gate import (BELOW, NO_MATCH, PASSED, TOO_FEW, Judged, from_rows, judged_outputs, measure,
                                       read_labels, wilson_lower)
 from genevals.validation.labels import LabelledInputError

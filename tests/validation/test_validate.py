@@ -17,7 +17,7 @@ from genevals.judge.protocol import PermanentError
 from genevals.metrics.faithfulness.cascade import Cascade
 from genevals.metrics.faithfulness.faithfulness import Faithfulness
 from genevals.metrics.faithfulness.grounding import Grounding
-from genevals.stats_agreement import agreement_cis, binary_metrics, confusion
+from genevals.stats.agreement import agreement_cis, binary_metrics, confusion
 from genevals.types import MetricResult
 from genevals.validation import LabelledInputError, build_metric, load_labelled, validate, write_outputs
 from genevals.validation.core import Rule, predicted_spans

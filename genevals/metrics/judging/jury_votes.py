@@ -121,7 +121,7 @@ def split(totals: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str
 
 
 def _kappas(names: Sequence[str], units: Sequence[Sequence[str | None]]) -> dict[str, Any]:
-    from genevals.stats_agreement import cohen_kappa, fleiss_kappa  # numpy: not at import (genevals --help)
+    from genevals.stats.agreement import cohen_kappa, fleiss_kappa  # numpy: not at import (genevals --help)
 
     complete = [u for u in units if all(x is not None for x in u)]
     pairwise = {}

@@ -1,2 +1,3 @@
 """BERTScore: the metric (semantic), its model and layer (bertscore_model, bertscore_ort for the ONNX forward
-pass), greedy matching with idf (bertscore_match) and its settings (bertscore_settings)."""
+pass), the embedding of texts in batches with a cache (bertscore_embed), greedy matching with idf
+(bertscore_match) and its settings (bertscore_settings)."""

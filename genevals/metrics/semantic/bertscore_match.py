@@ -2,7 +2,7 @@
 
 The numbers are bert-score's own (``bert_score.utils.greedy_cos_idf`` and the idf formula of ``get_idf_dict``,
 idf(t) = log((N + 1) / (df(t) + 1)), with [CLS] and [SEP] weighted 0 when idf is off); this module feeds them
-texts already embedded once by :class:`~genevals.metrics.semantic.bertscore_model.Embedder`.
+texts already embedded once by :class:`~genevals.metrics.semantic.bertscore_embed.Embedder`.
 """
 from __future__ import annotations
 

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from genevals.metrics.semantic import bertscore_match as bmatch
+from genevals.metrics.semantic import bertscore_embed as be
 from genevals.metrics.semantic import bertscore_model as bm
 from genevals.metrics.semantic import bertscore_settings
 from genevals.metrics.semantic.bertscore_ort import RUNTIMES
@@ -123,7 +124,7 @@ class BertScore(Metric):
                     f"named models and genevals one for {bm.DEFAULT_MODEL_NAME}; pass baseline=PATH "
                     f"(a LAYER,P,R,F file) or drop rescaling")
         self._baseline = None
-        self._embedder: bm.Embedder | None = None
+        self._embedder: be.Embedder | None = None
         self._run_idf: defaultdict | None = None
         self._run_idf_docs = 0
         self._idf_counter: bmatch.IdfCounter | None = None
@@ -177,12 +178,12 @@ class BertScore(Metric):
 
     # ---------------------------------------------------------------- setup
     @property
-    def embedder(self) -> bm.Embedder:
+    def embedder(self) -> be.Embedder:
         """The embedder (model loaded on first use; the model itself is shared per process)."""
         if self._embedder is None:
             loaded = bm.load(self.spec, self.layer, bm.pick_device(self.requested_device), self.fast_tokenizer,
                              self.runtime)
-            self._embedder = bm.Embedder(loaded, self.batch_size, self.cache_mb)
+            self._embedder = be.Embedder(loaded, self.batch_size, self.cache_mb)
         return self._embedder
 
     @property

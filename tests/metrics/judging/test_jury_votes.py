@@ -5,7 +5,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from genevals.metrics.judging import jury_votes
-from genevals.stats_agreement import cohen_kappa, fleiss_kappa
+from genevals.stats.agreement import cohen_kappa, fleiss_kappa
 
 W = {"a": 1.0, "b": 1.0, "c": 1.0}
 

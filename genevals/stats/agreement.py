@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from genevals.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
+from genevals.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 
 #: Every agreement statistic :func:`binary_metrics` returns, in order.

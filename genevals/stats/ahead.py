@@ -17,7 +17,7 @@ from typing import Any, Callable, Hashable, Iterable, Mapping
 
 import numpy as np
 
-from genevals.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, intervals
+from genevals.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, intervals
 
 _lock = threading.Lock()
 _made: dict[Hashable, Any] = {}

@@ -14,17 +14,18 @@ significant), and their ``test`` says "too few pairs to test". No multiple-compa
 """
 from __future__ import annotations
 
-import math
 import re
 from itertools import combinations
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from genevals.finite import num
 from genevals.keys import id_digest
-from genevals.stats import (DEFAULT_SEED, MIN_PAIRS, TOO_FEW_PAIRS, paired_comparison_of_differences,
-                            paired_means_of, too_few_pairs_text)
-from genevals.stats_cluster import paired_clustered_differences
+from genevals.stats.bootstrap import DEFAULT_SEED
+from genevals.stats.cluster import paired_clustered_differences
+from genevals.stats.paired import (MIN_PAIRS, TOO_FEW_PAIRS, paired_comparison_of_differences, paired_means_of,
+                                   too_few_pairs_text)
 
 #: Above this many systems, each is compared with the first only, not every pair.
 ALL_PAIRS_MAX_SYSTEMS = 4
@@ -54,19 +55,6 @@ LOWER_IS_BETTER = frozenset({"first_relevant_rank", "contradiction_rate", "unver
 _LOWER_PATTERN = re.compile(r"(^|_)(rank|latency|cost|error_rate|hallucination_rate)(_|$)")
 
 Differences = Callable[[int, int, str], "np.ndarray | None"]
-
-
-def num(value: Any, digits: int | None = 6) -> float | None:
-    """A finite number (rounded to ``digits``, as the report shows it), else None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        value = float(value)
-    except OverflowError:
-        return None
-    if not math.isfinite(value):
-        return None
-    return value if digits is None else round(value, digits)
 
 
 def describe_test(seed: int, resamples: int = PAIRED_RESAMPLES) -> str:
@@ -138,7 +126,7 @@ def compare_systems(samples: Differences | Iterable[Mapping[str, Any]], labels: 
     (the report's column store gives one), or sample dicts with ``sys`` (index), ``id`` and ``v`` (a metric
     name -> value mapping). Only one pair's values of one metric are gathered at a time. ``clusters(a, b,
     metric)`` gives each difference's conversation code (in the same order), or None: with codes, the bootstrap
-    resamples conversations (:func:`genevals.stats_cluster.paired_clustered_differences`) and ``n_pairs`` counts
+    resamples conversations (:func:`genevals.stats.cluster.paired_clustered_differences`) and ``n_pairs`` counts
     them.
     """
     n = len(labels)
