@@ -2,7 +2,7 @@
 
 RUN_A alone compares the systems within that run; with RUN_B, each system both runs hold is compared with
 itself across the runs (B minus A), paired on the question ids both scored. Every comparison is
-:func:`genevals.comparisons.compare_named` (a seeded paired bootstrap), so the figures equal summary.json's and the
+:func:`genevals.stats.comparisons.compare_named` (a seeded paired bootstrap), so the figures equal summary.json's and the
 report's. Prints the leaderboard and the significant differences, or ``--json``.
 
 Gates, on the gated metrics (``--metrics``, default the headline ones: a run's --fail-under/--fail-over metrics

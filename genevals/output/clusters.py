@@ -1,5 +1,5 @@
 """Which conversation each scored value of a run belongs to, so that the summary's intervals resample
-conversations, not turns (:mod:`genevals.stats_cluster`). Kept beside the values (the same keys, the same
+conversations, not turns (:mod:`genevals.stats.cluster`). Kept beside the values (the same keys, the same
 order) only once a run counts a conversation's turn; a value of a sample that is no conversation's turn is a
 cluster of its own (a negative code, unique in the run).
 """

@@ -1,5 +1,5 @@
 """summary.json's ``comparisons`` and ``leaderboard``: which system is better on the headline and gated metrics,
-by how much, and whether it is real (:mod:`genevals.comparisons` does the statistics).
+by how much, and whether it is real (:mod:`genevals.stats.comparisons` does the statistics).
 
 The summary accumulator keeps values without their question ids, and a paired test needs the ids. So
 :class:`PairedValues` gathers, for the few metrics compared, each scored value with the 64-bit digest of its
@@ -34,7 +34,7 @@ class PairedValues:
         self.systems: list[str] = []
         self._columns: dict[tuple[str, str], tuple[array, array]] = {}
         #: (system, metric) -> each value's conversation code (as its digest is stored), once a conversation's
-        #: turn is added: comparisons then pair conversations (:mod:`genevals.stats_cluster`)
+        #: turn is added: comparisons then pair conversations (:mod:`genevals.stats.cluster`)
         self._codes: dict[tuple[str, str], array] | None = None
 
     def add(self, system: str, sample_id: str, values: Mapping[str, float | None],

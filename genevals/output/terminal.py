@@ -6,7 +6,7 @@ overrides (which reorder what is shown). :func:`visible` shows each such charact
 ``\\u202e``), so what the terminal prints is what the data holds; everything else is left as it is.
 
 :func:`leaderboard_lines` prints summary.json's ``leaderboard`` (systems as rows, headline metrics as columns, the
-best marked) and its significant ``comparisons`` (:mod:`genevals.comparisons`); ``genevals compare`` prints the
+best marked) and its significant ``comparisons`` (:mod:`genevals.stats.comparisons`); ``genevals compare`` prints the
 same lines."""
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ Each row is scored by the citation family (``citations``: the LLM judge; ``citat
 check), and each labelled citation's prediction is the check's verdict on it (ALCE relevant = supported). The
 positive class is **not supported** (the error a checker should catch), as hallucinated is for claims:
 precision, recall, F1, accuracy, balanced accuracy and Cohen's kappa over the labelled citations, with seeded
-percentile-bootstrap 95% intervals resampling citations (:func:`genevals.stats_agreement.agreement_cis`). A citation
+percentile-bootstrap 95% intervals resampling citations (:func:`genevals.stats.agreement.agreement_cis`). A citation
 whose answer ends unscored (a judge error, ``citation_out_of_range``, ...), or that the checker did not check,
 is counted by status and left out of every figure, never counted either way.
 """

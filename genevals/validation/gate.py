@@ -10,7 +10,7 @@ sample is the ``faithfulness`` output (a jury's or repeats' majority already): h
 ``genevals validate``'s default rule ``any``. Unscored samples (judge errors, refusals) are left out and counted.
 
 The figure is Cohen's kappa with a seeded percentile bootstrap 95% CI (and accuracy), from
-:func:`genevals.stats_agreement.binary_metrics` / :func:`~genevals.stats_agreement.agreement_cis`, the code ``validate`` uses. The
+:func:`genevals.stats.agreement.binary_metrics` / :func:`~genevals.stats.agreement.agreement_cis`, the code ``validate`` uses. The
 gate passes only when the CI's lower bound reaches the minimum: a point estimate above it with a lower bound
 below is "too few labels to tell", not a pass, since a handful of labels agrees with anything by chance.
 

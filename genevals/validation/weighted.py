@@ -32,7 +32,7 @@ import numpy as np
 
 from genevals.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
-#: the statistics a weighted confusion matrix gives (as genevals.stats_agreement.binary_metrics)
+#: the statistics a weighted confusion matrix gives (as genevals.stats.agreement.binary_metrics)
 
 from genevals.stats.agreement import binary_metrics
 STATS = ("accuracy", "kappa", "precision", "recall", "f1", "balanced_accuracy")
