@@ -3,6 +3,9 @@ into a log or a pipe is a line of carriage returns that nobody watches."""
 from __future__ import annotations
 
 import sys
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
 
 
 class Progress:
@@ -28,3 +31,17 @@ class Progress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def interruptible(quiet: bool, unit: str, work: Callable[[Progress | None], T]) -> T | None:
+    """``work(bar)`` with a bar of ``unit`` (none with -q), the bar closed however it ends; None when Ctrl-C
+    stopped it, said (the commands that call this write nothing of an interrupted pass)."""
+    bar = None if quiet else Progress(unit)
+    try:
+        return work(bar)
+    except KeyboardInterrupt:
+        print("\ngenevals: interrupted; nothing written", file=sys.stderr)
+        return None
+    finally:
+        if bar is not None:
+            bar.close()

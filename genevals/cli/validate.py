@@ -158,20 +158,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if problem is not None:
             print(f"genevals: error: {problem}", file=sys.stderr)
             return EXIT_BAD_INPUT
-    from genevals.cli.progress import Progress
+    from genevals.cli.progress import interruptible
 
-    bar = None if args.quiet else Progress("answer")
-    try:
-        report, outcomes = validate(rows, args.judge, rule=rule, seed=args.seed if args.seed is not None else DEFAULT_SEED,
-                                    resamples=args.resamples, metric=metric, progress=bar, worst=args.worst,
-                                    meta={"input": str(args.input), "task_type_filter": args.task_type,
-                                          "limit": args.limit})
-    except KeyboardInterrupt:
-        print("\ngenevals: interrupted; nothing written", file=sys.stderr)
+    scored = interruptible(args.quiet, "answer", lambda bar: validate(
+        rows, args.judge, rule=rule, seed=args.seed if args.seed is not None else DEFAULT_SEED,
+        resamples=args.resamples, metric=metric, progress=bar, worst=args.worst,
+        meta={"input": str(args.input), "task_type_filter": args.task_type, "limit": args.limit}))
+    if scored is None:
         return EXIT_INTERRUPTED
-    finally:
-        if bar is not None:
-            bar.close()
+    report, outcomes = scored
     if args.judge in ("local", "cascade"):  # both decide with the packaged detector
         from genevals.grounding.figure import in_sample_note
 

@@ -46,22 +46,17 @@ def cmd(args: argparse.Namespace, out: Path, files: list[Path], judge_settings) 
         if problem is not None:
             print(f"genevals: error: {problem}", file=sys.stderr)
             return EXIT_BAD_INPUT
-    from genevals.cli.progress import Progress
+    from genevals.cli.progress import interruptible
 
-    bar = None if args.quiet else Progress("answer")
     meta = {"input": str(args.input), "files": [str(p) for p in files]}
     if len(rows) < whole:
         meta["subsample"] = f"{len(rows)} of {whole} rows, each label in its share (--limit {args.limit})"
-    try:
-        report, outcomes = validate(rows, metric, rule, args.judge,
-                                    seed=args.seed if args.seed is not None else DEFAULT_SEED,
-                                    resamples=args.resamples, progress=bar, meta=meta)
-    except KeyboardInterrupt:
-        print("\ngenevals: interrupted; nothing written", file=sys.stderr)
+    scored = interruptible(args.quiet, "answer", lambda bar: validate(
+        rows, metric, rule, args.judge, seed=args.seed if args.seed is not None else DEFAULT_SEED,
+        resamples=args.resamples, progress=bar, meta=meta))
+    if scored is None:
         return EXIT_INTERRUPTED
-    finally:
-        if bar is not None:
-            bar.close()
+    report, outcomes = scored
     paths = write_outputs(report, outcomes, out)
     if not args.quiet:
         print(card_text(report))
