@@ -56,11 +56,14 @@ def show(args: argparse.Namespace, ignore: tuple[str, ...]) -> Callable[[Any, An
 
         if args.verbose and ignore:
             say(args, f"genevals: note: ignored fields (no warning names them): {', '.join(ignore)}")
-        if args.quiet:
+        directions = directions_of(read_outputs(args.out))
+        if args.quiet:  # the answer, even so: with two systems, the sentence that says which is better
+            for line in leaderboard_lines(results.summary(), directions, quiet=True):
+                print(line)
             return
         named = [name for name in args.metrics or () if not preset(name)]
         print(results.to_table(verbose=args.verbose, all_outputs=args.all_outputs, requested=named))
-        for line in leaderboard_lines(results.summary(), directions_of(read_outputs(args.out))):
+        for line in leaderboard_lines(results.summary(), directions):
             print(line)
         shown = results.skipped if args.verbose else results.skipped[:SHOWN_SKIPPED]
         for row in shown:

@@ -20,6 +20,7 @@ from genevals.lifecycle.history import Recorder
 from genevals.lifecycle.messages import Message, Messages
 from genevals.lifecycle.settings import Settings
 from genevals.lifecycle.verdict import Verdict
+from genevals.types import DRY_RUN
 
 #: ``show(results, report_data, report_path)``: what the driver shows once the report is written (the terminal's
 #: table); report_data is None when no report was built
@@ -80,18 +81,25 @@ class Lifecycle:
         if show is not None:
             show(results, report_data, report_path)
         self._caveats(summary, report_data)
-        unscored, notes = gates.unscored_requested(settings.metrics, summary)
+        excused = (DRY_RUN,) if settings.dry_run else ()  # a judge priced, not called, scored nothing by design
+        unscored, notes = gates.unscored_requested(settings.metrics, summary, excused)
         for note in notes:
             say.note(f"genevals: note: {note}")
         for error in unscored:
             say.error(f"genevals: error: {error}{gates.references_hint(error, summary)}")
         decided = agreement.decided(settings.thresholds, agreed, self._declarations(), say)
+        decided = self._priced(decided, summary)
         from genevals.output.thresholds import failures as threshold_failures
 
         missed = threshold_failures(decided, summary.get("systems", {}))
         for failure in missed:
             say.gate(f"genevals: threshold missed: {failure}")
-        compared = self.recorder.finish(summary, judge, say) if settings.out_dir is not None else 0
+        compared = 0
+        if settings.dry_run:  # a dry run is no run of the system: the history and the baseline never see it
+            if settings.uses_history:
+                say.note("genevals: note: a dry run is not recorded in the history nor compared with a baseline")
+        elif settings.out_dir is not None:
+            compared = self.recorder.finish(summary, judge, say)
         self._send()
         judge_failed = self._judge_failures(results)
         verdict = Verdict(judge_failed=judge_failed, agreement=agreed, unscored=tuple(unscored),
@@ -119,6 +127,22 @@ class Lifecycle:
         else:
             self.say.error(f"genevals: error: {found.line()}; exit 3 (results are written)")
         return found
+
+    def _priced(self, thresholds: Sequence[Any], summary: dict[str, Any]) -> list[Any]:
+        """The thresholds a dry run can decide: those on outputs that were scored (a judge's were priced, not
+        called: each such threshold is named, not checked)."""
+        if not self.settings.dry_run:
+            return list(thresholds)
+        kept = []
+        for t in thresholds:
+            priced = any((metrics.get(t.metric) or {}).get("statuses", {}).get(DRY_RUN)
+                         for metrics in (summary.get("systems") or {}).values())
+            if priced:
+                self.say.note(f"genevals: note: threshold not checked on a dry run: {t.metric} (the judge was "
+                              "priced, not called)")
+            else:
+                kept.append(t)
+        return kept
 
     def _report(self, results: Any) -> tuple[Any, Path | None]:
         """The report's data (its pass over the samples also gives the history its values) and the page written

@@ -70,7 +70,8 @@ class _Unscored:
                 + "; ".join(f"{', '.join(names)} ({status})" for status, names in by_status.items()))
 
 
-def unscored_requested(requested: Sequence[str] | None, summary: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+def unscored_requested(requested: Sequence[str] | None, summary: Mapping[str, Any],
+                       excused: Sequence[str] = ()) -> tuple[list[str], list[str]]:
     """(errors, notes) for the metrics that scored no sample of a system, from the run's summary.
 
     A metric named in ``--metrics`` (a family or an output) that scored no sample of some system is an error:
@@ -78,7 +79,9 @@ def unscored_requested(requested: Sequence[str] | None, summary: Mapping[str, An
     ``--metrics`` is not given, or ``all``) gets a note, as presets are meant for any data (the default's
     reference metrics on data without references); with presets alone the run fails only when no metric scored
     any sample of a system, or when every input row was skipped. Each line names the metric, the systems and
-    the most common unscored status.
+    the most common unscored status; a metric named once is said once (an error, not also a note for its
+    family's other outputs). Outputs with an ``excused`` status (a dry run's ``dry_run``: the judge was priced,
+    not called) scored nothing by design and are said nowhere.
     """
     systems: Mapping[str, Mapping[str, Mapping[str, Any]]] = summary.get("systems") or {}
     if not systems:
@@ -89,13 +92,15 @@ def unscored_requested(requested: Sequence[str] | None, summary: Mapping[str, An
     only_default = list(systems) == ["default"]
     named, nothing, preset_only = (_Unscored(len(systems), only_default) for _ in range(3))
     for system, metrics in systems.items():
+        metrics = {o: m for o, m in metrics.items()
+                   if not any((m.get("statuses") or {}).get(status) for status in excused)}
         families: dict[str, list[str]] = {}
         for output in metrics:
             families.setdefault(_family(output), []).append(output)
         covered: set[str] = set()
         for name in explicit:
             outputs = [name] if name in metrics else families.get(_family(name), [])
-            covered.update(outputs)
+            covered.update(families.get(name, ()) or outputs)  # a family named: all of its outputs said
             if outputs and not any(metrics[o].get("scored") for o in outputs):
                 named.add(name, system, [metrics[o] for o in outputs])
         if metrics and not any(m.get("scored") for m in metrics.values()):

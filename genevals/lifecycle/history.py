@@ -55,7 +55,7 @@ class Recorder:
         from genevals.history.store import ENV, History, HistoryError
 
         self.started_at = now()
-        if not self.settings.uses_history:
+        if not self.settings.uses_history or self.settings.dry_run:  # a dry run never touches the history
             return None
         try:
             path = history_path(self.settings.history)
@@ -99,7 +99,7 @@ class Recorder:
         from genevals.input.rows import InputError
         from genevals.keys import id_digest
 
-        if self.settings.baseline is None:
+        if self.settings.baseline is None or self.settings.dry_run:
             return
         where = f"--baseline {visible(self.settings.baseline)}"
         given = self.settings.input_name or ""
@@ -181,7 +181,7 @@ class Recorder:
             try:
                 with History(where) as history:
                     run_id = history.add(record)
-                say.gate(f"genevals: recorded as run #{run_id} in {visible(where)}")
+                say.note(f"genevals: recorded as run #{run_id} in {visible(where)}")
             except (HistoryError, OSError, sqlite3.Error) as exc:  # the run's files are written: say so, go on
                 say.error(f"genevals: error: the run could not be recorded in {visible(where)}: {visible(exc)}")
         if self.baseline is None:
