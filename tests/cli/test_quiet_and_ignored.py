@@ -43,7 +43,9 @@ def test_quiet_prints_no_warning_and_summary_keeps_them(tmp_path):
     assert loud.returncode == 0, loud.stderr
     assert len(warnings(loud.stderr)) == 5  # three extra columns, two columns of Python literals
     quiet = genevals("run", data, "-o", str(tmp_path / "quiet"), "-m", "token_f1", "-q")
-    assert quiet.returncode == 0 and quiet.stderr == "" and quiet.stdout == "", quiet.stderr
+    # the answer only: with two systems, the finding (docs/how-to/compare-systems.md), no table, no warning
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+    assert quiet.stdout == "finding: no single leader on token_f1\n"
     meta = json.loads((tmp_path / "quiet" / "summary.json").read_text())["meta"]
     assert len(meta["unknown_fields"]) == 5
 
