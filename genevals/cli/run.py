@@ -176,9 +176,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     problem = problem or check_options(args)
     if problem is None and args.no_history and args.history is not None:
         problem = "--history and --no-history: give one of them"
-    course = Lifecycle(run_course.settings(args), run_course.printer(args.quiet))
+    course = Lifecycle(run_course.settings(args), run_course.printer(args.quiet)) if problem is None else None
     problem = problem or course.check()
-    if problem is not None:
+    if problem is not None or course is None:
         print(f"genevals: error: {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
     scored = run_course.score(args, course, metric_options)
