@@ -5,6 +5,7 @@ one pass), scored here or on Ray through one path (:func:`~genevals.engine.scori
     plan.py      the pass over the input before scoring, and the start of a run (resume included)
     spool.py     the validated samples, held for the scoring pass
     scoring.py   score_batch: every family of a spec on a batch of samples
+    course.py    a run's course on every engine: start, score blocks (the engine's Scoring), finish or withdraw
     local.py     the local engine and its strategies (chunked, pipelined on worker processes, streamed judge)
     pipeline.py  worker processes that score and write whole chunks
     ray.py       the Ray engine (a cluster, or a local Ray)

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from genevals.engine.arguments import check_progress
-from genevals.engine.plan import chunked, plan_run, start_run
+from genevals.engine.course import Course, Scoring, run_course
+from genevals.engine.plan import chunked, plan_run
 from genevals.engine.scoring import score_batch
 from genevals.engine.units import grouped, log_scheduled
 from genevals.engine.spec import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_ROWS_PER_PASS, RaySettings, RunSpec
@@ -137,37 +138,36 @@ def run(spec: RunSpec, progress: Callable[[int, int], None] | None = None) -> Re
         raise ImportError("the Ray engine needs Ray Data: pip install 'genevals[ray]'") from exc
     settings = spec.engine if isinstance(spec.engine, RaySettings) else RaySettings()
     plan = plan_run(spec)
-    try:
-        stages = Stages.of(spec, settings)
-        recorder, todo, n_done = start_run(plan)
-        ray, started, interrupted, withdrawn = None, False, False, False
+    return run_course(plan, lambda plan, n_done: Passes(Stages.of(spec, settings), settings), progress)
+
+
+@dataclass(frozen=True)
+class Passes(Scoring):
+    """Ray's scoring: the samples go to the cluster ``rows_per_pass`` at a time, through the :class:`Stages`, and
+    each block that comes back is written. Ray starts at the first pass (a run with nothing to score never
+    starts it) and stops at the end when this run started it (or ``shutdown`` says so)."""
+
+    stages: Stages
+    settings: RaySettings
+
+    def write(self, course: Course) -> None:
+        settings = self.settings
+        ray, started = None, False
         cluster_switch = os.environ.get(_RAY_CLUSTER_SWITCH)
         try:
-            for part in chunked(todo, settings.rows_per_pass, plan.conversations, "ray pass"):
+            for part in chunked(course.todo, settings.rows_per_pass, course.plan.conversations, "ray pass"):
                 if ray is None:  # started only when there is something to score
                     ray, started = _init_ray(settings.address, settings.num_cpus, settings.runtime_env)
                     ray.data.DataContext.get_current().execution_options.preserve_order = True
-                for block in stages.pipeline(ray, part).iter_batches(batch_size=None, batch_format="numpy"):
+                for block in self.stages.pipeline(ray, part).iter_batches(batch_size=None, batch_format="numpy"):
                     scored = [result for row in block["row"] for result in pickle.loads(row)]
-                    recorder.write(scored)
-                    if progress is not None:
-                        progress(len(scored), plan.n_good - n_done)
-        except KeyboardInterrupt:
-            interrupted = True
-            raise
-        except BaseException:  # nothing scored yet (Ray failed to start, say): the folder as it was
-            withdrawn = recorder.withdraw()
-            raise
+                    course.recorder.write(scored)
+                    course.done(len(scored))
         finally:
             if ray is not None and (settings.shutdown or (settings.shutdown is None and started)):
                 ray.shutdown()
                 if settings.address is None:
                     _restore_cluster_switch(cluster_switch)
-            if not withdrawn:
-                results = recorder.finish(n_input_rows=plan.n_rows, interrupted=interrupted)
-    finally:
-        plan.close()
-    return results
 
 
 def evaluate(
