@@ -25,13 +25,14 @@ Progress = Callable[[int, int], None]
 
 @dataclass
 class Course:
-    """What a scoring writes with: the run's spec and plan, its recorder, the samples still to score (in input
-    order) and how many, and the progress callback."""
+    """What a scoring writes with: the run's spec and plan, its recorder, the units still to score (in input
+    order, each a sample alone or a conversation's turns: :mod:`genevals.engine.units`) and how many samples they
+    hold, and the progress callback."""
 
     spec: Any  # the RunSpec
     plan: Plan
     recorder: RunRecorder
-    todo: Iterable[Sample]
+    todo: Iterable[list[Sample]]
     left: int
     progress: Progress | None
 
@@ -43,7 +44,7 @@ class Course:
 
 class Scoring:
     """How an engine scores a run's blocks: :meth:`write` scores ``course.todo`` and hands each block to
-    ``course.recorder``; the hooks around it have defaults."""
+    ``course.recorder`` with its units' sizes; the hooks around it have defaults."""
 
     def write(self, course: Course) -> None:
         raise NotImplementedError

@@ -30,13 +30,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 from genevals.engine.arguments import check_progress
 from genevals.engine.course import Course, Scoring, run_course
-from genevals.engine.plan import chunked, plan_run
+from genevals.engine.plan import plan_run
 from genevals.engine.scoring import score_batch
-from genevals.engine.units import grouped, log_scheduled
+from genevals.engine.units import Chunk, log_scheduled, pack
 from genevals.engine.spec import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_ROWS_PER_PASS, RaySettings, RunSpec
 from genevals.metrics.base import CHEAP, JUDGE, MODEL
 from genevals.output.results import Results
-from genevals.types import Sample, SampleResult
+from genevals.types import SampleResult
 _RAY_CLUSTER_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 
@@ -155,14 +155,14 @@ class Passes(Scoring):
         ray, started = None, False
         cluster_switch = os.environ.get(_RAY_CLUSTER_SWITCH)
         try:
-            for part in chunked(course.todo, settings.rows_per_pass, course.plan.conversations, "ray pass"):
+            for part in pack(course.todo, settings.rows_per_pass, "ray pass"):
                 if ray is None:  # started only when there is something to score
                     ray, started = _init_ray(settings.address, settings.num_cpus, settings.runtime_env)
                     ray.data.DataContext.get_current().execution_options.preserve_order = True
                 for block in self.stages.pipeline(ray, part).iter_batches(batch_size=None, batch_format="numpy"):
-                    scored = [result for row in block["row"] for result in pickle.loads(row)]
-                    course.recorder.write(scored)
-                    course.done(len(scored))
+                    units = [pickle.loads(row) for row in block["row"]]
+                    course.recorder.write([result for unit in units for result in unit], [len(u) for u in units])
+                    course.done(sum(len(u) for u in units))
         finally:
             if ray is not None and (settings.shutdown or (settings.shutdown is None and started)):
                 ray.shutdown()
@@ -230,11 +230,11 @@ class Stages:
         return cls(kind(CHEAP), kind(MODEL), kind(JUDGE), settings.batch_size, max(1, settings.bertscore_actors),
                    settings.bertscore_gpus, max(1, settings.judge_concurrency))
 
-    def pipeline(self, ray, samples: Sequence[Sample]):
-        """The stages over ``samples`` (a pass: whole conversations), one row per unit of work: ``batch_size``
-        counts units, and a batch holds whole conversations."""
+    def pipeline(self, ray, part: Chunk):
+        """The stages over ``part`` (a pass: whole units), one row per unit of work: ``batch_size`` counts units,
+        and a batch holds whole conversations."""
         rows = [{"row": pickle.dumps([SampleResult(sample=s) for s in unit], protocol=pickle.HIGHEST_PROTOCOL)}
-                for unit in grouped(samples)]
+                for unit in part.units()]
         ds = ray.data.from_items(rows)
         if self.lexical.selected:
             ds = ds.map_batches(_stage_fn(ray.put(self.lexical)), batch_size=self.batch_size, batch_format="numpy")
