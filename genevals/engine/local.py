@@ -115,7 +115,7 @@ class Pipelined(Scoring):
 
     def write(self, course: Course) -> None:
         size = max(self.chunk_size, 1000)
-        if course.plan.conversations:  # chunks of whole units, not the spool's blocks
+        if course.plan.conversations.turns:  # chunks of whole units, not the spool's blocks
             works = pack(course.todo, size, "worker block")
         else:
             works = pipeline.blocks(course.plan.spool, size)

@@ -19,9 +19,11 @@ from genevals.engine.recorder import RunRecorder
 from genevals.engine.spec import RaySettings
 from genevals.engine.spool import Spool
 from genevals.engine.units import turn_done, whole_conversations
+from genevals.conversations.ledger import Ledger
 from genevals.input.fields import FieldTracker
 from genevals.input.readers import ALIASES, KNOWN_FIELDS, HeaderError, InputError, iter_samples
 from genevals.keys import sample_key_digest
+from genevals.metrics.conversation.scope import ConversationScope
 from genevals.input.source import RowSource
 from genevals.types import Sample
 
@@ -80,9 +82,9 @@ class Plan:
     digest: manifest.InputDigest | None = field(default_factory=manifest.InputDigest)
     #: with samples kept in memory: the row number (0-based) of each of ``errors``, to digest the rows in order
     error_rows: list[int] = field(default_factory=list)
-    #: (system, conversation id) -> its turns still to score (all of them, until :func:`start_run` takes out
+    #: the conversations' turns, counted once (still to score: all of them, until :func:`start_run` takes out
     #: those a resumed folder holds): a conversation is the unit of work (:func:`whole_conversations`)
-    conversations: dict[tuple[str, str], int] = field(default_factory=dict)
+    conversations: Ledger = field(default_factory=Ledger)
 
     @property
     def data(self) -> Any:
@@ -142,7 +144,7 @@ def plan_run(spec: Any) -> Plan:
     tracker = FieldTracker(KNOWN_FIELDS, ALIASES, column_map, spec.ignore_fields)
     from_file = isinstance(data, (str, Path, RowSource))  # a RowSource reads files: digested from their bytes
     n_good, errors, error_rows = 0, [], []
-    conversations: dict[tuple[str, str], int] = {}
+    conversations = Ledger()
     # A file is never held whole: its samples wait on disk. Rows given in memory are held by the caller anyway,
     # and a generator can be read only once: their samples are kept in memory.
     spool = Spool(on_disk=from_file)
@@ -162,9 +164,7 @@ def plan_run(spec: Any) -> Plan:
                 continue
             n_good += 1
             spool.add(item)
-            if item.conversation_id is not None:
-                key = (item.system, item.conversation_id)
-                conversations[key] = conversations.get(key, 0) + 1
+            conversations.add(item)
             for metric in preparing:
                 metric.prepare_sample(item)
         source = _source_name(data)
@@ -186,6 +186,9 @@ def plan_run(spec: Any) -> Plan:
         raise
     for metric in preparing:
         metric.finish_prepare()
+    for sel in spec.selected:  # one value per conversation, on its last turn: which one, the ledger says
+        if isinstance(sel.metric, ConversationScope):
+            sel.metric.see_conversations(conversations)
     return Plan(spec, n_good, spool, errors, tracker.warnings(), digest, error_rows, conversations)
 
 
@@ -217,14 +220,14 @@ def start_run(plan: Plan) -> tuple[RunRecorder, Iterator[list[Sample]], int]:
                            meta=meta)
     recorder.earlier, recorder.present = earlier, present
     try:
-        done = _replay_previous(recorder, out, plan.conversations) if resume else set()
+        done = _replay_previous(recorder, out, plan.conversations.turns) if resume else set()
     except runfolder.ResultsError as exc:  # a garbage line: resuming would score its sample again
         recorder.close()
         raise InputError(exc.source, exc.line, None, exc.message) from None
     # Nothing resumed: no key to look up (a digest per sample is ~3 us, 10% of a retrieval run's reading).
     todo = (s for s in plan.samples() if sample_key_digest(s.system, s.id) not in done) if done else plan.samples()
     # The one place samples are grouped: from here on a conversation's turns travel as one unit.
-    return recorder, whole_conversations(todo, plan.conversations), len(done)
+    return recorder, whole_conversations(todo, plan.conversations.turns), len(done)
 
 
 class ResumeMismatch(InputError):

@@ -3,7 +3,7 @@ one Ray row and one results.jsonl line, so a crash or a split never leaves half 
 whole).
 
 Samples are grouped into units once, here, as the plan hands them to an engine (:func:`whole_conversations`, from
-the turns the planning pass counted, :attr:`genevals.engine.plan.Plan.conversations`): a sample that is no
+the turns the planning pass counted, :class:`genevals.conversations.ledger.Ledger`): a sample that is no
 conversation's turn is a unit alone, a conversation's turns are one, however they interleave in the input. From
 there on the unit travels as it is: :func:`pack` puts whole units into a :class:`Chunk`, which remembers where each
 begins (its ``sizes``), so a worker's share (:func:`split`), a Ray row, the judge's stream and the run folder's
