@@ -37,7 +37,7 @@ class Course:
     progress: Progress | None
 
     def done(self, n: int) -> None:
-        """Tell the progress callback that ``n`` more samples were written."""
+        """Tell the progress callback that ``n`` more samples are scored."""
         if self.progress is not None:
             self.progress(n, self.left)
 
