@@ -7,8 +7,9 @@ moment the judge is done with it (results.jsonl is then in completion order), so
 samples in flight, and ``resume`` skips what is already in the results file. The judge slides a window over
 the whole run: a new sample starts whenever one finishes, with no barrier between chunks.
 
-A conversation is the unit of work (:mod:`genevals.engine.units`): every strategy's chunks and worker shares are
-cut between conversations, and the recorder writes a conversation's turns as one line once its last is done.
+A conversation is the unit of work (:mod:`genevals.engine.units`): every strategy packs the plan's units into
+chunks and worker shares whole, and hands each unit's results to the recorder as one line (the judge's stream
+once the last of its turns is done).
 """
 from __future__ import annotations
 
@@ -21,9 +22,9 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 from genevals.conversations.history import HISTORY_TOKENS
 from genevals.engine import pipeline, trec_columnar
 from genevals.engine.arguments import check_progress
-from genevals.engine.plan import Plan, chunked, pack, plan_run, start_run
-from genevals.engine.units import whole_conversations
-from genevals.engine.recorder import RunRecorder
+from genevals.engine.course import Course, Scoring, run_course
+from genevals.engine.plan import Plan, plan_run
+from genevals.engine.units import cut, pack
 from genevals.engine.scoring import assemble, family_results, score_batch
 from genevals.engine.spec import LocalSettings, RunSpec
 from genevals.engine.workers import pool as workers_pool
@@ -58,25 +59,14 @@ def _cores() -> int:
     return min(2, os.cpu_count() or 1)
 
 
-@dataclass
-class _Run:
-    """What a strategy writes with: the run's spec and plan, its recorder, the samples still to score (in input
-    order) and how many, and the progress callback (samples done)."""
-
-    spec: RunSpec
-    plan: Plan
-    recorder: RunRecorder
-    todo: Iterable[Sample]
-    left: int
-    advance: Callable[[int], None] | None
-
-    def done(self, n: int) -> None:
-        if self.advance is not None:
-            self.advance(n)
+def _cheap_only(spec: RunSpec) -> bool:
+    """Whether only cheap families are scored: their objects are acyclic and short-lived, so the collector waits
+    (:mod:`genevals.gcpause`); a judge's or a model's may not be."""
+    return all(s.metric.kind == CHEAP for s in spec.selected)
 
 
 @dataclass(frozen=True)
-class Chunked:
+class Chunked(Scoring):
     """Score and write the samples chunk by chunk, here; the cheap families of each chunk on ``workers``
     processes when there are several. With ``auto``, how many is decided after the first chunk, from what its
     cheap families cost (:func:`parallel_workers`)."""
@@ -85,31 +75,33 @@ class Chunked:
     auto: bool
     chunk_size: int
 
-    def write(self, run: _Run, todo: Iterable[Sample] | None = None, left: int | None = None) -> None:
-        # One pass over the units: a conversation whose turns interleave with others' is held by it until whole.
-        units = whole_conversations(run.todo if todo is None else todo, run.plan.conversations)
-        left = run.left if left is None else left
+    def pauses_collector(self, spec: RunSpec) -> bool:
+        return _cheap_only(spec)
+
+    def write(self, course: Course, todo: Iterable[Sequence[Sample]] | None = None, left: int | None = None) -> None:
+        units = iter(course.todo if todo is None else todo)  # one pass: the first chunk may be packed apart
+        left = course.left if left is None else left
         workers, pool = self.workers, None
         try:
             if self.auto:
                 cheap = [0.0]
-                first = next(pack(units, self.chunk_size), [])
-                if not first:
+                first = next(pack(units, self.chunk_size), None)
+                if first is None:
                     return
-                run.recorder.write(score_batch(run.spec, first, cheap_seconds=cheap))
-                run.done(len(first))
-                workers = parallel_workers(cheap[0] / len(first), left - len(first), run.plan.n_good)
+                course.recorder.write(score_batch(course.spec, first, cheap_seconds=cheap), first.sizes)
+                course.done(len(first))
+                workers = parallel_workers(cheap[0] / len(first), left - len(first), course.plan.n_good)
             pool = workers_pool(workers) if workers > 1 else None
             for chunk in pack(units, self.chunk_size if pool is None else max(self.chunk_size, 1000)):
-                run.recorder.write(score_batch(run.spec, chunk, pool=pool, workers=workers))
-                run.done(len(chunk))
+                course.recorder.write(score_batch(course.spec, chunk, pool=pool, workers=workers), chunk.sizes)
+                course.done(len(chunk))
         finally:
             if pool is not None:
                 pool.shutdown(cancel_futures=True)
 
 
 @dataclass(frozen=True)
-class Pipelined:
+class Pipelined(Scoring):
     """Cheap metrics only, nothing resumed: worker processes take whole blocks of validated samples, score them
     and write their results.jsonl lines (:mod:`genevals.engine.pipeline`); this process appends and adds up.
     With ``auto``, the first chunk is scored here and decides whether worker processes pay."""
@@ -118,40 +110,43 @@ class Pipelined:
     auto: bool
     chunk_size: int
 
-    def write(self, run: _Run) -> None:
+    def pauses_collector(self, spec: RunSpec) -> bool:
+        return _cheap_only(spec)
+
+    def write(self, course: Course) -> None:
         size = max(self.chunk_size, 1000)
-        if run.plan.conversations:  # blocks of samples cut between conversations, not the spool's blocks
-            units = ([chunk] for chunk in chunked(run.todo, size, run.plan.conversations, "worker block"))
+        if course.plan.conversations.turns:  # chunks of whole units, not the spool's blocks
+            works = pack(course.todo, size, "worker block")
         else:
-            units = pipeline.units(run.plan.spool, size)
+            works = pipeline.blocks(course.plan.spool, size)
         workers = self.workers
         if self.auto:
-            first = next(units, None)
+            first = next(works, None)
             if first is None:
                 return
             started = time.perf_counter()
-            samples = pipeline.samples_of(first)
-            run.recorder.write(score_batch(run.spec, samples))
+            chunk = pipeline.chunk_of(first)
+            course.recorder.write(score_batch(course.spec, chunk), chunk.sizes)
             seconds = time.perf_counter() - started
-            run.done(len(samples))
-            workers = parallel_workers(seconds / max(len(samples), 1), run.plan.n_good - len(samples),
-                                       run.plan.n_good)
+            course.done(len(chunk))
+            workers = parallel_workers(seconds / max(len(chunk), 1), course.plan.n_good - len(chunk),
+                                       course.plan.n_good)
         if workers <= 1:  # the rest here, as any run without workers
-            rest = (sample for unit in units for sample in pipeline.samples_of(unit))
-            Chunked(1, False, self.chunk_size).write(run, rest)
+            rest = (unit for work in works for unit in pipeline.chunk_of(work).units())
+            Chunked(1, False, self.chunk_size).write(course, rest)
             return
-        pool = pipeline.start_pool(workers, run.spec.only(run.spec.selected), run.recorder.writer is not None,
-                                   run.recorder.keep_samples)
+        pool = pipeline.start_pool(workers, course.spec.only(course.spec.selected), course.recorder.writer is not None,
+                                   course.recorder.keep_samples)
         try:
-            for done in pipeline.run(pool, units, 2 * workers):
-                run.recorder.write_done(done)
-                run.done(done.n)
+            for done in pipeline.run(pool, works, 2 * workers):
+                course.recorder.write_done(done)
+                course.done(done.n)
         finally:
             pool.shutdown(cancel_futures=True)
 
 
 @dataclass(frozen=True)
-class Streamed:
+class Streamed(Scoring):
     """A judge-backed family is scored: each sample is written to results.jsonl the moment it is done.
 
     The last judge family slides a window over the whole run (``Metric.score_stream``): a new sample starts
@@ -163,42 +158,41 @@ class Streamed:
     workers: int
     chunk_size: int
 
-    def write(self, run: _Run) -> None:
-        spec, recorder = run.spec, run.recorder
+    def write(self, course: Course) -> None:
+        spec, recorder = course.spec, course.recorder
         streamed = spec.judged[-1]
         others = sorted((s for s in spec.selected if s is not streamed), key=lambda s: s.metric.kind == JUDGE)
-        waiting: dict[int, tuple[Sample, dict[str, dict[str, MetricResult]]]] = {}  # taken, not yet finished
+        # taken, not yet finished: index -> its sample, its other families' outputs, its unit, its place there
+        waiting: dict[int, tuple[Sample, dict[str, dict[str, MetricResult]], _Judging, int]] = {}
         kept: dict[int, SampleResult] = {}
-        finished: dict[int, int] = {}  # id() of a result scored but not yet written -> its sample's index
         pool = workers_pool(self.workers) if self.workers > 1 else None
 
         def samples() -> Iterator[Sample]:
             index = 0
-            for chunk in chunked(run.todo, self.chunk_size, run.plan.conversations):
+            for chunk in pack(course.todo, self.chunk_size):
                 outputs: list[dict[str, dict[str, MetricResult]]] = [{} for _ in chunk]
                 for sel in others:
                     got = family_results(sel, chunk, pool, self.workers)
                     rows = got.rows() if isinstance(got, Columns) else got
                     for by_family, one in zip(outputs, rows):
                         by_family[sel.family] = one
-                for sample, by_family in zip(chunk, outputs):
-                    waiting[index] = (sample, by_family)
-                    index += 1
-                    yield sample
+                for unit, unit_outputs in zip(chunk.units(), cut(outputs, chunk.sizes)):
+                    judging = _Judging(index, len(unit))
+                    for place, (sample, by_family) in enumerate(zip(unit, unit_outputs)):
+                        waiting[index] = (sample, by_family, judging, place)
+                        index += 1
+                        yield sample
 
         def write_one(index: int, got: dict[str, MetricResult]) -> None:
             if index not in waiting:  # a metric that emitted a sample twice must not write it twice
                 raise RuntimeError(f"sample #{index} was finished twice (or never started)")
-            sample, by_family = waiting.pop(index)
+            sample, by_family, judging, place = waiting.pop(index)
             by_family[streamed.family] = got
-            result = assemble(spec.selected, sample, by_family)
-            finished[id(result)] = index
-            # A conversation's turns wait in the recorder for its last: what comes back is what was written.
-            for written in recorder.write([result], in_memory=False):
-                done_index = finished.pop(id(written))
+            if judging.add(place, assemble(spec.selected, sample, by_family)):  # its unit's last: one line
+                recorder.write(judging.results, [len(judging.results)], in_memory=False)
                 if recorder.keep_samples:
-                    kept[done_index] = written
-            run.done(1)
+                    kept.update(zip(range(judging.first, judging.first + len(judging.results)), judging.results))
+            course.done(1)
 
         # Enough samples in flight to keep every judge slot busy while each answer's calls run one after another.
         window = max(self.chunk_size, 2 * streamed.metric.concurrency)
@@ -209,8 +203,25 @@ class Streamed:
             if pool is not None:
                 pool.shutdown(cancel_futures=True)
         if waiting:
-            missing = [sample.origin or sample.id for sample, _ in list(waiting.values())[:5]]
+            missing = [sample.origin or sample.id for sample, *_ in list(waiting.values())[:5]]
             raise RuntimeError(f"{len(waiting)} sample(s) were scored but never finished: {missing}")
+
+
+class _Judging:
+    """A unit the judge is on: its results in its order, as they finish; whole once the last is in."""
+
+    __slots__ = ("first", "results", "left")
+
+    def __init__(self, first: int, size: int) -> None:
+        self.first = first  # the index of its first sample in the stream
+        self.results: list[SampleResult] = [None] * size  # type: ignore[list-item]
+        self.left = size
+
+    def add(self, place: int, result: SampleResult) -> bool:
+        """Put the result of the unit's sample at ``place``; True when it was the last one out."""
+        self.results[place] = result
+        self.left -= 1
+        return not self.left
 
 
 def strategy(spec: RunSpec, plan: Plan, n_done: int) -> Chunked | Pipelined | Streamed:
@@ -245,28 +256,7 @@ def run(spec: RunSpec, progress: Callable[[int, int], None] | None = None) -> Re
             return results
     with collector_paused():
         plan = plan_run(spec)
-    try:
-        recorder, todo, n_done = start_run(plan)
-        chosen = strategy(spec, plan, n_done)
-        interrupted = withdrawn = False
-        total = plan.n_good - n_done
-        advance = (lambda n: progress(n, total)) if progress is not None else None
-        try:
-            cheap_only = all(s.metric.kind == CHEAP for s in spec.selected)
-            with collector_paused(cheap_only and not isinstance(chosen, Streamed)):
-                chosen.write(_Run(spec, plan, recorder, todo, total, advance))
-        except KeyboardInterrupt:
-            interrupted = True
-            raise
-        except BaseException:  # JudgeUnavailable at the first call, say: with nothing scored, the folder as it was
-            withdrawn = recorder.withdraw()
-            raise
-        finally:
-            if not withdrawn:
-                results = recorder.finish(n_input_rows=plan.n_rows, interrupted=interrupted)
-    finally:
-        plan.close()
-    return results
+    return run_course(plan, lambda plan, n_done: strategy(spec, plan, n_done), progress)
 
 
 def evaluate(

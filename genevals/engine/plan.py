@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from genevals import registry
 
@@ -18,10 +18,12 @@ from genevals.engine.arguments import is_dataframe
 from genevals.engine.recorder import RunRecorder
 from genevals.engine.spec import RaySettings
 from genevals.engine.spool import Spool
-from genevals.engine.units import log_scheduled, turn_done, whole_conversations
+from genevals.engine.units import turn_done, whole_conversations
+from genevals.conversations.ledger import Ledger
 from genevals.input.fields import FieldTracker
 from genevals.input.readers import ALIASES, KNOWN_FIELDS, HeaderError, InputError, iter_samples
 from genevals.keys import sample_key_digest
+from genevals.metrics.conversation.scope import ConversationScope
 from genevals.input.source import RowSource
 from genevals.types import Sample
 
@@ -80,9 +82,9 @@ class Plan:
     digest: manifest.InputDigest | None = field(default_factory=manifest.InputDigest)
     #: with samples kept in memory: the row number (0-based) of each of ``errors``, to digest the rows in order
     error_rows: list[int] = field(default_factory=list)
-    #: (system, conversation id) -> its turns still to score (all of them, until :func:`start_run` takes out
+    #: the conversations' turns, counted once (still to score: all of them, until :func:`start_run` takes out
     #: those a resumed folder holds): a conversation is the unit of work (:func:`whole_conversations`)
-    conversations: dict[tuple[str, str], int] = field(default_factory=dict)
+    conversations: Ledger = field(default_factory=Ledger)
 
     @property
     def data(self) -> Any:
@@ -142,7 +144,7 @@ def plan_run(spec: Any) -> Plan:
     tracker = FieldTracker(KNOWN_FIELDS, ALIASES, column_map, spec.ignore_fields)
     from_file = isinstance(data, (str, Path, RowSource))  # a RowSource reads files: digested from their bytes
     n_good, errors, error_rows = 0, [], []
-    conversations: dict[tuple[str, str], int] = {}
+    conversations = Ledger()
     # A file is never held whole: its samples wait on disk. Rows given in memory are held by the caller anyway,
     # and a generator can be read only once: their samples are kept in memory.
     spool = Spool(on_disk=from_file)
@@ -162,9 +164,7 @@ def plan_run(spec: Any) -> Plan:
                 continue
             n_good += 1
             spool.add(item)
-            if item.conversation_id is not None:
-                key = (item.system, item.conversation_id)
-                conversations[key] = conversations.get(key, 0) + 1
+            conversations.add(item)
             for metric in preparing:
                 metric.prepare_sample(item)
         source = _source_name(data)
@@ -186,12 +186,16 @@ def plan_run(spec: Any) -> Plan:
         raise
     for metric in preparing:
         metric.finish_prepare()
+    for sel in spec.selected:  # one value per conversation, on its last turn: which one, the ledger says
+        if isinstance(sel.metric, ConversationScope):
+            sel.metric.see_conversations(conversations)
     return Plan(spec, n_good, spool, errors, tracker.warnings(), digest, error_rows, conversations)
 
 
-def start_run(plan: Plan) -> tuple[RunRecorder, Iterator[Sample], int]:
+def start_run(plan: Plan) -> tuple[RunRecorder, Iterator[list[Sample]], int]:
     """Prepare the run folder, open the recorder, count the results already there (when resuming) into it,
-    and return it, the samples still to score, and how many were done."""
+    and return it, the units still to score (each a sample alone or a conversation's turns still to score:
+    :func:`~genevals.engine.units.whole_conversations`), and how many samples were done."""
     spec = plan.spec
     if spec.before_writing is not None:
         spec.before_writing(plan)
@@ -216,14 +220,14 @@ def start_run(plan: Plan) -> tuple[RunRecorder, Iterator[Sample], int]:
                            meta=meta)
     recorder.earlier, recorder.present = earlier, present
     try:
-        done = _replay_previous(recorder, out, plan.conversations) if resume else set()
+        done = _replay_previous(recorder, out, plan.conversations.turns) if resume else set()
     except runfolder.ResultsError as exc:  # a garbage line: resuming would score its sample again
         recorder.close()
         raise InputError(exc.source, exc.line, None, exc.message) from None
-    recorder.hold_conversations(plan.conversations)
     # Nothing resumed: no key to look up (a digest per sample is ~3 us, 10% of a retrieval run's reading).
     todo = (s for s in plan.samples() if sample_key_digest(s.system, s.id) not in done) if done else plan.samples()
-    return recorder, todo, len(done)
+    # The one place samples are grouped: from here on a conversation's turns travel as one unit.
+    return recorder, whole_conversations(todo, plan.conversations.turns), len(done)
 
 
 class ResumeMismatch(InputError):
@@ -277,35 +281,3 @@ def _replay_previous(recorder: RunRecorder, out: Path | None, conversations: dic
             recorder.record(previous)
             turn_done(conversations, previous.sample)
     return done
-
-
-#: the most retrieved contexts a chunk holds (its samples, their result lines and their parts all live at once):
-#: 512 retrieval samples of 1,000 documents each would otherwise hold half a million contexts
-MAX_CHUNK_CONTEXTS = 50_000
-
-
-def chunked(items: Iterable[Sample], size: int, conversations: Mapping[tuple[str, str], int] | None = None,
-            where: str = "chunk") -> Iterator[list[Sample]]:
-    """``items`` in lists of ``size`` samples, or fewer where they hold :data:`MAX_CHUNK_CONTEXTS` contexts; a
-    conversation's turns (``conversations``: :attr:`Plan.conversations`) are never split: a chunk may exceed
-    its size to finish one, and one conversation larger than both limits is one chunk."""
-    if conversations:
-        return pack(whole_conversations(items, conversations), size, where)
-    return pack(([item] for item in items), size, where)
-
-
-def pack(units: Iterable[list[Sample]], size: int, where: str = "chunk") -> Iterator[list[Sample]]:
-    """Units of work (:func:`whole_conversations`) packed into chunks as :func:`chunked` cuts them. Nothing is
-    held between two chunks, so a caller may stop after one and pack the rest of ``units`` with another size."""
-    chunk: list[Sample] = []
-    held = 0
-    for unit in units:
-        chunk.extend(unit)
-        held += len(unit[0].contexts) if len(unit) == 1 else sum(len(item.contexts) for item in unit)
-        if len(chunk) >= size or held >= MAX_CHUNK_CONTEXTS:
-            log_scheduled(where, chunk)
-            yield chunk
-            chunk, held = [], 0
-    if chunk:
-        log_scheduled(where, chunk)
-        yield chunk

@@ -29,13 +29,14 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from genevals.engine.arguments import check_progress
-from genevals.engine.plan import chunked, plan_run, start_run
+from genevals.engine.course import Course, Scoring, run_course
+from genevals.engine.plan import plan_run
 from genevals.engine.scoring import score_batch
-from genevals.engine.units import grouped, log_scheduled
+from genevals.engine.units import Chunk, log_scheduled, pack
 from genevals.engine.spec import DEFAULT_JUDGE_CONCURRENCY, DEFAULT_ROWS_PER_PASS, RaySettings, RunSpec
 from genevals.metrics.base import CHEAP, JUDGE, MODEL
 from genevals.output.results import Results
-from genevals.types import Sample, SampleResult
+from genevals.types import SampleResult
 _RAY_CLUSTER_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 
 
@@ -137,37 +138,36 @@ def run(spec: RunSpec, progress: Callable[[int, int], None] | None = None) -> Re
         raise ImportError("the Ray engine needs Ray Data: pip install 'genevals[ray]'") from exc
     settings = spec.engine if isinstance(spec.engine, RaySettings) else RaySettings()
     plan = plan_run(spec)
-    try:
-        stages = Stages.of(spec, settings)
-        recorder, todo, n_done = start_run(plan)
-        ray, started, interrupted, withdrawn = None, False, False, False
+    return run_course(plan, lambda plan, n_done: Passes(Stages.of(spec, settings), settings), progress)
+
+
+@dataclass(frozen=True)
+class Passes(Scoring):
+    """Ray's scoring: the samples go to the cluster ``rows_per_pass`` at a time, through the :class:`Stages`, and
+    each block that comes back is written. Ray starts at the first pass (a run with nothing to score never
+    starts it) and stops at the end when this run started it (or ``shutdown`` says so)."""
+
+    stages: Stages
+    settings: RaySettings
+
+    def write(self, course: Course) -> None:
+        settings = self.settings
+        ray, started = None, False
         cluster_switch = os.environ.get(_RAY_CLUSTER_SWITCH)
         try:
-            for part in chunked(todo, settings.rows_per_pass, plan.conversations, "ray pass"):
+            for part in pack(course.todo, settings.rows_per_pass, "ray pass"):
                 if ray is None:  # started only when there is something to score
                     ray, started = _init_ray(settings.address, settings.num_cpus, settings.runtime_env)
                     ray.data.DataContext.get_current().execution_options.preserve_order = True
-                for block in stages.pipeline(ray, part).iter_batches(batch_size=None, batch_format="numpy"):
-                    scored = [result for row in block["row"] for result in pickle.loads(row)]
-                    recorder.write(scored)
-                    if progress is not None:
-                        progress(len(scored), plan.n_good - n_done)
-        except KeyboardInterrupt:
-            interrupted = True
-            raise
-        except BaseException:  # nothing scored yet (Ray failed to start, say): the folder as it was
-            withdrawn = recorder.withdraw()
-            raise
+                for block in self.stages.pipeline(ray, part).iter_batches(batch_size=None, batch_format="numpy"):
+                    units = [pickle.loads(row) for row in block["row"]]
+                    course.recorder.write([result for unit in units for result in unit], [len(u) for u in units])
+                    course.done(sum(len(u) for u in units))
         finally:
             if ray is not None and (settings.shutdown or (settings.shutdown is None and started)):
                 ray.shutdown()
                 if settings.address is None:
                     _restore_cluster_switch(cluster_switch)
-            if not withdrawn:
-                results = recorder.finish(n_input_rows=plan.n_rows, interrupted=interrupted)
-    finally:
-        plan.close()
-    return results
 
 
 def evaluate(
@@ -230,11 +230,11 @@ class Stages:
         return cls(kind(CHEAP), kind(MODEL), kind(JUDGE), settings.batch_size, max(1, settings.bertscore_actors),
                    settings.bertscore_gpus, max(1, settings.judge_concurrency))
 
-    def pipeline(self, ray, samples: Sequence[Sample]):
-        """The stages over ``samples`` (a pass: whole conversations), one row per unit of work: ``batch_size``
-        counts units, and a batch holds whole conversations."""
+    def pipeline(self, ray, part: Chunk):
+        """The stages over ``part`` (a pass: whole units), one row per unit of work: ``batch_size`` counts units,
+        and a batch holds whole conversations."""
         rows = [{"row": pickle.dumps([SampleResult(sample=s) for s in unit], protocol=pickle.HIGHEST_PROTOCOL)}
-                for unit in grouped(samples)]
+                for unit in part.units()]
         ds = ray.data.from_items(rows)
         if self.lexical.selected:
             ds = ds.map_batches(_stage_fn(ray.put(self.lexical)), batch_size=self.batch_size, batch_format="numpy")

@@ -1,6 +1,10 @@
 """Where scored samples go: results.jsonl (appended and flushed as they come), the summary accumulator,
-corpus statistics, and at the end summary.json and skipped.jsonl. Both engines (local and Ray) use it, so
-their files are the same by construction.
+corpus statistics, and at the end summary.json and skipped.jsonl. Every engine uses it, so their files are the
+same by construction.
+
+Results come as the engine scored them, in whole units (:mod:`genevals.engine.units`): with their units' sizes,
+each unit is one results.jsonl line (a conversation's turns together), so nothing here waits for a conversation's
+last turn or looks for where one begins.
 """
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from genevals import registry
 
 from genevals.output import comparing, runfolder
 from genevals.engine.failures import JudgeFailures
-from genevals.engine.units import turn_done
+from genevals.engine.units import cut
 from genevals.input.readers import InputError
 from genevals.metrics.base import JUDGE
 from genevals.output.results import DeferredSummary, Results, SummaryAccumulator
@@ -76,31 +80,6 @@ class RunRecorder:
         #: files the folder held then, for :meth:`withdraw`
         self.earlier: Path | None = None
         self.present: frozenset[str] = frozenset()
-        #: (system, conversation id) -> its turns not yet written, and the finished turns waiting for the rest
-        #: (:meth:`hold_conversations`); empty for a run without conversations
-        self._turns_left: dict[tuple[str, str], int] = {}
-        self._waiting: dict[tuple[str, str], list[SampleResult]] = {}
-
-    def hold_conversations(self, turns_left: Mapping[tuple[str, str], int]) -> None:
-        """From now on, write a conversation's turns (``turns_left``: those still to score, by (system,
-        conversation id)) as one line, once the last of them is scored, and count them then: until that, its
-        finished turns wait here, so results.jsonl and the summary never hold half a conversation."""
-        self._turns_left = dict(turns_left)
-
-    def _whole(self, results: Sequence[SampleResult]) -> list[SampleResult]:
-        """Of ``results``, those to write now, a conversation's turns together: the samples that are no
-        conversation's turns, and the conversations whose last turn is among them (with their earlier turns)."""
-        ready: list[SampleResult] = []
-        for result in results:
-            key = runfolder.conversation_key(result)
-            if key is None or key not in self._turns_left:
-                ready.append(result)
-                continue
-            waiting = self._waiting.setdefault(key, [])
-            waiting.append(result)
-            if turn_done(self._turns_left, result.sample):
-                ready.extend(self._waiting.pop(key))
-        return ready
 
     def record(self, result: SampleResult, *, in_memory: bool = True) -> None:
         """Count a result in the summary (one already in results.jsonl, when resuming). ``in_memory=False``:
@@ -114,18 +93,18 @@ class RunRecorder:
             totals = self.corpus_totals[sel.family].setdefault(result.sample.system, Counter())
             totals.update(sel.metric.corpus_statistics(result.metrics) or {})
 
-    def write(self, results: Iterable[SampleResult], *, in_memory: bool = True) -> list[SampleResult]:
-        """Append new results to results.jsonl, flush, then count them (``in_memory`` as for :meth:`record`);
-        a conversation's turns wait for its last (:meth:`hold_conversations`). Returns what was written."""
-        if self._turns_left or self._waiting:
-            results = self._whole(list(results))
-        elif not isinstance(results, ScoredBatch):  # a batch keeps its columns, for the summary
+    def write(self, results: Iterable[SampleResult], sizes: Sequence[int] | None = None, *,
+              in_memory: bool = True) -> None:
+        """Append new results to results.jsonl, flush, then count them (``in_memory`` as for :meth:`record`).
+        ``sizes``: how many results each unit holds, in order (:attr:`genevals.engine.units.Chunk.sizes`; None:
+        each result alone); a unit is one line."""
+        if not isinstance(results, ScoredBatch):  # a batch keeps its columns, for the summary
             results = list(results)
         if not results:
-            return []
+            return
         with _ctrl_c_held():
             if self.writer is not None:
-                self.writer.write(results)
+                self.writer.write(cut(results, sizes))
             self.acc.add_batch(results)
             if self._judged:
                 for result in results:
@@ -135,13 +114,10 @@ class RunRecorder:
             self._count_corpus(corpus_statistics(self.corpus_families, results))
         if isinstance(results, ScoredBatch) and not (in_memory and self.keep_samples):
             results.release()
-            return []
-        return list(results)
 
     def write_done(self, done: Any) -> None:
         """Append and count one chunk a worker process scored and wrote (a :class:`genevals.engine.pipeline.Done`),
-        with the same effect as :meth:`write` of its results: its conversations are whole (the chunk was cut
-        between conversations, :func:`genevals.engine.plan.chunked`)."""
+        with the same effect as :meth:`write` of its results (its lines were made from its units)."""
         with _ctrl_c_held():
             if self.writer is not None and done.text:
                 self.writer.write_text(done.text)

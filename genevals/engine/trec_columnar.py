@@ -29,7 +29,8 @@ import numpy as np
 
 from genevals.engine import manifest
 from genevals.engine.pipeline import Done
-from genevals.engine.plan import Plan, start_run
+from genevals.engine.course import Course, Scoring, run_course
+from genevals.engine.plan import Plan
 from genevals.engine.spec import LocalSettings
 from genevals.engine.spool import Spool
 from genevals.engine.trec_lines import CONTEXTS_NOTE, KEPT_CONTEXTS, Records, lines
@@ -187,42 +188,41 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
                 for topic in ranked.topics:
                     spool.add(Sample(id=topic, answer="", system=system))
     plan = Plan(spec, total, spool, [], [], digest, [])
-    try:
-        recorder, _, _ = start_run(plan)
-        writes = recorder.writer is not None
-        if any(cut for blocks in runs for _, (cut, _) in blocks):  # the report says so
+    return run_course(plan, lambda plan, n_done: _Parts(batches, runs, keep), progress)
+
+
+class _Parts(Scoring):
+    """The columnar path's scoring: every part is scored already (``batches``); each is written as its lines,
+    built from its columns, and counted from its batch. The parts' values stay here, for the paired comparisons
+    (:attr:`paired`) and the report (``Results.held``)."""
+
+    def __init__(self, batches: list, runs: list, keep: Any) -> None:
+        self.batches, self.runs, self.keep = batches, runs, keep
+        self.scored: list[tuple[str, list[Sample], Columns]] = []  # for the paired comparisons, without rereading
+        self.records: list[Records] = []  # each part's lines as records, for the report (genevals.report.held)
+        self.writes = False
+        self.paired = lambda metrics: _paired(self.scored, metrics)
+
+    def write(self, course: Course) -> None:
+        recorder = course.recorder
+        self.writes = recorder.writer is not None
+        if any(cut for blocks in self.runs for _, (cut, _) in blocks):  # the report says so
             recorder.results.meta["contexts_kept"] = {"per_topic": KEPT_CONTEXTS, "note": CONTEXTS_NOTE}
-        scored: list[tuple[str, list[Sample], Columns]] = []  # for the paired comparisons, without rereading
-        records = []  # each part's lines as records, for the report (genevals.report.held)
-        interrupted = withdrawn = False
-        try:
-            for path, system, ranked, topics, cols, said, batch in batches:
-                samples = batch.samples
-                scored.append((system, samples, cols))
-                records.append(Records(path, ranked, topics, said))
-                part = SummaryPart()
-                part.add_batch(batch)
-                text = lines(path, system, ranked, topics, cols, keep, said) if recorder.writer else None
-                recorder.write_done(Done(len(samples), text, part, {}, None))
-                if progress is not None:
-                    progress(len(samples), total)
-        except KeyboardInterrupt:  # as the local engine: what was written is summed up
-            interrupted = True
-            raise
-        except BaseException:
-            withdrawn = recorder.withdraw()
-            raise
-        finally:
-            if not withdrawn:
-                results = recorder.finish(n_input_rows=total, interrupted=interrupted,
-                                          paired=lambda metrics: _paired(scored, metrics))
-                if writes and not interrupted:  # the report's values, as results.jsonl lists them
-                    results.held = [(system, [s.id for s in samples], [n for n in cols.names if keep is None
-                                                                        or keep(n)], cols, made)
-                                    for (system, samples, cols), made in zip(scored, records)]
-    finally:
-        plan.close()
-    return results
+        for path, system, ranked, topics, cols, said, batch in self.batches:
+            samples = batch.samples
+            self.scored.append((system, samples, cols))
+            self.records.append(Records(path, ranked, topics, said))
+            part = SummaryPart()
+            part.add_batch(batch)
+            text = lines(path, system, ranked, topics, cols, self.keep, said) if recorder.writer else None
+            recorder.write_done(Done(len(samples), text, part, {}, None))
+            course.done(len(samples))
+
+    def finished(self, results: Results, interrupted: bool) -> None:
+        if self.writes and not interrupted:  # the report's values, as results.jsonl lists them
+            keep = self.keep
+            results.held = [(system, [s.id for s in samples], [n for n in cols.names if keep is None or keep(n)],
+                             cols, made) for (system, samples, cols), made in zip(self.scored, self.records)]
 
 
 def _prefetch(batches: Sequence[ScoredBatch], seed: int) -> None:

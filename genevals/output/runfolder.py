@@ -25,7 +25,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from genevals.output.atomic import replacing, write_whole  # noqa: F401  (the run folder's writers, by name)
 from genevals.types import SampleResult, SkippedRow
@@ -65,36 +65,18 @@ def _results_path(where: str | Path) -> Path:
 TURNS = "turns"
 
 
-def conversation_key(result: SampleResult) -> tuple[str, str] | None:
-    """(system, conversation id) of a conversation's turn; None for any other sample."""
-    sample = result.sample
-    return None if sample.conversation_id is None else (sample.system, sample.conversation_id)
-
-
-def results_text(results: Iterable[SampleResult]) -> str:
-    """The results.jsonl lines of ``results``: one per sample, and one per conversation for the consecutive
-    turns of one conversation (the caller hands a conversation's turns over together, see the module's
-    docstring)."""
+def results_text(units: Iterable[Sequence[SampleResult]]) -> str:
+    """The results.jsonl lines of ``units``, one line each: a sample that is no conversation's turn (a unit
+    alone) as its record, a conversation's turns (the engine keeps them together as one unit) as one line."""
     lines: list[str] = []
-    turns: list[SampleResult] = []
-
-    def conversation_line() -> None:
-        if turns:
-            first = turns[0].sample
-            line = {"conversation_id": first.conversation_id, "system": first.system,
-                    TURNS: [t.to_dict() for t in sorted(turns, key=lambda t: t.sample.turn or 0)]}
-            lines.append(json.dumps(line, ensure_ascii=False) + "\n")
-            turns.clear()
-
-    for result in results:
-        key = conversation_key(result)
-        if turns and key != conversation_key(turns[0]):
-            conversation_line()
-        if key is None:
-            lines.append(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
-        else:
-            turns.append(result)
-    conversation_line()
+    for unit in units:
+        first = unit[0].sample
+        if first.conversation_id is None:
+            lines.extend(json.dumps(result.to_dict(), ensure_ascii=False) + "\n" for result in unit)
+            continue
+        line = {"conversation_id": first.conversation_id, "system": first.system,
+                TURNS: [t.to_dict() for t in sorted(unit, key=lambda t: t.sample.turn or 0)]}
+        lines.append(json.dumps(line, ensure_ascii=False) + "\n")
     return "".join(lines)
 
 
@@ -108,8 +90,9 @@ class ResultsWriter:
         #: characters appended by this writer (0: this run has written no result)
         self.written = 0
 
-    def write(self, results: Iterable[SampleResult]) -> None:
-        self.write_text(results_text(results))
+    def write(self, units: Iterable[Sequence[SampleResult]]) -> None:
+        """Append the lines of ``units`` (:func:`results_text`) and flush."""
+        self.write_text(results_text(units))
 
     def write_text(self, text: str) -> None:
         """Append lines made by :func:`results_text` (in a worker process, say) and flush."""

@@ -20,7 +20,7 @@ def _result(i: int) -> SampleResult:
 
 def test_writer_and_readers_round_trip(tmp_path):
     writer = runfolder.ResultsWriter(tmp_path)
-    writer.write([_result(0), _result(1)])
+    writer.write([[_result(0)], [_result(1)]])  # two units: a sample each
     writer.close()
     back = list(runfolder.read_results(tmp_path))
     assert [r.to_dict() for r in back] == [_result(0).to_dict(), _result(1).to_dict()]

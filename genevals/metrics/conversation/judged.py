@@ -50,7 +50,6 @@ class ConversationJudge(ConversationScope, GuardedJudge):
     def __init__(self, judge: JudgeConfig | None = None) -> None:
         self.judge = judge if judge is not None else JudgeConfig()
         self.runtime = JudgeRuntime(self.judge, prompts.prompt_version(self.family))
-        self._last = {}
 
     def signature(self) -> str:
         return make_signature(self.family, variant="llm", unit="conversation", on="last_turn",
@@ -86,9 +85,6 @@ class OfflineConversation(ConversationScope, Metric):
 
     #: why no offline variant measures it
     why: ClassVar[str] = ""
-
-    def __init__(self) -> None:
-        self._last = {}
 
     def signature(self) -> str:
         return make_signature(self.writes_for or self.family, variant="offline", status=UNSUPPORTED)

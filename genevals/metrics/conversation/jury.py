@@ -9,13 +9,14 @@ The turn-by-turn labels every judge gives on the same turns (knowledge_retention
 relevance's verdicts, completeness's requests per user turn: each metric's ``jury_items``) are voted turn by turn
 and give the jury's Fleiss and Cohen kappas.
 
-Which turn is a conversation's last is learnt in the planning pass (:mod:`.scope`): the jury hands every sample
-to each judge's own instance, so each places its value on the same turn.
+Which turn is a conversation's last, the run's planning pass has counted (:mod:`.scope`): the jury hands its
+ledger to each judge's own instance, so each places its value on the same turn.
 """
 from __future__ import annotations
 
 import asyncio
 
+from genevals.conversations.ledger import Ledger
 from genevals.metrics.conversation.scope import NOT_CONVERSATION, NOT_LAST_TURN
 from genevals.metrics.judging.jury import JuryScoring, combine
 from genevals.types import MetricResult, Sample
@@ -25,12 +26,12 @@ BEFORE_ANY_CALL = (NOT_LAST_TURN, NOT_CONVERSATION)
 
 
 class ConversationJury(JuryScoring):
-    """Whole-sample jury scoring whose judges each learn, in the planning pass, the conversations' last turns."""
+    """Whole-sample jury scoring whose judges each read the run's conversations (their last turns)."""
 
-    def prepare_sample(self, sample: Sample) -> None:
-        # the jury's own state is its first judge's (the same dict): preparing it too would count a turn twice
+    def see_conversations(self, conversations: Ledger) -> None:
         for member in self.members:
-            member.prepare_sample(sample)
+            member.see_conversations(conversations)
+        super().see_conversations(conversations)  # type: ignore[misc]  (the jury is its family's class too)
 
     async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:
         per_judge = await asyncio.gather(*(m._score_safe(sample) for m in self.members))

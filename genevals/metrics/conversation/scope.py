@@ -4,9 +4,10 @@ Samples are a conversation's assistant turns, but a conversation metric has one 
 put on the conversation's **last** assistant turn, whose sample carries the whole conversation: its history
 (the earlier turns, within the run's ``history_tokens`` budget) and its own question and answer. Every other
 turn gets status ``not_last_turn`` with a reason naming the turn that carries the value, so the metric's mean
-and coverage count conversations, not turns. The planning pass shows the metric every sample first
-(:meth:`ConversationScope.prepare_sample`), which is how it knows each conversation's last turn; resumed samples
-are prepared too, so a resumed run places its values as an uninterrupted one.
+and coverage count conversations, not turns. Which turn is a conversation's last, the run's planning pass has
+counted once for the engine and every conversation metric (:class:`~genevals.conversations.ledger.Ledger`, handed
+over by :meth:`ConversationScope.see_conversations`); it counts resumed samples too, so a resumed run places its
+values as an uninterrupted one.
 
 A row that is no conversation's turn but carries its own ``history`` is a conversation of its own, scored on
 itself; a row with neither gets ``not_conversation``. When the budget left early turns out, the value covers
@@ -15,9 +16,10 @@ the turns the judge saw, and the details say which were left out (``history_drop
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 from genevals import types
+from genevals.conversations.ledger import Ledger
 from genevals.metrics.base import Unscored
 from genevals.types import Sample
 
@@ -92,19 +94,20 @@ def transcript(sample: Sample, consecutive: bool) -> Transcript:
 
 
 class ConversationScope:
-    """Mixin: each conversation's last assistant turn, learnt in the planning pass, and the check that a sample
-    is the one that carries its conversation's value."""
+    """Mixin: each conversation's last assistant turn, from the run's ledger, and the check that a sample is the
+    one that carries its conversation's value."""
 
-    #: (system, conversation id) -> (its last turn so far, whether its turn numbers went up one by one)
-    _last: dict[tuple[str, str], tuple[int, bool]]
+    #: the run's conversations (:meth:`see_conversations`); None: scored outside a run, each turn as the last
+    conversations: Ledger | None = None
 
-    def prepare_sample(self, sample: Sample) -> None:
-        if sample.conversation_id is None or sample.turn is None:
-            return
-        key = (sample.system, sample.conversation_id)
-        before = self._last.get(key)
-        steady = before is None or (before[1] and sample.turn == before[0] + 1)
-        self._last[key] = (sample.turn, steady)
+    def see_conversations(self, conversations: Ledger) -> None:
+        """Take the run's conversations, counted by its planning pass before scoring starts."""
+        self.conversations = conversations
+
+    def prepare(self, samples: Iterable[Sample]) -> None:
+        """Outside a run: learn the conversations of ``samples`` (:meth:`Metric.prepare`), as a run's planning
+        pass counts them."""
+        self.see_conversations(Ledger.of(samples))
 
     def scope(self, sample: Sample) -> tuple[Transcript, dict[str, Any]]:
         """The transcript to judge and the details that say what it covers; :class:`Unscored` for a sample that
@@ -116,7 +119,7 @@ class ConversationScope:
                                "conversation's turn (no conversation_id, no history)")
             found = transcript(sample, False)
             return found, {**found.details(), "scope": "the row and its own history"}
-        last = self._last.get((sample.system, sample.conversation_id))
+        last = self.conversations.last_turn(sample) if self.conversations is not None else None
         if last is not None and sample.turn != last[0]:
             raise Unscored(NOT_LAST_TURN, f"{family} has one value per conversation, on its last assistant turn: "
                            f"conversation '{sample.conversation_id}' has it on turn {last[0]} (this is turn "

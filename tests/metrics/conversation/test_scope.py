@@ -1,5 +1,5 @@
 """Where a conversation metric's value goes and what transcript its judge reads: the last turn of each
-conversation (learnt in the planning pass), turns numbered back from it, the history budget's cut said."""
+conversation (counted by the planning pass), turns numbered back from it, the history budget's cut said."""
 from __future__ import annotations
 
 import pytest
@@ -36,16 +36,14 @@ def test_a_budget_cut_is_said_and_a_turn_without_its_question_shows_so():
 
 def test_turn_numbers_with_gaps_are_positions():
     metric = KnowledgeRetention()
-    for n in (0, 5, 9):  # flat rows numbered by the user, with gaps
-        metric.prepare_sample(turn("g", n, HISTORY if n == 9 else ()))
+    metric.prepare([turn("g", n, HISTORY if n == 9 else ()) for n in (0, 5, 9)])  # flat rows numbered with gaps
     scope = metric.scope(turn("g", 9, HISTORY))[1]
     assert scope["turns_seen"] == [1, 2, 3] and scope["turn_numbers"] == "position in the transcript"
 
 
 def test_value_goes_on_the_last_turn_of_each_system_s_conversation():
     metric = KnowledgeRetention()
-    for sample in (turn("c", 1), turn("c", 2), turn("c", 1, system="b")):
-        metric.prepare_sample(sample)
+    metric.prepare([turn("c", 1), turn("c", 2), turn("c", 1, system="b")])
     with pytest.raises(Unscored) as caught:
         metric.scope(turn("c", 1))
     assert caught.value.status == types.NOT_LAST_TURN and caught.value.details["carried_by"] == "c:2"
