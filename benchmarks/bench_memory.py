@@ -31,7 +31,7 @@ if sys.argv[1] == "cli":  # the command as a user runs it (scoring, summary, the
     from genevals.cli import main
     code = main(["run", *sys.argv[2:]])
 else:  # scoring and summary only: what cmd_run passes to evaluate(), without the HTML report step
-    from genevals.engine.local import evaluate
+    from genevals.api import evaluate
     _, path, _, out, _, _, metrics = sys.argv[1:8]
     evaluate(path, metrics.split(","), out_dir=out, keep_samples=False,
              workers=int(sys.argv[9]) if len(sys.argv) > 9 else None)

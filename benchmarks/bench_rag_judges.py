@@ -34,7 +34,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from scipy.stats import spearmanr  # noqa: E402
 from sklearn.metrics import roc_auc_score  # noqa: E402
 
-from genevals.engine.local import evaluate  # noqa: E402
+from genevals.api import evaluate  # noqa: E402
 from genevals.input.readers import iter_samples  # noqa: E402
 from genevals.metrics.triad.local_relevance import AnswerRelevanceLocal, ContextRelevanceLocal  # noqa: E402
 from genevals.types import Sample  # noqa: E402

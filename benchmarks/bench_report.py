@@ -37,7 +37,7 @@ def _sentence(rng: random.Random, words: list[str]) -> str:
 def make_run(out: Path, n: int, sentences: int, n_ctx: int, seed: int = 3) -> Path:
     """A run folder with ``n`` samples; sample k has ``sentences * (k + 1) // n`` answer sentences."""
     from genevals.output import runfolder
-    from genevals.engine.local import evaluate
+    from genevals.api import evaluate
     from genevals.output.results import Results
 
     rng = random.Random(seed)

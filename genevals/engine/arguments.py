@@ -162,7 +162,7 @@ def check_progress(progress: Any) -> None:
 
 def check_call(data: Any, column_map: Any, out_dir: Any, workers: Any, chunk_size: Any, seed: Any,
                progress: Any = None, meta: Any = None) -> None:
-    """Every argument of :func:`genevals.engine.local.evaluate` that is not checked where it is used."""
+    """Every argument of :func:`genevals.evaluate` that is not checked where it is used."""
     check_data(data)
     check_column_map(column_map)
     if out_dir is not None:

@@ -16,12 +16,9 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
-from genevals.conversations.history import HISTORY_TOKENS
 from genevals.engine import pipeline, trec_columnar
-from genevals.engine.arguments import check_progress
 from genevals.engine.course import Course, Scoring, run_course
 from genevals.engine.plan import Plan, plan_run
 from genevals.engine.units import cut, pack
@@ -32,7 +29,6 @@ from genevals.gcpause import collector_paused
 from genevals.metrics.base import CHEAP, JUDGE
 from genevals.output.results import Results
 from genevals.scored import Columns
-from genevals.stats import DEFAULT_SEED
 from genevals.types import MetricResult, Sample, SampleResult
 
 PARALLEL_THRESHOLD = 2000  # below this, starting worker processes costs more than it saves
@@ -257,54 +253,3 @@ def run(spec: RunSpec, progress: Callable[[int, int], None] | None = None) -> Re
     with collector_paused():
         plan = plan_run(spec)
     return run_course(plan, lambda plan, n_done: strategy(spec, plan, n_done), progress)
-
-
-def evaluate(
-    data: Any,
-    metrics: Sequence[str] | None = None,
-    *,
-    options: Mapping[str, Mapping[str, Any]] | None = None,
-    judge: Any = None,
-    column_map: Mapping[str, str] | None = None,
-    on_error: str = "raise",
-    strict: bool = False,
-    out_dir: str | Path | None = None,
-    resume: bool = False,
-    workers: int | None = None,
-    chunk_size: int | None = None,
-    seed: int = DEFAULT_SEED,
-    keep_samples: bool = True,
-    progress: Callable[[int, int], None] | None = None,
-    meta: Mapping[str, Any] | None = None,
-    language: str | None = None,
-    ignore_fields: Sequence[str] = (),
-    history_tokens: int = HISTORY_TOKENS.default,
-) -> Results:
-    """Score ``data`` (a path, a DataFrame, or any iterable of row dicts: a list, a generator) and return
-    ``Results``. A mistake in any argument is an :class:`~genevals.input.readers.InputError` before any work.
-
-    ``metrics``: names as on the command line (default: the "default" preset); ``options[family]``: that
-    family's settings; ``judge``: the :class:`~genevals.judge.config.JudgeConfig` of every judge-backed metric (or
-    a mapping of its fields).
-
-    ``language``: ``"auto"`` (the default: each sample's language is detected), ``"auto:CODE"`` (detected, and
-    CODE where detection is unsure) or an ISO 639-1 code for every sample; a row's ``language`` field overrides
-    it (:mod:`genevals.language`).
-
-    ``history_tokens``: the tokens of earlier turns each conversation turn carries as its history, the oldest
-    turns left out first (:mod:`genevals.conversations`); recorded in the run folder's manifest.
-
-    ``on_error="raise"`` stops before scoring if any row is bad; ``"skip"`` records bad rows with their
-    reason and scores the rest. An unknown field is a warning (``Results.meta["unknown_fields"]``), with
-    ``strict`` an error; ``ignore_fields`` names columns to skip without a word (``--ignore-fields``). With ``out_dir``, results.jsonl grows as samples finish and summary.json is
-    written at the end, also when the run is interrupted.
-
-    The arguments become one :class:`~genevals.engine.spec.RunSpec` (:meth:`RunSpec.build`), which :func:`run`
-    scores.
-    """
-    check_progress(progress)
-    spec = RunSpec.build(data, metrics, options=options, judge=judge, column_map=column_map, on_error=on_error,
-                         strict=strict, out_dir=out_dir, resume=resume, seed=seed, keep_samples=keep_samples,
-                         meta=meta, engine=LocalSettings(workers, chunk_size), language=language,
-                         ignore_fields=ignore_fields, history_tokens=history_tokens)
-    return run(spec, progress)

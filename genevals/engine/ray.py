@@ -186,7 +186,7 @@ def evaluate(
     progress: Callable[[int, int], None] | None = None,
     **common: Any,
 ) -> Results:
-    """Like :func:`genevals.engine.local.evaluate`, scored on Ray; ``common`` holds the arguments both engines take
+    """Like :func:`genevals.evaluate`, scored on Ray; ``common`` holds the arguments both engines take
     (``options``, ``judge``, ``column_map``, ``on_error``, ``strict``, ``out_dir``, ``resume``, ``seed``,
     ``keep_samples``, ``meta``: see :meth:`~genevals.engine.spec.RunSpec.build`). They become a
     :class:`~genevals.engine.spec.RunSpec` with :class:`~genevals.engine.spec.RaySettings`, which :func:`run`

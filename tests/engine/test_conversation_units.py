@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.engine.units import SCHEDULE_LOG
 from genevals.output import runfolder
 from support import conversation_runs as conv

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from genevals.output import runfolder
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.engine.plan import ResumeMismatch
 
 ROWS = [{"id": str(i), "answer": f"a{i}", "references": [f"a{i}"]} for i in range(4)]

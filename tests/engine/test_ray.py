@@ -12,7 +12,7 @@ pytest.importorskip("ray.data")
 
 from genevals.input.readers import InputError  # noqa: E402
 from genevals.engine import ray as ray_engine  # noqa: E402
-from genevals.engine.local import evaluate as local_evaluate  # noqa: E402
+from genevals.api import evaluate as local_evaluate  # noqa: E402
 from genevals.judge.config import JudgeConfig  # noqa: E402
 from support.fault_server import CountingServer  # noqa: E402
 

@@ -12,7 +12,7 @@ pytest.importorskip("ray.data")
 from support.fault_server import FaultServer  # noqa: E402
 
 from genevals.engine import ray as ray_engine  # noqa: E402
-from genevals.engine.local import evaluate as local_evaluate  # noqa: E402
+from genevals.api import evaluate as local_evaluate  # noqa: E402
 
 CONTEXT = "Marie Curie was born in Warsaw. Marie Curie discovered polonium."
 ANSWERS = ["Marie Curie was born in Warsaw. The PLANTED prize came in 1950.", "Marie Curie discovered polonium."]

@@ -15,7 +15,7 @@ from support.fault_server import FaultServer  # noqa: E402
 from support.rag_judge import FAMILIES, honest_judge  # noqa: E402
 
 from genevals.engine import ray as ray_engine  # noqa: E402
-from genevals.engine.local import evaluate as local_evaluate  # noqa: E402
+from genevals.api import evaluate as local_evaluate  # noqa: E402
 from genevals.judge.config import JudgeConfig  # noqa: E402
 
 DEMO = Path(__file__).resolve().parents[2] / "datasets" / "demo" / "demo.jsonl"

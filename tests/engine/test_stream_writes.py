@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from genevals import types
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.judge.config import JudgeConfig
 from support.fault_server import FaultServer
 from support.runs import ctrl_c_heard

@@ -326,7 +326,7 @@ def test_deeply_nested_json_is_located(tmp_path):
 
 
 def test_gigantic_answer_is_read_and_scored(tmp_path):
-    from genevals.engine.local import evaluate
+    from genevals.api import evaluate
 
     answer = ("lorem ipsum dolor sit amet " * 200_000)[:5_000_000]
     path = tmp_path / "d.jsonl"

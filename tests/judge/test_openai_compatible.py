@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from genevals import types
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.judge.config import JudgeConfig
 from genevals.metrics.faithfulness.faithfulness import Faithfulness
 from genevals.types import Context, Sample

@@ -1,6 +1,6 @@
 """Results: the summary counts scored and unscored samples by status, reloads from its run folder unchanged,
 and prints as a table."""
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.output.results import Results, SummaryAccumulator
 from genevals.types import MetricResult, Sample, SampleResult
 

@@ -16,7 +16,7 @@ def test_declarations_describe_what_a_run_writes():
 
 
 def test_declarations_for_run_folders_written_before_outputs_json(tmp_path):
-    from genevals.engine.local import evaluate
+    from genevals.api import evaluate
     from genevals.report.model import build_data
 
     assert registry.declaration_of("contradiction_rate")["direction"] == "lower"

@@ -329,7 +329,7 @@ def test_run_with_no_samples_still_renders(browser, tmp_path):
 def test_low_coverage_banner_no_band_and_a_maximum_threshold(browser, tmp_path):
     """A mean on 1 of 5 samples gets no band and a banner naming its unscored reasons; a --fail-over limit
     reads as a maximum; an error rate is banded by its own limits."""
-    from genevals.engine.local import evaluate
+    from genevals.api import evaluate
     from genevals.output.thresholds import FAIL_OVER, Threshold
 
     rows = [{"id": str(i), "answer": "Paris", "references": ["Paris"] if i == 0 else [], "contexts": ["Paris."],

@@ -15,7 +15,7 @@ from support.runs import (JUDGE, add_judge, embedded, judge_declarations, make_o
 
 from genevals.output import runfolder, thresholds
 from genevals.cli import main
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
 from genevals.report import bands, write_report

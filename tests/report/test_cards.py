@@ -7,7 +7,7 @@ import json
 import pytest
 
 from genevals.output import runfolder
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.report import bands, write_report
 from genevals.report.model import build_data
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from support.report_page import report_page
 
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.output import runfolder
 from genevals.report import write_report
 from genevals.report.model import build_data

@@ -210,7 +210,7 @@ def test_knowledge_retention_failures_of_a_real_judge(browser, tmp_path):
     from metrics.conversation.test_conversation_judges import ROWS, judge_config, rule_judge
     from support.fault_server import FaultServer
 
-    from genevals.engine.local import evaluate
+    from genevals.api import evaluate
 
     with FaultServer(replies=rule_judge) as server:
         evaluate(ROWS[:2], ["knowledge_retention", "token_f1"], judge=judge_config(server, tmp_path),

@@ -10,7 +10,7 @@ import pytest
 from support.fault_server import FaultServer
 from support.report_page import report_page
 
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.judge.config import JudgeConfig
 from genevals.output import runfolder
 from genevals.report import write_report

@@ -10,7 +10,7 @@ import pytest
 from support.rag_judge import FAMILIES, scripted_reply
 from support.report_page import report_page
 
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
 from genevals.output import runfolder

@@ -9,7 +9,7 @@ import pytest
 from support.report_page import report_page
 from support.seed_judge import BySeed, flips
 
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.judge.config import JudgeConfig
 from genevals.output import runfolder
 from genevals.report import write_report

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from support.review_server import REPO, ReviewProcess
 
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.review import citations
 from genevals.review.claims import load_samples
 from genevals.review.store import CitationDecision, read_citation_decisions

@@ -17,7 +17,7 @@ import pytest
 from support.review_server import REPO, ReviewProcess, annotate_run
 from support.runs import embedded
 
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
 ROWS = [{"id": "q1", "question": "What is the capital of France?", "answer": "Paris is the capital of France.",

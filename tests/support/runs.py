@@ -22,7 +22,7 @@ from typing import Any
 from genevals import registry
 
 from genevals.output import runfolder
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
 from genevals.output.results import Results, SummaryAccumulator, build_summary

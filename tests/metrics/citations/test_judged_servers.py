@@ -16,7 +16,7 @@ from support.fault_server import FaultServer
 from support.llama_server import llama_server  # noqa: F401  (fixture)
 
 from genevals import types
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.judge.config import JudgeConfig
 from genevals.types import Context, Sample
 

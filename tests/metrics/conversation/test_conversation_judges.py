@@ -10,7 +10,7 @@ from collections import Counter
 from support.fault_server import FaultServer
 
 from genevals import types
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.judge.config import JudgeConfig
 from genevals.metrics.judging import prompts
 from genevals.output import runfolder

@@ -11,7 +11,7 @@ from metrics.conversation.test_conversation_judges import FAMILIES, ROWS, kind_o
 from support.fault_server import FaultServer
 
 from genevals import types
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 
 
 def lenient(content: str) -> object:

@@ -386,7 +386,7 @@ def test_a_provider_bug_does_not_lose_the_sample():
 
 
 def test_evaluate_integration(tmp_path):
-    from genevals.engine.local import evaluate
+    from genevals.api import evaluate
 
     rows = [{"id": str(i), "answer": ANSWER if i else "I don't know.", "question": "q",
              "contexts": [c.text for c in CONTEXTS]} for i in range(3)]

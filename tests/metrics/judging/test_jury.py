@@ -8,7 +8,7 @@ from support.fault_server import FaultServer
 from support.rag_judge import honest_judge, prompt_kind
 
 from genevals import types
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.types import Context, Sample
 
 CONTEXT = "Paris is in France. The Seine runs through Paris."

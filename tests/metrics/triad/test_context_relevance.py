@@ -70,7 +70,7 @@ def test_no_readable_verdict_is_a_parse_error():
 
 
 def test_agreement_with_labels_goes_into_the_corpus_scores():
-    from genevals.engine.local import evaluate
+    from genevals.api import evaluate
 
     provider = ScriptedProvider({"context_relevance": REPLY})
     labelled = Sample(SAMPLE.id, SAMPLE.answer, SAMPLE.question, SAMPLE.contexts, relevant={"c1": 2, "c2": 1})

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from genevals import types
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
 from genevals.metrics.triad.preference import combine, net_preference

@@ -12,7 +12,7 @@ from support.llama_server import llama_server  # noqa: F401  (fixture)
 from support.rag_judge import FAMILIES, honest_judge, prompt_kind
 
 from genevals import types
-from genevals.engine.local import evaluate
+from genevals.api import evaluate
 from genevals.judge.config import JudgeConfig
 from genevals.types import Context, Sample
 
