@@ -99,8 +99,8 @@ def evaluate(
         if option.startswith("--") and message:
             raise InputError(option[2:].replace("-", "_"), None, None, message)
         raise InputError("evaluate", None, None, problem)
-    if out_dir is not None and (meta is None or isinstance(meta, Mapping)):
-        meta = {**settings.meta(), **(meta or {})}  # the folder's summary names its input and gates, as the CLI's
+    if meta is None or isinstance(meta, Mapping):  # the summary names its input and gates, as the CLI's does
+        meta = {**settings.meta(), **(meta or {})}
     spec = RunSpec.build(data, metrics, options=options, judge=judge, column_map=column_map, on_error=on_error,
                          strict=strict, out_dir=out_dir, resume=resume, seed=seed, keep_samples=keep_samples,
                          meta=meta, engine=LocalSettings(workers, chunk_size), language=language,
