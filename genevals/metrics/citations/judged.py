@@ -27,7 +27,7 @@ from genevals.metrics.citations import formulas
 from genevals.metrics.citations.formulas import CitationCheck, SentenceCheck, Unscored
 from genevals.metrics.citations.local import checked_pattern, markers_setting, sentences_of
 from genevals.metrics.citations.sentences import CitedSentence
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.judge_metric import GuardedJudge
 from genevals.metrics.judging.parse import ParseError, _as_int, _typed, extract_json
 from genevals.signature import make_signature
@@ -153,7 +153,7 @@ class Citations(GuardedJudge):
 
     def __init__(self, judge: JudgeConfig | None = None, pattern: str | None = None) -> None:
         self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompts.prompt_version(PROMPT))
+        self.runtime = JudgeRuntime(self.judge, prompt_render.prompt_version(PROMPT))
         self.pattern_text = pattern
         self.pattern = checked_pattern(pattern)
 
@@ -179,7 +179,7 @@ class Citations(GuardedJudge):
         sentences = sentences_of(sample, self.pattern)
         checked = [s for s in sentences if s.factual and s.cited]
         contexts, cut = render_contexts(sample, self.judge.context_budget * 4)
-        text = prompts.render(PROMPT, contexts=contexts, sentences=render_sentences(checked))
+        text = prompt_render.render(PROMPT, contexts=contexts, sentences=render_sentences(checked))
         shown = {"sentences": [s.to_dict() for s in sentences]}
         if self.judge.dry_run:
             p, c = estimate_tokens(text), (TOKENS_BASE + TOKENS_PER_SENTENCE * len(checked)) // 2
@@ -187,7 +187,7 @@ class Citations(GuardedJudge):
                            "1 request (~4 characters per token)", **shown,
                            usage={"estimated_requests": 1, "estimated_prompt_tokens": p,
                                   "estimated_completion_tokens": c, "estimated_cost_usd": self.runtime.cost(p, c)})
-        messages = prompts.user(text)
+        messages = prompt_render.user(text)
         completion = await self._call(log, PROMPT, messages, len(checked))
         try:
             found, issues = parse_reply(completion.text, sample, checked)

@@ -17,7 +17,7 @@ from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import Metric, Output, Unscored, usage_statistics
 from genevals.metrics.conversation.jury import ConversationJury
 from genevals.metrics.conversation.scope import UNSUPPORTED, ConversationScope, Transcript
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.judge_metric import GuardedJudge
 from genevals.metrics.judging.one_call import ask_once
 from genevals.metrics.judging.parse import _as_int
@@ -49,7 +49,7 @@ class ConversationJudge(ConversationScope, GuardedJudge):
 
     def __init__(self, judge: JudgeConfig | None = None) -> None:
         self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompts.prompt_version(self.family))
+        self.runtime = JudgeRuntime(self.judge, prompt_render.prompt_version(self.family))
         self._last = {}
 
     def signature(self) -> str:
@@ -75,7 +75,7 @@ class ConversationJudge(ConversationScope, GuardedJudge):
     async def _score_one(self, sample: Sample, log: CallLog) -> dict[str, MetricResult]:
         transcript, scope = self.scope(sample)
         self._check(transcript)
-        return await ask_once(self, log, self.family, prompts.render(self.family, transcript=transcript.render()),
+        return await ask_once(self, log, self.family, prompt_render.render(self.family, transcript=transcript.render()),
                               self._schema(transcript), self.reply_tokens,
                               lambda reply, details: self._score_reply(transcript, reply, details), scope)
 

@@ -49,6 +49,7 @@ from genevals.metrics import settings
 from genevals.metrics.base import Output, register, usage_statistics
 from genevals.metrics.faithfulness import jury, locating, repeated
 from genevals.metrics.faithfulness.verdicts import FAITHFULNESS_OUTPUTS, LABEL_ORDER, scored_outputs, unscored_outputs
+from genevals import prompt_render
 from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import JudgeMetric
 from genevals.metrics.judging.jury import ClaimJury
@@ -127,7 +128,7 @@ class Faithfulness(JudgeMetric):
     def __init__(self, judge: JudgeConfig | None = None, max_claims: int = 12, worked_example: bool | None = None,
                  fuzzy_threshold: float = FUZZY_THRESHOLD) -> None:
         self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompts.prompt_version("decompose", "verify"))
+        self.runtime = JudgeRuntime(self.judge, prompt_render.prompt_version("decompose", "verify"))
         self.context_token_budget = self.judge.context_budget
         self.max_claims = settings.whole("max_claims", max_claims, 1)
         self.fuzzy_threshold = settings.number("fuzzy_threshold", fuzzy_threshold, 0, 100)
@@ -253,12 +254,12 @@ class Faithfulness(JudgeMetric):
 
     # -- decompose -------------------------------------------------------------------------------------
     def _decompose_prompt(self, sample: Sample) -> str:
-        return prompts.with_history(prompts.render(
+        return prompt_render.with_history(prompt_render.render(
             "decompose", blocks={"example": self.worked_example}, max_claims=self.max_claims,
             question=sample.question.strip() or "(none)", answer=sample.answer), sample)
 
     async def _decompose(self, sample: Sample, log: CallLog) -> tuple[list[Claim], list[str]]:
-        messages = prompts.user(self._decompose_prompt(sample))
+        messages = prompt_render.user(self._decompose_prompt(sample))
         schema = prompts.decompose_schema(self.max_claims)
         budget = min(4096, 96 + self.max_claims * 110)
         completion = await self._call(log, "decompose", messages, schema, budget)
@@ -316,7 +317,7 @@ class Faithfulness(JudgeMetric):
             reask = "" if attempt == 0 else (
                 f"\nAn earlier reply gave no usable verdict for claim(s) {', '.join(map(str, todo))}. Return one "
                 "verdict for each of exactly these ids, with a valid label.\n")
-            messages = prompts.user(prompts.with_history(prompts.render(
+            messages = prompt_render.user(prompt_render.with_history(prompt_render.render(
                 "verify", blocks={"example": self.worked_example}, contexts=contexts_text,
                 claims=prompts.format_claims({i: c.text for i, c in todo.items()}), reask=reask),
                 sample, "Context passages:", "verify"))
@@ -349,7 +350,7 @@ class Faithfulness(JudgeMetric):
         repeats = self.runtime.repeats  # one decomposition, then each window verified once per repeat
         prompt_tokens = estimate_tokens(self._decompose_prompt(sample))
         for w in parts:
-            prompt_tokens += repeats * estimate_tokens(prompts.with_history(prompts.render(
+            prompt_tokens += repeats * estimate_tokens(prompt_render.with_history(prompt_render.render(
                 "verify", blocks={"example": self.worked_example}, contexts=windows.render(sample.contexts, w),
                 claims=sample.answer, reask=""), sample, "Context passages:", "verify"))
         completion_tokens = estimate_tokens(sample.answer) + repeats * (estimate_tokens(sample.answer)

@@ -18,6 +18,7 @@ from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import Output, register, usage_statistics
+from genevals import prompt_render
 from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import JudgeMetric
 from genevals.metrics.judging.parse import ParseError, parse_rubric
@@ -73,7 +74,7 @@ class Rubric(JudgeMetric):
             raise ValueError("llm_rubric needs at least one criterion")
         self.criteria = chosen
         self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompts.prompt_version("rubric"))
+        self.runtime = JudgeRuntime(self.judge, prompt_render.prompt_version("rubric"))
         self.context_token_budget = self.judge.context_budget
 
     def output_names(self) -> list[str]:
@@ -141,9 +142,9 @@ class Rubric(JudgeMetric):
         contexts, truncated = self._context_text(sample)
         listing = "\n".join(f"- {name}: {self.criteria[name]}" for name in criteria)
         # a conversation's turn gets its earlier turns, so "it" in the question has a referent
-        text = prompts.with_history(prompts.render("rubric", criteria=listing, question=sample.question.strip() or
+        text = prompt_render.with_history(prompt_render.render("rubric", criteria=listing, question=sample.question.strip() or
                                                    "(none)", contexts=contexts, answer=sample.answer), sample)
-        return prompts.user(text), truncated
+        return prompt_render.user(text), truncated
 
     def _params(self, n: int) -> dict[str, Any]:
         return self.runtime.params(48 + 90 * n)

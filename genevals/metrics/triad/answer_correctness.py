@@ -22,7 +22,7 @@ from typing import Any
 from genevals import types
 from genevals.metrics import settings
 from genevals.metrics.base import register
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.one_call import flag, items_of, spans_of, text_field
 from genevals.metrics.triad.judged import SingleCallJudge, Unscored, first_reference
 from genevals.metrics.triad.rag_formulas import ANSWER_CORRECTNESS_OUTPUTS, correctness_results
@@ -73,7 +73,7 @@ class AnswerCorrectness(SingleCallJudge):
         check_answer(sample)
 
     def _prompt(self, sample: Sample) -> str:
-        return prompts.with_history(prompts.render(
+        return prompt_render.with_history(prompt_render.render(
             "answer_correctness", question=sample.question.strip() or "(none)",
             reference=first_reference(sample)[1], answer=sample.answer), sample)
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from genevals import types
 from genevals.metrics.base import register
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.parse import ParseError
 from genevals.metrics.judging.one_call import flag, items_of, spans_of, text_field
 from genevals.metrics.triad.judged import NO_QUESTION, SingleCallJudge, Unscored
@@ -64,7 +64,7 @@ class AnswerRelevance(SingleCallJudge):
             raise Unscored(NO_QUESTION, "the sample has no question to judge the answer against")
 
     def _prompt(self, sample: Sample) -> str:
-        return prompts.with_history(prompts.render("answer_relevance", question=sample.question.strip(),
+        return prompt_render.with_history(prompt_render.render("answer_relevance", question=sample.question.strip(),
                                                    answer=sample.answer), sample)
 
     def _schema(self, sample: Sample) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from typing import Any
 from genevals import types
 from genevals.metrics import settings
 from genevals.metrics.base import register
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.parse import _as_int
 from genevals.metrics.judging.one_call import items_of, spans_of, text_field
 from genevals.metrics.triad.judged import SingleCallJudge, Unscored, first_reference, numbered_contexts
@@ -61,7 +61,7 @@ class ContextRecall(SingleCallJudge):
 
     def _prompt(self, sample: Sample) -> str:
         text, _ = numbered_contexts(sample, self.context_token_budget * 4)
-        return prompts.with_history(prompts.render(
+        return prompt_render.with_history(prompt_render.render(
             "context_recall", question=sample.question.strip() or "(none)", contexts=text,
             reference=first_reference(sample)[1]), sample)
 

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 from genevals import types
 from genevals.metrics import settings
 from genevals.metrics.base import register, usage_statistics
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.parse import ParseError, _as_int
 from genevals.metrics.judging.one_call import items_of, spans_of, text_field
 from genevals.metrics.triad.judged import NO_QUESTION, SingleCallJudge, Unscored, numbered_contexts
@@ -103,7 +103,7 @@ class ContextRelevance(SingleCallJudge):
 
     def _prompt(self, sample: Sample) -> str:
         text, _ = numbered_contexts(sample, self.context_token_budget * 4)
-        return prompts.with_history(prompts.render("context_relevance", question=sample.question.strip(),
+        return prompt_render.with_history(prompt_render.render("context_relevance", question=sample.question.strip(),
                                                    contexts=text), sample)
 
     def _schema(self, sample: Sample) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import usage_statistics
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.judge_metric import GuardedJudge
 from genevals.metrics.judging.one_call import ask_once
 from genevals.metrics.triad.rag_formulas import NO_PAIR, NO_QUESTION, Unscored, first_reference  # noqa: F401
@@ -48,7 +48,7 @@ class SingleCallJudge(GuardedJudge):
 
     def __init__(self, judge: JudgeConfig | None = None) -> None:
         self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompts.prompt_version(self.prompt))
+        self.runtime = JudgeRuntime(self.judge, prompt_render.prompt_version(self.prompt))
         self.context_token_budget = self.judge.context_budget
 
     def settings(self) -> dict[str, Any]:

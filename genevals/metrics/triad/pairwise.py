@@ -39,7 +39,7 @@ from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import REPEAT, JudgeRuntime
 from genevals.metrics import settings
 from genevals.metrics.base import register
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.judge_metric import JudgeMetric
 from genevals.metrics.judging.parse import ParseError, extract_json
 from genevals.metrics.triad.preference import PAIRWISE_OUTPUTS, SCORE, PairwiseStats, combine
@@ -89,7 +89,7 @@ class Pairwise(PairwiseStats, JudgeMetric):
 
     def __init__(self, judge: JudgeConfig | None = None, contexts: bool = True, references: bool = True) -> None:
         self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompts.prompt_version("pairwise"))
+        self.runtime = JudgeRuntime(self.judge, prompt_render.prompt_version("pairwise"))
         self.context_token_budget = self.judge.context_budget
         self.contexts = settings.flag("contexts", contexts)
         self.references = settings.flag("references", references)
@@ -195,7 +195,7 @@ class Pairwise(PairwiseStats, JudgeMetric):
                     if texts:
                         extra.append(f"Context given to answer {label}:\n" + _cut(texts, budget // 2))
         # a conversation's turn: the earlier turns resolve the question's references ("How long does *it* take?")
-        return prompts.with_histories(prompts.render(
+        return prompt_render.with_histories(prompt_render.render(
             "pairwise", question=first.question.strip() or second.question.strip() or "(none)",
             extra="\n".join(extra), answer_a=first.answer, answer_b=second.answer), first, second)
 
@@ -211,7 +211,7 @@ class Pairwise(PairwiseStats, JudgeMetric):
         client, params = self.runtime.client(), self.runtime.params(200)
         orders = []
         for stage, (x, y) in (("pairwise", (sa, sb)), ("pairwise-swapped", (sb, sa))):
-            call = calls.add(await client.complete(stage, prompts.user(self._prompt(x, y)), schema, params))
+            call = calls.add(await client.complete(stage, prompt_render.user(self._prompt(x, y)), schema, params))
             if not call.ok:
                 return {"status": types.JUDGE_ERROR, "reason": f"{stage} call failed after {call.attempts} "
                                                                f"request(s): {call.failure}"}, calls
