@@ -20,7 +20,6 @@ from genevals.claims.locate import locate
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import estimate_tokens
-from genevals.judge.runtime import JudgeRuntime
 from genevals.language import sentences as sentence_rules
 from genevals.metrics.base import register, usage_statistics
 from genevals.metrics.citations import formulas
@@ -151,11 +150,12 @@ class Citations(GuardedJudge):
     offline_alternative = ("citations_local", OFFLINE_NOTE)
     headline = ("citation_recall", "citation_precision", "miscited")
 
-    def __init__(self, judge: JudgeConfig | None = None, pattern: str | None = None) -> None:
-        self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompt_render.prompt_version(PROMPT))
-        self.pattern_text = pattern
-        self.pattern = checked_pattern(pattern)
+    prompts = (PROMPT,)
+
+    def __init__(self, judge: JudgeConfig | None = None, **values: Any) -> None:
+        super().__init__(judge, **values)
+        self.pattern_text = self.pattern
+        self.pattern = checked_pattern(self.pattern_text)
 
     def signature(self) -> str:
         return make_signature("citations", variant="llm", **self.runtime.signature_settings(),

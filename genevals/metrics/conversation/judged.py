@@ -13,7 +13,6 @@ from typing import Any, ClassVar, Mapping
 
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
-from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import Metric, Output, Unscored, usage_statistics
 from genevals.metrics.conversation.jury import ConversationJury
 from genevals.metrics.conversation.scope import UNSUPPORTED, ConversationScope, Transcript
@@ -47,9 +46,12 @@ class ConversationJudge(ConversationScope, GuardedJudge):
     #: a jury: every judge reads the transcript, turn-by-turn labels voted (:mod:`.jury`)
     jury_support = ConversationJury
 
-    def __init__(self, judge: JudgeConfig | None = None) -> None:
-        self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompt_render.prompt_version(self.family))
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.prompts = (cls.family,)
+
+    def __init__(self, judge: JudgeConfig | None = None, **values: Any) -> None:
+        super().__init__(judge, **values)
         self._last = {}
 
     def signature(self) -> str:
@@ -87,7 +89,8 @@ class OfflineConversation(ConversationScope, Metric):
     #: why no offline variant measures it
     why: ClassVar[str] = ""
 
-    def __init__(self) -> None:
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
         self._last = {}
 
     def signature(self) -> str:

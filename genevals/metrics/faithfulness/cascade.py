@@ -65,20 +65,16 @@ class Cascade(Metric):
     writes_for = "faithfulness"
     order = 90
 
-    def __init__(self, judge: JudgeConfig | None = None, settle_confidence: float = DEFAULT_SETTLE,
-                 grounding: Mapping[str, Any] | None = None, fallback: str = "local",
-                 llm: Any = None, **faithfulness_options: Any) -> None:
-        settle = float(settle_confidence)
-        if not 0.5 <= settle <= 1.0:
-            raise ValueError("settle_confidence must lie in [0.5, 1] (1 sends every answer to the LLM)")
-        if fallback not in ("local", "none"):
-            raise ValueError("fallback must be 'local' or 'none'")
-        self.settle_confidence = settle
-        self.fallback = fallback
-        self.local = Grounding(**dict(grounding or {}))
+    def __init__(self, judge: JudgeConfig | None = None, **values: Any) -> None:
+        # not Metric.__init__: the setting ``llm`` is kept as ``_llm`` (``llm`` builds the judge when first read)
+        settled = self.settled(values)
+        self._llm = settled.pop("llm")  # a ready LLM judge metric (tests); built lazily otherwise
+        self.local = Grounding(**dict(settled.pop("grounding") or {}))
+        self.settle_confidence = settled.pop("settle_confidence")
+        self.fallback = settled.pop("fallback")
+        # the rest are the LLM stage's (faithfulness's): passed on as given, so that its own defaults apply
+        self.faithfulness_options = {key: value for key, value in settled.items() if key in values}
         self.judge_config = judge if judge is not None else JudgeConfig()
-        self.faithfulness_options = dict(faithfulness_options)
-        self._llm = llm  # a ready LLM judge metric (tests); built lazily otherwise
 
     @property
     def llm(self) -> Metric:

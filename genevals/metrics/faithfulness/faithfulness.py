@@ -43,9 +43,8 @@ from genevals.grounding import figure
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import estimate_tokens
-from genevals.judge.runtime import REPEAT, JudgeRuntime
+from genevals.judge.runtime import REPEAT
 from genevals.language.sentences import count_ends
-from genevals.metrics import settings
 from genevals.metrics.base import Output, register, usage_statistics
 from genevals.metrics.faithfulness import jury, locating, repeated
 from genevals.metrics.faithfulness.verdicts import FAITHFULNESS_OUTPUTS, LABEL_ORDER, scored_outputs, unscored_outputs
@@ -113,7 +112,7 @@ class Faithfulness(JudgeMetric):
     SETTINGS = (
         Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1),
         Setting("worked_example", bool, None, "show the judge a worked example (default: for small models)"),
-        Setting("fuzzy_threshold", float, 90.0,
+        Setting("fuzzy_threshold", float, FUZZY_THRESHOLD,
                 "fuzzy match score (0-100) a quoted span needs to be found in the contexts", minimum=0, maximum=100),
     )
 
@@ -125,20 +124,16 @@ class Faithfulness(JudgeMetric):
     order = 70
     offline_alternative = ("grounding", OFFLINE_DEFAULT_NOTE)
 
-    def __init__(self, judge: JudgeConfig | None = None, max_claims: int = 12, worked_example: bool | None = None,
-                 fuzzy_threshold: float = FUZZY_THRESHOLD) -> None:
-        self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompt_render.prompt_version("decompose", "verify"))
-        self.context_token_budget = self.judge.context_budget
-        self.max_claims = settings.whole("max_claims", max_claims, 1)
-        self.fuzzy_threshold = settings.number("fuzzy_threshold", fuzzy_threshold, 0, 100)
+    prompts = ("decompose", "verify")
+
+    def __init__(self, judge: JudgeConfig | None = None, **values: Any) -> None:
+        super().__init__(judge, **values)
         # The worked example in decompose.md helps capable judges; tiny base models copy it verbatim, so
         # smoke runs may leave it out (worked_example=False). Either way, copies of it are never scored.
         # By default it is left out only for the packaged tiny model, which copied it for 20 of 20 RAGTruth
         # answers (every answer then came back no_claims).
-        if worked_example is None:
-            worked_example = self.runtime.warning is None
-        self.worked_example = settings.flag("worked_example", worked_example)
+        if self.worked_example is None:
+            self.worked_example = self.runtime.warning is None
 
     # -- metric protocol -------------------------------------------------------------------------------
     def signature(self) -> str:

@@ -61,12 +61,6 @@ class _Normalised(Metric):
                 choices=("mlqa", "squad")),
     )
 
-    def __init__(self, norm: str = "mlqa") -> None:
-        if norm not in lang_tokens.ENGLISH_RULES:
-            raise ValueError(f"norm: expected one of {', '.join(lang_tokens.ENGLISH_RULES)} (the English "
-                             f"normalisation), got {norm!r}")
-        self.norm = norm
-
     def _signature_parts(self) -> dict[str, str]:
         # English's rule first: squad-v1.1 (then MLQA's for its other languages), or MLQA's for all of them
         norm = "squad-v1.1+mlqa-v1+unicode-nfkc" if self.norm == "squad" else "mlqa-v1+unicode-nfkc"

@@ -20,7 +20,6 @@ from __future__ import annotations
 from typing import Any
 
 from genevals import types
-from genevals.metrics import settings
 from genevals.metrics.base import register
 from genevals import prompt_render
 from genevals.metrics.judging.one_call import flag, items_of, spans_of, text_field
@@ -61,10 +60,6 @@ class AnswerCorrectness(SingleCallJudge):
     prompt = "answer_correctness"
     reply_tokens = 1500
     offline_alternative = ("answer_correctness_local", OFFLINE_NOTE)
-
-    def __init__(self, judge=None, max_claims: int = 12) -> None:
-        super().__init__(judge)
-        self.max_claims = settings.whole("max_claims", max_claims, 1)
 
     def settings(self) -> dict[str, Any]:
         return {"max_claims": self.max_claims, "reference": "first", "recall": "reference-claims", "f1": "2pr/(p+r)"}

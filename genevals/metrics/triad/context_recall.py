@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 from genevals import types
-from genevals.metrics import settings
 from genevals.metrics.base import register
 from genevals import prompt_render
 from genevals.metrics.judging.parse import _as_int
@@ -44,10 +43,6 @@ class ContextRecall(SingleCallJudge):
     order = 73
     prompt = "context_recall"
     offline_alternative = ("context_recall_local", OFFLINE_NOTE)
-
-    def __init__(self, judge=None, max_claims: int = 12) -> None:
-        super().__init__(judge)
-        self.max_claims = settings.whole("max_claims", max_claims, 1)
 
     def settings(self) -> dict[str, Any]:
         return {"max_claims": self.max_claims, "reference": "first", "budget": self.context_token_budget}

@@ -19,7 +19,6 @@ import re
 from typing import Any, Mapping
 
 from genevals import types
-from genevals.metrics import settings
 from genevals.metrics.base import register, usage_statistics
 from genevals import prompt_render
 from genevals.metrics.judging.parse import ParseError, _as_int
@@ -75,11 +74,6 @@ class ContextRelevance(SingleCallJudge):
     order = 72
     prompt = "context_relevance"
     offline_alternative = ("context_relevance_local", OFFLINE_NOTE)
-
-    def __init__(self, judge=None, k: int | None = None, partly_counts: bool = True) -> None:
-        super().__init__(judge)
-        self.k = settings.whole("k", k, 1) if k is not None else None
-        self.partly_counts = settings.flag("partly_counts", partly_counts)
 
     def settings(self) -> dict[str, Any]:
         return {"k": self.k or "all", "partly": "relevant" if self.partly_counts else "not_relevant",

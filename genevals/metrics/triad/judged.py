@@ -12,10 +12,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Mapping
 
 from genevals.judge.client import CallLog
-from genevals.judge.config import JudgeConfig
-from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import usage_statistics
-from genevals import prompt_render
 from genevals.metrics.judging.judge_metric import GuardedJudge
 from genevals.metrics.judging.one_call import ask_once
 from genevals.metrics.triad.rag_formulas import NO_PAIR, NO_QUESTION, Unscored, first_reference  # noqa: F401
@@ -46,10 +43,9 @@ class SingleCallJudge(GuardedJudge):
     #: completion tokens allowed for the one reply
     reply_tokens: ClassVar[int] = 1024
 
-    def __init__(self, judge: JudgeConfig | None = None) -> None:
-        self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompt_render.prompt_version(self.prompt))
-        self.context_token_budget = self.judge.context_budget
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.prompts = (cls.prompt,)
 
     def settings(self) -> dict[str, Any]:
         """The metric's own settings for its signature (beside the judge's)."""

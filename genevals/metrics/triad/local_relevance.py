@@ -36,7 +36,6 @@ from typing import Any, Mapping, Sequence
 
 from genevals import types
 from genevals import grounding as checker_needs
-from genevals.metrics import settings
 from genevals.metrics.base import MODEL, Metric, Output, register
 from genevals.metrics.triad.calibration import calibration, card
 from genevals.metrics.triad.rag_formulas import (
@@ -156,8 +155,8 @@ class AnswerRelevanceLocal(_Local):
                                           "regression on MiniLM cosines, word overlap, length and answer type, "
                                           "calibrated on WikiQA at even prior odds)"),)
 
-    def __init__(self, threshold: float = ANSWER_THRESHOLD) -> None:
-        self.threshold = settings.number("threshold", threshold, -1, 1)  # a cosine similarity
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
         self.calibration = calibration("answer_relevance", ANSWER_FEATURES)
 
     def settings(self) -> dict[str, Any]:
@@ -213,14 +212,14 @@ class ContextRelevanceLocal(_Local):
     family = "context_relevance_local"
     writes_for = "context_relevance"
 
-    def __init__(self, threshold: float | None = None, k: int | None = None) -> None:
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
         self.calibration = calibration("context_relevance", CONTEXT_FEATURES)
         # a probability: the calibrated model's, above which a chunk is called relevant
-        self.threshold = (float(self.calibration.threshold) if threshold is None
-                          else settings.number("threshold", threshold, 0, 1))
+        if self.threshold is None:
+            self.threshold = float(self.calibration.threshold)
         if not 0.0 < self.threshold < 1.0:
             raise ValueError("threshold is a probability: it must lie strictly between 0 and 1")
-        self.k = settings.whole("k", k, 1) if k is not None else None
 
     def settings(self) -> dict[str, Any]:
         return {"calibration": self.calibration.tag, "threshold": f"{self.threshold:g}", "k": self.k or "all"}
@@ -355,7 +354,8 @@ class AnswerCorrectnessLocal(_Local):
     family = "answer_correctness_local"
     writes_for = "answer_correctness"
 
-    def __init__(self) -> None:
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
         self.calibration = calibration("answer_correctness", CORRECTNESS_FEATURES)
 
     def settings(self) -> dict[str, Any]:

@@ -36,8 +36,7 @@ from genevals import types
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import estimate_tokens
-from genevals.judge.runtime import REPEAT, JudgeRuntime
-from genevals.metrics import settings
+from genevals.judge.runtime import REPEAT
 from genevals.metrics.base import register
 from genevals import prompt_render
 from genevals.metrics.judging.judge_metric import JudgeMetric
@@ -87,12 +86,10 @@ class Pairwise(PairwiseStats, JudgeMetric):
     order = 76
     offline_alternative = ("pairwise_local", OFFLINE_NOTE)
 
-    def __init__(self, judge: JudgeConfig | None = None, contexts: bool = True, references: bool = True) -> None:
-        self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompt_render.prompt_version("pairwise"))
-        self.context_token_budget = self.judge.context_budget
-        self.contexts = settings.flag("contexts", contexts)
-        self.references = settings.flag("references", references)
+    prompts = ("pairwise",)
+
+    def __init__(self, judge: JudgeConfig | None = None, **values: Any) -> None:
+        super().__init__(judge, **values)
         self._by_id: dict[str, dict[str, Sample]] = {}
         self._done: dict[tuple[str, str, str, int], dict[str, Any]] = {}
         self._tasks: dict[tuple[str, str, str], asyncio.Task] = {}
