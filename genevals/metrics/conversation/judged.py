@@ -46,9 +46,15 @@ class ConversationJudge(ConversationScope, GuardedJudge):
     #: a jury: every judge reads the transcript, turn-by-turn labels voted (:mod:`.jury`)
     jury_support = ConversationJury
 
+    #: the one output's definition; the output is named after the family, as is the prompt file
+    definition: ClassVar[str] = ""
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        # what follows from the family's name: its output, its prompt file, its offline stand-in
+        cls.outputs = (Output(cls.family, cls.definition),)
         cls.prompts = (cls.family,)
+        cls.offline_alternative = (f"{cls.family}_local", offline_note(cls.family))
 
     def __init__(self, judge: JudgeConfig | None = None, **values: Any) -> None:
         super().__init__(judge, **values)
@@ -111,6 +117,3 @@ class OfflineConversation(ConversationScope, Metric):
             out.append({o.name: MetricResult.unscored(o.name, status, reason, **details) for o in self.outputs})
         return out
 
-
-def outputs(name: str, definition: str) -> tuple[Output, ...]:
-    return (Output(name, definition),)
