@@ -74,3 +74,11 @@ def test_a_bad_value_is_refused_by_set_with_exit_2_naming_family_and_key(tmp_pat
     assert done.returncode == 2, done.stderr
     assert f"argument --set: {family}.{setting.name}: " in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_the_shared_fuzzy_threshold_is_the_locators():
+    # declared without importing genevals.claims.locate (rapidfuzz): the two numbers must stay one
+    from genevals.claims.locate import FUZZY_THRESHOLD as located
+    from genevals.metrics.settings import FUZZY_THRESHOLD
+
+    assert FUZZY_THRESHOLD.default == located

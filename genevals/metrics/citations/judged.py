@@ -29,6 +29,7 @@ from genevals.metrics.citations.sentences import CitedSentence
 from genevals import prompt_render
 from genevals.metrics.judging.judge_metric import GuardedJudge
 from genevals.metrics.judging.parse import ParseError, _as_int, _typed, extract_json
+from genevals.metrics.judging.prompts import numbered_contexts
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 from genevals.settings import Setting
@@ -47,19 +48,6 @@ def _flag(value: Any) -> bool | None:
     if isinstance(value, str) and value.strip().lower() in ("true", "yes", "false", "no"):
         return value.strip().lower() in ("true", "yes")
     return None
-
-
-def render_contexts(sample: Sample, budget_chars: int) -> tuple[str, bool]:
-    """The passages numbered [1], [2], ... in retrieval order, each cut to an equal share of ``budget_chars``;
-    and whether any was cut."""
-    each = max(200, budget_chars // max(1, len(sample.contexts)))
-    parts, cut = [], False
-    for i, ctx in enumerate(sample.contexts):
-        text = ctx.text.strip() or "(empty)"
-        if len(text) > each:
-            text, cut = text[:each] + " ...", True
-        parts.append(f"[{i + 1}] {text}")
-    return "\n\n".join(parts), cut
 
 
 def render_sentences(checked: list[CitedSentence]) -> str:
@@ -178,7 +166,7 @@ class Citations(GuardedJudge):
     async def _score_one(self, sample: Sample, log: CallLog) -> dict[str, MetricResult]:
         sentences = sentences_of(sample, self.pattern)
         checked = [s for s in sentences if s.factual and s.cited]
-        contexts, cut = render_contexts(sample, self.judge.context_budget * 4)
+        contexts, cut = numbered_contexts(sample, self.judge.context_budget * 4)
         text = prompt_render.render(PROMPT, contexts=contexts, sentences=render_sentences(checked))
         shown = {"sentences": [s.to_dict() for s in sentences]}
         if self.judge.dry_run:

@@ -29,6 +29,7 @@ from genevals.metrics.faithfulness.grounding import Grounding
 from genevals.metrics.faithfulness.verdicts import OUTPUTS, restate
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
+from genevals.metrics.settings import FUZZY_THRESHOLD, MAX_CLAIMS, WORKED_EXAMPLE
 from genevals.settings import Setting
 
 _LOCAL_FINAL = frozenset({types.EMPTY_ANSWER, types.REFUSAL, types.NO_CONTEXT})
@@ -49,10 +50,8 @@ class Cascade(Metric):
         Setting("fallback", str, "local",
                 "when the LLM judge fails: keep the local verdict (local) or not (none)", choices=("local", "none")),
         Setting("llm", object, None, "a ready LLM judge metric (tests)"),
-        Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1),
-        Setting("worked_example", bool, None, "show the judge a worked example (default: for small models)"),
-        Setting("fuzzy_threshold", float, 90.0,
-                "fuzzy match score (0-100) a quoted span needs", minimum=0, maximum=100),
+        # the LLM stage's (faithfulness's), passed on to it
+        MAX_CLAIMS, WORKED_EXAMPLE, FUZZY_THRESHOLD,
     )
 
     family = "cascade"

@@ -38,7 +38,6 @@ from typing import Any, Mapping
 
 from genevals import types
 from genevals.claims import windows
-from genevals.claims.locate import FUZZY_THRESHOLD
 from genevals.grounding import figure
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
@@ -56,7 +55,7 @@ from genevals.metrics.judging.parse import ParseError, parse_claims, parse_verdi
 from genevals.signature import make_signature
 from genevals.text import detect_refusal
 from genevals.types import Claim, MetricResult, Sample, Verdict
-from genevals.settings import Setting
+from genevals.metrics.settings import FUZZY_THRESHOLD, MAX_CLAIMS, WORKED_EXAMPLE
 
 DRY_RUN = types.DRY_RUN
 # The figure is read from the detector's weights file (genevals.grounding.figure), where train_grounding.py wrote
@@ -109,12 +108,7 @@ class Faithfulness(JudgeMetric):
         fuzzy_threshold: rapidfuzz score (0-100) at which a claim's source excerpt counts as found.
     """
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
-    SETTINGS = (
-        Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1),
-        Setting("worked_example", bool, None, "show the judge a worked example (default: for small models)"),
-        Setting("fuzzy_threshold", float, FUZZY_THRESHOLD,
-                "fuzzy match score (0-100) a quoted span needs to be found in the contexts", minimum=0, maximum=100),
-    )
+    SETTINGS = (MAX_CLAIMS, WORKED_EXAMPLE, FUZZY_THRESHOLD)
 
     family = "faithfulness"
     repeats_itself = True  # one decomposition, N verifications (:mod:`.repeated`)
@@ -150,24 +144,18 @@ class Faithfulness(JudgeMetric):
         return usage_statistics(outputs.get("faithfulness"), "judge_")
 
     # -- scoring ---------------------------------------------------------------------------------------
-    def _base_details(self, log: CallLog) -> dict[str, Any]:
-        details: dict[str, Any] = {"judge": self.runtime.judge_info(), "usage": self.runtime.usage_dict(log.usage)}
-        if self.warning:
-            details["warning"] = self.warning
-        return details
-
     async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:
         log = CallLog()
         try:
             outputs = await self._score_one(sample, log)
             details = outputs["faithfulness"].details
         except _Unscored as exc:
-            details = {**self._base_details(log), **exc.details}
+            details = {**self.judge_details(log), **exc.details}
             if exc.status in (types.PARSE_ERROR, types.JUDGE_ERROR, types.ERROR):
                 details["transcript"] = log.transcript()
             outputs = unscored_outputs(exc.status, exc.reason, details)
         except Exception as exc:  # a bug must not lose the sample: record it
-            details = {**self._base_details(log), "transcript": log.transcript()}
+            details = {**self.judge_details(log), "transcript": log.transcript()}
             reason = self.runtime.redact(f"internal error: {type(exc).__name__}: {exc}")
             return {**unscored_outputs(types.ERROR, reason, details),
                     "invented_claims": MetricResult.unscored("invented_claims", types.ERROR, reason)}
@@ -224,7 +212,7 @@ class Faithfulness(JudgeMetric):
                             "(after one repair re-ask)", claims=claim_dicts,
                             verdicts=[v.to_dict() for v in verdicts], invented_claims=invented, issues=issues)
         return scored_outputs(located, verdicts, {"issues": issues, "invented_claims": invented,
-                                                  **self._base_details(log)})
+                                                  **self.judge_details(log)})
 
     async def _verify_repeated(self, sample: Sample, located: list[Claim], log: CallLog, issues: list[str],
                                claim_dicts: list[dict[str, Any]], invented: list[dict[str, Any]]
@@ -237,7 +225,7 @@ class Faithfulness(JudgeMetric):
             raise _Unscored(got.failure[0], f"every judge repeat failed; the first: {got.failure[1]}",
                             claims=claim_dicts, invented_claims=invented, issues=issues, repeats=got.info)
         return scored_outputs(located, got.verdicts, {"issues": issues, "invented_claims": invented,
-                                                      "repeats": got.info, **self._base_details(log)})
+                                                      "repeats": got.info, **self.judge_details(log)})
 
     async def _call(self, log: CallLog, stage: str, messages, schema, max_tokens: int):
         if REPEAT.get():  # the transcript says which repeat asked

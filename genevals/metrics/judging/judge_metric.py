@@ -79,6 +79,15 @@ class JudgeMetric(ConcurrentMetric):
         redacted.redacts = True  # type: ignore[attr-defined]
         cls._score_safe = redacted  # type: ignore[method-assign]
 
+    def judge_details(self, log: CallLog, variant: str | None = None, **more: Any) -> dict[str, Any]:
+        """The details a judged result opens with: the judge's record (with ``variant``, when given), the usage of
+        ``log``'s calls, ``more``, and the caution every result of this judge carries, if any."""
+        judge = {**self.runtime.judge_info(), "variant": variant} if variant else self.runtime.judge_info()
+        details: dict[str, Any] = {"judge": judge, "usage": self.runtime.usage_dict(log.usage), **more}
+        if self.warning:
+            details["warning"] = self.warning
+        return details
+
     async def _repeated(self, own: Any, sample: Any) -> dict[str, MetricResult]:
         """``own(self, sample)`` once, or as N repeats combined (a dry run: once, its estimate times N)."""
         n = self.runtime.repeats
@@ -176,11 +185,7 @@ class GuardedJudge(JudgeMetric):
         raise NotImplementedError
 
     def _details(self, log: CallLog) -> dict[str, Any]:
-        details: dict[str, Any] = {"judge": {**self.runtime.judge_info(), "variant": "llm"},
-                                   "usage": self.runtime.usage_dict(log.usage), "judge_calls": len(log.calls)}
-        if self.warning:
-            details["warning"] = self.warning
-        return details
+        return self.judge_details(log, "llm", judge_calls=len(log.calls))
 
     def unscored(self, status: str, reason: str, details: Mapping[str, Any]) -> dict[str, MetricResult]:
         names = self.output_names()

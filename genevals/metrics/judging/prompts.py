@@ -1,6 +1,6 @@
-"""What the judge metrics read of their prompts beyond rendering them (:mod:`genevals.prompt_render`, which this
-module re-exports for the metrics): the JSON schemas the replies must follow, the claims of decompose.md's worked
-example, the numbered claims a verify prompt lists.
+"""What the judge metrics read of their prompts beyond rendering them (:mod:`genevals.prompt_render`): the JSON
+schemas the replies must follow, the claims of decompose.md's worked example, the numbered claims a verify prompt
+lists and the numbered passages of the RAG and citation judges.
 """
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import json
 import re
 from typing import Any, Mapping
 
-from genevals.prompt_render import load, prompt_version, render, user, with_histories, with_history  # noqa: F401
+from genevals.prompt_render import load
+from genevals.types import Sample
 
 @functools.lru_cache(maxsize=None)
 def example_claims() -> tuple[str, ...]:
@@ -80,3 +81,17 @@ def rubric_schema(criteria: list[str]) -> dict[str, Any]:
 
 def format_claims(claims: Mapping[int, str]) -> str:
     return "\n".join(f"{i}. {text}" for i, text in claims.items())
+
+
+def numbered_contexts(sample: Sample, budget_chars: int) -> tuple[str, bool]:
+    """The sample's passages numbered [1], [2], ... in retrieval order, each cut to an equal share of
+    ``budget_chars``; and whether any was cut (the RAG judges' and the citation judge's prompts list them so)."""
+    n = max(1, len(sample.contexts))
+    each = max(200, budget_chars // n)
+    parts, truncated = [], False
+    for i, ctx in enumerate(sample.contexts):
+        text = ctx.text.strip() or "(empty)"
+        if len(text) > each:
+            text, truncated = text[:each] + " ...", True
+        parts.append(f"[{i + 1}] {text}")
+    return "\n\n".join(parts), truncated

@@ -24,10 +24,10 @@ from genevals.metrics.base import register
 from genevals import prompt_render
 from genevals.metrics.judging.one_call import flag, items_of, spans_of, text_field
 from genevals.metrics.triad.judged import SingleCallJudge, Unscored, first_reference
+from genevals.metrics.triad import rag_formulas
 from genevals.metrics.triad.rag_formulas import ANSWER_CORRECTNESS_OUTPUTS, correctness_results
-from genevals.text import detect_refusal
 from genevals.types import MetricResult, Sample
-from genevals.settings import Setting
+from genevals.metrics.settings import MAX_CLAIMS
 
 OFFLINE_NOTE = ("no judge endpoint or model configured: answer_correctness comes from the offline variant (a "
                 "probability calibrated on NQ301 from overlap, containment, numbers and MiniLM similarity; its "
@@ -36,11 +36,7 @@ OFFLINE_NOTE = ("no judge endpoint or model configured: answer_correctness comes
 
 
 def check_answer(sample: Sample) -> None:
-    if not sample.answer.strip():
-        raise Unscored(types.EMPTY_ANSWER, "the answer is empty")
-    refusal = detect_refusal(sample.answer)
-    if refusal:
-        raise Unscored(types.REFUSAL, f"the answer abstains ('{refusal}'); not compared with the reference")
+    rag_formulas.check_answer(sample, "not compared with the reference")
     if first_reference(sample) is None:
         raise Unscored(types.EMPTY_REFERENCE, "the sample has no reference answer to compare with")
 
@@ -49,15 +45,12 @@ def check_answer(sample: Sample) -> None:
 class AnswerCorrectness(SingleCallJudge):
     """LLM judge: claim-level precision, recall and F1 of the answer against the reference answer."""
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
-    SETTINGS = (
-        Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1),
-    )
+    SETTINGS = (MAX_CLAIMS,)
 
     family = "answer_correctness"
     outputs = ANSWER_CORRECTNESS_OUTPUTS
     order = 74
     headline = ("answer_correctness",)
-    prompt = "answer_correctness"
     reply_tokens = 1500
     offline_alternative = ("answer_correctness_local", OFFLINE_NOTE)
 

@@ -23,7 +23,8 @@ from genevals.metrics.base import register, usage_statistics
 from genevals import prompt_render
 from genevals.metrics.judging.parse import ParseError, _as_int
 from genevals.metrics.judging.one_call import items_of, spans_of, text_field
-from genevals.metrics.triad.judged import NO_QUESTION, SingleCallJudge, Unscored, numbered_contexts
+from genevals.metrics.judging.prompts import numbered_contexts
+from genevals.metrics.triad.judged import NO_QUESTION, SingleCallJudge, Unscored
 from genevals.metrics.triad.rag_formulas import (
     CONTEXT_RELEVANCE_OUTPUTS,
     chunk_label,
@@ -72,7 +73,6 @@ class ContextRelevance(SingleCallJudge):
     family = "context_relevance"
     outputs = CONTEXT_RELEVANCE_OUTPUTS
     order = 72
-    prompt = "context_relevance"
     offline_alternative = ("context_relevance_local", OFFLINE_NOTE)
 
     def settings(self) -> dict[str, Any]:

@@ -43,6 +43,7 @@ from genevals.metrics.triad.rag_formulas import (
     CONTEXT_RELEVANCE_OUTPUTS,
     NO_QUESTION,
     Unscored,
+    check_answer,
     chunk_label,
     chunk_scores,
     first_reference,
@@ -62,7 +63,6 @@ from genevals.metrics.triad.triad_features import (
     stems,
 )
 from genevals.signature import make_signature, package_version
-from genevals.text import detect_refusal
 from genevals.types import MetricResult, Sample
 from genevals.settings import Setting
 
@@ -132,14 +132,6 @@ def _cosines(question: str, texts: Sequence[str]):
     return vectors[1:] @ vectors[0]
 
 
-def _answer_checks(sample: Sample) -> None:
-    if not sample.answer.strip():
-        raise Unscored(types.EMPTY_ANSWER, "the answer is empty")
-    refusal = detect_refusal(sample.answer)
-    if refusal:
-        raise Unscored(types.REFUSAL, f"the answer abstains ('{refusal}')")
-
-
 @register
 class AnswerRelevanceLocal(_Local):
     """Offline answer relevance: the calibrated probability that the answer addresses the question."""
@@ -181,7 +173,7 @@ class AnswerRelevanceLocal(_Local):
         return answer_features(sample.question, sample.answer, sims[0], max(sims[1:])), spans, sims[1:]
 
     def _score(self, sample: Sample, details: dict[str, Any]) -> dict[str, MetricResult]:
-        _answer_checks(sample)
+        check_answer(sample)
         if not sample.question.strip():
             raise Unscored(NO_QUESTION, "the sample has no question to judge the answer against")
         row, spans, sims = self.features(sample)
@@ -375,7 +367,7 @@ class AnswerCorrectnessLocal(_Local):
     def _score(self, sample: Sample, details: dict[str, Any]) -> dict[str, MetricResult]:
         from genevals.metrics.lexical.squad import TokenF1
 
-        _answer_checks(sample)
+        check_answer(sample)
         if first_reference(sample) is None:
             raise Unscored(types.EMPTY_REFERENCE, "the sample has no reference answer to compare with")
         row, refs = self.features(sample)

@@ -6,20 +6,9 @@ winner or a tie, with a reason; when the two orders disagree, the pair is a tie 
 preference). The two calls serve both systems' samples: the outcome is memoised in the process (and the
 judge cache holds the replies), so a pair costs 2 calls, not 4.
 
-Outputs, per-pair rates and the paired CI: :mod:`genevals.metrics.triad.preference`. Per sample of system S, against
-the k other systems T on the same question:
-
-.. math::
-    \\mathrm{pairwise} = \\frac{1}{k}\\sum_{T} o_T, \\qquad o_T = 1\\ (\\text{win}),\\ 0.5\\ (\\text{tie}),\\ 0\\
-    (\\text{loss})
-
-Per system pair, in the summary's corpus scores of S (``pairwise_vs:T:...``): n questions, win / tie / loss
-rates, and net = win rate - loss rate with a paired 95% CI: d_i = +1, 0, -1 per question,
-
-.. math::
-    \\bar d \\pm 1.96 \\sqrt{\\frac{s^2}{n}}, \\qquad s^2 = \\frac{w + l - n \\bar d^2}{n - 1}
-
-(the normal approximation; w, l: wins and losses; no CI for n < 2). The judge sees the question, the
+The per-sample value (the mean outcome against the other systems: win 1, tie 0.5, loss 0) and the per-pair
+win / tie / loss rates with their paired CI are :mod:`genevals.metrics.triad.preference`'s, written there with
+their formulas for both variants. The judge sees the question, the
 reference when there is one, and the contexts: once when both systems retrieved the same texts, else each
 answer's own. On a conversation's turn the judge also reads the earlier turns: once when both systems' turns
 have the same history, else each answer's own conversation ("Before answer A" / "Before answer B"); a turn
@@ -111,11 +100,7 @@ class Pairwise(PairwiseStats, JudgeMetric):
 
     # -- scoring ---------------------------------------------------------------------------------------
     def _details(self, log: CallLog) -> dict[str, Any]:
-        details: dict[str, Any] = {"judge": {**self.runtime.judge_info(), "variant": "llm"},
-                                   "usage": self.runtime.usage_dict(log.usage)}
-        if self.warning:
-            details["warning"] = self.warning
-        return details
+        return self.judge_details(log, "llm")
 
     async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:
         log = CallLog()
