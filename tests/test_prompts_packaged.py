@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from genevals.metrics.judging import prompts
-from genevals.prompt_files import CHECKOUT, prompt_file
+from genevals import prompt_render
+from genevals.prompt_files import CHECKOUT, FRAGMENTS, prompt_file
 
 PROMPTS = REPO / "prompts"
 NAMES = sorted(p.stem for p in PROMPTS.glob("*.md") if p.name != "README.md")
@@ -42,7 +42,7 @@ def test_git_tracks_no_symlink():
 @pytest.mark.parametrize("name", NAMES)
 def test_a_checkout_reads_the_prompts_from_the_root_folder(name):
     assert prompt_file(name).read_bytes() == (PROMPTS / f"{name}.md").read_bytes()
-    assert prompts.load(name) == (PROMPTS / f"{name}.md").read_text(encoding="utf-8")
+    assert prompt_render.load(name) == (PROMPTS / f"{name}.md").read_text(encoding="utf-8")
 
 
 def test_a_missing_prompt_names_where_it_was_looked_for():
@@ -84,11 +84,11 @@ def test_genevals_from_the_wheel_alone_finds_the_prompts_and_hashes_them_the_sam
     # -S: no site, so no .pth file (an editable install of genevals) can put the checkout back on the path; the
     # dependencies come from the site-packages folders, after the unpacked wheel.
     code = ("import sys, json; sys.path[:0] = [sys.argv[1]]; sys.path += json.loads(sys.argv[2]);"
-            "import genevals; from genevals.prompt_files import prompt_file;"
-            "from genevals.metrics.judging import prompts as p;"
+            "import genevals; from genevals.prompt_files import prompt_file, prompt_names;"
+            "from genevals import prompt_render as p;"
             "names = json.loads(sys.argv[3]);"
             "print(json.dumps({'genevals': genevals.__file__, 'files': [str(prompt_file(n)) for n in names],"
-            "'versions': [p.prompt_version(n) for n in names]}))")
+            "'versions': [p.prompt_version(n) for n in names], 'kinds': list(prompt_names())}))")
     paths = [*site.getsitepackages(), site.getusersitepackages()]
     done = subprocess.run([sys.executable, "-S", "-c", code, str(unpacked), json.dumps(paths), json.dumps(NAMES)],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
@@ -96,4 +96,5 @@ def test_genevals_from_the_wheel_alone_finds_the_prompts_and_hashes_them_the_sam
     got = json.loads(done.stdout)
     assert got["genevals"].startswith(str(unpacked))
     assert got["files"] == [str(unpacked / "genevals" / "prompts" / f"{name}.md") for name in NAMES]
-    assert got["versions"] == [prompts.prompt_version(name) for name in NAMES]
+    assert got["versions"] == [prompt_render.prompt_version(name) for name in NAMES]
+    assert got["kinds"] == [name for name in NAMES if name not in FRAGMENTS]  # the installed folder is listed too

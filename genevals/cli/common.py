@@ -331,21 +331,24 @@ def faithfulness_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def setting_assignment(text: str) -> tuple[str, str, Any]:
     """``--set FAMILY.KEY=VALUE``: (family, key, value), the value parsed by the setting's declaration and
-    checked by the one checker; an unknown family or key gets a did-you-mean."""
-    from genevals.registry import families
+    checked by the one checker; an unknown family or key gets a did-you-mean. Only the module of the family named
+    is imported (:mod:`genevals.metric_index` knows it); every family only to suggest one for an unknown name."""
+    from genevals.registry import UnknownMetric, families, load_family
     from genevals.settings import did_you_mean, find, parse
 
     name, sep, value = text.partition("=")
     family, dot, key = name.strip().partition(".")
     if not sep or not dot or not family or not key:
         raise argparse.ArgumentTypeError(f"expected FAMILY.KEY=VALUE (e.g. rouge.use_stemmer=true), got '{text}'")
-    declared = {cls.family: cls for cls in families()}
-    if family not in declared:
+    try:
+        cls = load_family(family)
+    except UnknownMetric:
+        known = [cls.family for cls in families()]
         raise argparse.ArgumentTypeError(f"{name.strip()}: unknown metric family '{family}'"
-                                         f"{did_you_mean(family, declared)} (see `genevals metrics`)")
+                                         f"{did_you_mean(family, known)} (see `genevals metrics`)") from None
     key = key.strip().replace("-", "_")
     try:
-        setting = find(declared[family].SETTINGS, key, family)
+        setting = find(cls.SETTINGS, key, family)
         return family, key, parse(setting, value, f"{family}.{key}")
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"{exc} (see `genevals metrics {family}`)") from None

@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, nonnegative, option_type
+from genevals.input.kinds import LABELS, is_row_file
 from genevals.settings import Setting
 from genevals.utf8 import shown
 
 #: keep each topic's top N only
 DEPTH = Setting("depth", int, None, "keep each topic's top N only", minimum=1)
 
-#: files read as genevals rows; any other is a TREC run file
-GENEVALS_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", ".pq")
+#: the names of a TREC run written out (a run read is any file that is not a row file: genevals.input.kinds)
 TREC_SUFFIXES = (".trec", ".run", ".txt")
 #: errors shown before "... and N more"
 SHOWN_ERRORS = 20
@@ -40,7 +40,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser = subparsers.add_parser("fuse", help="fuse retrieval runs with reciprocal rank fusion (RRF)",
                                    description="score(d) = sum_i w_i / (k + rank_i(d)); ties broken by document "
                                                "id, descending (trec_eval's order)")
-    parser.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files or genevals JSONL/CSV/Parquet files")
+    parser.add_argument("runs", nargs="+", metavar="RUN", help=f"TREC run files or genevals {LABELS} files")
     parser.add_argument("-o", "--out", required=True, metavar="FUSED",
                         help="the fused run: TREC with --to-trec or a .trec/.run/.txt name, else genevals JSONL")
     parser.add_argument("--k", type=nonnegative, default=60.0, help="the RRF constant k (default 60)")
@@ -119,7 +119,7 @@ def _read_trec(path: str, errors: list) -> _Run:
 
 def read(path: str, errors: list) -> _Run:
     """A run file as rankings; its problems appended to ``errors``."""
-    if Path(path).suffix.lower() in GENEVALS_SUFFIXES:
+    if is_row_file(path):
         return _read_genevals(path, errors)
     return _read_trec(path, errors)
 

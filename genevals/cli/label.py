@@ -17,6 +17,7 @@ from pathlib import Path
 
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, add_judge_option,
                                  add_judge_options, judge_config, judge_option_split, lazy_epilog, option_type)
+from genevals.input.kinds import LABELS, is_row_file
 from genevals.settings import Setting
 from genevals.utf8 import shown
 
@@ -33,7 +34,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "judge (UMBRELA's prompt) or the offline MiniLM model, and write TREC qrels with their "
                     "provenance (a '# genevals label' first line and a FILE.json sidecar).")
     parser.add_argument("runs", nargs="+", metavar="RUN",
-                        help="TREC run files, or genevals JSONL/CSV/Parquet files (each system one run; their "
+                        help=f"TREC run files, or genevals {LABELS} files (each system one run; their "
                              "questions and context texts serve as topics and documents)")
     parser.add_argument("--qrels-out", required=True, metavar="FILE", help="the qrels file to write (and FILE.json)")
     parser.add_argument("--topics", default=None, metavar="TOPICS",
@@ -81,7 +82,7 @@ def _errors(errors: list) -> int:
 def _doc_line(path: str, line: int, topic: str, doc: str) -> int:
     """The line of a TREC run that lists ``doc`` for ``topic`` (``line``: the topic's first, for a genevals file
     the row's)."""
-    if Path(path).suffix.lower() in (".jsonl", ".ndjson", ".json", ".csv", ".parquet", ".pq"):
+    if is_row_file(path):
         return line
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:

@@ -19,7 +19,7 @@ from genevals import utf8
 from genevals.quote import quoted
 
 from genevals.conversations.history import HISTORY_TOKENS
-from genevals.input import conversation_rows, mapping, paths
+from genevals.input import conversation_rows, kinds, mapping, paths
 from genevals.input.fields import FieldTracker
 from genevals.input.source import RowSource
 from genevals.input.rows import (  # noqa: F401  (re-exported: genevals.input.readers is where callers have always found them)
@@ -226,13 +226,13 @@ class _HashedLines:
             yield raw
 
 
-def _rows(path: Path, handle: BinaryIO, read: Any, digest: Any) -> Iterator[RawRow | InputError]:
-    """The rows ``read`` finds in the open file, which is closed at the end; with ``digest``, every byte of the
-    file is added to it (a Parquet file, read by seeking, through the same handle once its rows are read)."""
+def _rows(path: Path, handle: BinaryIO, kind: kinds.FileKind, digest: Any) -> Iterator[RawRow | InputError]:
+    """The rows of the open file of ``kind``, which is closed at the end; with ``digest``, every byte of the
+    file is added to it (a file not read by lines, Parquet's, through the same handle once its rows are read)."""
+    read = _READERS[kind.name]
     with handle:
-        by_lines = read is not _read_parquet
-        yield from read(path, _HashedLines(handle, digest) if digest is not None and by_lines else handle)
-        if digest is not None and not by_lines:
+        yield from read(path, _HashedLines(handle, digest) if digest is not None and kind.by_lines else handle)
+        if digest is not None and not kind.by_lines:
             handle.seek(0)
             while block := handle.read(1 << 20):
                 digest.update(block)
@@ -245,11 +245,11 @@ def read_raw(path: str | Path, digest: Any = None) -> Iterator[RawRow | InputErr
     return _rows(*open_raw(path), digest)
 
 
-def open_raw(path: str | Path) -> tuple[Path, BinaryIO, Any]:
-    """The file as :func:`read_raw` opens it: (its path, its binary handle, the reader of its kind); an
+def open_raw(path: str | Path) -> tuple[Path, BinaryIO, kinds.FileKind]:
+    """The file as :func:`read_raw` opens it: (its path, its binary handle, its kind); an
     InputError for a path that is not a readable file of a known kind."""
     if isinstance(path, str) and not path:  # Path("") is ".": "is a directory" would not say what is wrong
-        raise InputError("''", None, None, "the input path is empty; give a JSONL, CSV or Parquet file")
+        raise InputError("''", None, None, f"the input path is empty; give a {kinds.LABELS} file")
     if isinstance(path, str) and (path.endswith(("/", os.sep)) or os.path.basename(path) == ".") \
             and Path(path).is_file():
         # Path() drops a trailing '/' or '/.', and open("data.jsonl/.") would fail: they say a folder was meant
@@ -258,15 +258,15 @@ def open_raw(path: str | Path) -> tuple[Path, BinaryIO, Any]:
                                            f"leave out the trailing '{tail}'")
     path = Path(path)
     paths.check_readable(path)  # before the suffix: a folder or a pipe is named as such
-    suffix = path.suffix.lower()
-    read = _READERS.get(suffix)
-    if read is None:
-        raise InputError(str(path), None, None, f"unknown file type {quoted(suffix)} (use .jsonl, .csv or .parquet)")
-    return path, paths.open_readable(path), read
+    kind = kinds.kind_of(path)
+    if kind is None:
+        raise InputError(str(path), None, None,
+                         f"unknown file type {quoted(path.suffix.lower())} (use {kinds.SUFFIXES})")
+    return path, paths.open_readable(path), kind
 
 
-_READERS = {".jsonl": _read_jsonl, ".json": _read_jsonl, ".ndjson": _read_jsonl, ".csv": _read_csv,
-            ".parquet": _read_parquet, ".pq": _read_parquet}
+#: the reader of each kind of :mod:`genevals.input.kinds` (which says which suffixes mean which kind)
+_READERS = {"jsonl": _read_jsonl, "csv": _read_csv, "parquet": _read_parquet}
 
 
 def rows_from_objects(data: Any, source: str = "<data>") -> Iterator[RawRow]:
@@ -283,7 +283,8 @@ class HeaderError(InputError):
 
 def _has_header(source: Any) -> bool:
     if isinstance(source, (str, Path)):
-        return Path(source).suffix.lower() in (".csv", ".parquet", ".pq")
+        kind = kinds.kind_of(source)
+        return kind is not None and kind.header
     return hasattr(source, "columns") and hasattr(source, "to_dict")
 
 

@@ -25,8 +25,8 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from genevals import utf8
-from genevals.input import jsonl_blocks, mapping, rows_plain
-from genevals.input.readers import _READERS, _read_jsonl, _rows, open_raw
+from genevals.input import jsonl_blocks, kinds, mapping, rows_plain
+from genevals.input.readers import _rows, open_raw
 from genevals.input.rows import MAX_GRADE, MIN_GRADE, InputError, RawRow, RowValidator
 from genevals.input.trec_columns import TrecColumns
 
@@ -54,7 +54,7 @@ class RowsRun:
 
 def is_row_file(data: Any) -> bool:
     """Whether ``data`` names a file of a kind :func:`read_raw` reads."""
-    return isinstance(data, (str, Path)) and str(data) != "" and Path(data).suffix.lower() in _READERS
+    return isinstance(data, (str, Path)) and str(data) != "" and kinds.is_row_file(data)
 
 
 def read_rows_columns(path: str | Path, column_map: Mapping[str, str] | None, digest: Any) -> RowsRun:
@@ -66,9 +66,9 @@ def read_rows_columns(path: str | Path, column_map: Mapping[str, str] | None, di
     if set(parts) - {"id"}:
         raise NotPlain("contexts[] parts other than id")
     reader = _RowReader(validator, parts.get("id"))
-    path, handle, read = open_raw(path)
+    path, handle, kind = open_raw(path)
     try:
-        if read is _read_jsonl:  # in blocks of lines, each checked at once where it can be (rows_plain)
+        if kind.name == "jsonl":  # in blocks of lines, each checked at once where it can be (rows_plain)
             with handle:
                 for block in jsonl_blocks.blocks(str(path), handle, digest):
                     if isinstance(block, jsonl_blocks.Parsed):
@@ -76,7 +76,7 @@ def read_rows_columns(path: str | Path, column_map: Mapping[str, str] | None, di
                     else:
                         reader.add_all(block)
         else:
-            reader.add_all(_rows(path, handle, read, digest))
+            reader.add_all(_rows(path, handle, kind, digest))
     except RecursionError:
         raise NotPlain("nested too deeply") from None
     if not reader.lines:

@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from genevals.input import kinds
 from genevals.input.rows import InputError
 
-#: files read as genevals rows; any other is a TREC run file (as ``genevals fuse`` decides)
-GENEVALS_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".parquet", ".pq")
 #: the keys read for an id and a text, in order of preference
 ID_KEYS = ("id", "_id", "doc_id", "docno", "qid", "query_id")
 TEXT_KEYS = ("text", "contents", "body", "query", "question", "title")
@@ -86,7 +85,7 @@ def read_runs(paths: list[str]) -> tuple[Runs, list[InputError]]:
     """The runs in ``paths``, and every problem found in them (a file that cannot be opened raises)."""
     runs, errors = Runs(), []
     for path in paths:
-        if Path(path).suffix.lower() in GENEVALS_SUFFIXES:
+        if kinds.is_row_file(path):  # a row file of any kind genevals reads; any other is a TREC run
             _read_genevals(path, runs, errors)
         else:
             _read_trec(path, runs, errors)
@@ -118,7 +117,8 @@ def read_texts(path: str, what: str) -> tuple[dict[str, str], list[InputError]]:
     (``id<TAB>text``, by suffix .tsv/.txt or any file whose lines are not JSON objects)."""
     texts: dict[str, str] = {}
     errors: list[InputError] = []
-    jsonl = Path(path).suffix.lower() in (".jsonl", ".ndjson", ".json")
+    kind = kinds.kind_of(path)
+    jsonl = kind is not None and kind.name == "jsonl"
     for number, line in _lines(path, what):
         if not line.strip() or line.lstrip().startswith("#"):
             continue

@@ -24,7 +24,7 @@ from typing import Any, Callable, Mapping, Sequence
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import REPEAT, JudgeRuntime
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 
 PROMPT = "relevance_grade"
 #: completion tokens allowed for a reply (``{"score": 2}`` takes about six)
@@ -38,14 +38,14 @@ _SCORE = re.compile(r'"?(?:score|grade|O)"?\s*[:=]\s*"?([0-3])\b')
 
 
 def prompt_hash() -> str:
-    return prompts.prompt_version(PROMPT)
+    return prompt_render.prompt_version(PROMPT)
 
 
 def render(query: str, passage: str) -> tuple[str, bool]:
     """The prompt for one pair, and whether the passage was cut to :data:`PASSAGE_CHARS`."""
     text = passage.strip()
     cut = len(text) > PASSAGE_CHARS
-    return prompts.render(PROMPT, query=query.strip(), passage=text[:PASSAGE_CHARS] + (" ..." if cut else "")), cut
+    return prompt_render.render(PROMPT, query=query.strip(), passage=text[:PASSAGE_CHARS] + (" ..." if cut else "")), cut
 
 
 def read_grade(reply: str) -> int | None:
@@ -112,7 +112,7 @@ async def _grade_pair(runtime: JudgeRuntime, query: str, passage: str) -> tuple[
     for r in range(runtime.repeats):
         token = REPEAT.set(r)
         try:
-            call = await client.complete(PROMPT, prompts.user(text), SCHEMA, runtime.params(REPLY_TOKENS))
+            call = await client.complete(PROMPT, prompt_render.user(text), SCHEMA, runtime.params(REPLY_TOKENS))
         finally:
             REPEAT.reset(token)
         if call.cached:

@@ -1,8 +1,14 @@
-"""A metric's settings, checked where the metric reads them: thin names for the one checker of
-:mod:`genevals.settings` (a value of the wrong type or out of range is a ValueError naming it, never a value
-quietly rounded: ``int(1.5)`` is 1)."""
+"""Settings that more than one metric family declares, written once: the claim judges' (faithfulness, cascade,
+and the triad's context_recall and answer_correctness split a text into claims). A family's own settings stay
+beside its code; this module sits below the families (the layers contract), so each may take these."""
 from __future__ import annotations
 
-from genevals.settings import flag, number, whole
+from genevals.settings import Setting
 
-__all__ = ["whole", "number", "flag"]
+MAX_CLAIMS = Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1)
+WORKED_EXAMPLE = Setting("worked_example", bool, None, "show the judge a worked example (default: for small models)")
+#: the default is genevals.claims.locate.FUZZY_THRESHOLD (tests/settings check it), not imported: that module
+#: loads rapidfuzz, which declaring a setting must not
+FUZZY_THRESHOLD = Setting("fuzzy_threshold", float, 90.0,
+                          "fuzzy match score (0-100) a quoted span needs to be found in the contexts",
+                          minimum=0, maximum=100)

@@ -4,7 +4,6 @@ anything is scored; then each metric object built once, with the judge and the r
 output builds its family and keeps only the outputs asked for."""
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -157,7 +156,7 @@ def resolve(names: Sequence[str] | None = None, options: Mapping[str, Mapping[st
             alternative, note = cls.offline_alternative
             cls = load_family(alternative)
             # settings both variants take (context_relevance's k) carry over; the judge's alone do not
-            shared = inspect.signature(cls).parameters
+            shared = {setting.name for setting in cls.SETTINGS}
             settings = {k: v for k, v in settings.items() if k in shared}
         missing = _missing(family, cls)
         if missing is not None and family in named:

@@ -31,11 +31,11 @@ def test_repeats_keep_the_median_grade_the_lower_middle_for_an_even_count():
 
 
 def test_the_prompt_is_a_file_under_prompts_and_its_hash_names_it():
-    from genevals.metrics.judging import prompts
+    from genevals import prompt_render
     from genevals.prompt_files import prompt_file
 
     text = prompt_file("relevance_grade").read_text(encoding="utf-8")
     assert "{{query}}" in text and "{{passage}}" in text and "integer scale of 0 to 3" in text
-    assert umbrela.prompt_hash() == prompts.prompt_version("relevance_grade")
+    assert umbrela.prompt_hash() == prompt_render.prompt_version("relevance_grade")
     rendered, cut = umbrela.render("what is lift", "x" * (umbrela.PASSAGE_CHARS + 10))
     assert cut and "Query: what is lift" in rendered and "{{" not in rendered

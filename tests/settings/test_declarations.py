@@ -1,4 +1,5 @@
-"""Every metric family declares its settings (``SETTINGS``) next to its code, matching its ``__init__``; a bad value
+"""Every metric family declares its settings (``SETTINGS``) next to its code, the one place their names and defaults
+are written (its ``__init__`` takes them as keywords, :meth:`~genevals.metrics.base.Metric.__init__`); a bad value
 of each is refused, naming family and setting, through the API (before any metric is built) and the command line
 (``--set FAMILY.KEY=VALUE``, exit 2)."""
 import inspect
@@ -21,20 +22,16 @@ def _declared():
 
 
 @pytest.mark.parametrize("cls", registry.families(), ids=lambda cls: cls.family)
-def test_the_declarations_match_the_keyword_arguments(cls):
+def test_the_declarations_are_the_keyword_arguments_written_once(cls):
     params = inspect.signature(cls.__init__).parameters
     named = {n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)} - NOT_SETTINGS
     declared = [s.name for s in cls.SETTINGS]
     assert len(declared) == len(set(declared))
-    if any(p.kind is p.VAR_KEYWORD for p in params.values()) and cls.family == "cascade":
-        from genevals.metrics.faithfulness.faithfulness import Faithfulness  # its **faithfulness_options
-
-        named |= {s.name for s in Faithfulness.SETTINGS}
-    assert set(declared) == named
-    for setting in cls.SETTINGS:
-        if setting.type is not object and setting.default is not None:
-            parameter = params.get(setting.name)
-            assert parameter is None or parameter.default == setting.default, setting.name
+    # no setting's name or default is written again in a signature: the settings come in as **values
+    assert not named, f"{cls.family}.__init__ names {sorted(named)}: take them from SETTINGS"
+    assert any(p.kind is p.VAR_KEYWORD for p in params.values())
+    with pytest.raises(TypeError, match="unexpected keyword argument 'no_such_setting'"):
+        cls(no_such_setting=1)
 
 
 @pytest.mark.parametrize("family,setting", _declared(), ids=lambda x: getattr(x, "name", x))
@@ -77,3 +74,11 @@ def test_a_bad_value_is_refused_by_set_with_exit_2_naming_family_and_key(tmp_pat
     assert done.returncode == 2, done.stderr
     assert f"argument --set: {family}.{setting.name}: " in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_the_shared_fuzzy_threshold_is_the_locators():
+    # declared without importing genevals.claims.locate (rapidfuzz): the two numbers must stay one
+    from genevals.claims.locate import FUZZY_THRESHOLD as located
+    from genevals.metrics.settings import FUZZY_THRESHOLD
+
+    assert FUZZY_THRESHOLD.default == located

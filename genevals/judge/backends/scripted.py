@@ -5,10 +5,11 @@
     Faithfulness(JudgeConfig(provider=provider, cache=False))
 
 The script maps a prompt kind to a reply. The kind is the name of the genevals prompt the request was built
-from ("decompose", "verify", "rubric"), recognised by the prompt's first line; ``route`` can be given for
-other prompts. A reply is a string, anything JSON-serialisable, an exception to raise (e.g.
-:class:`~genevals.judge.protocol.TransientError`), a callable of the messages returning one of those, or a
-list of those, used in turn (the last repeats).
+from ("decompose", "verify", "rubric"; every prompt of ``prompts/``: :func:`genevals.prompt_files.prompt_names`),
+recognised by the prompt's first line; ``route`` can be given for other prompts. The reply under "other"
+answers every prompt the script names no reply for. A reply is a string, anything JSON-serialisable, an
+exception to raise (e.g. :class:`~genevals.judge.protocol.TransientError`), a callable of the messages returning
+one of those, or a list of those, used in turn (the last repeats).
 
 By name (``--judge-backend scripted --judge-model script.json``) the script is a JSON file holding that mapping;
 the model is then named after the file and its digest, so another script is another judge (and another cache
@@ -24,15 +25,13 @@ from typing import Any, Callable, Mapping, Sequence
 from genevals.files import refusal
 from genevals.judge.protocol import Completion, Message, PermanentError, Usage
 from genevals.judge.registry import Backend, Identity, register_backend
-from genevals.prompt_files import prompt_file
-
-PROMPT_KINDS = ("decompose", "verify", "rubric", "answer_relevance", "context_relevance", "context_recall",
-                "answer_correctness", "pairwise")
+from genevals.prompt_files import first_line, prompt_names
 
 
 def _first_lines() -> dict[str, str]:
-    return {kind: prompt_file(kind).read_text(encoding="utf-8").strip().splitlines()[0]
-            for kind in PROMPT_KINDS}
+    """Each prompt's first line, the longest first: a line that begins another prompt's cannot take its requests."""
+    lines = {kind: first_line(kind) for kind in prompt_names()}
+    return dict(sorted(lines.items(), key=lambda item: -len(item[1])))
 
 
 class ScriptedProvider:
@@ -68,6 +67,8 @@ class ScriptedProvider:
     async def complete(self, messages: Sequence[Message], schema: Mapping[str, Any] | None,
                        params: Mapping[str, Any]) -> Completion:
         kind = self.kind(messages)
+        if kind not in self.script and "other" in self.script:
+            kind = "other"  # the script's reply to any prompt it names no reply for (scripts written for one)
         self.calls.append((kind, messages[-1]["content"]))
         if kind not in self.script:
             raise KeyError(f"the script has no reply for a '{kind}' prompt")

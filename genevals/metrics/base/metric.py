@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import os
 import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Sequence
@@ -26,6 +27,7 @@ from genevals.language import Language, LanguageSetting, language_of
 from genevals.language.codes import name as language_name
 from genevals.metrics.base.cards import card_lines
 from genevals.metrics.base.declarations import CHEAP, KINDS, Output, _pattern
+from genevals.settings import check
 from genevals.types import MetricResult, Sample
 
 if TYPE_CHECKING:
@@ -74,13 +76,42 @@ class Metric(abc.ABC):
     #: not installed stops before scoring, naming ``extra`` (:func:`genevals.extras.missing`)
     requires: ClassVar[tuple[tuple[str, str], ...]] = ()
     #: the keyword arguments ``__init__`` takes, declared (:class:`genevals.settings.Setting`): the registry checks
-    #: ``options[family]`` against them before building, and ``genevals metrics NAME`` lists them
+    #: ``options[family]`` against them before building, ``genevals metrics NAME`` lists them, and
+    #: :meth:`__init__` makes each an attribute of the metric
     SETTINGS: ClassVar[tuple[Any, ...]] = ()
     #: the languages this metric's model or calibration knows (None: any language); a sample in another one gets
     #: status ``unsupported_language`` (:meth:`unsupported`)
     languages: ClassVar[frozenset[str] | None] = None
     #: the run's ``--language`` (set on the built metric by :func:`genevals.registry.build`)
     language: LanguageSetting = LanguageSetting()
+
+    def __init__(self, **values: Any) -> None:
+        """Every declared setting (:attr:`SETTINGS`) as an attribute of its name: the value given, else its
+        default (:meth:`settled`). So a setting's name and default are written once, in its declaration; a metric
+        with state derived from its settings (a judge, a model, a compiled pattern) has an ``__init__`` that takes
+        what is not a setting, calls this, then reads ``self.<setting>``."""
+        for name, value in self.settled(values).items():
+            setattr(self, name, value)
+
+    @classmethod
+    def settled(cls, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Every declared setting's value: the one given, checked by the one checker
+        (:func:`genevals.settings.check`; a path given for a text setting is its text), else the declared default.
+        A keyword that is no setting is a TypeError, as for any function."""
+        declared = {setting.name: setting for setting in cls.SETTINGS}
+        for key in values:
+            if key not in declared:
+                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument '{key}'")
+        out = {}
+        for name, setting in declared.items():
+            if name not in values:
+                out[name] = setting.default
+                continue
+            value = values[name]
+            if setting.type is str and isinstance(value, os.PathLike):
+                value = os.fspath(value)
+            out[name] = check(setting, value, name)
+        return out
 
     def language_of(self, sample: Sample) -> Language:
         """The language ``sample`` is scored in (its row's, the run's, or detected: :mod:`genevals.language`).

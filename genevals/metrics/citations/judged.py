@@ -20,16 +20,16 @@ from genevals.claims.locate import locate
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import estimate_tokens
-from genevals.judge.runtime import JudgeRuntime
 from genevals.language import sentences as sentence_rules
 from genevals.metrics.base import register, usage_statistics
 from genevals.metrics.citations import formulas
 from genevals.metrics.citations.formulas import CitationCheck, SentenceCheck, Unscored
 from genevals.metrics.citations.local import checked_pattern, markers_setting, sentences_of
 from genevals.metrics.citations.sentences import CitedSentence
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.judge_metric import GuardedJudge
 from genevals.metrics.judging.parse import ParseError, _as_int, _typed, extract_json
+from genevals.metrics.judging.prompts import numbered_contexts
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 from genevals.settings import Setting
@@ -48,19 +48,6 @@ def _flag(value: Any) -> bool | None:
     if isinstance(value, str) and value.strip().lower() in ("true", "yes", "false", "no"):
         return value.strip().lower() in ("true", "yes")
     return None
-
-
-def render_contexts(sample: Sample, budget_chars: int) -> tuple[str, bool]:
-    """The passages numbered [1], [2], ... in retrieval order, each cut to an equal share of ``budget_chars``;
-    and whether any was cut."""
-    each = max(200, budget_chars // max(1, len(sample.contexts)))
-    parts, cut = [], False
-    for i, ctx in enumerate(sample.contexts):
-        text = ctx.text.strip() or "(empty)"
-        if len(text) > each:
-            text, cut = text[:each] + " ...", True
-        parts.append(f"[{i + 1}] {text}")
-    return "\n\n".join(parts), cut
 
 
 def render_sentences(checked: list[CitedSentence]) -> str:
@@ -151,11 +138,12 @@ class Citations(GuardedJudge):
     offline_alternative = ("citations_local", OFFLINE_NOTE)
     headline = ("citation_recall", "citation_precision", "miscited")
 
-    def __init__(self, judge: JudgeConfig | None = None, pattern: str | None = None) -> None:
-        self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompts.prompt_version(PROMPT))
-        self.pattern_text = pattern
-        self.pattern = checked_pattern(pattern)
+    prompts = (PROMPT,)
+
+    def __init__(self, judge: JudgeConfig | None = None, **values: Any) -> None:
+        super().__init__(judge, **values)
+        self.pattern_text = self.pattern
+        self.pattern = checked_pattern(self.pattern_text)
 
     def signature(self) -> str:
         return make_signature("citations", variant="llm", **self.runtime.signature_settings(),
@@ -178,8 +166,8 @@ class Citations(GuardedJudge):
     async def _score_one(self, sample: Sample, log: CallLog) -> dict[str, MetricResult]:
         sentences = sentences_of(sample, self.pattern)
         checked = [s for s in sentences if s.factual and s.cited]
-        contexts, cut = render_contexts(sample, self.judge.context_budget * 4)
-        text = prompts.render(PROMPT, contexts=contexts, sentences=render_sentences(checked))
+        contexts, cut = numbered_contexts(sample, self.judge.context_budget * 4)
+        text = prompt_render.render(PROMPT, contexts=contexts, sentences=render_sentences(checked))
         shown = {"sentences": [s.to_dict() for s in sentences]}
         if self.judge.dry_run:
             p, c = estimate_tokens(text), (TOKENS_BASE + TOKENS_PER_SENTENCE * len(checked)) // 2
@@ -187,7 +175,7 @@ class Citations(GuardedJudge):
                            "1 request (~4 characters per token)", **shown,
                            usage={"estimated_requests": 1, "estimated_prompt_tokens": p,
                                   "estimated_completion_tokens": c, "estimated_cost_usd": self.runtime.cost(p, c)})
-        messages = prompts.user(text)
+        messages = prompt_render.user(text)
         completion = await self._call(log, PROMPT, messages, len(checked))
         try:
             found, issues = parse_reply(completion.text, sample, checked)

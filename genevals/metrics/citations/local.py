@@ -86,18 +86,14 @@ class CitationsLocal(Metric):
     order = 84
     languages = checker_needs.LANGUAGES
 
-    def __init__(self, pattern: str | None = None, device: str = "cpu", calibration: str = "rule") -> None:
+    def __init__(self, **values: Any) -> None:
         from genevals.grounding import checker
-        from genevals.metrics.citations import calibration as calibrations
 
-        if calibration not in calibrations.MODES:
-            raise ValueError(f"calibration: expected one of {', '.join(calibrations.MODES)}, got {calibration!r}")
-        self.pattern_text = pattern
-        self.pattern = checked_pattern(pattern)
-        self.device = device
+        super().__init__(**values)
+        self.pattern_text = self.pattern
+        self.pattern = checked_pattern(self.pattern_text)
         self.thresholds = checker.load_thresholds()
-        self.calibration = calibration
-        self.model = calibrations.model() if calibration == "expertqa" else None
+        self.model = calibration.model() if self.calibration == "expertqa" else None
 
     @classmethod
     def card(cls) -> dict[str, Any] | None:

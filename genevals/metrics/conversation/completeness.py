@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from genevals.metrics.base import Unscored, register
-from genevals.metrics.conversation.judged import ConversationJudge, offline_note, outputs, turn_of, turn_schema
+from genevals.metrics.conversation.judged import ConversationJudge, turn_of, turn_schema
 from genevals.metrics.conversation.scope import Transcript
 from genevals.metrics.judging.one_call import flag, items_of, spans_of, text_field
 from genevals.types import MetricResult
@@ -32,11 +32,9 @@ class ConversationCompleteness(ConversationJudge):
     """LLM judge: share of the user's requests that the assistant fulfilled by the end of the conversation."""
 
     family = "conversation_completeness"
-    outputs = outputs("conversation_completeness", "share of the user's requests in the conversation that an "
-                                                   "assistant turn fulfilled by its end")
+    definition = "share of the user's requests in the conversation that an assistant turn fulfilled by its end"
     order = 79
     jury_items = ("turns", "verdict", "turn")
-    offline_alternative = ("conversation_completeness_local", offline_note(family))
 
     def _schema(self, transcript: Transcript) -> dict[str, Any]:
         turn = turn_schema(transcript)

@@ -13,11 +13,10 @@ from typing import Any, ClassVar, Mapping
 
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
-from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import Metric, Output, Unscored, usage_statistics
 from genevals.metrics.conversation.jury import ConversationJury
 from genevals.metrics.conversation.scope import UNSUPPORTED, ConversationScope, Transcript
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.judge_metric import GuardedJudge
 from genevals.metrics.judging.one_call import ask_once
 from genevals.metrics.judging.parse import _as_int
@@ -47,9 +46,15 @@ class ConversationJudge(ConversationScope, GuardedJudge):
     #: a jury: every judge reads the transcript, turn-by-turn labels voted (:mod:`.jury`)
     jury_support = ConversationJury
 
-    def __init__(self, judge: JudgeConfig | None = None) -> None:
-        self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompts.prompt_version(self.family))
+    #: the one output's definition; the output is named after the family, as is the prompt file
+    definition: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # what follows from the family's name: its output, its prompt file, its offline stand-in
+        cls.outputs = (Output(cls.family, cls.definition),)
+        cls.prompts = (cls.family,)
+        cls.offline_alternative = (f"{cls.family}_local", offline_note(cls.family))
 
     def signature(self) -> str:
         return make_signature(self.family, variant="llm", unit="conversation", on="last_turn",
@@ -74,7 +79,7 @@ class ConversationJudge(ConversationScope, GuardedJudge):
     async def _score_one(self, sample: Sample, log: CallLog) -> dict[str, MetricResult]:
         transcript, scope = self.scope(sample)
         self._check(transcript)
-        return await ask_once(self, log, self.family, prompts.render(self.family, transcript=transcript.render()),
+        return await ask_once(self, log, self.family, prompt_render.render(self.family, transcript=transcript.render()),
                               self._schema(transcript), self.reply_tokens,
                               lambda reply, details: self._score_reply(transcript, reply, details), scope)
 
@@ -104,6 +109,3 @@ class OfflineConversation(ConversationScope, Metric):
             out.append({o.name: MetricResult.unscored(o.name, status, reason, **details) for o in self.outputs})
         return out
 
-
-def outputs(name: str, definition: str) -> tuple[Output, ...]:
-    return (Output(name, definition),)

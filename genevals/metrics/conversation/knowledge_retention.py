@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from genevals.metrics.base import Unscored, register
-from genevals.metrics.conversation.judged import ConversationJudge, offline_note, outputs, turn_of, turn_schema
+from genevals.metrics.conversation.judged import ConversationJudge, turn_of, turn_schema
 from genevals.metrics.conversation.scope import Transcript
 from genevals.metrics.judging.one_call import items_of, spans_of, text_field
 from genevals.types import MetricResult
@@ -39,11 +39,10 @@ class KnowledgeRetention(ConversationJudge):
     a fact the user gave earlier."""
 
     family = "knowledge_retention"
-    outputs = outputs("knowledge_retention", "share of the assistant turns after the user's first fact that "
-                                             "neither contradict nor ignore a fact the user gave earlier")
+    definition = ("share of the assistant turns after the user's first fact that neither contradict nor ignore a "
+                  "fact the user gave earlier")
     order = 77
     jury_items = ("turns", "verdict", "turn")
-    offline_alternative = ("knowledge_retention_local", offline_note(family))
 
     def _check(self, transcript: Transcript) -> None:
         if len(transcript.turns) < 2 and transcript.dropped:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from genevals.metrics.base import register
-from genevals.metrics.conversation.judged import ConversationJudge, offline_note, outputs, turn_of, turn_schema
+from genevals.metrics.conversation.judged import ConversationJudge, turn_of, turn_schema
 from genevals.metrics.conversation.scope import Transcript
 from genevals.metrics.judging.one_call import flag, items_of, text_field
 from genevals.metrics.judging.parse import ParseError
@@ -30,11 +30,9 @@ class ConversationRelevance(ConversationJudge):
     """LLM judge: share of the assistant turns that address their user turn, read in context."""
 
     family = "conversation_relevance"
-    outputs = outputs("conversation_relevance", "share of the assistant turns that address their user turn, "
-                                                "read in the light of the earlier turns")
+    definition = "share of the assistant turns that address their user turn, read in the light of the earlier turns"
     order = 78
     jury_items = ("verdicts", "relevant", "turn")
-    offline_alternative = ("conversation_relevance_local", offline_note(family))
 
     def _schema(self, transcript: Transcript) -> dict[str, Any]:
         item = {"type": "object", "properties": {"turn": turn_schema(transcript), "relevant": {"type": "boolean"},

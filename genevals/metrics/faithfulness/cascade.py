@@ -29,6 +29,7 @@ from genevals.metrics.faithfulness.grounding import Grounding
 from genevals.metrics.faithfulness.verdicts import OUTPUTS, restate
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
+from genevals.metrics.settings import FUZZY_THRESHOLD, MAX_CLAIMS, WORKED_EXAMPLE
 from genevals.settings import Setting
 
 _LOCAL_FINAL = frozenset({types.EMPTY_ANSWER, types.REFUSAL, types.NO_CONTEXT})
@@ -49,10 +50,8 @@ class Cascade(Metric):
         Setting("fallback", str, "local",
                 "when the LLM judge fails: keep the local verdict (local) or not (none)", choices=("local", "none")),
         Setting("llm", object, None, "a ready LLM judge metric (tests)"),
-        Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1),
-        Setting("worked_example", bool, None, "show the judge a worked example (default: for small models)"),
-        Setting("fuzzy_threshold", float, 90.0,
-                "fuzzy match score (0-100) a quoted span needs", minimum=0, maximum=100),
+        # the LLM stage's (faithfulness's), passed on to it
+        MAX_CLAIMS, WORKED_EXAMPLE, FUZZY_THRESHOLD,
     )
 
     family = "cascade"
@@ -65,20 +64,16 @@ class Cascade(Metric):
     writes_for = "faithfulness"
     order = 90
 
-    def __init__(self, judge: JudgeConfig | None = None, settle_confidence: float = DEFAULT_SETTLE,
-                 grounding: Mapping[str, Any] | None = None, fallback: str = "local",
-                 llm: Any = None, **faithfulness_options: Any) -> None:
-        settle = float(settle_confidence)
-        if not 0.5 <= settle <= 1.0:
-            raise ValueError("settle_confidence must lie in [0.5, 1] (1 sends every answer to the LLM)")
-        if fallback not in ("local", "none"):
-            raise ValueError("fallback must be 'local' or 'none'")
-        self.settle_confidence = settle
-        self.fallback = fallback
-        self.local = Grounding(**dict(grounding or {}))
+    def __init__(self, judge: JudgeConfig | None = None, **values: Any) -> None:
+        # not Metric.__init__: the setting ``llm`` is kept as ``_llm`` (``llm`` builds the judge when first read)
+        settled = self.settled(values)
+        self._llm = settled.pop("llm")  # a ready LLM judge metric (tests); built lazily otherwise
+        self.local = Grounding(**dict(settled.pop("grounding") or {}))
+        self.settle_confidence = settled.pop("settle_confidence")
+        self.fallback = settled.pop("fallback")
+        # the rest are the LLM stage's (faithfulness's): passed on as given, so that its own defaults apply
+        self.faithfulness_options = {key: value for key, value in settled.items() if key in values}
         self.judge_config = judge if judge is not None else JudgeConfig()
-        self.faithfulness_options = dict(faithfulness_options)
-        self._llm = llm  # a ready LLM judge metric (tests); built lazily otherwise
 
     @property
     def llm(self) -> Metric:

@@ -38,17 +38,16 @@ from typing import Any, Mapping
 
 from genevals import types
 from genevals.claims import windows
-from genevals.claims.locate import FUZZY_THRESHOLD
 from genevals.grounding import figure
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import estimate_tokens
-from genevals.judge.runtime import REPEAT, JudgeRuntime
+from genevals.judge.runtime import REPEAT
 from genevals.language.sentences import count_ends
-from genevals.metrics import settings
 from genevals.metrics.base import Output, register, usage_statistics
 from genevals.metrics.faithfulness import jury, locating, repeated
 from genevals.metrics.faithfulness.verdicts import FAITHFULNESS_OUTPUTS, LABEL_ORDER, scored_outputs, unscored_outputs
+from genevals import prompt_render
 from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import JudgeMetric
 from genevals.metrics.judging.jury import ClaimJury
@@ -56,7 +55,7 @@ from genevals.metrics.judging.parse import ParseError, parse_claims, parse_verdi
 from genevals.signature import make_signature
 from genevals.text import detect_refusal
 from genevals.types import Claim, MetricResult, Sample, Verdict
-from genevals.settings import Setting
+from genevals.metrics.settings import FUZZY_THRESHOLD, MAX_CLAIMS, WORKED_EXAMPLE
 
 DRY_RUN = types.DRY_RUN
 # The figure is read from the detector's weights file (genevals.grounding.figure), where train_grounding.py wrote
@@ -109,12 +108,7 @@ class Faithfulness(JudgeMetric):
         fuzzy_threshold: rapidfuzz score (0-100) at which a claim's source excerpt counts as found.
     """
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
-    SETTINGS = (
-        Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1),
-        Setting("worked_example", bool, None, "show the judge a worked example (default: for small models)"),
-        Setting("fuzzy_threshold", float, 90.0,
-                "fuzzy match score (0-100) a quoted span needs to be found in the contexts", minimum=0, maximum=100),
-    )
+    SETTINGS = (MAX_CLAIMS, WORKED_EXAMPLE, FUZZY_THRESHOLD)
 
     family = "faithfulness"
     repeats_itself = True  # one decomposition, N verifications (:mod:`.repeated`)
@@ -124,20 +118,16 @@ class Faithfulness(JudgeMetric):
     order = 70
     offline_alternative = ("grounding", OFFLINE_DEFAULT_NOTE)
 
-    def __init__(self, judge: JudgeConfig | None = None, max_claims: int = 12, worked_example: bool | None = None,
-                 fuzzy_threshold: float = FUZZY_THRESHOLD) -> None:
-        self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompts.prompt_version("decompose", "verify"))
-        self.context_token_budget = self.judge.context_budget
-        self.max_claims = settings.whole("max_claims", max_claims, 1)
-        self.fuzzy_threshold = settings.number("fuzzy_threshold", fuzzy_threshold, 0, 100)
+    prompts = ("decompose", "verify")
+
+    def __init__(self, judge: JudgeConfig | None = None, **values: Any) -> None:
+        super().__init__(judge, **values)
         # The worked example in decompose.md helps capable judges; tiny base models copy it verbatim, so
         # smoke runs may leave it out (worked_example=False). Either way, copies of it are never scored.
         # By default it is left out only for the packaged tiny model, which copied it for 20 of 20 RAGTruth
         # answers (every answer then came back no_claims).
-        if worked_example is None:
-            worked_example = self.runtime.warning is None
-        self.worked_example = settings.flag("worked_example", worked_example)
+        if self.worked_example is None:
+            self.worked_example = self.runtime.warning is None
 
     # -- metric protocol -------------------------------------------------------------------------------
     def signature(self) -> str:
@@ -154,24 +144,18 @@ class Faithfulness(JudgeMetric):
         return usage_statistics(outputs.get("faithfulness"), "judge_")
 
     # -- scoring ---------------------------------------------------------------------------------------
-    def _base_details(self, log: CallLog) -> dict[str, Any]:
-        details: dict[str, Any] = {"judge": self.runtime.judge_info(), "usage": self.runtime.usage_dict(log.usage)}
-        if self.warning:
-            details["warning"] = self.warning
-        return details
-
     async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:
         log = CallLog()
         try:
             outputs = await self._score_one(sample, log)
             details = outputs["faithfulness"].details
         except _Unscored as exc:
-            details = {**self._base_details(log), **exc.details}
+            details = {**self.judge_details(log), **exc.details}
             if exc.status in (types.PARSE_ERROR, types.JUDGE_ERROR, types.ERROR):
                 details["transcript"] = log.transcript()
             outputs = unscored_outputs(exc.status, exc.reason, details)
         except Exception as exc:  # a bug must not lose the sample: record it
-            details = {**self._base_details(log), "transcript": log.transcript()}
+            details = {**self.judge_details(log), "transcript": log.transcript()}
             reason = self.runtime.redact(f"internal error: {type(exc).__name__}: {exc}")
             return {**unscored_outputs(types.ERROR, reason, details),
                     "invented_claims": MetricResult.unscored("invented_claims", types.ERROR, reason)}
@@ -228,7 +212,7 @@ class Faithfulness(JudgeMetric):
                             "(after one repair re-ask)", claims=claim_dicts,
                             verdicts=[v.to_dict() for v in verdicts], invented_claims=invented, issues=issues)
         return scored_outputs(located, verdicts, {"issues": issues, "invented_claims": invented,
-                                                  **self._base_details(log)})
+                                                  **self.judge_details(log)})
 
     async def _verify_repeated(self, sample: Sample, located: list[Claim], log: CallLog, issues: list[str],
                                claim_dicts: list[dict[str, Any]], invented: list[dict[str, Any]]
@@ -241,7 +225,7 @@ class Faithfulness(JudgeMetric):
             raise _Unscored(got.failure[0], f"every judge repeat failed; the first: {got.failure[1]}",
                             claims=claim_dicts, invented_claims=invented, issues=issues, repeats=got.info)
         return scored_outputs(located, got.verdicts, {"issues": issues, "invented_claims": invented,
-                                                      "repeats": got.info, **self._base_details(log)})
+                                                      "repeats": got.info, **self.judge_details(log)})
 
     async def _call(self, log: CallLog, stage: str, messages, schema, max_tokens: int):
         if REPEAT.get():  # the transcript says which repeat asked
@@ -253,12 +237,12 @@ class Faithfulness(JudgeMetric):
 
     # -- decompose -------------------------------------------------------------------------------------
     def _decompose_prompt(self, sample: Sample) -> str:
-        return prompts.with_history(prompts.render(
+        return prompt_render.with_history(prompt_render.render(
             "decompose", blocks={"example": self.worked_example}, max_claims=self.max_claims,
             question=sample.question.strip() or "(none)", answer=sample.answer), sample)
 
     async def _decompose(self, sample: Sample, log: CallLog) -> tuple[list[Claim], list[str]]:
-        messages = prompts.user(self._decompose_prompt(sample))
+        messages = prompt_render.user(self._decompose_prompt(sample))
         schema = prompts.decompose_schema(self.max_claims)
         budget = min(4096, 96 + self.max_claims * 110)
         completion = await self._call(log, "decompose", messages, schema, budget)
@@ -316,7 +300,7 @@ class Faithfulness(JudgeMetric):
             reask = "" if attempt == 0 else (
                 f"\nAn earlier reply gave no usable verdict for claim(s) {', '.join(map(str, todo))}. Return one "
                 "verdict for each of exactly these ids, with a valid label.\n")
-            messages = prompts.user(prompts.with_history(prompts.render(
+            messages = prompt_render.user(prompt_render.with_history(prompt_render.render(
                 "verify", blocks={"example": self.worked_example}, contexts=contexts_text,
                 claims=prompts.format_claims({i: c.text for i, c in todo.items()}), reask=reask),
                 sample, "Context passages:", "verify"))
@@ -349,7 +333,7 @@ class Faithfulness(JudgeMetric):
         repeats = self.runtime.repeats  # one decomposition, then each window verified once per repeat
         prompt_tokens = estimate_tokens(self._decompose_prompt(sample))
         for w in parts:
-            prompt_tokens += repeats * estimate_tokens(prompts.with_history(prompts.render(
+            prompt_tokens += repeats * estimate_tokens(prompt_render.with_history(prompt_render.render(
                 "verify", blocks={"example": self.worked_example}, contexts=windows.render(sample.contexts, w),
                 claims=sample.answer, reask=""), sample, "Context passages:", "verify"))
         completion_tokens = estimate_tokens(sample.answer) + repeats * (estimate_tokens(sample.answer)

@@ -76,19 +76,17 @@ class Grounding(Metric):
     order = 80
     languages = checker_needs.LANGUAGES
 
-    def __init__(self, thresholds: str | Mapping[str, Any] | None = None, device: str = "cpu",
-                 batch_size: int = 64, method: str = "learned", detector: str | None = None) -> None:
+    def __init__(self, **values: Any) -> None:
         from genevals.grounding import checker
 
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-        if method == "learned" and thresholds is not None:
+        super().__init__(**values)
+        thresholds, detector = self.thresholds, self.detector
+        if self.method == "learned" and thresholds is not None:
             raise ValueError("thresholds apply to method 'rules' (the learned detector has its own weights: "
                              "set detector=PATH, or method='rules')")
-        self.method = method
         self.detector_source = detector or "packaged"
         self.detector = None
-        if method == "learned":
+        if self.method == "learned":
             from genevals.grounding import detector as learned
 
             self.detector = learned.load(detector)
@@ -101,10 +99,6 @@ class Grounding(Metric):
         self.thresholds_source = thresholds if isinstance(thresholds, str) else (
             "inline" if thresholds else "packaged")
         self.encoder = self.detector.encoder if self.detector is not None else checker.FULL
-        self.device = device
-        self.batch_size = int(batch_size)
-        if self.batch_size < 1:
-            raise ValueError("batch_size must be at least 1")
 
     def training_record(self) -> dict[str, Any] | None:
         """What the learned detector was trained on and its cross-validated scores beside the baselines (from

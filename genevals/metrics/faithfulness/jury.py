@@ -111,7 +111,7 @@ async def score(metric: Any, sample: Sample, located: list[Claim], log: CallLog,
         raise unscored(got.failure[0], f"every judge of the jury failed; the first: {got.failure[1]}",
                        claims=claim_dicts, invented_claims=invented, issues=issues + got.issues, **got.details)
     return scored_outputs(located, got.verdicts, {"issues": issues + got.issues, "invented_claims": invented,
-                                                  **metric._base_details(log), **got.details})
+                                                  **metric.judge_details(log), **got.details})
 
 
 def estimate(metric: Any, sample: Sample) -> tuple[str, dict[str, Any]]:

@@ -22,9 +22,9 @@ from __future__ import annotations
 import asyncio
 import functools
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
-from genevals import types
+from genevals import prompt_render, types
 from genevals.judge.client import ANSWERED, CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.runtime import JudgeRuntime
@@ -42,6 +42,18 @@ class JudgeMetric(ConcurrentMetric):
     #: how a jury judges this metric (:func:`genevals.metrics.judging.jury.for_jury`): True, each judge scores
     #: the whole sample; a mixin class, the family's own way; a string, why it cannot
     jury_support: Any = True
+    #: the prompt files (prompts/NAME.md) it sends, hashed into its ``prompt_version``
+    prompts: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, judge: JudgeConfig | None = None, **values: Any) -> None:
+        """Its settings (:meth:`~genevals.metrics.base.Metric.__init__`), then its judge: ``judge`` (the defaults
+        when None), the runtime calling it under the hash of its :attr:`prompts`, and the context budget."""
+        if not self.prompts:  # an empty hash would not change when a prompt is edited: cached replies would stay
+            raise TypeError(f"{type(self).__name__}: declare the prompt files it sends (prompts = (NAME, ...))")
+        super().__init__(**values)
+        self.judge = judge if judge is not None else JudgeConfig()
+        self.runtime = JudgeRuntime(self.judge, prompt_render.prompt_version(*self.prompts))
+        self.context_token_budget = self.judge.context_budget
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -66,6 +78,15 @@ class JudgeMetric(ConcurrentMetric):
 
         redacted.redacts = True  # type: ignore[attr-defined]
         cls._score_safe = redacted  # type: ignore[method-assign]
+
+    def judge_details(self, log: CallLog, variant: str | None = None, **more: Any) -> dict[str, Any]:
+        """The details a judged result opens with: the judge's record (with ``variant``, when given), the usage of
+        ``log``'s calls, ``more``, and the caution every result of this judge carries, if any."""
+        judge = {**self.runtime.judge_info(), "variant": variant} if variant else self.runtime.judge_info()
+        details: dict[str, Any] = {"judge": judge, "usage": self.runtime.usage_dict(log.usage), **more}
+        if self.warning:
+            details["warning"] = self.warning
+        return details
 
     async def _repeated(self, own: Any, sample: Any) -> dict[str, MetricResult]:
         """``own(self, sample)`` once, or as N repeats combined (a dry run: once, its estimate times N)."""
@@ -164,11 +185,7 @@ class GuardedJudge(JudgeMetric):
         raise NotImplementedError
 
     def _details(self, log: CallLog) -> dict[str, Any]:
-        details: dict[str, Any] = {"judge": {**self.runtime.judge_info(), "variant": "llm"},
-                                   "usage": self.runtime.usage_dict(log.usage), "judge_calls": len(log.calls)}
-        if self.warning:
-            details["warning"] = self.warning
-        return details
+        return self.judge_details(log, "llm", judge_calls=len(log.calls))
 
     def unscored(self, status: str, reason: str, details: Mapping[str, Any]) -> dict[str, MetricResult]:
         names = self.output_names()

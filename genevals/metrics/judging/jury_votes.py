@@ -25,7 +25,7 @@ from itertools import combinations
 from typing import Any
 
 from genevals import types
-from genevals.metrics.judging.repeats import Scores
+from genevals.metrics.judging.repeats import Scores, split_prefixed
 
 POLICY = ("weighted majority of the judges that answered (a tie is unverifiable; a failed judge casts no vote); "
           "other outputs: the weighted mean of the judges that scored")
@@ -109,15 +109,7 @@ class Unit(str):
 
 def split(totals: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """(the totals without the jury's statistics, output -> its jury statistics)."""
-    rest: dict[str, Any] = {}
-    jury: dict[str, dict[str, Any]] = {}
-    for key, value in totals.items():
-        if key.startswith(PREFIX):
-            name, part = key[len(PREFIX):].split(":", 1)
-            jury.setdefault(name, {})[part] = value
-        else:
-            rest[key] = value
-    return rest, jury
+    return split_prefixed(totals, PREFIX, last=False)
 
 
 def _kappas(names: Sequence[str], units: Sequence[Sequence[str | None]]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from genevals.claims.locate import FUZZY_THRESHOLD, locate_parts
 from genevals.judge.client import CallLog
 from genevals.judge.protocol import estimate_tokens
 from genevals.metrics.base import Unscored
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.parse import ParseError, extract_json
 from genevals.types import MetricResult
 
@@ -41,7 +41,7 @@ async def ask_once(metric: Any, log: CallLog, stage: str, text: str, schema: Map
     params = metric.runtime.params(reply_tokens)
     if metric.judge.dry_run:
         raise dry_run(metric.runtime, text, params)
-    call = log.add(await metric.runtime.client().complete(stage, prompts.user(text), schema, params))
+    call = log.add(await metric.runtime.client().complete(stage, prompt_render.user(text), schema, params))
     if not call.ok:
         raise Unscored(types.JUDGE_ERROR, f"{stage} call failed after {call.attempts} request(s): {call.failure}",
                        **extra)

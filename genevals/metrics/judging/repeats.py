@@ -158,15 +158,24 @@ def statistics_of(outputs: Mapping[str, MetricResult]) -> dict[str, Any]:
 
 def split(totals: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """(the totals without the repeats' statistics, output -> its repeats' statistics)."""
+    return split_prefixed(totals, PREFIX, last=True)
+
+
+def split_prefixed(totals: Mapping[str, Any], prefix: str,
+                   last: bool) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """(the totals without the keys ``prefix + output + ":" + part``, output -> {part: value} of those keys), the
+    part read after the last ":" (``last``: the repeats' parts hold none) or after the first (the jury's parts
+    hold judges' names, which may). The repeats and the jury keep their statistics among the others so."""
     rest: dict[str, Any] = {}
-    repeats: dict[str, dict[str, Any]] = {}
+    found: dict[str, dict[str, Any]] = {}
     for key, value in totals.items():
-        if key.startswith(PREFIX):
-            name, part = key[len(PREFIX):].rsplit(":", 1)
-            repeats.setdefault(name, {})[part] = value
+        if key.startswith(prefix):
+            tail = key[len(prefix):]
+            name, part = tail.rsplit(":", 1) if last else tail.split(":", 1)
+            found.setdefault(name, {})[part] = value
         else:
             rest[key] = value
-    return rest, repeats
+    return rest, found
 
 
 def summarise(parts: Mapping[str, Any], seed: int | None = None) -> dict[str, Any]:

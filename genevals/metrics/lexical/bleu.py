@@ -162,9 +162,11 @@ class Bleu(Metric):
     presets = ("default", "all")
     order = 40
 
-    def __init__(self, tokenize: str = AUTO) -> None:
+    def __init__(self, **values: Any) -> None:
+        if "tokenize" in values:  # its case and surrounding spaces forgiven (" ZH " is zh) before the one checker
+            values["tokenize"] = bleu_tokenize.check(values["tokenize"])
+        super().__init__(**values)
         # sentence_bleu: exp smoothing, effective order; corpus_bleu: the same without effective order.
-        self.tokenize = bleu_tokenize.check(tokenize)
         self._ref_counts: set[int] = set()
         #: the tokenizers the scored statistics came from (read back from the statistics, as nrefs)
         self._tokenizers: set[str] = set()

@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from typing import Sequence
+from typing import Any, Sequence
 
 from rapidfuzz.distance import LCSseq
 
 from genevals import types
 from genevals.language import tokens as lang_tokens
 from genevals.language.segment import SEGMENTERS, SegmenterMissing
-from genevals.metrics import settings
 from genevals.metrics.base import Metric, Output, register
 from genevals.signature import make_signature, package_version
 from genevals.types import MetricResult, Sample
@@ -145,9 +144,9 @@ class Rouge(Metric):
     headline = ("rougeL",)
     order = 30
 
-    def __init__(self, use_stemmer: bool = False) -> None:
-        self.use_stemmer = settings.flag("use_stemmer", use_stemmer)
-        self._stemmer = _CachedStemmer() if use_stemmer else None
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
+        self._stemmer = _CachedStemmer() if self.use_stemmer else None
 
     def signature(self) -> str:
         segmenters = ",".join(f"{lang}={label}" for lang, (label, _) in SEGMENTERS.items())

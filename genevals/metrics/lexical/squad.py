@@ -61,18 +61,38 @@ class _Normalised(Metric):
                 choices=("mlqa", "squad")),
     )
 
-    def __init__(self, norm: str = "mlqa") -> None:
-        if norm not in lang_tokens.ENGLISH_RULES:
-            raise ValueError(f"norm: expected one of {', '.join(lang_tokens.ENGLISH_RULES)} (the English "
-                             f"normalisation), got {norm!r}")
-        self.norm = norm
-
     def _signature_parts(self) -> dict[str, str]:
         # English's rule first: squad-v1.1 (then MLQA's for its other languages), or MLQA's for all of them
         norm = "squad-v1.1+mlqa-v1+unicode-nfkc" if self.norm == "squad" else "mlqa-v1+unicode-nfkc"
         segmenters = ",".join(f"{lang}={label}" for lang, (label, _) in SEGMENTERS.items())
         return {"norm": norm, "seg": f"zh=mlqa-mixed,{segmenters}",
                 "lang": str(self.language)}
+
+    def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
+        out: list[dict[str, MetricResult]] = []
+        for sample in samples:
+            out.append({self.family: self._score_one(sample)})
+        return out
+
+    def _score_one(self, sample: Sample) -> MetricResult:
+        """The sample's result: unscored without a reference or without its language's segmenter, else
+        :meth:`_value` of the normalised answer against the normalised references, with the details."""
+        refs = _references(sample)
+        if not refs:
+            return MetricResult.unscored(self.family, types.EMPTY_REFERENCE, _NO_REFERENCE)
+        normalised = self._normalised(sample, refs)
+        if isinstance(normalised, MetricResult):
+            return normalised
+        details, pred, gold = normalised
+        value = self._value(pred, gold, details)
+        if not pred:
+            details["empty_answer"] = True
+        return MetricResult(self.family, value, details=details)
+
+    def _value(self, pred: str, gold: list[str], details: dict[str, object]) -> float:
+        """The value of the normalised answer ``pred`` against the normalised references, adding to
+        ``details`` which reference it was measured on."""
+        raise NotImplementedError
 
     def _normalised(self, sample: Sample, refs: list[str]) -> tuple[dict[str, object], str, list[str]] | MetricResult:
         """(details naming the language and rule, the normalised answer, the normalised references), or an
@@ -104,25 +124,10 @@ class ExactMatch(_Normalised):
     def signature(self) -> str:
         return make_signature("exact_match", **self._signature_parts(), refs="max")
 
-    def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
-        out: list[dict[str, MetricResult]] = []
-        for sample in samples:
-            refs = _references(sample)
-            if not refs:
-                out.append({"exact_match": MetricResult.unscored("exact_match", types.EMPTY_REFERENCE, _NO_REFERENCE)})
-                continue
-            normalised = self._normalised(sample, refs)
-            if isinstance(normalised, MetricResult):
-                out.append({"exact_match": normalised})
-                continue
-            details, pred, gold = normalised
-            winner = next((i for i, r in enumerate(gold) if r == pred), None)
-            details["reference_index"] = winner if winner is not None else 0
-            if not pred:
-                details["empty_answer"] = True
-            value = 1.0 if winner is not None else 0.0
-            out.append({"exact_match": MetricResult("exact_match", value, details=details)})
-        return out
+    def _value(self, pred: str, gold: list[str], details: dict[str, object]) -> float:
+        winner = next((i for i, r in enumerate(gold) if r == pred), None)
+        details["reference_index"] = winner if winner is not None else 0
+        return 1.0 if winner is not None else 0.0
 
 
 @register
@@ -147,29 +152,15 @@ class TokenF1(_Normalised):
     def signature(self) -> str:
         return make_signature("token_f1", **self._signature_parts(), overlap="multiset", empty="zero", refs="max")
 
-    def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
-        out: list[dict[str, MetricResult]] = []
-        for sample in samples:
-            refs = _references(sample)
-            if not refs:
-                out.append({"token_f1": MetricResult.unscored("token_f1", types.EMPTY_REFERENCE, _NO_REFERENCE)})
-                continue
-            normalised = self._normalised(sample, refs)
-            if isinstance(normalised, MetricResult):
-                out.append({"token_f1": normalised})
-                continue
-            details, answer, gold = normalised
-            pred = answer.split()
-            pred_counts = Counter(pred)
-            best = (-1.0, 0.0, 0.0)
-            best_index = 0
-            for i, ref in enumerate(gold):
-                scored = _overlap_f1(pred, ref.split(), pred_counts)
-                if scored[0] > best[0]:  # strict: the first of tied references wins, like max()
-                    best, best_index = scored, i
-            f1, precision, recall = best
-            details.update(precision=precision, recall=recall, reference_index=best_index)
-            if not pred:
-                details["empty_answer"] = True
-            out.append({"token_f1": MetricResult("token_f1", f1, details=details)})
-        return out
+    def _value(self, answer: str, gold: list[str], details: dict[str, object]) -> float:
+        pred = answer.split()
+        pred_counts = Counter(pred)
+        best = (-1.0, 0.0, 0.0)
+        best_index = 0
+        for i, ref in enumerate(gold):
+            scored = _overlap_f1(pred, ref.split(), pred_counts)
+            if scored[0] > best[0]:  # strict: the first of tied references wins, like max()
+                best, best_index = scored, i
+        f1, precision, recall = best
+        details.update(precision=precision, recall=recall, reference_index=best_index)
+        return f1

@@ -7,10 +7,9 @@ the numbers into :class:`MetricResult` values with statuses.
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from genevals import types
-from genevals.metrics import settings
 from genevals.metrics.base import Metric, Output, register
 from genevals.metrics.retrieval import ranking as rk
 from genevals.scored import Columns
@@ -81,7 +80,7 @@ class Retrieval(Metric):
     """Ranked-retrieval metrics (trec_eval conventions) over the sample's contexts and its relevance labels."""
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
-        Setting("cutoffs", list, (1, 3, 5, 10), "cutoffs k of the @k outputs", minimum=1, maximum=MAX_CUTOFF),
+        Setting("cutoffs", list, DEFAULT_CUTOFFS, "cutoffs k of the @k outputs", minimum=1, maximum=MAX_CUTOFF),
         Setting("level", str, "auto", "ranking level; auto: doc when contexts carry doc_id", choices=LEVELS),
         Setting("relevance_level", float, 1, "the smallest graded label that counts as relevant"),
     )
@@ -109,21 +108,12 @@ class Retrieval(Metric):
     order = 50
     headline = ("mrr", "recall@10", "ndcg@10")
 
-    def __init__(self, cutoffs: Sequence[int] = DEFAULT_CUTOFFS, level: str = "auto",
-                 relevance_level: float = 1) -> None:
-        if level not in LEVELS:
-            raise ValueError(f"retrieval level must be one of {', '.join(LEVELS)}, got {level!r}")
-        if isinstance(cutoffs, (str, bytes)) or not isinstance(cutoffs, Iterable):
-            raise ValueError(f"cutoffs: expected a list of whole numbers, got {type(cutoffs).__name__}")
-        cuts = sorted(set(settings.whole("cutoffs", k, 1, MAX_CUTOFF) for k in cutoffs))
-        if not cuts:
-            raise ValueError(f"cutoffs: expected at least one whole number from 1 to {MAX_CUTOFF:,}, got none")
-        relevance_level = settings.number("relevance_level", relevance_level)
-        if not relevance_level > 0:
-            raise ValueError(f"relevance_level must be > 0 (grade 0 means not relevant), got {relevance_level!r}")
-        self.cutoffs = tuple(cuts)
-        self.level = level
-        self.relevance_level = relevance_level
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
+        self.relevance_level = float(self.relevance_level)
+        if not self.relevance_level > 0:
+            raise ValueError(f"relevance_level must be > 0 (grade 0 means not relevant), got {self.relevance_level!r}")
+        self.cutoffs = tuple(sorted(set(self.cutoffs)))
         self._names = ([o.name.format(k=k) for o in self.outputs if o.is_template for k in self.cutoffs]
                        + [o.name for o in self.outputs if not o.is_template])
 

@@ -16,8 +16,8 @@ from genevals import types
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import estimate_tokens
-from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import Output, register, usage_statistics
+from genevals import prompt_render
 from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import JudgeMetric
 from genevals.metrics.judging.parse import ParseError, parse_rubric
@@ -63,18 +63,17 @@ class Rubric(JudgeMetric):
     outputs = (Output(PREFIX + "{criterion}", "LLM rubric, 1-5 as (s-1)/4, for one criterion"),)
     order = 75
 
-    def __init__(self, judge: JudgeConfig | None = None, criteria: Mapping[str, str] | None = None,
-                 default_criteria: bool = True) -> None:
-        chosen = dict(DEFAULT_CRITERIA) if default_criteria else {}
-        check_criteria(criteria or {})
-        for name, description in (criteria or {}).items():
+    prompts = ("rubric",)
+
+    def __init__(self, judge: JudgeConfig | None = None, **values: Any) -> None:
+        super().__init__(judge, **values)
+        # the criteria scored: the defaults (unless left out), then the ones given, which may replace them
+        chosen = dict(DEFAULT_CRITERIA) if self.default_criteria else {}
+        for name, description in (self.criteria or {}).items():
             chosen[name] = description.strip()
         if not chosen:
             raise ValueError("llm_rubric needs at least one criterion")
         self.criteria = chosen
-        self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompts.prompt_version("rubric"))
-        self.context_token_budget = self.judge.context_budget
 
     def output_names(self) -> list[str]:
         return [PREFIX + name for name in self.criteria]
@@ -141,9 +140,9 @@ class Rubric(JudgeMetric):
         contexts, truncated = self._context_text(sample)
         listing = "\n".join(f"- {name}: {self.criteria[name]}" for name in criteria)
         # a conversation's turn gets its earlier turns, so "it" in the question has a referent
-        text = prompts.with_history(prompts.render("rubric", criteria=listing, question=sample.question.strip() or
+        text = prompt_render.with_history(prompt_render.render("rubric", criteria=listing, question=sample.question.strip() or
                                                    "(none)", contexts=contexts, answer=sample.answer), sample)
-        return prompts.user(text), truncated
+        return prompt_render.user(text), truncated
 
     def _params(self, n: int) -> dict[str, Any]:
         return self.runtime.params(48 + 90 * n)

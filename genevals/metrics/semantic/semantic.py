@@ -35,7 +35,6 @@ installed (same fp32 weights; values within 1e-6 of ``bert_score.score``, tested
 """
 from __future__ import annotations
 
-import os
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -46,7 +45,6 @@ from genevals.metrics.semantic import bertscore_embed as be
 from genevals.metrics.semantic import bertscore_model as bm
 from genevals.metrics.semantic import bertscore_settings
 from genevals.metrics.semantic.bertscore_ort import RUNTIMES
-from genevals.metrics import settings
 from genevals.metrics.base import MODEL, Metric, Output, register
 from genevals.signature import make_signature, package_version
 from genevals.types import EMPTY_ANSWER, EMPTY_REFERENCE, MetricResult, Sample
@@ -97,26 +95,20 @@ class BertScore(Metric):
     INSTEAD = ("for other languages give a multilingual model: --bertscore-model PATH (a local Hugging Face model "
                "folder) with --bertscore-layer N, or use an LLM judge")
 
-    def __init__(self, model: str | None = None, layer: int | None = None, idf: bool = False,
-                 rescale: bool = False, device: str | None = None, batch_size: int | None = None,
-                 baseline: str | os.PathLike | None = None, cache_mb: float = 512,
-                 fast_tokenizer: bool = False, runtime: str = "auto") -> None:
-        self.spec = bm.resolve_model(model)
+    def __init__(self, **values: Any) -> None:
+        # not Metric.__init__: ``device`` and ``baseline`` name what is resolved from the settings of those names
+        given = self.settled(values)
+        self.spec = bm.resolve_model(given["model"])
         if not self.spec.is_default:
             self.languages = None
-        self.layer = layer if layer is not None else bm.default_layer(self.spec)
-        bertscore_settings.check_settings(self.spec, self.layer, device, batch_size)
-        self.idf = settings.flag("idf", idf)
-        self.rescale = settings.flag("rescale", rescale)
-        self.requested_device = device
-        self.batch_size = batch_size
-        self.cache_mb = settings.number("cache_mb", cache_mb, 0)
-        self.fast_tokenizer = settings.flag("fast_tokenizer", fast_tokenizer)
-        from genevals.metrics.semantic.bertscore_ort import check_runtime
-
-        self.runtime = check_runtime(runtime)
+        self.layer = given["layer"] if given["layer"] is not None else bm.default_layer(self.spec)
+        bertscore_settings.check_settings(self.spec, self.layer, given["device"], given["batch_size"])
+        self.requested_device = given["device"]
+        for name in ("idf", "rescale", "batch_size", "cache_mb", "fast_tokenizer", "runtime"):
+            setattr(self, name, given[name])
         self.baseline_path: Path | None = None
         if self.rescale:
+            baseline = given["baseline"]
             self.baseline_path = Path(baseline) if baseline is not None else bm.shipped_baseline(self.spec)
             if self.baseline_path is None or not self.baseline_path.is_file():
                 raise ValueError(

@@ -20,15 +20,14 @@ from __future__ import annotations
 from typing import Any
 
 from genevals import types
-from genevals.metrics import settings
 from genevals.metrics.base import register
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.one_call import flag, items_of, spans_of, text_field
 from genevals.metrics.triad.judged import SingleCallJudge, Unscored, first_reference
+from genevals.metrics.triad import rag_formulas
 from genevals.metrics.triad.rag_formulas import ANSWER_CORRECTNESS_OUTPUTS, correctness_results
-from genevals.text import detect_refusal
 from genevals.types import MetricResult, Sample
-from genevals.settings import Setting
+from genevals.metrics.settings import MAX_CLAIMS
 
 OFFLINE_NOTE = ("no judge endpoint or model configured: answer_correctness comes from the offline variant (a "
                 "probability calibrated on NQ301 from overlap, containment, numbers and MiniLM similarity; its "
@@ -37,11 +36,7 @@ OFFLINE_NOTE = ("no judge endpoint or model configured: answer_correctness comes
 
 
 def check_answer(sample: Sample) -> None:
-    if not sample.answer.strip():
-        raise Unscored(types.EMPTY_ANSWER, "the answer is empty")
-    refusal = detect_refusal(sample.answer)
-    if refusal:
-        raise Unscored(types.REFUSAL, f"the answer abstains ('{refusal}'); not compared with the reference")
+    rag_formulas.check_answer(sample, "not compared with the reference")
     if first_reference(sample) is None:
         raise Unscored(types.EMPTY_REFERENCE, "the sample has no reference answer to compare with")
 
@@ -50,21 +45,14 @@ def check_answer(sample: Sample) -> None:
 class AnswerCorrectness(SingleCallJudge):
     """LLM judge: claim-level precision, recall and F1 of the answer against the reference answer."""
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
-    SETTINGS = (
-        Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1),
-    )
+    SETTINGS = (MAX_CLAIMS,)
 
     family = "answer_correctness"
     outputs = ANSWER_CORRECTNESS_OUTPUTS
     order = 74
     headline = ("answer_correctness",)
-    prompt = "answer_correctness"
     reply_tokens = 1500
     offline_alternative = ("answer_correctness_local", OFFLINE_NOTE)
-
-    def __init__(self, judge=None, max_claims: int = 12) -> None:
-        super().__init__(judge)
-        self.max_claims = settings.whole("max_claims", max_claims, 1)
 
     def settings(self) -> dict[str, Any]:
         return {"max_claims": self.max_claims, "reference": "first", "recall": "reference-claims", "f1": "2pr/(p+r)"}
@@ -73,7 +61,7 @@ class AnswerCorrectness(SingleCallJudge):
         check_answer(sample)
 
     def _prompt(self, sample: Sample) -> str:
-        return prompts.with_history(prompts.render(
+        return prompt_render.with_history(prompt_render.render(
             "answer_correctness", question=sample.question.strip() or "(none)",
             reference=first_reference(sample)[1], answer=sample.answer), sample)
 

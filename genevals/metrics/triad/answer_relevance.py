@@ -17,14 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from genevals import types
 from genevals.metrics.base import register
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.parse import ParseError
 from genevals.metrics.judging.one_call import flag, items_of, spans_of, text_field
 from genevals.metrics.triad.judged import NO_QUESTION, SingleCallJudge, Unscored
-from genevals.metrics.triad.rag_formulas import ANSWER_RELEVANCE_OUTPUTS
-from genevals.text import detect_refusal
+from genevals.metrics.triad.rag_formulas import ANSWER_RELEVANCE_OUTPUTS, check_answer
 from genevals.types import MetricResult, Sample
 
 OFFLINE_NOTE = ("no judge endpoint or model configured: answer_relevance comes from the offline MiniLM variant "
@@ -50,21 +48,16 @@ class AnswerRelevance(SingleCallJudge):
     family = "answer_relevance"
     outputs = ANSWER_RELEVANCE_OUTPUTS
     order = 71
-    prompt = "answer_relevance"
     reply_tokens = 600
     offline_alternative = ("answer_relevance_local", OFFLINE_NOTE)
 
     def _check(self, sample: Sample) -> None:
-        if not sample.answer.strip():
-            raise Unscored(types.EMPTY_ANSWER, "the answer is empty")
-        refusal = detect_refusal(sample.answer)
-        if refusal:
-            raise Unscored(types.REFUSAL, f"the answer abstains ('{refusal}'); not sent to the judge")
+        check_answer(sample, "not sent to the judge")
         if not sample.question.strip():
             raise Unscored(NO_QUESTION, "the sample has no question to judge the answer against")
 
     def _prompt(self, sample: Sample) -> str:
-        return prompts.with_history(prompts.render("answer_relevance", question=sample.question.strip(),
+        return prompt_render.with_history(prompt_render.render("answer_relevance", question=sample.question.strip(),
                                                    answer=sample.answer), sample)
 
     def _schema(self, sample: Sample) -> dict[str, Any]:

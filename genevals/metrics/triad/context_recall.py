@@ -16,15 +16,15 @@ from __future__ import annotations
 from typing import Any
 
 from genevals import types
-from genevals.metrics import settings
 from genevals.metrics.base import register
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.parse import _as_int
 from genevals.metrics.judging.one_call import items_of, spans_of, text_field
-from genevals.metrics.triad.judged import SingleCallJudge, Unscored, first_reference, numbered_contexts
+from genevals.metrics.judging.prompts import numbered_contexts
+from genevals.metrics.triad.judged import SingleCallJudge, Unscored, first_reference
 from genevals.metrics.triad.rag_formulas import CONTEXT_RECALL_OUTPUTS, recall_result
 from genevals.types import MetricResult, Sample
-from genevals.settings import Setting
+from genevals.metrics.settings import MAX_CLAIMS
 
 OFFLINE_NOTE = ("no judge endpoint or model configured: context_recall comes from the offline variant (the local "
                 "grounding checker run on the reference's sentences); use --judge-base-url for an LLM judge")
@@ -35,19 +35,12 @@ OFFLINE_NOTE = ("no judge endpoint or model configured: context_recall comes fro
 class ContextRecall(SingleCallJudge):
     """LLM judge: share of the reference answer's facts that some retrieved chunk states."""
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
-    SETTINGS = (
-        Setting("max_claims", int, 12, "claims extracted per answer at most", minimum=1),
-    )
+    SETTINGS = (MAX_CLAIMS,)
 
     family = "context_recall"
     outputs = CONTEXT_RECALL_OUTPUTS
     order = 73
-    prompt = "context_recall"
     offline_alternative = ("context_recall_local", OFFLINE_NOTE)
-
-    def __init__(self, judge=None, max_claims: int = 12) -> None:
-        super().__init__(judge)
-        self.max_claims = settings.whole("max_claims", max_claims, 1)
 
     def settings(self) -> dict[str, Any]:
         return {"max_claims": self.max_claims, "reference": "first", "budget": self.context_token_budget}
@@ -61,7 +54,7 @@ class ContextRecall(SingleCallJudge):
 
     def _prompt(self, sample: Sample) -> str:
         text, _ = numbered_contexts(sample, self.context_token_budget * 4)
-        return prompts.with_history(prompts.render(
+        return prompt_render.with_history(prompt_render.render(
             "context_recall", question=sample.question.strip() or "(none)", contexts=text,
             reference=first_reference(sample)[1]), sample)
 

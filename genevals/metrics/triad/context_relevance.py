@@ -19,12 +19,12 @@ import re
 from typing import Any, Mapping
 
 from genevals import types
-from genevals.metrics import settings
 from genevals.metrics.base import register, usage_statistics
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.parse import ParseError, _as_int
 from genevals.metrics.judging.one_call import items_of, spans_of, text_field
-from genevals.metrics.triad.judged import NO_QUESTION, SingleCallJudge, Unscored, numbered_contexts
+from genevals.metrics.judging.prompts import numbered_contexts
+from genevals.metrics.triad.judged import NO_QUESTION, SingleCallJudge, Unscored
 from genevals.metrics.triad.rag_formulas import (
     CONTEXT_RELEVANCE_OUTPUTS,
     chunk_label,
@@ -73,13 +73,7 @@ class ContextRelevance(SingleCallJudge):
     family = "context_relevance"
     outputs = CONTEXT_RELEVANCE_OUTPUTS
     order = 72
-    prompt = "context_relevance"
     offline_alternative = ("context_relevance_local", OFFLINE_NOTE)
-
-    def __init__(self, judge=None, k: int | None = None, partly_counts: bool = True) -> None:
-        super().__init__(judge)
-        self.k = settings.whole("k", k, 1) if k is not None else None
-        self.partly_counts = settings.flag("partly_counts", partly_counts)
 
     def settings(self) -> dict[str, Any]:
         return {"k": self.k or "all", "partly": "relevant" if self.partly_counts else "not_relevant",
@@ -103,7 +97,7 @@ class ContextRelevance(SingleCallJudge):
 
     def _prompt(self, sample: Sample) -> str:
         text, _ = numbered_contexts(sample, self.context_token_budget * 4)
-        return prompts.with_history(prompts.render("context_relevance", question=sample.question.strip(),
+        return prompt_render.with_history(prompt_render.render("context_relevance", question=sample.question.strip(),
                                                    contexts=text), sample)
 
     def _schema(self, sample: Sample) -> dict[str, Any]:

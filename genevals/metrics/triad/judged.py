@@ -12,10 +12,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Mapping
 
 from genevals.judge.client import CallLog
-from genevals.judge.config import JudgeConfig
-from genevals.judge.runtime import JudgeRuntime
 from genevals.metrics.base import usage_statistics
-from genevals.metrics.judging import prompts
 from genevals.metrics.judging.judge_metric import GuardedJudge
 from genevals.metrics.judging.one_call import ask_once
 from genevals.metrics.triad.rag_formulas import NO_PAIR, NO_QUESTION, Unscored, first_reference  # noqa: F401
@@ -23,33 +20,17 @@ from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
 
 
-def numbered_contexts(sample: Sample, budget_chars: int) -> tuple[str, bool]:
-    """The sample's chunks numbered [1], [2], ... in retrieval order, each cut to an equal share of
-    ``budget_chars``; and whether any was cut."""
-    n = max(1, len(sample.contexts))
-    each = max(200, budget_chars // n)
-    parts, truncated = [], False
-    for i, ctx in enumerate(sample.contexts):
-        text = ctx.text.strip() or "(empty)"
-        if len(text) > each:
-            text, truncated = text[:each] + " ...", True
-        parts.append(f"[{i + 1}] {text}")
-    return "\n\n".join(parts), truncated
-
-
 class SingleCallJudge(GuardedJudge):
-    """Base of the one-call judges: subclasses set ``family``, ``outputs``, ``prompt`` and implement
-    :meth:`_check` (statuses before any call), :meth:`_prompt`, :meth:`_schema` and :meth:`_score_reply`."""
+    """Base of the one-call judges: subclasses set ``family`` (also the name of their prompt file) and ``outputs``,
+    and implement :meth:`_check` (statuses before any call), :meth:`_prompt`, :meth:`_schema` and
+    :meth:`_score_reply`."""
 
-    #: the prompt file (prompts/<prompt>.md)
-    prompt: ClassVar[str] = ""
     #: completion tokens allowed for the one reply
     reply_tokens: ClassVar[int] = 1024
 
-    def __init__(self, judge: JudgeConfig | None = None) -> None:
-        self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompts.prompt_version(self.prompt))
-        self.context_token_budget = self.judge.context_budget
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.prompts = (cls.family,)  # prompts/<family>.md
 
     def settings(self) -> dict[str, Any]:
         """The metric's own settings for its signature (beside the judge's)."""
@@ -82,5 +63,5 @@ class SingleCallJudge(GuardedJudge):
 
     async def _score_one(self, sample: Sample, log: CallLog) -> dict[str, MetricResult]:
         self._check(sample)
-        return await ask_once(self, log, self.prompt, self._prompt(sample), self._schema(sample), self.reply_tokens,
+        return await ask_once(self, log, self.family, self._prompt(sample), self._schema(sample), self.reply_tokens,
                               lambda reply, details: self._score_reply(sample, reply, details))

@@ -36,7 +36,6 @@ from typing import Any, Mapping, Sequence
 
 from genevals import types
 from genevals import grounding as checker_needs
-from genevals.metrics import settings
 from genevals.metrics.base import MODEL, Metric, Output, register
 from genevals.metrics.triad.calibration import calibration, card
 from genevals.metrics.triad.rag_formulas import (
@@ -44,6 +43,7 @@ from genevals.metrics.triad.rag_formulas import (
     CONTEXT_RELEVANCE_OUTPUTS,
     NO_QUESTION,
     Unscored,
+    check_answer,
     chunk_label,
     chunk_scores,
     first_reference,
@@ -63,7 +63,6 @@ from genevals.metrics.triad.triad_features import (
     stems,
 )
 from genevals.signature import make_signature, package_version
-from genevals.text import detect_refusal
 from genevals.types import MetricResult, Sample
 from genevals.settings import Setting
 
@@ -133,14 +132,6 @@ def _cosines(question: str, texts: Sequence[str]):
     return vectors[1:] @ vectors[0]
 
 
-def _answer_checks(sample: Sample) -> None:
-    if not sample.answer.strip():
-        raise Unscored(types.EMPTY_ANSWER, "the answer is empty")
-    refusal = detect_refusal(sample.answer)
-    if refusal:
-        raise Unscored(types.REFUSAL, f"the answer abstains ('{refusal}')")
-
-
 @register
 class AnswerRelevanceLocal(_Local):
     """Offline answer relevance: the calibrated probability that the answer addresses the question."""
@@ -156,8 +147,8 @@ class AnswerRelevanceLocal(_Local):
                                           "regression on MiniLM cosines, word overlap, length and answer type, "
                                           "calibrated on WikiQA at even prior odds)"),)
 
-    def __init__(self, threshold: float = ANSWER_THRESHOLD) -> None:
-        self.threshold = settings.number("threshold", threshold, -1, 1)  # a cosine similarity
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
         self.calibration = calibration("answer_relevance", ANSWER_FEATURES)
 
     def settings(self) -> dict[str, Any]:
@@ -182,7 +173,7 @@ class AnswerRelevanceLocal(_Local):
         return answer_features(sample.question, sample.answer, sims[0], max(sims[1:])), spans, sims[1:]
 
     def _score(self, sample: Sample, details: dict[str, Any]) -> dict[str, MetricResult]:
-        _answer_checks(sample)
+        check_answer(sample)
         if not sample.question.strip():
             raise Unscored(NO_QUESTION, "the sample has no question to judge the answer against")
         row, spans, sims = self.features(sample)
@@ -213,14 +204,14 @@ class ContextRelevanceLocal(_Local):
     family = "context_relevance_local"
     writes_for = "context_relevance"
 
-    def __init__(self, threshold: float | None = None, k: int | None = None) -> None:
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
         self.calibration = calibration("context_relevance", CONTEXT_FEATURES)
         # a probability: the calibrated model's, above which a chunk is called relevant
-        self.threshold = (float(self.calibration.threshold) if threshold is None
-                          else settings.number("threshold", threshold, 0, 1))
+        if self.threshold is None:
+            self.threshold = float(self.calibration.threshold)
         if not 0.0 < self.threshold < 1.0:
             raise ValueError("threshold is a probability: it must lie strictly between 0 and 1")
-        self.k = settings.whole("k", k, 1) if k is not None else None
 
     def settings(self) -> dict[str, Any]:
         return {"calibration": self.calibration.tag, "threshold": f"{self.threshold:g}", "k": self.k or "all"}
@@ -355,7 +346,8 @@ class AnswerCorrectnessLocal(_Local):
     family = "answer_correctness_local"
     writes_for = "answer_correctness"
 
-    def __init__(self) -> None:
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
         self.calibration = calibration("answer_correctness", CORRECTNESS_FEATURES)
 
     def settings(self) -> dict[str, Any]:
@@ -375,7 +367,7 @@ class AnswerCorrectnessLocal(_Local):
     def _score(self, sample: Sample, details: dict[str, Any]) -> dict[str, MetricResult]:
         from genevals.metrics.lexical.squad import TokenF1
 
-        _answer_checks(sample)
+        check_answer(sample)
         if first_reference(sample) is None:
             raise Unscored(types.EMPTY_REFERENCE, "the sample has no reference answer to compare with")
         row, refs = self.features(sample)

@@ -6,20 +6,9 @@ winner or a tie, with a reason; when the two orders disagree, the pair is a tie 
 preference). The two calls serve both systems' samples: the outcome is memoised in the process (and the
 judge cache holds the replies), so a pair costs 2 calls, not 4.
 
-Outputs, per-pair rates and the paired CI: :mod:`genevals.metrics.triad.preference`. Per sample of system S, against
-the k other systems T on the same question:
-
-.. math::
-    \\mathrm{pairwise} = \\frac{1}{k}\\sum_{T} o_T, \\qquad o_T = 1\\ (\\text{win}),\\ 0.5\\ (\\text{tie}),\\ 0\\
-    (\\text{loss})
-
-Per system pair, in the summary's corpus scores of S (``pairwise_vs:T:...``): n questions, win / tie / loss
-rates, and net = win rate - loss rate with a paired 95% CI: d_i = +1, 0, -1 per question,
-
-.. math::
-    \\bar d \\pm 1.96 \\sqrt{\\frac{s^2}{n}}, \\qquad s^2 = \\frac{w + l - n \\bar d^2}{n - 1}
-
-(the normal approximation; w, l: wins and losses; no CI for n < 2). The judge sees the question, the
+The per-sample value (the mean outcome against the other systems: win 1, tie 0.5, loss 0) and the per-pair
+win / tie / loss rates with their paired CI are :mod:`genevals.metrics.triad.preference`'s, written there with
+their formulas for both variants. The judge sees the question, the
 reference when there is one, and the contexts: once when both systems retrieved the same texts, else each
 answer's own. On a conversation's turn the judge also reads the earlier turns: once when both systems' turns
 have the same history, else each answer's own conversation ("Before answer A" / "Before answer B"); a turn
@@ -36,10 +25,9 @@ from genevals import types
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import estimate_tokens
-from genevals.judge.runtime import REPEAT, JudgeRuntime
-from genevals.metrics import settings
+from genevals.judge.runtime import REPEAT
 from genevals.metrics.base import register
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.metrics.judging.judge_metric import JudgeMetric
 from genevals.metrics.judging.parse import ParseError, extract_json
 from genevals.metrics.triad.preference import PAIRWISE_OUTPUTS, SCORE, PairwiseStats, combine
@@ -87,12 +75,10 @@ class Pairwise(PairwiseStats, JudgeMetric):
     order = 76
     offline_alternative = ("pairwise_local", OFFLINE_NOTE)
 
-    def __init__(self, judge: JudgeConfig | None = None, contexts: bool = True, references: bool = True) -> None:
-        self.judge = judge if judge is not None else JudgeConfig()
-        self.runtime = JudgeRuntime(self.judge, prompts.prompt_version("pairwise"))
-        self.context_token_budget = self.judge.context_budget
-        self.contexts = settings.flag("contexts", contexts)
-        self.references = settings.flag("references", references)
+    prompts = ("pairwise",)
+
+    def __init__(self, judge: JudgeConfig | None = None, **values: Any) -> None:
+        super().__init__(judge, **values)
         self._by_id: dict[str, dict[str, Sample]] = {}
         self._done: dict[tuple[str, str, str, int], dict[str, Any]] = {}
         self._tasks: dict[tuple[str, str, str], asyncio.Task] = {}
@@ -114,11 +100,7 @@ class Pairwise(PairwiseStats, JudgeMetric):
 
     # -- scoring ---------------------------------------------------------------------------------------
     def _details(self, log: CallLog) -> dict[str, Any]:
-        details: dict[str, Any] = {"judge": {**self.runtime.judge_info(), "variant": "llm"},
-                                   "usage": self.runtime.usage_dict(log.usage)}
-        if self.warning:
-            details["warning"] = self.warning
-        return details
+        return self.judge_details(log, "llm")
 
     async def _score_safe(self, sample: Sample) -> dict[str, MetricResult]:
         log = CallLog()
@@ -195,7 +177,7 @@ class Pairwise(PairwiseStats, JudgeMetric):
                     if texts:
                         extra.append(f"Context given to answer {label}:\n" + _cut(texts, budget // 2))
         # a conversation's turn: the earlier turns resolve the question's references ("How long does *it* take?")
-        return prompts.with_histories(prompts.render(
+        return prompt_render.with_histories(prompt_render.render(
             "pairwise", question=first.question.strip() or second.question.strip() or "(none)",
             extra="\n".join(extra), answer_a=first.answer, answer_b=second.answer), first, second)
 
@@ -211,7 +193,7 @@ class Pairwise(PairwiseStats, JudgeMetric):
         client, params = self.runtime.client(), self.runtime.params(200)
         orders = []
         for stage, (x, y) in (("pairwise", (sa, sb)), ("pairwise-swapped", (sb, sa))):
-            call = calls.add(await client.complete(stage, prompts.user(self._prompt(x, y)), schema, params))
+            call = calls.add(await client.complete(stage, prompt_render.user(self._prompt(x, y)), schema, params))
             if not call.ok:
                 return {"status": types.JUDGE_ERROR, "reason": f"{stage} call failed after {call.attempts} "
                                                                f"request(s): {call.failure}"}, calls

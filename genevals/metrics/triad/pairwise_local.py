@@ -16,7 +16,6 @@ from typing import Any, Sequence
 
 from genevals import types
 from genevals import grounding as checker_needs
-from genevals.metrics import settings
 from genevals.metrics.base import MODEL, Metric, register
 from genevals.metrics.triad.local_relevance import AnswerCorrectnessLocal, AnswerRelevanceLocal
 from genevals.metrics.triad.preference import PAIRWISE_OUTPUTS, SCORE, PairwiseStats
@@ -46,8 +45,8 @@ class PairwiseLocal(PairwiseStats, Metric):
     extra, requires = checker_needs.EXTRA, checker_needs.REQUIRES  # the local judges' MiniLM
     languages = checker_needs.LANGUAGES
 
-    def __init__(self, margin: float = 0.1) -> None:
-        self.margin = settings.number("margin", margin, 0)
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
         self._by_id: dict[str, dict[str, Sample]] = {}
         self._correctness = AnswerCorrectnessLocal()
         self._relevance = AnswerRelevanceLocal()

@@ -8,11 +8,22 @@ from typing import Any, Mapping, Sequence
 
 from genevals import types
 from genevals.metrics.base import Output, Unscored  # noqa: F401 (raised here and by both variants)
+from genevals.text import detect_refusal
 from genevals.types import MetricResult, Sample
 
 #: statuses these metrics add to :mod:`genevals.types`' own
 NO_QUESTION = "no_question"
 NO_PAIR = "no_pair"
+
+
+def check_answer(sample: Sample, refused: str = "") -> None:
+    """:class:`Unscored` for an empty answer, or one that abstains (``refused``: what is then not done with it,
+    in the reason): neither has anything to measure."""
+    if not sample.answer.strip():
+        raise Unscored(types.EMPTY_ANSWER, "the answer is empty")
+    refusal = detect_refusal(sample.answer)
+    if refusal:
+        raise Unscored(types.REFUSAL, f"the answer abstains ('{refusal}')" + (f"; {refused}" if refused else ""))
 
 
 def first_reference(sample: Sample) -> tuple[int, str] | None:

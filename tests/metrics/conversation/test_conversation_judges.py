@@ -12,7 +12,7 @@ from support.fault_server import FaultServer
 from genevals import types
 from genevals.api import evaluate
 from genevals.judge.config import JudgeConfig
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.output import runfolder
 
 FAMILIES = ["knowledge_retention", "conversation_relevance", "conversation_completeness"]
@@ -131,7 +131,7 @@ def test_one_call_per_conversation_value_on_its_last_turn_and_a_planted_retentio
             # coverage counts conversations: 2 scored, the broken one and the single row unscored; the other
             # turns are counted beside it, in no total
             assert (m["scored"], m["total"], m["statuses"]["not_last_turn"]) == (2, 4, 5)
-            assert f"prompt:{prompts.prompt_version(family)}" in summary["signatures"][family]
+            assert f"prompt:{prompt_render.prompt_version(family)}" in summary["signatures"][family]
 
         # the same run again: every reply from the cache
         server.reset_counts()

@@ -16,7 +16,7 @@ from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
 from genevals.metrics.citations.judged import parse_reply
 from genevals.metrics.citations.sentences import CitedSentence
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.prompt_files import prompt_file
 from genevals.types import Context, Sample
 
@@ -58,7 +58,7 @@ def recomputed(*names: str) -> str:
 
 @pytest.mark.parametrize("family", sorted(HASHED))
 def test_prompt_versions_are_the_files_hashes(family):
-    assert prompts.prompt_version(*HASHED[family]) == recomputed(*HASHED[family])
+    assert prompt_render.prompt_version(*HASHED[family]) == recomputed(*HASHED[family])
 
 
 # -- every judged metric on Chinese samples -----------------------------------------------------------------------
@@ -75,7 +75,7 @@ ROWS = [{"id": "q", "system": s, "question": Q, "answer": a, "contexts": [C1, C2
 def route(messages):
     """The prompt a request was built from, by its first line (the scripted provider's rule, with citations)."""
     content = messages[0]["content"]
-    return next(name for name in RULES if content.startswith(prompts.load(name).strip().splitlines()[0]))
+    return next(name for name in RULES if content.startswith(prompt_render.load(name).strip().splitlines()[0]))
 
 
 def answer_relevance(messages):

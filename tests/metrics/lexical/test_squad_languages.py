@@ -110,7 +110,8 @@ def test_missing_segmenter_gives_a_status_with_the_install_command(tmp_path) -> 
 def test_norm_setting_is_checked(tmp_path) -> None:
     from genevals.metrics.lexical.squad import TokenF1
 
-    with pytest.raises(ValueError, match="norm: expected one of squad, mlqa"):
+    # the one checker's message, as the API and --set give it
+    with pytest.raises(ValueError, match=r"norm: unknown value 'MLQA' \(did you mean 'mlqa'\?\) \(one of mlqa, squad\)"):
         TokenF1(norm="MLQA")
     rows = tmp_path / "one.jsonl"
     rows.write_text('{"answer": "x", "references": ["y"]}\n', encoding="utf-8")

@@ -14,7 +14,7 @@ from conversations import forms
 from support.fault_server import FaultServer
 from support.rag_judge import honest_judge
 
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.output import runfolder
 
 FIRST_USER_TURN = "Where is the Varnholt Bridge?"
@@ -87,7 +87,7 @@ def test_a_turn_without_history_sends_the_request_it_sent_before(tmp_path):
     assert digest(server.requests) == {"llm_rubric": BEFORE["llm_rubric"]}
     assert all("Conversation so far" not in prompt(r) for r in server.requests)
     signature = json.loads((tmp_path / "out" / "summary.json").read_text())["signatures"]["llm_rubric"]
-    assert prompts.prompt_version("rubric") in signature
+    assert prompt_render.prompt_version("rubric") in signature
     assert rows["q1", "x"]["metrics"]["rubric_coverage"]["status"] == "ok"
 
 

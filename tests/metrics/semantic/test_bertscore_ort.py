@@ -124,7 +124,7 @@ def test_runtime_choice():
     assert bm.resolve_runtime("auto", "cuda:0", BertConfig()) == "torch"
     with pytest.raises(ValueError, match="CPU only"):
         bm.resolve_runtime("onnxruntime", "cuda", BertConfig())
-    with pytest.raises(ValueError, match="unknown BERTScore runtime"):
+    with pytest.raises(ValueError, match="runtime: unknown value .tensorrt. \\(one of auto, onnxruntime, torch\\)"):
         BertScore(runtime="tensorrt")
 
 

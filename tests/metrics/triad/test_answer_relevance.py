@@ -59,7 +59,7 @@ def test_unreadable_reply_is_a_parse_error_with_the_transcript_after_one_call():
 
 
 def test_signature_names_the_variant_and_prompt_hash():
-    from genevals.metrics.judging.prompts import prompt_version
+    from genevals.prompt_render import prompt_version
 
     sig = judged({})[0].signature()
     assert sig.startswith("answer_relevance|variant:llm|backend:scripted") and prompt_version("answer_relevance") in sig

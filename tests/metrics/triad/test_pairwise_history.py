@@ -13,7 +13,7 @@ from conversations import forms
 from support.fault_server import FaultServer
 from support.rag_judge import honest_judge
 
-from genevals.metrics.judging import prompts
+from genevals import prompt_render
 from genevals.output import runfolder
 
 FIRST_USER_TURN = "Where is the Varnholt Bridge?"
@@ -98,4 +98,4 @@ def test_a_turn_without_history_sends_the_requests_it_sent_before(tmp_path):
                   for r in judging(server.requests))
     assert sent == BEFORE
     signature = json.loads((tmp_path / "out" / "summary.json").read_text())["signatures"]["pairwise"]
-    assert prompts.prompt_version("pairwise") in signature
+    assert prompt_render.prompt_version("pairwise") in signature
