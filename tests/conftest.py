@@ -1,6 +1,7 @@
 import atexit
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -8,6 +9,13 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# Bytecode caches (__pycache__/, git-ignored) are written even where PYTHONDONTWRITEBYTECODE is set: without them
+# every `python -m genevals` a test starts (hundreds of them) compiles genevals from source again (about 0.3 s of
+# CPU each), and every collection rewrites and compiles all test modules again (about 8 s). GENEVALS_TEST_NO_BYTECODE=1
+# keeps the setting as it is. Set here, the pytest process writes the test modules' rewritten bytecode too.
+if os.environ.get("GENEVALS_TEST_NO_BYTECODE") != "1":
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
 # Every `genevals run` of the suite (in this process and the ones it starts) records itself in a history of its
 # own, never in the user's (~/.local/share/genevals/history.sqlite).
 _HISTORY_DIR = tempfile.mkdtemp(prefix="genevals-test-history-")
