@@ -49,6 +49,21 @@ SLOW = (
     "metrics/test_unsupported_language.py", "judge/test_reply_fields_redacted.py", "review/test_server.py",
     "validation/test_validate.py", "cli/test_history.py", "cli/test_history_hardening.py",
     "cli/test_judge_model.py", "cli/test_results_kept.py", "docs/test_examples.py", "docs/test_how_to.py",
+    # Measured for issue 48 in CPU seconds (wall time meant little on a machine at load 5 to 13), with the quick
+    # loop's own tests: 4 s of CPU or more a file and 0.3 s or more a test, nearly all of it in the `genevals`
+    # processes the tests start (about 1 s of CPU each, cold), or a model loaded (the expert and triad cards).
+    "cli/test_baseline_inputs.py", "cli/test_citations_cli.py", "cli/test_compare.py",
+    "cli/test_compare_few_pairs.py", "cli/test_exit_truth.py", "cli/test_fuse.py", "cli/test_history_tokens.py",
+    "cli/test_imports.py", "cli/test_input_hints.py", "cli/test_judge_failures.py", "cli/test_judge_repeats.py",
+    "cli/test_jury.py", "cli/test_key_redaction.py", "cli/test_label.py", "cli/test_missing_extra.py",
+    "cli/test_offline_judge_note.py", "cli/test_option_checks.py", "cli/test_progress_bars.py",
+    "cli/test_quiet_and_ignored.py", "cli/test_run.py", "labels/test_offline_unjudged.py", "language/test_detect.py",
+    "metrics/citations/test_expert_card.py", "metrics/lexical/test_bleu_cli.py",
+    "metrics/lexical/test_rouge_languages.py", "metrics/retrieval/test_columnar_cli.py",
+    "metrics/retrieval/test_rows_columnar_cli.py", "metrics/rubric/test_rubric_history.py",
+    "metrics/triad/test_triad_cards.py", "output/test_languages.py", "output/test_runfolder_conversations.py",
+    "report/test_conversations_view.py", "report/test_overview.py", "review/test_hostile_stores.py",
+    "review/test_queue_cli.py",
 )
 
 
