@@ -64,6 +64,12 @@ SLOW = (
     "metrics/triad/test_triad_cards.py", "output/test_languages.py", "output/test_runfolder_conversations.py",
     "report/test_conversations_view.py", "report/test_overview.py", "review/test_hostile_stores.py",
     "review/test_queue_cli.py",
+    "cli/test_settings_cli.py", "cli/test_thresholds.py", "conversations/test_errors.py",
+    "conversations/test_forms.py", "conversations/test_from_history.py", "conversations/test_stats.py",
+    "docs/test_label_relevance.py", "engine/test_conversation_units.py", "grounding/test_detector.py",
+    "grounding/test_verdicts_follow_evidence.py", "history/test_file_modes.py", "input/traces/test_sessions.py",
+    "testing/test_failures.py", "testing/test_plugin.py", "testing/test_plugin_installed.py",
+    "validation/test_begin.py",
 )
 
 
