@@ -1,6 +1,7 @@
 import atexit
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -8,6 +9,13 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# Bytecode caches (__pycache__/, git-ignored) are written even where PYTHONDONTWRITEBYTECODE is set: without them
+# every `python -m genevals` a test starts (hundreds of them) compiles genevals from source again (about 0.3 s of
+# CPU each), and every collection rewrites and compiles all test modules again (about 8 s). GENEVALS_TEST_NO_BYTECODE=1
+# keeps the setting as it is. Set here, the pytest process writes the test modules' rewritten bytecode too.
+if os.environ.get("GENEVALS_TEST_NO_BYTECODE") != "1":
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
 # Every `genevals run` of the suite (in this process and the ones it starts) records itself in a history of its
 # own, never in the user's (~/.local/share/genevals/history.sqlite).
 _HISTORY_DIR = tempfile.mkdtemp(prefix="genevals-test-history-")
@@ -41,7 +49,46 @@ SLOW = (
     "metrics/test_unsupported_language.py", "judge/test_reply_fields_redacted.py", "review/test_server.py",
     "validation/test_validate.py", "cli/test_history.py", "cli/test_history_hardening.py",
     "cli/test_judge_model.py", "cli/test_results_kept.py", "docs/test_examples.py", "docs/test_how_to.py",
+    # Measured for issue 48 in CPU seconds (wall time meant little on a machine at load 5 to 13), with the quick
+    # loop's own tests: 4 s of CPU or more a file and 0.3 s or more a test, nearly all of it in the `genevals`
+    # processes the tests start (about 1 s of CPU each, cold), or a model loaded (the expert and triad cards).
+    "cli/test_baseline_inputs.py", "cli/test_citations_cli.py", "cli/test_compare.py",
+    "cli/test_compare_few_pairs.py", "cli/test_exit_truth.py", "cli/test_fuse.py", "cli/test_history_tokens.py",
+    "cli/test_imports.py", "cli/test_input_hints.py", "cli/test_judge_failures.py", "cli/test_judge_repeats.py",
+    "cli/test_jury.py", "cli/test_key_redaction.py", "cli/test_label.py", "cli/test_missing_extra.py",
+    "cli/test_offline_judge_note.py", "cli/test_option_checks.py", "cli/test_progress_bars.py",
+    "cli/test_quiet_and_ignored.py", "cli/test_run.py", "labels/test_offline_unjudged.py", "language/test_detect.py",
+    "metrics/citations/test_expert_card.py", "metrics/lexical/test_bleu_cli.py",
+    "metrics/lexical/test_rouge_languages.py", "metrics/retrieval/test_columnar_cli.py",
+    "metrics/retrieval/test_rows_columnar_cli.py", "metrics/rubric/test_rubric_history.py",
+    "metrics/triad/test_triad_cards.py", "output/test_languages.py", "output/test_runfolder_conversations.py",
+    "report/test_conversations_view.py", "report/test_overview.py", "review/test_hostile_stores.py",
+    "review/test_queue_cli.py",
+    "cli/test_settings_cli.py", "cli/test_thresholds.py", "conversations/test_errors.py",
+    "conversations/test_forms.py", "conversations/test_from_history.py", "conversations/test_stats.py",
+    "docs/test_label_relevance.py", "engine/test_conversation_units.py", "grounding/test_detector.py",
+    "grounding/test_verdicts_follow_evidence.py", "history/test_file_modes.py", "input/traces/test_sessions.py",
+    "testing/test_failures.py", "testing/test_plugin.py", "testing/test_plugin_installed.py",
+    "validation/test_begin.py",
 )
+
+
+def _quick_only(config) -> bool:
+    return " ".join(str(config.getoption("markexpr", "") or "").split()) == "not slow"
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Under exactly ``-m "not slow"``, the files and folders of SLOW are not even imported: all their tests would
+    be deselected, and importing them costs seconds (torch, BERTScore, sentence-transformers, ONNX, Ray: about
+    10 s of CPU). Their tests are then not counted as deselected; every other run collects them as before."""
+    if not _quick_only(config):
+        return None
+    tests = Path(__file__).resolve().parent
+    where = Path(collection_path).resolve()
+    if not where.is_relative_to(tests):
+        return None
+    relative = where.relative_to(tests).as_posix() + ("/" if where.is_dir() else "")
+    return True if relative.startswith(SLOW) else None
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by the markers

@@ -18,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -39,10 +40,17 @@ REWRITTEN = {"resume": ("summary.json", "report.html"), "report": ("report.html"
 #: run may replace the previous run's files, and only after moving them aside
 SCORED = (0, 1, 3)
 SPAWN = os.environ.get("HOSTILE_SPAWN") == "1"
+#: the session's corpus, started by tests/hostile/conftest.py when collection ends (or by the first test)
+CORPUS: Corpus | None = None
+
+
+#: the environment the corpus's processes start from: this process's, as it was when the corpus started (set by
+#: :class:`Runner`; the tests that run alongside the corpus may set variables of their own for a while)
+ENVIRON: dict[str, str] | None = None
 
 
 def child_env(extra: dict | None = None) -> dict:
-    env = dict(os.environ)
+    env = dict(os.environ if ENVIRON is None else ENVIRON)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(REPO / "tests"), env.get("PYTHONPATH", "")]).rstrip(":")
     env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONUNBUFFERED": "1"})
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GENEVALS_JUDGE_BASE_URL"):
@@ -70,13 +78,13 @@ class Outcome:
         return f"{got} in {self.seconds:.1f} s"
 
 
-def make_base(root: Path) -> Path:
+def make_base(root: Path, env: dict | None = None) -> Path:
     """One good run, by a cold ``python -m genevals run``: the previous run every case starts next to."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "good.jsonl").write_bytes(good_jsonl())
     base = root / "base"
     done = subprocess.run([sys.executable, "-m", "genevals", "run", str(root / "good.jsonl"), "--out", str(base),
-                           "--metrics", CHEAP, "-q"], capture_output=True, text=True, timeout=120, env=child_env(),
+                           "--metrics", CHEAP, "-q"], capture_output=True, text=True, timeout=120, env=env or child_env(),
                           check=False)
     assert done.returncode == 0 and all((base / name).exists() for name in KEPT), done.stderr
     return base
@@ -104,22 +112,46 @@ def fill(text: str, where: dict) -> str:
 
 
 class Runner:
-    """Runs cases, two at a time, through a fork server (or cold processes with HOSTILE_SPAWN=1)."""
+    """Runs cases, two at a time, through a fork server (or cold processes with HOSTILE_SPAWN=1).
 
-    def __init__(self, root: Path, judge_url: str = "http://127.0.0.1:9/v1", workers: int = 2) -> None:
+    ``ahead``: how many at a time until :meth:`full_speed` (the corpus starts in the background while the rest of
+    the suite runs; see :class:`Corpus`). The environment the cases get is the one at creation (:data:`ENVIRON`):
+    a test running alongside may set variables of its own for a while (monkeypatch), and no case must see them."""
+
+    def __init__(self, root: Path, judge_url: str = "http://127.0.0.1:9/v1", workers: int = 2,
+                 ahead: int | None = None) -> None:
+        global ENVIRON
         self.root = root
-        self.base = make_base(root / "_base")
+        if ENVIRON is None:
+            ENVIRON = dict(os.environ)
+        self.env = child_env()
+        self.base = make_base(root / "_base", self.env)
         self.judge_url = judge_url
         self.workers = workers
+        self.ahead = min(workers, ahead or workers)
+        self.gate = threading.Semaphore(self.ahead)
+        self.stopped = False
         self.server: subprocess.Popen | None = None
         self.pending: dict[str, Future] = {}
         self.lock = threading.Lock()
+
+    def full_speed(self) -> None:
+        """From now on ``workers`` cases at a time (once; later calls do nothing)."""
+        with self.lock:
+            more, self.ahead = self.workers - self.ahead, self.workers
+        if more > 0:
+            self.gate.release(more)
+
+    def stop(self) -> None:
+        """Start no more cases (those running finish); the rest fail as not run."""
+        self.stopped = True
+        self.full_speed()
 
     # ------------------------------------------------------------------ the fork server
 
     def _start_server(self) -> None:
         self.server = subprocess.Popen([sys.executable, "-m", "hostile.forkserver"], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, env=child_env(), cwd=self.root)
+                                       stdout=subprocess.PIPE, env=self.env, cwd=self.root)
         threading.Thread(target=self._read_replies, daemon=True).start()
 
     def _read_replies(self) -> None:
@@ -161,6 +193,12 @@ class Runner:
             self.close()
 
     def run_one(self, case: Case) -> Outcome:
+        with self.gate:
+            if self.stopped:
+                return Outcome(case, problems=["not run: the test session ended before this case started"])
+            return self._run_one_safely(case)
+
+    def _run_one_safely(self, case: Case) -> Outcome:
         try:
             return self._run_one(case)
         except Exception as exc:  # noqa: BLE001 -- a broken case (its setup, say) fails alone, not the whole corpus
@@ -205,7 +243,7 @@ class Runner:
         else:
             request["argv"] = [fill(arg, names) for arg in case.argv]
         if SPAWN and not case.api:
-            reply = self._spawned(request)
+            reply = self._spawned(request, self.env)
         else:
             reply = self._forked(request)
         outcome.code, outcome.hung, outcome.seconds = reply["code"], reply["hung"], reply["seconds"]
@@ -217,12 +255,12 @@ class Runner:
             outcome.api = json.loads((folder / "_api.json").read_text())
 
     @staticmethod
-    def _spawned(request: dict) -> dict:
+    def _spawned(request: dict, env: dict) -> dict:
         argv = [sys.executable, "-m", "genevals", *(os.fsencode(a) for a in request["argv"])]
         start = time.monotonic()
         with open(request["stdout"], "wb") as out, open(request["stderr"], "wb") as err:
             child = subprocess.Popen(argv, cwd=request["cwd"], stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                     env=child_env(request["env"]), start_new_session=True)
+                                     env={**env, **request["env"]}, start_new_session=True)
             try:
                 code = child.wait(timeout=request["limit"] + 1.5)  # + the cold start the fork server saves
                 return {"code": code, "hung": False, "seconds": time.monotonic() - start}
@@ -342,6 +380,68 @@ class Runner:
                 problems.append(f"the previous {name} was moved to {found[0].relative_to(folder)}, "
                                 "but stderr does not say where")
         return problems
+
+
+class Corpus:
+    """The selected cases, run in the background from the end of collection (tests/hostile/conftest.py), so that
+    the corpus, half of the suite's time, overlaps with the other tests, which mostly wait on processes of their
+    own: ``ahead`` cases at a time until the corpus's first test asks for the outcomes (:meth:`outcomes`), then
+    ``workers``. The corpus's tests run last (the conftest moves them), so on two cores the whole corpus usually
+    runs alongside the rest of the suite. Each case is still its own process under its own time limit."""
+
+    def __init__(self, cases: list[Case], ahead: int | None = None, workers: int = 2) -> None:
+        self.cases = cases
+        self.ahead = ahead
+        self.workers = workers
+        self.runner: Runner | None = None
+        self.ready = threading.Event()  # the runner exists (or could not be made)
+        self.found: dict[str, Outcome] = {}
+        self.error: BaseException | None = None
+        self.root = Path(tempfile.mkdtemp(prefix="genevals-hostile-"))
+        self.start = time.monotonic()
+        self.elapsed = 0.0
+        self.thread = threading.Thread(target=self._run, name="hostile-corpus", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        judge = None
+        try:
+            if any(case.cls == "judge" or "{judge}" in repr((case.argv, case.api, case.env)) for case in self.cases):
+                from support.fault_server import FaultServer
+
+                judge = FaultServer().__enter__()
+            try:
+                self.runner = Runner(self.root, judge.base_url if judge else "http://127.0.0.1:9/v1", self.workers,
+                                     self.ahead)
+            finally:
+                self.ready.set()
+            self.found = self.runner.run_all(self.cases)
+        except BaseException as exc:  # noqa: BLE001 -- handed to the test that asks for the outcomes
+            self.error = exc
+        finally:
+            self.ready.set()
+            self.elapsed = time.monotonic() - self.start
+            if judge is not None:
+                judge.__exit__(None, None, None)
+            if os.environ.get("HOSTILE_KEEP") != "1":
+                remove(self.root)
+
+    def outcomes(self) -> dict[str, Outcome]:
+        """Every case's outcome, once all have run (at full speed from now on)."""
+        self.ready.wait()
+        if self.runner is not None:
+            self.runner.full_speed()
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.found
+
+    def stop(self) -> None:
+        """The session ends: start no more cases, wait for those running (each within its limit)."""
+        self.ready.wait()
+        if self.runner is not None:
+            self.runner.stop()
+        self.thread.join()
 
 
 def secret_problems(secrets, folder: Path) -> list[str]:

@@ -1,7 +1,9 @@
 """The hostile-input corpus (issue 22): every case in a real process, none ending in a traceback or a hang,
 every previous run kept (see hostile/cases.py for the classes and hostile/runner.py for the checks).
 
-All the selected cases run once, two at a time, before the first test reads its outcome; one test per case:
+All the selected cases run once, in the background from the end of collection (one at a time while the rest of
+the suite runs, two at a time once the corpus's tests, moved to the end, start; see tests/hostile/conftest.py);
+one test per case:
 
     python -m pytest -q tests/hostile                      # the whole corpus
     python -m pytest -q tests/hostile -k "encodings"       # one class
@@ -14,10 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
-import time
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -27,32 +26,24 @@ CASES = all_cases()
 BY_ID = {case.id: case for case in CASES}
 
 
+def selected(items) -> list:
+    """The cases whose test is among ``items``, in their order."""
+    return [BY_ID[item.callspec.params["case_id"]] for item in items
+            if getattr(item, "originalname", None) == "test_case" and hasattr(item, "callspec")]
+
+
 @pytest.fixture(scope="session")
 def outcomes(request):
-    """Every selected case's outcome, run before the first test looks at one."""
-    from hostile.runner import Runner, remove
+    """Every selected case's outcome. The cases started in the background when collection ended (see
+    tests/hostile/conftest.py; here, when that did not happen); this waits for all of them."""
+    from hostile import runner
 
-    wanted = [BY_ID[item.callspec.params["case_id"]] for item in request.session.items
-              if getattr(item, "originalname", None) == "test_case" and hasattr(item, "callspec")]
-    judge = None
-    if any(case.cls == "judge" or "{judge}" in repr((case.argv, case.api, case.env)) for case in wanted):
-        from support.fault_server import FaultServer
-
-        judge = FaultServer().__enter__()
-    start = time.monotonic()
-    # its own folder, not pytest's tmp_path: pytest deletes all but its three latest, also under a running session
-    root = Path(tempfile.mkdtemp(prefix="genevals-hostile-"))
-    try:
-        runner = Runner(root, judge.base_url if judge else "http://127.0.0.1:9/v1")
-        found = runner.run_all(wanted)
-    finally:
-        if judge is not None:
-            judge.__exit__(None, None, None)
-        if os.environ.get("HOSTILE_KEEP") != "1":
-            remove(root)
-    elapsed = time.monotonic() - start
+    corpus = runner.CORPUS
+    if corpus is None:
+        corpus = runner.CORPUS = runner.Corpus(selected(request.session.items))
+    found = corpus.outcomes()
     failed = sum(1 for o in found.values() if o.problems)
-    print(f"\nhostile corpus: {len(found)} cases in {elapsed:.0f} s, {failed} failing ({root})")
+    print(f"\nhostile corpus: {len(found)} cases in {corpus.elapsed:.0f} s, {failed} failing ({corpus.root})")
     if os.environ.get("HOSTILE_REPORT"):
         with open(os.environ["HOSTILE_REPORT"], "w", encoding="utf-8") as handle:
             handle.writelines(json.dumps({
