@@ -9,6 +9,12 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 # torch first: this version is a local CPU build; anything else pulls GBs of CUDA packages.
 python -m pip install "torch==2.13.0"
 # llama-cpp-python compiles from source (about 6 minutes); pip caches the wheel for later runs.
+# GGML_NATIVE=OFF: a -march=native build on a CPU that reports AMX compiles llama.cpp's AMX kernels, and
+# where the OS or VM has not enabled AMX (the project's machines: seen 2026-12-02 with 0.3.36; older releases
+# have the same kernels) every prompt over a few tokens dies with SIGSEGV on `ldtilecfg`. The portable build
+# (AVX2) has no AMX code. pip's wheel cache ignores CMAKE_ARGS: a wheel cached from a native build stays in
+# use until `pip cache remove llama_cpp_python`.
+export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 python -m pip install -e ".[all,test]"
 
 # Headless Chromium for tests/report/test_browser.py (GENEVALS_CHROMIUM may point at another binary).
