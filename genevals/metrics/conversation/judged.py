@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any, ClassVar, Mapping
 
 from genevals.judge.client import CallLog
-from genevals.judge.config import JudgeConfig
 from genevals.metrics.base import Metric, Output, Unscored, usage_statistics
 from genevals.metrics.conversation.jury import ConversationJury
 from genevals.metrics.conversation.scope import UNSUPPORTED, ConversationScope, Transcript
