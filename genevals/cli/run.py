@@ -8,9 +8,10 @@ from typing import Any
 
 from genevals.cli import agreement, export, history, jury, run_help, runfile, runfile_merge, sources
 from genevals.cli.run_checks import check_options, unwritable_option
-from genevals.cli.common import (EXIT_BAD_INPUT, add_judge_option, add_judge_options, add_set_option,
+from genevals.cli.set_option import add_set_option, set_settings
+from genevals.cli.common import (EXIT_BAD_INPUT, add_judge_option, add_judge_options,
                                  add_thresholds, csv_list, declared, engine_setting, faithfulness_options,
-                                 option_type, judge_option_split, set_settings, whole_numbers)
+                                 option_type, judge_option_split, whole_numbers)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:

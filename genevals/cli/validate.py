@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from genevals.cli import failures, jury, run_help
+from genevals.cli.set_option import add_set_option, set_settings
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK, add_judge_options,
-                                 add_judge_option, add_set_option, faithfulness_options,
-                                 declared, judge_config, option_type, set_settings)
+                                 add_judge_option, faithfulness_options,
+                                 declared, judge_config, option_type)
 from genevals.settings import Setting
 
 #: validate's own settings, declared once (the judge's come from the judge options); the seed's limit is the
