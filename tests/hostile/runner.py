@@ -397,6 +397,7 @@ class Corpus:
         self.ready = threading.Event()  # the runner exists (or could not be made)
         self.found: dict[str, Outcome] = {}
         self.error: BaseException | None = None
+        # its own folder, not pytest's tmp_path: pytest deletes all but its three latest, also under a running session
         self.root = Path(tempfile.mkdtemp(prefix="genevals-hostile-"))
         self.start = time.monotonic()
         self.elapsed = 0.0
