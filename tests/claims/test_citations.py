@@ -96,10 +96,15 @@ def test_a_pattern_that_reads_ahead_on_every_match_stops_at_its_time_bound(monke
 
 def test_the_default_scan_is_linear_in_the_number_of_markers():
     def seconds(n):
+        # CPU time of this process, the best of two: the suite runs the hostile corpus beside it, and wall time
+        # on two busy cores measured the neighbours (0.21 s against 5.06 s once, at load 5)
         answer = "Word [1] (Source 2) ^3. " * n
-        start = time.perf_counter()
-        assert len(find_markers(answer, ["c1"])) == 3 * n
-        return time.perf_counter() - start
+        best = float("inf")
+        for _ in range(2):
+            start = time.process_time()
+            assert len(find_markers(answer, ["c1"])) == 3 * n
+            best = min(best, time.process_time() - start)
+        return best
 
     small, large = seconds(5_000), seconds(40_000)  # 8 times the markers: about 8 times the time, not 64
     assert large < 20 * small + 0.5, (small, large)
