@@ -41,9 +41,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def llama_server():
-    """The base URL (``http://127.0.0.1:PORT/v1``) of a running llama.cpp server."""
+    """The base URL (``http://127.0.0.1:PORT/v1``) of a running llama.cpp server, stopped when the module's tests
+    are done. Each module imports the fixture, so each has a server of its own anyway; at session scope every one
+    stayed up to the end of the suite (1.9 GB each), and one still generating a reply its test had given up on
+    took a whole core from every later test (seen in CI: 8 minutes at 100% CPU)."""
     model = packaged_gguf()
     for mod in ("llama_cpp.server", "uvicorn", "fastapi", "sse_starlette"):
         if importlib.util.find_spec(mod.split(".")[0]) is None or (
