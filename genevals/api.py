@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from genevals import types
 from genevals.conversations.history import HISTORY_TOKENS
@@ -82,12 +82,16 @@ def evaluate(
     agree with (``min_kappa``, default 0.6). A missed gate is not an exception: ``results.verdict.exit_code``.
     """
     from genevals import engine
-    from genevals.engine.arguments import check_progress
+    from genevals.engine.arguments import check_out_dir, check_progress
     from genevals.engine.spec import LocalSettings, RunSpec
     from genevals.input.readers import InputError
     from genevals.lifecycle import Lifecycle
 
     check_progress(progress)
+    if out_dir is not None:
+        check_out_dir(out_dir)  # before the lifecycle takes it as a folder
+    if isinstance(metrics, Iterator):
+        metrics = list(metrics)  # a generator: read once here, as the lifecycle and the registry both read it
     settings = lifecycle_settings(data, metrics, out_dir=out_dir, report=report, history=history,
                                   baseline=baseline, otel_endpoint=otel_endpoint, fail_under=fail_under,
                                   fail_over=fail_over, min_coverage=min_coverage, max_judge_errors=max_judge_errors,
@@ -139,7 +143,8 @@ def lifecycle_settings(data: Any, metrics: Any, *, out_dir: Any, report: Any, hi
     given = data if isinstance(data, (str, Path)) else None
     return Settings(
         out_dir=Path(out_dir) if out_dir is not None else None,
-        metrics=None if metrics is None else tuple([metrics] if isinstance(metrics, str) else metrics),
+        metrics=tuple([metrics] if isinstance(metrics, str) else metrics) if isinstance(metrics, (str, list, tuple))
+        else None,  # anything else RunSpec refuses, naming metrics
         thresholds=tuple(thresholds(fail_under, fail_over)),
         min_coverage=None if min_coverage is None else share(min_coverage, "min_coverage"),
         max_judge_errors=MAX_JUDGE_ERRORS if max_judge_errors is None else share(max_judge_errors,

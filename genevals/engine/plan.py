@@ -23,7 +23,6 @@ from genevals.conversations.ledger import Ledger
 from genevals.input.fields import FieldTracker
 from genevals.input.readers import ALIASES, KNOWN_FIELDS, HeaderError, InputError, iter_samples
 from genevals.keys import sample_key_digest
-from genevals.metrics.conversation.scope import ConversationScope
 from genevals.input.source import RowSource
 from genevals.types import Sample
 
@@ -187,8 +186,9 @@ def plan_run(spec: Any) -> Plan:
     for metric in preparing:
         metric.finish_prepare()
     for sel in spec.selected:  # one value per conversation, on its last turn: which one, the ledger says
-        if isinstance(sel.metric, ConversationScope):
-            sel.metric.see_conversations(conversations)
+        see = getattr(sel.metric, "see_conversations", None)  # a ConversationScope (not imported: a run of
+        if see is not None:                                    # other families loads no conversation module)
+            see(conversations)
     return Plan(spec, n_good, spool, errors, tracker.warnings(), digest, error_rows, conversations)
 
 

@@ -48,10 +48,10 @@ def history(tmp_path):
 
 def test_a_run_is_recorded_listed_and_shown(tmp_path, history):
     data = write(tmp_path / "d.jsonl", rows(6))
-    done = genevals("run", str(data), "-o", str(tmp_path / "out"), "-q", "-m", "token_f1,mrr", "--history",
+    done = genevals("run", str(data), "-o", str(tmp_path / "out"), "-m", "token_f1,mrr", "--history",
                     str(history))
     assert done.returncode == 0, done.stderr
-    assert f"recorded as run #1 in {history}" in done.stderr
+    assert f"recorded as run #1 in {history}" in done.stderr  # a note: -q leaves it out
     with sqlite3.connect(history) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert db.execute("PRAGMA user_version").fetchone()[0] == 1

@@ -38,15 +38,18 @@ def test_a_run_prints_the_leaderboard_and_the_significant_differences(demo, tmp_
     assert out[-1].startswith("wrote ")  # before the notes and caveats, which follow on stderr
 
 
-def test_quiet_prints_errors_and_gate_results_only(demo, tmp_path):
-    """-q is errors and gate results only (issue 37 point 5): no table, no leaderboard, no finding; the finding
-    stays in summary.json's leaderboard."""
+def test_quiet_prints_errors_gate_results_and_the_finding_only(demo, tmp_path):
+    """-q is errors, gate results and the answer (issue 52 point 8, as docs/how-to/compare-systems.md says): no
+    table, no leaderboard, no warning; with two systems, the one-sentence finding on stdout."""
     done = genevals("run", demo, "--out", str(tmp_path / "run"), "--no-history", "-q")
-    assert done.returncode == 0 and done.stdout == ""
+    assert done.returncode == 0 and done.stderr == ""
+    assert [line for line in done.stdout.splitlines()] == [done.stdout.splitlines()[0]]
+    assert done.stdout.startswith("finding: ")
     missed = subprocess.run([sys.executable, "-m", "genevals", "run", demo, "--out", str(tmp_path / "gated"),
                              "--no-history", "-q", "--fail-under", "mrr=0.99"], capture_output=True, text=True,
                             timeout=300)
-    assert missed.returncode == 1 and "mrr" in missed.stdout + missed.stderr and "finding:" not in missed.stdout
+    assert missed.returncode == 1 and "genevals: threshold missed:" in missed.stderr
+    assert len(missed.stdout.splitlines()) == 1 and missed.stdout.startswith("finding: ")
 
 
 def test_one_system_prints_no_table_and_quiet_nothing():

@@ -168,7 +168,7 @@ def write_results(run_dir: Path, results: Results) -> None:
     (run_dir / runfolder.RESULTS_FILE).unlink(missing_ok=True)
     writer = runfolder.ResultsWriter(run_dir)
     try:
-        writer.write(results.samples)
+        writer.write([result] for result in results.samples)  # one unit a sample: no conversations here
     finally:
         writer.close()
     for result in results.samples:
@@ -255,7 +255,7 @@ def make_synthetic_run(out: Path, n: int = 1000, seed: int = 7) -> Path:
         results.append(result)
     writer = runfolder.ResultsWriter(out)
     try:
-        writer.write(results)
+        writer.write([result] for result in results)  # one unit a sample
     finally:
         writer.close()
     summary = build_summary(acc, {}, {"retrieval": "retrieval|synthetic"}, [], {"judge": JUDGE}, 12345)
