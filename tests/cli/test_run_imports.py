@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from conftest import DEMO
+from support.cli import IMPORTS_PROBE
 
 #: libraries no lexical run needs: the LLM judge's client stack, the model-based metrics, Ray, DataFrames (the
 #: input is JSONL), sacrebleu (BLEU scores its statistics itself), jinja2 (report.html fills six slots)
@@ -16,17 +17,7 @@ NOT_NEEDED = {"openai", "httpx", "llama_cpp", "torch", "transformers", "onnxrunt
               "portalocker", "scipy", "sklearn"}
 
 
-#: the command line in a fresh process, then the names of every module it imported (``python -X importtime`` would
-#: miss those the registry imports through importlib.import_module)
-_RUN = """
-import json, runpy, sys
-sys.argv = ["genevals", *json.loads(sys.argv[1])]
-try:
-    runpy.run_module("genevals", run_name="__main__")
-except SystemExit as exc:
-    code = exc.code
-print(json.dumps({"exit": code, "modules": sorted(sys.modules)}))
-"""
+_RUN = IMPORTS_PROBE
 
 
 def imported_by(argv, cwd):

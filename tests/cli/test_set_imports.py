@@ -7,17 +7,9 @@ import subprocess
 import sys
 
 from conftest import DEMO
+from support.cli import IMPORTS_PROBE
 
-#: the command line in a fresh process, then the names of every module it imported
-_RUN = """
-import json, runpy, sys
-sys.argv = ["genevals", *json.loads(sys.argv[1])]
-try:
-    runpy.run_module("genevals", run_name="__main__")
-except SystemExit as exc:
-    code = exc.code
-print(json.dumps({"exit": code, "modules": sorted(sys.modules)}))
-"""
+_RUN = IMPORTS_PROBE
 
 
 def modules_of(argv, cwd) -> tuple[int, set[str]]:
