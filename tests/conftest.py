@@ -91,6 +91,21 @@ def pytest_ignore_collect(collection_path, config):
     return True if relative.startswith(SLOW) else None
 
 
+def pytest_configure(config):
+    """Every ``subprocess.run([sys.executable, "-m", "genevals", ...])`` of a test is forked from one warm process
+    (tests/support/forked.py: a real process of its own, started in milliseconds instead of about 0.8 s of CPU)
+    when nothing about the call needs a fresh interpreter; ``GENEVALS_TEST_SPAWN=1`` starts each one cold."""
+    from support import forked
+
+    forked.install()
+
+
+def pytest_unconfigure(config):
+    from support import forked
+
+    forked.uninstall()
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by the markers
 def pytest_collection_modifyitems(config, items):
     tests = Path(__file__).resolve().parent

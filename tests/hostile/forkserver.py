@@ -8,10 +8,12 @@ minutes on CI's two cores; a forked child starts in milliseconds and is still a 
 group when it runs past its limit (a hang). ``HOSTILE_SPAWN=1`` makes the runner start every CLI case as a
 cold ``python -m genevals`` instead (the same checks; see runner.py).
 
-Protocol, one JSON object per line: in on stdin ``{"id", "argv" | "api", "cwd", "stdout", "stderr", "env",
-"limit"}`` (argv items are file-system strings: bytes that are not UTF-8 travel as surrogate escapes), out on
-stdout ``{"id", "code", "hung", "seconds"}``. The loop is single-threaded (``select`` on stdin and one pidfd per
-child), so no lock is ever held by another thread at a fork.
+Protocol, one JSON object per line: in on stdin ``{"id", "argv" | "api", "cwd", "stdout", "stderr", "env" |
+"environ", "limit"}`` (``env``: changes to the server's environment; ``environ``: the whole environment; argv
+items are file-system strings: bytes that are not UTF-8 travel as surrogate escapes; the child's stdin is
+/dev/null), out on stdout ``{"id", "code", "hung", "seconds"}``. The loop is single-threaded (``select`` on stdin
+and one pidfd per child), so no lock is ever held by another thread at a fork. Besides the corpus,
+tests/support/forked.py sends the suite's ``python -m genevals`` calls here.
 """
 from __future__ import annotations
 
@@ -20,21 +22,35 @@ import os
 import select
 import signal
 import sys
+import tempfile
 import time
+import warnings
+
+#: the interpreter's warning filters, as they were before the warm-up
+FILTERS = list(warnings.filters)
 
 
 def _child(request: dict) -> int:
     """In the forked child: become the process the request describes, run it, return its exit code."""
     os.setpgid(0, 0)
     os.chdir(request["cwd"])
+    if "environ" in request:  # the whole environment (tests/support/forked.py), not changes to the server's
+        os.environ.clear()
+        os.environ.update(request["environ"])
     for name, value in request.get("env", {}).items():
         if value is None:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+    tempfile.tempdir = None  # chosen again from this environment's TMPDIR, as a fresh interpreter would
+    warnings.filters[:] = FILTERS  # and a warning the warm-up showed once shows again
+    warnings._filters_mutated()
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
+        if fd == 2 and path == request["stdout"]:  # stderr into stdout (2>&1): one open file, one offset
+            os.dup2(1, 2)
+            continue
         target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         os.dup2(target, fd)
         os.close(target)

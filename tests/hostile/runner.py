@@ -21,12 +21,13 @@ import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hostile.cases import ANY, CHEAP, OK, REFUSED, Case, good_jsonl
 from hostile.setups import ROOT_BYPASSES, SETUPS
+from support.forked import ForkClient
 
 REPO = Path(__file__).resolve().parents[2]
 #: the previous run's files a case must never lose
@@ -131,8 +132,7 @@ class Runner:
         self.ahead = min(workers, ahead or workers)
         self.gate = threading.Semaphore(self.ahead)
         self.stopped = False
-        self.server: subprocess.Popen | None = None
-        self.pending: dict[str, Future] = {}
+        self.server: ForkClient | None = None
         self.lock = threading.Lock()
 
     def full_speed(self) -> None:
@@ -150,36 +150,15 @@ class Runner:
     # ------------------------------------------------------------------ the fork server
 
     def _start_server(self) -> None:
-        self.server = subprocess.Popen([sys.executable, "-m", "hostile.forkserver"], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, env=self.env, cwd=self.root)
-        threading.Thread(target=self._read_replies, daemon=True).start()
-
-    def _read_replies(self) -> None:
-        assert self.server is not None and self.server.stdout is not None
-        for raw in self.server.stdout:
-            reply = json.loads(raw)
-            with self.lock:
-                future = self.pending.pop(reply["id"])
-            future.set_result(reply)
-        with self.lock:  # the server died: every case still waiting fails rather than waits forever
-            for future in self.pending.values():
-                future.set_result({"code": None, "hung": False, "seconds": 0.0, "died": True})
-            self.pending.clear()
+        self.server = ForkClient(self.env, self.root)
 
     def _forked(self, request: dict) -> dict:
-        future: Future = Future()
-        with self.lock:
-            self.pending[request["id"]] = future
-            assert self.server is not None and self.server.stdin is not None
-            self.server.stdin.write((json.dumps(request) + "\n").encode())
-            self.server.stdin.flush()
-        return future.result()
+        assert self.server is not None
+        return self.server.request(request)
 
     def close(self) -> None:
         if self.server is not None:
-            assert self.server.stdin is not None
-            self.server.stdin.close()
-            self.server.wait(timeout=60)
+            self.server.close()
 
     # ------------------------------------------------------------------ one case
 
