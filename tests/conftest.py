@@ -106,14 +106,32 @@ def pytest_unconfigure(config):
     forked.uninstall()
 
 
+# Under pytest-xdist (`-n auto --dist loadfile --no-loadscope-reorder`) files are handed to the workers in
+# collection order: these, the longest (wall time measured in a whole run on 2 cores, load about 5), go first, the
+# longest first, so that no worker is left with a long file at the end while the other has nothing to do. The hostile
+# corpus (tests/hostile/conftest.py) goes before them all.
+HEAVY = (
+    "judge/test_llamacpp.py", "cli/test_llama_server_repeats.py", "report/test_overview.py",
+    "docs/test_examples.py", "engine/test_ray.py", "metrics/triad/test_rag_judges_servers.py", "test_install.py",
+    "engine/test_ray_cluster.py", "report/test_scale.py", "cli/test_llama_server_cli.py", "cli/test_label_llama.py",
+    "metrics/citations/test_judged_servers.py", "engine/test_ray_rag.py", "validation/test_validate.py",
+    "engine/test_demo_baseline.py", "cli/test_option_checks.py", "test_api.py", "cli/test_label.py",
+    "cli/test_progress_bars.py", "docs/test_how_to.py", "cli/test_adaptive_concurrency.py",
+)
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by the markers
 def pytest_collection_modifyitems(config, items):
     tests = Path(__file__).resolve().parent
+    rank = {}
     for item in items:
         where = Path(str(item.path)).resolve()
         relative = where.relative_to(tests).as_posix() if where.is_relative_to(tests) else ""
         if "browser" in getattr(item, "fixturenames", ()) or relative.startswith(SLOW):
             item.add_marker(pytest.mark.slow)
+        rank[id(item)] = HEAVY.index(relative) if relative in HEAVY else len(HEAVY)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: rank[id(item)])  # stable: each file's tests keep their order
 
 
 @pytest.fixture

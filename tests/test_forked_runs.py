@@ -73,6 +73,7 @@ def test_only_calls_a_fresh_interpreter_would_answer_the_same_are_forked():
     assert not forked.forkable([*GENEVALS, "run"], (), {}, server)  # output not captured
     assert not forked.forkable([*GENEVALS, "run"], (), {**plain, "input": "rows"}, server)
     assert not forked.forkable([*GENEVALS, "run"], (), {**plain, "start_new_session": True}, server)
-    for name, value in (("PYTHONPATH", "/somewhere/else"), ("PYTHONHASHSEED", "7"), ("LC_ALL", "C")):
+    for name, value in (("PYTHONPATH", "/somewhere/else"), ("PYTHONHASHSEED", "7"), ("LC_ALL", "C"),
+                        ("PYTHONPATH", os.pathsep.join(["/a/checkout", os.environ.get("PYTHONPATH", "")]))):
         assert not forked.forkable([*GENEVALS, "run"], (), {**plain, "env": {**server, name: value}}, server)
     assert forked.forkable([*GENEVALS, "run"], (), {**plain, "env": {**server, "GENEVALS_X": "1"}}, server)

@@ -27,7 +27,7 @@ def _counts(session) -> tuple[int, int]:
     -q`), else from a collection of its own."""
     config = session.config
     whole = (config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.option.keyword
-             and not config.option.markexpr and not config.getoption("deselect") and not config.getoption("lf"))
+             and not config.option.markexpr and not config.getoption("deselect") and not config.getoption("lf", False))
     if whole:
         slow = sum(1 for item in session.items if item.get_closest_marker("slow") is not None)
         return len(session.items), len(session.items) - slow

@@ -1,5 +1,5 @@
 """Real model, real servers: the packaged Gemma 3 270M behind ``llama_cpp.server`` (driven through the openai
-client) and in-process via llama-cpp-python, plus 20 RAGTruth answers end to end.
+client) and in-process via llama-cpp-python, plus one RAGTruth answer of each task type end to end.
 
 The model is a tiny base model, so these tests check structure, not judgement: every answer gets a score or a
 typed status, spans lie inside their answer, found quotes inside their context, and the smoke-run warning is
@@ -115,21 +115,23 @@ def test_in_process_llamacpp(tmp_path):
     assert d["usage"]["requests"] >= 1 and d["usage"]["prompt_tokens"] > 0
 
 
-def ragtruth_rows(n: int = 20) -> list[dict]:
+def ragtruth_rows() -> list[dict]:
+    """The first answer of each task type (QA, Summary, Data2txt), in file order. One of each: the test checks the
+    whole pipeline's structure on every kind of context; 20 answers (as before) took 9 minutes of two cores and
+    added no assertion (a benchmark's figure, not a test's)."""
     path = SHARED / "datasets" / "ragtruth_dev.jsonl"
     if not path.is_file():
         pytest.skip(f"{path} is not present")
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    # first rows of each task type, in file order: 7 QA, 7 Summary, 6 Data2txt
-    picked, want = [], {"QA": 7, "Summary": 7, "Data2txt": 6}
+    picked, want = [], {"QA": 1, "Summary": 1, "Data2txt": 1}
     for row in rows:
         if want.get(row["task_type"], 0) > 0:
             want[row["task_type"]] -= 1
             picked.append(row)
-    return picked[:n]
+    return picked
 
 
-def test_ragtruth_20_real_model(llama_server, tmp_path):  # noqa: F811
+def test_ragtruth_one_answer_of_each_task_real_model(llama_server, tmp_path):  # noqa: F811
     rows = ragtruth_rows()
     samples = [Sample(id=str(r["id"]), question=r["question"] or "", answer=r["response"],
                       contexts=(Context(text=r["context"] or "", rank=1),)) for r in rows]
@@ -141,13 +143,13 @@ def test_ragtruth_20_real_model(llama_server, tmp_path):  # noqa: F811
     started = time.monotonic()
     out = metric.score(samples)
     elapsed = time.monotonic() - started
-    assert len(out) == 20
+    assert len(out) == len(rows) == 3
     statuses = Counter(check_structure(s, o) for s, o in zip(samples, out))
-    assert sum(statuses.values()) == 20 and set(statuses) <= STATUSES
+    assert sum(statuses.values()) == 3 and set(statuses) <= STATUSES
     requests = [o["faithfulness"].details.get("usage", {}).get("requests", 0) for o in out]
     report = {"statuses": dict(statuses),
               "values": [o["faithfulness"].value for o in out], "scored": statuses.get(types.OK, 0), "seconds": round(elapsed, 1),
-              "requests": sum(requests), "requests_per_answer": round(sum(requests) / 20, 2),
+              "requests": sum(requests), "requests_per_answer": round(sum(requests) / 3, 2),
               "prompt_tokens": metric.runtime.total.prompt_tokens,
               "completion_tokens": metric.runtime.total.completion_tokens,
               "claims": sum(len(o["faithfulness"].details.get("claims", [])) for o in out),
@@ -156,5 +158,5 @@ def test_ragtruth_20_real_model(llama_server, tmp_path):  # noqa: F811
               "quotes_found": sum(sum(v["quote_found"] for v in o["faithfulness"].details.get("verdicts", []))
                                   for o in out),
               "verdicts": sum(len(o["faithfulness"].details.get("verdicts", [])) for o in out)}
-    print("\nRAGTruth x20 on packaged Gemma 270M via llama_cpp.server:", json.dumps(report))
-    (tmp_path / "ragtruth20.json").write_text(json.dumps(report))
+    print("\nRAGTruth, one answer of each task, on packaged Gemma 270M via llama_cpp.server:", json.dumps(report))
+    (tmp_path / "ragtruth3.json").write_text(json.dumps(report))

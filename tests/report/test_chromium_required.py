@@ -9,7 +9,8 @@ TESTS = Path(__file__).resolve().parents[1]
 
 def test_a_missing_chromium_fails_with_the_setup_instruction(tmp_path):
     env = {**os.environ, "GENEVALS_CHROMIUM": str(tmp_path / "no-chromium-here")}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
+    # -n 0: in the pytest process itself (the repository's addopts would start workers; -x then stops with exit 2)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", "-n", "0",
                            str(TESTS / "report" / "test_browser.py::test_run_with_no_samples_still_renders")],
                           capture_output=True, text=True, env=env, cwd=TESTS.parent, timeout=300)
     assert done.returncode == 1, done.stdout[-3000:]

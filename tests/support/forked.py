@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
+TESTS = str(REPO / "tests")
 #: variables read once when an interpreter starts: a forked child inherits the server's reading of them, so a call
-#: whose value differs from the server's needs a real interpreter (PYTHONPATH is compared by its entries)
+#: whose value differs from the server's needs a real interpreter (PYTHONPATH by its entries, in order)
 STARTUP = ("PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONWARNINGS", "PYTHONSAFEPATH", "PYTHONHOME",
            "PYTHONNOUSERSITE", "PYTHONOPTIMIZE", "PYTHONDEVMODE", "PYTHONFAULTHANDLER", "PYTHONMALLOC",
            "PYTHONINSPECT", "PYTHONSTARTUP", "PYTHONPLATLIBDIR", "PYTHONINTMAXSTRDIGITS", "PYTHONTRACEMALLOC",
@@ -41,11 +42,10 @@ NO_TIMEOUT = 3600.0
 
 
 def server_env(base: dict[str, str] | None = None) -> dict[str, str]:
-    """The fork server's environment: ``base`` (this process's), with the repository and tests/ on PYTHONPATH so
-    that ``hostile.forkserver`` imports."""
+    """The fork server's environment: ``base`` (this process's), with tests/ last on PYTHONPATH so that
+    ``hostile.forkserver`` imports (last: it must not change where genevals itself is imported from)."""
     env = dict(os.environ if base is None else base)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(REPO / "tests"), env.get("PYTHONPATH", "")]).rstrip(
-        os.pathsep)
+    env["PYTHONPATH"] = os.pathsep.join([*_path_entries(env.get("PYTHONPATH")), TESTS])
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
 
@@ -128,7 +128,9 @@ def forkable(args: Any, popenargs: tuple, kwargs: dict, server: dict[str, str]) 
     env = os.environ if kwargs.get("env") is None else kwargs["env"]
     if any(env.get(name) != server.get(name) for name in STARTUP):
         return False
-    return set(_path_entries(env.get("PYTHONPATH"))) <= set(_path_entries(server.get("PYTHONPATH")))
+    # the same entries in the same order: the genevals a fresh interpreter would import is the one the server has
+    return ([e for e in _path_entries(env.get("PYTHONPATH")) if e != TESTS]
+            == [e for e in _path_entries(server.get("PYTHONPATH")) if e != TESTS])
 
 
 def _client() -> ForkClient:
