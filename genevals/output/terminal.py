@@ -71,6 +71,8 @@ def difference_line(c: Mapping[str, Any], directions: Mapping[str, str] | None =
         name_a, name_b, d = name_b, name_a, -d
         lo, hi = (-hi if hi is not None else None), (-lo if lo is not None else None)
     ci = f" [{lo:+.4f}, {hi:+.4f}]" if lo is not None and hi is not None else ""
+    if c.get("identical"):  # equal on every pair (within float noise): no difference, no test
+        return f"{visible(c['metric'])}: {name_a} and {name_b} identical on every sample ({c.get('n_pairs')} pairs)"
     d = 0.0 if abs(d) < 5e-5 else d  # a difference that rounds to zero is no "-0.0000"
     if c.get("p_value") is None:  # fewer pairs than a test needs (genevals.stats.MIN_PAIRS): said as it is
         return (f"{visible(c['metric'])}: {name_a} vs {name_b}, difference {d:+.4f}, too few pairs to test "
@@ -104,6 +106,12 @@ def leaderboard_lines(summary: Mapping[str, Any], directions: Mapping[str, str] 
         lines.append(f"significant differences ({len(significant)} of {len(found)} compared):")
         lines += ["  " + difference_line(c, directions) for c in significant]
     untested = [c for c in found if c.get("p_value") is None]
+    same = [c for c in found if c.get("identical")]
+    if same:  # equal on every pair: said as such, never as "+0.0000, p = ..."
+        lines.append(f"identical on every sample ({len(same)} of {len(found)}):")
+        lines += ["  " + difference_line(c, directions) for c in same[:UNTESTED_SHOWN]]
+        if len(same) > UNTESTED_SHOWN:
+            lines.append(f"  {len(same) - UNTESTED_SHOWN} more in summary.json's comparisons and the report")
     if not significant and len(found) > len(untested):
         lines.append(f"no significant difference ({len(found) - len(untested)} compared)")
     if untested:
@@ -119,4 +127,6 @@ def leaderboard_lines(summary: Mapping[str, Any], directions: Mapping[str, str] 
         lines += ["  " + difference_line(c, directions) for c in shown]
         if len(untested) > len(shown) and shown:
             lines.append(f"  {len(untested) - len(shown)} more in summary.json's comparisons and the report")
+    lines += [f"not compared: {visible(entry.get('metric'))}: {visible(entry.get('why'))}"
+              for entry in summary.get("not_compared") or () if isinstance(entry, Mapping)]
     return [*lines, finding]
