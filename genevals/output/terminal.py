@@ -64,6 +64,8 @@ def difference_line(c: Mapping[str, Any], directions: Mapping[str, str] | None =
     from genevals.stats.comparisons import higher_is_better  # here: it loads numpy, which `genevals --help` must not
 
     name_a, name_b = a or visible(c["a"]), b or visible(c["b"])
+    if c.get("identical"):  # equal on every pair (within float noise): no difference, no test
+        return f"{visible(c['metric'])}: {name_a} and {name_b} identical on every sample ({c.get('n_pairs')} pairs)"
     d = c.get("mean_difference") or 0.0
     lo, hi = c.get("ci95") or [None, None]
     a_better = (d > 0) == higher_is_better(c["metric"], (directions or {}).get(c["metric"]))
@@ -71,8 +73,6 @@ def difference_line(c: Mapping[str, Any], directions: Mapping[str, str] | None =
         name_a, name_b, d = name_b, name_a, -d
         lo, hi = (-hi if hi is not None else None), (-lo if lo is not None else None)
     ci = f" [{lo:+.4f}, {hi:+.4f}]" if lo is not None and hi is not None else ""
-    if c.get("identical"):  # equal on every pair (within float noise): no difference, no test
-        return f"{visible(c['metric'])}: {name_a} and {name_b} identical on every sample ({c.get('n_pairs')} pairs)"
     d = 0.0 if abs(d) < 5e-5 else d  # a difference that rounds to zero is no "-0.0000"
     if c.get("p_value") is None:  # fewer pairs than a test needs (genevals.stats.MIN_PAIRS): said as it is
         return (f"{visible(c['metric'])}: {name_a} vs {name_b}, difference {d:+.4f}, too few pairs to test "
