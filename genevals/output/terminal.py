@@ -106,14 +106,10 @@ def leaderboard_lines(summary: Mapping[str, Any], directions: Mapping[str, str] 
         lines.append(f"significant differences ({len(significant)} of {len(found)} compared):")
         lines += ["  " + difference_line(c, directions) for c in significant]
     untested = [c for c in found if c.get("p_value") is None]
-    same = [c for c in found if c.get("identical")]
-    if same:  # equal on every pair: said as such, never as "+0.0000, p = ..."
-        lines.append(f"identical on every sample ({len(same)} of {len(found)}):")
-        lines += ["  " + difference_line(c, directions) for c in same[:UNTESTED_SHOWN]]
-        if len(same) > UNTESTED_SHOWN:
-            lines.append(f"  {len(same) - UNTESTED_SHOWN} more in summary.json's comparisons and the report")
+    same = sum(1 for c in found if c.get("identical"))  # equal on every pair: no test, said as such
     if not significant and len(found) > len(untested):
-        lines.append(f"no significant difference ({len(found) - len(untested)} compared)")
+        lines.append(f"no significant difference ({len(found) - len(untested)} compared"
+                     + (f"; {same} identical on every sample)" if same else ")"))
     if untested:
         from genevals.stats import MIN_PAIRS  # here: it loads numpy, which `genevals --help` must not
 
