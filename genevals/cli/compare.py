@@ -46,7 +46,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     compare.add_argument("run_a", metavar="RUN_A", help="a run folder written by `genevals run --out`")
     compare.add_argument("run_b", metavar="RUN_B", nargs="?", default=None,
                          help="a second run folder: its systems are compared with the same systems in RUN_A, and "
-                              "the command exits 1 when RUN_B is significantly worse on a gated metric")
+                              "the command exits 1 when RUN_B is significantly worse on a gated metric (a metric "
+                              "the runs scored under different signatures is not compared, and said)")
     compare.add_argument("-m", "--metrics", type=csv_list, default=None, metavar="A,B",
                          help="the metrics compared and gated (default: the headline metrics, the runs' "
                               "--fail-under/--fail-over metrics first)")
