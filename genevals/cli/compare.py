@@ -10,8 +10,13 @@ first): ``--fail-if-worse SYSTEM`` exits 1 when SYSTEM is significantly worse th
 RUN_B: than itself in RUN_A); with RUN_B, exit 1 when RUN_B is significantly worse than RUN_A for any system.
 A gate that would compare nothing is bad input, never a pass.
 
-Exit codes (:mod:`genevals.cli.common`): 0 no significant regression, 1 one, 2 bad input (a missing folder, a
-folder without results, an unknown system or metric, systems that share no question id).
+A metric the two runs scored under different signatures (other settings, language handling, model or prompt:
+:func:`genevals.signature.signature_difference`) is not compared, never a regression: the leaderboard, the JSON's
+``not_compared`` and stderr say why ("not compared: signatures differ (lang:auto vs lang:en)").
+
+Exit codes (:mod:`genevals.cli.common`): 0 no significant regression among the metrics compared, 1 one, 2 bad
+input (a missing folder, a folder without results, an unknown system or metric, systems that share no question
+id, or two runs none of whose gated metrics could be compared: their signatures differ).
 """
 from __future__ import annotations
 
@@ -41,7 +46,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     compare.add_argument("run_a", metavar="RUN_A", help="a run folder written by `genevals run --out`")
     compare.add_argument("run_b", metavar="RUN_B", nargs="?", default=None,
                          help="a second run folder: its systems are compared with the same systems in RUN_A, and "
-                              "the command exits 1 when RUN_B is significantly worse on a gated metric")
+                              "the command exits 1 when RUN_B is significantly worse on a gated metric (a metric "
+                              "the runs scored under different signatures is not compared, and said)")
     compare.add_argument("-m", "--metrics", type=csv_list, default=None, metavar="A,B",
                          help="the metrics compared and gated (default: the headline metrics, the runs' "
                               "--fail-under/--fail-over metrics first)")
@@ -167,6 +173,10 @@ def _across(run_a: Mapping[str, Any], run_b: Mapping[str, Any], metrics: Sequenc
                         metrics, run_a["summary"].get("seed", DEFAULT_SEED), directions)
     gated_systems = [system] if system is not None else shared
     mine = [c for c in found["comparisons"] if c["b"].removeprefix(f"{label_a}/") in gated_systems]
+    apart = found["not_compared"]
+    if not mine and apart:  # every gated metric scored under other settings: a gate on nothing
+        raise CompareError(f"RUN_A {run_a['path']} and RUN_B {run_b['path']}: nothing was compared: "
+                           + "; ".join(f"{e['metric']} not compared: {e['why']}" for e in apart))
     if not mine:
         raise CompareError(f"RUN_A {run_a['path']} and RUN_B {run_b['path']} share no scored question id for "
                            f"{_listed(gated_systems)} on {', '.join(metrics)}: nothing was compared")
@@ -199,9 +209,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
             print(line)
     for c in worse:
         print(f"genevals: significantly worse: {difference_line(c, directions)}", file=sys.stderr)
+    apart = found.get("not_compared") or []
+    if apart and (args.quiet or args.json):  # the leaderboard's lines say it otherwise
+        for entry in apart:
+            print(f"genevals: not compared: {entry['metric']}: {entry['why']}", file=sys.stderr)
     if gating and not worse and not args.json:
         who = args.fail_if_worse or "RUN_B"
         named = list(dict.fromkeys(c["metric"] for c in untested))
-        print(f"gate passed: {who} is not significantly worse on {', '.join(metrics)}"
-              + (f" (too few pairs to test on {', '.join(named)})" if named else ""))
+        skipped = [entry["metric"] for entry in apart]
+        tested = [m for m in metrics if m not in skipped]
+        print(f"gate passed: {who} is not significantly worse on {', '.join(tested)}"
+              + (f" (too few pairs to test on {', '.join(named)})" if named else "")
+              + (f"; not compared (signatures differ): {', '.join(skipped)}" if skipped else ""))
     return EXIT_THRESHOLD if worse else EXIT_OK

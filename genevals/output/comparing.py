@@ -149,6 +149,28 @@ def block(systems: Mapping[str, Mapping[str, Any]], paired: PairedValues, seed: 
     return {"comparisons": found, "leaderboard": board}
 
 
+def families_of(declarations: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """Output name -> the metric family that wrote it (summary.json's signatures are keyed by family)."""
+    return {name: d["family"] for name, d in declarations.items()
+            if isinstance(d, Mapping) and isinstance(d.get("family"), str)}
+
+
+def not_comparable(metrics: Sequence[str], summary_a: Mapping[str, Any], summary_b: Mapping[str, Any],
+                   families: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """The ``metrics`` two runs scored under signatures that differ (:func:`genevals.signature.signature_difference`):
+    metric -> {"why", "signatures": [a's, b's]}. Such a metric is never compared across the runs."""
+    from genevals.signature import signature_difference, signature_of
+
+    out = {}
+    for metric in metrics:
+        sa = signature_of(metric, summary_a.get("signatures"), families)
+        sb = signature_of(metric, summary_b.get("signatures"), families)
+        why = signature_difference(sa, sb)
+        if why is not None:
+            out[metric] = {"why": why, "signatures": [sa, sb]}
+    return out
+
+
 def directions_of(declarations: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
     """Output name -> declared direction, from outputs.json's declarations."""
     return {name: d["direction"] for name, d in declarations.items()
@@ -171,9 +193,14 @@ def across_runs(run_a: str | Path, summary_a: Mapping[str, Any], label_a: str, r
                 seed: int = DEFAULT_SEED, directions: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Each of ``systems`` (in both runs) in run B against itself in run A, on the ids both runs scored:
     comparisons named ``label_b/system`` (a) and ``label_a/system`` (b), so ``mean_difference`` is B minus A;
-    the leaderboard has a row per run and system. ``{"comparisons", "leaderboard"}`` as :func:`block`."""
-    paired_a = PairedValues.from_folder(run_a, metrics)
-    paired_b = PairedValues.from_folder(run_b, metrics)
+    the leaderboard has a row per run and system. ``{"comparisons", "leaderboard", "not_compared"}``: as
+    :func:`block`, and each metric the runs scored under different signatures (:func:`not_comparable`), which is
+    left out of the comparisons: ``[{"metric", "why", "signatures"}]``."""
+    families = {**families_of(runfolder.read_outputs(run_a)), **families_of(runfolder.read_outputs(run_b))}
+    apart = not_comparable(metrics, summary_a, summary_b, families)
+    compared = [m for m in metrics if m not in apart]
+    paired_a = PairedValues.from_folder(run_a, compared)
+    paired_b = PairedValues.from_folder(run_b, compared)
     names = {f"{label_a}/{s}": (paired_a, s) for s in systems}
     names.update({f"{label_b}/{s}": (paired_b, s) for s in systems})
 
@@ -186,8 +213,11 @@ def across_runs(run_a: str | Path, summary_a: Mapping[str, Any], label_a: str, r
     summaries: dict[str, Mapping[str, Any]] = {}
     for s in systems:
         a, b = f"{label_a}/{s}", f"{label_b}/{s}"
-        found += comparisons.compare_named(pair, [b, a], metrics, seed)
+        found += comparisons.compare_named(pair, [b, a], compared, seed)
         rows += [a, b]
         summaries[a] = (summary_a.get("systems") or {}).get(s) or {}
         summaries[b] = (summary_b.get("systems") or {}).get(s) or {}
-    return {"comparisons": found, "leaderboard": comparisons.leaderboard(rows, summaries, found, metrics, directions)}
+    board = comparisons.leaderboard(rows, summaries, found, metrics, directions,
+                                    {m: entry["why"] for m, entry in apart.items()})
+    return {"comparisons": found, "leaderboard": board,
+            "not_compared": [{"metric": m, **entry} for m, entry in apart.items()]}

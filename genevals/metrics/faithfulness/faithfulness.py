@@ -74,7 +74,7 @@ OFFLINE_DEFAULT_NOTE = (
 
 INVENTED_CLAIMS = Output("invented_claims", "claims the judge returned that are not in the answer (invented, or "
                          "copied from the prompt's example): a judge-quality count, never the answer's claims",
-                         direction="neither", range=(0.0, None))
+                         direction="neither", range=(0.0, None), integer=True)
 
 
 @dataclass
