@@ -362,6 +362,7 @@ def _check_settings(family: str, settings: dict[str, Any], where: Callable[[str]
 
 def _judge(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str, ...], fail) -> None:
     from genevals.judge.config import SETTINGS, JudgeConfig, JudgeConfigError, all_backend_settings
+    from genevals.judge.redact import env_name_problem
     from genevals.suggest import did_you_mean
 
     if not isinstance(value, dict):
@@ -382,6 +383,9 @@ def _judge(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str, .
     if env is not None and (not isinstance(env, str) or not env):
         raise RunFileError(f"{_where(path, lines, key + ('api_key_env',))}: judge.api_key_env: expected the name "
                            f"of an environment variable, got {type_name(env)}")
+    if env is not None and env_name_problem(env):
+        raise RunFileError(f"{_where(path, lines, key + ('api_key_env',))}: judge.api_key_env: "
+                           f"{env_name_problem(env)}")
     try:
         JudgeConfig.from_options(settings)
     except JudgeConfigError as exc:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from genevals.judge.config import JudgeConfig, JudgeConfigError, all_backend_settings
+from genevals.judge.redact import env_name_problem, env_name_shown
 from genevals.settings import did_you_mean, shown
 
 #: the most judges in one jury: each is every judge request of the run again
@@ -149,8 +150,10 @@ def juror(entry: Any, index: int, where: str, base: JudgeConfig | None = None,
         if not isinstance(key_env, str) or not key_env.strip():
             raise JuryError(f"{at}: key 'api_key_env': expected the name of an environment variable, got "
                             f"{shown(key_env)}")
+        if env_name_problem(key_env):
+            raise JuryError(f"{at}: key 'api_key_env': {env_name_problem(key_env)}")
         if key_env not in environ:
-            raise JuryError(f"{at}: key 'api_key_env': the environment variable {key_env} is not set")
+            raise JuryError(f"{at}: key 'api_key_env': the environment variable {env_name_shown(key_env)} is not set")
         settings["api_key"] = environ[key_env]
     elif base is not None and base.api_key is not None:
         settings["api_key"] = base.api_key

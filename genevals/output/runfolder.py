@@ -44,6 +44,15 @@ OTEL_FILE = "otel.json"
 #: the files of one run, moved together into ``EARLIER_DIR/<date-time>/`` when a new run starts in the folder
 RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, SKIPPED_FILE, REPORT_FILE, OUTPUTS_FILE, MANIFEST_FILE, OTEL_FILE)
 EARLIER_DIR = "earlier"
+#: what commands that read a written run read from its folder (the review store too), which no output they write
+#: may replace (:func:`inputs_of`)
+READ_FILES = (RESULTS_FILE, SUMMARY_FILE, SKIPPED_FILE, OUTPUTS_FILE, MANIFEST_FILE, OTEL_FILE, "review.sqlite")
+
+
+def inputs_of(run_dir: str | Path) -> list[tuple[str, Path]]:
+    """``(what, path)`` for each file a command reading ``run_dir`` reads, as
+    :func:`genevals.files.clobber_refusal` takes them."""
+    return [("the run folder's file", Path(run_dir) / name) for name in READ_FILES]
 
 
 class ResultsError(ValueError):

@@ -23,6 +23,9 @@ verify labels a claim "supported" with the claim as quote when the claim's text 
                    field of the reply, written as ``echo=FORM`` says (:data:`ECHO_FORMS`; ``escaped``: every
                    character a JSON \\uXXXX escape in the body)
 
+A leak's form may also be ``folded``: base64 broken by a line break, as a server echoing a folded
+``Authorization`` header writes it.
+
 The same leaks without a marker, for every request (the preflight and ``GET /models`` too): a base URL that ends
 in ``/leak-FIELD`` or ``/leak-FIELD-FORM`` after ``/v1`` (``{base_url}/leak-model-base64``).
 
@@ -246,7 +249,7 @@ class FaultServer:
         """A reply (or an error) with the request's credentials, written as ``form`` says, in ``field``."""
         secret = _written(_credentials(h), form)
         escape = (secret, form)
-        line = secret.replace("\n", " ")  # a header holds no line break
+        line = secret.replace("\r", "").replace("\n", " ")  # a header holds no line break
         error = {"message": f"Request from {secret} refused", "type": "invalid_request_error", "param": secret,
                  "code": secret}
         if field in ("error400", "error401", "error500"):
@@ -377,6 +380,9 @@ def _written(secret: str, form: str | None) -> str:
         return f"{secret[:cut]}\n{secret[cut:]}"
     if form == "base64":
         return base64.b64encode(secret.encode()).decode()
+    if form == "folded":  # base64 broken by a line break, as a folded Authorization header echoed back
+        encoded = base64.b64encode(secret.encode()).decode()
+        return f"{encoded[:len(encoded) // 2]}\r\n {encoded[len(encoded) // 2:]}"
     if form == "percent":
         return "".join(f"%{b:02X}" for b in secret.encode())
     return secret
@@ -471,6 +477,6 @@ def leaked(text: str, secret: str) -> list[str]:
     for k in range(3):
         encoded = base64.b64encode(b"\0" * k + secret.encode()).decode()
         core = encoded[-(-8 * k // 6): 8 * (k + len(secret.encode())) // 6]
-        if core in text or core.replace("+", "-").replace("/", "_") in text:
-            found.append(f"base64@{k}")
+        if any(c in view for c in (core, core.replace("+", "-").replace("/", "_")) for view in (text, views["split"])):
+            found.append(f"base64@{k}")  # whole, or broken by line breaks (a folded header)
     return found
