@@ -308,7 +308,7 @@ def send(run_dir: str | Path, url: str, timeout: float | None = None) -> Sent:
             if outcome.failed or outcome.unsent:
                 outcome.unsent += len(batch)
                 return LogRecordExportResult.FAILURE
-            self.session.deadline, self.session.last = time.monotonic() + limit, None
+            self.session.deadline, self.session.last, self.session.problem = time.monotonic() + limit, None, None
             try:
                 result = self.inner.export(batch)
             except Exception as exc:  # an SDK that raises a connection error instead of returning FAILURE
@@ -316,6 +316,8 @@ def send(run_dir: str | Path, url: str, timeout: float | None = None) -> Sent:
                 result = LogRecordExportResult.FAILURE
             if result != LogRecordExportResult.SUCCESS:
                 outcome.failed += len(batch)
+                if self.session.problem:  # the deadline passed: said here, the SDK would say "timeout, retries"
+                    stop.append(self.session.problem)
                 return result
             # the SDK counts 200 to 399 as taken, and reads no partial_success: the answer decides
             taken, why = otel_http.verdict(self.session.last, len(batch))

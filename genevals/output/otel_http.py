@@ -74,7 +74,8 @@ class Answer:
 
 def session(timeout: float) -> Any:
     """A requests Session for the SDK's exporter (see the module's docstring); :attr:`deadline` (a
-    time.monotonic() value) is set before each batch, :attr:`last` holds the last :class:`Answer` or None."""
+    time.monotonic() value) is set before each batch, :attr:`last` holds the last :class:`Answer` or None, and
+    :attr:`problem` why a request was abandoned."""
     import requests
 
     class Session(requests.Session):
@@ -82,6 +83,8 @@ def session(timeout: float) -> Any:
             super().__init__()
             self.deadline = time.monotonic() + timeout
             self.last: Answer | None = None
+            #: why the last request failed, when this session decided it (the deadline)
+            self.problem: str | None = None
 
         def request(self, method: Any, url: Any, *args: Any, **kwargs: Any) -> Any:
             kwargs["allow_redirects"] = False  # whatever the SDK's version asks
@@ -106,8 +109,8 @@ def session(timeout: float) -> Any:
             worker.start()
             worker.join(remaining)
             if worker.is_alive():  # a backend still trickling its answer: abandoned, never waited for
-                raise requests.exceptions.ReadTimeout(f"no whole answer within {timeout:g} s (the backend was "
-                                                      "still sending it)")
+                self.problem = f"no whole answer within {timeout:g} s (the backend was still sending it)"
+                raise requests.exceptions.ReadTimeout(self.problem)
             if "error" in done:
                 raise done["error"]
             response = done["response"]
