@@ -91,8 +91,13 @@ def open_regular(path: str | os.PathLike) -> BinaryIO:
 
 def read_limited(path: str | os.PathLike, limit: int, what: str = "file") -> bytes:
     """The bytes of ``path`` (opened as :func:`open_regular` opens it), Refused when there are more than
-    ``limit``: ``limit + 1`` are read at most, whatever size the file claims."""
+    ``limit``: a file whose size says so is refused before a byte is read, and ``limit + 1`` are read at most,
+    whatever size the file claims (it may grow). The one reader of the small files a user names or a run folder
+    holds (run files, juries, thresholds, prices, a scripted judge's script, summary.json and its siblings)."""
     with open_regular(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise Refused(f"the file is over {limit:,} bytes, too large for a {what} ({size:,} bytes)")
         try:
             data = handle.read(limit + 1)
         except OSError as exc:

@@ -67,7 +67,7 @@ def _listed(names: Sequence[str]) -> str:
 
 def _run(path: str, which: str) -> dict[str, Any]:
     """A run folder's summary and declared directions; :class:`CompareError` saying what is wrong with it."""
-    from genevals.output import runfolder
+    from genevals.output import runfolder, summary_shape
     from genevals.output.comparing import directions_of
 
     folder = Path(path)
@@ -81,8 +81,9 @@ def _run(path: str, which: str) -> dict[str, Any]:
                            "`genevals run --out`, or a run that scored nothing)")
     try:
         summary = runfolder.read_summary(folder)
+        summary_shape.check(summary, folder / runfolder.SUMMARY_FILE)
         declared = runfolder.read_outputs(folder)
-    except ValueError as exc:
+    except ValueError as exc:  # a file that is no JSON object, a FIFO, too large, or a field of the wrong type
         raise CompareError(f"{which} {exc}") from None
     if not isinstance(summary.get("systems"), Mapping) or not summary["systems"]:
         raise CompareError(f"{which} {path}: no {runfolder.SUMMARY_FILE} with systems in it (an interrupted run: "

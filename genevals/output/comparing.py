@@ -20,6 +20,7 @@ from genevals.stats import comparisons
 from genevals.keys import id_digest
 from genevals.output import runfolder
 from genevals.output.thresholds import KINDS
+from genevals.quote import quoted
 from genevals.stats import DEFAULT_SEED
 from genevals.stats.cluster import conversation_code
 from genevals.types import OK, SampleResult
@@ -85,11 +86,21 @@ class PairedValues:
                   if r.value is not None and r.status == OK and math.isfinite(r.value)}, result.sample.conversation_id)
 
     @classmethod
-    def from_folder(cls, run_dir: str | Path, metrics: Iterable[str]) -> "PairedValues":
+    def from_folder(cls, run_dir: str | Path, metrics: Iterable[str], check_ids: bool = False) -> "PairedValues":
+        """The values of a run folder's results.jsonl; with ``check_ids``, a ResultsError at the line that scores
+        an id its system already scored (a hand-merged or damaged file: the pairs would be taken at random)."""
         paired = cls(metrics)
         for _, row in runfolder.iter_rows(run_dir):
             paired.add_row(row)
+        if check_ids:
+            paired._check_ids(run_dir)
         return paired
+
+    def _check_ids(self, run_dir: str | Path) -> None:
+        for (system, _), (digests, _) in self._columns.items():
+            keys = np.frombuffer(digests, dtype=np.uint64)
+            if len(np.unique(keys)) < len(keys):
+                _repeated(run_dir, system)
 
     @classmethod
     def from_results(cls, results: Iterable[SampleResult], metrics: Iterable[str]) -> "PairedValues":
@@ -121,6 +132,22 @@ class PairedValues:
         ka, kb = np.frombuffer(ca[0], dtype=np.uint64), np.frombuffer(cb[0], dtype=np.uint64)
         _, ia, _ = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
         return np.frombuffer(codes, dtype=np.float64)[ia]
+
+
+def _repeated(run_dir: str | Path, system: str) -> None:
+    """ResultsError at the first line of results.jsonl that holds an id ``system`` already scored."""
+    seen: dict[str, int] = {}
+    for number, _, row in runfolder.records(run_dir):
+        row_system = row.get("system", "default")
+        if ("" if row_system is None else str(row_system)) != system:
+            continue
+        sample_id = "" if row.get("id") is None else str(row.get("id"))
+        if sample_id in seen:
+            raise runfolder.ResultsError(
+                str(runfolder.results_path(run_dir)), number,
+                f"the id {quoted(sample_id)} of system {quoted(system)} is already scored on line {seen[sample_id]}: "
+                "a system scores each id once (a hand-merged or damaged file); remove one of the two lines")
+        seen[sample_id] = number
 
 
 def gated(meta: Mapping[str, Any]) -> list[str]:
@@ -183,7 +210,7 @@ def for_folder(run_dir: str | Path, summary: Mapping[str, Any],
     """:func:`block` of a run folder's results.jsonl and ``summary`` (the headline metrics, or ``metrics``)."""
     systems = summary.get("systems") or {}
     wanted = list(metrics) if metrics is not None else compared_metrics(systems, summary.get("meta") or {})
-    paired = PairedValues.from_folder(run_dir, wanted)
+    paired = PairedValues.from_folder(run_dir, wanted, check_ids=True)
     return block(systems, paired, summary.get("seed", DEFAULT_SEED) if seed is None else seed,
                  directions_of(declarations or runfolder.read_outputs(run_dir)))
 
@@ -199,8 +226,8 @@ def across_runs(run_a: str | Path, summary_a: Mapping[str, Any], label_a: str, r
     families = {**families_of(runfolder.read_outputs(run_a)), **families_of(runfolder.read_outputs(run_b))}
     apart = not_comparable(metrics, summary_a, summary_b, families)
     compared = [m for m in metrics if m not in apart]
-    paired_a = PairedValues.from_folder(run_a, compared)
-    paired_b = PairedValues.from_folder(run_b, compared)
+    paired_a = PairedValues.from_folder(run_a, compared, check_ids=True)
+    paired_b = PairedValues.from_folder(run_b, compared, check_ids=True)
     names = {f"{label_a}/{s}": (paired_a, s) for s in systems}
     names.update({f"{label_b}/{s}": (paired_b, s) for s in systems})
 

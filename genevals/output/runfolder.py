@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+from genevals import files
 from genevals.output.atomic import replacing, write_whole  # noqa: F401  (the run folder's writers, by name)
 from genevals.types import SampleResult, SkippedRow
 
@@ -53,6 +54,8 @@ def inputs_of(run_dir: str | Path) -> list[tuple[str, Path]]:
     """``(what, path)`` for each file a command reading ``run_dir`` reads, as
     :func:`genevals.files.clobber_refusal` takes them."""
     return [("the run folder's file", Path(run_dir) / name) for name in READ_FILES]
+#: the largest summary.json, outputs.json, manifest.json a reader takes (a summary of 50 systems is some 100 KB)
+MAX_JSON_BYTES = 64 << 20
 
 
 class ResultsError(ValueError):
@@ -64,7 +67,7 @@ class ResultsError(ValueError):
         super().__init__(f"{source}:{line}: {message}")
 
 
-def _results_path(where: str | Path) -> Path:
+def results_path(where: str | Path) -> Path:
     """A run folder's results file, or ``where`` itself when it names a file."""
     where = Path(where)
     return where / RESULTS_FILE if where.is_dir() else where
@@ -120,8 +123,14 @@ def iter_rows(where: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     a time) and ends the file; any other line that is not a JSON object raises :class:`ResultsError` naming it:
     skipping it would hide results (and ``--resume`` would score them again). Line numbers count from 1 and
     include blank lines."""
-    for _, locator, row in _records(_results_path(where)):
+    for _, locator, row in _records(results_path(where)):
         yield locator, row
+
+
+def records(where: str | Path) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """``(line number, locator, record)`` of each sample's record of a results file (:func:`iter_rows`, with the
+    line that holds it: a conversation line's turns share theirs)."""
+    return _records(results_path(where))
 
 
 def _records(path: Path) -> Iterator[tuple[int, int, dict[str, Any]]]:
@@ -183,7 +192,7 @@ def read_lines(where: str | Path, wanted: Mapping[int, Any]) -> Iterator[tuple[i
         return
     last = max(wanted)
     extra = 0
-    path = _results_path(where)
+    path = results_path(where)
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             at = number + extra
@@ -219,7 +228,7 @@ def _parsed(line: str) -> dict[str, Any] | None:
 def read_results(where: str | Path) -> Iterator[SampleResult]:
     """The results of a run folder (or results file), one per sample (a conversation line gives each turn),
     tolerating a last line cut short by a crash."""
-    path = _results_path(where)
+    path = results_path(where)
     for number, _, row in _records(path):
         try:
             yield SampleResult.from_dict(row)
@@ -233,10 +242,12 @@ def _read_object(path: Path) -> dict[str, Any]:
     or not a JSON object (a report or summary read from it would otherwise fail deep inside, unnamed)."""
     if not path.exists():
         return {}
-    try:
-        found = json.loads(path.read_bytes())
-    except IsADirectoryError:
-        raise ValueError(f"{path}: a folder, not a file") from None
+    if path.is_dir():
+        raise ValueError(f"{path}: a folder, not a file")
+    try:  # a FIFO there would block the read, /dev/zero never end: refused before a byte is read
+        found = json.loads(files.read_limited(path, MAX_JSON_BYTES, f"run folder's {path.name}"))
+    except files.Refused as exc:
+        raise ValueError(f"{path}: {exc}") from None
     except RecursionError:
         found = None
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
