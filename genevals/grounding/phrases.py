@@ -106,6 +106,11 @@ class Evidence:
         joined = " ".join(ent.expand_abbreviations(t) for t in texts)
         self.tokens = ent.token_set(joined)
         self.stems = {ent.stem(w) for w in self.tokens}
+        # the words inside a structured record's keys ("RestaurantsReservations": false says something about
+        # reservations): present for the absent rule (holds), not for the detector's features, which its weights
+        # were trained on
+        self.key_tokens = ent.token_set(" ".join(map(ent.key_words, texts)))
+        self.key_stems = {ent.stem(w) for w in self.key_tokens}
         self.compact = ent.compact(joined)
         self.numbers: set[str] = set()
         for t in texts:
@@ -162,6 +167,13 @@ class Evidence:
     def has_word(self, word: str) -> bool:
         w = word.lower()
         return w in self.tokens or ent.stem(w) in self.stems or w.rstrip("s") in self.tokens
+
+    def holds(self, word: str) -> bool:
+        """:meth:`has_word`, or the word is inside a record's key (split at CamelCase, snake_case ...)."""
+        if self.has_word(word):
+            return True
+        w = word.lower()
+        return w in self.key_tokens or ent.stem(w) in self.key_stems or w.rstrip("s") in self.key_tokens
 
     def has_name(self, word: str) -> bool:
         return ent.present(word, self.tokens, self.stems, self.compact)

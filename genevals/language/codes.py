@@ -24,14 +24,25 @@ st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo
 #: withdrawn ISO 639-1 codes, still written by Java's Locale and older systems: read as their current code
 WITHDRAWN = {"iw": "he", "in": "id", "ji": "yi", "jw": "jv", "mo": "ro"}
 
-#: English names of the languages genevals treats specially, for messages and the report
+#: English names of the languages genevals treats specially, for messages and the report, and detects
 NAMES = {
     "en": "English", "es": "Spanish", "de": "German", "fr": "French", "it": "Italian", "pt": "Portuguese",
     "nl": "Dutch", "vi": "Vietnamese", "ar": "Arabic", "fa": "Persian", "ur": "Urdu", "he": "Hebrew",
     "hi": "Hindi", "mr": "Marathi", "ne": "Nepali", "bn": "Bengali", "zh": "Chinese", "ja": "Japanese",
     "ko": "Korean", "th": "Thai", "ru": "Russian", "uk": "Ukrainian", "el": "Greek", "tr": "Turkish",
     "pl": "Polish", "id": "Indonesian", "sw": "Swahili",
+    # the languages that own their script: a text in it is one of them, whatever its length
+    "ka": "Georgian", "hy": "Armenian", "lo": "Lao", "my": "Burmese", "km": "Khmer", "ta": "Tamil",
+    "te": "Telugu", "gu": "Gujarati", "kn": "Kannada", "ml": "Malayalam", "si": "Sinhala", "pa": "Punjabi",
+    "or": "Odia", "am": "Amharic",
 }
+
+#: the languages detection chooses among (:mod:`genevals.language.detect`): those of :data:`NAMES`, the ones
+#: genevals' rules and messages know by name (MLQA's normalisations, the segmenters, the languages that own
+#: their script). A text in any other language is read as the nearest of these, or falls back (every language
+#: outside MLQA's and the segmenters' is normalised by the same Unicode rule, so only the label differs); a row's
+#: ``language`` field or ``--language`` still takes any ISO 639-1 code.
+SUPPORTED = frozenset(NAMES)
 
 #: what a user may type for one of :data:`NAMES` that is not its ISO 639-1 code: the ISO 639-2/3 codes, the
 #: country codes people confuse with language codes, the names. Only for the did-you-mean: never accepted,
