@@ -29,6 +29,7 @@ A leak's form may also be ``folded``: base64 broken by a line break, as a server
 The same leaks without a marker, for every request (the preflight and ``GET /models`` too): a base URL that ends
 in ``/leak-FIELD`` or ``/leak-FIELD-FORM`` after ``/v1`` (``{base_url}/leak-model-base64``).
 
+``claims(answer)`` (a function) replaces decompose's claims with its own when it returns a list.
 ``reject_json_schema=True`` makes it answer 400 to ``response_format.type == "json_schema"`` (a llama.cpp-style
 server), so the client has to fall back to ``json_object`` with a schema. ``models`` (a set of names) makes it
 answer 404 model_not_found for any other model, and ``api_key`` 401 (echoing the key sent, as OpenAI does) for
@@ -79,8 +80,11 @@ class FaultServer:
                  replies: Any = None, models: set[str] | None = None, api_key: str | None = None,
                  slots: int | None = None, latency: float = 0.0, listed: Any = None,
                  answer_model: str | None = None, fail_seeds: set[int] | None = None,
-                 host: str = "127.0.0.1", verdict: Any = None) -> None:
+                 host: str = "127.0.0.1", verdict: Any = None, claims: Any = None) -> None:
         self.reject_json_schema = reject_json_schema
+        #: ``claims(answer) -> list of {"claim", "source"} or None``: a judge that decomposes its own way (one that
+        #: invents claims from the answer's words); None, or a None reply: one claim per sentence
+        self.claims = claims
         #: ``verdict(claim, label) -> label``: a judge with views of its own (a jury's dissenter); default honest
         self.verdict = verdict
         self.fail_seeds = set(fail_seeds or ())
@@ -220,6 +224,9 @@ class FaultServer:
             echo_claim = echo
         if kind == "decompose":
             reply = _decompose(content, echo_claim)
+            own = self.claims(_answer_of(content)) if self.claims is not None else None
+            if own is not None:
+                reply = {"claims": own}
             if marker == "FAULTINVENT":  # what the tiny packaged model does: copy the example, make things up
                 first = reply["claims"][0]["source"]
                 reply["claims"] += [{"claim": "The Varnholt Bridge opened in 1931.", "source": first},
