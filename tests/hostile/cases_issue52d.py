@@ -99,5 +99,27 @@ def _numerals() -> list[Case]:
     return found
 
 
+def _jury() -> list[Case]:
+    """A jury file with both lists, and weights whose weighted sums overflow (they wrote NaN into results)."""
+    good = {"model": "a", "base_url": "http://127.0.0.1:9/v1"}
+    files = {
+        "both-lists": ({"judge": [dict(good, name="x"), dict(good, name="y")],
+                        "judges": [dict(good, name="p"), dict(good, name="q")]}, ("jury.json", "'judge'", "'judges'")),
+        "weights-overflow": ([dict(good, name="x", weight=1e308), dict(good, name="y", weight=1e308)],
+                             ("jury.json", "judge 1", "weight")),
+    }
+    found = [Case(id=f"{CLS}-jury-{slug}", cls=CLS, expect="refused", where=where,
+                  argv=("run", "{in}", "--metrics", "faithfulness", "--jury", "{tmp}/jury.json", "--no-history",
+                        "--out", "{out}"),
+                  files=(("in.jsonl", good_jsonl()), ("jury.json", json.dumps(data).encode())))
+             for slug, (data, where) in files.items()]
+    huge = json.dumps([dict(good, name="x"), dict(good, name="y", weight=0)]).replace('"weight": 0', '"weight": 1' + "0" * 400)
+    found.append(Case(id=f"{CLS}-jury-weight-400-digits", cls=CLS, expect="refused", where=("jury.json", "weight"),
+                      argv=("run", "{in}", "--metrics", "faithfulness", "--jury", "{tmp}/jury.json", "--no-history",
+                            "--out", "{out}"),
+                      files=(("in.jsonl", good_jsonl()), ("jury.json", huge.encode()))))
+    return found
+
+
 def cases() -> list[Case]:
-    return [*_regexes(), *_grounding(), *_conversations(), *_numerals()]
+    return [*_regexes(), *_grounding(), *_conversations(), *_numerals(), *_jury()]
