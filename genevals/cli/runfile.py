@@ -20,12 +20,12 @@ directory, as on the command line. A bad file is exit 2 with a message naming th
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from genevals.cli.runfile_lines import lines_of
 from genevals.cli.runfile_values import RunFileError, convert, type_name
 from genevals.quote import clip
 
@@ -160,46 +160,6 @@ def _read(path: str) -> tuple[dict[str, Any], list[str]]:
         raise RunFileError(f"{path}: not valid TOML: {exc}") from None
     except RecursionError:
         raise RunFileError(f"{path}: not valid TOML: nested too deeply") from None
-
-
-# a key's dotted path at the start of a (left-stripped) line, taken atomically (a lookahead and its group): the
-# whitespace around its dots and before "=" is read once, where ``\s*`` on both sides of a lazy or repeated part
-# backtracked over a long run of spaces (cubic: 8,000 spaces took a minute, in any pyproject.toml found)
-_KEY = re.compile(r'(?=((?:[A-Za-z0-9_-]+|"[^"]*")(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"))*))\1\s*=')
-
-
-def _header(line: str) -> str | None:
-    """A table header's name (``[ run.fast ]  # note`` -> ``run.fast``), or None: read with string methods, in
-    one pass over the line."""
-    text = line.strip()
-    close = text.find("]")
-    if not text.startswith("[") or close < 0:
-        return None
-    name, rest = text[1:close].strip(), text[close + 1:].lstrip()
-    if not name or "[" in name or (rest and not rest.startswith("#")):
-        return None
-    return name
-
-
-def _dotted(text: str) -> tuple[str, ...]:
-    return tuple(part.strip().strip('"') for part in text.split("."))
-
-
-def lines_of(lines: list[str]) -> dict[tuple[str, ...], int]:
-    """Each key's line (1-based), as a dotted path; a table's own line under its path. Enough for messages:
-    a key inside an inline table gets its table's line from the caller's fallback."""
-    found: dict[tuple[str, ...], int] = {}
-    table: tuple[str, ...] = ()
-    for number, line in enumerate(lines, 1):
-        header = _header(line)
-        if header and not line.lstrip().startswith("[["):
-            table = _dotted(header)
-            found.setdefault(table, number)
-            continue
-        key = _KEY.match(line.lstrip())
-        if key:
-            found.setdefault(table + _dotted(key.group(1)), number)
-    return found
 
 
 def _where(path: str, lines: dict[tuple[str, ...], int], key: tuple[str, ...]) -> str:

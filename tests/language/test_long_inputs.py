@@ -76,7 +76,7 @@ def test_a_long_conversation_writes_each_message_once(tmp_path):
 def _calls():
     """One call per family of regular expressions that read user or judge text, on 100,000 spaces."""
     from genevals.claims import locate
-    from genevals.cli import runfile
+    from genevals.cli import runfile_lines as runfile
     from genevals.grounding import phrases
     from genevals.labels import umbrela
     from genevals.metrics.judging import parse
