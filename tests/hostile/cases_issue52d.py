@@ -121,5 +121,40 @@ def _jury() -> list[Case]:
     return found
 
 
+def _languages() -> list[Case]:
+    """A language tag whose subtags are no BCP 47 subtags (16b), as an option and as a row's field."""
+    found = [run_case(f"{CLS}-language-option-{slug}", CLS, "refused", good_jsonl(), where=("--language", tag),
+                      extra=("--language", tag)) for slug, tag in (("bang", "en-!!!"), ("dash", "en-"))]
+    row = dict(GOOD_ROWS[0], language="en-!!!")
+    found.append(run_case(f"{CLS}-language-field-bang", CLS, "refused", jsonl(line(row)),
+                          where=("in.jsonl:1", "language")))
+    return found
+
+
+def _options() -> list[Case]:
+    """A --judge-option value of JSON nested 5,000 deep (16b): a RecursionError's traceback before."""
+    deep = {"object": '{"a": ' * 5000 + "1" + "}" * 5000, "list": "[" * 5000 + "]" * 5000}
+    return [run_case(f"{CLS}-judge-option-deep-{slug}", CLS, "refused", good_jsonl(), metrics="faithfulness",
+                     where=("--judge-option", "prices"), extra=("--judge-option", "prices=" + value))
+            for slug, value in deep.items()]
+
+
+def _attr(key: str, value: str) -> dict:
+    return {"key": key, "value": {"stringValue": value}}
+
+
+def _traces() -> list[Case]:
+    """An OpenInference span whose session.id is blank (16b): 'expected text, got text' before."""
+    span = {"traceId": "1" * 32, "spanId": "2" * 16, "name": "chat", "startTimeUnixNano": "1",
+            "attributes": [_attr("openinference.span.kind", "CHAIN"), _attr("input.value", "When?"),
+                           _attr("output.value", "At noon."), _attr("session.id", "   ")]}
+    export = {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {"name": "t"},
+                                                                                 "spans": [span]}]}]}
+    return [Case(id=f"{CLS}-trace-blank-session", cls=CLS, expect="refused", where=("in.jsonl:1", "session", "whitespace only"),
+                 argv=("run", "--from", "openinference", "{in}", "--out", "{out}", "--metrics", CHEAP),
+                 files=(("in.jsonl", jsonl(json.dumps(export))),))]
+
+
 def cases() -> list[Case]:
-    return [*_regexes(), *_grounding(), *_conversations(), *_numerals(), *_jury()]
+    return [*_regexes(), *_grounding(), *_conversations(), *_numerals(), *_jury(), *_languages(), *_options(),
+            *_traces()]
