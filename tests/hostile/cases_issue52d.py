@@ -155,6 +155,14 @@ def _traces() -> list[Case]:
                  files=(("in.jsonl", jsonl(json.dumps(export))),))]
 
 
+def _keys() -> list[Case]:
+    """A 100 KB API key (16b): the redactor compiled a pattern of it for minutes, in 1 GB; now refused, unshown."""
+    key = "sk-" + "k" * 100_000
+    judge = ("--judge-base-url", "http://127.0.0.1:9/v1", "--no-history")
+    return [run_case(f"{CLS}-api-key-100k-env", CLS, "refused", good_jsonl(), metrics="faithfulness", extra=judge,
+                     where=("OPENAI_API_KEY", "4,096"), env=(("OPENAI_API_KEY", key),), limit=20.0)]
+
+
 def cases() -> list[Case]:
     return [*_regexes(), *_grounding(), *_conversations(), *_numerals(), *_jury(), *_languages(), *_options(),
-            *_traces()]
+            *_traces(), *_keys()]
