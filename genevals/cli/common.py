@@ -121,6 +121,8 @@ def key_value(text: str) -> tuple[str, Any]:
         parsed = json.loads(value)
     except ValueError:
         parsed = value
+    except RecursionError:  # JSON nested thousands deep: a value no setting takes, refused rather than a traceback
+        raise argparse.ArgumentTypeError(f"{key.strip()[:40]}=: the value is JSON nested too deeply to read") from None
     return key.strip().replace("-", "_"), parsed
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_THRESHOLD, csv_list
+from genevals.output.terminal import visible_message
 from genevals.suggest import did_you_mean
 
 #: how many available names an error lists before "..."
@@ -197,7 +198,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         else:
             found, worse, untested = _across(runs[0], runs[1], metrics, args.fail_if_worse)
     except (CompareError, ResultsError) as exc:  # ResultsError: a results.jsonl line that is not a result
-        print(f"genevals: error: {exc}", file=sys.stderr)
+        print(f"genevals: error: {visible_message(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     gating = args.fail_if_worse is not None or len(runs) == 2
     directions = {k: v for run in runs for k, v in run["directions"].items()}

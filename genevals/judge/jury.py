@@ -26,7 +26,6 @@ of entries, or an object with a ``judges`` (or ``judge``) list.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from dataclasses import dataclass, fields
@@ -45,6 +44,9 @@ MAX_BYTES = 1 << 20
 #: the most values a YAML jury file may hold, each counted as often as aliases repeat it
 MAX_YAML_VALUES = 10_000
 _OWN = ("name", "weight", "api_key_env")
+#: the largest weight: weights are relative, and a million to one is already one judge deciding; past it, the
+#: weighted sums overflowed to infinity and wrote NaN into results.jsonl
+MAX_WEIGHT = 1e6
 
 
 class JuryError(ValueError):
@@ -148,8 +150,10 @@ def juror(entry: Any, index: int, where: str, base: JudgeConfig | None = None,
     name = entry.pop("name", None)
     weight = entry.pop("weight", 1.0)
     key_env = entry.pop("api_key_env", None)
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight <= 0:
-        raise JuryError(f"{at}: key 'weight': expected a number above 0, got {shown(weight)}")
+    # NaN fails both comparisons; an int past a float's range compares without being converted
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight <= MAX_WEIGHT:
+        raise JuryError(f"{at}: key 'weight': expected a number above 0 and at most {MAX_WEIGHT:,.0f}, got "
+                        f"{shown(weight)}")
     settings = {**_base_fields(base), **entry}
     if key_env is not None:
         if not isinstance(key_env, str) or not key_env.strip():
@@ -298,6 +302,9 @@ def _read(path: Path) -> tuple[list[Any], list[int]]:
             raise JuryError(f"{path}: unknown top-level key {shown(extra[0])}"
                             f"{did_you_mean(str(extra[0])[:100], ['judge'])}; "
                             "a jury file holds a list of judges ([[judge]] tables in TOML)")
+        if "judge" in parsed and "judges" in parsed:  # which list to use would be a guess: one was silently lost
+            raise JuryError(f"{path}: holds both 'judge' and 'judges'; a jury file holds one list of judges "
+                            "(keep one of the two keys)")
         parsed = parsed.get("judge", parsed.get("judges"))
     if not isinstance(parsed, list):
         raise JuryError(f"{path}: expected a list of judges ([[judge]] tables in TOML, a list in JSON or YAML), "

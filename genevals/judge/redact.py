@@ -35,6 +35,9 @@ MASK = "***"
 MIN_URL_SECRET = 6
 #: shortest secret looked for split or base64-encoded (shorter ones only literally and escaped)
 MIN_SPLIT = 8
+#: the longest secret a judge takes (an API key is a few hundred characters at most): the redactor's pattern grows
+#: with the key (a 100 KB key took minutes and 1 GB to compile), so a longer one is refused, never echoed
+MAX_SECRET_CHARS = 4096
 #: what may lie between two characters of a split secret: whitespace (zero-width too), an escaped newline or
 #: tab, or a string boundary (its quotes escaped too, as inside a JSON string); bounded so no input makes the
 #: search slow

@@ -1,7 +1,8 @@
 """Language codes: ISO 639-1, the two-letter codes ``--language``, a row's ``language`` field and the results use.
 
 A code is checked once, here (:func:`check`), and is read as a BCP 47 tag's language part, case and ``_``/``-``
-aside: ``zh-Hant``, ``zh_TW`` and ``ZH`` are ``zh``, ``PT_br`` is ``pt``. Full-width forms (``ｚｈ``, typed with a
+aside: ``zh-Hant``, ``zh_TW`` and ``ZH`` are ``zh``, ``PT_br`` is ``pt``; the tag's other subtags must be 1 to 8
+ASCII letters or digits (``en-!!!`` and ``en-`` are refused). Full-width forms (``ｚｈ``, typed with a
 CJK input method) are read as their ASCII letters (NFKC). The codes ISO withdrew that Java's ``Locale`` and old
 systems still write (``iw``, ``in``, ``ji``, ``jw``, ``mo``) are read as their current ones. Anything else (an
 ISO 639-2 code such as ``eng``, a country code such as ``cn``, a name such as ``english``) is a ValueError that
@@ -84,10 +85,14 @@ def check(code: object, field: str = "language") -> str:
     if not isinstance(code, str):
         raise ValueError(f"{field}: expected an ISO 639-1 code such as 'en' or 'zh', got {type(code).__name__}")
     low = unicodedata.normalize("NFKC", code).strip().lower().replace("_", "-")
-    base = low.split("-", 1)[0]  # "zh-Hans", "pt-BR": the language part
+    base, *subtags = low.split("-")  # "zh-Hans", "pt-BR": the language part, then BCP 47's other subtags
     base = WITHDRAWN.get(base, base)
     if base in ISO_639_1:
-        return base
+        if all(1 <= len(s) <= 8 and s.isascii() and s.isalnum() for s in subtags):
+            return base
+        raise ValueError(f"{field}: {_shown(code)} is not a language tag: after the language code, a BCP 47 tag "
+                         "has subtags of 1 to 8 ASCII letters or digits, each after a '-' (such as 'en-US' or "
+                         f"'zh-Hant'); or write the code alone, '{base}'")
     if not low:
         raise ValueError(f"{field}: empty; use a two-letter ISO 639-1 code such as 'en', 'zh', 'ar', or 'auto' to "
                          "detect it")

@@ -9,7 +9,10 @@ written aside and renamed into place (:func:`replacing`): a crash leaves the old
 results.jsonl has one JSON object per line: a :meth:`SampleResult.to_dict` for a sample that is no conversation's
 turn, and for a conversation one line holding all its turns' results, in turn order::
 
-    {"conversation_id": "c1", "system": "default", "turns": [<SampleResult.to_dict of turn 1>, ...]}
+    {"conversation_id": "c1", "system": "default", "messages": [{"role": ..., "content": ...}, ...],
+     "turns": [<SampleResult.to_dict of turn 1>, ...]}
+
+Its turns' histories are slices of its ``messages`` (:mod:`genevals.output.conversation_line`).
 
 A conversation's line is written once every turn of it is scored, so the file never holds half a conversation
 (written by this version: a folder of the earlier format, one line per turn, still reads, and resumes). The
@@ -29,6 +32,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from genevals import files
 from genevals.output.atomic import replacing, write_whole  # noqa: F401  (the run folder's writers, by name)
+from genevals.output.conversation_line import conversation_line, with_histories
 from genevals.types import SampleResult, SkippedRow
 
 RESULTS_FILE = "results.jsonl"
@@ -75,8 +79,6 @@ def results_path(where: str | Path) -> Path:
 
 #: the key of a conversation line's turns (:func:`results_text`)
 TURNS = "turns"
-
-
 def results_text(units: Iterable[Sequence[SampleResult]]) -> str:
     """The results.jsonl lines of ``units``, one line each: a sample that is no conversation's turn (a unit
     alone) as its record, a conversation's turns (the engine keeps them together as one unit) as one line."""
@@ -86,9 +88,7 @@ def results_text(units: Iterable[Sequence[SampleResult]]) -> str:
         if first.conversation_id is None:
             lines.extend(json.dumps(result.to_dict(), ensure_ascii=False) + "\n" for result in unit)
             continue
-        line = {"conversation_id": first.conversation_id, "system": first.system,
-                TURNS: [t.to_dict() for t in sorted(unit, key=lambda t: t.sample.turn or 0)]}
-        lines.append(json.dumps(line, ensure_ascii=False) + "\n")
+        lines.append(json.dumps(conversation_line(unit, TURNS), ensure_ascii=False) + "\n")
     return "".join(lines)
 
 
@@ -154,6 +154,9 @@ def _turns(path: Path, number: int, row: dict[str, Any]) -> list[dict[str, Any]]
     turns = row[TURNS]
     if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
         raise _not_a_result(path, number, f"a conversation line whose {TURNS!r} is not a list of result objects")
+    problem = with_histories(row, turns)
+    if problem:
+        raise _not_a_result(path, number, f"a conversation line {problem}")
     return turns
 
 

@@ -29,6 +29,12 @@ def visible(value: Any) -> str:
     return _UNSAFE.sub(_escape, value if isinstance(value, str) else str(value))
 
 
+def visible_message(value: Any) -> str:
+    """A message for the terminal as :func:`visible` writes it, its own line breaks and tabs kept: the one place an
+    error's text (a file's key, a --profile, a folder's name, all quoted as given) is made safe to print."""
+    return "\n".join(visible(line).replace("\\x09", "\t") for line in str(value).split("\n"))
+
+
 # ------------------------------------------------------------------------------------------- the leaderboard
 
 def _mean(cell: Mapping[str, Any], best: bool) -> str:
