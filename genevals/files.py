@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterable
 from typing import BinaryIO
 
 #: trees of files that are not files: their contents are made as they are read
@@ -90,8 +91,13 @@ def open_regular(path: str | os.PathLike) -> BinaryIO:
 
 def read_limited(path: str | os.PathLike, limit: int, what: str = "file") -> bytes:
     """The bytes of ``path`` (opened as :func:`open_regular` opens it), Refused when there are more than
-    ``limit``: ``limit + 1`` are read at most, whatever size the file claims."""
+    ``limit``: a file whose size says so is refused before a byte is read, and ``limit + 1`` are read at most,
+    whatever size the file claims (it may grow). The one reader of the small files a user names or a run folder
+    holds (run files, juries, thresholds, prices, a scripted judge's script, summary.json and its siblings)."""
     with open_regular(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise Refused(f"the file is over {limit:,} bytes, too large for a {what} ({size:,} bytes)")
         try:
             data = handle.read(limit + 1)
         except OSError as exc:
@@ -119,3 +125,28 @@ def output_refusal(path: str | os.PathLike) -> str | None:
         return kind.replace("; save it to a file first", "; name a file")
     tree = _under(text, (*SYSTEM_TREES, "/dev"))
     return None if tree is None else f"is under {tree}, not a place for a file genevals writes"
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same inode (through symbolic or hard links), or, when either is
+    missing, the same path once links and ``..`` are resolved."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        pass
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
+
+
+def clobber_refusal(output: str | os.PathLike, inputs: Iterable[tuple[str, str | os.PathLike | None]]) -> str | None:
+    """Why ``output`` cannot be written, when it is the same file (:func:`same_file`) as one of ``inputs``
+    (``(what, path)``: ``what`` names the option or the file's role, as the message shows it), or None. The one
+    check every command that writes a file makes before it reads or writes anything, so no output ever replaces
+    what the same command reads."""
+    for what, path in inputs:
+        if path is not None and os.fspath(path) and same_file(output, path):
+            return (f"is the same file as {what} {os.fspath(path)}; writing it would destroy that input: name "
+                    "another file")
+    return None

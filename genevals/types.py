@@ -233,6 +233,8 @@ class Claim:
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"index": self.index, "text": self.text, "spans": [list(s) for s in self.spans],
                              "located": self.located}
+        if not self.located:  # not the answer's: never counted against it (issue 52)
+            d["status"] = "invented"
         if self.note:
             d["note"] = self.note
         return d

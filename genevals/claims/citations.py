@@ -137,6 +137,9 @@ def compile_pattern(pattern: str | None) -> Any:
                            f"{MAX_GROUPS} (the group 'ref', else the first group, holds the references)")
     if any(m.end() == m.start() for probe in _PROBES for m in compiled.finditer(probe)):
         raise PatternError(f"citation pattern {shown(pattern)} matches the empty string")
+    if not compiled.groups:  # the whole match ("[3]") would be read as the reference: every marker out of range
+        raise PatternError(f"citation pattern {shown(pattern)} has no group: the group 'ref', else the first group, "
+                           "holds a marker's references (write \\[(\\d+)\\], not \\[\\d+\\])")
     return compiled
 
 

@@ -21,7 +21,8 @@ from genevals.text import WORD, content_words
 
 FUZZY_THRESHOLD = 90.0
 MIN_FUZZY_CHARS = 12  # shorter excerpts must match exactly or after normalising
-_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|\u2026)\s*")
+# the whitespace before "..." is matched only from the start of its run (not from every character of a long run)
+_ELLIPSIS = re.compile(r"(?:(?<!\s)\s+)?(?:\.\.\.|\u2026)\s*")
 #: quote marks a judge may put around an excerpt (either end, any of them)
 _QUOTES = '"\u201c\u201d\'`'
 #: bracket pairs a judge may put around an excerpt (removed only as a pair)

@@ -31,9 +31,11 @@ class Parser(argparse.ArgumentParser):
     """argparse's parser (its subcommands' too: they are made of the same class) with usage errors cut short."""
 
     def error(self, message: str):  # type: ignore[override]
+        from genevals.output.terminal import visible_message
+
         if len(message) > MAX_ERROR:
             message = f"{message[:MAX_ERROR - 60]} ... ({len(message):,} characters in all) ... {message[-40:]}"
-        super().error(message)
+        super().error(visible_message(message))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,7 +12,6 @@ import argparse
 import dataclasses
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from genevals.settings import Setting
@@ -102,12 +101,12 @@ count, share, nonnegative = option_type(COUNT), option_type(SHARE), option_type(
 
 
 def json_file(path: str) -> Any:
-    from genevals.files import refusal
+    from genevals.files import Refused, read_limited
 
-    if (problem := refusal(path)) is not None:  # a pipe or a device would hang the read or never end
-        raise argparse.ArgumentTypeError(f"{path}: {problem}")
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+    try:  # a pipe or a device would hang the read or never end: refused before a byte is read
+        return json.loads(read_limited(path, 16 << 20, "JSON file").decode("utf-8"))
+    except Refused as exc:
+        raise argparse.ArgumentTypeError(f"{path}: {exc}") from None
     except (OSError, ValueError) as exc:
         raise argparse.ArgumentTypeError(f"{path}: {exc}") from None
 
@@ -122,6 +121,8 @@ def key_value(text: str) -> tuple[str, Any]:
         parsed = json.loads(value)
     except ValueError:
         parsed = value
+    except RecursionError:  # JSON nested thousands deep: a value no setting takes, refused rather than a traceback
+        raise argparse.ArgumentTypeError(f"{key.strip()[:40]}=: the value is JSON nested too deeply to read") from None
     return key.strip().replace("-", "_"), parsed
 
 

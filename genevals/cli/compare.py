@@ -10,8 +10,13 @@ first): ``--fail-if-worse SYSTEM`` exits 1 when SYSTEM is significantly worse th
 RUN_B: than itself in RUN_A); with RUN_B, exit 1 when RUN_B is significantly worse than RUN_A for any system.
 A gate that would compare nothing is bad input, never a pass.
 
-Exit codes (:mod:`genevals.cli.common`): 0 no significant regression, 1 one, 2 bad input (a missing folder, a
-folder without results, an unknown system or metric, systems that share no question id).
+A metric the two runs scored under different signatures (other settings, language handling, model or prompt:
+:func:`genevals.signature.signature_difference`) is not compared, never a regression: the leaderboard, the JSON's
+``not_compared`` and stderr say why ("not compared: signatures differ (lang:auto vs lang:en)").
+
+Exit codes (:mod:`genevals.cli.common`): 0 no significant regression among the metrics compared, 1 one, 2 bad
+input (a missing folder, a folder without results, an unknown system or metric, systems that share no question
+id, or two runs none of whose gated metrics could be compared: their signatures differ).
 """
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_THRESHOLD, csv_list
+from genevals.output.terminal import visible_message
 from genevals.suggest import did_you_mean
 
 #: how many available names an error lists before "..."
@@ -41,7 +47,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     compare.add_argument("run_a", metavar="RUN_A", help="a run folder written by `genevals run --out`")
     compare.add_argument("run_b", metavar="RUN_B", nargs="?", default=None,
                          help="a second run folder: its systems are compared with the same systems in RUN_A, and "
-                              "the command exits 1 when RUN_B is significantly worse on a gated metric")
+                              "the command exits 1 when RUN_B is significantly worse on a gated metric (a metric "
+                              "the runs scored under different signatures is not compared, and said)")
     compare.add_argument("-m", "--metrics", type=csv_list, default=None, metavar="A,B",
                          help="the metrics compared and gated (default: the headline metrics, the runs' "
                               "--fail-under/--fail-over metrics first)")
@@ -61,7 +68,7 @@ def _listed(names: Sequence[str]) -> str:
 
 def _run(path: str, which: str) -> dict[str, Any]:
     """A run folder's summary and declared directions; :class:`CompareError` saying what is wrong with it."""
-    from genevals.output import runfolder
+    from genevals.output import runfolder, summary_shape
     from genevals.output.comparing import directions_of
 
     folder = Path(path)
@@ -75,8 +82,9 @@ def _run(path: str, which: str) -> dict[str, Any]:
                            "`genevals run --out`, or a run that scored nothing)")
     try:
         summary = runfolder.read_summary(folder)
+        summary_shape.check(summary, folder / runfolder.SUMMARY_FILE)
         declared = runfolder.read_outputs(folder)
-    except ValueError as exc:
+    except ValueError as exc:  # a file that is no JSON object, a FIFO, too large, or a field of the wrong type
         raise CompareError(f"{which} {exc}") from None
     if not isinstance(summary.get("systems"), Mapping) or not summary["systems"]:
         raise CompareError(f"{which} {path}: no {runfolder.SUMMARY_FILE} with systems in it (an interrupted run: "
@@ -167,6 +175,10 @@ def _across(run_a: Mapping[str, Any], run_b: Mapping[str, Any], metrics: Sequenc
                         metrics, run_a["summary"].get("seed", DEFAULT_SEED), directions)
     gated_systems = [system] if system is not None else shared
     mine = [c for c in found["comparisons"] if c["b"].removeprefix(f"{label_a}/") in gated_systems]
+    apart = found["not_compared"]
+    if not mine and apart:  # every gated metric scored under other settings: a gate on nothing
+        raise CompareError(f"RUN_A {run_a['path']} and RUN_B {run_b['path']}: nothing was compared: "
+                           + "; ".join(f"{e['metric']} not compared: {e['why']}" for e in apart))
     if not mine:
         raise CompareError(f"RUN_A {run_a['path']} and RUN_B {run_b['path']} share no scored question id for "
                            f"{_listed(gated_systems)} on {', '.join(metrics)}: nothing was compared")
@@ -186,7 +198,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         else:
             found, worse, untested = _across(runs[0], runs[1], metrics, args.fail_if_worse)
     except (CompareError, ResultsError) as exc:  # ResultsError: a results.jsonl line that is not a result
-        print(f"genevals: error: {exc}", file=sys.stderr)
+        print(f"genevals: error: {visible_message(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     gating = args.fail_if_worse is not None or len(runs) == 2
     directions = {k: v for run in runs for k, v in run["directions"].items()}
@@ -199,9 +211,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
             print(line)
     for c in worse:
         print(f"genevals: significantly worse: {difference_line(c, directions)}", file=sys.stderr)
+    apart = found.get("not_compared") or []
+    if apart and (args.quiet or args.json):  # the leaderboard's lines say it otherwise
+        for entry in apart:
+            print(f"genevals: not compared: {entry['metric']}: {entry['why']}", file=sys.stderr)
     if gating and not worse and not args.json:
         who = args.fail_if_worse or "RUN_B"
         named = list(dict.fromkeys(c["metric"] for c in untested))
-        print(f"gate passed: {who} is not significantly worse on {', '.join(metrics)}"
-              + (f" (too few pairs to test on {', '.join(named)})" if named else ""))
+        skipped = [entry["metric"] for entry in apart]
+        tested = [m for m in metrics if m not in skipped]
+        print(f"gate passed: {who} is not significantly worse on {', '.join(tested)}"
+              + (f" (too few pairs to test on {', '.join(named)})" if named else "")
+              + (f"; not compared (signatures differ): {', '.join(skipped)}" if skipped else ""))
     return EXIT_THRESHOLD if worse else EXIT_OK

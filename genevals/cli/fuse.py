@@ -157,7 +157,7 @@ def replaced(out: Path) -> Iterator[Path]:
 
 
 def cmd_fuse(args: argparse.Namespace) -> int:
-    from genevals.files import output_refusal
+    from genevals.files import clobber_refusal, output_refusal
     from genevals.input.readers import InputError
     from genevals.input.trec import tag_problem, write_run
     from genevals.metrics.retrieval.fusion import check, rrf_topics
@@ -175,6 +175,9 @@ def cmd_fuse(args: argparse.Namespace) -> int:
     problem = output_refusal(out)  # a pipe would block the write, a device swallow it: said before any reading
     if problem is not None:
         return fail(f"-o {shown(args.out)}: {problem}")
+    problem = clobber_refusal(out, [("the run", run) for run in args.runs])
+    if problem is not None:
+        return fail(f"-o {shown(args.out)} {problem}")
     problem = tag_problem(args.tag)
     if problem is not None:
         return fail(f"--tag: {problem}")

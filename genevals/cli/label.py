@@ -95,6 +95,24 @@ def _doc_line(path: str, line: int, topic: str, doc: str) -> int:
     return line
 
 
+def _clobbers(args: argparse.Namespace, out: Path) -> str | None:
+    """Why ``--qrels-out`` or its sidecar may not be written: one of them is the same file as an input (a run,
+    --topics, --docs, --judge-prices), or the sidecar's name holds a file genevals did not write."""
+    from genevals.files import clobber_refusal
+    from genevals.labels.provenance import sidecar
+    from genevals.labels.qrels_file import sidecar_refusal
+
+    inputs = [("the run", run) for run in args.runs] + [("--topics", args.topics), ("--docs", args.docs),
+                                                         ("--judge-prices", getattr(args, "judge_prices", None))]
+    for what, path in ((f"--qrels-out {shown(args.qrels_out)}", out),
+                       (f"--qrels-out {shown(args.qrels_out)}: its sidecar {shown(str(sidecar(out)))}", sidecar(out))):
+        problem = clobber_refusal(path, inputs)
+        if problem is not None:
+            return f"{what} {problem}"
+    problem = sidecar_refusal(out)
+    return None if problem is None else f"--qrels-out {shown(args.qrels_out)}: {problem}"
+
+
 def _judge(args: argparse.Namespace):
     """"offline" or the JudgeConfig; ValueError for a bad judge option."""
     config_extra, other = judge_option_split(args)
@@ -132,6 +150,9 @@ def cmd_label(args: argparse.Namespace) -> int:
     problem = output_refusal(out)
     if problem is not None:
         return _fail(f"--qrels-out {shown(args.qrels_out)}: {problem}")
+    problem = _clobbers(args, out)
+    if problem is not None:
+        return _fail(problem)
     try:
         judge = _judge(args)
     except ValueError as exc:
@@ -212,7 +233,10 @@ def cmd_label(args: argparse.Namespace) -> int:
               f"{args.max_judge_errors:g}); nothing written. The grades read are cached: a re-run asks only for "
               f"the rest. First: {detail}", file=sys.stderr)
         return EXIT_JUDGE_ERRORS
-    write_qrels(out, labelled)
+    try:
+        write_qrels(out, labelled)
+    except OSError as exc:  # the sidecar's name taken meanwhile, a folder that cannot be written ...
+        return _fail(f"--qrels-out {shown(args.qrels_out)}: {exc.strerror or exc}")
     grades = ", ".join(f"{g}: {n}" for g, n in p["grades"].items())
     judged = ("the offline MiniLM model" if judge == "offline"
               else f"{p['judge']} judge {p['model']} (prompt {p['prompt_hash']}; {p.get('requests', 0)} requests, "

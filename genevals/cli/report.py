@@ -82,6 +82,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     out = Path(args.output) if args.output else (run_dirs[0] / REPORT_FILE if len(run_dirs) == 1
                                                   else Path("compare.html"))
+    problem = _clobbers(args, out, run_dirs)
+    if problem is not None:
+        print(f"genevals: error: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         write_page(data, out)
     except OSError as exc:  # -o under a file, in a folder this user may not write, a name too long ...
@@ -94,6 +98,19 @@ def cmd_report(args: argparse.Namespace) -> int:
     for failure in failures:
         print(f"genevals: threshold missed: {failure}", file=sys.stderr)
     return EXIT_THRESHOLD if failures else EXIT_OK
+
+
+def _clobbers(args: argparse.Namespace, out: Path, run_dirs: list[Path]) -> str | None:
+    """Why the page may not be written to ``out``: it is a file the report was made from (a run's results, the
+    thresholds file, the history)."""
+    from genevals.files import clobber_refusal
+    from genevals.output.runfolder import inputs_of
+
+    inputs = [pair for run_dir in run_dirs for pair in inputs_of(run_dir)] + [("--config", args.config)]
+    if args.history not in (None, DEFAULT_HISTORY):
+        inputs.append(("--history", args.history))
+    problem = clobber_refusal(out, inputs)
+    return None if problem is None else f"-o {out} {problem}"
 
 
 def _trends(history: str, run_dir: Path) -> dict:

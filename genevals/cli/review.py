@@ -97,6 +97,8 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def _export(run_dir: Path, output: str | None, citations_out: str | None = None) -> int:
+    from genevals.files import clobber_refusal
+    from genevals.output.runfolder import inputs_of
     from genevals.review.export import export_labels
     from genevals.review.store import StoreError
 
@@ -115,6 +117,11 @@ def _export(run_dir: Path, output: str | None, citations_out: str | None = None)
     if not (run_dir / "results.jsonl").is_file():
         print(f"genevals: error: {run_dir}: not a run folder (no results.jsonl)", file=sys.stderr)
         return EXIT_BAD_INPUT
+    for option, path in (("-o", Path(output)), ("--citations-out", cited_path)):
+        problem = clobber_refusal(path, inputs_of(run_dir))
+        if problem is not None:
+            print(f"genevals: error: {option} {path} {problem}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     try:
         counts, cited = export_labels(run_dir, output, cited_path)
     except (OSError, ValueError, StoreError, sqlite3.Error) as exc:  # ValueError: a garbage line in results

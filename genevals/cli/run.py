@@ -9,6 +9,7 @@ from typing import Any
 from genevals.cli import agreement, export, history, jury, run_help, runfile, runfile_merge, sources
 from genevals.cli.run_checks import check_options, unwritable_option
 from genevals.cli.set_option import add_set_option, set_settings
+from genevals.output.terminal import visible_message
 from genevals.cli.common import (EXIT_BAD_INPUT, add_judge_option, add_judge_options,
                                  add_thresholds, csv_list, declared, engine_setting, faithfulness_options,
                                  option_type, judge_option_split, whole_numbers)
@@ -159,7 +160,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from genevals.lifecycle import Lifecycle
 
     if getattr(args, "runfile_problem", None):  # the run file: read before the flags, so reported first
-        print(f"genevals: error: {args.runfile_problem}", file=sys.stderr)
+        print(f"genevals: error: {visible_message(args.runfile_problem)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if getattr(args, "runfile", None) is not None and args.runfile.note:
         # also with -q: a file found without -c may be what set -q, and says where the run's settings came from

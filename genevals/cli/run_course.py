@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from genevals.cli import jury, runfile_merge, sources
+from genevals.output.terminal import visible_message
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, judge_config, judge_option_split, judge_unavailable
 
 #: skipped rows named on the terminal without -v (skipped.jsonl has them all)
@@ -148,5 +149,5 @@ def score(args: argparse.Namespace, course: Any,
 
 
 def _error(message: str) -> int:
-    print(f"genevals: error: {message}", file=sys.stderr)
+    print(f"genevals: error: {visible_message(message)}", file=sys.stderr)
     return EXIT_BAD_INPUT

@@ -20,12 +20,12 @@ directory, as on the command line. A bad file is exit 2 with a message naming th
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from genevals.cli.runfile_lines import lines_of
 from genevals.cli.runfile_values import RunFileError, convert, type_name
 from genevals.quote import clip
 
@@ -160,31 +160,6 @@ def _read(path: str) -> tuple[dict[str, Any], list[str]]:
         raise RunFileError(f"{path}: not valid TOML: {exc}") from None
     except RecursionError:
         raise RunFileError(f"{path}: not valid TOML: nested too deeply") from None
-
-
-_HEADER = re.compile(r"\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
-_KEY = re.compile(r"\s*((?:[A-Za-z0-9_-]+|\"[^\"]*\")(?:\s*\.\s*(?:[A-Za-z0-9_-]+|\"[^\"]*\"))*)\s*=")
-
-
-def _dotted(text: str) -> tuple[str, ...]:
-    return tuple(part.strip().strip('"') for part in text.split("."))
-
-
-def lines_of(lines: list[str]) -> dict[tuple[str, ...], int]:
-    """Each key's line (1-based), as a dotted path; a table's own line under its path. Enough for messages:
-    a key inside an inline table gets its table's line from the caller's fallback."""
-    found: dict[tuple[str, ...], int] = {}
-    table: tuple[str, ...] = ()
-    for number, line in enumerate(lines, 1):
-        header = _HEADER.match(line)
-        if header and not line.lstrip().startswith("[["):
-            table = _dotted(header.group(1))
-            found.setdefault(table, number)
-            continue
-        key = _KEY.match(line)
-        if key:
-            found.setdefault(table + _dotted(key.group(1)), number)
-    return found
 
 
 def _where(path: str, lines: dict[tuple[str, ...], int], key: tuple[str, ...]) -> str:
@@ -362,6 +337,7 @@ def _check_settings(family: str, settings: dict[str, Any], where: Callable[[str]
 
 def _judge(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str, ...], fail) -> None:
     from genevals.judge.config import SETTINGS, JudgeConfig, JudgeConfigError, all_backend_settings
+    from genevals.judge.redact import env_name_problem
     from genevals.suggest import did_you_mean
 
     if not isinstance(value, dict):
@@ -382,6 +358,9 @@ def _judge(loaded: Loaded, value: Any, path: str, lines: dict, key: tuple[str, .
     if env is not None and (not isinstance(env, str) or not env):
         raise RunFileError(f"{_where(path, lines, key + ('api_key_env',))}: judge.api_key_env: expected the name "
                            f"of an environment variable, got {type_name(env)}")
+    if env is not None and env_name_problem(env):
+        raise RunFileError(f"{_where(path, lines, key + ('api_key_env',))}: judge.api_key_env: "
+                           f"{env_name_problem(env)}")
     try:
         JudgeConfig.from_options(settings)
     except JudgeConfigError as exc:

@@ -1,5 +1,5 @@
 """The run file's tables merged with the flags (a flag always wins), and ``--print-config``: the merged settings,
-each with where it came from (``file:line``, ``flag`` or ``default``)."""
+each with where it came from (``file:line``, ``flag`` or ``default``), every URL's password and query hidden."""
 from __future__ import annotations
 
 import argparse
@@ -8,6 +8,7 @@ import os
 from typing import Any, Callable
 
 from genevals.cli.runfile import OWN
+from genevals.judge.redact import env_name_shown, redact_urls
 
 #: the JudgeConfig fields a boolean flag sets, and the flag's dest
 _JUDGE_SWITCHES = {"cache": "no_judge_cache", "adaptive_concurrency": "judge_fixed_concurrency",
@@ -51,7 +52,7 @@ def judge_fields(args: argparse.Namespace) -> dict[str, Any]:
         if name == "api_key_env":
             if not os.environ.get(value):
                 raise ValueError(f"{loaded.sources.get('judge.api_key_env', loaded.path)}: judge.api_key_env: "
-                                 f"the environment variable {value} is not set")
+                                 f"the environment variable {env_name_shown(value)} is not set")
             fields["api_key"] = os.environ[value]
             continue
         fields[name] = value
@@ -59,9 +60,11 @@ def judge_fields(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _shown(value: Any) -> str:
+    """A setting's value as printed: JSON, with every URL's password, query and fragment hidden (a judge's or an
+    OpenTelemetry backend's credentials: :func:`genevals.judge.redact.redact_urls`)."""
     if isinstance(value, tuple):
         value = list(value)
-    return json.dumps(value, default=_plain, ensure_ascii=False)
+    return redact_urls(json.dumps(value, default=_plain, ensure_ascii=False))
 
 
 def _plain(value: Any) -> str:
@@ -98,6 +101,7 @@ def print_config(args: argparse.Namespace, build: Callable[[argparse.Namespace],
                 source = "default" if defaults.get(family, {}).get(key, absent) == value else "flag"
             print(f"options.{family}.{key} = {_shown(value)}  # {source}")
     for name, value in (loaded.judge.items() if loaded is not None else ()):
-        print(f"judge.{name} = {_shown(value)}  # {sources.get('judge.' + name, loaded.path)}")
+        shown = _shown(env_name_shown(value) if name == "api_key_env" else value)
+        print(f"judge.{name} = {shown}  # {sources.get('judge.' + name, loaded.path)}")
     return 0
 

@@ -124,6 +124,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         print(f"genevals: error: --out {out}: exists and is not a folder", file=sys.stderr)
         return EXIT_BAD_INPUT
+    from genevals.files import clobber_refusal
+
+    for name in ("validation.json", "validation.html", "predictions.jsonl"):
+        problem = clobber_refusal(out / name, [("the labelled input", args.input),
+                                               ("--judge-prices", getattr(args, "judge_prices", None))])
+        if problem is not None:
+            print(f"genevals: error: --out {out}: its {name} {problem}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     from genevals.validation.begin import files as begin_files
 
     if begin := begin_files(args.input):  # BEGIN's attribution labels (a .tsv file, or a folder of them)

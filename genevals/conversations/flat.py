@@ -12,6 +12,7 @@ from typing import Any
 
 from genevals.conversations.history import History, Window
 from genevals.conversations.model import TurnError
+from genevals.settings.numerals import small_whole
 
 #: the most digits a turn number may have (ids are built from it)
 MAX_TURN = 10**9
@@ -34,13 +35,13 @@ def conversation_id(value: Any, field: str = "conversation_id") -> str:
 
 def turn_number(value: Any, field: str = "turn") -> int:
     """A turn number: an integer from 0 (a CSV cell's text too)."""
-    if isinstance(value, str) and value.strip().lstrip("+").isdigit():
-        value = int(value.strip())
+    if isinstance(value, str) and small_whole(value) is not None:
+        value = small_whole(value)
     elif isinstance(value, float) and value.is_integer():
         value = int(value)  # pandas reads an integer column with gaps as floats
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        shown = repr(value) if isinstance(value, str) else type(value).__name__
-        raise TurnError(field, f"expected a turn number (an integer from 0), got {shown}")
+        shown = repr(value[:40]) + ("..." if len(value) > 40 else "") if isinstance(value, str) else type(value).__name__
+        raise TurnError(field, f"expected a turn number (an integer from 0, in ASCII digits), got {shown}")
     if not 0 <= int(value) <= MAX_TURN:
         raise TurnError(field, f"expected a turn number from 0 to {MAX_TURN:,}, got {int(value)}")
     return int(value)

@@ -45,20 +45,26 @@ class Window:
 
     def __init__(self, budget: int) -> None:
         self.budget = budget
-        self.kept: deque[tuple[str, str, int]] = deque()
+        #: ((role, content), tokens): each message's pair made once, so every turn's history shares it
+        self.kept: deque[tuple[tuple[str, str], int]] = deque()
         self.size = 0
         self.dropped = 0
 
     def add(self, role: str, content: str) -> None:
+        """Keep a message (dropping the oldest past the budget); one of whitespace only has no token, says
+        nothing to a judge and is not kept (kept, it cost no budget and was never dropped: 100,000 blank turns
+        made every later turn carry them all)."""
         n = tokens(content)
-        self.kept.append((role, content, n))
+        if not n:
+            return
+        self.kept.append(((role, content), n))
         self.size += n
         while self.kept and self.size > self.budget:
-            self.size -= self.kept.popleft()[2]
+            self.size -= self.kept.popleft()[1]
             self.dropped += 1
 
     def history(self) -> History:
-        return History(tuple((role, content) for role, content, _ in self.kept), self.dropped)
+        return History(tuple(pair for pair, _ in self.kept), self.dropped)
 
 
 def trimmed(messages: list[tuple[str, str]], budget: int) -> History:

@@ -108,10 +108,10 @@ def analyse(p: SampleFeatures, contexts: Sequence[str], question: str = "") -> l
         tokens = phrases.claim_tokens(c.text, everywhere, aligned)
         a = _claim_analysis(p, c, tokens, aligned)
         words = [w for w in content_words(c.text) if w not in ADDRESSED and "'" not in w]  # not "it's"
-        if words and not any(in_contexts.has_word(w) for w in words) and not c.field_conflicts:
-            # nothing the claim talks about is in any context (the question does not count): no passage can
-            # support it, whatever its similarity to one (a record field it contradicts keeps that verdict; no
-            # RAGTruth dev claim has both)
+        if words and not any(in_contexts.holds(w) for w in words) and not c.field_conflicts:
+            # nothing the claim talks about is in any context, a record's keys included (the question does not
+            # count): no passage can support it, whatever its similarity to one (a record field it contradicts
+            # keeps that verdict; no RAGTruth dev claim has both)
             a.rule, a.conflict = "absent", ""
         a.passage = passage_for(p, c, a)
         if a.conflict and a.passage is None and a.rule in ("number", "date"):

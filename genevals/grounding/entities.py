@@ -171,6 +171,41 @@ def key_phrase(key: str) -> str:
     return phrase
 
 
+_KEY_LINE = re.compile(r"^\s*[-*]?\s*([A-Za-z][\w\- .]{0,60}?)\s*[:=]\s*(\S.*)?$")
+
+
+def _json_keys(obj: Any, out: list[str]) -> list[str]:
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            out.append(str(key))
+            _json_keys(value, out)
+    elif isinstance(obj, list):
+        for item in obj:
+            _json_keys(item, out)
+    return out
+
+
+def record_keys(context: str) -> list[str]:
+    """The keys of a structured record: every key of a JSON object text, or of ``key: value`` lines (most of a
+    text's two or more lines); [] for any other text."""
+    text = context.strip()
+    if text.startswith("{"):
+        try:
+            return _json_keys(json.loads(text), [])
+        except ValueError:
+            pass
+    lines = [line for line in text.splitlines() if line.strip()]
+    keyed = [m.group(1) for m in map(_KEY_LINE.match, lines) if m]
+    return keyed if len(lines) >= 2 and len(keyed) * 2 > len(lines) else []
+
+
+def key_words(context: str) -> str:
+    """The words inside a structured record's keys, split at CamelCase, snake_case, kebab-case and digits
+    (``RestaurantsReservations`` -> ``restaurants reservations``, ``noise_level`` -> ``noise level``), one
+    space between: the words the record holds besides its values. "" for a text that is no record."""
+    return " ".join(w.lower() for key in record_keys(context) for w in _KEY_WORDS.findall(key))
+
+
 def record_fields(context: str) -> list[Field]:
     """Boolean and null leaves of a JSON object context, with their key span; [] if the text is not JSON."""
     text = context.strip()

@@ -32,6 +32,12 @@ _SPELLED = re.compile(r"\b(?:(" + "|".join(_TENS) + r")(?:[-\s](" + "|".join(k f
                       + r"))?|(" + "|".join(_UNITS) + r")|(" + "|".join(_ORDINALS) + r"))\b", re.I)
 _MONTH = re.compile(r"\b(" + "|".join(m.capitalize() for m in ent.MONTHS) + r")\b")
 _WEEKDAY = re.compile(r"\b(" + "|".join(d.capitalize() for d in WEEKDAYS) + r")s?\b")
+# a number right after "May" ("May 5"); the whitespace is taken atomically (a lookahead and its group), so a long
+# run of it is read once, not once per character
+_NUMBER_AFTER = re.compile(r"(?=(\s*))\1\d")
+# a capital word after the first word ("John Smith"): matched at the first word's end, never on a slice
+_NEXT_NAME = re.compile(r"\s+[A-Z][a-z]")
+_ORDINAL_SUFFIXES = ("st", "nd", "rd", "th")
 
 
 _FRACTION = re.compile(r"-(halves|half|thirds?|quarters?|fifths?|tenths?)\b", re.I)
@@ -68,12 +74,30 @@ def number_forms(text: str) -> set[str]:
     return ent.number_forms(text) | {n for n, _, _ in spelled_numbers(text)}
 
 
+def _space_before(text: str, end: int) -> int:
+    """Where the run of whitespace that ends at ``end`` starts."""
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    return end
+
+
+def _number_before(text: str, end: int) -> bool:
+    """Whether ``text[:end]`` ends in a day number: ``5``, ``5th``, ``5 of``, ``5th of `` (what the regular
+    expression ``\\d\\s*(?:st|nd|rd|th)?\\s*(?:of\\s+)?$`` says), read backwards from ``end``: each character once,
+    where the regular expression searched the whole text before every "May" and backtracked over whitespace."""
+    at = _space_before(text, end)
+    if at < end and text.endswith("of", 0, at):
+        at = _space_before(text, at - 2)
+    if text[max(at - 2, 0):at] in _ORDINAL_SUFFIXES:
+        at = _space_before(text, at - 2)
+    return at > 0 and text[at - 1].isdecimal()
+
+
 def dates_in(text: str) -> list[tuple[str, int, int]]:
     """Month and weekday names as (lowercase singular, start, end); "May" only next to a number."""
     out = []
     for m in _MONTH.finditer(text):
-        if m.group(1) == "May" and not (re.search(r"\d\s*(?:st|nd|rd|th)?\s*(?:of\s+)?$", text[:m.start()]) or
-                                        re.match(r"\s*\d", text[m.end():])):
+        if m.group(1) == "May" and not (_number_before(text, m.start()) or _NUMBER_AFTER.match(text, m.end())):
             continue
         out.append((m.group(1).lower(), m.start(), m.end()))
     out += [(m.group(1).lower(), m.start(), m.end()) for m in _WEEKDAY.finditer(text)]
@@ -106,6 +130,11 @@ class Evidence:
         joined = " ".join(ent.expand_abbreviations(t) for t in texts)
         self.tokens = ent.token_set(joined)
         self.stems = {ent.stem(w) for w in self.tokens}
+        # the words inside a structured record's keys ("RestaurantsReservations": false says something about
+        # reservations): present for the absent rule (holds), not for the detector's features, which its weights
+        # were trained on
+        self.key_tokens = ent.token_set(" ".join(map(ent.key_words, texts)))
+        self.key_stems = {ent.stem(w) for w in self.key_tokens}
         self.compact = ent.compact(joined)
         self.numbers: set[str] = set()
         for t in texts:
@@ -163,6 +192,13 @@ class Evidence:
         w = word.lower()
         return w in self.tokens or ent.stem(w) in self.stems or w.rstrip("s") in self.tokens
 
+    def holds(self, word: str) -> bool:
+        """:meth:`has_word`, or the word is inside a record's key (split at CamelCase, snake_case ...)."""
+        if self.has_word(word):
+            return True
+        w = word.lower()
+        return w in self.key_tokens or ent.stem(w) in self.key_stems or w.rstrip("s") in self.key_tokens
+
     def has_name(self, word: str) -> bool:
         return ent.present(word, self.tokens, self.stems, self.compact)
 
@@ -189,14 +225,15 @@ def claim_tokens(claim: str, everywhere: Evidence, aligned: Evidence) -> list[To
         add(n, s, e, "number", n in everywhere.numbers, n in aligned.numbers)
     for d, s, e in dates_in(claim):
         add(d, s, e, "date", everywhere.has_word(d), aligned.has_word(d))
+    lead = len(claim) - len(claim.lstrip(" \t\"'\u201c*-"))
     for m in WORD.finditer(claim):
         w = m.group(0)
         low = w.lower()
         if low in ent.NEGATIONS or low.endswith("n't"):
             add(low, m.start(), m.end(), "negation", everywhere.negated, aligned.negated)
             continue
-        first = not claim[:m.start()].strip(" \t\"'\u201c*-")  # a capital that only starts the sentence
-        plain_start = first and w[1:].islower() and not re.match(r"\s+[A-Z][a-z]", claim[m.end():])
+        first = m.start() <= lead  # a capital that only starts the sentence
+        plain_start = first and w[1:].islower() and not _NEXT_NAME.match(claim, m.end())
         is_name = (w[0].isupper() and not plain_start and low not in ent._NOT_NAMES
                    and low not in STOPWORDS and len(w) > 1)
         if is_name:

@@ -9,6 +9,10 @@ baseline. A change is a regression when it is significant (``p < 0.05``, i.e. th
 excludes 0) and goes the wrong way for the metric: below 0 for a higher-is-better metric, above 0 for a
 lower-is-better one. Fewer than :data:`genevals.stats.MIN_PAIRS` shared ids are "too few pairs to test": never a
 regression. A regression of a gated metric (one with ``--fail-under`` or ``--fail-over``) fails the run.
+Differences within float noise are 0 (:func:`genevals.stats.paired_differences`): equal on every id is
+"identical on every sample", with no test. A metric the two runs scored under signatures that differ
+(:func:`genevals.signature.signature_difference`: other settings, language handling, model or prompt) is not
+compared, never a regression, and says why.
 """
 from __future__ import annotations
 
@@ -20,7 +24,9 @@ import numpy as np
 from genevals.history.store import RunRecord
 from genevals.output.terminal import visible
 from genevals.report.stats import PAIRED_RESAMPLES
-from genevals.stats import DEFAULT_SEED, paired_comparison_of_differences, too_few_pairs_text
+from genevals.signature import signature_difference, signature_of
+from genevals.stats import (DEFAULT_SEED, IDENTICAL, paired_comparison_of_differences, paired_differences,
+                            too_few_pairs_text)
 
 Values = Mapping[str, tuple[np.ndarray, Mapping[str, np.ndarray]]]
 
@@ -32,7 +38,8 @@ class Change:
     n_pairs: int
     baseline_mean: float
     mean: float
-    mean_difference: float
+    #: None when not compared (:attr:`not_compared`)
+    mean_difference: float | None
     #: None, both, with too few pairs to test (:data:`genevals.stats.MIN_PAIRS`)
     ci95: tuple[float | None, float | None]
     p_value: float | None
@@ -40,11 +47,20 @@ class Change:
     #: significant, and the wrong way for the metric's direction
     regression: bool
     gated: bool
+    #: equal on every shared id (within float noise): no test
+    identical: bool = False
+    #: why the metric was not compared ("signatures differ (lang:auto vs lang:en)"), or None
+    not_compared: str | None = None
 
     def line(self, baseline_id: int | None) -> str:
         word = "REGRESSION" if self.regression else ("improved" if self.significant else "no significant change")
         head = (f"{visible(self.system)}: {visible(self.metric)} {self.mean:.4f} vs {self.baseline_mean:.4f} "
-                f"in run #{baseline_id} on {self.n_pairs} shared ids: difference {self.mean_difference:+.4f}")
+                f"in run #{baseline_id} on {self.n_pairs} shared ids")
+        if self.not_compared is not None:
+            return f"{head}: not compared: {visible(self.not_compared)}" + (" (gated)" if self.gated else "")
+        if self.identical:
+            return f"{head}: {IDENTICAL}" + (" (gated)" if self.gated else "")
+        head += f": difference {self.mean_difference:+.4f}"
         if self.p_value is None or self.ci95[0] is None or self.ci95[1] is None:
             test = f": {too_few_pairs_text(self.n_pairs)}"
         else:
@@ -53,10 +69,18 @@ class Change:
 
 
 def compare(values: Values, baseline: RunRecord, directions: Mapping[str, str], gated: Collection[str],
-            seed: int = DEFAULT_SEED) -> list[Change]:
+            seed: int = DEFAULT_SEED, signatures: Mapping[str, str] | None = None,
+            families: Mapping[str, str] | None = None) -> list[Change]:
     """Every (system, metric) both have, this run's ``values`` against the ``baseline``'s stored ones;
     ``directions[metric]``: "higher" or "lower" (is better); a metric without one is compared, never a
-    regression."""
+    regression. ``signatures``: this run's (summary.json's, by family; ``families``: output -> family): a metric
+    whose signature differs from the baseline's is a :class:`Change` with ``not_compared`` set, and no test."""
+    apart = {}
+    for metric in {m for _, columns in values.values() for m in columns}:
+        why = signature_difference(signature_of(metric, signatures, families),
+                                   signature_of(metric, baseline.signatures, families))
+        if why is not None:
+            apart[metric] = why
     out = []
     for system, (keys, columns) in values.items():
         if system not in baseline.values:
@@ -68,7 +92,12 @@ def compare(values: Values, baseline: RunRecord, directions: Mapping[str, str], 
             mine, theirs = ~np.isnan(column), ~np.isnan(base_columns[metric])
             _, ia, ib = np.intersect1d(keys[mine], base_keys[theirs], assume_unique=True, return_indices=True)
             x, b = column[mine][ia], base_columns[metric][theirs][ib]
-            result = paired_comparison_of_differences(metric, "run", "baseline", x - b, seed=seed,
+            if metric in apart:
+                if x.size:
+                    out.append(Change(system, metric, int(x.size), float(b.mean()), float(x.mean()), None,
+                                      (None, None), None, False, False, metric in gated, not_compared=apart[metric]))
+                continue
+            result = paired_comparison_of_differences(metric, "run", "baseline", paired_differences(x, b), seed=seed,
                                                       resamples=PAIRED_RESAMPLES)
             if result is None:
                 continue
@@ -77,7 +106,8 @@ def compare(values: Values, baseline: RunRecord, directions: Mapping[str, str], 
                          or (direction == "lower" and result.mean_difference > 0))
             out.append(Change(system, metric, result.n_pairs, float(b.mean()), float(x.mean()),
                               result.mean_difference, (result.ci_low, result.ci_high), result.p_value,
-                              result.significant, result.significant and wrong_way, metric in gated))
+                              result.significant, result.significant and wrong_way, metric in gated,
+                              identical=result.identical))
     return out
 
 

@@ -13,6 +13,7 @@ from genevals.conversations.flat import conversation_id, turn_number
 from genevals.conversations.history import History, trimmed
 from genevals.conversations.model import TurnError, role
 from genevals.input.mapping import is_missing
+from genevals.settings.numerals import small_whole
 
 
 def conversation_fields(data: Mapping[str, Any], decode: Callable[[Any, str], Any], budget: int,
@@ -64,8 +65,9 @@ def _messages(value: Any) -> list[tuple[str, str]]:
 def _dropped(value: Any) -> int:
     if is_missing(value):
         return 0
-    if isinstance(value, str) and value.strip().isdigit():  # a CSV cell
-        value = int(value)
+    if isinstance(value, str) and small_whole(value) is not None:  # a CSV cell
+        value = small_whole(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise TurnError("history_dropped", f"expected a count from 0, got {value!r}")
+        shown = repr(value[:40]) + ("..." if len(value) > 40 else "") if isinstance(value, str) else repr(value)
+        raise TurnError("history_dropped", f"expected a count from 0 (in ASCII digits), got {shown}")
     return int(value)

@@ -7,12 +7,14 @@ transcripts.
 from __future__ import annotations
 
 import numbers
+import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 from genevals.judge.registry import (AUTO, auto_backend, backend_names, fallback_backend, find_backend, is_backend,
                                      unknown_backend)
+from genevals.judge.redact import MAX_SECRET_CHARS
 from genevals.settings import Setting, check, did_you_mean, finite, shown
 
 #: Tokens of context per verify call for a hosted model; a backend may set its own (llama.cpp: its window).
@@ -232,6 +234,11 @@ class JudgeConfig:
                                        unknown_backend(value) if setting.name == "backend" else None) from None
             if setting.type in (int, float) and checked is not None:
                 object.__setattr__(self, setting.name, checked)  # numpy's numbers as Python's: they go into JSON
+        key, named = (self.api_key, "api_key") if self.api_key is not None else \
+            (os.environ.get("OPENAI_API_KEY"), "OPENAI_API_KEY")
+        if isinstance(key, str) and len(key) > MAX_SECRET_CHARS:
+            raise JudgeConfigError(named, f"{len(key):,} characters; an API key is at most {MAX_SECRET_CHARS:,} (a "
+                                          "file or a log pasted in?)")
         if not isinstance(self.options, Mapping):
             raise JudgeConfigError("options", f"expected a mapping of backend settings, got "
                                               f"{type(self.options).__name__}")

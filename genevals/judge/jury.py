@@ -26,7 +26,6 @@ of entries, or an object with a ``judges`` (or ``judge``) list.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from dataclasses import dataclass, fields
@@ -34,11 +33,20 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from genevals.judge.config import JudgeConfig, JudgeConfigError, all_backend_settings
+from genevals.judge.redact import env_name_problem, env_name_shown
+from genevals.quote import clip
 from genevals.settings import did_you_mean, shown
 
 #: the most judges in one jury: each is every judge request of the run again
 MAX_JUDGES = 16
+#: a jury file's largest size: 16 judges of a dozen settings are some 5 KB
+MAX_BYTES = 1 << 20
+#: the most values a YAML jury file may hold, each counted as often as aliases repeat it
+MAX_YAML_VALUES = 10_000
 _OWN = ("name", "weight", "api_key_env")
+#: the largest weight: weights are relative, and a million to one is already one judge deciding; past it, the
+#: weighted sums overflowed to infinity and wrote NaN into results.jsonl
+MAX_WEIGHT = 1e6
 
 
 class JuryError(ValueError):
@@ -142,15 +150,19 @@ def juror(entry: Any, index: int, where: str, base: JudgeConfig | None = None,
     name = entry.pop("name", None)
     weight = entry.pop("weight", 1.0)
     key_env = entry.pop("api_key_env", None)
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight <= 0:
-        raise JuryError(f"{at}: key 'weight': expected a number above 0, got {shown(weight)}")
+    # NaN fails both comparisons; an int past a float's range compares without being converted
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight <= MAX_WEIGHT:
+        raise JuryError(f"{at}: key 'weight': expected a number above 0 and at most {MAX_WEIGHT:,.0f}, got "
+                        f"{shown(weight)}")
     settings = {**_base_fields(base), **entry}
     if key_env is not None:
         if not isinstance(key_env, str) or not key_env.strip():
             raise JuryError(f"{at}: key 'api_key_env': expected the name of an environment variable, got "
                             f"{shown(key_env)}")
+        if env_name_problem(key_env):
+            raise JuryError(f"{at}: key 'api_key_env': {env_name_problem(key_env)}")
         if key_env not in environ:
-            raise JuryError(f"{at}: key 'api_key_env': the environment variable {key_env} is not set")
+            raise JuryError(f"{at}: key 'api_key_env': the environment variable {env_name_shown(key_env)} is not set")
         settings["api_key"] = environ[key_env]
     elif base is not None and base.api_key is not None:
         settings["api_key"] = base.api_key
@@ -203,7 +215,7 @@ def _lines_of(text: str, suffix: str) -> list[int]:
         import yaml
 
         try:
-            node = yaml.compose(text)
+            node = _yaml_loader()(text).get_single_node()
         except Exception:
             return []
         if isinstance(node, yaml.MappingNode):
@@ -213,11 +225,47 @@ def _lines_of(text: str, suffix: str) -> list[int]:
     return []
 
 
+class _TooLarge(ValueError):
+    """A YAML file whose aliases expand past :data:`MAX_YAML_VALUES` values, at ``line``."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(f"line {line}: its aliases (*name) expand to more than {MAX_YAML_VALUES:,} values; a jury "
+                         "file lists a few judges (write each out, or use fewer aliases)")
+
+
+def _yaml_loader() -> Any:
+    """PyYAML's safe loader, counting each value as often as aliases repeat it (an alias costs what it names):
+    a "billion laughs" of a few hundred bytes, each level repeating the last nine times, is refused at the first
+    value past :data:`MAX_YAML_VALUES`, before it is built or shown, while an anchor for shared settings
+    (``<<: *defaults``) costs its few values each time."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        def __init__(self, text: str) -> None:
+            super().__init__(text)
+            self.sizes: dict[int, int] = {}
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            node = super().compose_node(parent, index)
+            if id(node) not in self.sizes:  # an alias gives the anchored node again, already counted
+                children = (node.value if isinstance(node, yaml.SequenceNode) else
+                            [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) else ())
+                size = 1 + sum(self.sizes.get(id(child), 1) for child in children)
+                if size > MAX_YAML_VALUES:
+                    raise _TooLarge(node.start_mark.line + 1)
+                self.sizes[id(node)] = size
+            return node
+
+    return Loader
+
+
 def _read(path: Path) -> tuple[list[Any], list[int]]:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise JuryError(f"{path}: cannot read the jury file: {exc.strerror or exc}") from None
+    from genevals import files
+
+    try:  # a FIFO would block the read and /dev/zero never end: refused before a byte is read
+        data = files.read_limited(path, MAX_BYTES, "jury file (a jury is a few judges)")
+    except files.Refused as exc:
+        raise JuryError(f"{path}: {exc}") from None
     suffix = path.suffix.lower()
     try:
         text = data.decode("utf-8")
@@ -226,27 +274,37 @@ def _read(path: Path) -> tuple[list[Any], list[int]]:
 
             parsed: Any = tomllib.loads(text)
         elif suffix in (".yaml", ".yml"):
-            import yaml
-
-            parsed = yaml.safe_load(text)
+            loader = _yaml_loader()(text)
+            try:
+                parsed = loader.get_single_data()
+            finally:
+                loader.dispose()
         elif suffix == ".json":
             parsed = json.loads(text)
         else:
-            raise JuryError(f"{path}: unknown jury file type '{suffix or '(none)'}'; expected .toml, .yaml, .yml "
-                            "or .json")
+            raise JuryError(f"{path}: unknown jury file type {shown(suffix or '(none)')}; expected .toml, .yaml, "
+                            ".yml or .json")
     except JuryError:
         raise
+    except _TooLarge as exc:
+        raise JuryError(f"{path}: {exc}") from None
     except UnicodeDecodeError as exc:
         raise JuryError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise JuryError(f"{path}: line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise JuryError(f"{path}: not valid {suffix[1:].upper()}: nested too deeply") from None
     except Exception as exc:  # tomllib's and yaml's errors carry the line in their message
-        raise JuryError(f"{path}: not valid {suffix[1:].upper()}: {exc}") from None
+        raise JuryError(f"{path}: not valid {suffix[1:].upper()}: {clip(str(exc), 300)}") from None
     if isinstance(parsed, Mapping):
         extra = [k for k in parsed if k not in ("judge", "judges")]
         if extra:
-            raise JuryError(f"{path}: unknown top-level key '{extra[0]}'{did_you_mean(str(extra[0]), ['judge'])}; "
+            raise JuryError(f"{path}: unknown top-level key {shown(extra[0])}"
+                            f"{did_you_mean(str(extra[0])[:100], ['judge'])}; "
                             "a jury file holds a list of judges ([[judge]] tables in TOML)")
+        if "judge" in parsed and "judges" in parsed:  # which list to use would be a guess: one was silently lost
+            raise JuryError(f"{path}: holds both 'judge' and 'judges'; a jury file holds one list of judges "
+                            "(keep one of the two keys)")
         parsed = parsed.get("judge", parsed.get("judges"))
     if not isinstance(parsed, list):
         raise JuryError(f"{path}: expected a list of judges ([[judge]] tables in TOML, a list in JSON or YAML), "

@@ -10,7 +10,8 @@ strings or lines. :class:`Redactor` finds each secret
 - split: with whitespace, escaped newlines or a string boundary (``"sk-te" + "st"``, ``["sk-te", "st"]``)
   between characters (secrets of at least :data:`MIN_SPLIT` characters, so short ones cannot match prose);
 - base64-encoded (standard and URL-safe alphabets) at any of the three byte alignments, so it is found inside
-  an encoded ``user:KEY`` too: for alignment ``k`` the characters of ``b64(k filler bytes + secret)`` that
+  an encoded ``user:KEY`` too, and broken by line breaks or string boundaries as the split forms above (a folded
+  ``Authorization`` header, MIME's wrapped lines): for alignment ``k`` the characters of ``b64(k filler bytes + secret)`` that
   depend only on the secret's bytes, chars ``ceil(8k/6)`` to ``floor(8(k+n)/6) - 1``, are looked for.
 
 The judge client (:mod:`genevals.judge.client`) is the one point every string a judge server sends passes
@@ -34,6 +35,9 @@ MASK = "***"
 MIN_URL_SECRET = 6
 #: shortest secret looked for split or base64-encoded (shorter ones only literally and escaped)
 MIN_SPLIT = 8
+#: the longest secret a judge takes (an API key is a few hundred characters at most): the redactor's pattern grows
+#: with the key (a 100 KB key took minutes and 1 GB to compile), so a longer one is refused, never echoed
+MAX_SECRET_CHARS = 4096
 #: what may lie between two characters of a split secret: whitespace (zero-width too), an escaped newline or
 #: tab, or a string boundary (its quotes escaped too, as inside a JSON string); bounded so no input makes the
 #: search slow
@@ -88,7 +92,9 @@ class Redactor:
             if len(secret) >= MIN_SPLIT:
                 cores |= _base64_cores(secret)
         self._pattern = re.compile("|".join(patterns)) if patterns else None
-        self._cores = sorted(cores, key=len, reverse=True)
+        # base64 as a server may wrap it (a folded header, MIME's 76-character lines): a gap between characters
+        self._cores = re.compile("|".join(_GAP.join(_char(c) for c in core)
+                                          for core in sorted(cores, key=len, reverse=True))) if cores else None
 
     @classmethod
     def for_judge(cls, api_key: str | None, base_url: str | None) -> "Redactor":
@@ -106,10 +112,7 @@ class Redactor:
         if not text or self._pattern is None:
             return text
         text = self._pattern.sub(MASK, text)
-        for core in self._cores:
-            if core in text:
-                text = text.replace(core, MASK)
-        return text
+        return text if self._cores is None else self._cores.sub(MASK, text)
 
     def cut(self, text: str | None, limit: int) -> str | None:
         """``text`` redacted, then cut to ``limit`` characters: in that order, as a cut through a secret would
@@ -128,3 +131,52 @@ class Redactor:
         if isinstance(value, (list, tuple)):
             return type(value)(self.deep(v) for v in value)
         return value
+
+
+#: a URL in a text: a scheme, ``://`` and what follows up to a space, a quote or an angle bracket
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
+
+
+def url_shown(url: str) -> str:
+    """``url`` as a message or a printed setting shows it: its password (or a user name alone, which may be a
+    token), query and fragment replaced by ``***``; scheme, host, port, path and a user name kept."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # a malformed IPv6 host: everything after the scheme's ``//`` but the host hidden
+        return url.split("://", 1)[0] + "://" + MASK
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, host = netloc.rpartition("@")
+        user, colon, _ = userinfo.partition(":")
+        netloc = f"{user}:{MASK}@{host}" if colon else f"{MASK}@{host}"
+    query = MASK if parts.query else ""
+    fragment = MASK if parts.fragment else ""
+    shown = f"{parts.scheme}://{netloc}{parts.path}"
+    return shown + (f"?{query}" if query else "") + (f"#{fragment}" if fragment else "")
+
+
+def redact_urls(text: str) -> str:
+    """``text`` with every URL in it as :func:`url_shown` shows it: what every printed setting and message that
+    may quote a URL goes through (``--print-config``)."""
+    return _URL.sub(lambda m: url_shown(m.group(0)), text)
+
+
+#: what an environment variable's name is made of (POSIX: letters, digits, ``_``; not a digit first)
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: a name written as variables' names are by convention, which no key looks like
+_PLAIN_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,63}")
+ENV_NAME_PROBLEM = ("expected the name of an environment variable (letters, digits and _), and this value is "
+                    "not one: is it the key itself? Keys are never written in files: export it in a variable "
+                    "(export MY_KEY=...) and name that variable; the value is not shown, in case it is a secret")
+
+
+def env_name_problem(value: str) -> str | None:
+    """Why ``value``, given where an environment variable's NAME goes (``api_key_env``), is not one, without
+    quoting it (a key pasted there would be printed); None for a name."""
+    return None if _ENV_NAME.fullmatch(value) else ENV_NAME_PROBLEM
+
+
+def env_name_shown(name: str) -> str:
+    """A variable's name as a message shows it: as it is when written in capitals, as variables' names are by
+    convention; any other name is left out (a key that happens to be made of letters, digits and ``_``)."""
+    return name if _PLAIN_ENV_NAME.fullmatch(name) else "(its name not shown: it could be a key)"

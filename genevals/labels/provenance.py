@@ -43,7 +43,7 @@ def parse_header(line: str) -> dict[str, str] | None:
 def judged_by(qrels: str | Path) -> dict[str, Any] | None:
     """Who judged the qrels file ``qrels`` (judge, model, prompt hash, depth, date, and the sidecar's path) when
     ``genevals label`` wrote it, from its sidecar, else its header line; None for human qrels (no header)."""
-    from genevals.files import refusal
+    from genevals.files import read_limited, refusal
 
     if refusal(qrels) is not None:  # a fifo or a device would hang this read: the qrels reader refuses it, naming it
         return None
@@ -56,8 +56,8 @@ def judged_by(qrels: str | Path) -> dict[str, Any] | None:
     if found is None:
         return None
     try:
-        side = None if refusal(sidecar(qrels)) else json.loads(sidecar(qrels).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        side = None if refusal(sidecar(qrels)) else json.loads(read_limited(sidecar(qrels), 1 << 20, "sidecar"))
+    except (OSError, ValueError):  # Refused too: a sidecar that is no small file is no provenance
         side = None
     if isinstance(side, dict):
         info = {k: side.get(k) for k in JUDGED_BY if side.get(k) is not None}

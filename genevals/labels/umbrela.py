@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping, Sequence
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import estimate_tokens
 from genevals.judge.runtime import REPEAT, JudgeRuntime
+from genevals.settings.numerals import small_whole
 from genevals import prompt_render
 
 PROMPT = "relevance_grade"
@@ -33,7 +34,9 @@ REPLY_TOKENS = 32
 PASSAGE_CHARS = 4000
 SCHEMA = {"type": "object", "properties": {"score": {"type": "integer", "enum": [0, 1, 2, 3]}},
           "required": ["score"], "additionalProperties": False}
-_FINAL = re.compile(r"final\s*score\s*[:=]?\s*\**\s*([0-3])\b", re.I)
+# what may stand between "final score" and the grade is taken atomically (a lookahead and its group): the three
+# whitespace runs of ``\s*[:=]?\s*\**\s*`` backtracked against each other, cubic in the whitespace of a reply
+_FINAL = re.compile(r"final\s*score(?=(\s*[:=]?\s*\**\s*))\1([0-3])\b", re.I)
 _SCORE = re.compile(r'"?(?:score|grade|O)"?\s*[:=]\s*"?([0-3])\b')
 
 
@@ -57,14 +60,14 @@ def read_grade(reply: str) -> int | None:
         value = None
     if isinstance(value, dict):
         score = value.get("score", value.get("grade"))
-        if isinstance(score, str) and score.strip().isdigit():
-            score = int(score.strip())
+        if isinstance(score, str):
+            score = small_whole(score)
         if isinstance(score, int) and not isinstance(score, bool) and 0 <= score <= 3:
             return score
     for pattern in (_FINAL, _SCORE):
         found = pattern.search(text)
         if found:
-            return int(found.group(1))
+            return int(found.group(found.re.groups))
     return None
 
 

@@ -1,7 +1,8 @@
 """Language codes: ISO 639-1, the two-letter codes ``--language``, a row's ``language`` field and the results use.
 
 A code is checked once, here (:func:`check`), and is read as a BCP 47 tag's language part, case and ``_``/``-``
-aside: ``zh-Hant``, ``zh_TW`` and ``ZH`` are ``zh``, ``PT_br`` is ``pt``. Full-width forms (``ｚｈ``, typed with a
+aside: ``zh-Hant``, ``zh_TW`` and ``ZH`` are ``zh``, ``PT_br`` is ``pt``; the tag's other subtags must be 1 to 8
+ASCII letters or digits (``en-!!!`` and ``en-`` are refused). Full-width forms (``ｚｈ``, typed with a
 CJK input method) are read as their ASCII letters (NFKC). The codes ISO withdrew that Java's ``Locale`` and old
 systems still write (``iw``, ``in``, ``ji``, ``jw``, ``mo``) are read as their current ones. Anything else (an
 ISO 639-2 code such as ``eng``, a country code such as ``cn``, a name such as ``english``) is a ValueError that
@@ -24,14 +25,25 @@ st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo
 #: withdrawn ISO 639-1 codes, still written by Java's Locale and older systems: read as their current code
 WITHDRAWN = {"iw": "he", "in": "id", "ji": "yi", "jw": "jv", "mo": "ro"}
 
-#: English names of the languages genevals treats specially, for messages and the report
+#: English names of the languages genevals treats specially, for messages and the report, and detects
 NAMES = {
     "en": "English", "es": "Spanish", "de": "German", "fr": "French", "it": "Italian", "pt": "Portuguese",
     "nl": "Dutch", "vi": "Vietnamese", "ar": "Arabic", "fa": "Persian", "ur": "Urdu", "he": "Hebrew",
     "hi": "Hindi", "mr": "Marathi", "ne": "Nepali", "bn": "Bengali", "zh": "Chinese", "ja": "Japanese",
     "ko": "Korean", "th": "Thai", "ru": "Russian", "uk": "Ukrainian", "el": "Greek", "tr": "Turkish",
     "pl": "Polish", "id": "Indonesian", "sw": "Swahili",
+    # the languages that own their script: a text in it is one of them, whatever its length
+    "ka": "Georgian", "hy": "Armenian", "lo": "Lao", "my": "Burmese", "km": "Khmer", "ta": "Tamil",
+    "te": "Telugu", "gu": "Gujarati", "kn": "Kannada", "ml": "Malayalam", "si": "Sinhala", "pa": "Punjabi",
+    "or": "Odia", "am": "Amharic",
 }
+
+#: the languages detection chooses among (:mod:`genevals.language.detect`): those of :data:`NAMES`, the ones
+#: genevals' rules and messages know by name (MLQA's normalisations, the segmenters, the languages that own
+#: their script). A text in any other language is read as the nearest of these, or falls back (every language
+#: outside MLQA's and the segmenters' is normalised by the same Unicode rule, so only the label differs); a row's
+#: ``language`` field or ``--language`` still takes any ISO 639-1 code.
+SUPPORTED = frozenset(NAMES)
 
 #: what a user may type for one of :data:`NAMES` that is not its ISO 639-1 code: the ISO 639-2/3 codes, the
 #: country codes people confuse with language codes, the names. Only for the did-you-mean: never accepted,
@@ -73,10 +85,14 @@ def check(code: object, field: str = "language") -> str:
     if not isinstance(code, str):
         raise ValueError(f"{field}: expected an ISO 639-1 code such as 'en' or 'zh', got {type(code).__name__}")
     low = unicodedata.normalize("NFKC", code).strip().lower().replace("_", "-")
-    base = low.split("-", 1)[0]  # "zh-Hans", "pt-BR": the language part
+    base, *subtags = low.split("-")  # "zh-Hans", "pt-BR": the language part, then BCP 47's other subtags
     base = WITHDRAWN.get(base, base)
     if base in ISO_639_1:
-        return base
+        if all(1 <= len(s) <= 8 and s.isascii() and s.isalnum() for s in subtags):
+            return base
+        raise ValueError(f"{field}: {_shown(code)} is not a language tag: after the language code, a BCP 47 tag "
+                         "has subtags of 1 to 8 ASCII letters or digits, each after a '-' (such as 'en-US' or "
+                         f"'zh-Hant'); or write the code alone, '{base}'")
     if not low:
         raise ValueError(f"{field}: empty; use a two-letter ISO 639-1 code such as 'en', 'zh', 'ar', or 'auto' to "
                          "detect it")

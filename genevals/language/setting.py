@@ -75,6 +75,16 @@ def resolve(answer: str, declared: str | None, setting: LanguageSetting,
 
 
 def language_of(sample, setting: LanguageSetting) -> Language:
-    """:func:`resolve` for a :class:`~genevals.types.Sample`."""
+    """The language of a :class:`~genevals.types.Sample` (:func:`resolve`), decided once: kept on the sample
+    (beside its fields, as ``functools.cached_property`` keeps a value; it travels with the sample to worker
+    processes), so every metric of the run reads the same decision and none detects again."""
+    kept = sample.__dict__.get(_KEPT)
+    if kept is not None and kept[0] == setting:
+        return kept[1]
     context = sample.contexts[0].text[:MAX_CHARS] if sample.contexts else ""
-    return resolve(sample.answer, sample.language, setting, sample.references, sample.question, context)
+    lang = resolve(sample.answer, sample.language, setting, sample.references, sample.question, context)
+    sample.__dict__[_KEPT] = (setting, lang)  # not a field: equality, to_dict and the results line ignore it
+    return lang
+
+
+_KEPT = "_language_decided"

@@ -154,8 +154,9 @@ class Recorder:
     def finish(self, summary: Mapping[str, Any], judge: Any, say: Messages) -> int:
         """Record the run (when asked to) and compare it with the baseline: EXIT_THRESHOLD when a gated metric
         regressed significantly, EXIT_BAD_INPUT when nothing could be compared after all (the runs share ids but
-        no metric scored on them: :meth:`check_input` refused the rest before scoring), else EXIT_OK. Problems
-        with the history are errors, said: the run's files are written."""
+        no metric scored on them, or every metric was scored under another signature than the baseline's:
+        :meth:`check_input` refused the rest before scoring), else EXIT_OK. Problems with the history are errors,
+        said: the run's files are written."""
         import sqlite3
 
         from genevals.history.gitstate import git_commit
@@ -198,9 +199,17 @@ class Recorder:
         base = self.baseline
         named = f"--baseline {visible(self.settings.baseline)}: run {visible(inputs.describe(base))}"
         gated = {t.metric: t.kind for t in self.settings.thresholds}
+        declared = {name: declaration_of(name) or {} for name in self.wanted}
         directions = {name: ("higher" if gated[name] == "fail_under" else "lower") if name in gated
-                      else (declaration_of(name) or {}).get("direction") for name in self.wanted}
-        changes = compare.compare(self.columns, base, directions, set(gated), summary.get("seed") or DEFAULT_SEED)
+                      else declared[name].get("direction") for name in self.wanted}
+        families = {name: d["family"] for name, d in declared.items() if isinstance(d.get("family"), str)}
+        changes = compare.compare(self.columns, base, directions, set(gated), summary.get("seed") or DEFAULT_SEED,
+                                  summary.get("signatures"), families)
+        apart = list(dict.fromkeys(f"{visible(c.metric)} not compared: {visible(c.not_compared)}"
+                                   for c in changes if c.not_compared is not None))
+        if apart and all(c.not_compared is not None for c in changes):  # a gate on nothing is no pass
+            say.error(f"genevals: error: {named}: nothing was compared: {'; '.join(apart)}")
+            return EXIT_BAD_INPUT
         if not changes:
             say.error(f"genevals: error: {named} cannot be this run's baseline: "
                       f"{compare.nothing_shared(self.columns, base)}; nothing was compared. Give a run of this "
@@ -213,6 +222,8 @@ class Recorder:
         for change in changes:
             if change.regression:
                 say.gate(f"genevals: baseline: {change.line(base.id)}")
+            elif change.not_compared is not None:  # other settings: never a regression, and said
+                say.warning(f"genevals: baseline: {change.line(base.id)}")
             else:
                 say.note(f"genevals: baseline: {change.line(base.id)}")
         if not gated:

@@ -20,6 +20,7 @@ from genevals.stats import comparisons
 from genevals.keys import id_digest
 from genevals.output import runfolder
 from genevals.output.thresholds import KINDS
+from genevals.quote import quoted
 from genevals.stats import DEFAULT_SEED
 from genevals.stats.cluster import conversation_code
 from genevals.types import OK, SampleResult
@@ -85,11 +86,21 @@ class PairedValues:
                   if r.value is not None and r.status == OK and math.isfinite(r.value)}, result.sample.conversation_id)
 
     @classmethod
-    def from_folder(cls, run_dir: str | Path, metrics: Iterable[str]) -> "PairedValues":
+    def from_folder(cls, run_dir: str | Path, metrics: Iterable[str], check_ids: bool = False) -> "PairedValues":
+        """The values of a run folder's results.jsonl; with ``check_ids``, a ResultsError at the line that scores
+        an id its system already scored (a hand-merged or damaged file: the pairs would be taken at random)."""
         paired = cls(metrics)
         for _, row in runfolder.iter_rows(run_dir):
             paired.add_row(row)
+        if check_ids:
+            paired._check_ids(run_dir)
         return paired
+
+    def _check_ids(self, run_dir: str | Path) -> None:
+        for (system, _), (digests, _) in self._columns.items():
+            keys = np.frombuffer(digests, dtype=np.uint64)
+            if len(np.unique(keys)) < len(keys):
+                _repeated(run_dir, system)
 
     @classmethod
     def from_results(cls, results: Iterable[SampleResult], metrics: Iterable[str]) -> "PairedValues":
@@ -123,6 +134,22 @@ class PairedValues:
         return np.frombuffer(codes, dtype=np.float64)[ia]
 
 
+def _repeated(run_dir: str | Path, system: str) -> None:
+    """ResultsError at the first line of results.jsonl that holds an id ``system`` already scored."""
+    seen: dict[str, int] = {}
+    for number, _, row in runfolder.records(run_dir):
+        row_system = row.get("system", "default")
+        if ("" if row_system is None else str(row_system)) != system:
+            continue
+        sample_id = "" if row.get("id") is None else str(row.get("id"))
+        if sample_id in seen:
+            raise runfolder.ResultsError(
+                str(runfolder.results_path(run_dir)), number,
+                f"the id {quoted(sample_id)} of system {quoted(system)} is already scored on line {seen[sample_id]}: "
+                "a system scores each id once (a hand-merged or damaged file); remove one of the two lines")
+        seen[sample_id] = number
+
+
 def gated(meta: Mapping[str, Any]) -> list[str]:
     """The metrics a run's thresholds (``--fail-under``, ``--fail-over``, recorded in its meta) gate on."""
     names: list[str] = []
@@ -149,6 +176,28 @@ def block(systems: Mapping[str, Mapping[str, Any]], paired: PairedValues, seed: 
     return {"comparisons": found, "leaderboard": board}
 
 
+def families_of(declarations: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """Output name -> the metric family that wrote it (summary.json's signatures are keyed by family)."""
+    return {name: d["family"] for name, d in declarations.items()
+            if isinstance(d, Mapping) and isinstance(d.get("family"), str)}
+
+
+def not_comparable(metrics: Sequence[str], summary_a: Mapping[str, Any], summary_b: Mapping[str, Any],
+                   families: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """The ``metrics`` two runs scored under signatures that differ (:func:`genevals.signature.signature_difference`):
+    metric -> {"why", "signatures": [a's, b's]}. Such a metric is never compared across the runs."""
+    from genevals.signature import signature_difference, signature_of
+
+    out = {}
+    for metric in metrics:
+        sa = signature_of(metric, summary_a.get("signatures"), families)
+        sb = signature_of(metric, summary_b.get("signatures"), families)
+        why = signature_difference(sa, sb)
+        if why is not None:
+            out[metric] = {"why": why, "signatures": [sa, sb]}
+    return out
+
+
 def directions_of(declarations: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
     """Output name -> declared direction, from outputs.json's declarations."""
     return {name: d["direction"] for name, d in declarations.items()
@@ -161,7 +210,7 @@ def for_folder(run_dir: str | Path, summary: Mapping[str, Any],
     """:func:`block` of a run folder's results.jsonl and ``summary`` (the headline metrics, or ``metrics``)."""
     systems = summary.get("systems") or {}
     wanted = list(metrics) if metrics is not None else compared_metrics(systems, summary.get("meta") or {})
-    paired = PairedValues.from_folder(run_dir, wanted)
+    paired = PairedValues.from_folder(run_dir, wanted, check_ids=True)
     return block(systems, paired, summary.get("seed", DEFAULT_SEED) if seed is None else seed,
                  directions_of(declarations or runfolder.read_outputs(run_dir)))
 
@@ -171,9 +220,14 @@ def across_runs(run_a: str | Path, summary_a: Mapping[str, Any], label_a: str, r
                 seed: int = DEFAULT_SEED, directions: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Each of ``systems`` (in both runs) in run B against itself in run A, on the ids both runs scored:
     comparisons named ``label_b/system`` (a) and ``label_a/system`` (b), so ``mean_difference`` is B minus A;
-    the leaderboard has a row per run and system. ``{"comparisons", "leaderboard"}`` as :func:`block`."""
-    paired_a = PairedValues.from_folder(run_a, metrics)
-    paired_b = PairedValues.from_folder(run_b, metrics)
+    the leaderboard has a row per run and system. ``{"comparisons", "leaderboard", "not_compared"}``: as
+    :func:`block`, and each metric the runs scored under different signatures (:func:`not_comparable`), which is
+    left out of the comparisons: ``[{"metric", "why", "signatures"}]``."""
+    families = {**families_of(runfolder.read_outputs(run_a)), **families_of(runfolder.read_outputs(run_b))}
+    apart = not_comparable(metrics, summary_a, summary_b, families)
+    compared = [m for m in metrics if m not in apart]
+    paired_a = PairedValues.from_folder(run_a, compared, check_ids=True)
+    paired_b = PairedValues.from_folder(run_b, compared, check_ids=True)
     names = {f"{label_a}/{s}": (paired_a, s) for s in systems}
     names.update({f"{label_b}/{s}": (paired_b, s) for s in systems})
 
@@ -186,8 +240,11 @@ def across_runs(run_a: str | Path, summary_a: Mapping[str, Any], label_a: str, r
     summaries: dict[str, Mapping[str, Any]] = {}
     for s in systems:
         a, b = f"{label_a}/{s}", f"{label_b}/{s}"
-        found += comparisons.compare_named(pair, [b, a], metrics, seed)
+        found += comparisons.compare_named(pair, [b, a], compared, seed)
         rows += [a, b]
         summaries[a] = (summary_a.get("systems") or {}).get(s) or {}
         summaries[b] = (summary_b.get("systems") or {}).get(s) or {}
-    return {"comparisons": found, "leaderboard": comparisons.leaderboard(rows, summaries, found, metrics, directions)}
+    board = comparisons.leaderboard(rows, summaries, found, metrics, directions,
+                                    {m: entry["why"] for m, entry in apart.items()})
+    return {"comparisons": found, "leaderboard": board,
+            "not_compared": [{"metric": m, **entry} for m, entry in apart.items()]}

@@ -32,7 +32,7 @@ def _why(note: Any) -> str:
     to its first parenthesis or semicolon (:func:`genevals.language.detect.detect` writes the notes)."""
     if not isinstance(note, str) or not note.strip():
         return "unsure"
-    return re.split(r"\s*[(;]", note.strip(), maxsplit=1)[0].strip() or "unsure"
+    return re.split(r"(?:(?<!\s)\s+)?[(;]", note.strip(), maxsplit=1)[0].strip() or "unsure"
 
 
 class LanguageTally:

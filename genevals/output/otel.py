@@ -40,8 +40,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from genevals.extras import missing as missing_extra
 from genevals.finite import num
-from genevals.output.runfolder import (OTEL_FILE, iter_rows, read_manifest, read_outputs, read_summary,
-                                       write_whole)
+from genevals.output import otel_http, summary_shape
+from genevals.output.runfolder import (OTEL_FILE, SUMMARY_FILE, iter_rows, read_manifest, read_outputs,
+                                       read_summary, write_whole)
 from genevals.types import ERROR, JUDGE_ERROR, OK, PARSE_ERROR
 
 EVENT = "gen_ai.evaluation.result"
@@ -168,7 +169,9 @@ def events(run_dir: str | Path) -> Iterator[Event]:
         raise OtelError(f"{run_dir}: no results.jsonl here: expected a run folder (`genevals run -o DIR`)")
     try:
         families = {name: d.get("family") for name, d in read_outputs(run_dir).items() if isinstance(d, Mapping)}
-        signatures = read_summary(run_dir).get("signatures") or {}
+        summary = read_summary(run_dir)
+        summary_shape.check(summary, run_dir / SUMMARY_FILE)
+        signatures = summary.get("signatures") or {}
         digest = (read_manifest(run_dir) or {}).get("input_digest")
     except ValueError as exc:
         raise OtelError(str(exc)) from None
@@ -189,28 +192,31 @@ def events(run_dir: str | Path) -> Iterator[Event]:
 
 @dataclass
 class Sent:
-    """What became of a run's events: sent (the backend took them), failed (refused, or not answered), unsent
-    (not tried after a failure: a backend that is down is not asked again for each batch)."""
+    """What became of a run's events: sent (the backend took them: a 2xx answer, less what its partial_success
+    rejected), failed (refused, redirected, or not answered whole in time), unsent (not tried after a failure: a
+    backend that is down is not asked again for each batch), rejected (answered 2xx but rejected by its
+    partial_success)."""
 
     endpoint: str
     events: int = 0
     sent: int = 0
     failed: int = 0
     unsent: int = 0
+    rejected: int = 0
     linked: int = 0
     error: str | None = None
     seconds: float = 0.0
 
     @property
     def ok(self) -> bool:
-        return self.failed == 0 and self.unsent == 0
+        return self.failed == 0 and self.unsent == 0 and self.rejected == 0
 
     def line(self) -> str:
         """What a terminal says about it."""
         if self.ok:
             return (f"sent {self.events:,} {EVENT} events to {self.endpoint}"
                     + (f" ({self.linked:,} linked to their traces)" if self.linked else ""))
-        lost = self.failed + self.unsent
+        lost = self.failed + self.unsent + self.rejected
         why = f": {self.error}" if self.error else ""
         return (f"could not send {lost:,} of {self.events:,} {EVENT} events to {self.endpoint}{why}; "
                 f"the run's files are kept: send them again with `genevals export otel RUN_DIR`")
@@ -273,8 +279,9 @@ def _scrubbed(text: str, env: Mapping[str, str] = os.environ) -> str:
 def send(run_dir: str | Path, url: str, timeout: float | None = None) -> Sent:
     """Send the run's events to ``url`` (:func:`endpoint`'s) through the SDK's logger provider, one OTLP/HTTP
     request per :data:`BATCH` events, and say what became of them (:func:`record` writes it down). Stops at the
-    first batch the backend does not take. ``timeout``: seconds per request (default: the SDK's, ``OTEL_EXPORTER_OTLP_TIMEOUT``
-    or 10)."""
+    first batch the backend does not take. ``timeout``: seconds each request has for its whole answer, the SDK's
+    retries of a batch included (default: ``OTEL_EXPORTER_OTLP_LOGS_TIMEOUT``, ``OTEL_EXPORTER_OTLP_TIMEOUT`` or
+    10); a backend still sending when it passes has failed (:mod:`genevals.output.otel_http`)."""
     from opentelemetry._logs import LogRecord
     from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
     from opentelemetry.sdk._logs import LoggerProvider
@@ -284,6 +291,8 @@ def send(run_dir: str | Path, url: str, timeout: float | None = None) -> Sent:
     from genevals._version import __version__
 
     outcome = Sent(shown(url))
+    limit = otel_http.seconds(timeout)
+    stop: list[str] = []  # why the backend did not take a batch, as genevals judged its answer
     # later SDKs renamed LogExporter / LogExportResult on the way to a stable logs signal: either is taken
     LogRecordExporter = getattr(sdk_export, "LogRecordExporter", None) or sdk_export.LogExporter
     LogRecordExportResult = getattr(sdk_export, "LogRecordExportResult", None) or sdk_export.LogExportResult
@@ -292,21 +301,34 @@ def send(run_dir: str | Path, url: str, timeout: float | None = None) -> Sent:
         """The OTLP exporter, counting what the backend took; after a failure, the rest is not tried."""
 
         def __init__(self) -> None:
-            self.inner = OTLPLogExporter(endpoint=url, timeout=timeout)
+            self.session = otel_http.session(limit)
+            self.inner = OTLPLogExporter(endpoint=url, timeout=limit, session=self.session)
 
         def export(self, batch):  # type: ignore[override]
             if outcome.failed or outcome.unsent:
                 outcome.unsent += len(batch)
                 return LogRecordExportResult.FAILURE
+            self.session.deadline, self.session.last, self.session.problem = time.monotonic() + limit, None, None
             try:
                 result = self.inner.export(batch)
             except Exception as exc:  # an SDK that raises a connection error instead of returning FAILURE
                 listening.first = listening.first or f"{type(exc).__name__}: {exc}"
                 result = LogRecordExportResult.FAILURE
-            if result == LogRecordExportResult.SUCCESS:
-                outcome.sent += len(batch)
-            else:
+            if result != LogRecordExportResult.SUCCESS:
                 outcome.failed += len(batch)
+                if self.session.problem:  # the deadline passed: said here, the SDK would say "timeout, retries"
+                    stop.append(self.session.problem)
+                return result
+            # the SDK counts 200 to 399 as taken, and reads no partial_success: the answer decides
+            taken, why = otel_http.verdict(self.session.last, len(batch))
+            outcome.sent += taken
+            if why is not None:
+                stop.append(why)
+                if taken:  # taken in part: the rest were rejected, and the next batch is still sent
+                    outcome.rejected += len(batch) - taken
+                else:
+                    outcome.failed += len(batch)
+                    return LogRecordExportResult.FAILURE
             return result
 
         def force_flush(self, timeout_millis: int = 10_000) -> bool:
@@ -347,11 +369,11 @@ def send(run_dir: str | Path, url: str, timeout: float | None = None) -> Sent:
         provider.shutdown()
         sdk_log.removeHandler(listening)
         sdk_log.propagate = was
-    missed = outcome.events - outcome.sent - outcome.failed - outcome.unsent
+    missed = outcome.events - outcome.sent - outcome.failed - outcome.unsent - outcome.rejected
     if missed > 0:  # neither taken nor refused: dropped inside the SDK (it says why in its log)
         outcome.failed += missed
-    if not outcome.ok:
-        outcome.error = listening.cause()
+    if not outcome.ok:  # the backend's own words, without a character that would rewrite the terminal
+        outcome.error = otel_http.printable(stop[0] if stop else listening.cause())
     outcome.seconds = round(time.monotonic() - started, 3)
     return outcome
 

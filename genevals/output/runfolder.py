@@ -9,7 +9,10 @@ written aside and renamed into place (:func:`replacing`): a crash leaves the old
 results.jsonl has one JSON object per line: a :meth:`SampleResult.to_dict` for a sample that is no conversation's
 turn, and for a conversation one line holding all its turns' results, in turn order::
 
-    {"conversation_id": "c1", "system": "default", "turns": [<SampleResult.to_dict of turn 1>, ...]}
+    {"conversation_id": "c1", "system": "default", "messages": [{"role": ..., "content": ...}, ...],
+     "turns": [<SampleResult.to_dict of turn 1>, ...]}
+
+Its turns' histories are slices of its ``messages`` (:mod:`genevals.output.conversation_line`).
 
 A conversation's line is written once every turn of it is scored, so the file never holds half a conversation
 (written by this version: a folder of the earlier format, one line per turn, still reads, and resumes). The
@@ -27,7 +30,9 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
+from genevals import files
 from genevals.output.atomic import replacing, write_whole  # noqa: F401  (the run folder's writers, by name)
+from genevals.output.conversation_line import conversation_line, with_histories
 from genevals.types import SampleResult, SkippedRow
 
 RESULTS_FILE = "results.jsonl"
@@ -44,6 +49,17 @@ OTEL_FILE = "otel.json"
 #: the files of one run, moved together into ``EARLIER_DIR/<date-time>/`` when a new run starts in the folder
 RUN_FILES = (RESULTS_FILE, SUMMARY_FILE, SKIPPED_FILE, REPORT_FILE, OUTPUTS_FILE, MANIFEST_FILE, OTEL_FILE)
 EARLIER_DIR = "earlier"
+#: what commands that read a written run read from its folder (the review store too), which no output they write
+#: may replace (:func:`inputs_of`)
+READ_FILES = (RESULTS_FILE, SUMMARY_FILE, SKIPPED_FILE, OUTPUTS_FILE, MANIFEST_FILE, OTEL_FILE, "review.sqlite")
+
+
+def inputs_of(run_dir: str | Path) -> list[tuple[str, Path]]:
+    """``(what, path)`` for each file a command reading ``run_dir`` reads, as
+    :func:`genevals.files.clobber_refusal` takes them."""
+    return [("the run folder's file", Path(run_dir) / name) for name in READ_FILES]
+#: the largest summary.json, outputs.json, manifest.json a reader takes (a summary of 50 systems is some 100 KB)
+MAX_JSON_BYTES = 64 << 20
 
 
 class ResultsError(ValueError):
@@ -55,7 +71,7 @@ class ResultsError(ValueError):
         super().__init__(f"{source}:{line}: {message}")
 
 
-def _results_path(where: str | Path) -> Path:
+def results_path(where: str | Path) -> Path:
     """A run folder's results file, or ``where`` itself when it names a file."""
     where = Path(where)
     return where / RESULTS_FILE if where.is_dir() else where
@@ -63,8 +79,6 @@ def _results_path(where: str | Path) -> Path:
 
 #: the key of a conversation line's turns (:func:`results_text`)
 TURNS = "turns"
-
-
 def results_text(units: Iterable[Sequence[SampleResult]]) -> str:
     """The results.jsonl lines of ``units``, one line each: a sample that is no conversation's turn (a unit
     alone) as its record, a conversation's turns (the engine keeps them together as one unit) as one line."""
@@ -74,9 +88,7 @@ def results_text(units: Iterable[Sequence[SampleResult]]) -> str:
         if first.conversation_id is None:
             lines.extend(json.dumps(result.to_dict(), ensure_ascii=False) + "\n" for result in unit)
             continue
-        line = {"conversation_id": first.conversation_id, "system": first.system,
-                TURNS: [t.to_dict() for t in sorted(unit, key=lambda t: t.sample.turn or 0)]}
-        lines.append(json.dumps(line, ensure_ascii=False) + "\n")
+        lines.append(json.dumps(conversation_line(unit, TURNS), ensure_ascii=False) + "\n")
     return "".join(lines)
 
 
@@ -111,8 +123,14 @@ def iter_rows(where: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     a time) and ends the file; any other line that is not a JSON object raises :class:`ResultsError` naming it:
     skipping it would hide results (and ``--resume`` would score them again). Line numbers count from 1 and
     include blank lines."""
-    for _, locator, row in _records(_results_path(where)):
+    for _, locator, row in _records(results_path(where)):
         yield locator, row
+
+
+def records(where: str | Path) -> Iterator[tuple[int, int, dict[str, Any]]]:
+    """``(line number, locator, record)`` of each sample's record of a results file (:func:`iter_rows`, with the
+    line that holds it: a conversation line's turns share theirs)."""
+    return _records(results_path(where))
 
 
 def _records(path: Path) -> Iterator[tuple[int, int, dict[str, Any]]]:
@@ -136,6 +154,9 @@ def _turns(path: Path, number: int, row: dict[str, Any]) -> list[dict[str, Any]]
     turns = row[TURNS]
     if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
         raise _not_a_result(path, number, f"a conversation line whose {TURNS!r} is not a list of result objects")
+    problem = with_histories(row, turns)
+    if problem:
+        raise _not_a_result(path, number, f"a conversation line {problem}")
     return turns
 
 
@@ -174,7 +195,7 @@ def read_lines(where: str | Path, wanted: Mapping[int, Any]) -> Iterator[tuple[i
         return
     last = max(wanted)
     extra = 0
-    path = _results_path(where)
+    path = results_path(where)
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             at = number + extra
@@ -210,7 +231,7 @@ def _parsed(line: str) -> dict[str, Any] | None:
 def read_results(where: str | Path) -> Iterator[SampleResult]:
     """The results of a run folder (or results file), one per sample (a conversation line gives each turn),
     tolerating a last line cut short by a crash."""
-    path = _results_path(where)
+    path = results_path(where)
     for number, _, row in _records(path):
         try:
             yield SampleResult.from_dict(row)
@@ -224,10 +245,12 @@ def _read_object(path: Path) -> dict[str, Any]:
     or not a JSON object (a report or summary read from it would otherwise fail deep inside, unnamed)."""
     if not path.exists():
         return {}
-    try:
-        found = json.loads(path.read_bytes())
-    except IsADirectoryError:
-        raise ValueError(f"{path}: a folder, not a file") from None
+    if path.is_dir():
+        raise ValueError(f"{path}: a folder, not a file")
+    try:  # a FIFO there would block the read, /dev/zero never end: refused before a byte is read
+        found = json.loads(files.read_limited(path, MAX_JSON_BYTES, f"run folder's {path.name}"))
+    except files.Refused as exc:
+        raise ValueError(f"{path}: {exc}") from None
     except RecursionError:
         found = None
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError

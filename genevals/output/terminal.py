@@ -29,6 +29,12 @@ def visible(value: Any) -> str:
     return _UNSAFE.sub(_escape, value if isinstance(value, str) else str(value))
 
 
+def visible_message(value: Any) -> str:
+    """A message for the terminal as :func:`visible` writes it, its own line breaks and tabs kept: the one place an
+    error's text (a file's key, a --profile, a folder's name, all quoted as given) is made safe to print."""
+    return "\n".join(visible(line).replace("\\x09", "\t") for line in str(value).split("\n"))
+
+
 # ------------------------------------------------------------------------------------------- the leaderboard
 
 def _mean(cell: Mapping[str, Any], best: bool) -> str:
@@ -64,6 +70,8 @@ def difference_line(c: Mapping[str, Any], directions: Mapping[str, str] | None =
     from genevals.stats.comparisons import higher_is_better  # here: it loads numpy, which `genevals --help` must not
 
     name_a, name_b = a or visible(c["a"]), b or visible(c["b"])
+    if c.get("identical"):  # equal on every pair (within float noise): no difference, no test
+        return f"{visible(c['metric'])}: {name_a} and {name_b} identical on every sample ({c.get('n_pairs')} pairs)"
     d = c.get("mean_difference") or 0.0
     lo, hi = c.get("ci95") or [None, None]
     a_better = (d > 0) == higher_is_better(c["metric"], (directions or {}).get(c["metric"]))
@@ -104,8 +112,10 @@ def leaderboard_lines(summary: Mapping[str, Any], directions: Mapping[str, str] 
         lines.append(f"significant differences ({len(significant)} of {len(found)} compared):")
         lines += ["  " + difference_line(c, directions) for c in significant]
     untested = [c for c in found if c.get("p_value") is None]
+    same = sum(1 for c in found if c.get("identical"))  # equal on every pair: no test, said as such
     if not significant and len(found) > len(untested):
-        lines.append(f"no significant difference ({len(found) - len(untested)} compared)")
+        lines.append(f"no significant difference ({len(found) - len(untested)} compared"
+                     + (f"; {same} identical on every sample)" if same else ")"))
     if untested:
         from genevals.stats import MIN_PAIRS  # here: it loads numpy, which `genevals --help` must not
 
@@ -119,4 +129,6 @@ def leaderboard_lines(summary: Mapping[str, Any], directions: Mapping[str, str] 
         lines += ["  " + difference_line(c, directions) for c in shown]
         if len(untested) > len(shown) and shown:
             lines.append(f"  {len(untested) - len(shown)} more in summary.json's comparisons and the report")
+    lines += [f"not compared: {visible(entry.get('metric'))}: {visible(entry.get('why'))}"
+              for entry in summary.get("not_compared") or () if isinstance(entry, Mapping)]
     return [*lines, finding]

@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Mapping
 
-from genevals.files import refusal
+from genevals.files import Refused, read_limited
 from genevals.settings.numerals import NotANumeral, number_text
 from genevals.suggest import did_you_mean
 
 FAIL_UNDER, FAIL_OVER = "fail_under", "fail_over"
+#: a thresholds file's largest size: a threshold per metric is a few hundred bytes
+MAX_BYTES = 1 << 20
 KINDS = (FAIL_UNDER, FAIL_OVER)
 #: the declared direction each kind of threshold belongs to
 DIRECTION_OF = {FAIL_UNDER: "higher", FAIL_OVER: "lower"}
@@ -118,12 +120,10 @@ def load(path: str | Path) -> list[Threshold]:
     """A thresholds config: ``{"fail_under": {...}, "fail_over": {...}}`` or a flat ``{"metric": minimum}``;
     each value a JSON number. ThresholdError naming the file for anything else, a missing file included."""
     path = Path(path)
-    if (problem := refusal(path)) is not None:  # a pipe or a device would hang the read or never end
-        raise ThresholdError(f"--config {path}: {problem}")
-    try:
-        raw: Any = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ThresholdError(f"--config {path}: file not found") from None
+    try:  # a pipe or a device would hang the read or never end: refused before a byte is read
+        raw: Any = json.loads(read_limited(path, MAX_BYTES, "thresholds file").decode("utf-8"))
+    except Refused as exc:
+        raise ThresholdError(f"--config {path}: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ThresholdError(f"--config {path}: cannot read: {exc.strerror or exc}") from None
     except ValueError as exc:

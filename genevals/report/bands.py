@@ -96,6 +96,8 @@ def metric_facts(name: str, declaration: Any, seen: tuple[float, float] | None) 
         unit = seen is None or (seen[0] >= 0.0 and seen[1] <= 1.0)
     facts = {"name": name, "lower_better": direction == "lower", "unit": unit,
              "banded": unit and direction != "neither" and declaration.get("band") is not False}
+    if declaration.get("integer") is True:  # a count or a rank: each sample's value shown as a whole number
+        facts["integer"] = True
     definition = text(declaration.get("definition"))
     if definition:  # what it measures, beside its band: why two bands on the same screen can disagree
         facts["definition"] = definition if len(definition) <= 300 else definition[:297] + "..."

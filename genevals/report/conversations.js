@@ -77,7 +77,7 @@ function assistantTurn(index, flagged) {
   var scores = keyMetrics(4).map(function (m) {
     var st = metricStatus(s, m);
     if (st === null || st === "not_last_turn") return null;  // a conversation metric's value is on its last turn
-    return el("span", { "class": "conv-score" }, [el("span", { "class": "muted", text: m + " " }), st === "ok" ? fmt(metricValue(s, m)) : chip(st, "status")]);
+    return el("span", { "class": "conv-score" }, [el("span", { "class": "muted", text: m + " " }), st === "ok" ? fmtValue(metricValue(s, m), m) : chip(st, "status")]);
   });
   var conv = D.conversations[conversationOf(sysLabel(s.sys), s.cv)], said = conv ? conv.kr[s.tn] : "";
   if (retentionFailed(s)) scores.push(chip("knowledge retention failure", "v-contradicted kr-fail", said || null));

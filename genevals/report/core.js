@@ -58,6 +58,11 @@ function fmt(v, digits) {
   if (Math.abs(v) >= 1000) return v.toFixed(0);
   return Number(v).toFixed(d);
 }
+// a sample's value of a metric: a count or rank (declared integer) as a whole number, never "9.0000"
+function fmtValue(v, name, digits) {
+  var m = METRIC[name];
+  return m && m.integer && v !== null && v !== undefined && Number.isInteger(v) ? String(v) : fmt(v, digits);
+}
 function fmtP(p) { return p === null || p === undefined ? "\u2013" : (p < 0.001 ? "< 0.001" : p.toFixed(3)); }
 function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
 function sysLabel(i) { return D.systems[i] ? D.systems[i].label : String(i); }

@@ -27,6 +27,8 @@ function leaderboardCell(lb, row, metric, versus) {
     var d = -test.mean_difference;  // versus_best holds best minus this system; the cell shows this system's side
     mark = chip((d > 0 ? "+" : "\u2212") + fmt(Math.abs(d)) + " vs " + test.best + ", p " + (test.p_value < 0.001 ? "< 0.001" : "= " + fmtP(test.p_value)),
       "sig-mark", "significant paired difference from the best system (" + test.test_text + ")");
+  } else if (test && test.identical) {
+    mark = el("span", { "class": "small muted identical", text: "identical to " + test.best + " on every sample" });
   } else if (test && test.p_value === null) {
     mark = el("span", { "class": "small muted too-few", text: "too few pairs to test vs " + test.best + " (" + test.n_pairs + ")" });
   } else if (test) {

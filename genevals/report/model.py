@@ -214,8 +214,30 @@ def _stored_comparisons(runs: Sequence[Run], systems: Sequence[tuple[int, str]])
     return known
 
 
+def _signature_skips(runs: Sequence[Run], systems: Sequence[tuple[int, str]], metrics: Sequence[str],
+                     pairs: Sequence[tuple[int, int]]) -> dict[tuple[int, int, str], str]:
+    """(a, b, metric) -> why, for each pair of systems of two runs that scored the metric under signatures that
+    differ (:func:`genevals.signature.signature_difference`): those are not compared, and the page says why."""
+    from genevals.signature import signature_difference, signature_of
+
+    families = {m: d["family"] for m in metrics
+                if isinstance(d := declaration(runs, m), Mapping) and isinstance(d.get("family"), str)}
+    whys: dict[tuple[int, int, str], str | None] = {}
+    out = {}
+    for a, b in pairs:
+        (ra, _), (rb, _) = systems[a], systems[b]
+        for m in metrics if ra != rb else ():
+            if (ra, rb, m) not in whys:
+                whys[(ra, rb, m)] = signature_difference(signature_of(m, runs[ra].summary.get("signatures"), families),
+                                                         signature_of(m, runs[rb].summary.get("signatures"), families))
+            if whys[(ra, rb, m)] is not None:
+                out[(a, b, m)] = whys[(ra, rb, m)]
+    return out
+
+
 def _leaderboard(system_info: Sequence[Mapping[str, Any]], facts: Sequence[Mapping[str, Any]],
-                 page_comparisons: Sequence[Mapping[str, Any]], gated: Sequence[str]) -> dict[str, Any]:
+                 page_comparisons: Sequence[Mapping[str, Any]], gated: Sequence[str],
+                 apart: Mapping[tuple[int, int, str], str]) -> dict[str, Any]:
     """The Overview's leaderboard (:func:`genevals.stats.comparisons.leaderboard`) from the page's own summaries and
     paired comparisons (the Compare tab's), so the two tabs show the same figures; systems by their labels."""
     labels = [info["label"] for info in system_info]
@@ -225,7 +247,7 @@ def _leaderboard(system_info: Sequence[Mapping[str, Any]], facts: Sequence[Mappi
     present = [f["name"] for f in facts if any(f["name"] in info["summary"] for info in system_info)]
     directions = {f["name"]: "lower" if f["lower_better"] else "higher" for f in facts}
     return comparisons.leaderboard(labels, summaries, named, comparisons.headline_metrics(present, gated),
-                                   directions)
+                                   directions, {m: why for (_, _, m), why in apart.items()})
 
 
 def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
@@ -324,8 +346,10 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
              for m, name in enumerate(metrics)]
     seed = next((s for s in map(_seed, (run.summary for run in runs)) if s is not None), DEFAULT_SEED)
     page_thresholds = _thresholds(thresholds, runs)
+    apart = _signature_skips(runs, list(systems), list(metrics), stats.meaningful_pairs(list(systems), all_pairs))
     page_comparisons = stats.compare_systems(store, labels, metrics, seed, groups=list(systems), all_pairs=all_pairs,
-                                             known=_stored_comparisons(runs, systems))
+                                             known=_stored_comparisons(runs, systems),
+                                             skip=lambda a, b, m: (a, b, m) in apart)
     per_run = [0] * len(runs)
     for (r, _system), count in zip(systems, sizes):
         per_run[r] += count
@@ -341,7 +365,9 @@ def build_data(run_dirs: Sequence[str | Path], thresholds: Any = None,
         "warnings": sorted(notes.warnings),
         "seed": seed,
         "comparisons": page_comparisons,
-        "leaderboard": _leaderboard(system_info, facts, page_comparisons, list(page_thresholds)),
+        "leaderboard": _leaderboard(system_info, facts, page_comparisons, list(page_thresholds), apart),
+        # pairs of systems of two runs whose metric was scored under other signatures: not compared, and why
+        "not_compared": [{"a": a, "b": b, "metric": m, "why": why} for (a, b, m), why in apart.items()],
         "comparison_pairs": "all" if all_pairs else "meaningful",
         # meaningful pairs with no question id in common (ids defaulted to row numbers): the Compare tab says so
         "unshared_ids": [list(pair) for pair in stats.unshared_pairs(store, stats.meaningful_pairs(list(systems),

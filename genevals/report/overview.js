@@ -143,6 +143,15 @@ function compareTab(root) {
       " share no question id, so they are not compared. A row without an id gets its row number as id: " +
       "if each row holds its question, run again with --map id=question." }));
   }
+  var apart = {};  // metric and why -> the pairs of two runs' systems not compared (their signatures differ)
+  (D.not_compared || []).forEach(function (n) {
+    var k = n.metric + ": " + n.why;
+    (apart[k] = apart[k] || []).push(sysLabel(n.a) + " vs " + sysLabel(n.b));
+  });
+  Object.keys(apart).forEach(function (k) {
+    root.appendChild(el("p", { "class": "notice not-compared", text: "Not compared: " + k + " (" + apart[k].join(", ") +
+      "). Scores made under different signatures (settings, language handling, model or prompt) are never compared." }));
+  });
   if (!D.comparisons.length) {
     root.appendChild(el("p", { "class": "notice", text: D.systems.length < 2 ? "Comparisons need at least two systems." :
       "No metric was scored for at least two shared question ids by two systems." }));
@@ -171,11 +180,12 @@ function compareTab(root) {
       body.appendChild(el("tr", { "class": c.significant ? "significant" : null }, [
         el("td", { "class": "mono", text: c.metric }), el("td", { text: sysLabel(c.a) }), el("td", { text: sysLabel(c.b) }),
         el("td", { "class": "num", text: String(c.n_pairs) }),
-        el("td", { "class": "num", text: (c.mean_difference > 0 ? "+" : "") + fmt(c.mean_difference, 4) }),
-        el("td", { "class": "num", text: c.ci95[0] === null ? "\u2013" : "[" + fmt(c.ci95[0], 4) + ", " + fmt(c.ci95[1], 4) + "]" }),
-        el("td", { "class": "num", text: fmtP(c.p_value) }),
+        el("td", { "class": "num", text: c.identical ? "0" : (c.mean_difference > 0 ? "+" : "") + fmt(c.mean_difference, 4) }),
+        el("td", { "class": "num", text: c.ci95[0] === null || c.identical ? "\u2013" : "[" + fmt(c.ci95[0], 4) + ", " + fmt(c.ci95[1], 4) + "]" }),
+        el("td", { "class": "num", text: c.identical ? "\u2013" : fmtP(c.p_value) }),
         // fewer pairs than a paired test needs (genevals.stats.MIN_PAIRS): no CI, no p, and said so
         el("td", null, c.significant ? el("span", { "class": "sig", text: "\u2713 significant" }) :
+          c.identical ? el("span", { "class": "muted identical", text: "identical on every sample" }) :
           el("span", { "class": "muted" + (c.p_value === null ? " too-few" : ""), text: c.p_value === null ? "too few pairs to test" : "no",
             title: c.p_value === null ? "With n pairs the smallest possible two-sided p is 1/2^(n\u22121): below 6 pairs no difference can reach p < 0.05" : null })),
         el("td", { text: better })

@@ -117,7 +117,7 @@ function reviewTab(root) {
         el("td", null, el("div", { dir: "auto", "class": "claim-cell", text: item.row.claim.text })),
         el("td", null, el("div", { dir: "auto", "class": "small", text: v ? (v.reason || (v.missing ? "no verdict returned" : "")) : "no verdict returned" })),
         el("td", null, contextSnippet(s, item)),
-        el("td", { "class": "num", text: fmt(metricValue(s, state.metric)) }),
+        el("td", { "class": "num", text: fmtValue(metricValue(s, state.metric), state.metric) }),
         el("td", null, el("div", { dir: "auto", "class": "clip-2 small", text: s.a }))
       ].concat(REVIEW ? [el("td", { "class": "review-cell" }, reviewCell(s, item.row.claim.index))] : [])));
     });

@@ -119,7 +119,7 @@ function drawSample(index, claimIndex) {
     var st = metricStatus(sample, m.name);
     if (st === null) return;
     var reason = st !== "ok" && sample.st[m.name] ? sample.st[m.name][1] : "";
-    metricsBody.appendChild(el("tr", null, [el("td", { "class": "mono", text: m.name }), el("td", { "class": "num", text: fmt(metricValue(sample, m.name), 4) }),
+    metricsBody.appendChild(el("tr", null, [el("td", { "class": "mono", text: m.name }), el("td", { "class": "num", text: fmtValue(metricValue(sample, m.name), m.name, 4) }),
       el("td", null, st === "ok" ? el("span", { "class": "muted", text: "ok" }) : chip(st, "status")), el("td", { "class": "reason", text: reason })]));
   });
   var metricsCard = el("div", { "class": "card" }, [el("h3", { text: "Metrics" }), el("table", { id: "sample-metrics" }, [
@@ -200,7 +200,7 @@ function samplesTab(root) {
         el("td", null, el("div", { dir: "auto", "class": "clip-2", text: s.q })), el("td", null, el("div", { dir: "auto", "class": "clip-2", text: s.a }))
       ].concat(cols.map(function (m) {
         var st = metricStatus(s, m);
-        return el("td", { "class": "num", title: st && st !== "ok" ? st : null, text: st && st !== "ok" ? st : fmt(metricValue(s, m)) });
+        return el("td", { "class": "num", title: st && st !== "ok" ? st : null, text: st && st !== "ok" ? st : fmtValue(metricValue(s, m), m) });
       })).concat(judge ? [el("td", null, c ? [chip(String(c.supported), "v-supported", "supported"), " ",
         chip(String(c.contradicted), "v-contradicted", "contradicted"), " ", chip(String(c.unverifiable), "v-unverifiable", "unverifiable")] : "\u2013")] : [])));
     });

@@ -20,7 +20,7 @@ from genevals.stats import comparisons
 from genevals.stats.comparisons import ALL_PAIRS_MAX_SYSTEMS, PAIRED_RESAMPLES, Differences, meaningful_pairs  # noqa: F401
 from genevals.report.clean import page_summary
 from genevals.report.values import SampleValues
-from genevals.stats import DEFAULT_SEED, summarise
+from genevals.stats import DEFAULT_SEED, paired_differences, summarise
 from genevals.types import VERDICT_LABELS
 
 #: The metric drawn as rank bars (1-10, >10, not found) rather than as a histogram.
@@ -134,7 +134,7 @@ def _store_differences(store: SampleValues, metrics: Sequence[str], n: int) -> D
         if not ka.size or not kb.size:
             return None
         _, ia, ib = np.intersect1d(keys[ka], keys[kb], assume_unique=True, return_indices=True)
-        return col[ka[ia]] - col[kb[ib]]
+        return paired_differences(col[ka[ia]], col[kb[ib]])
 
     return differences
 
@@ -151,10 +151,10 @@ def unshared_pairs(store: SampleValues, pairs: Sequence[tuple[int, int]]) -> lis
 def compare_systems(samples: SampleValues | Iterable[Mapping[str, Any]], labels: Sequence[str],
                     metrics: Sequence[str], seed: int = DEFAULT_SEED,
                     groups: Sequence[tuple[Any, str]] | None = None,
-                    all_pairs: bool = False, known: Any = None) -> list[dict[str, Any]]:
+                    all_pairs: bool = False, known: Any = None, skip: Any = None) -> list[dict[str, Any]]:
     """:func:`genevals.stats.comparisons.compare_systems` of a :class:`SampleValues` (values by metric position in
     ``metrics``) or of sample dicts with ``sys``, ``id`` and ``v`` (a metric name -> value mapping); ``known``:
-    the comparisons the runs' summaries already hold."""
+    the comparisons the runs' summaries already hold; ``skip(a, b, metric)``: true for one not to make."""
     if isinstance(samples, SampleValues):
         samples = _store_differences(samples, metrics, len(labels))
-    return comparisons.compare_systems(samples, labels, metrics, seed, groups, all_pairs, known)
+    return comparisons.compare_systems(samples, labels, metrics, seed, groups, all_pairs, known, skip=skip)

@@ -18,7 +18,7 @@ from genevals.review.claims import ReviewSample, load_samples
 from genevals.review.items import blind_now, stale_count
 from genevals.review.requests import RequestError, decision_of
 from genevals.review.store import CitationDecision, ReviewStore, StoreError
-from genevals.review.tally import tally
+from genevals.review.tally import blind_tally, tally
 
 
 @dataclass(frozen=True)
@@ -104,8 +104,10 @@ class ReviewApp:
             return self._tally(store)
 
     def _tally(self, store: ReviewStore) -> dict[str, Any]:
+        """The state a reply carries; in a blind review, nothing derived from the judge's verdicts."""
         stored = store.read(queue=False)
-        return {**tally(stored.decisions, self.samples, stored.citations), "skipped": stored.skipped}
+        count = blind_tally if self.config.blind else tally
+        return {**count(stored.decisions, self.samples, stored.citations), "skipped": stored.skipped}
 
     def decide(self, body: Any) -> dict[str, Any]:
         """Store one decision from a request body and return the new state; RequestError when it is bad."""

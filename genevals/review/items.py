@@ -4,11 +4,15 @@ judge's verdicts each reviewer may see.
 Blind review keeps the judge's verdicts off the page, not just out of sight: the page is served without them
 (no label, highlight, reason or score in its HTML), and ``GET /api/item`` adds them for one answer only once the
 reviewer has stored a decision on each of its claims (:func:`revealed`). A decision stored before that is
-recorded ``blind``; one changed after the reveal is not (:func:`blind_now`). The reviewer's name is what they
+recorded ``blind``; one changed after the reveal is not (:func:`blind_now`). Nor does anything else derived from a
+verdict leave the server first: the answers' order and fields (:func:`order`, :func:`listing`) and the state
+every reply carries (:func:`genevals.review.tally.blind_tally`). The reviewer's name is what they
 typed (the server has no login), so blindness is a matter of the page's design, not of proof.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -30,13 +34,21 @@ def stale_count(samples: Samples, queue: Queue | None) -> int:
     return 0 if queue is None else sum(1 for s, i, _, _ in queue.entries if not reviewable(samples, (s, i)))
 
 
-def order(samples: Samples, queue: Queue | None) -> list[tuple[str, str]]:
+def order(samples: Samples, queue: Queue | None, blind: bool = False) -> list[tuple[str, str]]:
     """The answers to review, in order: the queue's that the run still has (:func:`stale_count`), else every answer
     with a claim as results.jsonl lists them (never the judge's verdict order: that would tell a blind reviewer
-    which are flagged)."""
+    which are flagged). A blind review of a queue shuffles it (:func:`blind_key`): the queue's own order, its
+    strata one after another (flagged before clean), would tell the verdicts too."""
     if queue is not None:
-        return [(s, i) for s, i, _, _ in queue.entries if reviewable(samples, (s, i))]
+        keys = [(s, i) for s, i, _, _ in queue.entries if reviewable(samples, (s, i))]
+        return sorted(keys, key=lambda key: blind_key(queue.seed, key)) if blind else keys
     return [key for key, sample in sorted(samples.items(), key=lambda kv: kv[1].line) if sample.claims]
+
+
+def blind_key(seed: int, key: tuple[str, str]) -> str:
+    """Where answer ``key`` goes in a blind review of a queue drawn with ``seed``: a hash of the two alone, so the
+    order is the same at every request and says nothing of the answer's stratum."""
+    return hashlib.sha256(json.dumps([seed, *key]).encode("utf-8")).hexdigest()
 
 
 def revealed(decisions: Iterable[Decision], reviewer: str, sample: ReviewSample, samples: Samples) -> bool:
@@ -59,17 +71,17 @@ def blind_now(decisions: Iterable[Decision], decision: Decision, samples: Sample
 def listing(samples: Samples, queue: Queue | None, decisions: list[Decision], reviewer: str,
             blind: bool) -> dict[str, Any]:
     """``GET /api/items``: the answers in review order, each with whether ``reviewer`` has finished it; in a
-    blind review nothing that depends on the verdicts (not the stratum: it names the judge's verdict)."""
+    blind review nothing that depends on the verdicts (not the stratum: it names the judge's verdict; not the
+    queue's position or order: they follow the strata)."""
     positions = queue.position() if queue is not None else {}
     items = []
-    for key in order(samples, queue):
+    for key in order(samples, queue, blind):
         sample = samples[key]
         item: dict[str, Any] = {"system": key[0], "sample_id": key[1], "claims": len(sample.claims),
                                 "done": bool(reviewer) and revealed(decisions, reviewer, sample, samples)}
-        if queue is not None:
+        if queue is not None and not blind:  # blind: the queue's position follows the strata, as they do
             item["position"] = positions[key]
-            if not blind:
-                item["stratum"] = queue.entries[positions[key]][2]
+            item["stratum"] = queue.entries[positions[key]][2]
         items.append(item)
     return {"blind": blind, "queue": queue is not None, "items": items,
             "missing": (len(queue.entries) - len(items)) if queue is not None else 0}

@@ -8,6 +8,8 @@ reviewers and the judge's precision on the claims reviewed.
 * **Agreement**: for each pair of reviewers, the claims both called *confirmed* or *false alarm* (``unsure`` is
   left out and counted), and Cohen's :math:`\kappa = (p_o - p_e) / (1 - p_e)` of those two binary decisions
   (:func:`genevals.stats.agreement.binary_metrics`); None when :math:`p_e = 1`.
+* **Blind review** (:func:`blind_tally`): progress over every claim, no judge precision and no citation
+  figures: nothing derived from a verdict before it is revealed.
 * **Judge precision**: of the flagged claims whose reviewers reached a verdict (a strict majority of their
   confirmed / false alarm decisions; ties and unsure-only left out), the share confirmed as hallucinations,
   with a percentile-bootstrap 95% interval (:func:`genevals.stats.bootstrap_ci`).
@@ -129,6 +131,25 @@ def tally(decisions: list[Decision], samples: Samples, citation_decisions: list 
         "precision": judge_precision(by_claim, samples),
         "stored": len(decisions) + len(citation_decisions or []),
         "citations": citations.tally(list(citation_decisions or []), samples),
+    }
+
+
+def blind_tally(decisions: list[Decision], samples: Samples, citation_decisions: list | None = None) -> dict[str, Any]:
+    """What a blind review's answers (``GET /api/state``, each ``POST /api/decisions``) say about the stored
+    decisions: nothing computed from the judge's verdicts, so that no count, field or time taken differs between a
+    flagged claim and a supported one (:func:`tally`'s progress counts flagged claims only, and its precision is the
+    judge's). Progress is over every claim; agreement is between reviewers."""
+    now = current(decisions)
+    by_claim = fresh_by_claim(decisions, samples)
+    return {
+        "blind": True,
+        "decisions": [page_decision(d, samples) for d in now],
+        "progress": {"reviewed": len(by_claim), "claims": sum(len(s.claims) for s in samples.values())},
+        "reviewers": sorted({d.reviewer for d in now}),
+        "stale": sum(1 for d in now if stale_reason(d, samples)),
+        "missed": sum(1 for d in now if d.decision == "missed" and not stale_reason(d, samples)),
+        "agreement": agreement(by_claim),
+        "stored": len(decisions) + len(citation_decisions or []),
     }
 
 

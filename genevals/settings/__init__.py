@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import reprlib
 from dataclasses import dataclass, field
 from difflib import get_close_matches
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -61,11 +62,23 @@ def _range(low: float | None, high: float | None) -> str:
     return f"from {low:,} to {high:,}"
 
 
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxtuple, _SHORT.maxdict, _SHORT.maxset = 4, 30, 30, 30, 30
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 200, 200, 40
+
+
 def shown(value: Any) -> str:
-    """``repr`` of a value, short: ``repr()`` of a 5,000-digit int is itself an error."""
+    """``repr`` of a value, short: ``repr()`` of a 5,000-digit int is itself an error, and of a list that YAML
+    aliases repeat a billion times never ends, so only what is shown is looked at (reprlib's bounds)."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool) and not -10**20 < value < 10**20:
         return "a larger number"
-    text = repr(value)
+    if isinstance(value, str):
+        text = repr(value[:100])
+    else:
+        try:
+            text = _SHORT.repr(value)
+        except Exception:  # noqa: BLE001 -- an object whose __repr__ fails is still named
+            text = f"a value of type {type(value).__name__}"
     return text if len(text) <= 80 else text[:77] + "..."
 
 

@@ -47,6 +47,20 @@ def whole_text(text: str) -> int:
         raise NotANumeral(word, _WHOLE) from None
 
 
+#: the most digits :func:`small_whole` reads: past any count, turn or grade a file can mean, and far from int()'s
+#: 4,300-digit limit (5,000 digits in a CSV cell raised ValueError there)
+SMALL_DIGITS = 18
+_SMALL = re.compile(rf"\+?[0-9]{{1,{SMALL_DIGITS}}}", re.ASCII)
+
+
+def small_whole(text: str) -> int | None:
+    """``text`` (surrounding whitespace ignored) as an int from 0 when it is at most :data:`SMALL_DIGITS` ASCII
+    digits (an optional ``+``), else None: the one reader of a count, turn or grade written as text in a file or a
+    judge's reply (``str.isdigit()`` also takes ``"²"`` and ``"١"``, which ``int()`` then refuses or reads)."""
+    word = text.strip()
+    return int(word) if _SMALL.fullmatch(word) else None
+
+
 def number_text(text: str) -> float:
     """``text`` as a float when it is an ASCII decimal number (``-1``, ``.5``, ``1e-3``, ``inf``);
     :class:`NotANumeral` otherwise, as :func:`whole_text`."""

@@ -15,14 +15,15 @@ This package re-exports what ``genevals.stats`` offered as one module (intervals
 """
 from genevals.stats.bootstrap import (DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_ci, bootstrap_cis,
                                       bootstrap_repeats_ci, intervals)
-from genevals.stats.paired import (MIN_PAIRS, SIGN_FLIP_BLOCK, TOO_FEW_PAIRS, PairedComparison, bootstrap_p_value,
-                                   paired_bootstrap_means, paired_bootstrap_means_many, paired_comparison,
-                                   paired_comparison_of_differences, paired_means_of, too_few_pairs_text, untested)
+from genevals.stats.paired import (IDENTICAL, MIN_PAIRS, SIGN_FLIP_BLOCK, TOO_FEW_PAIRS, PairedComparison,
+                                   bootstrap_p_value, paired_bootstrap_means, paired_bootstrap_means_many,
+                                   paired_comparison, paired_comparison_of_differences, paired_differences,
+                                   paired_means_of, too_few_pairs_text, untested)
 from genevals.stats.summary import (DEFAULT_MIN_COVERAGE, MetricSummary, summarise, summarise_many,
                                     unscored_count)
 
-__all__ = ["DEFAULT_MIN_COVERAGE", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "MIN_PAIRS", "SIGN_FLIP_BLOCK",
+__all__ = ["DEFAULT_MIN_COVERAGE", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "IDENTICAL", "MIN_PAIRS", "SIGN_FLIP_BLOCK",
            "TOO_FEW_PAIRS", "MetricSummary", "PairedComparison", "bootstrap_ci", "bootstrap_cis",
            "bootstrap_p_value", "bootstrap_repeats_ci", "intervals", "paired_bootstrap_means",
            "paired_bootstrap_means_many", "paired_comparison", "paired_comparison_of_differences",
-           "paired_means_of", "summarise", "summarise_many", "too_few_pairs_text", "unscored_count", "untested"]
+           "paired_differences", "paired_means_of", "summarise", "summarise_many", "too_few_pairs_text", "unscored_count", "untested"]

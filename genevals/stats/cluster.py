@@ -15,7 +15,8 @@ import numpy as np
 
 from genevals.keys import id_digest
 from genevals.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from genevals.stats.paired import MIN_PAIRS, PairedComparison, bootstrap_p_value, untested
+from genevals.stats.paired import (MIN_PAIRS, PairedComparison, bootstrap_p_value, identical, paired_differences,
+                                   untested)
 from genevals.stats.summary import MetricSummary, unscored_count
 
 #: codes are kept as float64 in spilled columns: below 2**53 they are exact
@@ -115,7 +116,8 @@ def paired_clustered(metric: str, a_name: str, a: Mapping[str, float], b_name: s
     shared = sorted(set(a) & set(b), key=id_digest)
     if not shared:
         return None
-    diffs = np.array([a[k] - b[k] for k in shared], dtype=float)
+    diffs = paired_differences(np.array([a[k] for k in shared], dtype=float),
+                               np.array([b[k] for k in shared], dtype=float))
     codes = np.array([conversation_code("", conversation_of[k]) if k in conversation_of
                       else -1.0 - i for i, k in enumerate(shared)], dtype=float)
     return paired_clustered_differences(metric, a_name, b_name, diffs, codes, seed, resamples)
@@ -127,6 +129,8 @@ def paired_clustered_differences(metric: str, a_name: str, b_name: str, diffs: n
     sums, counts = clusters_of(diffs, codes)
     if sums.size < 2:
         return None
+    if not np.any(diffs):  # every pair equal: no test (genevals.stats.paired.identical)
+        return identical(metric, a_name, b_name, int(sums.size))
     if sums.size < MIN_PAIRS:  # the sign-flip bound counts the units resampled: conversations
         return untested(metric, a_name, b_name, int(sums.size), float(diffs.mean()))
     resamples = max(40, int(resamples))

@@ -10,11 +10,15 @@ order, and their differences :math:`d_i = a_i - b_i`; :func:`genevals.stats.pair
 gives the mean difference, and the 95% CI and two-sided p-value from one paired bootstrap of
 :data:`PAIRED_RESAMPLES` resamples with the run's seed, so "significant" (p < 0.05) is exactly "the CI
 excludes 0". Fewer than :data:`genevals.stats.MIN_PAIRS` pairs get no test (no CI, p-value None, not
-significant), and their ``test`` says "too few pairs to test". No multiple-comparison correction.
+significant), and their ``test`` says "too few pairs to test". Two systems equal on every pair (differences
+within float noise: :func:`genevals.stats.paired_differences`) are ``identical``: difference and CI exactly 0, p-value
+1, no bootstrap, and their ``test`` says "identical on every sample". No multiple-comparison correction.
+
+Metrics scored under different signatures (two runs' settings) are not compared at all: the callers leave them
+out (``skip``) and name them, with why, in ``not_compared`` (:func:`genevals.signature.signature_difference`).
 """
 from __future__ import annotations
 
-import re
 from itertools import combinations
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -24,35 +28,15 @@ from genevals.finite import num
 from genevals.keys import id_digest
 from genevals.stats.bootstrap import DEFAULT_SEED
 from genevals.stats.cluster import paired_clustered_differences
-from genevals.stats.paired import (MIN_PAIRS, TOO_FEW_PAIRS, paired_comparison_of_differences, paired_means_of,
-                                   too_few_pairs_text)
+from genevals.stats.headline import (HEADLINE_FAMILIES, LOWER_IS_BETTER, MAX_HEADLINE,  # noqa: F401 (re-exported)
+                                     headline_metrics, higher_is_better)
+from genevals.stats.paired import (IDENTICAL, MIN_PAIRS, TOO_FEW_PAIRS, paired_comparison_of_differences,
+                                   paired_differences, paired_means_of, too_few_pairs_text)
 
 #: Above this many systems, each is compared with the first only, not every pair.
 ALL_PAIRS_MAX_SYSTEMS = 4
 #: Bootstrap resamples for the paired test (resolution 1/5000 is ample for p < 0.05).
 PAIRED_RESAMPLES = 5000
-#: At most this many headline metrics besides the gated ones (a leaderboard must fit one screen).
-MAX_HEADLINE = 6
-
-#: The headline choice per family, in the order a leaderboard shows the families: judged answer quality, the
-#: lexical overlap with references, semantic similarity, retrieval, citations. Within a family, best first.
-#: :func:`headline_metrics` takes each present family's first choice, then each one's second, and so on.
-HEADLINE_FAMILIES: tuple[tuple[str, ...], ...] = (
-    ("answer_correctness", "answer_relevance"),
-    ("faithfulness", "contradiction_rate"),
-    ("context_relevance", "context_recall"),
-    ("token_f1", "exact_match", "rougeL", "bleu"),
-    ("bertscore_f1",),
-    ("mrr", "recall@10", "ndcg@10", "hit_rate@1"),
-    ("citation_recall", "citation_precision"),
-    ("pairwise",),
-)
-
-#: Outputs where a lower value is better, for runs whose outputs.json does not say (every metric declares its
-#: direction; :func:`higher_is_better` takes the declaration when it has one).
-LOWER_IS_BETTER = frozenset({"first_relevant_rank", "contradiction_rate", "unverifiable_rate", "miscited",
-                             "invented_claims", "latency", "latency_ms", "latency_s", "cost", "cost_usd"})
-_LOWER_PATTERN = re.compile(r"(^|_)(rank|latency|cost|error_rate|hallucination_rate)(_|$)")
 
 Differences = Callable[[int, int, str], "np.ndarray | None"]
 
@@ -100,8 +84,9 @@ def _dict_differences(samples: Iterable[Mapping[str, Any]]) -> Differences:
         va, vb = table.get(a, {}).get(metric), table.get(b, {}).get(metric)
         if not va or not vb:
             return None
-        shared = sorted((id_digest(k), k) for k in set(va) & set(vb))
-        return np.array([va[k] - vb[k] for _, k in shared], dtype=float)
+        shared = [k for _, k in sorted((id_digest(k), k) for k in set(va) & set(vb))]
+        return paired_differences(np.array([va[k] for k in shared], dtype=float),
+                                  np.array([vb[k] for k in shared], dtype=float))
 
     return differences
 
@@ -115,7 +100,8 @@ def compare_systems(samples: Differences | Iterable[Mapping[str, Any]], labels: 
                     groups: Sequence[tuple[Any, str]] | None = None,
                     all_pairs: bool = False,
                     known: Callable[[int, int, str], Mapping[str, Any] | None] | None = None,
-                    clusters: Callable[[int, int, str], "np.ndarray | None"] | None = None) -> list[dict[str, Any]]:
+                    clusters: Callable[[int, int, str], "np.ndarray | None"] | None = None,
+                    skip: Callable[[int, int, str], bool] | None = None) -> list[dict[str, Any]]:
     """Seeded paired comparisons (one paired bootstrap for the CI and the p-value) on the question ids two
     systems share, for the :func:`meaningful_pairs` of ``groups`` (each system's (run, name); None: all
     systems are of one run). Systems are named by their index in ``labels``. ``known(a, b, metric)``: a
@@ -127,7 +113,7 @@ def compare_systems(samples: Differences | Iterable[Mapping[str, Any]], labels: 
     name -> value mapping). Only one pair's values of one metric are gathered at a time. ``clusters(a, b,
     metric)`` gives each difference's conversation code (in the same order), or None: with codes, the bootstrap
     resamples conversations (:func:`genevals.stats.cluster.paired_clustered_differences`) and ``n_pairs`` counts
-    them.
+    them. ``skip(a, b, metric)``: true for a comparison not to make (scored under different signatures).
     """
     n = len(labels)
     if n < 2:
@@ -138,9 +124,12 @@ def compare_systems(samples: Differences | Iterable[Mapping[str, Any]], labels: 
     for a, b in pairs:
         plain = []  # (slot in out, metric, differences) bootstrapped by pairs, each size's draws made once
         for metric in metrics:
+            if skip is not None and skip(a, b, metric):
+                continue
             stored = known(a, b, metric) if known is not None else None
             if stored is not None:
-                out.append({"metric": metric, "a": a, "b": b, **{k: stored[k] for k in _STORED}})
+                out.append({"metric": metric, "a": a, "b": b, **{k: stored[k] for k in _STORED},
+                            **({"identical": True} if stored.get("identical") is True else {})})
                 continue
             diffs = differences(a, b, metric)
             if diffs is None:
@@ -165,7 +154,7 @@ def _entry(metric: str, a: int, b: int, result: Any) -> dict[str, Any] | None:
     d = result.to_dict()
     return {"metric": metric, "a": a, "b": b, "n_pairs": d["n_pairs"], "mean_difference": num(d["mean_difference"]),
             "ci95": [num(d["ci95"][0]), num(d["ci95"][1])], "p_value": num(d["p_value"]),
-            "significant": bool(d["significant"])}
+            "significant": bool(d["significant"]), **({"identical": True} if d["identical"] else {})}
 
 
 Paired = Callable[[str, str, str], "tuple[np.ndarray, np.ndarray] | None"]
@@ -202,7 +191,7 @@ def compare_named(values: Paired | Mapping[str, Mapping[str, Mapping[str, float]
         va, vb = got
         if va.size:
             means[(a, b, metric)] = (float(va.mean()), float(vb.mean()))
-        return va - vb
+        return paired_differences(va, vb)
 
     by_conversation: set[tuple[int, int, str]] = set()
 
@@ -218,62 +207,16 @@ def compare_named(values: Paired | Mapping[str, Mapping[str, Mapping[str, float]
         test = describe_test(seed)
         if (c["a"], c["b"], c["metric"]) in by_conversation:
             test = test.replace("paired bootstrap", "paired bootstrap over conversations (n_pairs: conversations)")
-        if c["p_value"] is None:
+        if c.get("identical"):
+            test = f"{IDENTICAL}: no test (difference 0, p-value 1)"
+        elif c["p_value"] is None:
             test += f"; {too_few_pairs_text(c['n_pairs'])}"
         out.append({"metric": c["metric"], "a": systems[c["a"]], "b": systems[c["b"]], "n_pairs": c["n_pairs"],
                     "mean_a": num(mean_a), "mean_b": num(mean_b),
                     "mean_difference": c["mean_difference"], "ci95": c["ci95"], "p_value": c["p_value"],
-                    "significant": c["significant"], "test": test})
+                    "significant": c["significant"], **({"identical": True} if c.get("identical") else {}),
+                    "test": test})
     return out
-
-
-# ---------------------------------------------------------------------------------------- headline
-
-def higher_is_better(metric: str, direction: str | None = None) -> bool:
-    """Whether a higher value of ``metric`` is better. ``direction`` is the metric's declared one (outputs.json's
-    "higher", "lower" or "neither"); without it, ranks, latencies, costs and the error rates of
-    :data:`LOWER_IS_BETTER` are lower-is-better and everything else higher-is-better."""
-    if direction in ("higher", "lower"):
-        return direction == "higher"
-    return metric not in LOWER_IS_BETTER and not _LOWER_PATTERN.search(metric)
-
-
-_CUTOFF = re.compile(r"^(.*)@(\d+)$")
-
-
-def _nearest(wanted: str, present: Sequence[str]) -> str | None:
-    """``wanted`` if present; for ``name@k``, the present cutoff of that name nearest below k, else above."""
-    if wanted in present:
-        return wanted
-    match = _CUTOFF.match(wanted)
-    if not match:
-        return None
-    stem, k = match.group(1), int(match.group(2))
-    ks = {int(m.group(2)): name for name in present if (m := _CUTOFF.match(name)) and m.group(1) == stem}
-    below = [c for c in ks if c <= k]
-    return ks[max(below)] if below else (ks[min(ks)] if ks else None)
-
-
-def headline_metrics(metric_names: Sequence[str], gated: Sequence[str] = ()) -> list[str]:
-    """The metrics a leaderboard shows: the gated ones the run has (in the order given), then up to
-    :data:`MAX_HEADLINE` chosen by :data:`HEADLINE_FAMILIES` (round by round, so each family present gets
-    its first choice before any gets a second; shown in the families' order). A run with none of those shows
-    its first metrics, as they come."""
-    present = list(dict.fromkeys(metric_names))
-    chosen = [m for m in dict.fromkeys(gated) if m in present]
-    picks: list[tuple[int, int, str]] = []
-    families = [[c for w in family if (c := _nearest(w, present)) is not None] for family in HEADLINE_FAMILIES]
-    families = [list(dict.fromkeys(f)) for f in families]
-    for rank in range(max((len(f) for f in families), default=0)):
-        for order, family in enumerate(families):
-            if rank < len(family) and len(picks) < MAX_HEADLINE:
-                name = family[rank]
-                if name not in chosen and all(name != p for _, _, p in picks):
-                    picks.append((order, rank, name))
-    if not picks:
-        rest = [m for m in present if m not in chosen and m not in LOWER_IS_BETTER]
-        return chosen + rest[:MAX_HEADLINE]
-    return chosen + [name for _, _, name in sorted(picks)]
 
 
 # ---------------------------------------------------------------------------------------- leaderboard
@@ -304,19 +247,22 @@ def _versus(metric: str, best: str, other: str, comparisons: Sequence[Mapping[st
         return {"metric": metric, "system": other, "best": best,
                 "mean_difference": num(sign * c["mean_difference"]) if c["mean_difference"] is not None else None,
                 "ci95": ci if sign == 1 else ci[::-1], "p_value": c["p_value"],
-                "significant": bool(c["significant"]), "n_pairs": c["n_pairs"]}
+                "significant": bool(c["significant"]), "n_pairs": c["n_pairs"],
+                **({"identical": True} if c.get("identical") is True else {})}
     return None
 
 
 def leaderboard(systems: Sequence[str], summaries: Mapping[str, Mapping[str, Mapping[str, Any]]],
                 comparisons: Sequence[Mapping[str, Any]], headline: Sequence[str],
-                directions: Mapping[str, str] | None = None) -> dict[str, Any]:
+                directions: Mapping[str, str] | None = None,
+                not_compared: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Systems as rows, ``headline`` metrics as columns (mean, ci95, n scored, coverage from ``summaries``,
     summary.json's per-system entries), the best system per metric (None on a tie of the best means, with
     no data, or with one system), each other system's paired comparison with the best (``versus_best``, the
     difference as best minus it, from ``comparisons``: :func:`compare_named`'s list), and one sentence saying
-    what the run found. ``directions``: output -> declared direction (see :func:`higher_is_better`)."""
-    directions = directions or {}
+    what the run found. ``directions``: output -> declared direction (see :func:`higher_is_better`);
+    ``not_compared``: metric -> why its rows were not compared (signatures that differ): no best, and said."""
+    directions, not_compared = directions or {}, not_compared or {}
     rows = [{"system": s, "values": {m: _cell((summaries.get(s) or {}).get(m)) for m in headline}}
             for s in systems]
     best: dict[str, str | None] = {}
@@ -324,7 +270,7 @@ def leaderboard(systems: Sequence[str], summaries: Mapping[str, Mapping[str, Map
     for m in headline:
         means = [(row["values"][m]["mean"], row["system"]) for row in rows if row["values"][m]["mean"] is not None]
         best[m] = None
-        if len(means) < 2:
+        if len(means) < 2 or m in not_compared:
             continue
         sign = 1 if higher_is_better(m, directions.get(m)) else -1
         top = max(sign * mean for mean, _ in means)
@@ -335,22 +281,25 @@ def leaderboard(systems: Sequence[str], summaries: Mapping[str, Mapping[str, Map
         versus += [v for _, s in means if s != leaders[0]
                    and (v := _versus(m, leaders[0], s, comparisons)) is not None]
     return {"metrics": list(headline), "rows": rows, "best": best, "versus_best": versus,
-            "sentence": _sentence(systems, rows, headline, best, versus, directions, bool(comparisons))}
+            "sentence": _sentence(systems, rows, headline, best, versus, directions, bool(comparisons), not_compared)}
 
 
 def _sentence(systems: Sequence[str], rows: Sequence[Mapping[str, Any]], headline: Sequence[str],
               best: Mapping[str, str | None], versus: Sequence[Mapping[str, Any]],
-              directions: Mapping[str, str], compared: bool) -> str:
+              directions: Mapping[str, str], compared: bool, not_compared: Mapping[str, str]) -> str:
     if not headline:
         return f"{len(systems)} system{'s' if len(systems) != 1 else ''} scored; no metric to compare"
     if len(systems) == 1:
         values = rows[0]["values"]
         shown = ", ".join(f"{m} {values[m]['mean']:.2f}" for m in headline if values[m]["mean"] is not None)
         return f"one system ({systems[0]}), nothing to compare: {shown or 'no metric scored'}"
+    apart = [f"{m} not compared: {not_compared[m]}" for m in headline if m in not_compared]
     if not compared:
-        return "no two systems could be compared (they share no scored question ids)"
+        return "; ".join(apart) or "no two systems could be compared (they share no scored question ids)"
     clauses, quiet, tied, missing, untested = [], [], [], [], []
     for m in headline:
+        if m in not_compared:
+            continue
         leader = best.get(m)
         if leader is None:
             tied.append(m)
@@ -382,4 +331,4 @@ def _sentence(systems: Sequence[str], rows: Sequence[Mapping[str, Any]], headlin
         clauses.append(f"no single leader on {', '.join(tied)}")
     if missing:
         clauses.append(f"{', '.join(missing)} not compared (no shared scored question ids)")
-    return "; ".join(clauses)
+    return "; ".join(clauses + apart)

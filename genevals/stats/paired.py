@@ -20,6 +20,23 @@ from genevals.stats.bootstrap import DEFAULT_SEED
 MIN_PAIRS = 6
 #: What a comparison of fewer than :data:`MIN_PAIRS` pairs says instead of a p-value.
 TOO_FEW_PAIRS = "too few pairs to test"
+#: A difference within this fraction of the values' scale is float noise, not a difference (:func:`paired_differences`).
+NOISE = 1e-12
+#: What a comparison of two systems whose values are equal on every pair says instead of a test.
+IDENTICAL = "identical on every sample"
+
+
+def paired_differences(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    r"""The paired differences :math:`d_i = a_i - b_i`, each one within float noise of 0 made exactly 0:
+    :math:`|d_i| \le` :data:`NOISE` :math:`\cdot \max(\max_j |a_j|, \max_j |b_j|)` (two ways of summing the same
+    numbers differ in their last bits; that is no difference between systems). Every paired comparison takes its
+    differences from here."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    diffs = a - b
+    if diffs.size:
+        scale = max(float(np.max(np.abs(a))), float(np.max(np.abs(b))))
+        diffs[np.abs(diffs) <= NOISE * scale] = 0.0
+    return diffs
 
 
 def too_few_pairs_text(n_pairs: int) -> str:
@@ -31,7 +48,9 @@ def too_few_pairs_text(n_pairs: int) -> str:
 @dataclass
 class PairedComparison:
     """One paired comparison. With fewer than :data:`MIN_PAIRS` pairs there is no test: no interval, no
-    p-value (None), never significant."""
+    p-value (None), never significant. ``identical``: every difference is 0 (:func:`paired_differences`), so no test is
+    made either: the mean difference and the interval are exactly 0 and the p-value 1, whatever the number of
+    pairs."""
     metric: str
     system_a: str
     system_b: str
@@ -40,6 +59,7 @@ class PairedComparison:
     ci_low: float | None
     ci_high: float | None
     p_value: float | None
+    identical: bool = False
 
     @property
     def too_few_pairs(self) -> bool:
@@ -52,12 +72,17 @@ class PairedComparison:
     def to_dict(self) -> dict[str, Any]:
         return {"metric": self.metric, "a": self.system_a, "b": self.system_b, "n_pairs": self.n_pairs,
                 "mean_difference": self.mean_difference, "ci95": [self.ci_low, self.ci_high],
-                "p_value": self.p_value, "significant": self.significant}
+                "p_value": self.p_value, "significant": self.significant, "identical": self.identical}
 
 
 def untested(metric: str, a_name: str, b_name: str, n_pairs: int, mean_difference: float) -> PairedComparison:
     """The comparison of fewer than :data:`MIN_PAIRS` pairs: the mean difference, and no test."""
     return PairedComparison(metric, a_name, b_name, n_pairs, mean_difference, None, None, None)
+
+
+def identical(metric: str, a_name: str, b_name: str, n_pairs: int) -> PairedComparison:
+    """The comparison of ``n_pairs`` pairs equal on every one: no test, difference 0, p-value 1."""
+    return PairedComparison(metric, a_name, b_name, n_pairs, 0.0, 0.0, 0.0, 1.0, identical=True)
 
 
 #: Bootstrap draws (resamples x pairs) held in memory at once (16 MB of float64), whatever the number of pairs.
@@ -80,8 +105,8 @@ def paired_comparison(metric: str, a_name: str, a: Mapping[str, float], b_name: 
     drawn in blocks of rows, so memory stays bounded and the result does not depend on the block size. Pairs
     are taken in the order of :func:`id_digest` of their ids.
     """
-    shared = sorted((id_digest(k), k) for k in set(a) & set(b))
-    diffs = np.array([a[k] - b[k] for _, k in shared], dtype=float)
+    shared = [k for _, k in sorted((id_digest(k), k) for k in set(a) & set(b))]
+    diffs = paired_differences(np.array([a[k] for k in shared], dtype=float), np.array([b[k] for k in shared], dtype=float))
     return paired_comparison_of_differences(metric, a_name, b_name, diffs, seed, resamples, block)
 
 
@@ -138,10 +163,13 @@ def paired_comparison_of_differences(metric: str, a_name: str, b_name: str, diff
                                      seed: int = DEFAULT_SEED, resamples: int = 10_000,
                                      block: int = SIGN_FLIP_BLOCK, means: np.ndarray | None = None
                                      ) -> PairedComparison | None:
-    """:func:`paired_comparison` from the paired differences, already in :func:`id_digest` order; ``means``: their
-    sorted resample means when already made (:func:`paired_means_of`, the same seed and resamples)."""
+    """:func:`paired_comparison` from the paired differences (:func:`paired_differences`), already in :func:`id_digest`
+    order; ``means``: their sorted resample means when already made (:func:`paired_means_of`, the same seed and
+    resamples). Differences that are all 0 are :func:`identical`: no bootstrap."""
     if diffs.size < 2:
         return None
+    if not np.any(diffs):
+        return identical(metric, a_name, b_name, int(diffs.size))
     if not _tested(diffs.size):
         return untested(metric, a_name, b_name, int(diffs.size), float(diffs.mean()))
     resamples = _paired_resamples(resamples)

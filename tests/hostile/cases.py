@@ -33,7 +33,10 @@ NEW_CLASSES = ("history", "traces", "trec", "citations", "repeats", "mapfiles", 
                "runfile", "surfaces37", "jury",
                # issues 38-40: conversations, their history budget, the agreement gate, OpenTelemetry, the review
                # queue and BEGIN files
-               "conversations", "history_tokens", "agreement_labels", "otel", "review_queue", "begin_tsv")
+               "conversations", "history_tokens", "agreement_labels", "otel", "review_queue", "begin_tsv",
+               # issue 52: outputs over inputs, secrets printed, blind review (a); special and damaged small files (b);
+               # long and odd inputs (d)
+               "issue52a", "issue52b", "issue52d")
 CLASSES = ("encodings", "sizes", "types", "paths", "options", "formats", "api", "runfolder", "judge",
            # issue 34: the surfaces added since the first corpus, one module each (hostile/cases_<class>.py)
            *NEW_CLASSES)

@@ -149,7 +149,7 @@ def test_the_scripted_backend_by_name_is_named_after_its_script(tmp_path):
     model = results.samples[0].metrics["faithfulness"].details["judge"]["model"]
     assert model.startswith("script.json@") and len(model) == len("script.json@") + 12  # another script: another judge
     done = run(tmp_path, None, "--judge-backend", "scripted", "--judge-model", str(tmp_path / "none.json"))
-    assert done.returncode == 2 and f"--judge-model {tmp_path / 'none.json'}: No such file" in done.stderr, done.stderr
+    assert done.returncode == 2 and f"--judge-model {tmp_path / 'none.json'}: file not found" in done.stderr, done.stderr
 
 
 def test_registration_refuses_auto_a_taken_name_and_a_provider_of_another_name(isolated_backends):

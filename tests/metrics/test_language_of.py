@@ -23,11 +23,13 @@ def _sample(answer: str, context: str = "") -> Sample:
 
 
 def test_an_unsure_latin_text_guessed_as_another_language_is_read_as_english() -> None:
+    """The sample keeps the one language decided for it (every metric records the same); an English-only
+    metric reads it as English, and its details say so (``read_as``)."""
     metric = EnglishOnly()
-    sample = _sample("Marie Curie was born in Warsaw.")
+    sample = _sample("The embargo ha")
     lang = metric.language_of(sample)
-    assert lang.code == "en" and lang.source == "fallback"
-    assert "reads it as en" in lang.note
+    assert lang.code == "es" and lang.source == "fallback"
+    assert metric.language_details(sample) == {**lang.details(), "read_as": "en"}
     assert metric.unsupported(sample) is None
 
 

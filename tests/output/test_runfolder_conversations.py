@@ -35,9 +35,9 @@ def genevals(*args, expect: int = 0) -> subprocess.CompletedProcess:
 
 
 def per_turn_format(new: Path, old: Path) -> Path:
-    """``new``'s folder as the earlier format writes it: one line per turn."""
+    """``new``'s folder as the earlier format writes it: one line per turn, each with its history written out."""
     shutil.copytree(new, old)
-    turns = [t for line in conv.lines(new / runfolder.RESULTS_FILE) for t in line["turns"]]
+    turns = [t for _, t in runfolder.iter_rows(new)]
     (old / runfolder.RESULTS_FILE).write_text("".join(json.dumps(t) + "\n" for t in turns), encoding="utf-8")
     return old
 

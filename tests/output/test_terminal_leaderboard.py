@@ -100,3 +100,10 @@ def test_comparisons_with_too_few_pairs_take_a_few_lines_not_one_each():
     assert lines[-2:] == ["too few pairs to test (12 of 12, 4 pairs each; a paired test needs at least 6; every "
                           "difference rounds to 0)", "finding: no single leader on m"]
     assert "-0.0000" not in difference_line(_untested("m", "a", "b", -1e-17))
+
+
+def test_identical_systems_are_said_to_be_identical_not_a_difference():
+    """Issue 52: equal on every pair is no "+0.0000 [...], p = 1.000"."""
+    c = {"metric": "token_f1", "a": "x", "b": "y", "n_pairs": 12, "mean_difference": 0.0, "ci95": [0.0, 0.0],
+         "p_value": 1.0, "significant": False, "identical": True}
+    assert difference_line(c) == "token_f1: x and y identical on every sample (12 pairs)"

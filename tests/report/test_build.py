@@ -204,7 +204,7 @@ def test_bands_follow_declarations(demo_run):
     assert facts["first_relevant_rank"].pop("definition").startswith("1-based rank of the first relevant id")
     assert facts["mrr"].pop("definition").startswith("1 / rank of the first relevant id")
     assert facts["first_relevant_rank"] == {"name": "first_relevant_rank", "lower_better": True, "unit": False,
-                                            "banded": False}
+                                            "banded": False, "integer": True}  # a rank: shown as a whole number
     assert bands.band(facts["first_relevant_rank"], 1.2) is None and bands.band(facts["mrr"], None) is None
     assert facts["mrr"] == {"name": "mrr", "lower_better": False, "unit": True, "banded": True}
 

@@ -23,9 +23,13 @@ verify labels a claim "supported" with the claim as quote when the claim's text 
                    field of the reply, written as ``echo=FORM`` says (:data:`ECHO_FORMS`; ``escaped``: every
                    character a JSON \\uXXXX escape in the body)
 
+A leak's form may also be ``folded``: base64 broken by a line break, as a server echoing a folded
+``Authorization`` header writes it.
+
 The same leaks without a marker, for every request (the preflight and ``GET /models`` too): a base URL that ends
 in ``/leak-FIELD`` or ``/leak-FIELD-FORM`` after ``/v1`` (``{base_url}/leak-model-base64``).
 
+``claims(answer)`` (a function) replaces decompose's claims with its own when it returns a list.
 ``reject_json_schema=True`` makes it answer 400 to ``response_format.type == "json_schema"`` (a llama.cpp-style
 server), so the client has to fall back to ``json_object`` with a schema. ``models`` (a set of names) makes it
 answer 404 model_not_found for any other model, and ``api_key`` 401 (echoing the key sent, as OpenAI does) for
@@ -76,8 +80,11 @@ class FaultServer:
                  replies: Any = None, models: set[str] | None = None, api_key: str | None = None,
                  slots: int | None = None, latency: float = 0.0, listed: Any = None,
                  answer_model: str | None = None, fail_seeds: set[int] | None = None,
-                 host: str = "127.0.0.1", verdict: Any = None) -> None:
+                 host: str = "127.0.0.1", verdict: Any = None, claims: Any = None) -> None:
         self.reject_json_schema = reject_json_schema
+        #: ``claims(answer) -> list of {"claim", "source"} or None``: a judge that decomposes its own way (one that
+        #: invents claims from the answer's words); None, or a None reply: one claim per sentence
+        self.claims = claims
         #: ``verdict(claim, label) -> label``: a judge with views of its own (a jury's dissenter); default honest
         self.verdict = verdict
         self.fail_seeds = set(fail_seeds or ())
@@ -217,6 +224,9 @@ class FaultServer:
             echo_claim = echo
         if kind == "decompose":
             reply = _decompose(content, echo_claim)
+            own = self.claims(_answer_of(content)) if self.claims is not None else None
+            if own is not None:
+                reply = {"claims": own}
             if marker == "FAULTINVENT":  # what the tiny packaged model does: copy the example, make things up
                 first = reply["claims"][0]["source"]
                 reply["claims"] += [{"claim": "The Varnholt Bridge opened in 1931.", "source": first},
@@ -246,7 +256,7 @@ class FaultServer:
         """A reply (or an error) with the request's credentials, written as ``form`` says, in ``field``."""
         secret = _written(_credentials(h), form)
         escape = (secret, form)
-        line = secret.replace("\n", " ")  # a header holds no line break
+        line = secret.replace("\r", "").replace("\n", " ")  # a header holds no line break
         error = {"message": f"Request from {secret} refused", "type": "invalid_request_error", "param": secret,
                  "code": secret}
         if field in ("error400", "error401", "error500"):
@@ -377,6 +387,9 @@ def _written(secret: str, form: str | None) -> str:
         return f"{secret[:cut]}\n{secret[cut:]}"
     if form == "base64":
         return base64.b64encode(secret.encode()).decode()
+    if form == "folded":  # base64 broken by a line break, as a folded Authorization header echoed back
+        encoded = base64.b64encode(secret.encode()).decode()
+        return f"{encoded[:len(encoded) // 2]}\r\n {encoded[len(encoded) // 2:]}"
     if form == "percent":
         return "".join(f"%{b:02X}" for b in secret.encode())
     return secret
@@ -471,6 +484,6 @@ def leaked(text: str, secret: str) -> list[str]:
     for k in range(3):
         encoded = base64.b64encode(b"\0" * k + secret.encode()).decode()
         core = encoded[-(-8 * k // 6): 8 * (k + len(secret.encode())) // 6]
-        if core in text or core.replace("+", "-").replace("/", "_") in text:
-            found.append(f"base64@{k}")
+        if any(c in view for c in (core, core.replace("+", "-").replace("/", "_")) for view in (text, views["split"])):
+            found.append(f"base64@{k}")  # whole, or broken by line breaks (a folded header)
     return found

@@ -48,8 +48,9 @@ def grouped(raws: Iterable[RawRow | InputError]) -> Iterator[RawRow | InputError
             continue
         session = session_id(given)
         if session is None:
+            got = "a blank one (whitespace only)" if isinstance(given, str) else kind(given)
             yield InputError(raw.source, raw.line, "session", f"expected a session id (text or an integer), "
-                                                               f"got {kind(given)}")
+                                                               f"got {got}; a trace of no session has none")
             continue
         system = raw.data.get("system") if isinstance(raw.data.get("system"), str) else "default"
         count += 1

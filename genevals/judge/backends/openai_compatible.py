@@ -255,7 +255,7 @@ async def probe(config: Any, provider: OpenAIProvider) -> str | None:
 def _status(message: str) -> int | None:
     if message.startswith("HTTP "):
         code = message[5:8]
-        return int(code) if code.isdigit() else None
+        return int(code) if code.isascii() and code.isdigit() else None
     return None
 
 

@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from genevals.files import refusal
+from genevals.files import Refused, read_limited
 from genevals.judge.protocol import Completion, Message, PermanentError, Usage
 from genevals.judge.registry import Backend, Identity, register_backend
 from genevals.prompt_files import first_line, prompt_names
@@ -91,11 +91,11 @@ def _script(config: Any) -> tuple[str, dict[str, Any]]:
         raise PermanentError("--judge-backend scripted needs --judge-model SCRIPT.json (a JSON object: prompt "
                              "kind -> reply)")
     path = Path(config.model).expanduser()
-    if path.exists() and (problem := refusal(path)) is not None:  # a pipe or a device: a hang, no end
-        raise PermanentError(f"--judge-model {config.model}: {problem}")
-    try:
-        data = path.read_bytes()
+    try:  # a pipe or a device would hang the read or never end: refused before a byte is read
+        data = read_limited(path, 64 << 20, "judge script")
         script = json.loads(data)
+    except Refused as exc:
+        raise PermanentError(f"--judge-model {config.model}: {exc}") from None
     except OSError as exc:
         raise PermanentError(f"--judge-model {config.model}: {exc.strerror or exc}") from None
     except ValueError as exc:

@@ -30,13 +30,15 @@ class Output:
     ``name`` may hold one placeholder, ``{k}`` (a cutoff, an integer >= 1: "recall@{k}") or ``{criterion}``
     (a lowercase name: "rubric_{criterion}"); the registry derives the metric-name grammar from them.
     ``direction``: whether higher or lower values are better ("neither" for counts). ``range``: the values it
-    can take, None for unbounded on that side.
+    can take, None for unbounded on that side. ``integer``: every value is a whole number (a count, a rank), shown
+    as one ("9", never "9.0000"); its means and intervals are not counts and keep their decimals.
     """
 
     name: str
     definition: str
     direction: str = "higher"
     range: tuple[float | None, float | None] = (0.0, 1.0)
+    integer: bool = False
 
     def __post_init__(self) -> None:
         if self.direction not in DIRECTIONS:
@@ -47,5 +49,6 @@ class Output:
         return "{" in self.name
 
     def to_dict(self) -> dict[str, Any]:
-        return {"definition": self.definition, "direction": self.direction, "range": list(self.range)}
+        found = {"definition": self.definition, "direction": self.direction, "range": list(self.range)}
+        return {**found, "integer": True} if self.integer else found
 

@@ -16,7 +16,6 @@ the judges start a new sample whenever one finishes (a sliding window, no barrie
 from __future__ import annotations
 
 import abc
-import dataclasses
 import os
 import re
 from collections import Counter
@@ -114,26 +113,38 @@ class Metric(abc.ABC):
         return out
 
     def language_of(self, sample: Sample) -> Language:
-        """The language ``sample`` is scored in (its row's, the run's, or detected: :mod:`genevals.language`).
+        """The language ``sample`` is scored in: its row's, the run's, or detected, decided once for the sample
+        (:func:`genevals.language.language_of`) and the same for every metric of the run."""
+        return language_of(sample, self.language)
 
-        A metric that knows some :attr:`languages` only reads an *unsure* detection as its script's usual
-        language when it knows that one (a short Latin-script answer guessed as Afrikaans is read as English by
-        an English model, and its note says so) rather than refusing it: refusing is for a language the text is
-        known to be in."""
-        lang = language_of(sample, self.language)
+    def reads_as(self, lang: Language) -> str:
+        """The language this metric reads a text of language ``lang`` in: ``lang.code``, except that a metric
+        that knows some :attr:`languages` reads an *unsure* detection in another language as its script's usual
+        language when it knows that one (a short Latin-script answer guessed as Spanish is read as English by an
+        English model) rather than refusing it: refusing is for a language the text is known to be in. The
+        sample's language stays what was decided; the details say ``read_as``."""
         if (self.languages is not None and lang.source == "fallback" and lang.code not in self.languages
                 and lang.script_code in self.languages and self.language.fallback is None):
-            note = f"{lang.note}; {self.family} reads it as {lang.script_code}, the language it knows"
-            return dataclasses.replace(lang, code=lang.script_code, note=note)
-        return lang
+            return lang.script_code
+        return lang.code
+
+    def language_details(self, sample: Sample) -> dict[str, Any]:
+        """What a result's details record about ``sample``'s language (:meth:`Language.details`), with
+        ``read_as`` where this metric read it as another (:meth:`reads_as`)."""
+        lang = self.language_of(sample)
+        details = lang.details()
+        read = self.reads_as(lang)
+        if read != lang.code:
+            details["read_as"] = read
+        return details
 
     def unsupported(self, sample: Sample, name: str | None = None, instead: str = "") -> MetricResult | None:
-        """An ``unsupported_language`` result when ``sample``'s language is not one of :attr:`languages`
-        (``instead``: what to use for it), else None."""
+        """An ``unsupported_language`` result when this metric cannot read ``sample``'s language (not one of
+        :attr:`languages`, :meth:`reads_as`; ``instead``: what to use for it), else None."""
         if self.languages is None:
             return None
         lang = self.language_of(sample)
-        if lang.code in self.languages:
+        if self.reads_as(lang) in self.languages:
             return None
         known = ", ".join(sorted(self.languages))
         how = {"row": "its row's language field", "run": "--language",

@@ -195,7 +195,7 @@ class Citations(GuardedJudge):
         if completion.finish_reason == "length":
             issues.append("citations reply hit max_tokens")
         details = {**self._details(log), "issues": issues, "source": (
-            "field" if sample.citations is not None else "markers"), **self.language_of(sample).details()}
+            "field" if sample.citations is not None else "markers"), **self.language_details(sample)}
         if cut:
             details["contexts_truncated"] = True
         return formulas.scored(sentences, found, details)

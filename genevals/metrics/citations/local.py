@@ -148,7 +148,7 @@ class CitationsLocal(Metric):
             fill_quotes(samples[i], found)
             out[i] = formulas.scored(sentences, found, {"judge": self.judge_info(), "source": (
                 "field" if samples[i].citations is not None else "markers"),
-                **self.language_of(samples[i]).details()})
+                **self.language_details(samples[i])})
         return out  # type: ignore[return-value]
 
     def check(self, items: Sequence[tuple[Sample, list[CitedSentence]]]) -> list[dict[int, SentenceCheck]]:

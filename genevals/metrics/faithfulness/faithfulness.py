@@ -7,7 +7,9 @@ Pipeline per answer (normally 2 judge calls; a repair re-ask only when a reply i
    then folded: case, whitespace, NFKC-equivalent forms, Arabic vowel marks..., :mod:`genevals.claims.fold`,
    then fuzzy with rapidfuzz ``partial_ratio_alignment`` >= 90); its spans, exact offsets into the answer that
    never cut a grapheme cluster, are kept for the report. A claim is not the answer's when its excerpt is not
-   in the answer, when it copies the prompt's worked example, or when fewer than half of its content units
+   in the answer, when it copies the prompt's worked example, when a number it states is not the answer's or a
+   name it states is in none of the answer, question and earlier turns (:mod:`.anchors`, issue 52), or when
+   fewer than half of its content units
    (words; Han and kana: pairs of characters, :func:`genevals.claims.locate.grounded_fraction`) occur in the
    answer or question (invented content): it is never listed, counted or verified as the answer's claim, but
    kept apart in ``details["invented_claims"]`` with the judge's transcript, and counted in the
@@ -74,7 +76,7 @@ OFFLINE_DEFAULT_NOTE = (
 
 INVENTED_CLAIMS = Output("invented_claims", "claims the judge returned that are not in the answer (invented, or "
                          "copied from the prompt's example): a judge-quality count, never the answer's claims",
-                         direction="neither", range=(0.0, None))
+                         direction="neither", range=(0.0, None), integer=True)
 
 
 @dataclass

@@ -219,7 +219,7 @@ class Grounding(Metric):
         labels = [d.label for d in decisions]
         return scored_outputs(claims, from_history(verdicts, claims, sample), {
             "issues": [], "confidence": round(response_confidence(labels, [d.confidence for d in decisions]), 4),
-            "judge": self.judge_info(f.kind), "usage": self._usage(), **self.language_of(sample).details()})
+            "judge": self.judge_info(f.kind), "usage": self._usage(), **self.language_details(sample)})
 
     def _learned(self, sample: Sample, f) -> dict[str, MetricResult]:
         """Verdicts of the learned detector under :data:`genevals.grounding.detector.FLAG_RULE`; each reason
@@ -271,7 +271,7 @@ class Grounding(Metric):
         return scored_outputs(claims, from_history(verdicts, claims, sample), {
             "issues": [], "confidence": round(max(pa, 1 - pa) if not any(flags) or pa >= self.detector.answer_threshold
                                               else RULE_CONFIDENCE, 4), "probability": round(pa, 4),
-            "judge": self.judge_info(f.kind), "usage": self._usage(), **self.language_of(sample).details()})
+            "judge": self.judge_info(f.kind), "usage": self._usage(), **self.language_details(sample)})
 
 
 def _why(flag: bool, rule: str, p: float, tc: float, pa: float, ta: float) -> str:

@@ -2,8 +2,11 @@
 :mod:`genevals.metrics.faithfulness.faithfulness`), and a verdict's evidence quote in the contexts (step 2).
 
 A claim is the answer's only when its excerpt (or, without one, its own text) is found in the answer (exact,
-folded, then fuzzy at ``fuzzy_threshold``), it is no copy of the prompt's worked example, and at least
-:data:`GROUNDED_MIN` of its content units occur in the answer, the question or the earlier turns. A quote is
+folded, then fuzzy at ``fuzzy_threshold``), it is no copy of the prompt's worked example, every number it states
+is the answer's and every name it states is in the answer, the question or the earlier turns
+(:mod:`~genevals.metrics.faithfulness.anchors`, issue 52: "Adults pay 20 crowns" is no claim of "Adults pay 18
+crowns"), and at least :data:`GROUNDED_MIN` of its content units occur in the answer, the question or the earlier
+turns. Any other claim is ``invented``: kept apart, never counted against the answer. A quote is
 looked for exactly or folded, never fuzzily, first in the context the judge named, then in the others.
 """
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any, Mapping, Sequence
 from rapidfuzz import fuzz
 
 from genevals.claims.locate import grounded_fraction, locate, locate_parts
+from genevals.metrics.faithfulness import anchors
 from genevals.metrics.judging import prompts
 from genevals.types import Claim, Context, Sample, Verdict
 
@@ -40,7 +44,10 @@ def claim_in_answer(index: int, text: str, source: str, sample: Sample, fuzzy_th
     spans = tuple((m.start, m.end) for m in matches)
     # a conversation's turn: the decomposer resolves "it" from the earlier turns, so their words are no
     # invention either
-    earlier = (content for _, content in sample.history)
+    earlier = [content for _, content in sample.history]
+    absent = anchors.missing(text, answer, [sample.question, *earlier], sample.language)
+    if absent is not None:
+        return Claim(index, text, spans, located=False, note=f"{absent} (invented content)")
     if grounded_fraction(text, answer, sample.question, *earlier) < GROUNDED_MIN:
         return Claim(index, text, spans, located=False,
                      note="claim words mostly absent from the answer and question (invented content)")

@@ -13,7 +13,9 @@ from typing import Any, Mapping
 
 from genevals.types import CONTRADICTED, FROM_HISTORY, SUPPORTED, UNVERIFIABLE
 
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
+# the whitespace after the opening fence is taken atomically (a lookahead and its group): an unclosed fence followed
+# by a long run of whitespace is read once, not once per character of the run
+_FENCE = re.compile(r"```(?:json)?(?=(\s*))\1(.*?)```", re.S | re.I)
 
 LABEL_SYNONYMS = {
     SUPPORTED: SUPPORTED, "support": SUPPORTED, "supports": SUPPORTED, "entailed": SUPPORTED,
@@ -94,7 +96,7 @@ def extract_json(text: str) -> tuple[Any, bool]:
     """(object, salvaged). Raises ParseError."""
     if text is None or not text.strip():
         raise ParseError("empty reply")
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    candidates = [m.group(2) for m in _FENCE.finditer(text)] + [text]
     for cand in candidates:
         cand = cand.strip()
         try:

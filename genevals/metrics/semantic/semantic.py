@@ -234,7 +234,7 @@ class BertScore(Metric):
                 results[i] = {name: MetricResult.unscored(name, skip.status, skip.reason, **skip.details)
                               for name in OUTPUTS}
                 continue
-            langs[i] = self.language_of(sample).details()
+            langs[i] = self.language_details(sample)
             if not sample.answer.strip():
                 results[i] = self._unscored(EMPTY_ANSWER, "the answer is empty")
             elif not sample.references:

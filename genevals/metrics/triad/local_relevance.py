@@ -110,7 +110,7 @@ class _Local(Metric):
             if skip is not None:  # decided before anything is embedded
                 out.append(self._unscored(skip.status, skip.reason or "", {**details, **skip.details}))
                 continue
-            details.update(self.language_of(sample).details())
+            details.update(self.language_details(sample))
             try:
                 out.append(self._score(sample, details))
             except Unscored as exc:

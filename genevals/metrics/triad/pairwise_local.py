@@ -102,7 +102,7 @@ class PairwiseLocal(PairwiseStats, Metric):
                 out.append({"pairwise": MetricResult.unscored("pairwise", skip.status, skip.reason or "",
                                                               **info, **skip.details)})
                 continue
-            info.update(self.language_of(sample).details())
+            info.update(self.language_details(sample))
             if not others:
                 out.append({"pairwise": MetricResult.unscored("pairwise", NO_PAIR, f"no other system answered "
                                                               f"question '{sample.id}'; nothing to compare with",

@@ -89,7 +89,8 @@ def context_features(chunks: Sequence[str], cosines: Sequence[float]) -> list[li
     return rows
 
 
-_LOOSE_SENTENCE = re.compile(r"\s*\.(?:\s+|$)")
+# the whitespace before the stop is matched only from the start of its run (not from every character of a long run)
+_LOOSE_SENTENCE = re.compile(r"(?:(?<!\s)\s+)?\.(?:\s+|$)")
 
 
 def chunk_sentences(text: str, units: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -33,3 +33,19 @@ def test_a_quote_is_found_in_the_context_that_holds_it():
     assert moved.reason == "[quote found in context 1, not the context 2 the judge named]"
     nowhere = verdict_in_contexts(2, {"label": "unverifiable", "context": 9, "quote": "four lanes"}, SAMPLE.contexts)
     assert nowhere.context_index is None and not nowhere.quote_found and nowhere.quote_span is None
+
+
+def test_a_claim_with_numbers_or_names_not_in_the_answer_is_invented():
+    """Issue 52: the excerpt is the answer's and most words are too, but the numbers or names are not."""
+    fare = Sample("q03", "Adults pay 18 crowns for a return.", "How much is a return?", (Context("x", 1),))
+    assert claim_in_answer(0, "Adults pay eighteen crowns for a return.", "Adults pay 18 crowns", fare, 90.0).located
+    invented = claim_in_answer(1, "Adults pay 20 crowns for a return.", "Adults pay 18 crowns", fare, 90.0)
+    assert not invented.located and invented.note.startswith("number(s) not in the answer: 20")
+    assert invented.to_dict()["status"] == "invented"
+    curie = Sample("c", "She was born in Warsaw.", "Where was Marie Curie born?", (Context("x", 1),))
+    assert claim_in_answer(0, "Marie Curie was born in Warsaw.", "born in Warsaw", curie, 90.0).located
+    assert "name(s) not in the answer: pierre" in claim_in_answer(1, "Pierre Curie was born in Warsaw.",
+                                                                   "born in Warsaw", curie, 90.0).note
+    zh = Sample("z", "票价为١٨克朗。", "", (Context("x", 1),))  # digits of another script are the same number
+    assert claim_in_answer(0, "票价为18克朗", "票价为١٨克朗", zh, 90.0).located
+    assert not claim_in_answer(1, "票价为２０克朗", "票价为١٨克朗", zh, 90.0).located
