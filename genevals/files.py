@@ -146,7 +146,8 @@ def clobber_refusal(output: str | os.PathLike, inputs: Iterable[tuple[str, str |
     check every command that writes a file makes before it reads or writes anything, so no output ever replaces
     what the same command reads."""
     for what, path in inputs:
-        if path is not None and os.fspath(path) and same_file(output, path):
+        # an option that may hold its value inline (--judge-prices '{...}', already read) names no file
+        if isinstance(path, (str, os.PathLike)) and os.fspath(path) and same_file(output, path):
             return (f"is the same file as {what} {os.fspath(path)}; writing it would destroy that input: name "
                     "another file")
     return None

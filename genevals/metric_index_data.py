@@ -23,6 +23,7 @@ MODULES = (
     'genevals.metrics.conversation.relevance',
     'genevals.metrics.conversation.scope',
     'genevals.metrics.faithfulness',
+    'genevals.metrics.faithfulness.anchors',
     'genevals.metrics.faithfulness.cascade',
     'genevals.metrics.faithfulness.faithfulness',
     'genevals.metrics.faithfulness.grounding',

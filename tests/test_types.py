@@ -38,7 +38,7 @@ def test_claims_round_trip():
     claim = Claim(2, "Paris is in France.", ((0, 5), (9, 15)), located=False, note="not in the answer")
     d = claim.to_dict()
     assert d == {"index": 2, "text": "Paris is in France.", "spans": [[0, 5], [9, 15]], "located": False,
-                 "note": "not in the answer"}
+                 "status": "invented", "note": "not in the answer"}  # a claim not located is the judge's invention
     assert Claim.from_dict(d) == claim
     assert "note" not in Claim(0, "x").to_dict()
 

@@ -53,7 +53,7 @@ def test_latest_is_this_inputs_run_even_when_another_inputs_run_is_newer(tmp_pat
     same = genevals("run", str(copy), "--baseline", "latest", "--fail-under", "token_f1=0.1")
     assert same.returncode == 0, same.stderr
     assert "token_f1 0.4000 vs 0.4000 in run #3 on 20 shared ids" in same.stderr
-    assert "no significant change (gated)" in same.stderr and "another input" not in same.stderr
+    assert "identical on every sample (gated)" in same.stderr and "another input" not in same.stderr
 
 
 def test_a_baseline_of_another_input_is_exit_2_naming_why(tmp_path, genevals):
@@ -106,7 +106,7 @@ def test_quiet_prints_regressions_only(tmp_path, genevals):
     assert lines and all("REGRESSION" in line for line in lines), quiet.stderr
     assert not any("mrr" in line for line in lines)  # unchanged: said only without -q
     loud = genevals("run", str(answers), "--baseline", "1")
-    assert "mrr 1.0000 vs 1.0000" in loud.stderr and "no significant change" in loud.stderr
+    assert "mrr 1.0000 vs 1.0000" in loud.stderr and "identical on every sample" in loud.stderr, loud.stderr
 
 
 def test_a_copied_input_continues_its_trend(tmp_path, genevals):

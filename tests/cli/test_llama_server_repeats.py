@@ -14,8 +14,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from support.llama_server import llama_server  # noqa: F401  (fixture)
 
-ROWS = [("curie", "Marie Curie was born in Warsaw.", "Marie Curie was born in Warsaw in 1867."),
-        ("seine", "The Seine flows through Paris.", "Paris lies on the Seine, a river of northern France.")]
+# one answer: every count below is per answer and per repeat (a second answer doubled the minutes of generation on
+# two cores and checked nothing the first does not)
+ROWS = [("curie", "Marie Curie was born in Warsaw.", "Marie Curie was born in Warsaw in 1867.")]
 
 
 class CountingProxy:

