@@ -57,8 +57,6 @@ def conversation_line(unit: Sequence[SampleResult], turns_key: str) -> dict[str,
     return line
 
 
-
-
 def with_histories(row: dict[str, Any], turns: list[dict[str, Any]]) -> str | None:
     """Each of ``turns``' ``history`` slices of ``row``'s messages made the list of those messages (a line of the
     format before the message table holds the lists already); what is wrong with the line, or None."""
