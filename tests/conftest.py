@@ -41,7 +41,7 @@ SLOW = (
     "test_install.py", "test_benchmarks_smoke.py",  # a fresh venv from the package index; the benchmarks
     # Measured (2 busy cores) at 9 s or more a file: real `genevals` processes, models, the judge's fault server.
     "report/test_scale.py", "cli/test_adaptive_concurrency.py", "engine/test_pipeline.py",
-    "engine/test_resume_judge.py", "engine/test_input_reads.py", "engine/test_interrupt.py",
+    "engine/test_resume_judge.py", "judge/batch/test_batch_run.py", "engine/test_input_reads.py", "engine/test_interrupt.py",
     "input/test_language_field.py", "input/traces/test_hostile_exports.py", "input/traces/test_openinference.py",
     "metrics/semantic/test_bertscore.py", "metrics/semantic/test_bertscore_ort.py",
     "metrics/citations/test_planted.py", "metrics/citations/test_hostile_markers.py",

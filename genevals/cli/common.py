@@ -274,6 +274,9 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
                        help='JSON file: {"MODEL": {"input_per_1k": X, "output_per_1k": Y}}')
     judge.add_argument("--context-token-budget", type=option_type(_judge_setting("context_token_budget")), default=None, help="tokens of context per call")
     judge.add_argument("--dry-run", action="store_true", help="estimate judge tokens and cost; call nothing")
+    judge.add_argument("--judge-batch", action="store_true",
+                       help="send the judge requests through the OpenAI Batch API: about half the price, answers "
+                            "within 24 h; the batch ids are kept in --out, so the same command resumes them")
     judge.add_argument("--judge-max-claims", "--max-claims", dest="judge_max_claims",
                        type=option_type(declared("faithfulness", "max_claims")), default=None,
                        help="faithfulness: claims per answer (default 12)")
@@ -309,6 +312,8 @@ def judge_config(args: argparse.Namespace, **extra: Any):
         options["adaptive_concurrency"] = False
     if getattr(args, "dry_run", False):
         options["dry_run"] = True
+    if getattr(args, "judge_batch", False):
+        options["batch"] = True
     options.update(extra)
     try:
         return JudgeConfig.from_options(options)

@@ -93,6 +93,8 @@ def build(args: argparse.Namespace, course: Any, column_map: dict[str, str], ign
     judge, bad_jury = jury.apply(args, judge)
     if bad_jury:
         raise failures.JudgeProblem(bad_jury)
+    if getattr(args, "judge_batch", False) or getattr(judge, "batch", False):
+        judge = _batched(args, judge)
     if args.engine == "ray":
         engine: LocalSettings | RaySettings = RaySettings(
             address=args.ray_address, judge_concurrency=args.ray_judge_actors or RaySettings.judge_concurrency)
@@ -114,6 +116,24 @@ def build(args: argparse.Namespace, course: Any, column_map: dict[str, str], ign
         say(args, f"genevals: note: {family} left out: {why}")
     course.check_selected(spec.selected)  # before anything is scored
     return spec
+
+
+def _batched(args: argparse.Namespace, judge: Any) -> Any:
+    """``--judge-batch``: the judge keeping its batch ids in --out; refused where there is no batch API."""
+    from genevals.cli import failures
+    from genevals.judge.batch.pricing import discount
+
+    if args.engine == "ray":
+        raise failures.JudgeProblem("--judge-batch runs on the local engine: a batch gathers the whole run's "
+                                    "requests in one process (leave out --engine ray)")
+    if getattr(judge, "jurors", None) is not None:
+        raise failures.JudgeProblem("--judge-batch needs one judge, not a --jury")
+    if judge.resolved_backend != "openai":
+        raise failures.JudgeProblem(f"--judge-batch needs an OpenAI-compatible judge (--judge-base-url, or OpenAI "
+                                    f"itself); this judge is {judge.resolved_backend}")
+    if args.dry_run or judge.prices:
+        say(args, f"genevals: note: --judge-batch: costs priced with {discount(judge.model or '', judge.prices, judge.base_url)[1]}")
+    return judge.with_options(batch_dir=judge.batch_dir or str(args.out))
 
 
 def score(args: argparse.Namespace, course: Any,

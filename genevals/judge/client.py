@@ -105,17 +105,20 @@ class SampleUsage:
         for name in ("requests", "cached_requests", "prompt_tokens", "completion_tokens"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
-    def cost(self, model: str, prices: Mapping[str, Mapping[str, float]] | None) -> float | None:
+    def cost(self, model: str, prices: Mapping[str, Mapping[str, float]] | None,
+             factor: float = 1.0) -> float | None:
+        """The price table's cost of these tokens, times ``factor`` (a batch call's: :mod:`genevals.judge.batch.pricing`)."""
         price = (prices or {}).get(model)
         if price is None:
             return None
-        return round(self.prompt_tokens / 1000 * float(price.get("input_per_1k", 0.0))
-                     + self.completion_tokens / 1000 * float(price.get("output_per_1k", 0.0)), 8)
+        return round((self.prompt_tokens / 1000 * float(price.get("input_per_1k", 0.0))
+                      + self.completion_tokens / 1000 * float(price.get("output_per_1k", 0.0))) * factor, 8)
 
-    def to_dict(self, model: str, prices: Mapping[str, Mapping[str, float]] | None) -> dict[str, Any]:
+    def to_dict(self, model: str, prices: Mapping[str, Mapping[str, float]] | None,
+                factor: float = 1.0) -> dict[str, Any]:
         return {"requests": self.requests, "cached_requests": self.cached_requests,
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "cost_usd": self.cost(model, prices)}
+                "cost_usd": self.cost(model, prices, factor)}
 
 
 @dataclass

@@ -59,9 +59,10 @@ MAX_REPEATS = 100
 
 
 def prices_problem(prices: Any) -> str | None:
-    """What is wrong with ``prices`` (model -> {"input_per_1k": X, "output_per_1k": Y}, X and Y numbers >= 0),
-    or None."""
-    expected = 'expected {"MODEL": {"input_per_1k": X, "output_per_1k": Y}} with X, Y numbers >= 0'
+    """What is wrong with ``prices`` (model -> {"input_per_1k": X, "output_per_1k": Y}, X and Y numbers >= 0, and
+    optionally ``"batch_discount": D``, the share a batch call saves, 0 <= D <= 1), or None."""
+    expected = ('expected {"MODEL": {"input_per_1k": X, "output_per_1k": Y}} with X, Y numbers >= 0 (and '
+                'optionally "batch_discount": D, 0 to 1)')
     if prices is None:
         return None
     if not isinstance(prices, Mapping):
@@ -72,10 +73,12 @@ def prices_problem(prices: Any) -> str | None:
         if not isinstance(price, Mapping):
             return f"model '{model}': {expected}, got {type(price).__name__}"
         for key, value in price.items():
-            if key not in ("input_per_1k", "output_per_1k"):
+            if key not in ("input_per_1k", "output_per_1k", "batch_discount"):
                 return f"model '{model}': unknown key '{key}'; {expected}"
             if isinstance(value, bool) or not isinstance(value, numbers.Real) or not finite(value) or value < 0:
                 return f"model '{model}': {key} {shown(value)}: expected a number >= 0"
+            if key == "batch_discount" and value > 1:
+                return f"model '{model}': batch_discount {shown(value)}: expected a share from 0 to 1 (0.5: half off)"
     return None
 
 
@@ -130,6 +133,14 @@ SETTINGS = (
     Setting("preflight", bool, False, "check the judge with one request before the first uncached one"),
     Setting("repeats", int, 1, "times each judge request is made (majority verdict, flip rate)", minimum=1,
             maximum=MAX_REPEATS),
+    Setting("batch", bool, False, "send the judge requests through the OpenAI Batch API (about half the price; "
+            "answers within 24 h)"),
+    Setting("batch_dir", str, None, "folder keeping the batch ids, so a killed run resumes its batches (genevals "
+            "run: --out)", rule=_named("batch_dir")),
+    Setting("batch_poll", float, 10.0, "first wait between checks of a batch's status, seconds (doubles)",
+            minimum=0.0),
+    Setting("batch_poll_max", float, 300.0, "longest wait between checks of a batch's status, seconds",
+            minimum=0.0),
 )
 _DECLARED = {s.name: s for s in SETTINGS}
 
@@ -193,6 +204,9 @@ class JudgeConfig:
             spread between repeats is reported. At temperature 0 with a backend that ignores the seed the
             repeats would be identical: the judge asks once and says so
             (:attr:`genevals.judge.runtime.JudgeRuntime.repeats_note`).
+        batch: send the requests through the OpenAI Batch API (:mod:`genevals.judge.batch`): gathered, uploaded
+            as one file per round, polled every ``batch_poll`` seconds (doubling up to ``batch_poll_max``), and
+            the ids kept in ``batch_dir`` so that a killed run resumes its batches instead of paying twice.
     """
 
     backend: str = "auto"
@@ -216,6 +230,10 @@ class JudgeConfig:
     preflight: bool = False
     provider: Any = field(default=None, compare=False)
     repeats: int = 1
+    batch: bool = False
+    batch_dir: str | None = None
+    batch_poll: float = 10.0
+    batch_poll_max: float = 300.0
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
@@ -302,6 +320,16 @@ class JudgeConfig:
         if self.backend != "auto" or self.base_url or self.model or self.provider is not None:
             return True
         return resolve_backend("auto", None) != fallback_backend()
+
+    @property
+    def in_flight(self) -> int:
+        """Requests held at once: ``concurrency``, or with ``batch`` every request of a round (they wait in a batch
+        together, not on the server; :data:`genevals.judge.batch.IN_FLIGHT`)."""
+        if self.batch:
+            from genevals.judge.batch import IN_FLIGHT
+
+            return IN_FLIGHT
+        return self.concurrency
 
     @property
     def resolved_backend(self) -> str:

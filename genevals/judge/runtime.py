@@ -136,6 +136,9 @@ class JudgeRuntime:
                 from genevals.judge.preflight import JudgeUnavailable
 
                 raise JudgeUnavailable(str(exc)) from None
+            inner = provider
+            if self.config.batch:
+                provider = self._batched(config, provider)
             cache = None
             if self.cache_dir is not None:
                 from genevals.judge.cache import JudgeCache
@@ -144,10 +147,22 @@ class JudgeRuntime:
             retry = RetryPolicy(max_tries=max(1, int(self.config.max_retries) + 1), base=self.config.backoff_base,
                                 cap=self.config.backoff_max)
             self._client = JudgeClient(provider, prompt_version=self.prompt_version, cache=cache,
-                                       concurrency=self.config.concurrency, retry=retry,
-                                       redactor=self.redactor, adaptive=self.config.adaptive_concurrency,
-                                       preflight=self._preflight(config, provider) if config.preflight else None)
+                                       concurrency=self.config.in_flight, retry=retry, redactor=self.redactor,
+                                       adaptive=self.config.adaptive_concurrency and not self.config.batch,
+                                       preflight=self._preflight(config, inner) if config.preflight else None)
         return self._client
+
+    def _batched(self, config: JudgeConfig, provider: Any) -> Any:
+        """``provider``'s requests through the OpenAI Batch API (:mod:`genevals.judge.batch`); a judge that has
+        none (llama.cpp in process, a scripted one) stops the run, saying so."""
+        from genevals.judge.batch.provider import build
+
+        if not callable(getattr(provider, "request_body", None)):
+            from genevals.judge.preflight import JudgeUnavailable
+
+            raise JudgeUnavailable(f"--judge-batch: the {self.backend} judge has no batch API; it needs an "
+                                   "OpenAI-compatible server (--judge-base-url, or OpenAI itself)")
+        return build(provider, config, self.redactor)
 
     @staticmethod
     def _preflight(config: JudgeConfig, provider: Any):
@@ -159,12 +174,21 @@ class JudgeRuntime:
     def redact(self, text: str) -> str:
         return self.redactor(text) or ""
 
+    @property
+    def price_factor(self) -> float:
+        """What a call costs, as a share of the price table's price: 1, or a batch call's (1 - its discount)."""
+        if not self.config.batch:
+            return 1.0
+        from genevals.judge.batch.pricing import factor
+
+        return factor(self.model, self.config.prices, self.base_url)
+
     def usage_dict(self, usage: SampleUsage) -> dict[str, Any]:
-        return usage.to_dict(self.model, self.config.prices)
+        return usage.to_dict(self.model, self.config.prices, self.price_factor)
 
     def add_total(self, usage: SampleUsage) -> None:
         self.total.merge(usage)
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float | None:
         return SampleUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens).cost(
-            self.model, self.config.prices)
+            self.model, self.config.prices, self.price_factor)

@@ -125,16 +125,9 @@ class OpenAIProvider:
 
         requests = 0
         while True:
-            kwargs: dict[str, Any] = {
-                "model": self.model, "messages": [dict(m) for m in messages],
-                "temperature": params.get("temperature", 0.0), "seed": params.get("seed", self.seed),
-            }
-            if params.get("max_tokens"):
-                kwargs["max_tokens"] = int(params["max_tokens"])
             mode = self.mode
-            fmt = self._response_format(mode, schema)
-            if fmt is not None:
-                kwargs["response_format"] = fmt
+            kwargs = self.request_body(messages, schema, params, mode)
+            fmt = kwargs.get("response_format")
             requests += 1
             try:
                 body = await self._post(client, kwargs)
@@ -143,10 +136,7 @@ class OpenAIProvider:
                     raise TransientError(f"HTTP 429: {_message(exc)}", _retry_after(exc.headers), 429) from None
                 # An error that names the response_format (400/422 from most servers; llama_cpp.server answers
                 # 500 to an unknown type): take the next, simpler structured-output mode and re-send.
-                if fmt is not None and MODES.index(mode) < len(MODES) - 1 and \
-                        re.search(r"response_format|json_schema|schema", str(exc), re.I):
-                    if self.mode == mode:  # not yet moved by another refusal of the same mode
-                        self.mode = MODES[MODES.index(mode) + 1]
+                if fmt is not None and self.refused_format(mode, str(exc)):
                     continue
                 if exc.status >= 500 or exc.status in (408, 409):
                     raise TransientError(f"HTTP {exc.status}: {_message(exc)}", _retry_after(exc.headers),
@@ -154,6 +144,30 @@ class OpenAIProvider:
                 raise PermanentError(f"HTTP {exc.status}: {_message(exc)}") from None
             break
         return _completion(body, messages, requests)
+
+    def request_body(self, messages: Sequence[Message], schema: Mapping[str, Any] | None,
+                     params: Mapping[str, Any], mode: str | None = None) -> dict[str, Any]:
+        """The chat-completion request body, in structured-output ``mode`` (default: the one now in use); the
+        batch path (:mod:`genevals.judge.batch`) sends the same body as a line of its requests file."""
+        kwargs: dict[str, Any] = {
+            "model": self.model, "messages": [dict(m) for m in messages],
+            "temperature": params.get("temperature", 0.0), "seed": params.get("seed", self.seed),
+        }
+        if params.get("max_tokens"):
+            kwargs["max_tokens"] = int(params["max_tokens"])
+        fmt = self._response_format(mode or self.mode, schema)
+        if fmt is not None:
+            kwargs["response_format"] = fmt
+        return kwargs
+
+    def refused_format(self, mode: str, message: str) -> bool:
+        """Whether an error ``message`` to a request sent in ``mode`` refuses its response_format; then the next,
+        simpler mode is taken (once per mode) and True says: send it again."""
+        if MODES.index(mode) >= len(MODES) - 1 or not re.search(r"response_format|json_schema|schema", message, re.I):
+            return False
+        if self.mode == mode:  # not yet moved by another refusal of the same mode
+            self.mode = MODES[MODES.index(mode) + 1]
+        return True
 
     async def _post(self, client, payload: dict[str, Any]) -> bytes:
         """The reply body; raises :class:`~genevals.judge.backends.http.StatusError` for an HTTP error status and
@@ -191,9 +205,14 @@ def _completion(body: bytes, messages: Sequence[Message], requests: int) -> Comp
     (a proxy's HTML page, a cut-off reply) and worth retrying."""
     try:
         resp = json.loads(body)
-        choices = resp.get("choices") if isinstance(resp, dict) else None
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
         raise TransientError(f"malformed response body: {exc}") from None
+    return completion_of(resp, messages, requests)
+
+
+def completion_of(resp: Any, messages: Sequence[Message], requests: int = 1) -> Completion:
+    """:func:`_completion` of a body already parsed (a batch output line's ``response.body``)."""
+    choices = resp.get("choices") if isinstance(resp, dict) else None
     if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
         raise TransientError("response has no choices")
     choice = choices[0]

@@ -85,7 +85,7 @@ class Cascade(Metric):
 
     @property
     def concurrency(self) -> int:
-        return self.judge_config.concurrency
+        return self.judge_config.in_flight
 
     def signature(self) -> str:
         self.local.language = self.llm.language = self.language  # their lang: parts are the run's

@@ -145,7 +145,7 @@ class JudgeMetric(ConcurrentMetric):
 
     @property
     def concurrency(self) -> int:
-        return self.judge.concurrency
+        return self.judge.in_flight
 
 
 def _with_repeats(own: Any) -> Any:
