@@ -142,3 +142,28 @@ def test_a_judge_without_a_batch_api_is_refused(tmp_path):
                            "--judge-batch"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and "--judge-batch needs an OpenAI-compatible judge" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_batch_discount_outside_0_to_1_is_refused_naming_it(tmp_path):
+    (tmp_path / "p.json").write_text(json.dumps({"judge": {"input_per_1k": 1, "output_per_1k": 1,
+                                                           "batch_discount": 1.5}}))
+    done = subprocess.run(command(rows(tmp_path / "d.jsonl"), tmp_path / "out", "http://127.0.0.1:9/v1",
+                                  tmp_path / "cache", "--dry-run", "--judge-batch", "--judge-prices",
+                                  str(tmp_path / "p.json")), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "batch_discount 1.5: expected a share from 0 to 1" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_unreadable_batch_record_is_set_aside_and_said(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "judge_batches.json").write_text('{"batches": [')
+    with BatchServer() as server:
+        argv = [a for a in command(rows(tmp_path / "d.jsonl"), out, server.base_url, tmp_path / "cache",
+                                   "--judge-batch", *FAST) if a != "-q"]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert server.creates == 2
+    assert "judge_batches.json: unreadable" in done.stderr and "not resumed" in done.stderr
+    assert (out / "judge_batches.json.unreadable").read_text() == '{"batches": ['
+    assert len(json.loads((out / "judge_batches.json").read_text())["batches"]) == 2
