@@ -247,8 +247,9 @@ def judge_unavailable() -> Any:
     return () if module is None else module.JudgeUnavailable
 
 
-def add_judge_options(parser: argparse.ArgumentParser) -> None:
-    """The LLM judge's options, with the same names in every subcommand that judges."""
+def add_judge_options(parser: argparse.ArgumentParser, batch: bool = False) -> None:
+    """The LLM judge's options, with the same names in every subcommand that judges (``batch``: and
+    ``--judge-batch``, where a run folder keeps the batch ids)."""
     judge = parser.add_argument_group("LLM judge")
     judge.add_argument("--judge-backend", choices=_Backends(), default=None, action=LazyHelp,
                        make_help=_backend_help)
@@ -274,9 +275,11 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
                        help='JSON file: {"MODEL": {"input_per_1k": X, "output_per_1k": Y}}')
     judge.add_argument("--context-token-budget", type=option_type(_judge_setting("context_token_budget")), default=None, help="tokens of context per call")
     judge.add_argument("--dry-run", action="store_true", help="estimate judge tokens and cost; call nothing")
-    judge.add_argument("--judge-batch", action="store_true",
-                       help="send the judge requests through the OpenAI Batch API: about half the price, answers "
-                            "within 24 h; the batch ids are kept in --out, so the same command resumes them")
+    if batch:
+        judge.add_argument("--judge-batch", action="store_true",
+                           help="send the judge requests through the OpenAI Batch API: about half the price, "
+                                "answers within 24 h; the batch ids are kept in --out, so the same command resumes "
+                                "them")
     judge.add_argument("--judge-max-claims", "--max-claims", dest="judge_max_claims",
                        type=option_type(declared("faithfulness", "max_claims")), default=None,
                        help="faithfulness: claims per answer (default 12)")

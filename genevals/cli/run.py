@@ -100,7 +100,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                           help="what runs the model on CPU (default auto: onnxruntime when installed, else torch)")
 
     sources.add_options(run)
-    add_judge_options(run)
+    add_judge_options(run, batch=True)
     jury.add_option(run)
     history.add_run_options(run)
     export.add_run_option(run)
