@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -21,6 +21,7 @@ from genevals.judge.batch.lines import MAX_LINE_BYTES, Answer, Read, custom_id, 
 from genevals.judge.batch.state import BatchState
 from genevals.judge.protocol import Completion, Message, PermanentError, TransientError
 
+log = logging.getLogger("genevals.judge")
 #: how long the queue stays quiet before it is sent as a round: every sample's next call is made within a few
 #: milliseconds of the answers it waited for, and a batch takes minutes to hours, so half a second costs nothing
 GATHER_SECONDS = 0.5
@@ -249,7 +250,8 @@ class BatchProvider:
                     future.set_exception(error)
 
     def _say(self, line: str) -> None:
-        print(f"genevals: note: {self.settings.redact(line)}", file=sys.stderr)
+        # the judge's logger, as the limiter's notes: a few lines a run at most
+        log.warning("genevals: note: %s", self.settings.redact(line))
 
 
 def _chunks(ids: list[str], queue: dict[str, _Waiting]) -> list[list[str]]:
