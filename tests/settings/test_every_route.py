@@ -71,7 +71,7 @@ def test_a_metric_setting_is_refused_in_the_run_file(tmp_path, capsys, data, fam
 @pytest.mark.parametrize("setting", JUDGE, ids=lambda s: s.name)
 def test_a_judge_setting_is_refused_by_the_api_the_judge_option_and_the_run_file(tmp_path, capsys, data, setting):
     value, text = bad(setting)
-    if setting.name in ("base_url", "model", "cache_dir"):
+    if setting.name in ("base_url", "model", "cache_dir", "batch_dir"):
         value, text = "  ", "  "  # free text: only an empty one is refused
     if setting.name == "backend":
         value, text = "gpt", "gpt"
