@@ -112,7 +112,8 @@ class BatchProvider:
                 try:
                     batch_id = await self._create(chunk, queue)
                 except BatchAPIError as exc:
-                    self._answer_all(chunk, queue, PermanentError(f"the batch could not be created: {exc}"))
+                    self._answer_all(chunk, queue, PermanentError(
+                        f"the batch could not be created (does {self.settings.endpoint} serve the Batch API?): {exc}"))
                     continue
                 jobs.append(self._follow(batch_id, chunk, set(chunk), queue))
             await asyncio.gather(*jobs)
