@@ -4,9 +4,12 @@ A run's input has two keys: its content digest (``input_digest``, the manifest's
 name (the file name the run was given, without its folder). A copied file keeps the digest under a new name; a
 file edited in place keeps the name under a new digest.
 
-- ``--baseline latest[~N]`` (:func:`latest`) prefers the exact rows: the latest run with this run's digest, and
-  only when no run had those rows, the latest run of a file with the same name. Whichever it picks, the
-  comparison is made on the question ids both runs scored, and a run that shares none is refused.
+- ``--baseline latest[~N]`` (:func:`latest`) looks among the runs of this run's project
+  (:mod:`genevals.history.project`) only, and prefers the exact rows: the latest run with this run's digest, and
+  only when no run had those rows, the latest run of a file with the same name. Runs recorded without a project
+  (by a genevals before the project was kept) are looked at the same way only when no run of the project matches;
+  another project's runs never are. Whichever it picks, the comparison is made on the question ids both runs
+  scored, and a run that shares none is refused.
 - A trend (:func:`related`) holds the runs sharing either key, so neither a copy nor an edit starts a new one.
 """
 from __future__ import annotations
@@ -23,6 +26,8 @@ class Entry:
     id: int
     input: str | None
     input_digest: str | None
+    #: the project folder it was recorded in (None: recorded before projects were kept)
+    project: str | None = None
 
 
 def name_of(given: str | None) -> str:
@@ -45,10 +50,20 @@ def same(entries: Sequence[Entry], digest: str | None, name: str) -> list[Entry]
     return [e for e in entries if _same_digest(e, digest)] or [e for e in entries if _same_name(e, name)]
 
 
-def latest(entries: Sequence[Entry], digest: str | None, name: str, back: int = 0) -> Entry | None:
-    """The run ``back`` runs before the latest of this input (``entries`` oldest first, :func:`same`); None
-    when there are not that many."""
-    runs = same(entries, digest, name)
+def candidates(entries: Sequence[Entry], digest: str | None, name: str, project: str | None) -> list[Entry]:
+    """The runs ``latest`` chooses among (:func:`same`): this ``project``'s, else those recorded without a project;
+    every run when ``project`` is None (it could not be told)."""
+    if project is None:
+        return same(entries, digest, name)
+    return (same([e for e in entries if e.project == project], digest, name)
+            or same([e for e in entries if e.project is None], digest, name))
+
+
+def latest(entries: Sequence[Entry], digest: str | None, name: str, back: int = 0,
+           project: str | None = None) -> Entry | None:
+    """The run ``back`` runs before the latest of this input in ``project`` (``entries`` oldest first,
+    :func:`candidates`); None when there are not that many."""
+    runs = candidates(entries, digest, name, project)
     return runs[-1 - back] if back < len(runs) else None
 
 
