@@ -19,6 +19,11 @@ answer's position, stratum and inclusion probability, and each stratum's size, c
 store holds one queue, written in one transaction and never changed, because a second draw would void the
 first one's inclusion probabilities; a queue whose rows disagree is refused whole, never half used.
 
+Since schema version 4 a claim decision may be ``not_in_answer``: the judge invented the claim, so it is no
+hallucination of the answer's. SQLite cannot alter the CHECK that lists the decision values, so opening an older
+file for writing rebuilds the decisions table in the migration's one transaction (rows and ids kept); read-only,
+an older file is read as it is (it holds no such decision).
+
 Durability: WAL journal with ``synchronous=FULL`` and one short ``BEGIN IMMEDIATE`` transaction per insert, so a
 process killed mid-write loses at most the row in flight and never leaves a corrupt file; writers from other
 processes wait (``busy_timeout``) instead of failing. The schema version is SQLite's ``user_version``; a store
@@ -48,6 +53,7 @@ from genevals.review.records import (  # noqa: F401 (the store's public names, a
     DECISIONS,
     MAX_NOTE,
     MAX_REVIEWER,
+    NOT_HALLUCINATED,
     CitationDecision,
     Decision,
     StoreError,
@@ -57,6 +63,8 @@ from genevals.review.records import (  # noqa: F401 (the store's public names, a
 
 from genevals.review.schema import COLUMNS as _COLUMNS
 from genevals.review.schema import MIGRATIONS as _MIGRATIONS
+from genevals.review.schema import REBUILT as _REBUILT
+from genevals.review.schema import rebuild_needed
 from genevals.review.schema import SCHEMA_VERSION
 
 STORE_FILE = "review.sqlite"
@@ -216,15 +224,39 @@ class ReviewStore:
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = FULL")
             if version < SCHEMA_VERSION:
-                # each version's additions in turn, in one transaction: a crash leaves the old version
-                with self._transaction():
-                    for step in range(version + 1, SCHEMA_VERSION + 1):
-                        for statement in filter(str.strip, _MIGRATIONS[step].split(";")):  # executescript commits
-                            self._db.execute(statement)
-                    self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                self._migrate(version)
         elif version == 0:
             raise StoreError(f"{self.path}: not a genevals review store (no schema version)")
         self.version = version if readonly else SCHEMA_VERSION
+
+    def _migrate(self, version: int) -> None:
+        """Each version's additions after ``version`` in turn, in one transaction: a crash leaves the old version.
+        A rebuilt table (:data:`genevals.review.schema.REBUILT`) gets its triggers back, and its rows are copied as
+        they are, CHECKs not applied: a row a hand-edited file holds that cannot be a decision stays, skipped and
+        counted when read as before, rather than stopping the migration or being dropped."""
+        step_rebuilt, table = _REBUILT
+        self._db.execute("PRAGMA ignore_check_constraints = ON")
+        try:
+            with self._transaction():
+                for step in range(version + 1, SCHEMA_VERSION + 1):
+                    triggers = []
+                    if step == step_rebuilt:
+                        if not rebuild_needed(self._sql("table", table)):
+                            continue
+                        triggers = [r[0] for r in self._db.execute(
+                            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND sql IS NOT "
+                            "NULL", (table,))]
+                    for statement in filter(str.strip, _MIGRATIONS[step].split(";")):  # executescript commits
+                        self._db.execute(statement)
+                    for trigger in triggers:
+                        self._db.execute(trigger)
+                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        finally:
+            self._db.execute("PRAGMA ignore_check_constraints = OFF")
+
+    def _sql(self, kind: str, name: str) -> str | None:
+        found = self._db.execute("SELECT sql FROM sqlite_master WHERE type = ? AND name = ?", (kind, name)).fetchone()
+        return found[0] if found and isinstance(found[0], str) else None
 
     def _check_schema(self, version: int) -> None:
         """StoreError for a file whose tables are not a review store's: another database (the run history, a
