@@ -2,6 +2,8 @@
 them): what each version adds to the one before, and the columns each table must have to be read."""
 from __future__ import annotations
 
+import sqlite3
+
 from genevals.review.records import CITATION_DECISIONS, CITATION_VERDICTS, DECISIONS, MAX_NOTE, MAX_REVIEWER
 
 SCHEMA_VERSION = 4
@@ -108,3 +110,24 @@ COLUMNS = (("decisions", 1, (*_DECIDED_COLUMNS, "claim_index", "span_start", "sp
             ("decisions", 3, ("blind",)),
             ("queue", 3, ("position", "system", "sample_id", "stratum", "inclusion_probability")),
             ("queue_strata", 3, ("stratum", "size", "drawn", "seed", "time")))
+
+
+def steps(db: sqlite3.Connection, version: int) -> list[str]:
+    """The statements that bring a store at ``version`` to :data:`SCHEMA_VERSION`, each version's in turn (run in
+    one transaction by the store; ``executescript`` would commit between them). The rebuild of :data:`REBUILT`
+    is left out when the table has no CHECK to rebuild (:func:`rebuild_needed`), and is followed by the old
+    table's triggers, which dropping it dropped."""
+    rebuilt_at, table = REBUILT
+    out: list[str] = []
+    for step in range(version + 1, SCHEMA_VERSION + 1):
+        triggers: list[str] = []
+        if step == rebuilt_at:
+            found = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
+            # a table the steps before this one create (a new store) has the old CHECK too
+            if found is not None and not rebuild_needed(found[0] if isinstance(found[0], str) else None):
+                continue
+            triggers = [r[0] for r in db.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND "
+                                                 "tbl_name = ? AND sql IS NOT NULL", (table,))]
+        out += [statement for statement in MIGRATIONS[step].split(";") if statement.strip()]
+        out += triggers
+    return out

@@ -62,9 +62,7 @@ from genevals.review.records import (  # noqa: F401 (the store's public names, a
 )
 
 from genevals.review.schema import COLUMNS as _COLUMNS
-from genevals.review.schema import MIGRATIONS as _MIGRATIONS
-from genevals.review.schema import REBUILT as _REBUILT
-from genevals.review.schema import rebuild_needed
+from genevals.review.schema import steps
 from genevals.review.schema import SCHEMA_VERSION
 
 STORE_FILE = "review.sqlite"
@@ -230,33 +228,18 @@ class ReviewStore:
         self.version = version if readonly else SCHEMA_VERSION
 
     def _migrate(self, version: int) -> None:
-        """Each version's additions after ``version`` in turn, in one transaction: a crash leaves the old version.
-        A rebuilt table (:data:`genevals.review.schema.REBUILT`) gets its triggers back, and its rows are copied as
-        they are, CHECKs not applied: a row a hand-edited file holds that cannot be a decision stays, skipped and
-        counted when read as before, rather than stopping the migration or being dropped."""
-        step_rebuilt, table = _REBUILT
+        """Each version's additions after ``version`` in turn (:func:`genevals.review.schema.steps`), in one
+        transaction: a crash leaves the old version. CHECKs are not applied while rows are copied into a rebuilt
+        table: a row of a hand-edited file that cannot be a decision stays, skipped and counted when read as
+        before, rather than stopping the migration or being dropped."""
         self._db.execute("PRAGMA ignore_check_constraints = ON")
         try:
             with self._transaction():
-                for step in range(version + 1, SCHEMA_VERSION + 1):
-                    triggers = []
-                    if step == step_rebuilt:
-                        if not rebuild_needed(self._sql("table", table)):
-                            continue
-                        triggers = [r[0] for r in self._db.execute(
-                            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND sql IS NOT "
-                            "NULL", (table,))]
-                    for statement in filter(str.strip, _MIGRATIONS[step].split(";")):  # executescript commits
-                        self._db.execute(statement)
-                    for trigger in triggers:
-                        self._db.execute(trigger)
+                for statement in steps(self._db, version):
+                    self._db.execute(statement)
                 self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         finally:
             self._db.execute("PRAGMA ignore_check_constraints = OFF")
-
-    def _sql(self, kind: str, name: str) -> str | None:
-        found = self._db.execute("SELECT sql FROM sqlite_master WHERE type = ? AND name = ?", (kind, name)).fetchone()
-        return found[0] if found and isinstance(found[0], str) else None
 
     def _check_schema(self, version: int) -> None:
         """StoreError for a file whose tables are not a review store's: another database (the run history, a
