@@ -18,9 +18,9 @@ they may not write. A damaged file or row is a :class:`HistoryError` naming it (
 and says which in :attr:`History.damaged`).
 
 Tables: ``runs`` (one row per run: when, where, input digest, git commit, systems, the summary's means and
-intervals as JSON, and its project folder: :mod:`genevals.history.project`) and ``sample_values`` (per run, system and stored metric: the samples' 64-bit id digests in
-ascending order and their values, NaN where unscored, each packed little-endian and zlib-compressed): what a
-later ``--baseline`` pairs on.
+intervals as JSON, and its project folder: :mod:`genevals.history.project`) and ``sample_values`` (per run,
+system and stored metric: the samples' 64-bit id digests in ascending order and their values, NaN where
+unscored, each packed little-endian and zlib-compressed): what a later ``--baseline`` pairs on.
 
 The ``project`` column came later than schema version 1: a history opened for writing gains it (``ALTER TABLE``,
 nullable), and the version stays 1, because a genevals that predates it names the columns it reads and writes,

@@ -17,11 +17,11 @@ _DECIDED = """    id          INTEGER PRIMARY KEY AUTOINCREMENT,
     sample_id   TEXT NOT NULL,""".format(max_reviewer=MAX_REVIEWER)
 
 
-def _decisions_table(name: str, decisions: tuple[str, ...], blind: bool) -> str:
+def _decisions_table(name: str, decisions: tuple[str, ...], blind: bool, anew: bool = False) -> str:
     """The claim decisions' table as version 1 made it (``blind``: with version 3's column), its CHECK on the
-    decision values listing ``decisions``."""
+    decision values listing ``decisions``; ``anew``: an error if a table of that name is there already."""
     blind_column = "\n    blind       INTEGER NOT NULL DEFAULT 0 CHECK (blind IN (0, 1))," if blind else ""
-    return """CREATE TABLE IF NOT EXISTS {name} (
+    return """CREATE TABLE {exists}{name} (
 {decided}
     claim_index INTEGER,
     span_start  INTEGER,
@@ -30,8 +30,8 @@ def _decisions_table(name: str, decisions: tuple[str, ...], blind: bool) -> str:
     decision    TEXT NOT NULL CHECK (decision IN ({decisions})),
     note        TEXT NOT NULL DEFAULT '' CHECK (length(note) <= {max_note}),{blind}
     CHECK (claim_index IS NOT NULL OR (span_start IS NOT NULL AND span_end IS NOT NULL))
-)""".format(name=name, decided=_DECIDED, max_note=MAX_NOTE, decisions=", ".join(f"'{d}'" for d in decisions),
-            blind=blind_column)
+)""".format(name=name, exists="" if anew else "IF NOT EXISTS ", decided=_DECIDED, max_note=MAX_NOTE,
+            decisions=", ".join(f"'{d}'" for d in decisions), blind=blind_column)
 
 
 #: the decision values versions 1 to 3 accepted (a migration builds what its version built, whatever came later)
@@ -79,11 +79,12 @@ CREATE TABLE IF NOT EXISTS queue_strata (
 #: as it is (ids kept, so the order of decisions and each reviewer's latest one stay), the old one dropped (its
 #: index, triggers and sqlite_sequence row with it) and the new one renamed (which renames its sqlite_sequence
 #: row); the store runs every step of a migration in one transaction, so a crash leaves version 3 whole, and puts
-#: back any trigger of the old table (:data:`REBUILT`).
+#: back any trigger of the old table (:data:`REBUILT`). A table of the working name already there (left by hand)
+#: stops the migration, rolled back, rather than having rows poured into it.
 _ALL_COLUMNS = ("id, reviewer, time, system, sample_id, claim_index, span_start, span_end, digest, decision, note, "
                 "blind")
 _NOT_IN_ANSWER_SCHEMA = f"""
-{_decisions_table('decisions_v4', DECISIONS, blind=True)};
+{_decisions_table('decisions_v4', DECISIONS, blind=True, anew=True)};
 INSERT INTO decisions_v4 ({_ALL_COLUMNS}) SELECT {_ALL_COLUMNS} FROM decisions ORDER BY id;
 DROP TABLE decisions;
 ALTER TABLE decisions_v4 RENAME TO decisions;

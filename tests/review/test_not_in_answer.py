@@ -4,7 +4,8 @@ The decision needs schema version 4 (the decisions table's CHECK lists the decis
 alter a CHECK): a real version 3 ``review.sqlite``, written by genevals' version 3 store
 (tests/data/review_v3.sqlite, made on the demo run with the fixture judge of tests/support/runs.py: ann confirmed
 claim 0 of dense/q01 blind, bob called it a false alarm, ann withdrew hers, bob marked text 0-4 of sparse/q03
-missed blind, ann confirmed a citation, and a two-answer queue drawn with seed 7), is migrated in place by a real ``genevals review`` process, and the decision then flows through the
+missed blind, ann confirmed a citation, and a two-answer queue drawn with seed 7), is migrated in place by a real
+``genevals review`` process, and the decision then flows through the
 server's tally, agreement between reviewers, the judge's precision, ``review export`` (what ``genevals validate``
 and the agreement gate read) and the report."""
 from __future__ import annotations
