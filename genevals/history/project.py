@@ -3,9 +3,10 @@ happens to share the input's name (one history serves every project of a user: `
 
 A run's project is the top of the git work tree holding its input file, else the input file's folder; for input
 that is no file (standard input, rows given in Python) the same is taken of the working directory. It is recorded,
-resolved (absolute, links followed), in the history's ``project`` column. Runs recorded before the column existed
-have none: :func:`genevals.history.inputs.latest` uses them only when no run of this project is of this input,
-so a history written by an older genevals still gives a baseline, and a project's own runs always come first.
+resolved (absolute, links followed), in the history's ``project`` column. :func:`genevals.history.inputs.candidates`
+says how ``latest`` uses it: a project's own runs first; the exact rows run anywhere next (a copy is the same
+input); runs recorded before the column existed (none) by name last, so a history written by an older genevals
+still gives a baseline; never another project's run that only shares the file name.
 """
 from __future__ import annotations
 

@@ -57,6 +57,10 @@ def test_latest_never_picks_another_projects_run_of_a_file_of_the_same_name(tmp_
     assert "token_f1 0.4000 vs 1.0000 in run #1 on 20 shared ids" in worse.stderr  # alpha's, not beta's #2
     assert projects(tmp_path) == [(1, str((tmp_path / "alpha").resolve())), (2, str((tmp_path / "beta").resolve())),
                                   (3, str((tmp_path / "alpha").resolve()))]
+    # the very same rows in another project are the same input (a copy): their latest run, wherever it ran
+    copy = write(tmp_path / "delta" / "copy.jsonl", rows(20))
+    same = genevals("run", str(copy), "--baseline", "latest")
+    assert same.returncode == 0 and "token_f1 1.0000 vs 1.0000 in run #1 on 20 shared ids" in same.stderr, same.stderr
 
 
 def test_the_project_is_the_git_work_tree_and_older_runs_without_one_are_the_fallback(tmp_path, genevals):
