@@ -35,7 +35,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "review", help="review a run's hallucination verdicts in the browser; export the decisions as labels",
         description="`genevals review RUN_DIR` serves the run's report on 127.0.0.1 so reviewers can mark the "
-                    "judge's claims (confirmed hallucination, false alarm, unsure, with a note) and mark "
+                    "judge's claims (confirmed hallucination, false alarm, not in the answer, unsure, with a note) and mark "
                     "hallucinations the judge missed; decisions are stored in RUN_DIR/review.sqlite. "
                     "`genevals review export RUN_DIR -o labels.jsonl` writes the reviewed answers in the schema "
                     "`genevals validate` reads.")

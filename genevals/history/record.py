@@ -53,8 +53,9 @@ def columns_of(store: Any, systems: Sequence[tuple[Any, str]], metrics: Sequence
 
 def build(summary: Mapping[str, Any], manifest: Mapping[str, Any] | None, values: Values, *,
           headline: Collection[str], started: str, seconds: float | None, out_dir: str | None,
-          git: str | None, redact: Callable[[Any], Any] = lambda x: x) -> RunRecord:
-    """The :class:`RunRecord` of a run that ended now."""
+          git: str | None, redact: Callable[[Any], Any] = lambda x: x, project: str | None = None) -> RunRecord:
+    """The :class:`RunRecord` of a run that ended now (``project``: its project folder,
+    :func:`genevals.history.project.project_of`)."""
     systems = summary.get("systems") or {}
     kept = {system: {name: {k: m.get(k) for k in SUMMARY_FIELDS} for name, m in metrics.items()}
             for system, metrics in systems.items()}
@@ -69,6 +70,6 @@ def build(summary: Mapping[str, Any], manifest: Mapping[str, Any] | None, values
         genevals_version=str(summary.get("genevals_version") or ""), seed=summary.get("seed"),
         systems=tuple(redact(list(systems))), summary=redact(kept), signatures=redact(dict(summary.get("signatures")
                                                                                           or {})),
-        thresholds=thresholds, headline=tuple(sorted(headline)),
+        thresholds=thresholds, headline=tuple(sorted(headline)), project=redact(project),
         values={redact(system): (keys, dict(columns)) for system, (keys, columns) in values.items()})
     return record

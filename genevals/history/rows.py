@@ -48,6 +48,8 @@ class RunRecord:
     values: Mapping[str, tuple[np.ndarray, Mapping[str, np.ndarray]]] = field(default_factory=dict, repr=False)
     #: set when read back from the history
     id: int | None = None
+    #: the project folder the run was recorded in (:mod:`genevals.history.project`); None: not known
+    project: str | None = None
 
 
 JSON_COLUMNS = ("systems", "summary", "signatures", "thresholds", "headline")

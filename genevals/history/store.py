@@ -18,9 +18,14 @@ they may not write. A damaged file or row is a :class:`HistoryError` naming it (
 and says which in :attr:`History.damaged`).
 
 Tables: ``runs`` (one row per run: when, where, input digest, git commit, systems, the summary's means and
-intervals as JSON) and ``sample_values`` (per run, system and stored metric: the samples' 64-bit id digests in
-ascending order and their values, NaN where unscored, each packed little-endian and zlib-compressed): what a
-later ``--baseline`` pairs on.
+intervals as JSON, and its project folder: :mod:`genevals.history.project`) and ``sample_values`` (per run,
+system and stored metric: the samples' 64-bit id digests in ascending order and their values, NaN where
+unscored, each packed little-endian and zlib-compressed): what a later ``--baseline`` pairs on.
+
+The ``project`` column came later than schema version 1: a history opened for writing gains it (``ALTER TABLE``,
+nullable), and the version stays 1, because a genevals that predates it names the columns it reads and writes,
+so it still reads such a history and records its runs without a project. Read-only, a history without the column
+reads as runs without a project.
 """
 from __future__ import annotations
 
@@ -69,7 +74,8 @@ CREATE TABLE IF NOT EXISTS runs (
     summary TEXT NOT NULL,
     signatures TEXT NOT NULL,
     thresholds TEXT NOT NULL,
-    headline TEXT NOT NULL
+    headline TEXT NOT NULL,
+    project TEXT
 );
 CREATE TABLE IF NOT EXISTS sample_values (
     run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -257,6 +263,14 @@ class History:
                             self.db.execute(statement)
                     self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                     self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        if not self._has_project():
+            with self.transaction():
+                if not self._has_project():  # another process may have added it meanwhile
+                    self.db.execute("ALTER TABLE runs ADD COLUMN project TEXT")
+
+    def _has_project(self) -> bool:
+        """Whether the runs table has the ``project`` column (a history written before it was kept has not)."""
+        return any(row[1] == "project" for row in self.db.execute("PRAGMA table_info(runs)"))
 
     def __enter__(self) -> History:
         return self
@@ -283,6 +297,7 @@ class History:
     def add(self, record: RunRecord) -> int:
         """Write ``record`` (its row and per-sample values, in one transaction) and return its run id."""
         row = {name: getattr(record, name) for name in COLUMNS if name != "id"}
+        row["project"] = record.project
         for name in JSON_COLUMNS:
             row[name] = json.dumps(row[name], ensure_ascii=False, allow_nan=False, sort_keys=name != "systems")
         if isinstance(row["seed"], int) and not -2**63 <= row["seed"] < 2**63:  # past SQLite's INTEGER: as text
@@ -323,9 +338,14 @@ class History:
     def inputs(self) -> list[Entry]:
         """Each run's id and input keys, oldest first: read alone, so a run whose other columns are damaged is
         still found (and refused by name when :meth:`get` reads it)."""
+        try:
+            project = "project" if not self.empty and self._has_project() else "NULL"
+        except sqlite3.Error as exc:
+            raise HistoryError(self._why(exc)) from None
         return [Entry(int(run_id), given if isinstance(given, str) else None,
-                      digest if isinstance(digest, str) else None)
-                for run_id, given, digest in self._rows("SELECT id, input, input_digest FROM runs ORDER BY id")]
+                      digest if isinstance(digest, str) else None, where if isinstance(where, str) else None)
+                for run_id, given, digest, where in self._rows(f"SELECT id, input, input_digest, {project} FROM runs "
+                                                               "ORDER BY id")]
 
     def ids(self) -> list[int]:
         return [row[0] for row in self._rows("SELECT id FROM runs ORDER BY id")]

@@ -6,7 +6,9 @@ The baseline is settled once the input is read and before the run folder is touc
 (:meth:`Recorder.check_input`): ``latest[~N]`` is then picked among the runs of this input
 (:mod:`genevals.history.inputs`, by the digest of the rows just read, else by file name) that the history held
 at the start, and a baseline that shares no question id with the run is refused (exit 2), before any scoring.
-The run of the same file name is read at the start, so a damaged one is refused at once.
+The run of the same file name is read at the start, so a damaged one is refused at once. ``latest`` looks only at
+this run's project's runs (:mod:`genevals.history.project`; runs recorded without one when none of the project's
+matches), and the run is recorded with its project.
 """
 from __future__ import annotations
 
@@ -48,6 +50,17 @@ class Recorder:
         #: with ``latest~N``: N, and the runs there were at the start (their input keys)
         self.back: int | None = None
         self.entries: list[Any] = []
+        #: the project folder the run belongs to (:func:`genevals.history.project.project_of`), once asked
+        self._project: str | None = None
+        self._project_known = False
+
+    @property
+    def project(self) -> str | None:
+        if not self._project_known:
+            from genevals.history.project import project_of
+
+            self._project, self._project_known = project_of(self.settings.input_given), True
+        return self._project
 
     def start(self) -> str | None:
         """The problem with the history settings, as a message naming the option; None when there is none."""
@@ -85,7 +98,7 @@ class Recorder:
             return
         self.back = int(ref.partition("~")[2] or 0)
         self.entries = history.inputs()
-        guess = inputs.latest(self.entries, None, inputs.name_of(self.settings.input_given), self.back)
+        guess = inputs.latest(self.entries, None, inputs.name_of(self.settings.input_given), self.back, self.project)
         if guess is not None:
             self.baseline = history.get(guess.id, values=True)
 
@@ -122,14 +135,20 @@ class Recorder:
         from genevals.history import inputs
         from genevals.history.store import History, HistoryError
 
-        picked = inputs.latest(self.entries, digest, inputs.name_of(given), self.back or 0)
+        picked = inputs.latest(self.entries, digest, inputs.name_of(given), self.back or 0, self.project)
         if picked is None:
             self.baseline = None
-            found = len(inputs.same(self.entries, digest, inputs.name_of(given)))
+            found = len(inputs.candidates(self.entries, digest, inputs.name_of(given), self.project))
             this = f"this input ({given or 'no input name'}, digest {(digest or '-')[:8]}, by digest, else file name)"
             if found:
                 return (f"the history holds {found} earlier run{'s' if found != 1 else ''} of {this}; "
                         f"latest~{self.back} names none")
+            elsewhere = len(inputs.same(self.entries, digest, inputs.name_of(given)))
+            if elsewhere:  # runs of a file of this name in other projects: never this one's baseline
+                return (f"no earlier run of {this} in this project ({self.project}); the history's "
+                        f"{elsewhere} run{'s' if elsewhere != 1 else ''} of a file of that name "
+                        f"{'are' if elsewhere != 1 else 'is'} another project's. Give the baseline's run id "
+                        "(`genevals history` lists them)")
             others = ", ".join(inputs.describe(e) for e in self.entries[-3:][::-1])
             return (f"no earlier run of {this} in the history; the latest are of other inputs: {others}. "
                     "Give the baseline's run id (`genevals history` lists them)")
@@ -177,7 +196,7 @@ class Recorder:
             record = build(summary, manifest, self.columns, headline=self.wanted,
                            started=self.started_at, seconds=round(time.time() - self.started, 3),
                            out_dir=str(Path(out).resolve()) if out is not None else None, git=git_commit(),
-                           redact=redactor.deep)
+                           redact=redactor.deep, project=self.project)
             where = history_path(self.settings.history)
             try:
                 with History(where) as history:

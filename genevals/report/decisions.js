@@ -4,7 +4,8 @@
 var REVIEW = D.review || null;
 var LIVE = !!(REVIEW && REVIEW.mode === "live");
 var REV = { state: REVIEW && !LIVE && REVIEW.decisions ? REVIEW : null, error: "", name: "", panel: null, status: null };
-var DECISION_LABELS = { confirmed: "Confirmed hallucination", false_alarm: "False alarm", unsure: "Unsure", missed: "Missed hallucination" };
+var DECISION_LABELS = { confirmed: "Confirmed hallucination", false_alarm: "False alarm", unsure: "Unsure", missed: "Missed hallucination",
+  not_in_answer: "Not in the answer (the judge invented it)" };
 try { REV.name = window.localStorage.getItem("genevals-reviewer") || ""; } catch (e) { REV.name = ""; }
 
 function reviewCommand() {
@@ -103,7 +104,7 @@ function reviewPanel(index) {
   rows.forEach(function (r, k) {
     var decided = mine.filter(function (d) { return d.claim === r.claim.index; });
     var note = el("input", { type: "text", "class": "review-note", maxlength: "4000", placeholder: "note (optional)" });
-    var buttons = canWrite ? el("div", { "class": "toolbar" }, ["confirmed", "false_alarm", "unsure"].map(function (d) {
+    var buttons = canWrite ? el("div", { "class": "toolbar" }, ["confirmed", "false_alarm", "not_in_answer", "unsure"].map(function (d) {
       return el("button", { type: "button", "class": "btn", "data-decision": d, text: DECISION_LABELS[d], onclick: function () {
         decide({ system: D.systems[sample.sys].system, sample_id: sample.id, claim: r.claim.index, decision: d, note: note.value });
       } });
@@ -144,7 +145,8 @@ function drawStatus(card) {
     st.missed ? " \u00B7 " + plural(st.missed, "missed hallucination") + " marked" : null]));
   var pr = st.precision;
   append(card, el("p", { id: "review-precision", text: pr.n ? "Judge precision on reviewed claims: " + fmt(pr.precision) + " (" + pr.confirmed + " of " + pr.n +
-    " confirmed; 95% CI " + fmt(pr.ci95[0]) + "\u2013" + fmt(pr.ci95[1]) + ")" : "Judge precision appears once flagged claims are confirmed or called false alarms." }));
+    " confirmed" + (pr.not_in_answer ? ", " + pr.not_in_answer + " not in the answer (the judge invented them)" : "") +
+    "; 95% CI " + fmt(pr.ci95[0]) + "\u2013" + fmt(pr.ci95[1]) + ")" : "Judge precision appears once flagged claims are confirmed or called false alarms." }));
   append(card, el("div", { id: "review-agreement" }, st.agreement.length ? st.agreement.map(function (a) {
     return el("p", { "class": "agreement" }, [el("span", { "class": "reviewer", text: a.a }), " and ", el("span", { "class": "reviewer", text: a.b }),
       ": Cohen's \u03BA = " + fmt(a.kappa) + " on " + plural(a.n, "claim") + " both decided (" + a.agree + " agree" + (a.unsure ? "; " + a.unsure + " with unsure left out" : "") + ")"]);

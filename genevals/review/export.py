@@ -6,7 +6,9 @@ settled it:
 
 * **hallucinated** when a claim's reviewers confirmed it (:func:`~genevals.review.tally.consensus`) or someone
   marked answer text as a missed hallucination; ``spans`` are those claims' spans and the marked spans;
-* **not hallucinated** when every claim the judge flagged was called a false alarm, and nothing was marked.
+* **not hallucinated** when every claim the judge flagged was called a false alarm or *not in the answer* (the
+  judge invented it: never the answer's hallucination, as faithfulness leaves out a claim it finds ``invented``,
+  so ``genevals validate`` and the agreement gate count both sides alike), and nothing was marked.
 
 An answer with flagged claims still undecided (or only unsure, or tied) is left out and counted, and so is an
 answer with a flagged claim that no reviewer has decided on at all.
@@ -36,7 +38,7 @@ from typing import Any
 from genevals.review import citations
 from genevals.review.claims import ReviewSample, load_samples
 from genevals.review.items import stale_count
-from genevals.review.store import Queue, current, read_store
+from genevals.review.store import NOT_HALLUCINATED, Queue, current, read_store
 from genevals.review.tally import Samples, consensus, fresh_by_claim, stale_reason
 
 
@@ -92,7 +94,7 @@ def labelled_rows(decisions: list, samples: Samples, queue: Queue | None = None
         if confirmed or missed.get(key):
             spans = [s for c in confirmed for s in c.spans] + missed.get(key, [])
             label = True
-        elif all(verdicts[c.index] == "false_alarm" for c in sample.claims if c.flagged or key in design):
+        elif all(verdicts[c.index] in NOT_HALLUCINATED for c in sample.claims if c.flagged or key in design):
             spans, label = [], False
         else:
             unsettled += 1

@@ -3,7 +3,7 @@
 // the reviewer has decided every claim of the answer.
 var D = JSON.parse(document.getElementById("genevals-data").textContent);
 var S = { name: "", items: [], at: 0, item: null, error: "" };
-var LABELS = { confirmed: "Not supported (hallucinated)", false_alarm: "Supported", unsure: "Unsure" };
+var LABELS = { confirmed: "Not supported (hallucinated)", false_alarm: "Supported", not_in_answer: "Not in the answer (the judge invented it)", unsure: "Unsure" };
 var JUDGE = { supported: "supported", contradicted: "contradicted", unverifiable: "unverifiable", from_history: "from history (repeats the user; no hallucination)" };
 try { S.name = window.localStorage.getItem("genevals-reviewer") || ""; } catch (e) { S.name = ""; }
 
@@ -72,10 +72,10 @@ function verdictLine(c) {
 }
 function claimCard(c, k) {
   var note = el("input", { type: "text", "class": "note", maxlength: "4000", placeholder: "note (optional)" });
-  var buttons = S.name ? el("div", { "class": "buttons" }, ["confirmed", "false_alarm", "unsure"].map(function (d) {
+  var buttons = S.name ? el("div", { "class": "buttons" }, ["confirmed", "false_alarm", "not_in_answer", "unsure"].map(function (d) {
     return el("button", { type: "button", "data-decision": d, "class": c.mine && c.mine.decision === d ? "chosen" : "",
       text: LABELS[d], onclick: function () { decide(c.index, d, note.value); } });
-  }).concat([note])) : null;
+  }).concat([note])) : el("p", { "class": "muted name-needed", text: "Save your name above to decide this claim." });
   return el("div", { "class": "claim", "data-claim": String(k) }, [
     el("div", null, [el("strong", { text: "Claim " + (k + 1) + ": " }), el("span", { dir: "auto", text: c.text })]),
     c.mine ? el("div", { "class": "mine" }, ["Your decision: " + LABELS[c.mine.decision] + (c.mine.blind ? " (made blind)" : "")]) : null,
@@ -111,6 +111,9 @@ function draw() {
   main.appendChild(el("p", { id: "review-mode", "class": "muted", text: (D.review.blind ? "Blind review: the judge's verdicts on an answer appear once you have decided each of its claims. " : "") +
     (D.review.queue ? "Answers in the review queue's order (drawn at random within strata, so the labels measure the judge on the whole run)." : "") }));
   main.appendChild(nameBox());
+  // without a saved name no decision can be stored: say so, rather than a page with no way to decide
+  if (!S.name) main.appendChild(el("p", { id: "review-name-needed", "class": "warning", text: "Type your name and press Save name to start: " +
+    "the buttons to decide each claim appear once it is saved, and your decisions are stored under it." }));
   if (S.error) main.appendChild(el("p", { id: "review-error", "class": "warning", text: S.error }));
   // queued answers the run no longer has (scored again without them): said, so the count below is not a puzzle
   if (S.listing && S.listing.missing) main.appendChild(el("p", { id: "queue-missing", "class": "warning", text: S.listing.missing +

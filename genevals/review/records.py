@@ -7,10 +7,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-#: What a reviewer can say about a claim; ``missed`` marks answer text the judge did not flag.
-DECISIONS = ("confirmed", "false_alarm", "unsure", "missed", "withdrawn")
+#: What a reviewer can say about a claim; ``missed`` marks answer text the judge did not flag;
+#: ``not_in_answer`` (since schema version 4) says the judge invented the claim: the answer does not say it, so it
+#: is no hallucination of the answer's (as faithfulness treats a claim it finds ``invented``).
+DECISIONS = ("confirmed", "false_alarm", "unsure", "missed", "withdrawn", "not_in_answer")
 #: Verdict-like decisions (the rest are marks of text, or take a decision back).
-CLAIM_DECISIONS = ("confirmed", "false_alarm", "unsure")
+CLAIM_DECISIONS = ("confirmed", "false_alarm", "unsure", "not_in_answer")
+#: The claim decisions that say the claim is no hallucination of the answer: the judge flagged supported text, or
+#: a claim the answer does not make.
+NOT_HALLUCINATED = ("false_alarm", "not_in_answer")
 #: A citation verdict: does the cited chunk support the sentence (the report's "relevant" / "not relevant")?
 CITATION_VERDICTS = ("supported", "not_supported")
 CITATION_DECISIONS = ("confirmed", "rejected", "withdrawn")

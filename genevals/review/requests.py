@@ -45,7 +45,7 @@ def decision_of(body: Any, samples: Mapping[tuple[str, str], ReviewSample]) -> D
         if claim is None:
             raise RequestError(HTTPStatus.NOT_FOUND, "claim: no such claim in this sample")
         if body.get("decision") not in (*CLAIM_DECISIONS, "withdrawn"):
-            raise StoreError("decision: confirmed, false_alarm, unsure or withdrawn for a claim")
+            raise StoreError(f"decision: {', '.join(CLAIM_DECISIONS)} or withdrawn for a claim")
         return decision_from_request(body, digest(claim.text), claim.index, None)
     if not (isinstance(span, list) and len(span) == 2 and all(type(x) is int for x in span)):
         raise StoreError("span: give a claim index or span [start, end] (UTF-16 offsets into the answer)")

@@ -19,6 +19,11 @@ answer's position, stratum and inclusion probability, and each stratum's size, c
 store holds one queue, written in one transaction and never changed, because a second draw would void the
 first one's inclusion probabilities; a queue whose rows disagree is refused whole, never half used.
 
+Since schema version 4 a claim decision may be ``not_in_answer``: the judge invented the claim, so it is no
+hallucination of the answer's. SQLite cannot alter the CHECK that lists the decision values, so opening an older
+file for writing rebuilds the decisions table in the migration's one transaction (rows and ids kept); read-only,
+an older file is read as it is (it holds no such decision).
+
 Durability: WAL journal with ``synchronous=FULL`` and one short ``BEGIN IMMEDIATE`` transaction per insert, so a
 process killed mid-write loses at most the row in flight and never leaves a corrupt file; writers from other
 processes wait (``busy_timeout``) instead of failing. The schema version is SQLite's ``user_version``; a store
@@ -48,6 +53,7 @@ from genevals.review.records import (  # noqa: F401 (the store's public names, a
     DECISIONS,
     MAX_NOTE,
     MAX_REVIEWER,
+    NOT_HALLUCINATED,
     CitationDecision,
     Decision,
     StoreError,
@@ -56,7 +62,7 @@ from genevals.review.records import (  # noqa: F401 (the store's public names, a
 )
 
 from genevals.review.schema import COLUMNS as _COLUMNS
-from genevals.review.schema import MIGRATIONS as _MIGRATIONS
+from genevals.review.schema import steps
 from genevals.review.schema import SCHEMA_VERSION
 
 STORE_FILE = "review.sqlite"
@@ -216,15 +222,24 @@ class ReviewStore:
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute("PRAGMA synchronous = FULL")
             if version < SCHEMA_VERSION:
-                # each version's additions in turn, in one transaction: a crash leaves the old version
-                with self._transaction():
-                    for step in range(version + 1, SCHEMA_VERSION + 1):
-                        for statement in filter(str.strip, _MIGRATIONS[step].split(";")):  # executescript commits
-                            self._db.execute(statement)
-                    self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                self._migrate(version)
         elif version == 0:
             raise StoreError(f"{self.path}: not a genevals review store (no schema version)")
         self.version = version if readonly else SCHEMA_VERSION
+
+    def _migrate(self, version: int) -> None:
+        """Each version's additions after ``version`` in turn (:func:`genevals.review.schema.steps`), in one
+        transaction: a crash leaves the old version. CHECKs are not applied while rows are copied into a rebuilt
+        table: a row of a hand-edited file that cannot be a decision stays, skipped and counted when read as
+        before, rather than stopping the migration or being dropped."""
+        self._db.execute("PRAGMA ignore_check_constraints = ON")
+        try:
+            with self._transaction():
+                for statement in steps(self._db, version):
+                    self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        finally:
+            self._db.execute("PRAGMA ignore_check_constraints = OFF")
 
     def _check_schema(self, version: int) -> None:
         """StoreError for a file whose tables are not a review store's: another database (the run history, a

@@ -5,14 +5,18 @@ reviewers and the judge's precision on the claims reviewed.
   claim's (or the marked span's) current text: it was made on an earlier version of the run.
 * **Progress**: flagged claims (the judge said contradicted or unverifiable) with at least one fresh decision,
   of all flagged claims in the run.
-* **Agreement**: for each pair of reviewers, the claims both called *confirmed* or *false alarm* (``unsure`` is
-  left out and counted), and Cohen's :math:`\kappa = (p_o - p_e) / (1 - p_e)` of those two binary decisions
+* **Agreement**: for each pair of reviewers, the claims both decided: *confirmed* against *false alarm* or *not
+  in the answer* (both say the claim is no hallucination of the answer's; ``unsure`` is left out and counted),
+  and Cohen's :math:`\kappa = (p_o - p_e) / (1 - p_e)` of those two binary decisions
   (:func:`genevals.stats.agreement.binary_metrics`); None when :math:`p_e = 1`.
 * **Blind review** (:func:`blind_tally`): progress over every claim, no judge precision and no citation
   figures: nothing derived from a verdict before it is revealed.
 * **Judge precision**: of the flagged claims whose reviewers reached a verdict (a strict majority of their
-  confirmed / false alarm decisions; ties and unsure-only left out), the share confirmed as hallucinations,
-  with a percentile-bootstrap 95% interval (:func:`genevals.stats.bootstrap_ci`).
+  confirmed / false alarm / not in the answer decisions; ties and unsure-only left out), the share confirmed as
+  hallucinations, with a percentile-bootstrap 95% interval (:func:`genevals.stats.bootstrap_ci`). A claim the
+  reviewers say is *not in the answer* is one the judge invented: never a hallucination of the answer's (as
+  faithfulness leaves out a claim it finds ``invented``), so it counts against the judge's precision, and
+  ``not_in_answer`` says how many.
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from typing import Any
 from genevals.report.clean import utf16_offsets
 from genevals.review import citations
 from genevals.review.claims import ReviewSample, digest
-from genevals.review.store import Decision, current
+from genevals.review.store import NOT_HALLUCINATED, Decision, current
 from genevals.stats import bootstrap_ci
 
 from genevals.stats.agreement import binary_metrics, confusion
@@ -48,12 +52,16 @@ def stale_reason(d: Decision, samples: Samples) -> str:
 
 
 def consensus(decisions: Iterable[Decision]) -> str | None:
-    """confirmed / false_alarm by strict majority of the decisive decisions; None for a tie or none."""
-    votes = [d.decision for d in decisions if d.decision in ("confirmed", "false_alarm")]
+    """``confirmed`` when a strict majority of the decisive decisions says the claim is a hallucination of the
+    answer's; when a strict majority says it is not, ``not_in_answer`` if a strict majority of all decisive
+    decisions says the answer does not make the claim, else ``false_alarm``; None for a tie or none."""
+    votes = [d.decision for d in decisions if d.decision in ("confirmed", *NOT_HALLUCINATED)]
     confirmed = votes.count("confirmed")
     if not votes or confirmed * 2 == len(votes):
         return None
-    return "confirmed" if confirmed * 2 > len(votes) else "false_alarm"
+    if confirmed * 2 > len(votes):
+        return "confirmed"
+    return "not_in_answer" if votes.count("not_in_answer") * 2 > len(votes) else "false_alarm"
 
 
 def fresh_by_claim(decisions: Iterable[Decision], samples: Samples) -> dict[tuple[str, str, int], list[Decision]]:
@@ -88,16 +96,18 @@ def agreement(by_claim: Mapping[Any, list[Decision]]) -> list[dict[str, Any]]:
 
 def judge_precision(by_claim: Mapping[tuple[str, str, int], list[Decision]], samples: Samples) -> dict[str, Any]:
     """The judge's precision on the flagged claims with a reviewers' verdict, with its n and 95% interval."""
-    hits = []
+    hits, invented = [], 0
     for (system, sample_id, index), ds in by_claim.items():
         claim = samples[(system, sample_id)].claim(index)
         verdict = consensus(ds)
         if claim is not None and claim.flagged and verdict is not None:
             hits.append(1.0 if verdict == "confirmed" else 0.0)
+            invented += verdict == "not_in_answer"
     if not hits:
-        return {"precision": None, "ci95": None, "n": 0, "confirmed": 0}
+        return {"precision": None, "ci95": None, "n": 0, "confirmed": 0, "not_in_answer": 0}
     low, high = bootstrap_ci(hits)
-    return {"precision": sum(hits) / len(hits), "ci95": [low, high], "n": len(hits), "confirmed": int(sum(hits))}
+    return {"precision": sum(hits) / len(hits), "ci95": [low, high], "n": len(hits), "confirmed": int(sum(hits)),
+            "not_in_answer": invented}
 
 
 def page_decision(d: Decision, samples: Samples) -> dict[str, Any]:

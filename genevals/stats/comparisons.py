@@ -280,29 +280,49 @@ def leaderboard(systems: Sequence[str], summaries: Mapping[str, Mapping[str, Map
         best[m] = leaders[0]
         versus += [v for _, s in means if s != leaders[0]
                    and (v := _versus(m, leaders[0], s, comparisons)) is not None]
+    unscored = {m: not_scored(m, systems, summaries) for m in headline
+                if all(row["values"][m]["mean"] is None for row in rows)}
     return {"metrics": list(headline), "rows": rows, "best": best, "versus_best": versus,
-            "sentence": _sentence(systems, rows, headline, best, versus, directions, bool(comparisons), not_compared)}
+            "sentence": _sentence(systems, rows, headline, best, versus, directions, bool(comparisons), not_compared,
+                                  unscored)}
+
+
+def not_scored(metric: str, systems: Sequence[str], summaries: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
+    """"bertscore_f1 not scored (unsupported_language 10)": a metric no system has a value of, and why (the
+    statuses summary.json counts, most frequent first), so a headline never calls it a tie."""
+    counts: dict[str, int] = {}
+    for s in systems:
+        statuses = ((summaries.get(s) or {}).get(metric) or {}).get("statuses")
+        for status, n in (statuses.items() if isinstance(statuses, Mapping) else ()):
+            if status != "ok" and isinstance(n, int) and not isinstance(n, bool) and n > 0:
+                counts[str(status)] = counts.get(str(status), 0) + n
+    why = ", ".join(f"{status} {n}" for status, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:3])
+    return f"not scored ({why or 'no sample was scored'})"
 
 
 def _sentence(systems: Sequence[str], rows: Sequence[Mapping[str, Any]], headline: Sequence[str],
               best: Mapping[str, str | None], versus: Sequence[Mapping[str, Any]],
-              directions: Mapping[str, str], compared: bool, not_compared: Mapping[str, str]) -> str:
+              directions: Mapping[str, str], compared: bool, not_compared: Mapping[str, str],
+              unscored: Mapping[str, str]) -> str:
     if not headline:
         return f"{len(systems)} system{'s' if len(systems) != 1 else ''} scored; no metric to compare"
     if len(systems) == 1:
         values = rows[0]["values"]
         shown = ", ".join(f"{m} {values[m]['mean']:.2f}" for m in headline if values[m]["mean"] is not None)
         return f"one system ({systems[0]}), nothing to compare: {shown or 'no metric scored'}"
-    apart = [f"{m} not compared: {not_compared[m]}" for m in headline if m in not_compared]
+    # a metric nothing scored says so and why (never "no single leader"); one scored under other signatures, why
+    apart = [f"{m} {unscored[m]}" if m in unscored else f"{m} not compared: {not_compared[m]}"
+             for m in headline if m in unscored or m in not_compared]
     if not compared:
         return "; ".join(apart) or "no two systems could be compared (they share no scored question ids)"
     clauses, quiet, tied, missing, untested = [], [], [], [], []
     for m in headline:
-        if m in not_compared:
+        if m in not_compared or m in unscored:
             continue
         leader = best.get(m)
         if leader is None:
-            tied.append(m)
+            scored = [row["system"] for row in rows if row["values"][m]["mean"] is not None]
+            (tied if len(scored) > 1 else missing).append(m)
             continue
         mine = [v for v in versus if v["metric"] == m]
         if not mine:

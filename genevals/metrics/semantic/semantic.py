@@ -91,9 +91,22 @@ class BertScore(Metric):
     #: the packaged model's: all-MiniLM-L6-v2 knows English only. A model given as model= (a local folder, a
     #: cached Hugging Face model) is taken to know the languages its user chose it for: None on the instance.
     languages = frozenset({"en"})
-    #: what a sample in another language is told to use
+    #: what a sample in another language is told to use (:func:`instead`: only what the user has not done yet)
     INSTEAD = ("for other languages give a multilingual model: --bertscore-model PATH (a local Hugging Face model "
                "folder) with --bertscore-layer N, or use an LLM judge")
+
+    @staticmethod
+    def instead(model: str | None, layer: int | None) -> str:
+        """:data:`INSTEAD`, naming only the flags not given yet: ``model`` is ``--bertscore-model`` as given (it
+        named the packaged English model, or the metric would know every language), ``layer`` the
+        ``--bertscore-layer`` given."""
+        if model is None:
+            what = "give a multilingual model: --bertscore-model PATH (a local Hugging Face model folder)"
+        else:
+            what = (f"--bertscore-model {model} is the packaged English model: give a multilingual one (a local "
+                    "Hugging Face model folder)")
+        what += " with --bertscore-layer N" if layer is None else f" (--bertscore-layer {layer} applies to it)"
+        return f"for other languages {what}, or use an LLM judge"
 
     def __init__(self, **values: Any) -> None:
         # not Metric.__init__: ``device`` and ``baseline`` name what is resolved from the settings of those names
@@ -102,6 +115,7 @@ class BertScore(Metric):
         if not self.spec.is_default:
             self.languages = None
         self.layer = given["layer"] if given["layer"] is not None else bm.default_layer(self.spec)
+        self.language_hint = self.instead(given["model"], given["layer"])
         bertscore_settings.check_settings(self.spec, self.layer, given["device"], given["batch_size"])
         self.requested_device = given["device"]
         for name in ("idf", "rescale", "batch_size", "cache_mb", "fast_tokenizer", "runtime"):
@@ -229,7 +243,7 @@ class BertScore(Metric):
         langs: list[dict[str, Any]] = [{}] * len(samples)
         for i, sample in enumerate(samples):
             refs = [r for r in sample.references if r.strip()]
-            skip = self.unsupported(sample, instead=self.INSTEAD) if sample.answer.strip() and refs else None
+            skip = self.unsupported(sample, instead=self.language_hint) if sample.answer.strip() and refs else None
             if skip is not None:  # decided before anything loads the model
                 results[i] = {name: MetricResult.unscored(name, skip.status, skip.reason, **skip.details)
                               for name in OUTPUTS}
