@@ -38,4 +38,20 @@ def card_lines(c: dict[str, Any]) -> list[str]:
         if e.get("coverage") is not None and e["coverage"] < 1:
             lines.append(f"  scores {e['coverage']:.1%} of the rows")
     lines.append(f"  ({c['method']})")
+    lines += held_out_lines(c)
+    return lines
+
+
+def held_out_lines(c: Mapping[str, Any]) -> list[str]:
+    """The card's held-out figures (``held_out``: measured out of sample on data the repository does not hold),
+    each overruling the development figure on the same kind of data when they disagree."""
+    lines = []
+    for e in c.get("held_out") or ():
+        base = e["best_baseline"]
+        n = f"n={e['n']}" if e.get("n") else "n not published"
+        lines.append(f"HELD OUT: {e['data']} ({n}): {e['target']} AUC {_ci(e['auc'])}; best trivial baseline "
+                     f"({base['name']}) {base['auc']:.3f}"
+                     + _versus(e.get("versus_baseline"), e.get("beats_baseline", False), base["name"])
+                     + "; this, not the development figure, is what to expect on such data")
+        lines.append(f"  (held out: {e['source']})")
     return lines
