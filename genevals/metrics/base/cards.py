@@ -35,6 +35,17 @@ def card_lines(c: dict[str, Any]) -> list[str]:
             lines.append(f"  balanced accuracy: {_ci(e['balanced_accuracy'])} vs '{ba_base['name']}' "
                          f"{ba_base['value']:.3f}" + _versus(e.get("balanced_accuracy_versus_baseline"), True,
                                                           ba_base["name"]))
+        for rule, v in (e.get("versus_each_rule") or {}).items():  # each trivial rule, not only the best
+            lines.append(f"  vs '{rule}': F1 {v['f1']:.3f}, difference [{v['f1_difference_ci'][0]:+.3f}, "
+                         f"{v['f1_difference_ci'][1]:+.3f}] ({v['f1_versus']}); balanced accuracy "
+                         f"{v['balanced_accuracy']:.3f}, difference [{v['balanced_accuracy_difference_ci'][0]:+.3f}, "
+                         f"{v['balanced_accuracy_difference_ci'][1]:+.3f}] ({v['balanced_accuracy_versus']})")
+        if "versus_model" in e:  # a trivial rule's card: the packaged model it is measured against
+            m = e["versus_model"]
+            lines.append(f"  vs {m['name']} on the same rows: {m['figure']} {m['value']:.3f} [{m['ci'][0]:.3f}, "
+                         f"{m['ci'][1]:.3f}]; this rule minus it {_ci(m['difference'])}: this rule "
+                         + {"beats": "beats it", "level with": "is level with it (no better)",
+                            "worse than": "is worse than it"}[m["verdict"]])
         if e.get("coverage") is not None and e["coverage"] < 1:
             lines.append(f"  scores {e['coverage']:.1%} of the rows")
     lines.append(f"  ({c['method']})")
