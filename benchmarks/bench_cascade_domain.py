@@ -100,7 +100,7 @@ def main() -> None:
     path = args.data / FILE
     weights = json.loads(WEIGHTS_PATH.read_text(encoding="utf-8"))
     scored = measure(sample_rows(path, args.limit))
-    record = {"data": f"SummaC ({FILE}, a seeded sample of {args.limit} of its labelled summaries)",
+    record = {"data": "SummaC's labelled news summaries", "file": FILE,
               "sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "seed": SEED, "limit": args.limit,
               "detector_sha256": domain.model_digest(weights), **figures(scored, args.limit)}
     doc = {"generated_by": "benchmarks/bench_cascade_domain.py", "out_of_domain": [record]}

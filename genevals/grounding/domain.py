@@ -56,7 +56,8 @@ class Calibrated:
         said = (f"the local detector's confidence was calibrated on {self.data} ({self.rows} answers: {tasks}; "
                 f"expected calibration error {self.ece_in_domain:.2f} out of fold)")
         for o in self.out_of_domain:
-            said += (f"; on {o['data']} (n={o['n']}) its calibration error is {o['ece']:.2f}, and the answers it "
+            said += (f"; on {o['data']} (n={o['n']}, a seeded sample of {o['file']}) its calibration error is "
+                     f"{o['ece']:.2f}, and the answers it "
                      f"would settle at confidence {o['settle_confidence']:g} are {o['settled_accuracy']:.0%} right "
                      f"against {o['majority_accuracy']:.0%} for always saying the majority label")
         return said

@@ -15,10 +15,6 @@ from genevals.metrics.citations import calibration
 from genevals.metrics.citations.judged import Citations
 
 
-def _rule() -> dict:
-    return calibration.card()["evaluations"][calibration.MODES.index("rule")]
-
-
 def test_every_trivial_rule_is_compared_with_its_own_interval():
     for e in calibration.card()["evaluations"]:
         each = e["versus_each_rule"]
@@ -63,6 +59,7 @@ def test_an_offline_run_prints_the_cards_warning(tmp_path):
                            str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     said = " ".join((done.stdout + done.stderr).split())
-    assert calibration.caveat("rule") in said
-    e = _rule()
-    assert all(f"'{name}'" in " ".join(json.dumps(e)) for name in e["versus_each_rule"])
+    # the offline stand-in's note said what ran; the card's warning, what it is worth, is there too
+    assert "citations come from the offline variant" in said and calibration.caveat("rule") in said
+    meta = json.loads((tmp_path / "out" / "summary.json").read_text())["meta"]
+    assert calibration.caveat("rule") in meta["judge_warnings"]["citations_local"]
