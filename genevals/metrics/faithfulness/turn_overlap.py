@@ -90,7 +90,7 @@ class TurnOverlap(Metric):
                       "Word overlap: not measured (status unsupported: overlap cannot tell a contradiction)",
                       "Word overlap: 1 - faithfulness")
     writes_for = "faithfulness"
-    order = 81
+    order = 82
     languages = checker_needs.LANGUAGES
 
     def __init__(self, **values: Any) -> None:
