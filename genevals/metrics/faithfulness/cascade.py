@@ -148,6 +148,14 @@ class Cascade(Metric):
 
         self.llm.score_each([samples[i] for i in to_llm], judged)
 
+    @classmethod
+    def card_note(cls) -> str:
+        """For ``genevals metrics cascade``: where the local stage's confidence was calibrated, what it is worth
+        out of that domain, and how the cascade acts on it."""
+        calibrated = domains.packaged()
+        return (f"{calibrated.describe()}. So answers are settled locally on confidence only with --set "
+                f"cascade.domain={calibrated.domain}; every other answer the detector can read goes to the LLM judge")
+
     @property
     def calibrated(self) -> domains.Calibrated:
         if self._calibrated is None:

@@ -74,3 +74,12 @@ def test_a_domain_the_detector_was_not_calibrated_on_is_refused(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "cascade.domain" in done.stderr and domain.DOMAIN in done.stderr
+
+
+def test_genevals_metrics_cascade_says_where_its_confidence_holds():
+    done = subprocess.run([sys.executable, "-m", "genevals", "metrics", "cascade"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stdout.split())
+    assert f"where it holds: {domain.packaged().describe()}" in said
+    assert f"--set cascade.domain={domain.DOMAIN}" in said
