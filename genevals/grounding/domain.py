@@ -63,10 +63,10 @@ class Calibrated:
         return said
 
     def reason(self, declared: str | None) -> str:
-        """Why an answer of the run's declared ``domain`` was not settled locally."""
+        """Why answers of the run's declared ``domain`` are not settled locally on the detector's confidence."""
         what = "no domain is declared" if declared is None else f"the declared domain is {declared!r}"
-        return (f"sent to the LLM judge whatever the local confidence: {what}, and {self.describe()}. Declare "
-                f"--set cascade.domain={self.domain} only for answers like {self.data}'s")
+        return (f"{what}, and {self.describe()}. Declare --set cascade.domain={self.domain} only for answers like "
+                f"{self.data}'s")
 
 
 def from_records(weights: Mapping[str, Any], measured: Mapping[str, Any] | None) -> Calibrated:

@@ -126,7 +126,8 @@ class Cascade(Metric):
                 emit(i, self._tag(result, "local", conf, sent_to_llm=False))
             else:
                 if sure:
-                    held[i] = self.calibrated.reason(self.domain)
+                    held[i] = "sent to the LLM judge whatever the local confidence: " + self.calibrated.reason(
+                        self.domain)
                 to_llm.append(i)
         if not to_llm:
             return

@@ -32,9 +32,9 @@ def test_the_card_carries_the_held_out_figure_and_its_verdict():
     assert card["held_out"] == [e] and card["evaluations"]  # the development figures stay, the held-out beside them
     lo, hi = e["auc"]["ci"]
     assert lo <= e["auc"]["value"] <= hi
-    # the verdict follows the figures: the baseline inside the judge's interval is no win
-    assert e["versus_baseline"] == ("level with" if lo <= e["best_baseline"]["auc"] <= hi else e["versus_baseline"])
-    assert e["beats_baseline"] is False
+    # the verdict follows the figures: the baseline's AUC inside the judge's interval is no win
+    assert lo <= e["best_baseline"]["auc"] <= hi
+    assert e["versus_baseline"] == "level with" and e["beats_baseline"] is False
     line = held_out_lines(card)[0]
     assert f"AUC {e['auc']['value']:.3f} [{lo:.3f}, {hi:.3f}]" in line
     assert f"level with {e['best_baseline']['name']} (does NOT beat it)" in line
