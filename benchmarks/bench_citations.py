@@ -124,6 +124,10 @@ def evaluation(data: str, y: np.ndarray, groups: np.ndarray, p: np.ndarray, verd
 
     f1_diff = _paired(groups, f1_of(verdict), f1_of(verdicts[f1_best]))
     ba_diff = _paired(groups, ba_of(verdict), ba_of(verdicts[ba_best]))
+    # every trivial rule on its own, not only the best by its point value (issue 52: the checker may be level with
+    # the best and yet worse than another, and the warning says "worse than" where an interval says so)
+    f1_each = {name: _paired(groups, f1_of(verdict), f1_of(v)) for name, v in verdicts.items()}
+    ba_each = {name: _paired(groups, ba_of(verdict), ba_of(v)) for name, v in verdicts.items()}
     return {
         "data": data, "target": TARGET, "n": int(len(y)), "groups": int(len(np.unique(groups))),
         "positives": int(y.sum()), "coverage": round(coverage, 4), "sha256": digest,
@@ -141,6 +145,12 @@ def evaluation(data: str, y: np.ndarray, groups: np.ndarray, p: np.ndarray, verd
         "balanced_accuracy_baseline": {"name": ba_best, "value": round(ba_table[ba_best], 4),
                                        "difference_ci": ba_diff},
         "balanced_accuracy_versus_baseline": cv.verdict_of(ba_diff),
+        "versus_each_rule": {name: {"f1": round(f1_table[name], 4), "f1_difference_ci": f1_each[name],
+                                    "f1_versus": cv.verdict_of(f1_each[name]),
+                                    "balanced_accuracy": round(ba_table[name], 4),
+                                    "balanced_accuracy_difference_ci": ba_each[name],
+                                    "balanced_accuracy_versus": cv.verdict_of(ba_each[name])}
+                             for name in verdicts},
     }
 
 

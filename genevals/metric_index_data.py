@@ -30,6 +30,7 @@ MODULES = (
     'genevals.metrics.faithfulness.jury',
     'genevals.metrics.faithfulness.locating',
     'genevals.metrics.faithfulness.repeated',
+    'genevals.metrics.faithfulness.turn_overlap',
     'genevals.metrics.faithfulness.verdicts',
     'genevals.metrics.judging',
     'genevals.metrics.judging.judge_metric',
@@ -106,4 +107,5 @@ FAMILIES = {
     'retrieval': ('genevals.metrics.retrieval.retrieval', 50, ('default', 'all'), ('precision@{k}', 'recall@{k}', 'f1@{k}', 'hit_rate@{k}', 'ndcg@{k}', 'ndcg_exp@{k}', 'err@{k}', 'mrr', 'map', 'first_relevant_rank', 'auc')),
     'rouge': ('genevals.metrics.lexical.rouge', 30, ('default', 'all'), ('rouge1', 'rouge2', 'rougeL')),
     'token_f1': ('genevals.metrics.lexical.squad', 20, ('default', 'all'), ('token_f1',)),
+    'turn_overlap': ('genevals.metrics.faithfulness.turn_overlap', 82, (), ('faithfulness', 'contradiction_rate', 'unverifiable_rate')),
 }

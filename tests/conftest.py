@@ -74,6 +74,9 @@ SLOW = (
     "cli/test_output_clobber.py", "judge/test_folded_credentials.py", "language/test_detect_once.py",
     "grounding/test_absent_on_records.py", "language/test_long_inputs.py",
     "metrics/semantic/test_bertscore_hints.py", "history/test_project.py", "review/test_not_in_answer.py",  # 52j
+    # issue 52, points 17 and 21: real runs with the encoder and the judge server, the encoder re-deriving rows
+    "metrics/faithfulness/test_cascade_domain.py", "metrics/faithfulness/test_turn_overlap.py",
+    "metrics/citations/test_offline_choice.py", "grounding/test_domain.py",
 )
 
 

@@ -39,6 +39,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         if family != last_family:
             if last_family is not None:
                 _card(load_family(last_family).card(), card_lines)
+                _note(load_family(last_family))
             print(f"\n{family}" + (f"  ({signature})" if signature else "") + _extra(load_family(family)))
             last_family = family
         definition = output.definition.strip()
@@ -46,6 +47,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         print(f"  {output_name:<22} {first_line}{_DIRECTION[output.direction]}")
     if last_family is not None:
         _card(load_family(last_family).card(), card_lines)
+        _note(load_family(last_family))
     if name is not None:
         _settings(load_family(name))
     return EXIT_OK
@@ -91,3 +93,11 @@ def _card(card, card_lines) -> None:
         print("  validation card (out-of-fold, grouped by question, 95% CI):")
         for line in card_lines(card):
             print("    " + line)
+
+
+def _note(cls) -> None:
+    """Where a metric's confidence holds, for a metric that says (the cascade: the detector's calibrated domain)."""
+    note = getattr(cls, "card_note", None)
+    text = note() if callable(note) else None
+    if text:
+        print(f"  where it holds: {text}")

@@ -177,7 +177,10 @@ class RunRecorder:
         results.meta["interrupted"] = interrupted
         results.meta["n_input_rows"] = n_input_rows
         results.judge_failures = self.judge_failures
-        warnings = {s.family: s.note or s.metric.warning for s in self.selected if s.note or s.metric.warning}
+        # the offline stand-in's note and its own warning (citations_local's card) both: the note says what ran,
+        # the warning what it is worth
+        warnings = {s.family: ". ".join(w for w in (s.note, s.metric.warning) if w) for s in self.selected
+                    if s.note or s.metric.warning}
         if warnings:
             results.meta["judge_warnings"] = warnings
         declared = registry.declarations(self.selected)

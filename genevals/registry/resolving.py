@@ -154,10 +154,11 @@ def resolve(names: Sequence[str] | None = None, options: Mapping[str, Mapping[st
         cls, note, settings = load_family(family), None, options.get(family, {})
         if cls.kind == JUDGE and cls.offline_alternative and cls.offline(judge):
             alternative, note = cls.offline_alternative
+            standing_in = dict(cls.offline_settings)
             cls = load_family(alternative)
             # settings both variants take (context_relevance's k) carry over; the judge's alone do not
             shared = {setting.name for setting in cls.SETTINGS}
-            settings = {k: v for k, v in settings.items() if k in shared}
+            settings = {**standing_in, **{k: v for k, v in settings.items() if k in shared}}
         missing = _missing(family, cls)
         if missing is not None and family in named:
             absent.append(missing)

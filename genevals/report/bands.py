@@ -107,8 +107,10 @@ def metric_facts(name: str, declaration: Any, seen: tuple[float, float] | None) 
     if isinstance(lines, list) and lines:
         card = declaration.get("card") if isinstance(declaration.get("card"), Mapping) else {}
         evaluations = card.get("evaluations") if isinstance(card.get("evaluations"), list) else []
+        held = card.get("held_out") if isinstance(card.get("held_out"), list) else []
+        # a held-out figure that does not beat its baseline marks the card as not above it, as the lines say
         facts["card"] = {"lines": [text(line) for line in lines[:20]],
-                         "beats_baseline": [bool(e.get("beats_baseline")) for e in evaluations
+                         "beats_baseline": [bool(e.get("beats_baseline")) for e in evaluations + held
                                             if isinstance(e, Mapping)]}
     return facts
 

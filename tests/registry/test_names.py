@@ -13,13 +13,13 @@ def test_every_shipped_family_registers_with_its_declarations():
     conversation = ("knowledge_retention", "conversation_relevance", "conversation_completeness")
     assert list(families) == ["exact_match", "token_f1", "rouge", "bleu", "retrieval", "bertscore", "faithfulness",
                               *rag, "llm_rubric", "pairwise", *conversation, "grounding",
-                              *sorted(f + "_local" for f in (*rag, "pairwise")),
+                              *sorted(f + "_local" for f in (*rag, "pairwise")), "turn_overlap",
                               "citations", "citations_local", *(f + "_local" for f in conversation), "cascade"]
     assert {f for f, cls in families.items() if cls.kind == MODEL} == {"bertscore", *(f + "_local" for f in (*rag, "pairwise"))}
     judges = {"faithfulness", "llm_rubric", "cascade", "pairwise", "citations", *rag, *conversation}
     assert {f for f, cls in families.items() if cls.kind == JUDGE} == judges
     assert {f for f, cls in families.items() if cls.kind == CHEAP} == {
-        "exact_match", "token_f1", "rouge", "bleu", "retrieval", "grounding", "citations_local",
+        "exact_match", "token_f1", "rouge", "bleu", "retrieval", "grounding", "turn_overlap", "citations_local",
         *(f + "_local" for f in conversation)}
     for cls in families.values():
         assert cls.outputs and all(o.definition for o in cls.outputs), cls.family

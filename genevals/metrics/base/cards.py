@@ -35,7 +35,34 @@ def card_lines(c: dict[str, Any]) -> list[str]:
             lines.append(f"  balanced accuracy: {_ci(e['balanced_accuracy'])} vs '{ba_base['name']}' "
                          f"{ba_base['value']:.3f}" + _versus(e.get("balanced_accuracy_versus_baseline"), True,
                                                           ba_base["name"]))
+        for rule, v in (e.get("versus_each_rule") or {}).items():  # each trivial rule, not only the best
+            lines.append(f"  vs '{rule}': F1 {v['f1']:.3f}, difference [{v['f1_difference_ci'][0]:+.3f}, "
+                         f"{v['f1_difference_ci'][1]:+.3f}] ({v['f1_versus']}); balanced accuracy "
+                         f"{v['balanced_accuracy']:.3f}, difference [{v['balanced_accuracy_difference_ci'][0]:+.3f}, "
+                         f"{v['balanced_accuracy_difference_ci'][1]:+.3f}] ({v['balanced_accuracy_versus']})")
+        if "versus_model" in e:  # a trivial rule's card: the packaged model it is measured against
+            m = e["versus_model"]
+            lines.append(f"  vs {m['name']} on the same rows: {m['figure']} {m['value']:.3f} [{m['ci'][0]:.3f}, "
+                         f"{m['ci'][1]:.3f}]; this rule minus it {_ci(m['difference'])}: this rule "
+                         + {"beats": "beats it", "level with": "is level with it (no better)",
+                            "worse than": "is worse than it"}[m["verdict"]])
         if e.get("coverage") is not None and e["coverage"] < 1:
             lines.append(f"  scores {e['coverage']:.1%} of the rows")
     lines.append(f"  ({c['method']})")
+    lines += held_out_lines(c)
+    return lines
+
+
+def held_out_lines(c: Mapping[str, Any]) -> list[str]:
+    """The card's held-out figures (``held_out``: measured out of sample on data the repository does not hold),
+    each overruling the development figure on the same kind of data when they disagree."""
+    lines = []
+    for e in c.get("held_out") or ():
+        base = e["best_baseline"]
+        n = f"n={e['n']}" if e.get("n") else "n not published"
+        lines.append(f"HELD OUT: {e['data']} ({n}): {e['target']} AUC {_ci(e['auc'])}; best trivial baseline "
+                     f"({base['name']}) {base['auc']:.3f}"
+                     + _versus(e.get("versus_baseline"), e.get("beats_baseline", False), base["name"])
+                     + "; this, not the development figure, is what to expect on such data")
+        lines.append(f"  (held out: {e['source']})")
     return lines

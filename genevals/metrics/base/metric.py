@@ -65,6 +65,8 @@ class Metric(abc.ABC):
     writes_for: ClassVar[str | None] = None
     #: a family to run instead when this judge-backed one has no judge configured, and why
     offline_alternative: ClassVar[tuple[str, str] | None] = None
+    #: settings the offline alternative runs with when it stands in for this metric (the user's own win)
+    offline_settings: ClassVar[Mapping[str, Any]] = {}
     #: the outputs the terminal table shows by default (``--all-outputs`` shows every one); None: all of them.
     #: A template's instance ("recall@10") stands for the nearest cutoff a run computed (see
     #: :func:`genevals.registry.headlines`)

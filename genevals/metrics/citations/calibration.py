@@ -75,19 +75,45 @@ def card(judge: str = "citations_local") -> dict[str, Any] | None:
     return found.get("card") if found else None
 
 
+def beaten_by(mode: str = "rule", judge: str = "citations_local") -> list[str]:
+    """The trivial rules the card says ``judge`` (in ``mode``) is worse than, on F1 or balanced accuracy (the
+    paired CI of the difference below 0), on people's labels. Where there is one, that rule, not the checker,
+    should be the offline default (issue 52; ``tests/metrics/citations/test_offline_choice.py`` holds the
+    shipped choice to this)."""
+    found = card(judge)
+    if not found:
+        return []
+    e = found["evaluations"][MODES.index(mode)]
+    return [name for name, v in e.get("versus_each_rule", {}).items()
+            if "worse than" in (v["f1_versus"], v["balanced_accuracy_versus"])]
+
+
 def caveat(mode: str = "rule", judge: str = "citations_local") -> str | None:
     """One line for every run that uses ``judge`` (in ``mode``, one of :data:`MODES`) when its card says it does
     not beat the best trivial baseline on F1 (its verdicts are what the citation metrics count), naming both
-    figures; None when it does."""
+    figures; "worse than" (naming that rule) where the paired CI against any trivial rule, on F1 or balanced
+    accuracy, lies below 0, else "no better than"; None when it beats them."""
     found = card(judge)
     if not found:
         return None
     e = found["evaluations"][MODES.index(mode)]
+    name = judge if mode == "rule" else f"{judge} (calibration={mode})"
+    data = e["data"].split(":")[0].split(" (")[0]
+    advice = "treat its verdicts as a screen, or use the LLM judge (citations)"
+    each = e.get("versus_each_rule", {})
+    worse = [(rule, figure) for rule, v in each.items() for figure in ("f1", "balanced_accuracy")
+             if v[f"{figure}_versus"] == "worse than"]
+    if worse:
+        said = []
+        for rule, figure in worse:
+            v, mine = each[rule], e[figure]["value"]
+            lo, hi = v[f"{figure}_difference_ci"]
+            label = "F1" if figure == "f1" else "balanced accuracy"
+            said.append(f"{label} {mine:.2f} vs {v[figure]:.2f} for '{rule}', difference CI [{lo:+.2f}, {hi:+.2f}]")
+        return f"{name} is worse than a trivial rule on {data} expert labels ({'; '.join(said)}); {advice}"
     if e.get("f1_versus_baseline", "beats") == "beats":
         return None
-    base, data = e["f1_baseline"], e["data"].split(":")[0].split(" (")[0]
-    how = {"level with": "no better than", "worse than": "worse than"}[e["f1_versus_baseline"]]
-    name = judge if mode == "rule" else f"{judge} (calibration={mode})"
-    return (f"{name} is {how} '{base['name']}' on {data} expert labels (F1 {e['f1']['value']:.2f} vs "
+    base = e["f1_baseline"]
+    return (f"{name} is no better than '{base['name']}' on {data} expert labels (F1 {e['f1']['value']:.2f} vs "
             f"{base['value']:.2f}, difference CI [{base['difference_ci'][0]:+.2f}, {base['difference_ci'][1]:+.2f}]); "
-            "treat its verdicts as a screen, or use the LLM judge (citations)")
+            + advice)

@@ -1,8 +1,14 @@
 """Cascade: the local grounding checker settles the clear answers, the LLM judge only the uncertain ones.
 
 Every answer is first checked locally (:class:`genevals.metrics.faithfulness.grounding.Grounding`). When the checker's
-response-level confidence is at least ``settle_confidence`` the local result is kept; otherwise the answer goes
-to the LLM judge (:class:`genevals.metrics.faithfulness.faithfulness.Faithfulness`, built with the remaining options).
+response-level confidence is at least ``settle_confidence`` **and the run declares its answers to be of the domain
+the detector's confidence was calibrated on** (``domain``, :mod:`genevals.grounding.domain`: RAGTruth) the local
+result is kept; otherwise the answer goes to the LLM judge
+(:class:`genevals.metrics.faithfulness.faithfulness.Faithfulness`, built with the remaining options). Out of its
+domain the confidence is not what it says (on SummaC's news summaries its calibration error is several times the
+in-domain one, and the answers it would settle are less often right than the majority label): without the
+declaration nothing is settled on confidence, ``details.cascade.not_settled`` says why, and so does the run's
+warning.
 Answers the checker cannot score because there is nothing to judge (empty answer, refusal, no context) are
 settled locally too: the LLM judge would give the same status. When the LLM judge fails on an answer
 (judge_error, parse_error, ...), ``fallback`` = "local" keeps the local verdict and says so; "none" keeps the
@@ -14,7 +20,7 @@ which reads any language; ``details.cascade.local_status`` / ``local_reason`` sa
 never its fallback.
 
 ``details["cascade"] = {"settled_by": "local" | "llm", "sent_to_llm", "local_confidence", "settle_confidence",
-"fallback"?, "local_status"?, "local_reason"?}`` on the
+"domain", "fallback"?, "local_status"?, "local_reason"?, "not_settled"?}`` on the
 faithfulness output; ``corpus_scores`` counts the answers settled locally and sent to the LLM.
 """
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Any, Mapping, Sequence
 
 from genevals import types
 from genevals import grounding as checker_needs
+from genevals.grounding import domain as domains
 from genevals.judge.config import JudgeConfig
 from genevals.metrics.base import JUDGE, Emit, Metric, register, usage_statistics
 from genevals.metrics.faithfulness.grounding import Grounding
@@ -47,6 +54,10 @@ class Cascade(Metric):
         Setting("settle_confidence", float, DEFAULT_SETTLE,
                 "local confidence that settles an answer without the LLM judge", minimum=0.5, maximum=1.0),
         Setting("grounding", object, None, "the local grounding stage's settings (a mapping)"),
+        Setting("domain", str, None,
+                "the answers' domain: answers are settled locally only when it is the one the detector's confidence "
+                "was calibrated on; unset: every scorable answer goes to the LLM judge",
+                choices=(domains.DOMAIN,)),
         Setting("fallback", str, "local",
                 "when the LLM judge fails: keep the local verdict (local) or not (none)", choices=("local", "none")),
         Setting("llm", object, None, "a ready LLM judge metric (tests)"),
@@ -70,6 +81,8 @@ class Cascade(Metric):
         self._llm = settled.pop("llm")  # a ready LLM judge metric (tests); built lazily otherwise
         self.local = Grounding(**dict(settled.pop("grounding") or {}))
         self.settle_confidence = settled.pop("settle_confidence")
+        self.domain = settled.pop("domain")
+        self._calibrated: domains.Calibrated | None = None
         self.fallback = settled.pop("fallback")
         # the rest are the LLM stage's (faithfulness's): passed on as given, so that its own defaults apply
         self.faithfulness_options = {key: value for key, value in settled.items() if key in values}
@@ -90,7 +103,9 @@ class Cascade(Metric):
     def signature(self) -> str:
         self.local.language = self.llm.language = self.language  # their lang: parts are the run's
         judge_sig = self.llm.signature().replace("|", ";")
-        return make_signature("cascade", settle=self.settle_confidence, fallback=self.fallback,
+        # the declared domain decides which answers are settled locally: runs that differ in it score differently
+        return make_signature("cascade", settle=self.settle_confidence, domain=self.domain or "none",
+                              fallback=self.fallback,
                               local=self.local.signature().replace("|", ";"), llm=judge_sig)
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
@@ -102,12 +117,17 @@ class Cascade(Metric):
         self.local.language = self.llm.language = self.language
         local = self.local.score(samples)
         to_llm = []
+        held: dict[int, str] = {}  # answers sure enough to settle, but outside the calibrated domain: why not
         for i, result in enumerate(local):
             faith = result["faithfulness"]
             conf = faith.details.get("confidence") if faith.status == types.OK else None
-            if faith.status in _LOCAL_FINAL or (conf is not None and conf >= self.settle_confidence):
+            sure = conf is not None and conf >= self.settle_confidence
+            if faith.status in _LOCAL_FINAL or (sure and self.in_domain):
                 emit(i, self._tag(result, "local", conf, sent_to_llm=False))
             else:
+                if sure:
+                    held[i] = "sent to the LLM judge whatever the local confidence: " + self.calibrated.reason(
+                        self.domain)
                 to_llm.append(i)
         if not to_llm:
             return
@@ -117,21 +137,50 @@ class Cascade(Metric):
             faith = result["faithfulness"]
             local_faith = local[i]["faithfulness"]
             conf = local_faith.details.get("confidence") if local_faith.status == types.OK else None
+            why = {"not_settled": held[i]} if i in held else {}
             if faith.status != types.OK and self.fallback == "local" and local_faith.status == types.OK:
-                emit(i, self._tag(local[i], "local", conf, sent_to_llm=True,
+                emit(i, self._tag(local[i], "local", conf, sent_to_llm=True, **why,
                                   fallback=f"LLM judge {faith.status}: {faith.reason}"))
             elif local_faith.status == types.UNSUPPORTED_LANGUAGE:
                 emit(i, self._tag(result, "llm", conf, sent_to_llm=True, local_status=local_faith.status,
                                   local_reason=local_faith.reason))
             else:
-                emit(i, self._tag(result, "llm", conf, sent_to_llm=True))
+                emit(i, self._tag(result, "llm", conf, sent_to_llm=True, **why))
 
         self.llm.score_each([samples[i] for i in to_llm], judged)
+
+    @classmethod
+    def card_note(cls) -> str:
+        """For ``genevals metrics cascade``: where the local stage's confidence was calibrated, what it is worth
+        out of that domain, and how the cascade acts on it."""
+        calibrated = domains.packaged()
+        return (f"{calibrated.describe()}. So answers are settled locally on confidence only with --set "
+                f"cascade.domain={calibrated.domain}; every other answer the detector can read goes to the LLM judge")
+
+    @property
+    def calibrated(self) -> domains.Calibrated:
+        if self._calibrated is None:
+            self._calibrated = domains.packaged()
+        return self._calibrated
+
+    @property
+    def in_domain(self) -> bool:
+        """Whether the run declared its answers to be of the domain the detector's confidence was calibrated on."""
+        return self.domain is not None and self.domain == self.calibrated.domain
+
+    @property
+    def warning(self) -> str | None:
+        # shown by every run (terminal, summary.json, report): out of the calibrated domain the cascade is the LLM
+        # judge with a local pre-check, and says so
+        if self.in_domain:
+            return None
+        return "cascade settles no answer locally on confidence: " + self.calibrated.reason(self.domain)
 
     def _tag(self, result: Mapping[str, MetricResult], by: str, conf: float | None,
              **extra: Any) -> dict[str, MetricResult]:
         faith = result["faithfulness"]
-        cascade = {"settled_by": by, "local_confidence": conf, "settle_confidence": self.settle_confidence, **extra}
+        cascade = {"settled_by": by, "local_confidence": conf, "settle_confidence": self.settle_confidence,
+                   "domain": self.domain, **extra}
         details = {**dict(faith.details or {}), "cascade": cascade}
         tagged = MetricResult(faith.name, faith.value, faith.status, faith.reason, details)
         # The cascade writes faithfulness's three outputs only (not the LLM judge's invented_claims count).

@@ -41,6 +41,7 @@ from typing import Any, Mapping
 from genevals import types
 from genevals.claims import windows
 from genevals.grounding import figure
+from genevals.metrics.faithfulness import turn_overlap
 from genevals.judge.client import CallLog
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import estimate_tokens
@@ -71,7 +72,7 @@ OFFLINE_DEFAULT_NOTE = (
                                          OFFLINE_FIGURE.tie else "it ") +
     "flags nearly every answer written from a JSON record). For those, use --judge-base-url with an instruction-tuned LLM judge and "
     "check it on labelled answers with genevals validate (--judge-backend llamacpp runs the embedded tiny model, "
-    "for smoke runs only)")
+    "for smoke runs only)" + (". " + turn_overlap.sentence() if turn_overlap.sentence() else ""))
 
 
 INVENTED_CLAIMS = Output("invented_claims", "claims the judge returned that are not in the answer (invented, or "
@@ -119,6 +120,8 @@ class Faithfulness(JudgeMetric):
     presets = ("all",)
     order = 70
     offline_alternative = ("grounding", OFFLINE_DEFAULT_NOTE)
+    # conversation turns: the word-overlap rule where it beats the detector on people's labels (turn_overlap)
+    offline_settings = {"turns": turn_overlap.DEFAULT_FOR_TURNS}
 
     prompts = ("decompose", "verify")
 

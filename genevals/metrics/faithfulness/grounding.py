@@ -63,6 +63,9 @@ class Grounding(Metric):
         Setting("batch_size", int, 64, "sentences per embedding batch", minimum=1),
         Setting("method", str, "learned", "the learned detector or the hand-set rules", choices=METHODS),
         Setting("detector", str, None, "a detector weights file (default: the packaged one)"),
+        Setting("turns", str, "detector", "conversation turns: the detector, or 'overlap': the word-overlap rule "
+                "(turn_overlap), which beats the detector on BEGIN's dialogue labels and is what faithfulness "
+                "with no judge uses for them", choices=("detector", "overlap")),
     )
 
     family = "grounding"
@@ -98,6 +101,13 @@ class Grounding(Metric):
             self.thresholds = checker.load_thresholds(thresholds)
         self.thresholds_source = thresholds if isinstance(thresholds, str) else (
             "inline" if thresholds else "packaged")
+        # conversation turns scored by the word-overlap rule instead of the detector (issue 52: on people's labels
+        # of dialogue turns the detector is worse than it)
+        self.overlap = None
+        if self.turns == "overlap":
+            from genevals.metrics.faithfulness.turn_overlap import TurnOverlap
+
+            self.overlap = TurnOverlap()
         self.encoder = self.detector.encoder if self.detector is not None else checker.FULL
 
     def training_record(self) -> dict[str, Any] | None:
@@ -132,8 +142,10 @@ class Grounding(Metric):
                               claims="sentences", **self._languages(), st=package_version("sentence-transformers"))
 
     def _languages(self) -> dict[str, str]:
-        """The signature's language handling: the run's setting, and the one language scored."""
-        return {"lang": str(self.language), "languages": ",".join(sorted(self.languages or ()))}
+        """The signature's language handling: the run's setting, and the one language scored; and how conversation
+        turns are scored, when not by the detector (so runs that differ in it never compare as alike)."""
+        turns = {"turns": f"overlap@{self.overlap.threshold:g}"} if self.overlap is not None else {}
+        return {"lang": str(self.language), "languages": ",".join(sorted(self.languages or ())), **turns}
 
     def judge_info(self, kind: str | None = None) -> dict[str, Any]:
         from genevals.grounding.checker import MODEL_NAME
@@ -159,6 +171,19 @@ class Grounding(Metric):
         return unscored_outputs(status, reason, {"judge": self.judge_info(), "usage": self._usage(), **details})
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
+        turns = [i for i, s in enumerate(samples) if s.conversation_id is not None] if self.overlap else []
+        if not turns:
+            return self._score(samples)
+        self.overlap.language = self.language
+        out: list[dict[str, MetricResult] | None] = [None] * len(samples)
+        for i in turns:
+            out[i] = self.overlap.score_one(samples[i])
+        rest = [i for i in range(len(samples)) if out[i] is None]
+        for i, result in zip(rest, self._score([samples[i] for i in rest]) if rest else []):
+            out[i] = result
+        return out  # type: ignore[return-value]
+
+    def _score(self, samples: Sequence[Sample]) -> list[dict[str, MetricResult]]:
         from genevals.grounding import checker
 
         out: list[dict[str, MetricResult] | None] = [None] * len(samples)

@@ -24,6 +24,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 PATH = Path(__file__).with_name("triad_calibration.json")
+#: figures measured out of sample on data the repository does not hold (each with its source); added to the
+#: card as ``held_out`` so that every place a card is shown says what they say
+HELD_OUT_PATH = Path(__file__).with_name("triad_held_out.json")
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,21 @@ def calibration(judge: str, features: Sequence[str]) -> Calibration:
                        float(entry["intercept"]), entry.get("threshold"), entry["tag"])
 
 
+@functools.lru_cache(maxsize=None)
+def _held_out() -> dict[str, Any]:
+    return json.loads(HELD_OUT_PATH.read_text(encoding="utf-8"))["judges"]
+
+
+def held_out(judge: str) -> list[dict[str, Any]]:
+    """The held-out figures of ``judge`` (:data:`HELD_OUT_PATH`); [] when there are none."""
+    return list(_held_out().get(judge, []))
+
+
 def card(judge: str) -> dict[str, Any] | None:
-    """The validation card of ``judge`` (None when none is shipped)."""
+    """The validation card of ``judge`` (None when none is shipped): the development card ``bench_triad.py``
+    wrote, with the held-out figures beside it (``held_out``) where there are any, which overrule it."""
     entry = _document().get("judges", {}).get(judge)
-    return entry.get("card") if entry else None
+    if not entry:
+        return None
+    found = held_out(judge)
+    return {**entry["card"], "held_out": found} if found else entry["card"]

@@ -8,6 +8,7 @@ from genevals import types
 from genevals.judge.backends.scripted import ScriptedProvider
 from genevals.judge.config import JudgeConfig
 from genevals.judge.protocol import PermanentError, TransientError
+from genevals.grounding.domain import DOMAIN
 from genevals.metrics.faithfulness.cascade import Cascade
 from genevals.metrics.faithfulness.faithfulness import Faithfulness
 from genevals.metrics.faithfulness.grounding import Grounding
@@ -64,7 +65,8 @@ def test_settle_one_sends_every_scorable_answer_to_the_llm(local):
 
 def test_a_low_bar_settles_everything_locally(local):
     judge, provider = llm()
-    cascade = Cascade(settle_confidence=0.5, llm=judge)  # every confidence is at least 0.5
+    # every confidence is at least 0.5; answers declared of the detector's calibrated domain (issue 52, point 21)
+    cascade = Cascade(settle_confidence=0.5, domain=DOMAIN, llm=judge)
     results = cascade.score(SAMPLES)
     assert provider.calls == []
     assert all(r["faithfulness"].details["cascade"]["settled_by"] == "local" for r in results)
@@ -99,7 +101,8 @@ def test_settings():
     assert isinstance(cascade.llm, Faithfulness) and cascade.llm.max_claims == 3  # built lazily, once
     assert cascade.llm is cascade.llm and cascade.llm.judge.provider is provider
     sig = cascade.signature()
-    assert sig.startswith("cascade|settle:0.9|fallback:local|local:grounding;model:all-MiniLM-L6-v2-first3;")
+    assert sig.startswith("cascade|settle:0.9|domain:none|fallback:local|local:grounding;model:all-MiniLM-L6-v2-first3;")
+    assert Cascade(domain=DOMAIN).signature().startswith(f"cascade|settle:0.9|domain:{DOMAIN}|")
     assert "|llm:faithfulness;backend:scripted;model:scripted-judge;" in sig and "max_claims:3" in sig
 
 
