@@ -123,7 +123,7 @@ def _feeds(build: Callable[[argparse.Namespace], dict], baseline: argparse.Names
     plain = build(baseline)
     found: dict[str, set[tuple[str, str]]] = {}
     for dest, default in vars(baseline).items():
-        if dest in OWN or dest in _ADDED or dest == "set_settings":
+        if dest in OWN or dest in _ADDED or dest in ("set_settings", "judge_option"):  # said on their own lines
             continue
         for probe in ((not default,) if isinstance(default, bool) else _PROBES):
             try:
