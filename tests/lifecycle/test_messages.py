@@ -1,7 +1,8 @@
 """Notes and warnings are short (issue 52, point 10b): the README's quick start, run as written in a real process,
 prints each note and warning as one line of at most MAX_LINE characters (the fact and what to do: the offline
-faithfulness note was 965 characters), and the details stay in summary.json; and every family's offline note and
-the packaged judge's warning fit the same line (the conversation judges run only on conversations)."""
+faithfulness note was 965 characters), and the details stay in summary.json; and every family's offline note, the
+packaged judge's warning, the citation checker's caveat and `genevals label`'s note fit the same line (the
+conversation judges run only on conversations)."""
 import json
 import shutil
 import subprocess
@@ -34,7 +35,9 @@ def test_the_quick_starts_notes_and_warnings_are_each_one_short_line(tmp_path):
 
 
 def test_every_offline_note_and_judge_warning_fits_one_line():
+    from genevals.cli.label import NO_JUDGE_NOTE
     from genevals.judge.backends.llamacpp import SMOKE_MODEL_WARNING
+    from genevals.metrics.citations import calibration
     from genevals.registry import families, load_family
 
     shown = []
@@ -43,6 +46,9 @@ def test_every_offline_note_and_judge_warning_fits_one_line():
             alternative, note = cls.offline_alternative
             shown.append(f"genevals: note: {load_family(alternative).family}: {first_line(note)}")
     assert len(shown) >= 10  # faithfulness, the RAG judges, citations, the conversation judges
+    assert all("--judge-base-url" in line for line in shown)  # what to do
     shown.append(f"genevals: note: llm_rubric: {first_line(SMOKE_MODEL_WARNING)}")
+    shown += [f"genevals: note: citations_local: {first_line(note)}"
+              for note in map(calibration.caveat, calibration.MODES) if note]
+    shown.append(NO_JUDGE_NOTE)  # genevals label's
     assert _too_long(shown) == []
-    assert all("--judge-base-url" in line for line in shown[:-1])  # what to do

@@ -88,6 +88,8 @@ def caveat(mode: str = "rule", judge: str = "citations_local") -> str | None:
     base, data = e["f1_baseline"], e["data"].split(":")[0].split(" (")[0]
     how = {"level with": "no better than", "worse than": "worse than"}[e["f1_versus_baseline"]]
     name = judge if mode == "rule" else f"{judge} (calibration={mode})"
-    return (f"{name} is {how} '{base['name']}' on {data} expert labels (F1 {e['f1']['value']:.2f} vs "
-            f"{base['value']:.2f}, difference CI [{base['difference_ci'][0]:+.2f}, {base['difference_ci'][1]:+.2f}]); "
-            "treat its verdicts as a screen, or use the LLM judge (citations)")
+    # the first line is the terminal's (genevals.lifecycle.messages.MAX_LINE); the second, the details
+    return (f"{name} is {how} '{base['name']}' on expert labels (F1 {e['f1']['value']:.2f} vs {base['value']:.2f}); "
+            "a screen; the LLM judge: citations\n"
+            f"Measured on {data} expert labels: F1 {e['f1']['value']:.2f} against {base['value']:.2f} for "
+            f"'{base['name']}', difference CI [{base['difference_ci'][0]:+.2f}, {base['difference_ci'][1]:+.2f}].")
