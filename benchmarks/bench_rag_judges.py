@@ -184,7 +184,7 @@ def calls_per_answer() -> list[str]:
 def main() -> None:
     start, load = time.perf_counter(), os.getloadavg()
     samples = [s for s in iter_samples(str(DEMO)) if isinstance(s, Sample)]
-    labels = {(r["system"], r["id"]): r.get("demo_label") for r in map(json.loads, DEMO.read_text().splitlines())}
+    labels = {(r["system"], r["id"]): (r.get("metadata") or {}).get("demo_label") for r in map(json.loads, DEMO.read_text().splitlines())}
     print("### Offline context_relevance vs the demo's relevance labels\n")
     print("\n".join(context_relevance(samples)))
     print("\n### Offline answer_correctness vs token F1 and BERTScore (demo)\n")

@@ -32,7 +32,7 @@ DEMO = REPO / "datasets" / "demo" / "demo.jsonl"
 # folders (paths from tests/), each measured at seconds per test or minutes in all. A test may also be marked
 # ``@pytest.mark.slow`` where it stands.
 SLOW = (
-    "hostile/",  # the hostile corpus: 3,400 cases, each a real process
+    "hostile/",  # the hostile corpus: over 4,000 cases, each a real process
     "engine/test_ray.py", "engine/test_ray_rag.py", "engine/test_ray_cluster.py", "cli/test_run_imports.py",  # Ray
     "judge/test_llamacpp.py", "cli/test_llama_server_cli.py", "cli/test_llama_server_repeats.py",  # llama.cpp
     "metrics/citations/test_judged_servers.py", "metrics/triad/test_rag_judges_servers.py",
@@ -77,6 +77,8 @@ SLOW = (
     # issue 52, points 17 and 21: real runs with the encoder and the judge server, the encoder re-deriving rows
     "metrics/faithfulness/test_cascade_domain.py", "metrics/faithfulness/test_turn_overlap.py",
     "metrics/citations/test_offline_choice.py", "grounding/test_domain.py",
+    "lifecycle/test_messages.py", "cli/test_runfile_merge.py",  # the README's quick start; six cold processes
+    "docs/test_readme_install.py",  # a venv, a run and Chromium
 )
 
 

@@ -34,8 +34,8 @@ def python(*args):
 def test_offline_faithfulness_warns_with_a_genevals_warning():
     done = python()
     assert done.returncode == 0, done.stderr
-    assert "GenevalsWarning: grounding: no judge endpoint or model configured: faithfulness comes from the " \
-           "local grounding checker" in done.stderr
+    assert "GenevalsWarning: grounding: no judge configured: faithfulness is scored offline" in done.stderr
+    assert "faithfulness comes from the local grounding checker (no LLM). Out of sample" in done.stderr
     assert "scored 2" in done.stdout and "raised GenevalsWarning" in done.stdout
 
 

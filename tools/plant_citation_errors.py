@@ -69,7 +69,7 @@ def cluster_ci(groups: dict, resamples: int = 2000, seed: int = 0) -> list[float
 def wrong_sentences(row: dict, n: int) -> set[int]:
     """The sentences the demo planted as wrong: every one of a contradicted or unsupported answer, the last of a
     mixed one."""
-    label = row["demo_label"]
+    label = row["metadata"]["demo_label"]
     if label in ("contradiction", "unsupported"):
         return set(range(n))
     return {n - 1} if label == "mixed" else set()
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> dict:
     rows = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines() if line.strip()]
     cited_rows, items = [], []
     for row in rows:
-        if row["demo_label"] == "refusal":
+        if row["metadata"]["demo_label"] == "refusal":
             cited_rows.append(dict(row))
             continue
         sentences, answer = build(row)
@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> dict:
     total, got = sum(planted.values()), sum(caught.values())
     figures = {
         "script": "tools/plant_citation_errors.py", "metric": metric.signature(),
-        "answers_cited": len([r for r in rows if r["demo_label"] != "refusal"]),
+        "answers_cited": len([r for r in rows if r["metadata"]["demo_label"] != "refusal"]),
         "planted": total, "caught": got, "caught_share": round(got / total, 4), "caught_ci95": wilson(got, total),
         "caught_ci95_by_answer": cluster_ci({a: t[:2] for a, t in by_answer.items() if t[1]}),
         "by_kind": {k: {"planted": planted[k], "caught": caught[k]} for k in sorted(planted)},

@@ -518,7 +518,8 @@ def build_rows() -> list[dict]:
                 "contexts": retrieve(system, qnum, qid, question, relevant),
                 "references": list(references),
                 "relevant": relevant,
-                "demo_label": label,
+                # the planted label, for people: in the row's metadata, which genevals never reads
+                "metadata": {"demo_label": label},
             })
     return rows
 
@@ -557,16 +558,16 @@ def validate(rows: list[dict]) -> None:
         assert 1 <= len(r["relevant"]) <= 3 and all(cid in CHUNKS for cid in r["relevant"]), r["id"]
         assert 1 <= len(r["references"]) <= 3, r["id"]
         hit = any(c["id"] in r["relevant"] for c in r["contexts"])
-        if r["demo_label"] in ("faithful", "contradiction", "mixed"):
+        if r["metadata"]["demo_label"] in ("faithful", "contradiction", "mixed"):
             # these labels are judged against a context that holds the answer
             assert all(cid in {c["id"] for c in r["contexts"]} for cid, g in r["relevant"].items() if g == 2), \
                 (r["system"], r["id"])
         if not hit:
-            assert r["demo_label"] in ("unsupported", "refusal"), (r["system"], r["id"])
+            assert r["metadata"]["demo_label"] in ("unsupported", "refusal"), (r["system"], r["id"])
         n_sent = len(re.findall(r"[.!?](\s|$)", r["answer"]))
         assert 1 <= n_sent <= 4, (r["system"], r["id"], n_sent)
     for system in SYSTEMS:
-        labels = [r["demo_label"] for r in rows if r["system"] == system]
+        labels = [r["metadata"]["demo_label"] for r in rows if r["system"] == system]
         assert labels.count("contradiction") == 4 and labels.count("unsupported") == 3
         assert labels.count("refusal") == 1 and labels.count("mixed") >= 1
         misses = sum(1 for r in rows if r["system"] == system
@@ -602,7 +603,7 @@ def main() -> None:
         counts: dict[str, int] = {}
         for r in loaded:
             if r["system"] == system:
-                counts[r["demo_label"]] = counts.get(r["demo_label"], 0) + 1
+                counts[r["metadata"]["demo_label"]] = counts.get(r["metadata"]["demo_label"], 0) + 1
         print(f"  {system}: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
 
 

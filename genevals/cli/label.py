@@ -132,9 +132,9 @@ def _judge(args: argparse.Namespace):
 
 #: no judge configured: the offline model, said so once the inputs are read
 AUTO_OFFLINE = "auto-offline"
-NO_JUDGE_NOTE = ("genevals: note: no judge configured: grades come from the offline MiniLM model "
-                 "(context_relevance_local; coarse: its probability of relevance cut at 0.5/0.6/0.75); give "
-                 "--judge-base-url URL or --judge-backend llamacpp for an LLM judge, or --offline to choose this")
+NO_JUDGE_NOTE = ("genevals: note: no judge configured: grades come from the offline MiniLM model (coarse: "
+                 "context_relevance_local cut at 0.5/0.6/0.75); --judge-base-url URL for an LLM judge, --offline "
+                 "to choose this")
 
 
 def cmd_label(args: argparse.Namespace) -> int:

@@ -45,10 +45,14 @@ def _check_ignored(ignore: tuple[str, ...], merged: dict[str, str], args: argpar
     """An InputError for an ignored column that something reads: ignoring it would silence nothing and hide
     that the column is used."""
     from genevals.input.readers import ALIASES, KNOWN_FIELDS, InputError
+    from genevals.input.rows.raw import METADATA
 
     given = set(getattr(args, "ignore_fields", None) or ())
     for name in ignore:
         where = "--ignore-fields" if name in given else f"--map-file {args.map_file}: ignore"
+        if name == METADATA:
+            raise InputError(where, None, None, f"'{METADATA}' is declared for a row's own facts: genevals never "
+                                                "reads it and no warning names it, so there is nothing to ignore")
         if name in KNOWN_FIELDS or name in ALIASES:
             read_as = "" if name in KNOWN_FIELDS else f" (read as {ALIASES[name]})"
             raise InputError(where, None, None, f"{quoted(name)} is a field genevals reads{read_as}; ignore names "

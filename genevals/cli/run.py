@@ -166,7 +166,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         # also with -q: a file found without -c may be what set -q, and says where the run's settings came from
         print(f"genevals: note: {args.runfile.note}", file=sys.stderr)
     if getattr(args, "print_config", False):
-        return runfile_merge.print_config(args, metric_options)
+        return runfile_merge.print_config(args, metric_options, {"seed": run_course.seed(args),
+                                                                 "judge_seed": run_course.judge_seed(args)})
     # Text that cannot be written first: the other checks print option values and create the --out folder.
     problem = unwritable_option(args)
     if problem is None and args.show_mapping and not sources.problem(args):

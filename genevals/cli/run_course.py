@@ -77,6 +77,24 @@ def show(args: argparse.Namespace, ignore: tuple[str, ...]) -> Callable[[Any, An
     return table
 
 
+def seed(args: argparse.Namespace) -> int:
+    """The bootstrap seed the run uses: ``--seed`` (or the run file's), else the default one."""
+    from genevals.stats import DEFAULT_SEED
+
+    return args.seed if args.seed is not None else DEFAULT_SEED
+
+
+def judge_seed(args: argparse.Namespace) -> int | None:
+    """The judge's sampling seed when neither ``--judge-seed`` nor the run file's ``[judge]`` gives one (the
+    default the judge sends), else None: the line that gives it says it."""
+    from genevals.judge.config import JudgeConfig
+
+    loaded = getattr(args, "runfile", None)
+    if args.judge_seed is not None or (loaded is not None and "seed" in loaded.judge):
+        return None
+    return JudgeConfig().seed
+
+
 def build(args: argparse.Namespace, course: Any, column_map: dict[str, str], ignore: tuple[str, ...],
           metric_options: Callable[[argparse.Namespace], dict[str, Any]]) -> Any:
     """The run's RunSpec, its judge settled; the lifecycle's gates checked against its metrics."""
@@ -84,7 +102,6 @@ def build(args: argparse.Namespace, course: Any, column_map: dict[str, str], ign
     from genevals.engine.spec import LocalSettings, RaySettings, RunSpec
     from genevals.input.readers import InputError
     from genevals.labels.provenance import run_meta as judged_qrels
-    from genevals.stats import DEFAULT_SEED
 
     try:  # the run file's [judge] fields, under --judge-option and the judge flags
         judge = judge_config(args, **{**runfile_merge.judge_fields(args), **judge_option_split(args)[0]})
@@ -108,7 +125,7 @@ def build(args: argparse.Namespace, course: Any, column_map: dict[str, str], ign
                          options=runfile_merge.metric_options(args, metric_options), judge=judge,
                          column_map=column_map, on_error="skip" if args.on_error == "skip" else "raise",
                          strict=args.strict, out_dir=args.out, resume=args.resume,
-                         seed=args.seed if args.seed is not None else DEFAULT_SEED, keep_samples=False, meta=meta,
+                         seed=seed(args), keep_samples=False, meta=meta,
                          engine=engine, language=args.language, settle_judge=settle,
                          before_writing=course.before_writing, ignore_fields=ignore,
                          history_tokens=args.history_tokens)

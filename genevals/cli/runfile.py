@@ -66,7 +66,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--profile", default=None, metavar="NAME", help="the file's [profiles.NAME] run")
     group.add_argument("--no-config", action="store_true", help="read no genevals.toml or pyproject.toml")
     group.add_argument("--print-config", action="store_true",
-                       help="print the merged settings with where each came from, and exit")
+                       help="print the settings the run uses, each with where it came from (and which of a flag "
+                            "and the file wins where they disagree), and exit")
 
 
 def hook(parser: argparse.ArgumentParser) -> None:

@@ -31,6 +31,8 @@ def metric_options(args: argparse.Namespace, build: Callable[[argparse.Namespace
             given = key not in baseline.get(family, {}) or baseline[family][key] != value
             if given or key not in merged.get(family, {}):
                 merged.setdefault(family, {})[key] = value
+    for family, key, value in getattr(args, "set_settings", None) or ():  # a --set wins, even at the default
+        merged.setdefault(family, {})[key] = value
     return merged
 
 
@@ -75,33 +77,121 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-def print_config(args: argparse.Namespace, build: Callable[[argparse.Namespace], dict]) -> int:
-    """Print every setting of the run as ``key = value  # source`` (TOML-like) and return 0."""
+def print_config(args: argparse.Namespace, build: Callable[[argparse.Namespace], dict],
+                 effective: dict[str, Any] | None = None) -> int:
+    """Print every setting of the run as ``key = value  # source`` (TOML-like) and return 0.
+
+    A value is the one the run uses: ``effective`` holds those the run works out when none is given (the bootstrap
+    seed). Where a flag and the run file's ``[options.FAMILY]`` disagree on a metric setting, both lines say which
+    wins (a flag, ``--set`` over an older flag such as ``--stem``); an older flag left at its default says that the
+    file's setting is used instead."""
     parser_names = args.runfile_names
     options, defaults = metric_options(args, build), build(args.runfile_baseline)
     loaded = getattr(args, "runfile", None)
     baseline = vars(args.runfile_baseline)
     sources = loaded.sources if loaded is not None else {}
+    feeds = _feeds(build, args.runfile_baseline)
+    origin: dict[str, str] = {}  # dest -> where its value came from
     print(f"# run file: {loaded.path if loaded is not None else 'none'}")
     for dest, value in vars(args).items():
         if dest in OWN or dest in _ADDED:
             continue
         if loaded is not None and dest in loaded.defaults and value == loaded.defaults[dest]:
-            source = sources[dest]
+            origin[dest] = sources[dest]
         else:
-            source = "default" if value == baseline.get(dest) else "flag"
-        print(f"{parser_names.get(dest, dest)} = {_shown(value)}  # {source}")
+            origin[dest] = "default" if value == baseline.get(dest) else "flag"
+        shown = (effective or {}).get(dest, value) if value is None else value
+        print(f"{parser_names.get(dest, dest)} = {_shown(shown)}  # {origin[dest]}"
+              f"{_flag_outcome(dest, origin[dest], feeds, options, defaults, loaded, args)}")
     for family in sorted(options):
         for key, value in options[family].items():
-            absent = object()
-            file_value = loaded.options.get(family, {}).get(key, absent) if loaded is not None else absent
-            if value == file_value:
-                source = sources[f"options.{family}.{key}"]
-            else:
-                source = "default" if defaults.get(family, {}).get(key, absent) == value else "flag"
-            print(f"options.{family}.{key} = {_shown(value)}  # {source}")
+            print(f"options.{family}.{key} = {_shown(value)}  # "
+                  f"{_setting_source(family, key, value, feeds, origin, defaults, loaded, args)}")
     for name, value in (loaded.judge.items() if loaded is not None else ()):
         shown = _shown(env_name_shown(value) if name == "api_key_env" else value)
         print(f"judge.{name} = {shown}  # {sources.get('judge.' + name, loaded.path)}")
     return 0
 
+
+#: values a flag is set to, to find the metric settings it feeds (the first that ``build`` takes without error)
+_PROBES = ("probe", 7, ["probe"])
+
+
+def _feeds(build: Callable[[argparse.Namespace], dict], baseline: argparse.Namespace) -> dict[str, set[tuple[str, str]]]:
+    """Each flag -> the metric settings ``(family, key)`` it sets: those whose value changes with the flag's
+    (``stem`` -> rouge.use_stemmer), found by setting the flag alone; no table to keep in step with ``build``."""
+    plain = build(baseline)
+    found: dict[str, set[tuple[str, str]]] = {}
+    for dest, default in vars(baseline).items():
+        if dest in OWN or dest in _ADDED or dest in ("set_settings", "judge_option"):  # said on their own lines
+            continue
+        for probe in ((not default,) if isinstance(default, bool) else _PROBES):
+            try:
+                changed = build(argparse.Namespace(**{**vars(baseline), dest: probe}))
+            except Exception:  # noqa: BLE001 - a probe of the wrong type: try the next
+                continue
+            keys = {(f, k) for f in set(changed) | set(plain) for k in set(changed.get(f, {})) | set(plain.get(f, {}))
+                    if changed.get(f, {}).get(k, _ABSENT) != plain.get(f, {}).get(k, _ABSENT)}
+            if keys:
+                found[dest] = keys
+                break
+    return found
+
+
+_ABSENT = object()
+
+
+def _set_by_set(args: argparse.Namespace, family: str, key: str) -> Any:
+    """The value the last ``--set FAMILY.KEY=VALUE`` gives, or _ABSENT."""
+    given = [v for f, k, v in getattr(args, "set_settings", None) or () if (f, k) == (family, key)]
+    return given[-1] if given else _ABSENT
+
+
+def _file_setting(loaded: Any, family: str, key: str) -> tuple[Any, str]:
+    """The run file's ``[options.FAMILY] KEY`` and its line, or (_ABSENT, "")."""
+    if loaded is None or key not in loaded.options.get(family, {}):
+        return _ABSENT, ""
+    return loaded.options[family][key], loaded.sources[f"options.{family}.{key}"]
+
+
+def _setting_source(family: str, key: str, value: Any, feeds: dict, origin: dict[str, str], defaults: dict,
+                    loaded: Any, args: argparse.Namespace) -> str:
+    """Where a metric setting's value came from, and what it won over: ``flag (--cutoffs), wins over
+    genevals.toml:8's [1, 5]``."""
+    names = args.runfile_names
+    file_value, line = _file_setting(loaded, family, key)
+    if _set_by_set(args, family, key) is not _ABSENT:
+        source = "flag (--set)"
+    else:
+        setters = [dest for dest, keys in feeds.items() if (family, key) in keys and origin.get(dest) != "default"]
+        if setters and file_value is not _ABSENT and value == file_value:
+            return line  # the file and the flag agree
+        if setters:
+            dest = setters[0]
+            source = f"flag (--{names.get(dest, dest)})" if origin[dest] == "flag" else \
+                f"{origin[dest]} ({names.get(dest, dest)})"
+        elif file_value is not _ABSENT:
+            return line
+        else:
+            return "default" if defaults.get(family, {}).get(key, _ABSENT) == value else "flag"
+    if file_value is not _ABSENT and file_value != value:
+        source += f", wins over {line}'s {_shown(file_value)}"
+    return source
+
+
+def _flag_outcome(dest: str, source: str, feeds: dict, options: dict, defaults: dict, loaded: Any,
+                  args: argparse.Namespace) -> str:
+    """For a flag that sets metric settings: "" when the run uses what it says; else which setting wins over it
+    (a ``--set``; the run file's ``[options]`` line when the flag is left at its default)."""
+    for family, key in sorted(feeds.get(dest, ())):
+        used = options.get(family, {}).get(key, _ABSENT)
+        given = _set_by_set(args, family, key)
+        if source != "default" and given is not _ABSENT:
+            return f", not used: --set {family}.{key}={_shown(given)} wins"
+        file_value, line = _file_setting(loaded, family, key)
+        if source != "default" and file_value is not _ABSENT and used != file_value:
+            return f", wins over options.{family}.{key} = {_shown(file_value)} at {line}"
+        if source == "default" and file_value is not _ABSENT and used == file_value \
+                and file_value != defaults.get(family, {}).get(key, _ABSENT):
+            return f", not given: options.{family}.{key} = {_shown(file_value)} from {line} is used"
+    return ""

@@ -32,7 +32,7 @@ class Figure:
         return bool(self.headline["tie"])
 
     def sentence(self) -> str:
-        """One plain sentence (the only wording of the figure that genevals prints or shows)."""
+        """One plain sentence: the figure as genevals shows it in full (:meth:`brief` is its terminal clause)."""
         h = self.headline
         j, b, d = h[JUDGE], h[BASELINE], h["difference"]
         ties = [TASK_NAMES[t] for t, r in h.get("per_task", {}).items() if r["tie"]]
@@ -43,6 +43,15 @@ class Figure:
                 f"{_f(j['f1'])} [95% CI {_f(j['ci95'][0])}, {_f(j['ci95'][1])}], against {_f(b['f1'])} "
                 f"[{_f(b['ci95'][0])}, {_f(b['ci95'][1])}] for the word-overlap baseline on the same folds: "
                 f"{where} (difference {d['diff']:+.3f}, 95% CI [{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}])")
+
+
+    def brief(self) -> str:
+        """The figure as a terminal note gives it: "out of sample: F1 0.727, no better than word overlap's 0.729"
+        (the difference's CI says which of no better, better or worse); :meth:`sentence` says how it was measured."""
+        h = self.headline
+        d = h["difference"]["ci95"]
+        how = "no better than" if self.tie else "better than" if d[0] > 0 else "worse than"
+        return f"out of sample: F1 {_f(h[JUDGE]['f1'])}, {how} word overlap's {_f(h[BASELINE]['f1'])}"
 
 
 def _f(x: float) -> str:

@@ -11,6 +11,15 @@ from typing import Callable
 
 #: the kinds of line; a note or a warning is a caveat (``-q`` hides it), an error or a gate result never is
 NOTE, WARNING, ERROR, GATE, OUT = "note", "warning", "error", "gate", "out"
+#: the most characters a note or a warning takes on the terminal, its ``genevals: note:`` prefix included: one
+#: line with the fact and what to do; the details are in the report and the docs
+MAX_LINE = 200
+
+
+def first_line(caveat: str) -> str:
+    """What the terminal shows of a caveat whose details follow its first line (a judge's or an offline
+    variant's note): the first line; summary.json and the report keep the whole text."""
+    return caveat.partition("\n")[0]
 
 
 @dataclass(frozen=True)

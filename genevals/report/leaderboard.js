@@ -119,8 +119,10 @@ function coverageCaveat() {
 function caveatsSection() {
   var items = [];
   if (D.warnings.length) {
+    // a warning's first line is the caveat, the lines after it its details (genevals.lifecycle.messages.first_line)
     items.push(el("div", { id: "judge-warning", "class": "caveat-group", role: "alert" }, D.warnings.map(function (w) {
-      return caveat("warning", null, "Judge warning:", w);
+      var lines = w.split("\n").filter(function (t) { return t.trim(); });
+      return caveat("warning", null, "Judge warning:", lines[0], lines.slice(1));
     })));
   }
   [lowCoverageCaveat(), coverageCaveat()].forEach(function (c) { if (c) items.push(c); });

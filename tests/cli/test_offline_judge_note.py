@@ -11,6 +11,7 @@ import sys
 import pytest
 from support.runs import OFFLINE_ROWS
 
+from genevals.lifecycle.messages import MAX_LINE
 from genevals.output import runfolder
 from genevals.grounding import figure
 
@@ -39,16 +40,18 @@ def test_offline_run_states_the_cross_validated_figure_and_its_baseline(offline_
     assert done.returncode == 0, done.stderr
     shown = figure.packaged()
     h = shown.headline
-    [note] = [line for line in done.stderr.splitlines() if "faithfulness comes from the local grounding" in line]
-    assert note.startswith("genevals: note: ")
-    assert shown.sentence() in note
-    assert f"on {h['n']} RAGTruth answers" in note and "cross-validation" in note
-    assert f"{h['word_overlap']['f1']:.3f}" in note and "word-overlap baseline on the same folds" in note
-    assert "Good for:" in note and "Not for:" in note
-    # the in-sample figures of old (0.81, not BEGIN's 0.811 the note now quotes for conversation turns)
+    # the terminal: one line, the figure and its baseline (out of sample) and what to do (issue 52, point 10b)
+    [note] = [line for line in done.stderr.splitlines() if line.startswith("genevals: note: grounding: ")]
+    assert shown.brief() in note and "out of sample" in note and "--judge-base-url" in note
+    assert f"{h['detector']['f1']:.3f}" in note and f"{h['word_overlap']['f1']:.3f}" in note
+    assert len(note) <= MAX_LINE and "Good for:" not in done.stderr
+    # the in-sample figures of old (0.81, not BEGIN's 0.811 the details quote for conversation turns)
     assert "40 RAGTruth answers" not in done.stderr and not re.search(r"0\.81(?!\d)", done.stderr)
-    summary = json.loads((out / runfolder.SUMMARY_FILE).read_text())
-    assert shown.sentence() in summary["meta"]["judge_warnings"]["grounding"]
+    # summary.json (and the report, which reads it) keeps the details: how the figure was measured, what for
+    full = json.loads((out / runfolder.SUMMARY_FILE).read_text())["meta"]["judge_warnings"]["grounding"]
+    assert full.partition("\n")[0] == note.removeprefix("genevals: note: grounding: ")
+    assert shown.sentence() in full and f"on {h['n']} RAGTruth answers" in full and "cross-validation" in full
+    assert "word-overlap baseline on the same folds" in full and "Good for:" in full and "Not for:" in full
 
 
 def test_judge_backend_help_says_what_auto_does():

@@ -123,7 +123,8 @@ def test_print_config_shows_each_value_and_where_it_came_from_and_scores_nothing
     assert "options.rouge.use_stemmer = true  # genevals.toml:11" in lines
     assert "options.retrieval.cutoffs = [1, 3]  # genevals.toml:14" in lines
     with_set = genevals("run", "-c", "genevals.toml", "--set", "retrieval.cutoffs=2,4", "--print-config", cwd=folder)
-    assert "options.retrieval.cutoffs = [2, 4]  # flag" in with_set.stdout.splitlines(), with_set.stdout
+    assert "options.retrieval.cutoffs = [2, 4]  # flag (--set), wins over genevals.toml:14's [1, 3]" in \
+        with_set.stdout.splitlines(), with_set.stdout
     assert not (folder / "nightly").exists() and not (folder / "from-file").exists()
 
 

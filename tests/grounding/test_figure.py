@@ -26,6 +26,8 @@ def test_the_shown_figure_is_the_stored_one(record):
     assert expected in sentence and f"on {h['n']} RAGTruth answers from {h['sources']} sources" in sentence
     assert ("a tie" in sentence) == h["tie"]
     assert sentence in faithfulness.OFFLINE_DEFAULT_NOTE
+    assert shown.brief() in faithfulness.OFFLINE_DEFAULT_NOTE.partition("\n")[0]  # the line the terminal shows
+    assert ("no better than word overlap's" in shown.brief()) == h["tie"]
     assert "Good for:" in faithfulness.OFFLINE_DEFAULT_NOTE and "Not for:" in faithfulness.OFFLINE_DEFAULT_NOTE
 
 
@@ -35,6 +37,10 @@ def test_a_changed_figure_changes_what_is_shown(record):
     h["detector"]["f1"], h["difference"]["ci95"], h["tie"] = 0.9, [0.1, 0.2], False
     sentence = figure.from_record(changed).sentence()
     assert "F1 0.900" in sentence and "better than word overlap" in sentence and "a tie" not in sentence
+    assert figure.from_record(changed).brief().endswith("F1 0.900, better than word overlap's "
+                                                         f"{h['word_overlap']['f1']:.3f}")
+    h["difference"]["ci95"] = [-0.2, -0.1]
+    assert ", worse than word overlap's " in figure.from_record(changed).brief()
     with pytest.raises(ValueError, match="no out-of-fold headline"):
         figure.from_record({"scores": {"data": "x", "cross_validated": {"folds": 5, "grouped_by": "s"}}})
 

@@ -66,7 +66,7 @@ def test_a_top_level_key_that_is_no_judge_list(tmp_path):
 def test_the_how_to_pages_jury_file_loads(tmp_path):
     from support.docs_blocks import DOCS, section_blocks
 
-    [toml] = section_blocks(DOCS / "how-to" / "juries.md", "Judge with a jury", "toml")
+    toml = section_blocks(DOCS / "how-to" / "juries.md", "Judge with a jury", "toml")[0]  # the first: two judges
     path = tmp_path / "jury.toml"
     path.write_text(toml)
     jury = load_jury(path, environ={"OPENAI_API_KEY": "sk-x"})

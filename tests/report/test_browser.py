@@ -428,6 +428,9 @@ def test_offline_judge_banner_and_card(browser, tmp_path, monkeypatch):
     run = make_offline_run(tmp_path / "run", monkeypatch)
     o = Opened(browser, write_report([run], tmp_path / "report.html"))
     try:
+        line = o.page.inner_text("#judge-warning summary")  # the caveat's line: the figure in brief (issue 52, 10b)
+        assert figure.packaged().brief() in line and figure.packaged().sentence() not in line
+        o.page.click("#judge-warning summary")  # its details: how the figure was measured
         banner = o.page.inner_text("#judge-warning")
         assert banner.count(figure.packaged().sentence()) == 1 and banner.count("word-overlap baseline") == 1
         assert o.page.inner_text("#tab-overview").count("word-overlap baseline") == 1

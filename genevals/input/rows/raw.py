@@ -25,9 +25,12 @@ ALIASES: dict[str, str] = {
     "ground_truths": "references",
     "query": "question",
 }
-#: the fields a row may hold: those a mapping may fill, and how many earlier turns a conversation turn's history
-#: left out (written beside the history in results.jsonl, read back from it)
-KNOWN_FIELDS = mapping.FIELDS + ("history_dropped",)
+#: the field that holds a row's own facts (a label for people, tags, latency): declared, so that a file carrying
+#: them warns about nothing, and never read, so that nothing in it can change a score
+METADATA = "metadata"
+#: the fields a row may hold: those a mapping may fill, how many earlier turns a conversation turn's history
+#: left out (written beside the history in results.jsonl, read back from it), and the row's own metadata
+KNOWN_FIELDS = mapping.FIELDS + ("history_dropped", METADATA)
 #: the keys of a per-claim citation object: its text, and the contexts it cites
 CITATION_TEXT_KEYS = ("text", "sentence", "claim")
 CITATION_REF_KEYS = ("contexts", "citations", "sources", "ids")

@@ -63,7 +63,10 @@ class Metric(abc.ABC):
     #: another family whose outputs this one writes (grounding and cascade write faithfulness's): a run
     #: holds one of them, and output names resolve to that family
     writes_for: ClassVar[str | None] = None
-    #: a family to run instead when this judge-backed one has no judge configured, and why
+    #: a family to run instead when this judge-backed one has no judge configured, and why: a note whose first
+    #: line is what the terminal shows (the fact and what to do, at most
+    #: :data:`genevals.lifecycle.messages.MAX_LINE` characters with its prefix); lines after it are details, kept in
+    #: summary.json and shown in the report
     offline_alternative: ClassVar[tuple[str, str] | None] = None
     #: settings the offline alternative runs with when it stands in for this metric (the user's own win)
     offline_settings: ClassVar[Mapping[str, Any]] = {}
@@ -206,7 +209,8 @@ class Metric(abc.ABC):
 
     @property
     def warning(self) -> str | None:
-        """A caution to show with every result (e.g. the tiny packaged judge model), or None."""
+        """A caution to show with every result (e.g. the tiny packaged judge model), or None: its first line is what
+        the terminal shows (see :attr:`offline_alternative`)."""
         return None
 
     @property

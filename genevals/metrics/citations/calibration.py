@@ -99,10 +99,10 @@ def caveat(mode: str = "rule", judge: str = "citations_local") -> str | None:
     e = found["evaluations"][MODES.index(mode)]
     name = judge if mode == "rule" else f"{judge} (calibration={mode})"
     data = e["data"].split(":")[0].split(" (")[0]
-    advice = "treat its verdicts as a screen, or use the LLM judge (citations)"
     each = e.get("versus_each_rule", {})
     worse = [(rule, figure) for rule, v in each.items() for figure in ("f1", "balanced_accuracy")
              if v[f"{figure}_versus"] == "worse than"]
+    # the first line is the terminal's (genevals.lifecycle.messages.MAX_LINE); the second, the details
     if worse:
         said = []
         for rule, figure in worse:
@@ -110,10 +110,13 @@ def caveat(mode: str = "rule", judge: str = "citations_local") -> str | None:
             lo, hi = v[f"{figure}_difference_ci"]
             label = "F1" if figure == "f1" else "balanced accuracy"
             said.append(f"{label} {mine:.2f} vs {v[figure]:.2f} for '{rule}', difference CI [{lo:+.2f}, {hi:+.2f}]")
-        return f"{name} is worse than a trivial rule on {data} expert labels ({'; '.join(said)}); {advice}"
+        return (f"{name} is worse than a trivial rule on {data} expert labels ('{worse[0][0]}'); a screen; "
+                f"the LLM judge: citations\nMeasured on {data} expert labels: {'; '.join(said)}.")
     if e.get("f1_versus_baseline", "beats") == "beats":
         return None
     base = e["f1_baseline"]
-    return (f"{name} is no better than '{base['name']}' on {data} expert labels (F1 {e['f1']['value']:.2f} vs "
-            f"{base['value']:.2f}, difference CI [{base['difference_ci'][0]:+.2f}, {base['difference_ci'][1]:+.2f}]); "
-            + advice)
+    how = {"level with": "no better than", "worse than": "worse than"}[e["f1_versus_baseline"]]
+    return (f"{name} is {how} '{base['name']}' on expert labels (F1 {e['f1']['value']:.2f} vs {base['value']:.2f}); "
+            "a screen; the LLM judge: citations\n"
+            f"Measured on {data} expert labels: F1 {e['f1']['value']:.2f} against {base['value']:.2f} for "
+            f"'{base['name']}', difference CI [{base['difference_ci'][0]:+.2f}, {base['difference_ci'][1]:+.2f}].")

@@ -35,9 +35,10 @@ from genevals.types import MetricResult, Sample
 from genevals.settings import Setting
 
 PROMPT = "citations"
-OFFLINE_NOTE = ("no judge endpoint or model configured: citations come from the offline variant (citations_local: "
-                "the local grounding checker decides whether the cited chunks support each sentence); use "
-                "--judge-base-url for an LLM judge")
+OFFLINE_NOTE = ("no judge configured: citations come from their offline variant (see genevals metrics "
+                "citations_local); --judge-base-url for an LLM judge\n"
+                "In the offline variant the local grounding checker decides whether the cited chunks support each "
+                "sentence.")
 #: reply tokens per checked sentence, and for the reply's frame
 TOKENS_PER_SENTENCE, TOKENS_BASE = 160, 64
 

@@ -24,8 +24,8 @@ from genevals.types import MetricResult, Sample
 
 def offline_note(family: str) -> str:
     """What a run without a judge says of a conversation judge it was asked for (its offline stand-in's note)."""
-    return (f"no judge endpoint or model configured: {family} has no offline variant; each conversation gets "
-            "status 'unsupported' (use --judge-base-url for an LLM judge)")
+    return (f"no judge configured: {family} has no offline variant, so each conversation is 'unsupported'; "
+            "--judge-base-url for an LLM judge")
 
 
 def turn_of(item: Mapping[str, Any], key: str = "turn") -> int | None:

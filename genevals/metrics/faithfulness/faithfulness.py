@@ -65,8 +65,9 @@ DRY_RUN = types.DRY_RUN
 # it (out-of-fold, beside the word-overlap baseline on the same folds): users are told what was measured.
 OFFLINE_FIGURE = figure.packaged()
 OFFLINE_DEFAULT_NOTE = (
-    "no judge endpoint or model configured: faithfulness comes from the local grounding checker (no LLM). "
-    f"{OFFLINE_FIGURE.sentence()}. Good for: a free, offline first pass that points at answers with words, "
+    f"no judge configured: faithfulness is scored offline ({OFFLINE_FIGURE.brief()}); --judge-base-url for an "
+    "LLM judge\n"
+    f"faithfulness comes from the local grounding checker (no LLM). {OFFLINE_FIGURE.sentence()}. Good for: a free, offline first pass that points at answers with words, "
     "numbers, dates or names missing from their contexts, and smoke tests. Not for: ranking close systems or "
     "trusting one answer's verdict (" + ("it is no better than counting missing words, and it " if
                                          OFFLINE_FIGURE.tie else "it ") +

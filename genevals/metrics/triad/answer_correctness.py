@@ -29,9 +29,10 @@ from genevals.metrics.triad.rag_formulas import ANSWER_CORRECTNESS_OUTPUTS, corr
 from genevals.types import MetricResult, Sample
 from genevals.metrics.settings import MAX_CLAIMS
 
-OFFLINE_NOTE = ("no judge endpoint or model configured: answer_correctness comes from the offline variant (a "
-                "probability calibrated on NQ301 from overlap, containment, numbers and MiniLM similarity; its "
-                "validation card: genevals metrics); use --judge-base-url for an LLM judge")
+OFFLINE_NOTE = ("no judge configured: answer_correctness comes from its offline variant (see genevals metrics "
+                "answer_correctness_local); --judge-base-url for an LLM judge\n"
+                "The offline variant is a probability calibrated on NQ301 from overlap, containment, numbers and MiniLM "
+                "similarity.")
 
 
 

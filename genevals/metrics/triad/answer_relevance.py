@@ -25,9 +25,10 @@ from genevals.metrics.triad.judged import NO_QUESTION, SingleCallJudge, Unscored
 from genevals.metrics.triad.rag_formulas import ANSWER_RELEVANCE_OUTPUTS, check_answer
 from genevals.types import MetricResult, Sample
 
-OFFLINE_NOTE = ("no judge endpoint or model configured: answer_relevance comes from the offline MiniLM variant "
-                "(a probability calibrated on WikiQA; its validation card: genevals metrics); use --judge-base-url for an "
-                "LLM judge")
+OFFLINE_NOTE = ("no judge configured: answer_relevance comes from its offline variant (see genevals metrics "
+                "answer_relevance_local); --judge-base-url for an LLM judge\n"
+                "The offline variant is a probability from MiniLM similarity, word overlap, length and answer type, "
+                "calibrated on WikiQA.")
 
 
 def union_length(spans: list[list[int]]) -> int:

@@ -26,8 +26,9 @@ from genevals.metrics.triad.rag_formulas import CONTEXT_RECALL_OUTPUTS, recall_r
 from genevals.types import MetricResult, Sample
 from genevals.metrics.settings import MAX_CLAIMS
 
-OFFLINE_NOTE = ("no judge endpoint or model configured: context_recall comes from the offline variant (the local "
-                "grounding checker run on the reference's sentences); use --judge-base-url for an LLM judge")
+OFFLINE_NOTE = ("no judge configured: context_recall comes from its offline variant (see genevals metrics "
+                "context_recall_local); --judge-base-url for an LLM judge\n"
+                "The offline variant runs the local grounding checker on the reference's sentences.")
 
 
 

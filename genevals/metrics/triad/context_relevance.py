@@ -42,9 +42,9 @@ _VERDICTS = {"relevant": RELEVANT, "yes": RELEVANT, "highly relevant": RELEVANT,
              "partly relevant": PARTLY, "partial": PARTLY, "partially relevant": PARTLY, "partially": PARTLY,
              "not relevant": NOT_RELEVANT, "irrelevant": NOT_RELEVANT, "no": NOT_RELEVANT,
              "not_relevant": NOT_RELEVANT}
-OFFLINE_NOTE = ("no judge endpoint or model configured: context_relevance comes from the offline MiniLM variant "
-                "(question-to-chunk similarity calibrated on WikiQA and Cranfield; its validation card: genevals metrics); "
-                "use --judge-base-url for an LLM judge")
+OFFLINE_NOTE = ("no judge configured: context_relevance comes from its offline variant (see genevals metrics "
+                "context_relevance_local); --judge-base-url for an LLM judge\n"
+                "The offline variant is MiniLM question-to-chunk similarity, calibrated on WikiQA and Cranfield.")
 
 
 def normalize_verdict(value: Any) -> str | None:

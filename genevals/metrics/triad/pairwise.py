@@ -48,9 +48,10 @@ def _winner(reply: Any) -> tuple[str, str]:
     return value, reason if isinstance(reason, str) else ""
 
 
-OFFLINE_NOTE = ("no judge endpoint or model configured: pairwise comes from the offline variant (the answers' "
-                "offline answer_correctness against the reference, else their offline answer_relevance); use "
-                "--judge-base-url for an LLM judge")
+OFFLINE_NOTE = ("no judge configured: pairwise comes from its offline variant (see genevals metrics pairwise_local); "
+                "--judge-base-url for an LLM judge\n"
+                "The offline variant compares the answers' offline answer_correctness against the reference, else their "
+                "offline answer_relevance.")
 
 
 @register
