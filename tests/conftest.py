@@ -73,6 +73,7 @@ SLOW = (
     # issue 52: measured at 4 s of CPU or more a file
     "cli/test_output_clobber.py", "judge/test_folded_credentials.py", "language/test_detect_once.py",
     "grounding/test_absent_on_records.py", "language/test_long_inputs.py",
+    "cli/test_label_pool_depth.py", "labels/test_card.py",
 )
 
 
