@@ -418,10 +418,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         report["check_grades"] = {t: qrels_of["offline"].get(t, {}) for t in list(pooled)[:2]}
     print_report(report)
     if args.json:
-        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        args.json.write_text(dump(report), encoding="utf-8")
     if args.card:
         write_card(report, args.collection.parent, args.json)
     return report
+
+
+def dump(report: Mapping[str, Any]) -> str:
+    """The report as JSON, one key a line, each list of numbers on one line (a topic matrix's row, an interval)."""
+    text = json.dumps(report, indent=1)
+    return re.sub(r"\[\s+(-?[0-9.e+-]+(?:,\s+-?[0-9.e+-]+)*)\s+\]",
+                  lambda m: "[" + ", ".join(v.strip() for v in m.group(1).split(",")) + "]", text) + "\n"
 
 
 def write_card(report: dict[str, Any], datasets: Path, json_path: Path | None) -> None:
@@ -434,7 +441,7 @@ def write_card(report: dict[str, Any], datasets: Path, json_path: Path | None) -
                                             MINILM, inputs(datasets), report["check_grades"])
     CARD.write_text(json.dumps(report["card"], indent=1) + "\n", encoding="utf-8")
     if json_path:
-        json_path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        json_path.write_text(dump(report), encoding="utf-8")
     print(f"wrote {CARD}")
 
 
