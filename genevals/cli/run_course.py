@@ -119,12 +119,6 @@ def build(args: argparse.Namespace, course: Any, column_map: dict[str, str], ign
     return spec
 
 
-def pool_depth(meta: dict[str, Any]) -> int | None:
-    """The pool depth of the run's qrels when ``genevals label`` made them (its provenance), else None."""
-    depth = str((meta.get("qrels_judged_by") or {}).get("depth") or "")
-    return int(depth) if depth.isascii() and depth.isdigit() and 0 < len(depth) < 7 and int(depth) > 0 else None
-
-
 def score(args: argparse.Namespace, course: Any,
           metric_options: Callable[[argparse.Namespace], dict[str, Any]]) -> tuple[Any, Any, Any] | int:
     """(results, spec, ignored fields) of the scored run, or the exit code of a run that could not be scored, said."""
@@ -160,3 +154,9 @@ def score(args: argparse.Namespace, course: Any,
 def _error(message: str) -> int:
     print(f"genevals: error: {visible_message(message)}", file=sys.stderr)
     return EXIT_BAD_INPUT
+
+
+def pool_depth(meta: dict[str, Any]) -> int | None:
+    """The pool depth of the run's qrels when ``genevals label`` made them (its provenance), else None."""
+    depth = str((meta.get("qrels_judged_by") or {}).get("depth") or "")
+    return int(depth) if depth.isascii() and depth.isdigit() and 0 < len(depth) < 7 and int(depth) > 0 else None
