@@ -52,6 +52,8 @@ REPO = Path(__file__).resolve().parents[1]
 COLLECTION = REPO.parent / "shared" / "datasets" / "cranfield"
 DEPTH = 100  # documents per topic in each run
 MEASURES = ("map", "ndcg@10")
+#: the label command's card, written with --card (benchmarks/judged_qrels_card.py)
+CARD = REPO / "genevals" / "labels" / "label_card.json"
 LABELLERS = ("offline", "offline_cv", "human", "human_pool", "pool", "overlap", "random")
 LLM = "llm"  # an LLM judge with UMBRELA's prompt: only when asked for (--labellers llm,... and the --judge-* options)
 RANDOM_SEEDS = 5
@@ -247,7 +249,8 @@ def per_topic(systems: Mapping[str, Rankings], qrels: Qrels, topics: Sequence[st
     for r in results.samples:
         for m in MEASURES:
             value = r.metrics[m].value
-            out[m][index[r.sample.system], column[r.sample.id]] = value if value is not None else 0.0
+            # six decimals: judged_qrels.json keeps these, and the card's figures are computed again from them
+            out[m][index[r.sample.system], column[r.sample.id]] = round(value, 6) if value is not None else 0.0
     return out
 
 
@@ -303,8 +306,19 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--judge-backend", default="auto", help="labeller llm: the judge backend (llamacpp: packaged)")
     ap.add_argument("--judge-base-url", default=None, help="labeller llm: an OpenAI-compatible endpoint")
     ap.add_argument("--judge-model", default=None, help="labeller llm: the model")
-    ap.add_argument("--json", type=Path, default=None, help="write the figures here (the label command's card)")
+    ap.add_argument("--json", type=Path, default=None, help="write the figures here")
+    ap.add_argument("--card", action="store_true",
+                    help=f"write the label command's card, {CARD.relative_to(REPO)} (the whole run only)")
+    ap.add_argument("--card-from", type=Path, default=None, metavar="JSON",
+                    help="write the card from a whole run's --json (no measuring)")
     args = ap.parse_args(argv)
+    if args.card_from:
+        report = json.loads(args.card_from.read_text(encoding="utf-8"))
+        write_card(report, args.collection.parent, args.card_from)
+        return report
+    if args.card and (args.topics or args.systems or set(args.labellers.split(",")) < set(LABELLERS)
+                      or args.collection.name != "cranfield"):
+        fail("--card: the card is the whole run's: every labeller and system, all the queries, the cranfield folder")
 
     labellers = [x for x in args.labellers.split(",") if x]
     unknown_names("--labellers", labellers, [*LABELLERS, LLM])
@@ -357,13 +371,16 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             qrels_of[name] = overlap_grades(pooled, queries, docs)
         timings[name] = round(time.perf_counter() - t0, 2)
     figures: dict[str, Any] = {}
+    random_taus: dict[str, list[float | None]] = {}
     for name in labellers:
         if name == "random":  # several seeds: one draw's tau is itself noisy
             draws = [per_topic(systems, random_grades(pooled, qrels_of.get("offline", {}), s), topics)
                      for s in range(RANDOM_SEEDS)]
+            scores[name] = draws[0]  # one draw, for the card's paired comparison with a baseline
             figures[name] = {}
             for m in MEASURES:
                 each = [compare(scores["human"][m], d[m], 0) for d in draws]
+                random_taus[m] = [e["tau"] for e in each]
                 taus = [e["tau"] for e in each if e["tau"] is not None]
                 rs = [e["pearson"] for e in each if e["pearson"] is not None]
                 figures[name][m] = {"tau": finite(np.mean(taus)) if taus else None, "seeds": RANDOM_SEEDS,
@@ -373,9 +390,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         scores[name] = per_topic(systems, qrels_of[name], topics)
         figures[name] = {m: compare(scores["human"][m], scores[name][m], args.boot) for m in MEASURES}
     others = [i for i, s in enumerate(systems) if s not in MINILM]
-    if "offline" in scores and 2 < len(others) < len(systems):
-        figures["offline, systems without MiniLM"] = {
-            m: compare(scores["human"][m][others], scores["offline"][m][others], args.boot) for m in MEASURES}
+    for name in ("offline", "offline_cv"):
+        if name in scores and 2 < len(others) < len(systems):
+            figures[f"{name}, systems without MiniLM"] = {
+                m: compare(scores["human"][m][others], scores[name][m][others], args.boot) for m in MEASURES}
 
     per_system = {s: {f"{m} {q}": round(float(scores[q][m][i].mean()), 4) for q in scores for m in MEASURES}
                   for i, s in enumerate(systems)}
@@ -389,34 +407,42 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         **({"offline_cv": provenance_cv} if provenance_cv else {}), "label_seconds": timings,
         "pairs": {name: pair_agreement(pooled, human, q) for name, q in qrels_of.items() if name != "human"},
         "agreement": figures, "per_system": per_system,
+        # every figure of the card follows from these (judged_qrels_card.figures; tests/labels/test_card.py)
+        "per_topic": {name: {m: by[m].tolist() for m in MEASURES} for name, by in scores.items()},
+        "random_taus": random_taus,
         "machine": {"cores": start["nproc"], "cpu": start["cpu"], "load_start": start["load"],
                     "load_end": end["load"]},
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
     }
-    report["card"] = card_figures(report)
+    if "offline" in qrels_of:  # two pools as the shipped grader graded them: the card's cheap regrade
+        report["check_grades"] = {t: qrels_of["offline"].get(t, {}) for t in list(pooled)[:2]}
     print_report(report)
     if args.json:
-        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        args.json.write_text(dump(report), encoding="utf-8")
+    if args.card:
+        write_card(report, args.collection.parent, args.json)
     return report
 
 
-def card_figures(report: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The figures the label command's card shows (genevals/labels/card.py holds a copy: the package does not
-    ship this file): tau [95% CI] of the offline labeller, and the baselines that say what it is worth."""
-    agreement = report["agreement"]
-    if "offline" not in agreement:
-        return None
+def dump(report: Mapping[str, Any]) -> str:
+    """The report as JSON, one key a line, each list of numbers on one line (a topic matrix's row, an interval)."""
+    text = json.dumps(report, indent=1)
+    return re.sub(r"\[\s+(-?[0-9.e+-]+(?:,\s+-?[0-9.e+-]+)*)\s+\]",
+                  lambda m: "[" + ", ".join(v.strip() for v in m.group(1).split(",")) + "]", text) + "\n"
 
-    def taus(name: str) -> dict[str, list[float | None]] | None:
-        by = agreement.get(name)
-        return {m: [by[m]["tau"], *(by[m].get("tau_ci95") or by[m].get("tau_range") or [None, None])]
-                for m in MEASURES} if by else None
 
-    return {"collection": report["collection"], "systems": len(report["systems"]), "pool_depth": report["pool_depth"],
-            "date": report["date"], "offline": taus("offline"), "offline_cv": taus("offline_cv"), "pearson": {
-                m: [agreement["offline"][m]["pearson"], *agreement["offline"][m]["pearson_ci95"]] for m in MEASURES},
-            "random": taus("random"), "human_pool": taus("human_pool"),
-            "without_minilm": taus("offline, systems without MiniLM")}
+def write_card(report: dict[str, Any], datasets: Path, json_path: Path | None) -> None:
+    """The label command's card from a whole run's report (benchmarks/judged_qrels_card.py), into the package and
+    into the report (``card``)."""
+    import judged_qrels_card
+    from genevals.labels.card import inputs
+
+    report["card"] = judged_qrels_card.card(report, judged_qrels_card.matrices_of(report), report["random_taus"],
+                                            MINILM, inputs(datasets), report["check_grades"])
+    CARD.write_text(json.dumps(report["card"], indent=1) + "\n", encoding="utf-8")
+    if json_path:
+        json_path.write_text(dump(report), encoding="utf-8")
+    print(f"wrote {CARD}")
 
 
 def print_report(report: Mapping[str, Any]) -> None:

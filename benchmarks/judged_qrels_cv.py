@@ -5,9 +5,12 @@ queries: context_relevance_local's logistic regression (fit on WikiQA and on the
 upper cut points 0.6 and 0.75 (tertiles of the pairs it calls relevant on 40 of them). A Kendall tau from it is
 therefore in-sample. This labeller refits both inside K folds of topics (grouped by query, fixed seed):
 
-- for fold k, the three weights of :data:`genevals.metrics.triad.triad_features.CONTEXT_FEATURES` are fit (the
-  same recipe as ``benchmarks/bench_triad.py``: standardised features, C = 1, classes weighted to even odds) on
-  WikiQA's development half plus the Cranfield triad rows of the queries *outside* fold k;
+- for fold k, the feature set and its weights are chosen and fit by the recipe ``benchmarks/bench_triad.py`` ships
+  the calibration with (``nested_cv.select``: the candidate sets of :data:`bench_triad.CANDIDATES`, the one with
+  the best inner grouped out-of-fold AUC; standardised features, C = 1, classes weighted to even odds) on WikiQA's
+  development half plus the Cranfield triad rows of the queries *outside* fold k (the chunk's embedded length
+  stays the shipped ``HEAD_PIECES``); the same selection on every row gives the shipped weights (checked:
+  ``all_rows`` in the provenance);
 - the cut points are 0.5 (the model's own even-odds threshold) and the tertiles of p among the pooled pairs of
   the queries outside fold k with p >= 0.5;
 - the pooled pairs of fold k's queries are graded with that fold's weights and cut points.
@@ -23,19 +26,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from genevals.metrics.triad.triad_features import CONTEXT_FEATURES
+
 FOLDS, SEED = 5, 0
 TRIAD = {"wikiqa": "triad/wikiqa_context_relevance_dev.jsonl",
          "cranfield": "triad/cranfield_context_relevance_dev.jsonl"}
-
-
-def _fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
-    from sklearn.linear_model import LogisticRegression
-
-    mean, scale = x.mean(0), x.std(0)
-    scale[scale == 0] = 1.0
-    model = LogisticRegression(C=1.0, max_iter=1000, class_weight="balanced").fit((x - mean) / scale, y)
-    w = model.coef_[0] / scale
-    return w, float(model.intercept_[0] - (w * mean).sum())
 
 
 def _features(question: str, texts: Sequence[str]) -> np.ndarray:
@@ -48,9 +43,23 @@ def _features(question: str, texts: Sequence[str]) -> np.ndarray:
     return np.array(rows, dtype=float).reshape(len(texts), -1)
 
 
-def _training_rows(datasets: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(features, relevant, query id or '' for WikiQA) of the triad development rows."""
-    feats, gold, owner = [], [], []
+def _select(x: np.ndarray, y: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, float, str]:
+    """The shipped recipe on these rows: (weights over every feature, 0 where the chosen set leaves one out,
+    intercept, the chosen set's name)."""
+    import nested_cv
+    from bench_triad import CANDIDATES, EVEN, columns
+
+    candidates = columns("context_relevance", CONTEXT_FEATURES)
+    assert set(candidates) == set(CANDIDATES["context_relevance"])
+    ship = nested_cv.select(x, y, groups, candidates, True, EVEN, SEED)
+    w = np.zeros(x.shape[1])
+    w[ship["columns"]] = ship["weights"]
+    return w, float(ship["intercept"]), ship["name"]
+
+
+def _training_rows(datasets: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(features, relevant, query id or '' for WikiQA, question group) of the triad development rows."""
+    feats, gold, owner, groups = [], [], [], []
     for name, path in TRIAD.items():
         for line in (datasets / path).read_text(encoding="utf-8").splitlines():
             if not line.strip():
@@ -60,7 +69,8 @@ def _training_rows(datasets: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             feats.append(_features(r["question"], texts))
             gold += [r["relevant"].get(c["id"], 0) > 0 for c in r["contexts"]]
             owner += [r["id"] if name == "cranfield" else ""] * len(texts)
-    return np.vstack(feats), np.array(gold), np.array(owner)
+            groups += [f"{name}:{r['id']}"] * len(texts)
+    return np.vstack(feats), np.array(gold), np.array(owner), np.array(groups)
 
 
 def folds_of(topics: Sequence[str]) -> dict[str, int]:
@@ -71,7 +81,14 @@ def folds_of(topics: Sequence[str]) -> dict[str, int]:
 def grades(pooled: Mapping[str, list[str]], queries: Mapping[str, str], docs: Mapping[str, Mapping[str, str]],
            datasets: Path) -> tuple[dict[str, dict[str, float]], dict[str, Any]]:
     """Out-of-fold qrels for the pooled pairs, and what was fit in each fold."""
-    x_train, y_train, owner = _training_rows(datasets)
+    from genevals.metrics.triad.calibration import calibration
+
+    x_train, y_train, owner, groups = _training_rows(datasets)
+    w_all, b_all, set_all = _select(x_train, y_train, groups)
+    shipped = calibration("context_relevance", CONTEXT_FEATURES)
+    all_rows = {"feature_set": set_all, "weights": [round(float(v), 6) for v in w_all], "intercept": round(b_all, 6),
+                "matches_shipped": bool(np.allclose(w_all, shipped.weights, atol=1e-4)
+                                        and abs(b_all - shipped.intercept) < 1e-4)}
     topics = list(pooled)
     pair_x = {t: _features(queries[t], [docs[d]["text"] for d in pooled[t]]) for t in topics}
     fold = folds_of(topics)
@@ -80,7 +97,7 @@ def grades(pooled: Mapping[str, list[str]], queries: Mapping[str, str], docs: Ma
     for k in range(FOLDS):
         held = {t for t in topics if fold[t] == k}
         keep = np.array([o == "" or o not in held for o in owner])
-        w, b = _fit(x_train[keep], y_train[keep])
+        w, b, chosen = _select(x_train[keep], y_train[keep], groups[keep])
 
         def prob(x: np.ndarray) -> np.ndarray:
             return 1.0 / (1.0 + np.exp(-(x @ w + b)))
@@ -94,6 +111,6 @@ def grades(pooled: Mapping[str, list[str]], queries: Mapping[str, str], docs: Ma
             # an empty document is left unjudged, as the shipped grader leaves it
             qrels[t] = {d: float(sum(v >= c for c in cuts)) for d, v in zip(pooled[t], p)
                         if docs[d]["text"].strip()}
-        fitted.append({"fold": k, "topics": len(held), "weights": [round(float(v), 4) for v in w],
+        fitted.append({"fold": k, "topics": len(held), "feature_set": chosen, "weights": [round(float(v), 4) for v in w],
                        "intercept": round(b, 4), "cut_points": [round(c, 4) for c in cuts]})
-    return qrels, {"folds": FOLDS, "seed": SEED, "grouped_by": "query", "fitted": fitted}
+    return qrels, {"folds": FOLDS, "seed": SEED, "grouped_by": "query", "all_rows": all_rows, "fitted": fitted}

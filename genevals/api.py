@@ -167,6 +167,8 @@ def caveats(summary: Mapping[str, Any]) -> list[str]:
     out += [f"{family}: {note}" for family, note in (meta.get("judge_warnings") or {}).items()]
     if isinstance(meta.get("qrels_judged_by"), Mapping) and meta["qrels_judged_by"].get("note"):
         out.append(f"qrels: {meta['qrels_judged_by']['note']}")
+    if isinstance(meta.get("corpus_warnings"), Mapping):
+        out += [f"{family}: {line}" for family, line in meta["corpus_warnings"].items()]
     failed: dict[str, list[int]] = {}
     for metrics in (summary.get("systems") or {}).values():
         for name, m in metrics.items():

@@ -52,6 +52,7 @@ MODULES = (
     'genevals.metrics.retrieval.ranking',
     'genevals.metrics.retrieval.ranking_columns',
     'genevals.metrics.retrieval.retrieval',
+    'genevals.metrics.retrieval.unjudged',
     'genevals.metrics.rubric',
     'genevals.metrics.rubric.rubric',
     'genevals.metrics.semantic',

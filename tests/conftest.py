@@ -58,6 +58,7 @@ SLOW = (
     "cli/test_jury.py", "cli/test_key_redaction.py", "cli/test_label.py", "cli/test_missing_extra.py",
     "cli/test_offline_judge_note.py", "cli/test_option_checks.py", "cli/test_progress_bars.py",
     "cli/test_quiet_and_ignored.py", "cli/test_run.py", "labels/test_offline_unjudged.py", "language/test_detect.py",
+    "cli/test_label_pool_depth.py", "labels/test_card.py",  # issue 52: a model loaded, label and run processes
     "metrics/citations/test_expert_card.py", "metrics/lexical/test_bleu_cli.py",
     "metrics/lexical/test_rouge_languages.py", "metrics/retrieval/test_columnar_cli.py",
     "metrics/retrieval/test_rows_columnar_cli.py", "metrics/rubric/test_rubric_history.py",

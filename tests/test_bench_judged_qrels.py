@@ -63,7 +63,8 @@ def test_compare_tau_and_r_with_their_bootstrap_intervals():
 
 def test_an_unknown_labeller_or_collection_is_a_clear_error(tmp_path):
     for args, expected in ((["--labellers", "offline,humna"], "unknown 'humna' (did you mean 'human'?)"),
-                           (["--collection", str(tmp_path)], "no docs.jsonl, queries.tsv, qrels.txt there")):
+                           (["--collection", str(tmp_path)], "no docs.jsonl, queries.tsv, qrels.txt there"),
+                           (["--card", "--topics", "5"], "--card: the card is the whole run's")):
         done = subprocess.run([sys.executable, str(BENCH), *args], cwd=REPO, capture_output=True, text=True,
                               timeout=120, env={**os.environ, "HF_HUB_OFFLINE": "1"})
         assert done.returncode == 2 and expected in done.stderr and "Traceback" not in done.stderr, done.stderr

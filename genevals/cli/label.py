@@ -243,6 +243,12 @@ def cmd_label(args: argparse.Namespace) -> int:
                    f"{p.get('cached', 0)} from the cache)")
     print(f"wrote {out} and {out}.json: {p['graded']} judgements of {pooled.pairs} pooled pairs over {len(pooled)} "
           f"topics (depth {args.depth}, {len(pooled.runs)} runs) by {judged}; grades {grades}")
+    from genevals.metrics.retrieval.retrieval import DEFAULT_CUTOFFS as HEADLINE_CUTOFFS
+
+    if args.depth < max(HEADLINE_CUTOFFS):
+        print(f"genevals: note: pooled to depth {args.depth}: retrieval metrics at deeper cutoffs (genevals run's "
+              f"{', '.join(f'@{k}' for k in HEADLINE_CUTOFFS if k > args.depth)}) meet documents nobody judged, "
+              "which count as not relevant; genevals run --qrels says how many, system by system", file=sys.stderr)
     if judge == "offline":
         from genevals.labels.card import card
 

@@ -121,8 +121,11 @@ def build(args: argparse.Namespace, course: Any, column_map: dict[str, str], ign
                                     eager=args.engine == "ray" or (args.no_judge_cache and not args.resume))
     meta = {**course.settings.meta(), **({"ignored_fields": list(ignore)} if ignore else {}),
             **judged_qrels(args.qrels)}
-    spec = RunSpec.build(sources.data(args), sources.metrics(args),
-                         options=runfile_merge.metric_options(args, metric_options), judge=judge,
+    options = runfile_merge.metric_options(args, metric_options)
+    depth = pool_depth(meta)
+    if depth is not None:  # qrels genevals label pooled: the cutoffs past its depth count what nobody judged
+        options.setdefault("retrieval", {}).setdefault("pool_depth", depth)
+    spec = RunSpec.build(sources.data(args), sources.metrics(args), options=options, judge=judge,
                          column_map=column_map, on_error="skip" if args.on_error == "skip" else "raise",
                          strict=args.strict, out_dir=args.out, resume=args.resume,
                          seed=seed(args), keep_samples=False, meta=meta,
@@ -188,3 +191,9 @@ def score(args: argparse.Namespace, course: Any,
 def _error(message: str) -> int:
     print(f"genevals: error: {visible_message(message)}", file=sys.stderr)
     return EXIT_BAD_INPUT
+
+
+def pool_depth(meta: dict[str, Any]) -> int | None:
+    """The pool depth of the run's qrels when ``genevals label`` made them (its provenance), else None."""
+    depth = str((meta.get("qrels_judged_by") or {}).get("depth") or "")
+    return int(depth) if depth.isascii() and depth.isdigit() and 0 < len(depth) < 7 and int(depth) > 0 else None

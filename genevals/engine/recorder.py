@@ -173,6 +173,10 @@ class RunRecorder:
                     jury = sel.metric.judge_jury(totals, self.seed) if hasattr(sel.metric, "judge_jury") else None
                     if jury:  # a jury: kappa, disagreement, cost per judge (genevals.metrics.judging.jury_votes)
                         results.meta.setdefault("jury", {}).setdefault(system, {}).update(jury)
+        for sel in self.corpus_families:  # e.g. retrieval cutoffs deeper than the qrels' pool
+            line = sel.metric.corpus_warning(self.corpus_totals[sel.family])
+            if line:
+                results.meta.setdefault("corpus_warnings", {})[sel.family] = line
         results.signatures = {sel.family: sel.metric.signature() for sel in self.selected}
         results.meta["interrupted"] = interrupted
         results.meta["n_input_rows"] = n_input_rows

@@ -215,7 +215,7 @@ class _Parts(Scoring):
             part = SummaryPart()
             part.add_batch(batch)
             text = lines(path, system, ranked, topics, cols, self.keep, said) if recorder.writer else None
-            recorder.write_done(Done(len(samples), text, part, {}, None))
+            recorder.write_done(Done(len(samples), text, part, _corpus(course, system, cols), None))
             course.done(len(samples))
 
     def finished(self, results: Results, interrupted: bool) -> None:
@@ -223,6 +223,14 @@ class _Parts(Scoring):
             keep = self.keep
             results.held = [(system, [s.id for s in samples], [n for n in cols.names if keep is None or keep(n)],
                              cols, made) for (system, samples, cols), made in zip(self.scored, self.records)]
+
+
+def _corpus(course: Course, system: str, cols: Columns) -> dict[str, list[tuple[str, Any]]]:
+    """The part's corpus statistics (retrieval's unjudged documents past the pool depth), as the per-sample path
+    takes them (:func:`genevals.engine.recorder.corpus_statistics`), from the columns' details."""
+    from genevals.metrics.retrieval.unjudged import statistics
+
+    return {sel.family: [(system, statistics(d)) for d in cols.details] for sel in course.recorder.corpus_families}
 
 
 def _prefetch(batches: Sequence[ScoredBatch], seed: int) -> None:

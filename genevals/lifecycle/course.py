@@ -172,6 +172,8 @@ class Lifecycle:
             self.say.note(f"genevals: note: {family}: {first_line(str(warning))}")
         if (meta.get("qrels_judged_by") or {}).get("note"):
             self.say.note(f"genevals: note: --qrels: {meta['qrels_judged_by']['note']}")
+        for family, warning in (meta.get("corpus_warnings") or {}).items():
+            self.say.warning(f"genevals: warning: {family}: {warning}")
         for note in unshared_ids_notes(report_data, self.settings.from_traces) if report_data else ():
             self.say.warning(f"genevals: warning: {note}")
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from genevals.output import comparing, runfolder
+from genevals.output import comparing, runfolder, unjudged
 from genevals.output.comparing import PairedValues
 from genevals.output.languages import LanguageTally
 from genevals.columns import DEFAULT_BUFFER_VALUES, SpillingColumns
@@ -285,6 +285,7 @@ def build_summary(acc: SummaryAccumulator, corpus: Mapping[str, Any], signatures
     from genevals._version import __version__
 
     systems = acc.summary(seed=seed)
+    unjudged.mark(systems, corpus)  # an output at a cutoff past the qrels' pool depth says how much is unjudged
     compared = {}
     if paired is not None:
         compared = comparing.block(systems, paired(comparing.compared_metrics(systems, meta)), seed, directions)

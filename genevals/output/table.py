@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Collection, Mapping, Sequence
 
+from genevals.output import unjudged
 from genevals.output.terminal import visible as shown_text
 from genevals.stats import DEFAULT_MIN_COVERAGE
 from genevals.types import NOT_COUNTED
@@ -44,7 +45,8 @@ def _statuses(m: Mapping[str, Any], limit: int = 4) -> str:
 
 
 def _cell(m: Mapping[str, Any], min_coverage: float) -> str:
-    covered = f"{m.get('scored') or 0}/{_total(m)}" + ("*" if _low(m, min_coverage) else "")
+    covered = (f"{m.get('scored') or 0}/{_total(m)}" + ("*" if _low(m, min_coverage) else "")
+               + (unjudged.MARK if unjudged.marked(m) else ""))
     if m.get("mean") is None:
         return f"- {covered}"
     ci = m.get("ci95") or [None, None]
@@ -91,6 +93,8 @@ def compact(summary: Mapping[str, Any], shown: Collection[str] | None = None) ->
         lines.append(f"{' and '.join(hidden)} not shown (every one: --all-outputs)")
     if any(_low(systems[s][name], min_coverage) for name in visible for s in systems if name in systems[s]):
         lines.append(f"* covers less than {min_coverage:.0%} of its samples (no band)")
+    if any(unjudged.marked(systems[s][name]) for name in visible for s in systems if name in systems[s]):
+        lines.append(unjudged.FOOTNOTE)
     lines += _unscored_groups(systems, names, visible)
     if summary.get("skipped"):
         lines.append(f"skipped input rows: {len(summary['skipped'])} (skipped.jsonl)")
@@ -155,7 +159,8 @@ def detailed(summary: Mapping[str, Any], shown: Collection[str] | None = None) -
                 mean, ci = "-", "-"
             else:
                 mean, ci = f"{m['mean']:.4f}", f"[{m['ci95'][0]:.4f}, {m['ci95'][1]:.4f}]"
-            covered = f"{m['scored']}/{_total(m)}" + ("*" if _low(m, min_coverage) else "")
+            covered = (f"{m['scored']}/{_total(m)}" + ("*" if _low(m, min_coverage) else "")
+                       + (unjudged.MARK if unjudged.marked(m) else ""))
             lines.append(f"  {shown_text(name):<22} {mean:>8} {ci:>19} {covered:>13}  {_statuses(m, 10)}".rstrip())
         for name, value in (summary.get("corpus") or {}).get(system, {}).items():
             if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -166,6 +171,9 @@ def detailed(summary: Mapping[str, Any], shown: Collection[str] | None = None) -
     if any(_low(m, min_coverage) for metrics in (summary.get("systems") or {}).values() for name, m in metrics.items()
            if name not in hidden):
         lines.append(f"* covers less than {min_coverage:.0%} of its samples (no band)")
+    if any(unjudged.marked(m) for metrics in (summary.get("systems") or {}).values() for name, m in metrics.items()
+           if name not in hidden):
+        lines.append(unjudged.FOOTNOTE)
     if summary.get("skipped"):
         lines.append(f"skipped input rows: {len(summary['skipped'])}")
     return "\n".join(lines)

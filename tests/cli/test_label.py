@@ -172,18 +172,25 @@ def test_repeats_keep_the_median_grade_and_count_the_pairs_whose_repeats_disagre
     assert (tmp_path / "j.qrels").read_text().splitlines()[1].endswith(" 2")
 
 
-def test_the_offline_grader_s_card_is_on_the_label_command():
-    """The Kendall tau figures of benchmarks/bench_judged_qrels.py are on `genevals label --help` (issue 40)."""
-    import subprocess
-    import sys
-
+def test_the_offline_grader_s_card_is_on_the_label_command_and_after_offline_labels(tmp_path):
+    """The card `genevals label --help` and an offline labelling show is the landed grader's (issue 52, point 18):
+    out of sample first, with n, its interval and the best trivial baseline; the in-sample figure labelled so,
+    and it is the landed grader's (0.85 by MAP), not the 0.88 of the calibration before its refit."""
     from genevals.labels.card import card
 
-    done = subprocess.run([sys.executable, "-m", "genevals", "label", "--help"], capture_output=True, text=True,
-                          timeout=60)
+    figures = card("offline")["figures"]
+    done = genevals("label", "--help")
     assert done.returncode == 0
     text = " ".join(done.stdout.split())
     assert "how far the offline grader's qrels can be trusted" in text
     for line in card("offline")["lines"]:
         assert " ".join(line.split()) in text
-    assert "Kendall tau 0.88 [0.73, 0.88] by MAP, 0.64 [0.55, 0.79] by nDCG@10" in text
+    inside = "In-sample, not a figure for new queries: the shipped grader, whose calibration saw these queries, gives "
+    assert inside + f"tau {figures['in_sample']['map']['tau']:.2f} by MAP" in text
+    assert figures["in_sample"]["map"]["tau"] < 0.87  # the landed grader's in-sample tau (0.849 in issue 52)
+    out = figures["out_of_sample"]["map"]
+    assert f"Kendall tau {out['tau']:.2f} [{out['ci95'][0]:.2f}, {out['ci95'][1]:.2f}] by MAP" in text
+    assert "n = 116 queries x 12 systems" in text and "Best trivial baseline on the same pool" in text
+    labelled = genevals("label", "--qrels-out", tmp_path / "demo.qrels", DEMO / "demo.jsonl", "--offline", "--depth", 1)
+    assert labelled.returncode == 0, labelled.stderr
+    assert f"genevals: card: {card('offline')['lines'][0]}" in labelled.stderr

@@ -24,3 +24,20 @@ def test_the_label_example_runs_as_written(tmp_path):
     assert done[1].returncode == 0, done[1].stderr
     meta = json.loads((tmp_path / "reports" / "judged" / "summary.json").read_text())["meta"]
     assert meta["qrels_judged_by"]["judge"] == "offline" and "not by people" in done[1].stderr
+
+
+def test_the_shallow_pool_example_prints_the_warning_the_page_shows(tmp_path):
+    """"Pool as deep as your cutoffs" (issue 52, point 4): its two commands, run as written, print the page's
+    warning word for word."""
+    page = DOCS / "how-to" / "label-relevance.md"
+    label, run = [words for code in section_blocks(page, "Pool as deep as your cutoffs", "bash")
+                  for words in commands(code)]
+    [shown] = section_blocks(page, "Pool as deep as your cutoffs", "text")
+    demo_trec(tmp_path, topics=30)
+    done = [subprocess.run([sys.executable, "-m", "genevals", *words[1:], *extra], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=600) for words, extra in ((label, ()), (run, ("--no-history",)))]
+    assert done[0].returncode == 0 and done[1].returncode == 0, done[0].stderr + done[1].stderr
+    warning = next(line for line in done[1].stderr.splitlines() if line.startswith("genevals: warning: retrieval"))
+    assert " ".join(shown.split()) == warning
+    summary = json.loads((tmp_path / "reports" / "shallow" / "summary.json").read_text())
+    assert summary["systems"]["dense"]["recall@4"]["mean"] == 1.0 and "1.0000 [1.00, 1.00]" in page.read_text()

@@ -26,6 +26,10 @@ def test_the_overview_caveats_say_the_qrels_were_made_by_the_model(browser, tmp_
         caveat = page.locator("#caveats details.caveat", has_text=NOTE)
         assert caveat.count() == 1 and caveat.is_visible()
         assert "pool depth 3" in caveat.inner_text() and "not by people" in caveat.inner_text()
+        # the default cutoffs 5 and 10 reach past the pool: the unjudged documents there are a caveat too (issue 52)
+        unjudged = page.locator("#caveats details.caveat", has_text="the qrels were pooled to depth 3")
+        assert unjudged.count() == 1 and unjudged.is_visible()
+        assert "dense @10:" in unjudged.inner_text() and "sparse @5:" in unjudged.inner_text()
     finally:
         context.close()
     assert errors == []

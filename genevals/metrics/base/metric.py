@@ -289,6 +289,11 @@ class Metric(abc.ABC):
         """Corpus-level values from the summed statistics. Default: the sums themselves (e.g. judge tokens)."""
         return dict(totals)
 
+    def corpus_warning(self, totals_by_system: Mapping[str, Mapping[str, float]]) -> str | None:
+        """A warning about the run as a whole from each system's summed statistics (summary meta
+        ``corpus_warnings``, shown in the terminal and the report); None: nothing to say."""
+        return None
+
     def judge_repeats(self, totals: Mapping[str, Any], seed: int) -> dict[str, Any] | None:
         """Per output, how its judge repeats varied (:mod:`genevals.metrics.judging.repeats`), from the summed
         statistics; None for a metric that is not judged repeatedly."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from genevals import types
+from genevals.metrics.retrieval import unjudged
 from genevals.metrics.retrieval.ranking_columns import evaluate_grades
 from genevals.metrics.retrieval.retrieval import (NO_LABELS_REASON, NO_RELEVANT, Retrieval, StatusMarks,
                                                   no_relevant_reason)
@@ -50,6 +51,8 @@ def _score(metric: Retrieval, run, topics: range) -> Columns:
     grades[row_of, col_of] = run.grades[lo:hi]
     judged = np.add.reduceat(run.judged[lo:hi].astype(np.int64), starts[:-1] - lo) if n else np.zeros(0, int)
 
+    deep = metric.unjudged_cutoffs
+    counts = unjudged.column_counts(run.judged[lo:hi], starts, deep) if deep else {}
     labels = [run.labels[t] for t in topics]
     ideal, n_pos, totals, g_max = _ideal(labels, level)
     computed = evaluate_grades(grades, lengths, ideal, n_pos, totals, g_max, metric.cutoffs, level)
@@ -68,6 +71,8 @@ def _score(metric: Retrieval, run, topics: range) -> Columns:
         if totals[q] == 0:
             marks.unscored(q, NO_RELEVANT, no_relevant_reason(level, len(got[0])))
             continue
+        if counts:
+            details[-1].update({name: int(values[q]) for name, values in counts.items()})
         marks.ranked(q, retrieved)
     return Columns(names, values, marks.statuses, marks.reasons, details)
 

@@ -12,6 +12,7 @@ from typing import Any, Mapping, Sequence
 from genevals import types
 from genevals.metrics.base import Metric, Output, register
 from genevals.metrics.retrieval import ranking as rk
+from genevals.metrics.retrieval import unjudged
 from genevals.scored import Columns
 from genevals.signature import make_signature
 from genevals.types import MetricResult, Sample
@@ -83,6 +84,9 @@ class Retrieval(Metric):
         Setting("cutoffs", list, DEFAULT_CUTOFFS, "cutoffs k of the @k outputs", minimum=1, maximum=MAX_CUTOFF),
         Setting("level", str, "auto", "ranking level; auto: doc when contexts carry doc_id", choices=LEVELS),
         Setting("relevance_level", float, 1, "the smallest graded label that counts as relevant"),
+        Setting("pool_depth", int, None, "the depth the qrels were pooled to (set from a genevals label qrels "
+                                          "file): the unjudged documents at each cutoff past it are counted",
+                minimum=1),
     )
 
     family = "retrieval"
@@ -117,6 +121,29 @@ class Retrieval(Metric):
         self.cutoffs = tuple(sorted(set(self.cutoffs)))
         self._names = ([o.name.format(k=k) for o in self.outputs if o.is_template for k in self.cutoffs]
                        + [o.name for o in self.outputs if not o.is_template])
+        #: the cutoffs past the pool depth, whose unjudged documents are counted (genevals.metrics.retrieval.unjudged)
+        self.unjudged_cutoffs = unjudged.deeper(self.cutoffs, self.pool_depth)
+
+    @property
+    def has_corpus_scores(self) -> bool:
+        return bool(self.unjudged_cutoffs)
+
+    def corpus_statistics(self, outputs: Mapping[str, MetricResult]) -> Mapping[str, float] | None:
+        """A scored sample's unjudged documents in the top k and its ranked ones there, per cutoff past the pool
+        depth."""
+        first = next(iter(outputs.values()), None)
+        if not self.unjudged_cutoffs or first is None or first.status in (NO_RELEVANT, types.NO_RELEVANCE_LABELS):
+            return None
+        return unjudged.statistics(first.details)
+
+    def corpus_from_statistics(self, totals: Mapping[str, float]) -> dict[str, Any]:
+        return unjudged.shares(totals)
+
+    def corpus_warning(self, totals_by_system: Mapping[str, Mapping[str, float]]) -> str | None:
+        """The sentence naming the unjudged documents past the pool depth, per system and cutoff."""
+        if not self.unjudged_cutoffs:
+            return None
+        return unjudged.warning(totals_by_system, self.pool_depth, self._names)
 
     def output_names(self) -> list[str]:
         return list(self._names)
@@ -208,6 +235,8 @@ class Retrieval(Metric):
             return ids, qrels, details, (NO_RELEVANT, no_relevant_reason(self.relevance_level, len(qrels)))
         if not ids:
             details["note"] = "no contexts retrieved: scored as an empty ranking"
+        if self.unjudged_cutoffs:
+            details.update(unjudged.sample_counts(ids, qrels, self.unjudged_cutoffs))
         return ids, qrels, details, None
 
 
