@@ -41,7 +41,8 @@ def _page(site, name: str) -> str:
 
 
 def _genevals_metrics() -> dict[str, list[str]]:
-    """Family -> output names, as ``genevals metrics`` prints them (its validation cards left out)."""
+    """Family -> output names, as ``genevals metrics`` prints them (its validation cards and where-it-holds notes
+    left out)."""
     done = subprocess.run([sys.executable, "-m", "genevals", "metrics"], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
@@ -51,7 +52,8 @@ def _genevals_metrics() -> dict[str, list[str]]:
         if line and not line.startswith(" "):
             family = line.split()[0]
             families[family] = []
-        elif line.startswith("  ") and not line.startswith("   ") and "validation card" not in line:
+        elif line.startswith("  ") and not line.startswith("   ") and "validation card" not in line \
+                and not line.startswith("  where it holds:"):
             families[family].append(line.split()[0])
     return families
 
