@@ -201,6 +201,13 @@ class OpenAIProvider:
                 return await client.post("/chat/completions", payload)
             except asyncio.TimeoutError:
                 raise TransientError(f"timeout after {self.timeout:g}s") from None
+            except http.ReplyCut as exc:
+                if not payload.get("stream"):
+                    raise TransientError(f"connection error: {exc}") from None
+                # llama.cpp's Python server cuts a streamed reply when another request waits for its one slot:
+                # as a 503, so the limiter lowers the requests in flight until none waits
+                raise TransientError(f"streamed reply cut short ({exc}): the server stops a reply when another "
+                                     "request waits for its slot", None, 503) from None
             except (OSError, EOFError) as exc:  # refused, reset, TLS failure, a reply cut short
                 raise TransientError(f"connection error: {type(exc).__name__}") from None
         import openai
