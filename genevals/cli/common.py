@@ -261,13 +261,13 @@ def add_judge_options(parser: argparse.ArgumentParser, batch: bool = False) -> N
                        help="keep --judge-concurrency fixed (by default it halves on timeouts and 429s and "
                             "recovers as requests succeed)")
     judge.add_argument("--judge-retries", type=option_type(_judge_setting("max_retries")), default=None, help="retries on 429/5xx/timeouts (default 4)")
-    judge.add_argument("--judge-timeout", type=option_type(_judge_setting("timeout")), default=None, help="seconds per request (default 60)")
+    judge.add_argument("--judge-timeout", type=option_type(_judge_setting("timeout")), default=None, help="seconds per request (default 60; 300 for a server on this machine)")
     judge.add_argument("--judge-seed", type=option_type(_judge_setting("seed")), default=None, help="sampling seed sent to the judge (default 0)")
     judge.add_argument("--judge-repeats", type=option_type(_judge_setting("repeats")), default=None, metavar="N",
                        action=LazyHelp, make_help=_repeats_help)
     judge.add_argument("--judge-temperature", type=option_type(_judge_setting("temperature")), default=None,
                        help="sampling temperature sent to the judge (default 0)")
-    judge.add_argument("--judge-max-tokens", type=option_type(_judge_setting("max_tokens")), default=None, help="cap on each reply's tokens")
+    judge.add_argument("--judge-max-tokens", type=option_type(_judge_setting("max_tokens")), default=None, help="cap on each reply's tokens (default: none; 512 for a server on this machine)")
     judge.add_argument("--judge-n-ctx", type=option_type(_judge_setting("n_ctx")), default=None, help="llama.cpp context window (default 4096)")
     judge.add_argument("--judge-cache", default=None, help="cache folder (default ~/.cache/genevals/judge)")
     judge.add_argument("--no-judge-cache", action="store_true", help="do not read or write the judge cache")

@@ -110,6 +110,9 @@ def print_config(args: argparse.Namespace, build: Callable[[argparse.Namespace],
     for name, value in (loaded.judge.items() if loaded is not None else ()):
         shown = _shown(env_name_shown(value) if name == "api_key_env" else value)
         print(f"judge.{name} = {shown}  # {sources.get('judge.' + name, loaded.path)}")
+    served = _judge_served(args)
+    if served:
+        print(served)
     return 0
 
 
@@ -195,3 +198,22 @@ def _flag_outcome(dest: str, source: str, feeds: dict, options: dict, defaults: 
                 and file_value != defaults.get(family, {}).get(key, _ABSENT):
             return f", not given: options.{family}.{key} = {_shown(file_value)} from {line} is used"
     return ""
+
+
+def _judge_served(args: argparse.Namespace) -> str | None:
+    """A comment line with what a judge server is given when no setting says (a timeout of null above is 60 s, or
+    300 s for a server on this machine: :mod:`genevals.judge.local`); None without a judge server."""
+    from genevals.cli.common import judge_config, judge_option_split
+
+    try:
+        judge = judge_config(args, **{**judge_fields(args), **judge_option_split(args)[0]})
+        if judge.resolved_backend != "openai" and not judge.local_server:
+            return None  # in process, or a backend of its own: no HTTP server to wait for
+        stream = judge.options.get("stream")
+    except ValueError:  # a bad judge setting: the run itself says which
+        return None
+    where = "a judge server on this machine" if judge.local_server else "a judge server elsewhere"
+    cap = judge.reply_cap if judge.reply_cap is not None else "each call's own budget"
+    return (f"# judge, as sent to {where}: timeout = {judge.request_timeout:g} s, max_tokens = {cap}, stream = "
+            f"{json.dumps(judge.local_server if stream is None else bool(stream))}")
+

@@ -115,8 +115,10 @@ SETTINGS = (
     Setting("model", str, None, "model name, or a .gguf path for llama.cpp", rule=_named("model")),
     Setting("temperature", float, 0.0, "sampling temperature sent with every request", minimum=0.0),
     Setting("seed", int, 0, "sampling seed sent with every request (repeat r uses seed + r)", minimum=None),
-    Setting("max_tokens", int, None, "cap on each reply's tokens", minimum=1),
-    Setting("timeout", float, 60.0, "seconds per request", minimum=0.0, rule=_positive),
+    Setting("max_tokens", int, None, "cap on each reply's tokens (default: none; 512 for a server on this "
+            "machine)", minimum=1),
+    Setting("timeout", float, None, "seconds per request (default 60; 300 for a server on this machine)",
+            minimum=0.0, rule=_positive),
     Setting("max_retries", int, 4, "extra tries on 429/5xx/timeouts", minimum=0),
     Setting("backoff_base", float, 0.5, "first retry's wait, seconds (doubles per retry)", minimum=0.0),
     Setting("backoff_max", float, 30.0, "longest wait between retries, seconds", minimum=0.0),
@@ -181,8 +183,10 @@ class JudgeConfig:
             OpenAI-compatible judge without one takes the only model its server lists at ``/models``, and stops
             the run when it lists none or several (:mod:`genevals.judge.models`): never a default name.
         api_key: default OPENAI_API_KEY; never recorded anywhere.
-        temperature, seed, max_tokens: sent with every request (max_tokens caps each call's own budget).
-        timeout: seconds per request. max_retries: extra tries on 429/5xx/timeouts, with exponential backoff
+        temperature, seed, max_tokens: sent with every request (max_tokens caps each call's own budget; for a
+            server on this machine, default :data:`genevals.judge.local.LOCAL_MAX_TOKENS`: :attr:`reply_cap`).
+        timeout: seconds per request (default 60, and :data:`genevals.judge.local.LOCAL_TIMEOUT` for a server on
+            this machine: :attr:`request_timeout`). max_retries: extra tries on 429/5xx/timeouts, with exponential backoff
             from ``backoff_base`` up to ``backoff_max`` seconds (Retry-After is honoured).
         concurrency: requests in flight at once, at most. ``adaptive_concurrency`` (default on) halves it on
             timeouts, 429s and 503s and raises it again as requests succeed (:mod:`genevals.judge.limiter`).
@@ -216,7 +220,7 @@ class JudgeConfig:
     temperature: float = 0.0
     seed: int = 0
     max_tokens: int | None = None
-    timeout: float = 60.0
+    timeout: float | None = None
     max_retries: int = 4
     backoff_base: float = 0.5
     backoff_max: float = 30.0
@@ -330,6 +334,32 @@ class JudgeConfig:
 
             return IN_FLIGHT
         return self.concurrency
+
+    @property
+    def local_server(self) -> bool:
+        """Whether the judge is a server on this machine: the URL its backend names it by (an OpenAI-compatible
+        one's base URL or OPENAI_BASE_URL; a ready provider's ``base_url``) is a loopback address. Such a judge
+        gets the local defaults of :mod:`genevals.judge.local`."""
+        from genevals.judge.local import on_this_machine
+
+        if self.provider is not None:
+            return on_this_machine(getattr(self.provider, "base_url", None))
+        backend = find_backend(self.resolved_backend)
+        return backend is not None and on_this_machine(backend.identity(self).base_url)
+
+    @property
+    def request_timeout(self) -> float:
+        """Seconds per request: ``timeout``, else the default for where the server is (:mod:`genevals.judge.local`)."""
+        from genevals.judge import local
+
+        return local.timeout(self.timeout, self.local_server)
+
+    @property
+    def reply_cap(self) -> int | None:
+        """The cap on each reply's tokens: ``max_tokens``, else the local server's default, else none."""
+        from genevals.judge import local
+
+        return local.max_tokens(self.max_tokens, self.local_server)
 
     @property
     def resolved_backend(self) -> str:

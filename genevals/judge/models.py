@@ -48,7 +48,7 @@ def listed_models(config: JudgeConfig) -> list[str]:
     except ImportError:
         raise JudgeModelError("the OpenAI-compatible judge needs the openai package: pip install openai") from None
     client = openai.OpenAI(api_key=config.api_key or os.environ.get("OPENAI_API_KEY") or "not-needed",
-                           base_url=url, timeout=min(float(config.timeout), 30.0), max_retries=0)
+                           base_url=url, timeout=min(config.request_timeout, 30.0), max_retries=0)
     try:
         return sorted({m.id for m in client.models.list().data if isinstance(getattr(m, "id", None), str) and m.id})
     except Exception as exc:  # noqa: BLE001  (any failure to list is the same advice: name the model)

@@ -121,7 +121,7 @@ class JudgeRuntime:
     def params(self, max_tokens: int) -> dict[str, Any]:
         """What every request sends: temperature, seed (``seed + r`` in repeat r: :data:`REPEAT`), and its own
         token budget capped by max_tokens."""
-        cap = self.config.max_tokens
+        cap = self.config.reply_cap
         return {"temperature": float(self.config.temperature), "seed": self.config.seed + REPEAT.get(),
                 "max_tokens": min(max_tokens, cap) if cap else max_tokens}
 

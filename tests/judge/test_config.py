@@ -18,7 +18,23 @@ def no_openai_env(monkeypatch):
 def test_defaults(no_openai_env):
     config = JudgeConfig()
     assert (config.backend, config.temperature, config.seed, config.max_tokens, config.timeout) == (
-        "auto", 0.0, 0, None, 60.0)
+        "auto", 0.0, 0, None, None)
+    assert (config.request_timeout, config.reply_cap, config.local_server) == (60.0, None, False)
+
+
+@pytest.mark.parametrize("url, local", [
+    ("http://127.0.0.1:8080/v1", True), ("http://localhost:8080/v1", True), ("http://[::1]:8000/v1", True),
+    ("http://127.8.0.3/v1", True), ("http://api.localhost/v1", True), ("https://api.openai.com/v1", False),
+    ("http://10.0.0.5:8080/v1", False), ("http://localhost.example.com/v1", False), ("http://[::1/v1", False),
+])
+def test_local_defaults_follow_the_server(no_openai_env, url, local):
+    """A judge server on this machine gets 300 s a request and 512 tokens a reply unless they are given."""
+    config = JudgeConfig(base_url=url)
+    assert config.local_server is local
+    assert (config.request_timeout, config.reply_cap) == ((300.0, 512) if local else (60.0, None))
+    given = JudgeConfig(base_url=url, timeout=20, max_tokens=64)
+    assert (given.request_timeout, given.reply_cap) == (20.0, 64)
+    assert not JudgeConfig(backend="llamacpp", base_url=url).local_server  # in process: no server
     assert (config.max_retries, config.backoff_base, config.backoff_max, config.concurrency) == (4, 0.5, 30.0, 4)
     assert (config.cache, config.dry_run, config.context_token_budget, config.options) == (True, False, None, {})
 
@@ -138,11 +154,11 @@ def test_backend_settings_live_in_the_backend_and_are_checked_there(no_openai_en
     from genevals.judge.backends import llamacpp, openai_compatible
 
     assert [s.name for s in llamacpp.SETTINGS] == ["n_ctx", "n_threads", "chat_format"]
-    assert [s.name for s in openai_compatible.SETTINGS] == ["response_format"]
+    assert [s.name for s in openai_compatible.SETTINGS] == ["response_format", "stream"]
     config = JudgeConfig.from_options({"backend": "llamacpp", "n_ctx": 8192, "n_threads": 2})
     assert (config.option("n_ctx"), config.option("n_threads"), config.option("chat_format")) == (8192, 2, None)
     assert JudgeConfig(backend="llamacpp").option("n_ctx") == 4096
-    assert JudgeConfig(backend="openai").option("response_format") == "json_schema"
+    assert JudgeConfig(backend="openai").option("response_format") is None  # json_schema, or the packaged model's
     with pytest.raises(ValueError) as err:
         JudgeConfig.from_options({"backend": "openai", "n_ctx": 8192})
     assert str(err.value) == "judge n_ctx: a setting of the llamacpp backend; this judge is openai"

@@ -54,6 +54,11 @@ class _Closed(ConnectionError):
     """The server closed the connection before sending a status line."""
 
 
+class ReplyCut(ConnectionError):
+    """The server closed the connection inside a reply's body, after its status line and headers (llama.cpp's
+    Python server ends a streamed reply so when another request waits for its one slot)."""
+
+
 def lean_url(url: str) -> bool:
     """Whether :class:`JsonPoster` can serve ``url``: http(s), no query, fragment or user info, and no proxy
     configured for its host (the environment's HTTP(S)_PROXY / ALL_PROXY, minus NO_PROXY)."""
@@ -153,21 +158,27 @@ async def _read_reply(reader: asyncio.StreamReader) -> tuple[int, dict[str, str]
             break  # 1xx (100 Continue, 103 Early Hints): the real reply follows
     keep = (headers.get("connection", "").lower() != "close") if version == "HTTP/1.1" else \
         headers.get("connection", "").lower() == "keep-alive"
-    if "chunked" in headers.get("transfer-encoding", "").lower():
-        parts = []
-        while True:
-            head = (await reader.readline()).split(b";", 1)[0].strip()
-            try:
-                size = int(head, 16)
-            except ValueError:
-                raise ConnectionError(f"bad chunk size {head[:20]!r}") from None
-            if size == 0:
-                while (await reader.readline()) not in (b"\r\n", b"\n", b""):
-                    pass  # trailers
-                break
-            parts.append(await reader.readexactly(size))
-            await reader.readexactly(2)
-        return status, headers, b"".join(parts), keep
-    if "content-length" in headers:
-        return status, headers, await reader.readexactly(int(headers["content-length"])), keep
+    try:
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            parts = []
+            while True:
+                line = await reader.readline()
+                if not line:
+                    raise ReplyCut("connection closed inside a chunked reply")
+                head = line.split(b";", 1)[0].strip()
+                try:
+                    size = int(head, 16)
+                except ValueError:
+                    raise ConnectionError(f"bad chunk size {head[:20]!r}") from None
+                if size == 0:
+                    while (await reader.readline()) not in (b"\r\n", b"\n", b""):
+                        pass  # trailers
+                    break
+                parts.append(await reader.readexactly(size))
+                await reader.readexactly(2)
+            return status, headers, b"".join(parts), keep
+        if "content-length" in headers:
+            return status, headers, await reader.readexactly(int(headers["content-length"])), keep
+    except asyncio.IncompleteReadError:
+        raise ReplyCut("connection closed inside a reply") from None
     return status, headers, await reader.read(), False

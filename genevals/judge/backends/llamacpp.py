@@ -18,16 +18,14 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from genevals.judge import packaged
+from genevals.judge.packaged import PACKAGED_MODEL, SMOKE_MODEL_WARNING
 from genevals.judge.protocol import Completion, Message, PermanentError, Usage
 from genevals.judge.registry import Backend, Identity, register_backend
 from genevals.settings import Setting
 
-PACKAGED_MODEL = "gemma-3-270m-q4_k_m-packaged"
-#: Shown in details and signatures whenever the tiny packaged base model judges.
-SMOKE_MODEL_WARNING = (
-    "judge is the packaged Gemma 3 270M base model (not instruction-tuned): for offline smoke runs only; "
-    "its claims and verdicts are not trustworthy"
-)
+__all__ = ["PACKAGED_MODEL", "SMOKE_MODEL_WARNING", "LlamaCppProvider", "enable_fast_grammar", "is_packaged",
+           "packaged_model_path"]
 _MODELS: dict[tuple[str, int], Any] = {}
 _MODELS_LOCK = threading.RLock()
 _CALL_LOCK = threading.Lock()  # one llama.cpp call at a time in this process
@@ -151,7 +149,13 @@ def enable_fast_grammar(top_k: int = GRAMMAR_TOP_K) -> bool:
 
 
 def is_packaged(model: str | None) -> bool:
+    """Whether ``model`` asks for the packaged model's own file (none given, or its name)."""
     return model in (None, "", PACKAGED_MODEL)
+
+
+def _warning(config: Any) -> str | None:
+    """The tiny model's warning: the packaged model, or its file given by path (:mod:`genevals.judge.packaged`)."""
+    return SMOKE_MODEL_WARNING if is_packaged(config.model) or packaged.is_packaged_name(config.model) else None
 
 
 class LlamaCppProvider:
@@ -168,7 +172,7 @@ class LlamaCppProvider:
         self.seed = seed
         self.chat_format = chat_format or ("gemma" if self.packaged else None)
         self.fast_grammar = fast_grammar
-        self.warning = SMOKE_MODEL_WARNING if self.packaged else None
+        self.warning = SMOKE_MODEL_WARNING if self.packaged or packaged.is_packaged_name(model_path) else None
 
     def _llama(self):
         try:
@@ -227,7 +231,7 @@ async def _preflight(config: Any, provider: LlamaCppProvider) -> str | None:
 
 #: llama.cpp's own settings (``--judge-option n_ctx=8192``): the window decides the context budget per call
 SETTINGS = (
-    Setting("n_ctx", int, 4096, "llama.cpp's context window in tokens (also --judge-n-ctx)", minimum=512,
+    Setting("n_ctx", int, packaged.N_CTX, "llama.cpp's context window in tokens (also --judge-n-ctx)", minimum=512,
             maximum=1_048_576),
     Setting("n_threads", int, None, "CPU threads llama.cpp uses (default: its own choice)", minimum=1,
             maximum=1024),
@@ -246,5 +250,5 @@ register_backend(Backend(
     summary="llama.cpp in process: --judge-model path/to/model.gguf (default: the packaged Gemma 3 270M)",
     extra="llama", requires=(("llama_cpp", "llama-cpp-python"),), preflight=_preflight,
     # room in the window for the instructions, the claims and the reply
-    context_budget=lambda config: max(256, config.option("n_ctx") // 2 - 512),
-    warning=lambda config: SMOKE_MODEL_WARNING if is_packaged(config.model) else None))
+    context_budget=lambda config: packaged.context_budget(config.option("n_ctx")),
+    warning=_warning))

@@ -3,15 +3,21 @@
 Configuration: ``base_url`` option or OPENAI_BASE_URL, ``model`` option, API key from the ``api_key`` option
 or OPENAI_API_KEY (kept only in the client object; never in results, logs or the cache).
 
-Structured output, in order of preference, remembered per provider once a server refuses one:
-``json_schema`` (OpenAI, vLLM) -> ``json_object`` with a ``schema`` field (llama.cpp server) -> plain
-``json_object`` -> no response_format. A 400/422 answer to a request with a response_format moves one step
-down and re-sends at once. Requests do not wait for the first one to show which mode the server takes: that
-would leave every slot idle for one round trip per run (11% of the ideal at concurrency 32). A server that
-refuses a mode refuses the requests already in flight with it too (at most the concurrency, each answered at
-once); the step down is taken once per mode (the first refusal moves it, later refusals of the same mode only
-re-send). The openai client's own retries are off: retries wrap the provider
-(:mod:`genevals.judge.client`).
+Structured output, in order of preference: ``json_schema`` (OpenAI, vLLM) -> ``json_object`` with a ``schema``
+field (llama.cpp's servers) -> plain ``json_object`` -> no response_format. An error naming the response format
+moves one step down and re-sends at once. The mode a server takes is remembered for the process, per server and
+model (:data:`_ACCEPTED`), by every provider: each metric and juror has its own, and llama.cpp's Python server
+answers an unknown format with a 500 and a traceback in its log, once per refused request. The preflight
+(:func:`probe`) finds it with its one request, so a run that checks its judge sends no refused request after it;
+the packaged model served by llama.cpp (:mod:`genevals.judge.packaged`) starts at ``json_object`` with a schema
+and is refused nothing. Requests do not wait for the first one to show which mode the server takes: that would
+leave every slot idle for one round trip per run (11% of the ideal at concurrency 32). A server that refuses a
+mode refuses the requests already in flight with it too (at most the concurrency, each answered at once). The
+openai client's own retries are off: retries wrap the provider (:mod:`genevals.judge.client`).
+
+Replies from a server on this machine are streamed (``stream`` setting; :mod:`genevals.judge.local`), read whole
+and joined (:mod:`genevals.judge.backends.sse`): a request that times out closes its connection, and llama.cpp's
+server stops generating at the next token instead of finishing a reply nobody reads.
 
 Requests go over :mod:`genevals.judge.backends.http` (a lean keep-alive HTTP/1.1 client) whenever it can serve
 the URL, and otherwise (a proxy, a URL with a query) through the openai client's own ``post``, its reply read as
@@ -30,7 +36,8 @@ import re
 import time
 from typing import Any, Mapping, Sequence
 
-from genevals.judge.config import public_url
+from genevals.judge import packaged
+from genevals.judge.config import DEFAULT_CONTEXT_BUDGET, public_url
 from genevals.judge.protocol import (Completion, JudgeError, Message, PermanentError, TransientError, Usage,
                                      estimate_tokens)
 from genevals.judge.redact import Redactor
@@ -40,6 +47,8 @@ from genevals.settings import Setting
 MODES = ("json_schema", "json_object_schema", "json_object", "none")
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: (base URL, model) -> the structured-output mode that server took (or the next to try), for the process
+_ACCEPTED: dict[tuple[str, str], str] = {}
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -68,18 +77,34 @@ class OpenAIProvider:
     backend = "openai"
 
     def __init__(self, *, base_url: str | None = None, model: str | None = None, api_key: str | None = None,
-                 timeout: float = 60.0, seed: int = 0, mode: str | None = None) -> None:
+                 timeout: float = 60.0, seed: int = 0, mode: str | None = None, stream: bool = False) -> None:
         self.base_url = base_url
         self.model = model or DEFAULT_MODEL  # the API's own default; the CLI and the runtime always name one
         self._api_key = api_key
         self.timeout = float(timeout)
         self.seed = seed
-        self.mode = mode or "json_schema"
+        #: the first mode to try: the one asked for, else json_schema (json_object with a schema for the packaged
+        #: model, which only llama.cpp serves)
+        self.first_mode = mode or ("json_object_schema" if packaged.is_packaged_name(self.model) else "json_schema")
+        self.stream = bool(stream)
         self._client: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:  # never show the key
         return f"OpenAIProvider(base_url={self.base_url!r}, model={self.model!r}, mode={self.mode!r})"
+
+    @property
+    def mode(self) -> str:
+        """The structured-output mode the next request takes: the first one asked for, or a later one this
+        server (with this model) refused the earlier ones for, in this process."""
+        remembered = _ACCEPTED.get((self.base_url or DEFAULT_BASE_URL, self.model), self.first_mode)
+        return max(self.first_mode, remembered, key=MODES.index)
+
+    def _refused(self, mode: str) -> None:
+        """``mode`` was refused: the next one, for every provider of this server and model (once per mode: a
+        refusal of a mode already moved past changes nothing)."""
+        if self.mode == mode:
+            _ACCEPTED[(self.base_url or DEFAULT_BASE_URL, self.model)] = MODES[MODES.index(mode) + 1]
 
     def _get_client(self):
         """The request transport of this event loop: a :class:`JsonPoster`, or the openai client."""
@@ -128,6 +153,9 @@ class OpenAIProvider:
             mode = self.mode
             kwargs = self.request_body(messages, schema, params, mode)
             fmt = kwargs.get("response_format")
+            streamed = self.stream and isinstance(client, http.JsonPoster)  # the openai client's post reads JSON
+            if streamed:  # never in a batch's lines (request_body): a batch answers whole
+                kwargs["stream"] = True
             requests += 1
             try:
                 body = await self._post(client, kwargs)
@@ -143,6 +171,15 @@ class OpenAIProvider:
                                          exc.status) from None
                 raise PermanentError(f"HTTP {exc.status}: {_message(exc)}") from None
             break
+        if streamed:
+            from genevals.judge.backends import sse
+
+            try:
+                body = sse.joined(body)
+            except sse.CutShort as exc:  # as a 503: the limiter lowers the requests in flight
+                raise TransientError(f"streamed reply cut short: {exc}", None, 503) from None
+            except ValueError as exc:  # an error event, or no stream: worth another try
+                raise TransientError(f"streamed reply: {exc}") from None
         return _completion(body, messages, requests)
 
     def request_body(self, messages: Sequence[Message], schema: Mapping[str, Any] | None,
@@ -165,8 +202,7 @@ class OpenAIProvider:
         simpler mode is taken (once per mode) and True says: send it again."""
         if MODES.index(mode) >= len(MODES) - 1 or not re.search(r"response_format|json_schema|schema", message, re.I):
             return False
-        if self.mode == mode:  # not yet moved by another refusal of the same mode
-            self.mode = MODES[MODES.index(mode) + 1]
+        self._refused(mode)
         return True
 
     async def _post(self, client, payload: dict[str, Any]) -> bytes:
@@ -179,6 +215,13 @@ class OpenAIProvider:
                 return await client.post("/chat/completions", payload)
             except asyncio.TimeoutError:
                 raise TransientError(f"timeout after {self.timeout:g}s") from None
+            except http.ReplyCut as exc:
+                if not payload.get("stream"):
+                    raise TransientError(f"connection error: {exc}") from None
+                # llama.cpp's Python server cuts a streamed reply when another request waits for its one slot:
+                # as a 503, so the limiter lowers the requests in flight until none waits
+                raise TransientError(f"streamed reply cut short ({exc}): the server stops a reply when another "
+                                     "request waits for its slot", None, 503) from None
             except (OSError, EOFError) as exc:  # refused, reset, TLS failure, a reply cut short
                 raise TransientError(f"connection error: {type(exc).__name__}") from None
         import openai
@@ -253,13 +296,20 @@ PROBE = [{"role": "user", "content": "Reply with the single word OK."}]
 SHOWN_ERROR = 400
 
 
+#: the preflight's response format: a schema as small as one, so the probe finds the mode the server takes
+PROBE_SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"],
+                "additionalProperties": False}
+
+
 async def probe(config: Any, provider: OpenAIProvider) -> str | None:
-    """The preflight: one chat completion of at most one token, no retries. None when it answers (an HTTP 429
-    too: the endpoint, model and key work, and the client's retries handle rate limits), else the advice."""
+    """The preflight: one chat completion of at most one token, with :data:`PROBE_SCHEMA` as its structured
+    output (a server that refuses a mode is asked again with the next, and the mode it takes is remembered for
+    the run: :data:`_ACCEPTED`), no retries. None when it answers (an HTTP 429 too: the endpoint, model and key
+    work, and the client's retries handle rate limits), else the advice."""
     secret = Redactor.for_judge(config.api_key, config.base_url)
     url = public_url(getattr(provider, "base_url", None)) or f"{DEFAULT_BASE_URL} (the default)"
     try:
-        await provider.complete(PROBE, None, {"temperature": 0.0, "seed": config.seed, "max_tokens": 1})
+        await provider.complete(PROBE, PROBE_SCHEMA, {"temperature": 0.0, "seed": config.seed, "max_tokens": 1})
     except TransientError as exc:
         if exc.status == 429:
             return None
@@ -294,16 +344,32 @@ def _advice(message: str, url: str, model: str, status: int | None) -> str:
 
 #: the OpenAI-compatible backend's own settings (``--judge-option response_format=json_object``)
 SETTINGS = (
-    Setting("response_format", str, "json_schema", "the first structured-output mode tried; a server that "
-            "refuses one steps down to the next (json_schema, json_object_schema, json_object, none)",
-            choices=MODES),
+    Setting("response_format", str, None, "the first structured-output mode tried (default json_schema; "
+            "json_object_schema for the packaged model); a server that refuses one steps down to the next "
+            "(json_schema, json_object_schema, json_object, none)", choices=MODES),
+    Setting("stream", bool, None, "stream replies, so a request given up on stops the server's generation "
+            "(default: for a server on this machine)"),
 )
 
 
 def _provider(config: Any) -> OpenAIProvider:
+    stream = config.option("stream")
     return OpenAIProvider(base_url=config.base_url or os.environ.get("OPENAI_BASE_URL"), model=config.model,
-                          api_key=config.api_key or os.environ.get("OPENAI_API_KEY"), timeout=config.timeout,
-                          seed=config.seed, mode=config.option("response_format"))
+                          api_key=config.api_key or os.environ.get("OPENAI_API_KEY"), timeout=config.request_timeout,
+                          seed=config.seed, mode=config.option("response_format"),
+                          stream=config.local_server if stream is None else stream)
+
+
+def _warning(config: Any) -> str | None:
+    """The packaged model's warning when the server serves it (:mod:`genevals.judge.packaged`): known once the
+    model is named (``--judge-model``, or the one the server lists, named before the metrics are built)."""
+    return packaged.SMOKE_MODEL_WARNING if packaged.is_packaged_name(config.model) else None
+
+
+def _context_budget(config: Any) -> int:
+    """The packaged model's budget in the window the how-to serves it with (as in process), else the default."""
+    return packaged.context_budget(packaged.N_CTX) if packaged.is_packaged_name(config.model) \
+        else DEFAULT_CONTEXT_BUDGET
 
 
 def _identity(config: Any) -> Identity:
@@ -314,4 +380,5 @@ def _identity(config: Any) -> Identity:
 register_backend(Backend(
     name="openai", factory=_provider, settings=SETTINGS, auto="when",
     picked=lambda base_url: bool(base_url or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY")), identity=_identity, requires=(("openai", "openai"),), preflight=probe,
+    warning=_warning, context_budget=_context_budget,
     summary="an OpenAI-compatible server: --judge-base-url (or OPENAI_BASE_URL), --judge-model, OPENAI_API_KEY"))

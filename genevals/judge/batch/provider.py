@@ -288,7 +288,7 @@ def build(inner: Any, config: Any, redact: Callable[[str | None], str | None]) -
     from genevals.judge.config import public_url
 
     url = inner.base_url or DEFAULT_BASE_URL
-    api = BatchAPI(url, config.api_key or os.environ.get("OPENAI_API_KEY"), config.timeout)
+    api = BatchAPI(url, config.api_key or os.environ.get("OPENAI_API_KEY"), config.request_timeout)
     state = BatchState(config.batch_dir) if config.batch_dir else None
     return BatchProvider(inner, api, BatchSettings(config.batch_poll, config.batch_poll_max, state,
                                                    public_url(url) or url, lambda t: redact(t) or ""))
