@@ -36,7 +36,7 @@ NEW_CLASSES = ("history", "traces", "trec", "citations", "repeats", "mapfiles", 
                "conversations", "history_tokens", "agreement_labels", "otel", "review_queue", "begin_tsv")
 #: issue 52's regressions, each class the causes one fix covered (a module each, as NEW_CLASSES): outputs over
 #: inputs, secrets printed, blind review (a); special and damaged small files (b); long and odd inputs (d)
-ISSUE52_CLASSES = ("issue52a", "issue52b", "issue52d")
+ISSUE52_CLASSES = ("issue52a", "issue52b", "issue52d", "issue52k")
 CLASSES = ("encodings", "sizes", "types", "paths", "options", "formats", "api", "runfolder", "judge",
            # issue 34: the surfaces added since the first corpus, one module each (hostile/cases_<class>.py)
            *NEW_CLASSES, *ISSUE52_CLASSES)
