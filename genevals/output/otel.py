@@ -36,11 +36,12 @@ import unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from genevals.extras import missing as missing_extra
 from genevals.finite import num
 from genevals.output import otel_http, summary_shape
+from genevals.output.otel_credentials import HEADER_VARIABLES, credentials_problem
 from genevals.output.runfolder import (OTEL_FILE, SUMMARY_FILE, iter_rows, read_manifest, read_outputs,
                                        read_summary, write_whole)
 from genevals.types import ERROR, JUDGE_ERROR, OK, PARSE_ERROR
@@ -99,35 +100,11 @@ def endpoint(given: str | None, env: Mapping[str, str] = os.environ) -> str:
     if odd is not None:  # a space or an invisible character: a typo, or a host made to look like another
         raise OtelError(f"{what}: {shown(given)}: the host holds {unicodedata.name(odd, repr(odd))} "
                         f"(U+{ord(odd):04X}); expected a host name or address")
-    problem = _credentials_problem(parts, env, what)
+    problem = credentials_problem(parts, env, what)
     if problem is not None:
         raise OtelError(problem)
     path = parts.path.rstrip("/")
     return urlunsplit(parts._replace(path=path if full else path + LOGS_PATH))
-
-
-#: the longest credential taken from the endpoint's URL (its user name, password, a query value), as for a judge
-MAX_CREDENTIAL_CHARS = 4096
-#: the longest header value taken from OTEL_EXPORTER_OTLP_HEADERS: servers refuse longer header lines (8 KB is
-#: the usual limit), and each value is looked for in every message that might quote it
-MAX_HEADER_CHARS = 8192
-
-
-def _credentials_problem(parts: Any, env: Mapping[str, str], what: str) -> str | None:
-    """Why the URL's credentials (given as ``what``) or the headers' values cannot be taken (one too long),
-    without quoting them."""
-    user, _, password = parts.netloc.rpartition("@")[0].partition(":")
-    longest = max([len(user), len(password)] + [len(v) for _, v in parse_qsl(parts.query)])
-    if longest > MAX_CREDENTIAL_CHARS:
-        return (f"{what}: a credential in the URL (its user name, password or a query value) is {longest:,} characters; "
-                f"each is at most {MAX_CREDENTIAL_CHARS:,} (a file or a log pasted in?); it is not shown")
-    for name in HEADER_VARIABLES:
-        values = [item.partition("=")[2] for item in (env.get(name) or "").split(",")]
-        longest = max(map(len, values), default=0)
-        if longest > MAX_HEADER_CHARS:
-            return (f"{name}: a header's value is {longest:,} characters; each is at most {MAX_HEADER_CHARS:,} "
-                    "(servers refuse longer headers: a file or a log pasted in?); it is not shown")
-    return None
 
 
 def shown(url: str) -> str:
@@ -287,8 +264,6 @@ class _Messages(logging.Handler):
         return _scrubbed(self.first or "the backend did not take them")[:300]
 
 
-#: the SDK's variables that hold credentials (their values never reach a message or a file)
-HEADER_VARIABLES = ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_LOGS_HEADERS")
 
 
 def _scrubbed(text: str, env: Mapping[str, str] = os.environ) -> str:
