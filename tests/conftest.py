@@ -72,7 +72,7 @@ SLOW = (
     "validation/test_begin.py",
     # issue 52: measured at 4 s of CPU or more a file
     "cli/test_output_clobber.py", "judge/test_folded_credentials.py", "language/test_detect_once.py",
-    "grounding/test_absent_on_records.py", "language/test_long_inputs.py",
+    "grounding/test_absent_on_records.py", "language/test_long_inputs.py", "language/test_majority.py",
 )
 
 
