@@ -27,9 +27,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_THRESHOLD, csv_list
-from genevals.output.terminal import visible_message
+from genevals.output.terminal import say, visible_message
 from genevals.suggest import did_you_mean
-from genevals.output.terminal import say
 
 #: how many available names an error lists before "..."
 SHOWN_NAMES = 12

@@ -12,8 +12,7 @@ import sys
 from pathlib import Path
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, count
-from genevals.output.terminal import visible
-from genevals.output.terminal import say
+from genevals.output.terminal import say, visible
 
 _PATH_HELP = ("the run history's SQLite file (default: $GENEVALS_HISTORY, else "
               "$XDG_DATA_HOME/genevals/history.sqlite, i.e. ~/.local/share/genevals/history.sqlite)")
