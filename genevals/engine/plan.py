@@ -5,7 +5,6 @@ results already there and leaves them out of what is still to score.
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
@@ -28,6 +27,7 @@ from genevals.language.majority import Majority, MajorityTally
 from genevals.language.setting import without_majority
 from genevals.input.source import RowSource
 from genevals.types import Sample
+from genevals.output.terminal import say
 
 
 class InputErrors(InputError):
@@ -238,7 +238,7 @@ def start_run(plan: Plan) -> tuple[RunRecorder, Iterator[list[Sample]], int]:
             check_resume(out, wanted)
     earlier = runfolder.prepare(out, resume)
     if earlier is not None:  # said at once: a run that crashes later never gets to say it
-        print(f"genevals: note: the earlier run in {out} was moved to {earlier}", file=sys.stderr, flush=True)
+        say(f"genevals: note: the earlier run in {out} was moved to {earlier}", flush=True)
         meta = {**meta, "earlier_run": str(earlier)}
     present = frozenset(n for n in runfolder.RUN_FILES if out is not None and (out / n).exists())
     if out is not None:
