@@ -80,6 +80,7 @@ SLOW = (
     "metrics/citations/test_offline_choice.py", "grounding/test_domain.py",
     "lifecycle/test_messages.py", "cli/test_runfile_merge.py",  # the README's quick start; six cold processes
     "docs/test_readme_install.py",  # a venv, a run and Chromium
+    "language/test_majority.py",
 )
 
 

@@ -109,6 +109,8 @@ def json_file(path: str) -> Any:
         raise argparse.ArgumentTypeError(f"{path}: {exc}") from None
     except (OSError, ValueError) as exc:
         raise argparse.ArgumentTypeError(f"{path}: {exc}") from None
+    except RecursionError:  # thousands of brackets deep: no setting takes such a value; refused, not a traceback
+        raise argparse.ArgumentTypeError(f"{path}: not valid JSON: nested too deeply to read") from None
 
 
 def key_value(text: str) -> tuple[str, Any]:

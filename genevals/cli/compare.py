@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_THRESHOLD, csv_list
-from genevals.output.terminal import visible_message
+from genevals.output.terminal import say, visible_message
 from genevals.suggest import did_you_mean
 
 #: how many available names an error lists before "..."
@@ -210,11 +210,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         for line in leaderboard_lines(found, directions):
             print(line)
     for c in worse:
-        print(f"genevals: significantly worse: {difference_line(c, directions)}", file=sys.stderr)
+        say(f"genevals: significantly worse: {difference_line(c, directions)}")
     apart = found.get("not_compared") or []
     if apart and (args.quiet or args.json):  # the leaderboard's lines say it otherwise
         for entry in apart:
-            print(f"genevals: not compared: {entry['metric']}: {entry['why']}", file=sys.stderr)
+            say(f"genevals: not compared: {entry['metric']}: {entry['why']}")
     if gating and not worse and not args.json:
         who = args.fail_if_worse or "RUN_B"
         named = list(dict.fromkeys(c["metric"] for c in untested))

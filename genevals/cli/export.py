@@ -11,11 +11,11 @@ dashboard that is down. Checked before anything is scored: the URL and the extra
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_THRESHOLD
 from genevals.lifecycle.course import otel_send
+from genevals.output.terminal import say
 
 _ENDPOINT_HELP = ("the OTLP/HTTP endpoint: a base URL (http://localhost:4318; /v1/logs is added) or the full logs "
                   "URL; headers such as credentials come from OTEL_EXPORTER_OTLP_HEADERS, never from a file")
@@ -51,21 +51,21 @@ def cmd_otel(args: argparse.Namespace) -> int:
     try:
         url = otel.endpoint(args.otel_endpoint)
     except otel.OtelError as exc:
-        print(f"genevals: error: {exc}", file=sys.stderr)
+        say(f"genevals: error: {exc}")
         return EXIT_BAD_INPUT
     needs = otel.missing()
     if needs:
-        print(f"genevals: error: {needs}", file=sys.stderr)
+        say(f"genevals: error: {needs}")
         return EXIT_BAD_INPUT
     try:
         ok, line, unrecorded = otel_send(Path(args.run_dir), url)
     except ValueError as exc:  # OtelError, or a results.jsonl line that is not a result
-        print(f"genevals: error: {exc}", file=sys.stderr)
+        say(f"genevals: error: {exc}")
         return EXIT_BAD_INPUT
     if unrecorded:
-        print(f"genevals: warning: could not record what was sent: {unrecorded}", file=sys.stderr)
+        say(f"genevals: warning: could not record what was sent: {unrecorded}")
     if not ok:
-        print(f"genevals: error: {line}", file=sys.stderr)
+        say(f"genevals: error: {line}")
         return EXIT_THRESHOLD
     print(line)
     return EXIT_OK

@@ -4,10 +4,10 @@ that decides exit code 3 (``--max-judge-errors``).
 """
 from __future__ import annotations
 
-import sys
 from typing import Any, Callable, Iterable
 
 from genevals.engine.failures import JudgeFailures
+from genevals.output.terminal import say
 
 
 def from_statuses(family: str, outcomes: Iterable[tuple[str, str | None]]) -> JudgeFailures:
@@ -23,7 +23,7 @@ def report(found: JudgeFailures, limit: float) -> bool:
     from genevals.lifecycle.course import judge_failures
     from genevals.lifecycle.messages import Messages
 
-    return judge_failures(found, limit, Messages(lambda message: print(message.text, file=sys.stderr)))
+    return judge_failures(found, limit, Messages(lambda message: say(message.text)))
 
 
 class JudgeProblem(Exception):

@@ -22,6 +22,7 @@ from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, nonnegative, option_typ
 from genevals.input.kinds import LABELS, is_row_file
 from genevals.settings import Setting
 from genevals.utf8 import shown
+from genevals.output.terminal import say
 
 #: keep each topic's top N only
 DEPTH = Setting("depth", int, None, "keep each topic's top N only", minimum=1)
@@ -163,7 +164,7 @@ def cmd_fuse(args: argparse.Namespace) -> int:
     from genevals.metrics.retrieval.fusion import check, rrf_topics
 
     def fail(message: str) -> int:
-        print(f"genevals: error: {message}", file=sys.stderr)
+        say(f"genevals: error: {message}")
         return EXIT_BAD_INPUT
 
     out = Path(args.out)
@@ -194,9 +195,9 @@ def cmd_fuse(args: argparse.Namespace) -> int:
         return fail(str(exc))
     if errors:
         for error in errors[:SHOWN_ERRORS]:
-            print(f"genevals: error: {error}", file=sys.stderr)
+            say(f"genevals: error: {error}")
         if len(errors) > SHOWN_ERRORS:
-            print(f"genevals: error: ... and {len(errors) - SHOWN_ERRORS} more", file=sys.stderr)
+            say(f"genevals: error: ... and {len(errors) - SHOWN_ERRORS} more")
         return EXIT_BAD_INPUT
     empty = [path for path, run in zip(args.runs, runs) if not run.rankings]
     if empty:
@@ -218,5 +219,6 @@ def cmd_fuse(args: argparse.Namespace) -> int:
                 write_jsonl(path, fused(), runs, args.tag)
     except OSError as exc:
         return fail(f"-o {shown(args.out)}: {exc.strerror or exc}")
-    print(f"fused {len(runs)} runs (k={args.k:g}): {counts[0]} topics, {counts[1]} documents -> {shown(str(out))}")
+    say(f"fused {len(runs)} runs (k={args.k:g}): {counts[0]} topics, {counts[1]} documents -> {shown(str(out))}",
+        sys.stdout)
     return EXIT_OK

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, count
-from genevals.output.terminal import visible
+from genevals.output.terminal import say, visible
 
 _PATH_HELP = ("the run history's SQLite file (default: $GENEVALS_HISTORY, else "
               "$XDG_DATA_HOME/genevals/history.sqlite, i.e. ~/.local/share/genevals/history.sqlite)")
@@ -62,7 +62,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             runs = history.runs(args.last or None)
             damaged = history.damaged
     except HistoryError as exc:
-        print(f"genevals: error: {exc}", file=sys.stderr)
+        say(f"genevals: error: {exc}")
         return EXIT_BAD_INPUT
     print(f"{len(runs)} run{'s' if len(runs) != 1 else ''} in {visible(path)}"
           + (" (the latest)" if args.last and len(runs) + len(damaged) == args.last else ""))
@@ -84,7 +84,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             run = history.get(args.run)
             runs = [r for r in related(history.runs(), run.input_digest, run.input) if r.id is not None and r.id <= (run.id or 0)]
     except HistoryError as exc:
-        print(f"genevals: error: {exc}", file=sys.stderr)
+        say(f"genevals: error: {exc}")
         return EXIT_BAD_INPUT
     print(visible(f"run #{run.id}: finished {run.finished} ({run.seconds or 0:.1f}s), genevals "
                   f"{run.genevals_version}"))

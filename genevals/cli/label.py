@@ -20,6 +20,7 @@ from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ER
 from genevals.input.kinds import LABELS, is_row_file
 from genevals.settings import Setting
 from genevals.utf8 import shown
+from genevals.output.terminal import say
 
 #: each run's top K documents per topic are judged
 DEPTH = Setting("depth", int, 10, "each run's top K documents per topic are pooled and judged", minimum=1)
@@ -67,15 +68,15 @@ def _card_epilog() -> str | None:
 
 
 def _fail(message: str) -> int:
-    print(f"genevals: error: {message}", file=sys.stderr)
+    say(f"genevals: error: {message}")
     return EXIT_BAD_INPUT
 
 
 def _errors(errors: list) -> int:
     for error in errors[:SHOWN_ERRORS]:
-        print(f"genevals: error: {error}", file=sys.stderr)
+        say(f"genevals: error: {error}")
     if len(errors) > SHOWN_ERRORS:
-        print(f"genevals: error: ... and {len(errors) - SHOWN_ERRORS} more", file=sys.stderr)
+        say(f"genevals: error: ... and {len(errors) - SHOWN_ERRORS} more")
     return EXIT_BAD_INPUT
 
 
@@ -192,12 +193,12 @@ def cmd_label(args: argparse.Namespace) -> int:
     if unknown:
         pooled = Pool({t: [d for d in docs if (t, d) not in unknown] for t, docs in pooled.items()},
                       pooled.depth, pooled.runs)
-        print(f"genevals: note: {len(unknown)} pooled document(s) without a text left unjudged "
-              "(--skip-unknown-docs)", file=sys.stderr)
+        say(f"genevals: note: {len(unknown)} pooled document(s) without a text left unjudged "
+            "(--skip-unknown-docs)")
     if not pooled.pairs:
         return _fail("no pooled (topic, document) pair has a text to judge; nothing written")
     if judge == AUTO_OFFLINE:
-        print(NO_JUDGE_NOTE, file=sys.stderr)
+        say(NO_JUDGE_NOTE)
         judge = "offline"
     if judge == "offline" and args.dry_run:
         print(f"dry run: {pooled.pairs} pooled pairs over {len(pooled)} topics (depth {args.depth}, "
@@ -228,10 +229,10 @@ def cmd_label(args: argparse.Namespace) -> int:
     failed = p.get("failed", 0) + p.get("unreadable", 0)
     if pooled.pairs and failed / pooled.pairs > args.max_judge_errors:
         detail = p.get("first_error") or p.get("first_unreadable_reply") or ""
-        print(f"genevals: error: the judge gave no grade for {failed} of {pooled.pairs} pairs ({p.get('failed', 0)} "
-              f"failed calls, {p.get('unreadable', 0)} unreadable replies; more than --max-judge-errors "
-              f"{args.max_judge_errors:g}); nothing written. The grades read are cached: a re-run asks only for "
-              f"the rest. First: {detail}", file=sys.stderr)
+        say(f"genevals: error: the judge gave no grade for {failed} of {pooled.pairs} pairs ({p.get('failed', 0)} "
+            f"failed calls, {p.get('unreadable', 0)} unreadable replies; more than --max-judge-errors "
+            f"{args.max_judge_errors:g}); nothing written. The grades read are cached: a re-run asks only for "
+            f"the rest. First: {detail}")
         return EXIT_JUDGE_ERRORS
     try:
         write_qrels(out, labelled)
@@ -241,25 +242,26 @@ def cmd_label(args: argparse.Namespace) -> int:
     judged = ("the offline MiniLM model" if judge == "offline"
               else f"{p['judge']} judge {p['model']} (prompt {p['prompt_hash']}; {p.get('requests', 0)} requests, "
                    f"{p.get('cached', 0)} from the cache)")
-    print(f"wrote {out} and {out}.json: {p['graded']} judgements of {pooled.pairs} pooled pairs over {len(pooled)} "
-          f"topics (depth {args.depth}, {len(pooled.runs)} runs) by {judged}; grades {grades}")
+    say(f"wrote {out} and {out}.json: {p['graded']} judgements of {pooled.pairs} pooled pairs over {len(pooled)} "
+        f"topics (depth {args.depth}, {len(pooled.runs)} runs) by {judged}; grades {grades}", sys.stdout)
     from genevals.metrics.retrieval.retrieval import DEFAULT_CUTOFFS as HEADLINE_CUTOFFS
 
     if args.depth < max(HEADLINE_CUTOFFS):
-        print(f"genevals: note: pooled to depth {args.depth}: retrieval metrics at deeper cutoffs (genevals run's "
-              f"{', '.join(f'@{k}' for k in HEADLINE_CUTOFFS if k > args.depth)}) meet documents nobody judged, "
-              "which count as not relevant; genevals run --qrels says how many, system by system", file=sys.stderr)
+        # one line (genevals.lifecycle.messages.MAX_LINE); `genevals run --qrels` names the counts
+        say(f"genevals: note: pooled to depth {args.depth}: cutoffs "
+            f"{', '.join(f'@{k}' for k in HEADLINE_CUTOFFS if k > args.depth)} meet unjudged documents (not "
+            "relevant); genevals run --qrels counts them")
     if judge == "offline":
         from genevals.labels.card import card
 
         for line in (card("offline") or {}).get("lines", ()):
-            print(f"genevals: card: {line}", file=sys.stderr)
+            say(f"genevals: card: {line}")
     if p.get("warning"):
-        print(f"genevals: warning: {p['warning']}", file=sys.stderr)
+        say(f"genevals: warning: {p['warning']}")
     if failed:
-        print(f"genevals: warning: {failed} pair(s) got no grade and are left unjudged", file=sys.stderr)
+        say(f"genevals: warning: {failed} pair(s) got no grade and are left unjudged")
     for key, why in (("unsupported_language", "a topic or document not in English, the only language the offline "
                                               "model knows"), ("empty_document", "an empty document text")):
         if p.get(key):
-            print(f"genevals: warning: {p[key]} pair(s) left unjudged ({key}: {why})", file=sys.stderr)
+            say(f"genevals: warning: {p[key]} pair(s) left unjudged ({key}: {why})")
     return EXIT_OK

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from genevals.cli import sources
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK
 from genevals.quote import clip, quoted
+from genevals.output.terminal import say
 
 
 def column_map(args: argparse.Namespace) -> dict[str, str]:
@@ -88,19 +88,19 @@ def show(args: argparse.Namespace, merged: dict[str, str], ignore: tuple[str, ..
         for first in iter_samples(sources.data(args), merged, tracker):  # a trace export's rows too
             break
     except InputError as exc:
-        print(f"genevals: error: {exc}", file=sys.stderr)
+        say(f"genevals: error: {exc}")
         return EXIT_BAD_INPUT
     if first is None:
-        print(f"genevals: error: {args.input}: no rows (the input is empty, blank or only a header)", file=sys.stderr)
+        say(f"genevals: error: {args.input}: no rows (the input is empty, blank or only a header)")
         return EXIT_BAD_INPUT
     problems = [from_file(m, args, merged).replace("no row has a field", "the first row has no field")
                 for m in tracker.unmapped()]
     if isinstance(first, InputError):
         problems.insert(0, str(first))
     for warning in tracker.warnings():
-        print(f"genevals: warning: {warning}", file=sys.stderr)
+        say(f"genevals: warning: {warning}")
     for problem in problems:
-        print(f"genevals: error: {problem}", file=sys.stderr)
+        say(f"genevals: error: {problem}")
     if problems:
         return EXIT_BAD_INPUT
     row = first.to_dict()

@@ -4,9 +4,9 @@ one family, with its settings (name, type, default, limits, help) as the family 
 from __future__ import annotations
 
 import argparse
-import sys
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from genevals.output.terminal import say
 
 _DIRECTION = {"higher": "", "lower": " [lower is better]", "neither": ""}
 
@@ -30,9 +30,8 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         return _judge()
     if name is not None and name not in {cls.family for cls in families()}:
         known = [cls.family for cls in families()]
-        print(f"genevals: error: unknown metric family '{name}'{did_you_mean(name, known + ['judge'])} "
-              f"(families: {', '.join(known)}; `genevals metrics judge` lists the judge's settings)",
-              file=sys.stderr)
+        say(f"genevals: error: unknown metric family '{name}'{did_you_mean(name, known + ['judge'])} "
+            f"(families: {', '.join(known)}; `genevals metrics judge` lists the judge's settings)")
         return EXIT_BAD_INPUT
     last_family = None
     for family, output_name, output, signature in describe_all(name):

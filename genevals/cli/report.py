@@ -10,6 +10,7 @@ from pathlib import Path
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, EXIT_THRESHOLD, add_thresholds, count
 from genevals.output.runfolder import REPORT_FILE
+from genevals.output.terminal import say
 
 #: ``--history`` given with no path (the default history), told apart from ``--history ''`` (refused)
 DEFAULT_HISTORY = object()
@@ -78,25 +79,25 @@ def cmd_report(args: argparse.Namespace) -> int:
         if args.history is not None:
             data["history"] = _trends(args.history, run_dirs[0])
     except (OSError, ValueError) as exc:
-        print(f"genevals: error: {exc}", file=sys.stderr)
+        say(f"genevals: error: {exc}")
         return EXIT_BAD_INPUT
     out = Path(args.output) if args.output else (run_dirs[0] / REPORT_FILE if len(run_dirs) == 1
                                                   else Path("compare.html"))
     problem = _clobbers(args, out, run_dirs)
     if problem is not None:
-        print(f"genevals: error: {problem}", file=sys.stderr)
+        say(f"genevals: error: {problem}")
         return EXIT_BAD_INPUT
     try:
         write_page(data, out)
     except OSError as exc:  # -o under a file, in a folder this user may not write, a name too long ...
-        print(f"genevals: error: {_unwritable(out, exc)}", file=sys.stderr)
+        say(f"genevals: error: {_unwritable(out, exc)}")
         return EXIT_BAD_INPUT
-    print(f"wrote {out}")
+    say(f"wrote {out}", sys.stdout)
     for note in unshared_ids_notes(data):
-        print(f"genevals: warning: {note}", file=sys.stderr)
+        say(f"genevals: warning: {note}")
     failures = threshold_failures(data) if data["thresholds"] and given else []
     for failure in failures:
-        print(f"genevals: threshold missed: {failure}", file=sys.stderr)
+        say(f"genevals: threshold missed: {failure}")
     return EXIT_THRESHOLD if failures else EXIT_OK
 
 
@@ -136,11 +137,10 @@ def _trends(history: str, run_dir: Path) -> dict:
 def _review_warnings(state: dict) -> None:
     """A review store that could not be read (the report is written without its decisions), or rows skipped."""
     if state.get("unreadable"):
-        print(f"genevals: warning: {state['unreadable']}; the report shows no reviewers' decisions",
-              file=sys.stderr)
+        say(f"genevals: warning: {state['unreadable']}; the report shows no reviewers' decisions")
     elif state.get("skipped"):
-        print(f"genevals: warning: {state['run']}/review.sqlite: {state['skipped']} row(s) that are not decisions "
-              "(damaged or edited by hand) were left out", file=sys.stderr)
+        say(f"genevals: warning: {state['run']}/review.sqlite: {state['skipped']} row(s) that are not decisions "
+            "(damaged or edited by hand) were left out")
 
 
 def _unwritable(out: Path, exc: OSError) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, count, option_type
 from genevals.settings import Setting
+from genevals.output.terminal import say
 
 
 def _above_zero(value: float) -> None:
@@ -81,8 +82,8 @@ def cmd_review(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return EXIT_BAD_INPUT
         if args.queue_seed is not None:
-            print(f"genevals: error: --queue-seed {args.queue_seed}: seeds the draw of --queue N, which serves a "
-                  "review; `review export` writes what is stored", file=sys.stderr)
+            say(f"genevals: error: --queue-seed {args.queue_seed}: seeds the draw of --queue N, which serves a "
+                "review; `review export` writes what is stored")
             return EXIT_BAD_INPUT
         return _export(Path(args.run_dir), args.output, args.citations_out)
     if args.run_dir is not None or args.output is not None or args.citations_out is not None:
@@ -90,8 +91,7 @@ def cmd_review(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_BAD_INPUT
     if args.queue_seed is not None and args.queue is None:
-        print(f"genevals: error: --queue-seed {args.queue_seed}: seeds the draw of --queue N, which is not given",
-              file=sys.stderr)
+        say(f"genevals: error: --queue-seed {args.queue_seed}: seeds the draw of --queue N, which is not given")
         return EXIT_BAD_INPUT
     return _serve(args)
 
@@ -107,40 +107,41 @@ def _export(run_dir: Path, output: str | None, citations_out: str | None = None)
         return EXIT_BAD_INPUT
     if Path(output).suffix.lower() not in ("", ".jsonl", ".ndjson", ".json", ".txt"):
         # labels.csv would have held JSONL under a name every spreadsheet opens as CSV
-        print(f"genevals: error: -o {output}: review export writes JSONL (the labels `genevals validate` reads), "
-              f"not {Path(output).suffix}; name the file .jsonl", file=sys.stderr)
+        say(f"genevals: error: -o {output}: review export writes JSONL (the labels `genevals validate` reads), "
+            f"not {Path(output).suffix}; name the file .jsonl")
         return EXIT_BAD_INPUT
     cited_path = Path(citations_out) if citations_out else Path(output).with_suffix(".citations.jsonl")
     if cited_path.suffix.lower() not in (".jsonl", ".ndjson", ".json", ".txt") or cited_path == Path(output):
-        print(f"genevals: error: --citations-out {cited_path}: a JSONL file other than -o", file=sys.stderr)
+        say(f"genevals: error: --citations-out {cited_path}: a JSONL file other than -o")
         return EXIT_BAD_INPUT
     if not (run_dir / "results.jsonl").is_file():
-        print(f"genevals: error: {run_dir}: not a run folder (no results.jsonl)", file=sys.stderr)
+        say(f"genevals: error: {run_dir}: not a run folder (no results.jsonl)")
         return EXIT_BAD_INPUT
     for option, path in (("-o", Path(output)), ("--citations-out", cited_path)):
         problem = clobber_refusal(path, inputs_of(run_dir))
         if problem is not None:
-            print(f"genevals: error: {option} {path} {problem}", file=sys.stderr)
+            say(f"genevals: error: {option} {path} {problem}")
             return EXIT_BAD_INPUT
     try:
         counts, cited = export_labels(run_dir, output, cited_path)
     except (OSError, ValueError, StoreError, sqlite3.Error) as exc:  # ValueError: a garbage line in results
-        print(f"genevals: error: {exc}", file=sys.stderr)
+        say(f"genevals: error: {exc}")
         return EXIT_BAD_INPUT
-    print(f"wrote {output}: {counts.written} reviewed answers ({counts.hallucinated} hallucinated)"
-          + (f"; {counts.unsettled} left out with flagged claims still undecided" if counts.unsettled else "")
-          + (f"; {counts.unreviewed} flagged answers left out with no decision yet" if counts.unreviewed else ""))
+    say(f"wrote {output}: {counts.written} reviewed answers ({counts.hallucinated} hallucinated)"
+        + (f"; {counts.unsettled} left out with flagged claims still undecided" if counts.unsettled else "")
+        + (f"; {counts.unreviewed} flagged answers left out with no decision yet" if counts.unreviewed else ""),
+        sys.stdout)
     if counts.queued:
         print(f"review queue: {counts.queued_written} of the {counts.queued} answers it drew are labelled"
               + ("" if counts.queued_written == counts.queued else "; `genevals validate` weights the labelled "
                  "ones and names the strata with none")
               + (f"; {counts.queued_stale} of them are no longer in results.jsonl" if counts.queued_stale else ""))
     if counts.skipped:
-        print(f"genevals: warning: {run_dir / 'review.sqlite'}: {counts.skipped} row(s) that are not decisions "
-              "(damaged or edited by hand) were left out", file=sys.stderr)
+        say(f"genevals: warning: {run_dir / 'review.sqlite'}: {counts.skipped} row(s) that are not decisions "
+            "(damaged or edited by hand) were left out")
     if cited:
-        print(f"wrote {cited_path}: {cited} answers with reviewed citations (for `genevals validate --judge "
-              "citations`)")
+        say(f"wrote {cited_path}: {cited} answers with reviewed citations (for `genevals validate --judge "
+            "citations`)", sys.stdout)
     return EXIT_OK
 
 
@@ -150,15 +151,15 @@ def _serve(args: argparse.Namespace) -> int:
 
     run_dir = Path(args.target)
     if not (run_dir / "results.jsonl").is_file():
-        print(f"genevals: error: {run_dir}: not a run folder (no results.jsonl)", file=sys.stderr)
+        say(f"genevals: error: {run_dir}: not a run folder (no results.jsonl)")
         return EXIT_BAD_INPUT
     if not is_loopback(args.host):
         if not args.allow_remote:
-            print(f"genevals: error: --host {args.host} is not a loopback address; the review server has no "
-                  "login, so binding it needs --allow-remote", file=sys.stderr)
+            say(f"genevals: error: --host {args.host} is not a loopback address; the review server has no "
+                "login, so binding it needs --allow-remote")
             return EXIT_BAD_INPUT
-        print(f"genevals: warning: binding {args.host}: anyone who can reach this port can read the run and "
-              "write decisions", file=sys.stderr)
+        say(f"genevals: warning: binding {args.host}: anyone who can reach this port can read the run and "
+            "write decisions")
     config = ServeConfig(run_dir=run_dir, host=args.host, port=args.port, allow_remote=args.allow_remote,
                          max_samples=args.max_samples, request_timeout=args.request_timeout, verbose=args.verbose,
                          blind=args.blind, queue=args.queue,
@@ -166,6 +167,6 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         serve(config, declared=declaration_of)
     except (OSError, ValueError, sqlite3.Error) as exc:
-        print(f"genevals: error: {exc}", file=sys.stderr)
+        say(f"genevals: error: {exc}")
         return EXIT_BAD_INPUT
     return EXIT_OK

@@ -9,7 +9,7 @@ from typing import Any
 from genevals.cli import agreement, export, history, jury, run_help, runfile, runfile_merge, sources
 from genevals.cli.run_checks import check_options, unwritable_option
 from genevals.cli.set_option import add_set_option, set_settings
-from genevals.output.terminal import visible_message
+from genevals.output.terminal import say, visible_message
 from genevals.cli.common import (EXIT_BAD_INPUT, add_judge_option, add_judge_options,
                                  add_thresholds, csv_list, declared, engine_setting, faithfulness_options,
                                  option_type, judge_option_split, whole_numbers)
@@ -164,7 +164,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if getattr(args, "runfile", None) is not None and args.runfile.note:
         # also with -q: a file found without -c may be what set -q, and says where the run's settings came from
-        print(f"genevals: note: {args.runfile.note}", file=sys.stderr)
+        say(f"genevals: note: {args.runfile.note}")
     if getattr(args, "print_config", False):
         return runfile_merge.print_config(args, metric_options, {"seed": run_course.seed(args),
                                                                  "judge_seed": run_course.judge_seed(args)})
@@ -174,7 +174,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         try:
             return mapping.show(args, *mapping.read(args))
         except InputError as exc:
-            print(f"genevals: error: {exc}", file=sys.stderr)
+            say(f"genevals: error: {exc}")
             return EXIT_BAD_INPUT
     problem = problem or check_options(args)
     if problem is None and args.no_history and args.history is not None:
@@ -182,7 +182,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     course = Lifecycle(run_course.settings(args), run_course.printer(args.quiet)) if problem is None else None
     problem = problem or course.check()
     if problem is not None or course is None:
-        print(f"genevals: error: {problem}", file=sys.stderr)
+        say(f"genevals: error: {problem}")
         return EXIT_BAD_INPUT
     scored = run_course.score(args, course, metric_options)
     if isinstance(scored, int):

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from genevals.cli import jury, runfile_merge, sources
-from genevals.output.terminal import visible_message
+from genevals.output.terminal import say as to_terminal, visible_message
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, judge_config, judge_option_split, judge_unavailable
 
 #: skipped rows named on the terminal without -v (skipped.jsonl has them all)
@@ -43,7 +43,7 @@ def printer(quiet: bool) -> Callable[[Any], None]:
 def say(args: argparse.Namespace, line: str) -> None:
     """A warning or a note, on stderr unless -q."""
     if not args.quiet:
-        print(line, file=sys.stderr)
+        to_terminal(line)
 
 
 def show(args: argparse.Namespace, ignore: tuple[str, ...]) -> Callable[[Any, Any, Path | None], None]:
@@ -68,11 +68,12 @@ def show(args: argparse.Namespace, ignore: tuple[str, ...]) -> Callable[[Any, An
             print(line)
         shown = results.skipped if args.verbose else results.skipped[:SHOWN_SKIPPED]
         for row in shown:
-            print(f"skipped {row.origin}: {row.field or '-'}: {row.reason}", file=sys.stderr)
+            to_terminal(f"skipped {row.origin}: {row.field or '-'}: {row.reason}")
         if len(shown) < len(results.skipped):
-            print(f"skipped ... and {len(results.skipped) - len(shown)} more rows (-v, or {Path(args.out)}/"
-                  "skipped.jsonl)", file=sys.stderr)
-        print(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}")
+            to_terminal(f"skipped ... and {len(results.skipped) - len(shown)} more rows (-v, or {Path(args.out)}/"
+                        "skipped.jsonl)")
+        to_terminal(f"wrote {Path(args.out) / 'results.jsonl'}, {Path(args.out) / 'summary.json'} and {report_path}",
+                    sys.stdout)
 
     return table
 
@@ -181,7 +182,7 @@ def score(args: argparse.Namespace, course: Any,
     except judge_unavailable() as exc:  # found at the first call the cache could not answer; the rest is written
         return _error(str(exc))
     except KeyboardInterrupt:
-        print(f"\ngenevals: interrupted; partial results and summary are in {args.out}", file=sys.stderr)
+        to_terminal(f"\ngenevals: interrupted; partial results and summary are in {args.out}")
         return EXIT_INTERRUPTED
     finally:
         if bar is not None:

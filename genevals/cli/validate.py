@@ -17,6 +17,7 @@ from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ER
                                  add_judge_option, faithfulness_options,
                                  declared, judge_config, option_type)
 from genevals.settings import Setting
+from genevals.output.terminal import say
 
 #: validate's own settings, declared once (the judge's come from the judge options); the seed's limit is the
 #: engine's (genevals.engine.arguments.MAX_SEED: a test keeps them equal; that module imports numpy, --help may not)
@@ -122,7 +123,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
-        print(f"genevals: error: --out {out}: exists and is not a folder", file=sys.stderr)
+        say(f"genevals: error: --out {out}: exists and is not a folder")
         return EXIT_BAD_INPUT
     from genevals.files import clobber_refusal
 
@@ -130,7 +131,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         problem = clobber_refusal(out / name, [("the labelled input", args.input),
                                                ("--judge-prices", getattr(args, "judge_prices", None))])
         if problem is not None:
-            print(f"genevals: error: --out {out}: its {name} {problem}", file=sys.stderr)
+            say(f"genevals: error: --out {out}: its {name} {problem}")
             return EXIT_BAD_INPUT
     from genevals.validation.begin import files as begin_files
 
@@ -157,7 +158,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             config = load_jury(args.jury, base=config)
         metric = build_metric(args.judge, options, config)
     except (LabelledInputError, ValueError, TypeError) as exc:
-        print(f"genevals: error: {exc}", file=sys.stderr)
+        say(f"genevals: error: {exc}")
         return EXIT_BAD_INPUT
     if args.judge != "local" and not args.no_preflight:
         from genevals.judge.preflight import preflight
@@ -165,7 +166,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         judges = [j.config for j in config.jurors] if hasattr(config, "jurors") else [config]  # a jury: each
         problem = next((p for p in map(preflight, judges) if p is not None), None)
         if problem is not None:
-            print(f"genevals: error: {problem}", file=sys.stderr)
+            say(f"genevals: error: {problem}")
             return EXIT_BAD_INPUT
     from genevals.cli.progress import interruptible
 
@@ -182,7 +183,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         note = in_sample_note(args.input)
         if note is not None:
             report["in_sample"] = note
-            print(f"genevals: warning: {note}", file=sys.stderr)
+            say(f"genevals: warning: {note}")
     paths = write_outputs(report, outcomes, out)
     if not args.quiet:
         print(summary_text(report))
@@ -213,14 +214,14 @@ def _validate_citations(args: argparse.Namespace, out: Path) -> int:
         options = {**(options if args.judge == "citations" else {}), **_set_for(args, (family,)).get(family, {})}
         metric = citations.build_metric(args.judge, options, config)
     except (LabelledInputError, ValueError, TypeError) as exc:
-        print(f"genevals: error: {exc}", file=sys.stderr)
+        say(f"genevals: error: {exc}")
         return EXIT_BAD_INPUT
     if args.judge == "citations" and not args.no_preflight:
         from genevals.judge.preflight import preflight
 
         problem = preflight(config)
         if problem is not None:
-            print(f"genevals: error: {problem}", file=sys.stderr)
+            say(f"genevals: error: {problem}")
             return EXIT_BAD_INPUT
     try:
         report, outcomes = citations.validate(rows, args.judge, metric, args.seed if args.seed is not None else

@@ -4,10 +4,10 @@ subsample of N rows (a slow judge on a small machine), never the first N (the fi
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_JUDGE_ERRORS, EXIT_OK
+from genevals.output.terminal import say
 
 
 def cmd(args: argparse.Namespace, out: Path, files: list[Path], judge_settings) -> int:
@@ -37,14 +37,14 @@ def cmd(args: argparse.Namespace, out: Path, files: list[Path], judge_settings) 
         config, options = judge_settings(args)
         metric = build_metric(args.judge, options, config)
     except (LabelledInputError, ValueError, TypeError) as exc:
-        print(f"genevals: error: {exc}", file=sys.stderr)
+        say(f"genevals: error: {exc}")
         return EXIT_BAD_INPUT
     if args.judge != "local" and not args.no_preflight:
         from genevals.judge.preflight import preflight
 
         problem = preflight(config)
         if problem is not None:
-            print(f"genevals: error: {problem}", file=sys.stderr)
+            say(f"genevals: error: {problem}")
             return EXIT_BAD_INPUT
     from genevals.cli.progress import interruptible
 

@@ -5,8 +5,7 @@ results already there and leaves them out of what is still to score.
 """
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
@@ -23,8 +22,12 @@ from genevals.conversations.ledger import Ledger
 from genevals.input.fields import FieldTracker
 from genevals.input.readers import ALIASES, KNOWN_FIELDS, HeaderError, InputError, iter_samples
 from genevals.keys import sample_key_digest
+from genevals.language import LanguageSetting, language_of
+from genevals.language.majority import Majority, MajorityTally
+from genevals.language.setting import without_majority
 from genevals.input.source import RowSource
 from genevals.types import Sample
+from genevals.output.terminal import say
 
 
 class InputErrors(InputError):
@@ -140,6 +143,7 @@ def plan_run(spec: Any) -> Plan:
     if isinstance(data, (list, tuple)) and data and isinstance(data[0], Sample):
         data = [s.to_dict() for s in data]
     preparing = [s.metric for s in spec.selected if s.metric.needs_prepare]
+    counting = _majority_counting(spec)
     tracker = FieldTracker(KNOWN_FIELDS, ALIASES, column_map, spec.ignore_fields)
     from_file = isinstance(data, (str, Path, RowSource))  # a RowSource reads files: digested from their bytes
     n_good, errors, error_rows = 0, [], []
@@ -162,6 +166,8 @@ def plan_run(spec: Any) -> Plan:
                 errors.append(item)
                 continue
             n_good += 1
+            if counting is not None:  # decided now, kept on the sample (it travels in the spool): never again
+                counting[1].add(language_of(item, counting[0]))
             spool.add(item)
             conversations.add(item)
             for metric in preparing:
@@ -185,11 +191,32 @@ def plan_run(spec: Any) -> Plan:
         raise
     for metric in preparing:
         metric.finish_prepare()
+    if counting is not None:
+        _set_majority(spec, counting[0], counting[1].result())
     for sel in spec.selected:  # one value per conversation, on its last turn: which one, the ledger says
         see = getattr(sel.metric, "see_conversations", None)  # a ConversationScope (not imported: a run of
         if see is not None:                                    # other families loads no conversation module)
             see(conversations)
     return Plan(spec, n_good, spool, errors, tracker.warnings(), digest, error_rows, conversations)
+
+
+def _majority_counting(spec: Any) -> tuple[LanguageSetting, MajorityTally] | None:
+    """(the setting to detect with, the count of sure detections) when the run's unsure samples take its
+    majority language: ``--language auto`` (no ``auto:CODE``, no code) and a metric that reads the language."""
+    metrics = [s.metric for s in spec.selected]
+    setting = next((m.language for m in metrics if m.reads_language), None)
+    if setting is None or setting.fixed or setting.fallback:
+        return None
+    return without_majority(setting), MajorityTally()
+
+
+def _set_majority(spec: Any, setting: LanguageSetting, majority: Majority) -> None:
+    """Every metric of the run (a jury's and a cascade's own judges too) scores with the majority counted."""
+    counted = replace(setting, majority=majority)
+    for sel in spec.selected:
+        for metric in (sel.metric, *getattr(sel.metric, "members", ())):
+            if metric.language == setting:
+                metric.language = counted
 
 
 def start_run(plan: Plan) -> tuple[RunRecorder, Iterator[list[Sample]], int]:
@@ -211,7 +238,7 @@ def start_run(plan: Plan) -> tuple[RunRecorder, Iterator[list[Sample]], int]:
             check_resume(out, wanted)
     earlier = runfolder.prepare(out, resume)
     if earlier is not None:  # said at once: a run that crashes later never gets to say it
-        print(f"genevals: note: the earlier run in {out} was moved to {earlier}", file=sys.stderr, flush=True)
+        say(f"genevals: note: the earlier run in {out} was moved to {earlier}", flush=True)
         meta = {**meta, "earlier_run": str(earlier)}
     present = frozenset(n for n in runfolder.RUN_FILES if out is not None and (out / n).exists())
     if out is not None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import signal
-import sys
 import threading
 from collections import Counter
 from pathlib import Path
@@ -26,6 +25,7 @@ from genevals.metrics.base import JUDGE
 from genevals.output.results import DeferredSummary, Results, SummaryAccumulator
 from genevals.scored import ScoredBatch
 from genevals.types import SampleResult, SkippedRow
+from genevals.output.terminal import say
 
 
 @contextlib.contextmanager
@@ -153,7 +153,7 @@ class RunRecorder:
         self.close()
         runfolder.put_back(self.out, self.earlier, self.present)
         if self.earlier is not None:
-            print(f"genevals: note: nothing was scored; the earlier run is back in {self.out}", file=sys.stderr)
+            say(f"genevals: note: nothing was scored; the earlier run is back in {self.out}")
         return True
 
     def finish(self, *, n_input_rows: int, interrupted: bool = False,

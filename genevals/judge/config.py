@@ -14,7 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from genevals.judge.registry import (AUTO, auto_backend, backend_names, fallback_backend, find_backend, is_backend,
                                      unknown_backend)
-from genevals.judge.redact import MAX_SECRET_CHARS
+from genevals.judge.redact import MAX_SECRET_CHARS, url_secret_problem
 from genevals.settings import Setting, check, did_you_mean, finite, shown
 
 #: Tokens of context per verify call for a hosted model; a backend may set its own (llama.cpp: its window).
@@ -261,6 +261,10 @@ class JudgeConfig:
         if isinstance(key, str) and len(key) > MAX_SECRET_CHARS:
             raise JudgeConfigError(named, f"{len(key):,} characters; an API key is at most {MAX_SECRET_CHARS:,} (a "
                                           "file or a log pasted in?)")
+        for url, named in ((self.base_url, "base_url"), (os.environ.get("OPENAI_BASE_URL"), "OPENAI_BASE_URL")):
+            problem = url_secret_problem(url) if isinstance(url, str) else None
+            if problem is not None:
+                raise JudgeConfigError(named, problem)
         if not isinstance(self.options, Mapping):
             raise JudgeConfigError("options", f"expected a mapping of backend settings, got "
                                               f"{type(self.options).__name__}")

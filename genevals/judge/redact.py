@@ -80,6 +80,24 @@ def url_secrets(url: str | None) -> list[str]:
     return [s for s in found if len(s) >= MIN_URL_SECRET]
 
 
+def url_secret_problem(url: str | None) -> str | None:
+    """Why the credentials of ``url`` cannot be taken, without quoting them: its user name, password or a query
+    value longer than :data:`MAX_SECRET_CHARS` (each becomes a pattern of the redactor's, which grows with it: a
+    100 KB password cost minutes and a gigabyte, as a 100 KB key did). None when they can."""
+    if not url or len(url) <= MAX_SECRET_CHARS:
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # a malformed host: the URL's own check says so
+        return None
+    user, _, password = parts.netloc.rpartition("@")[0].partition(":")
+    longest = max([len(unquote(user)), len(unquote(password))] + [len(v) for _, v in parse_qsl(parts.query)])
+    if longest <= MAX_SECRET_CHARS:
+        return None
+    return (f"a credential in the URL (its user name, password or a query value) is {longest:,} characters; each is "
+            f"at most {MAX_SECRET_CHARS:,} (a file or a log pasted in?); the URL is not shown")
+
+
 class Redactor:
     """``redactor(text)``: ``text`` with every secret, in every form above, replaced by ``***``."""
 

@@ -93,6 +93,14 @@ class Language:
     #: for an unsure detection, the usual language of the text's script (Latin: en): what a metric whose model
     #: knows that language only reads the text as (:meth:`genevals.metrics.base.Metric.language_of`)
     script_code: str | None = None
+    #: the script most of the text's letters are in (None: no letters), for the run's majority language
+    #: (:mod:`genevals.language.majority`)
+    script: str | None = None
+    #: for an unsure detection, why it is unsure (the note's first part)
+    why: str | None = None
+    #: for an unsure detection, what chose its language: ``run`` (``--language auto:CODE``), ``majority`` (the
+    #: run's majority language), ``guess`` (the model's best guess) or ``script`` (its script's usual language)
+    rule: str | None = None
 
     @property
     def sure(self) -> bool:
@@ -103,6 +111,8 @@ class Language:
         out: dict[str, Any] = {"language": self.code, "language_source": self.source}
         if self.note:
             out["language_note"] = self.note
+        if self.rule:
+            out["language_fallback"] = self.rule
         return out
 
 
@@ -113,23 +123,25 @@ def detect(text: str, fallback: str | None = None) -> Language:
     script, letters = scripts.dominant(text)
     if script is None:
         code = fallback or "en"
-        return Language(code, "fallback", None, f"no letters to detect a language from; scored as {code}")
+        why = "no letters to detect a language from"
+        return Language(code, "fallback", None, f"{why}; scored as {code}", why=why,
+                        rule="run" if fallback else "script")
     if script in scripts.SINGLE:
-        return Language(scripts.SINGLE[script], "detected", 1.0, None)
+        return Language(scripts.SINGLE[script], "detected", 1.0, None, script=script)
     if script == "Han":  # Han without kana: Chinese writing
-        return Language("zh", "detected", 1.0, None)
+        return Language("zh", "detected", 1.0, None, script=script)
     guess, probability = _classify(text)
     if letters >= MIN_LETTERS and probability >= MIN_PROBABILITY:
-        return Language(guess, "detected", round(probability, 4), None)
+        return Language(guess, "detected", round(probability, 4), None, script=script)
     usable = (letters >= MIN_LETTERS and probability >= MIN_GUESS_PROBABILITY
               and script in LANGUAGE_SCRIPTS.get(guess, _LATIN))
     if fallback:
-        code, origin = fallback, "the run's fallback"
+        code, origin, rule = fallback, "the run's fallback", "run"
     elif usable or script not in scripts.FALLBACK:
-        code, origin = guess, "the model's best guess"
+        code, origin, rule = guess, "the model's best guess", "guess"
     else:
-        code, origin = scripts.FALLBACK[script], f"{script} script"
+        code, origin, rule = scripts.FALLBACK[script], f"{script} script", "script"
     why = (f"too short to detect ({letters} letters; {guess} at p={probability:.2f})" if letters < MIN_LETTERS
            else f"detection unsure ({guess} at p={probability:.2f})")
     return Language(code, "fallback", round(probability, 4), f"{why}; scored as {code} ({origin})",
-                    scripts.FALLBACK.get(script))
+                    scripts.FALLBACK.get(script), script, why, rule)

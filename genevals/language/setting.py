@@ -1,25 +1,30 @@
 """The run's language setting and each sample's language.
 
-``--language`` / ``language=`` takes ``auto`` (the default: detect each sample), ``auto:CODE`` (detect, and
-score unsure samples as CODE), or a code (every sample is CODE). A row's ``language`` field overrides it.
+``--language`` / ``language=`` takes ``auto`` (the default: detect each sample, and score an unsure one in the
+run's majority language, :mod:`genevals.language.majority`), ``auto:CODE`` (detect, and score unsure samples as
+CODE), or a code (every sample is CODE). A row's ``language`` field overrides it.
 """
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from genevals.language import codes
 from genevals.language.detect import MAX_CHARS, Language, detect
+from genevals.language.majority import Majority, settle
 
 AUTO = "auto"
 
 
 @dataclass(frozen=True)
 class LanguageSetting:
-    """``fixed``: every sample's language (None: detect); ``fallback``: an unsure detection's language."""
+    """``fixed``: every sample's language (None: detect); ``fallback``: an unsure detection's language;
+    ``majority``: the run's majority language by script, counted by the planning pass (with neither of the others;
+    a fact of the data, not a setting: it is in no signature)."""
 
     fixed: str | None = None
     fallback: str | None = None
+    majority: Majority | None = field(default=None, compare=False)
 
     @classmethod
     def parse(cls, value: object, field: str = "--language") -> "LanguageSetting":
@@ -80,11 +85,17 @@ def language_of(sample, setting: LanguageSetting) -> Language:
     processes), so every metric of the run reads the same decision and none detects again."""
     kept = sample.__dict__.get(_KEPT)
     if kept is not None and kept[0] == setting:
-        return kept[1]
-    context = sample.contexts[0].text[:MAX_CHARS] if sample.contexts else ""
-    lang = resolve(sample.answer, sample.language, setting, sample.references, sample.question, context)
-    sample.__dict__[_KEPT] = (setting, lang)  # not a field: equality, to_dict and the results line ignore it
-    return lang
+        lang = kept[1]
+    else:
+        context = sample.contexts[0].text[:MAX_CHARS] if sample.contexts else ""
+        lang = resolve(sample.answer, sample.language, setting, sample.references, sample.question, context)
+        sample.__dict__[_KEPT] = (setting, lang)  # not a field: equality, to_dict and the results line ignore it
+    return settle(lang, setting.majority) if setting.fallback is None else lang
+
+
+def without_majority(setting: LanguageSetting) -> LanguageSetting:
+    """``setting`` as the planning pass detects with, before the majority is known."""
+    return replace(setting, majority=None)
 
 
 _KEPT = "_language_decided"

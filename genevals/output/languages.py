@@ -12,7 +12,16 @@ is not counted. The block::
      "unsupported": {"bertscore_f1": {"results": 30, "reason": "<the first one>"}, ...}}
 
 ``row``: the row's ``language`` field; ``run``: ``--language CODE``; ``detected``; ``fallback``: detection was
-unsure and the sample was scored in the run's fallback language (``--language auto:CODE``) or its script's.
+unsure and the sample was scored in the run's fallback language (``--language auto:CODE``), the run's majority
+language (:mod:`genevals.language.majority`), the model's guess or its script's.
+
+summary.json's top-level ``language`` says the same in brief, and the terminal and the report print it
+(:func:`language_line`)::
+
+    {"setting": "auto", "samples": {"en": 78, "de": 2}, "fell_back": 3, "fell_back_to": {"majority": 3}}
+
+``fell_back_to``: what chose an unsure sample's language (``majority``, ``run``: ``auto:CODE``, ``guess``,
+``script``).
 """
 from __future__ import annotations
 
@@ -43,6 +52,8 @@ class LanguageTally:
         self.unsure: Counter = Counter()
         #: output name -> [results, the first reason]
         self.unsupported: dict[str, list] = {}
+        #: what chose an unsure sample's language (``language_fallback``) -> samples
+        self.fell_back_to: Counter = Counter()
 
     # ------------------------------------------------------------------ counting
 
@@ -57,6 +68,8 @@ class LanguageTally:
         counts[source] += 1
         if source == "fallback":
             self.unsure[_why(details.get("language_note"))] += 1
+            rule = details.get("language_fallback")
+            self.fell_back_to[rule if isinstance(rule, str) else "unknown"] += 1
 
     def _unsupported(self, name: str, reason: Any) -> None:
         entry = self.unsupported.get(name)
@@ -110,6 +123,7 @@ class LanguageTally:
         for code, counts in other.by_language.items():
             self.by_language.setdefault(code, Counter()).update(counts)
         self.unsure.update(other.unsure)
+        self.fell_back_to.update(other.fell_back_to)
         for name, (n, reason) in other.unsupported.items():
             entry = self.unsupported.setdefault(name, [0, reason])
             entry[0] += n
@@ -135,7 +149,44 @@ class LanguageTally:
         }
 
 
+    def language_field(self, setting: Any) -> dict[str, Any] | None:
+        """summary.json's top-level ``language`` (see the module's docstring); None when no sample's language was
+        used. ``setting``: the run's ``--language`` as written in its meta."""
+        if not self.by_language:
+            return None
+        order = sorted(self.by_language.items(), key=lambda item: (-item[1]["samples"], item[0]))
+        return {"setting": setting if isinstance(setting, str) else "auto",
+                "samples": {code: counts["samples"] for code, counts in order},
+                "fell_back": sum(self.fell_back_to.values()),
+                "fell_back_to": dict(sorted(self.fell_back_to.items()))}
+
+
 # ------------------------------------------------------------------ the terminal's lines
+
+#: what chose an unsure sample's language, as a line says it
+RULES = {"majority": "the run's majority language", "run": "the --language auto:CODE fallback",
+         "guess": "the detector's guess", "script": "their script's usual language"}
+
+
+def language_line(field: Any) -> str | None:
+    """``language: en 78, de 2 (--language auto); 3 samples unsure of 80: 3 scored in the run's majority
+    language``: summary.json's ``language`` as the terminal and the report show it; None without one."""
+    if not isinstance(field, Mapping) or not isinstance(field.get("samples"), Mapping):
+        return None
+    counts = {str(code): n for code, n in field["samples"].items() if isinstance(n, int)}
+    if not counts:
+        return None
+    shown = ", ".join(f"{code} {n}" for code, n in list(counts.items())[:8])
+    more = f" and {len(counts) - 8} more" if len(counts) > 8 else ""
+    line = f"language: {shown}{more} (--language {field.get('setting') or 'auto'})"
+    fell = field.get("fell_back")
+    if isinstance(fell, int) and fell > 0:
+        rules = field.get("fell_back_to") if isinstance(field.get("fell_back_to"), Mapping) else {}
+        how = ", ".join(f"{n} scored in {RULES.get(str(rule), str(rule))}" for rule, n in rules.items()
+                        if isinstance(n, int) and n > 0)
+        line += f"; {_plural(fell, 'sample', 'samples')} unsure of {sum(counts.values())}" + (f": {how}" if how else "")
+    return line
+
 
 def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
@@ -196,8 +247,9 @@ def lines(summary: Mapping[str, Any]) -> list[str]:
     """The lines printed after the table: samples whose language was unsure, scores not given for a language."""
     from genevals.output.terminal import visible
 
+    first = language_line(summary.get("language"))
     block = summary.get("languages")
-    if not isinstance(block, Mapping):
-        return []
-    found = [_unsure_line(block), _unsupported_line(block)]
+    found = [first]
+    if isinstance(block, Mapping):
+        found += [_unsure_line(block), _unsupported_line(block)]
     return [visible(line) for line in found if line]

@@ -41,6 +41,7 @@ from urllib.parse import urlsplit, urlunsplit
 from genevals.extras import missing as missing_extra
 from genevals.finite import num
 from genevals.output import otel_http, summary_shape
+from genevals.output.otel_credentials import HEADER_VARIABLES, credentials_problem
 from genevals.output.runfolder import (OTEL_FILE, SUMMARY_FILE, iter_rows, read_manifest, read_outputs,
                                        read_summary, write_whole)
 from genevals.types import ERROR, JUDGE_ERROR, OK, PARSE_ERROR
@@ -99,6 +100,9 @@ def endpoint(given: str | None, env: Mapping[str, str] = os.environ) -> str:
     if odd is not None:  # a space or an invisible character: a typo, or a host made to look like another
         raise OtelError(f"{what}: {shown(given)}: the host holds {unicodedata.name(odd, repr(odd))} "
                         f"(U+{ord(odd):04X}); expected a host name or address")
+    problem = credentials_problem(parts, env, what)
+    if problem is not None:
+        raise OtelError(problem)
     path = parts.path.rstrip("/")
     return urlunsplit(parts._replace(path=path if full else path + LOGS_PATH))
 
@@ -260,8 +264,6 @@ class _Messages(logging.Handler):
         return _scrubbed(self.first or "the backend did not take them")[:300]
 
 
-#: the SDK's variables that hold credentials (their values never reach a message or a file)
-HEADER_VARIABLES = ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_LOGS_HEADERS")
 
 
 def _scrubbed(text: str, env: Mapping[str, str] = os.environ) -> str:

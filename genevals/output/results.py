@@ -290,6 +290,7 @@ def build_summary(acc: SummaryAccumulator, corpus: Mapping[str, Any], signatures
     if paired is not None:
         compared = comparing.block(systems, paired(comparing.compared_metrics(systems, meta)), seed, directions)
     languages = acc.languages.to_dict()  # how each sample's language was decided (:mod:`genevals.output.languages`)
+    language = acc.languages.language_field(meta.get("language"))  # the same in brief
     return {
         "genevals_version": __version__,
         "seed": seed,
@@ -299,6 +300,7 @@ def build_summary(acc: SummaryAccumulator, corpus: Mapping[str, Any], signatures
         "corpus": dict(corpus),
         "signatures": dict(signatures),
         **({"languages": languages} if languages else {}),
+        **({"language": language} if language else {}),
         "skipped": [row.to_dict() for row in skipped],
         "meta": dict(meta),
     }

@@ -11,6 +11,7 @@ same lines."""
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any, Mapping
 
 # C0, DEL and C1 controls; the line and paragraph separators; the bidi marks, embeddings, overrides and
@@ -33,6 +34,13 @@ def visible_message(value: Any) -> str:
     """A message for the terminal as :func:`visible` writes it, its own line breaks and tabs kept: the one place an
     error's text (a file's key, a --profile, a folder's name, all quoted as given) is made safe to print."""
     return "\n".join(visible(line).replace("\\x09", "\t") for line in str(value).split("\n"))
+
+
+def say(message: Any, stream: Any = None, flush: bool = False) -> None:
+    """Print ``message`` on stderr (or ``stream``) as :func:`visible_message` writes it: how every message of the
+    command line (an error, a warning, a note, that quotes a path, a file's line, a key or a server's answer as
+    given) reaches the terminal, so none of them can recolour, retitle or rewrite the screen."""
+    print(visible_message(message), file=sys.stderr if stream is None else stream, flush=flush)
 
 
 # ------------------------------------------------------------------------------------------- the leaderboard

@@ -116,6 +116,14 @@ function coverageCaveat() {
       " samples; results.jsonl has everything (genevals report --max-samples N embeds more).");
 }
 
+// Each run's languages and how many samples fell back (summary.json's language, the terminal's line).
+function languageCaveats() {
+  return D.runs.filter(function (run) { return run.language; }).map(function (run, i) {
+    var line = String(run.language).replace(/^language: /, "");
+    return caveat("notice", i ? null : "language-note", "Language" + (D.runs.length > 1 ? " (" + run.name + ")" : "") + ":", line);
+  });
+}
+
 function caveatsSection() {
   var items = [];
   if (D.warnings.length) {
@@ -125,7 +133,7 @@ function caveatsSection() {
       return caveat("warning", null, "Judge warning:", lines[0], lines.slice(1));
     })));
   }
-  [lowCoverageCaveat(), coverageCaveat()].forEach(function (c) { if (c) items.push(c); });
+  [lowCoverageCaveat(), coverageCaveat()].concat(languageCaveats()).forEach(function (c) { if (c) items.push(c); });
   return items.length ? el("div", { "class": "caveats", id: "caveats" }, items) : null;
 }
 

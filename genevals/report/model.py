@@ -22,6 +22,7 @@ import numpy as np
 
 from genevals.stats import comparisons
 from genevals.output import thresholds
+from genevals.output.languages import language_line
 from genevals.report import bands, stats
 from genevals.report.jury import page_jury
 from genevals.report.clean import (CLAIMS_METRIC, claim_labels, flat_meta, invented_of, judge_info, num,
@@ -191,7 +192,9 @@ def _run_info(run: Run, name: str, n_samples: int) -> dict[str, Any]:
     return {"name": name, "path": str(run.path), "genevals_version": text(summary.get("genevals_version")),
             "seed": _seed(summary), "n_samples": n_samples,
             "signatures": {text(k): text(v) for k, v in signatures.items()},
-            "skipped": len(skipped) if isinstance(skipped, list) else 0, "meta": flat_meta(summary.get("meta"))}
+            "skipped": len(skipped) if isinstance(skipped, list) else 0, "meta": flat_meta(summary.get("meta")),
+            # the run's languages, as the terminal says them (summary.json's ``language``)
+            "language": language_line(summary.get("language"))}
 
 
 def _stored_comparisons(runs: Sequence[Run], systems: Sequence[tuple[int, str]]):

@@ -40,6 +40,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from genevals.review.app import ReviewApp, ServeConfig  # noqa: F401 (the server's public names, as before)
 from genevals.review.requests import RequestError
+from genevals.output.terminal import say
 
 MAX_BODY = 16 * 1024
 _DIGITS = re.compile("[0-9]+")
@@ -138,7 +139,7 @@ class Handler(BaseHTTPRequestHandler):
             self._json(exc.status, {"error": str(exc)})
             return
         # A run folder being rewritten (a re-run in progress) can fail a rebuild: say so, keep serving.
-        print(f"genevals review: error: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        say(f"genevals review: error: {type(exc).__name__}: {exc}", flush=True)
         self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"{type(exc).__name__}: {exc}"})
 
     # -- checks ------------------------------------------------------------------------------------------------
@@ -302,8 +303,7 @@ class ReviewServer(ThreadingHTTPServer):
         --verbose, not socketserver's traceback."""
         exc = sys.exc_info()[1]
         if self.app.config.verbose or not isinstance(exc, (TimeoutError, ConnectionError)):
-            print(f"genevals review: {client_address[0]}: connection failed: {type(exc).__name__}: {exc}",
-                  file=sys.stderr, flush=True)
+            say(f"genevals review: {client_address[0]}: connection failed: {type(exc).__name__}: {exc}", flush=True)
 
     @property
     def url(self) -> str:
@@ -324,16 +324,16 @@ def serve(config: ServeConfig, declared: Callable[[str], Mapping[str, Any] | Non
     app = ReviewApp(config, declared)
     server = ReviewServer(app)
     where = "loopback only: other machines cannot reach it" if is_loopback(config.host) else "REACHABLE FROM OTHER MACHINES"
-    print(f"genevals review: serving {config.run_dir} at {server.url} ({where}); Ctrl-C stops it", file=out, flush=True)
+    say(f"genevals review: serving {config.run_dir} at {server.url} ({where}); Ctrl-C stops it", out, flush=True)
     if app.queue is not None:
         q = app.queue
-        print(f"genevals review: queue of {len(q.entries)} answers from {sum(q.sizes.values())} in {len(q.sizes)} "
-              f"strata ({'drawn now' if app.queue_new else 'continued from review.sqlite'}, seed {q.seed})"
-              + ("; blind" if config.blind else ""), file=out, flush=True)
+        say(f"genevals review: queue of {len(q.entries)} answers from {sum(q.sizes.values())} in {len(q.sizes)} "
+            f"strata ({'drawn now' if app.queue_new else 'continued from review.sqlite'}, seed {q.seed})"
+            + ("; blind" if config.blind else ""), out, flush=True)
         if app.stale:  # kept in the store (results.jsonl may come back), left out of what is served
-            print(f"genevals: warning: {config.run_dir / 'review.sqlite'}: {app.stale} of the {len(q.entries)} "
-                  f"answers of its review queue are no longer in {config.run_dir / 'results.jsonl'} (scored again?); "
-                  "they are left out of the review", file=sys.stderr, flush=True)
+            say(f"genevals: warning: {config.run_dir / 'review.sqlite'}: {app.stale} of the {len(q.entries)} "
+                f"answers of its review queue are no longer in {config.run_dir / 'results.jsonl'} (scored again?); "
+                "they are left out of the review", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -29,3 +29,18 @@ def test_an_escape_in_an_error_is_shown_escaped(tmp_path, case):
     done = _genevals(tmp_path, *args)
     assert done.returncode == 2, done.stderr
     assert "\x1b" not in done.stderr and "\\x1b[31m" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_note_and_a_wrote_line_naming_an_escaped_folder_are_shown_escaped(tmp_path):
+    """The notes the engine prints (an earlier run moved aside) and the lines naming what was written go through
+    the same helper (terminal.say), on stderr and on stdout."""
+    data = str(REPO / "datasets" / "demo" / "demo.jsonl")
+    out = f"o{ESC}red"
+    first = _genevals(tmp_path, "run", data, "-m", "exact_match", "--out", out, "--no-history")
+    again = _genevals(tmp_path, "run", data, "-m", "exact_match", "--out", out, "--no-history")
+    report = _genevals(tmp_path, "report", out)
+    for done in (first, again, report):
+        assert done.returncode in (0, 1), done.stderr
+        assert "\x1b" not in done.stderr + done.stdout, done.stderr + done.stdout
+    assert "the earlier run in o\\x1b[31mred was moved" in again.stderr
+    assert "wrote o\\x1b[31mred/report.html" in report.stdout

@@ -36,8 +36,9 @@ NEW_CLASSES = ("history", "traces", "trec", "citations", "repeats", "mapfiles", 
                "conversations", "history_tokens", "agreement_labels", "otel", "review_queue", "begin_tsv")
 #: issue 52's regressions, each class the causes one fix covered (a module each, as NEW_CLASSES): outputs over
 #: inputs, secrets printed, blind review (a); special and damaged small files (b); long and odd inputs (d); a row's
-#: declared metadata (i); review and history (j); issue 51's batch judge (51b: hostile batch-server replies)
-ISSUE52_CLASSES = ("issue52a", "issue52b", "issue52d", "issue52i", "issue52j", "issue51b")
+#: declared metadata (i); review and history (j); language, jury sums, credentials, escapes (k); issue 51's batch
+#: judge (51b: hostile batch-server replies)
+ISSUE52_CLASSES = ("issue52a", "issue52b", "issue52d", "issue52i", "issue52j", "issue52k", "issue51b")
 CLASSES = ("encodings", "sizes", "types", "paths", "options", "formats", "api", "runfolder", "judge",
            # issue 34: the surfaces added since the first corpus, one module each (hostile/cases_<class>.py)
            *NEW_CLASSES, *ISSUE52_CLASSES)

@@ -117,3 +117,26 @@ def test_direction_and_fonts_in_chromium(browser, report):
         assert errors == [] and remote == []  # the CSP still holds: no violation, nothing fetched
     finally:
         context.close()
+
+
+def test_the_first_screen_says_the_runs_languages(browser, report):
+    """summary.json's top-level ``language`` (issue 52, point 3) as the terminal prints it, one caveat line."""
+    import json
+
+    from genevals.output.languages import language_line
+
+    summary = json.loads((report.parent / "run" / runfolder.SUMMARY_FILE).read_text(encoding="utf-8"))
+    line = language_line(summary["language"])
+    assert summary["language"]["samples"] == {"ar": 1, "en": 1, "hi": 1, "zh": 1}
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(report.resolve().as_uri())
+        page.wait_for_selector("html[data-ready=true]", timeout=15_000)
+        shown = page.inner_text("#caveats #language-note summary")
+        assert shown == "Language: " + line.removeprefix("language: "), shown
+        assert errors == []
+    finally:
+        context.close()

@@ -86,6 +86,10 @@ class Metric(abc.ABC):
     #: the languages this metric's model or calibration knows (None: any language); a sample in another one gets
     #: status ``unsupported_language`` (:meth:`unsupported`)
     languages: ClassVar[frozenset[str] | None] = None
+    #: whether it scores a sample in the sample's language (:meth:`language_of`): then the planning pass detects
+    #: every sample's language and counts the run's majority language (:mod:`genevals.language.majority`), which
+    #: its unsure samples are scored in
+    reads_language: ClassVar[bool] = False
     #: the run's ``--language`` (set on the built metric by :func:`genevals.registry.build`)
     language: LanguageSetting = LanguageSetting()
 

@@ -71,6 +71,7 @@ class CitationsLocal(Metric):
             the logistic model calibrated on ExpertQA's expert labels gives p(not supported) >= its threshold
             (:mod:`genevals.metrics.citations.calibration`; both measured on its card).
     """
+    reads_language = True  # scores in the sample's language: the run counts its majority
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
         Setting("pattern", str, None, "regex of citation markers (RE2; group 'ref' holds the references)"),

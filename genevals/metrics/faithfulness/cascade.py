@@ -49,6 +49,7 @@ class Cascade(Metric):
 
     Same outputs as faithfulness; details.cascade.settled_by says which judge decided each answer.
     """
+    reads_language = True  # scores in the sample's language: the run counts its majority
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
         Setting("settle_confidence", float, DEFAULT_SETTLE,

@@ -56,6 +56,7 @@ class Grounding(Metric):
     unsupported sentence repeats what the user said earlier (``from_history``, h of them) is in no share; m = n
     for a single answer.
     """
+    reads_language = True  # scores in the sample's language: the run counts its majority
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
         Setting("thresholds", object, None, "method rules: a thresholds JSON file or mapping"),

@@ -35,6 +35,7 @@ from genevals.types import MetricResult, Sample
 
 
 class JudgeMetric(ConcurrentMetric):
+    reads_language = True  # scores in the sample's language: the run counts its majority
     judge: JudgeConfig
     runtime: JudgeRuntime
     #: whether ``_score_safe`` makes the N repeats itself (else it is called N times, as repeats 0..N-1)

@@ -20,7 +20,8 @@ Policy (:data:`POLICY`, written into each sample's details):
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -33,44 +34,81 @@ POLICY = ("weighted majority of the judges that answered (a tie is unverifiable;
 PREFIX = "jury:"
 
 
+def normalised(weights: Mapping[str, float], names: Iterable[str]) -> dict[str, float]:
+    """Each of ``names``' weight divided by the largest of them (a judge not in ``weights`` weighs 1): weights are
+    relative, so this changes no verdict, and every weighted sum below adds numbers of at most 1 per judge.
+    Without it a weight of 5e-324 times a value rounds to a subnormal (0.7 x 5e-324 = 5e-324) and two weights
+    near the float's maximum overflow their sum to infinity (NaN in results.jsonl)."""
+    raw = {name: float(weights.get(name, 1.0)) for name in names}
+    largest = max((w for w in raw.values() if math.isfinite(w) and w > 0), default=1.0)
+    return {name: (w / largest if math.isfinite(w) and w > 0 else 0.0) for name, w in raw.items()}
+
+
+def _votes(labels: Mapping[str, str | None], weights: Mapping[str, float]) -> dict[str, float]:
+    """label -> its share of the answering judges' weight: w_l = fsum(w_j / max w : label_j = l) / fsum(w_j / max w)."""
+    answered = {name: label for name, label in labels.items() if label is not None}
+    scale = normalised(weights, answered)
+    per_label: dict[str, list[float]] = {}
+    for name, label in answered.items():
+        per_label.setdefault(label, []).append(scale[name])
+    total = math.fsum(scale.values())
+    if not total:
+        return {}
+    return {label: math.fsum(parts) / total for label, parts in per_label.items()}
+
+
 def majority(labels: Mapping[str, str | None], weights: Mapping[str, float],
              tie: str | None = types.UNVERIFIABLE) -> tuple[Any, float]:
     """(the label with the most weight among the judges that answered, its share of their weight); a tie, or no
     answer, is ``tie`` (unverifiable for a claim; None, no majority, for another item)."""
-    votes: dict[str, float] = {}
-    for name, label in labels.items():
-        if label is not None:
-            votes[label] = votes.get(label, 0.0) + weights.get(name, 1.0)
+    votes = _votes(labels, weights)
     if not votes:
         return tie, 0.0
-    total = sum(votes.values())
     ranked = sorted(votes.items(), key=lambda kv: -kv[1])
-    top, weight = ranked[0]
-    if len(ranked) > 1 and abs(ranked[1][1] - weight) < 1e-12:
-        return tie, weight / total
-    return top, weight / total
+    top, share = ranked[0]
+    if len(ranked) > 1 and abs(ranked[1][1] - share) < 1e-12:  # shares: a relative tolerance
+        return tie, share
+    return top, share
 
 
 def tied(labels: Mapping[str, str | None], weights: Mapping[str, float]) -> bool:
     """Whether the two labels with the most weight have the same weight (the verdict is then unverifiable)."""
-    votes: dict[str, float] = {}
-    for name, label in labels.items():
-        if label is not None:
-            votes[label] = votes.get(label, 0.0) + weights.get(name, 1.0)
-    top = sorted(votes.values(), reverse=True)
+    top = sorted(_votes(labels, weights).values(), reverse=True)
     return len(top) > 1 and abs(top[0] - top[1]) < 1e-12
 
 
 def weighted_mean(values: Mapping[str, float | None], weights: Mapping[str, float]) -> float | None:
-    scored = [(v, weights.get(name, 1.0)) for name, v in values.items() if v is not None]
+    r"""$\bar v = \sum_j \hat w_j v_j$ with $\hat w_j = w_j / \sum_k w_k$ over the judges that scored, each value
+    divided by the largest magnitude first and multiplied back after (``math.fsum``): finite for any finite
+    values and weights, and the same for weights (1, 1) as for (5e-324, 5e-324)."""
+    scored = {name: float(v) for name, v in values.items() if v is not None}
     if not scored:
         return None
-    return sum(v * w for v, w in scored) / sum(w for _, w in scored)
+    scale = normalised(weights, scored)
+    total = math.fsum(scale.values())
+    if not total:
+        return None
+    big = max(abs(v) for v in scored.values())
+    if not math.isfinite(big):
+        return None
+    if big == 0.0:
+        return 0.0
+    mean = math.fsum((v / big) * (scale[name] / total) for name, v in scored.items())
+    return min(max(mean, -1.0), 1.0) * big
 
 
 def spread(values: Mapping[str, Any]) -> float | None:
     scored = [v for v in values.values() if isinstance(v, (int, float))]
-    return max(scored) - min(scored) if scored else None
+    if not scored:
+        return None
+    width = max(scored) - min(scored)
+    return width if math.isfinite(width) else None  # two values near the float's limits: no width to write
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    """The mean, summed exactly (``math.fsum``) after dividing by the count: finite for any finite values."""
+    mean = math.fsum(v / len(values) for v in values)
+    return mean if math.isfinite(mean) else None
 
 
 def split_units(labels: Sequence[Sequence[Any]]) -> int:
@@ -132,7 +170,7 @@ def summarise(parts: Mapping[str, Any], names: Sequence[str], weights: Mapping[s
     rows = [tuple(r) for r in parts.get("values", ())]
     per_judge = {n: [r[i] for r in rows if i < len(r) and r[i] is not None] for i, n in enumerate(names)}
     out: dict[str, Any] = {"judges": list(names), "weights": dict(weights), "samples": int(parts.get("samples", 0)),
-                           "judge_means": {n: (sum(v) / len(v) if v else None) for n, v in per_judge.items()}}
+                           "judge_means": {n: (_mean(v) if v else None) for n, v in per_judge.items()}}
     units = [tuple(u) for u in parts.get("units", ())]
     if units:
         out.update(_kappas(names, units), unit="claims")
@@ -149,7 +187,7 @@ def summarise(parts: Mapping[str, Any], names: Sequence[str], weights: Mapping[s
     from genevals.stats import DEFAULT_SEED, bootstrap_repeats_ci
 
     ci = bootstrap_repeats_ci(scored, seed=DEFAULT_SEED if seed is None else seed) if scored else None
-    out["mean_over_judges"] = (sum(sum(r) / len(r) for r in scored) / len(scored)) if scored else None
+    out["mean_over_judges"] = _mean([_mean(r) for r in scored]) if scored else None
     out["ci95_jury"] = list(ci) if ci is not None else None
     costs = {k.split("|", 1)[1]: v for k, v in parts.items() if k.startswith("cost|")}
     out["cost"] = {n: costs.get(n) for n in names}

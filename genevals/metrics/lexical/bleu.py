@@ -149,6 +149,7 @@ class Bleu(Metric):
         tokenize: ``auto`` (default: chosen per sample from its language) or one of sacrebleu's tokenizers
             for every sample: 13a, intl, zh, ja-mecab, ko-mecab, char, none.
     """
+    reads_language = True  # scores in the sample's language: the run counts its majority
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
         Setting("tokenize", str, "auto",

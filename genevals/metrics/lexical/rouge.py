@@ -130,6 +130,7 @@ class Rouge(Metric):
     with the highest F (first on ties), as ``RougeScorer.score_multi``. Value = F; details hold that
     reference's precision and recall and its index. Blank (whitespace-only) references are ignored.
     """
+    reads_language = True  # scores in the sample's language: the run counts its majority
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
         Setting("use_stemmer", bool, False, "Porter stemming (English samples only)"),

@@ -57,6 +57,7 @@ STEP_PAIRS = 256
 @register
 class BertScore(Metric):
     """BERTScore P/R/F1 of the answer against its references (greedy token matching of contextual embeddings)."""
+    reads_language = True  # scores in the sample's language: the run counts its majority
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
         Setting("model", str, None,

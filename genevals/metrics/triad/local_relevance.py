@@ -79,6 +79,7 @@ def _judge_info(**settings: Any) -> dict[str, Any]:
 
 class _Local(Metric):
     """Per-sample loop with typed statuses; subclasses implement :meth:`_score`."""
+    reads_language = True  # scores in the sample's language: the run counts its majority
 
     kind = MODEL
     order = 81

@@ -32,6 +32,7 @@ class PairwiseLocal(PairwiseStats, Metric):
     Args:
         margin: score difference at or below which the pair is a tie.
     """
+    reads_language = True  # scores in the sample's language: the run counts its majority
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
         Setting("margin", float, 0.1, "score difference under which the pair is a tie", minimum=0),
