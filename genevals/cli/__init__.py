@@ -31,8 +31,12 @@ class Parser(argparse.ArgumentParser):
     """argparse's parser (its subcommands' too: they are made of the same class) with usage errors cut short."""
 
     def error(self, message: str):  # type: ignore[override]
+        from genevals.judge.redact import redact_urls
         from genevals.output.terminal import visible_message
 
+        # argparse quotes what it refused as given: a URL with a password or a token in its query, passed to a
+        # command that has no such option (``export otel --endpoint URL``), is shown as --print-config shows it
+        message = redact_urls(message)
         if len(message) > MAX_ERROR:
             message = f"{message[:MAX_ERROR - 60]} ... ({len(message):,} characters in all) ... {message[-40:]}"
         super().error(visible_message(message))

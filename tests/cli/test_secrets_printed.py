@@ -77,3 +77,16 @@ def test_a_name_that_could_be_a_key_is_not_echoed_when_unset(tmp_path, where):
         printed = done.stdout + done.stderr
         assert "Traceback" not in printed and NAMED_KEY not in printed, printed
         assert done.returncode == (0 if "--print-config" in args else 2), printed
+
+
+@pytest.mark.parametrize("args", [
+    ("export", "otel", "out", "--bogus", "URL"),  # an option the command does not have: argparse quotes it
+    ("run", "in.jsonl", "--judge-timeout", "URL"),  # a URL where a number goes: argparse quotes the value
+], ids=["unrecognized", "bad-value"])
+def test_usage_errors_hide_urls_credentials(tmp_path, args):
+    url = f"https://alice:{PASSWORD}@collector.example/v1/logs?token={QUERY}#{FRAGMENT}"
+    done = genevals(tmp_path, *(url if a == "URL" else a for a in args))
+    assert done.returncode == 2, done.stderr
+    assert "error:" in done.stderr and "https://alice:***@collector.example/v1/logs?***" in done.stderr
+    for secret in (PASSWORD, QUERY, FRAGMENT):
+        assert secret not in done.stdout + done.stderr
