@@ -241,7 +241,8 @@ SETTINGS = (
 
 
 register_backend(Backend(
-    name="llamacpp", settings=SETTINGS, auto="fallback",  # what `auto` runs when no judge is named repeats_vary_at_zero=False,  # greedy decoding at temperature 0: the seed changes nothing
+    name="llamacpp", settings=SETTINGS, auto="fallback",  # what `auto` runs when no judge is named
+    repeats_vary_at_zero=False,  # greedy decoding at temperature 0: the seed changes nothing
     factory=lambda config: LlamaCppProvider(model_path=config.model, n_ctx=config.option("n_ctx"),
                                             n_threads=config.option("n_threads"), seed=config.seed,
                                             chat_format=config.option("chat_format")),
