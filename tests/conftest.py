@@ -122,6 +122,9 @@ def pytest_unconfigure(config):
 # longest first, so that no worker is left with a long file at the end while the other has nothing to do. The hostile
 # corpus (tests/hostile/conftest.py) goes before them all.
 HEAVY = (
+    "docs/test_local_judge_server.py", "lifecycle/test_messages.py", "metrics/faithfulness/test_turn_overlap.py",
+    "metrics/faithfulness/test_cascade_domain.py", "labels/test_card.py", "language/test_majority.py",
+    "metrics/citations/test_offline_choice.py", "grounding/test_domain.py",
     "judge/test_llamacpp.py", "cli/test_llama_server_repeats.py", "report/test_overview.py",
     "docs/test_examples.py", "engine/test_ray.py", "metrics/triad/test_rag_judges_servers.py", "test_install.py",
     "engine/test_ray_cluster.py", "report/test_scale.py", "cli/test_llama_server_cli.py", "cli/test_label_llama.py",

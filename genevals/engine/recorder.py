@@ -182,8 +182,9 @@ class RunRecorder:
         results.meta["n_input_rows"] = n_input_rows
         results.judge_failures = self.judge_failures
         # the offline stand-in's note and its own warning (citations_local's card) both: the note says what ran,
-        # the warning what it is worth
-        warnings = {s.family: ". ".join(w for w in (s.note, s.metric.warning) if w) for s in self.selected
+        # the warning what it is worth; a blank line between them, so the terminal shows each one's first line
+        # (genevals.lifecycle.messages.headlines)
+        warnings = {s.family: "\n\n".join(w for w in (s.note, s.metric.warning) if w) for s in self.selected
                     if s.note or s.metric.warning}
         if warnings:
             results.meta["judge_warnings"] = warnings

@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 from genevals.lifecycle import agreement, gates
 from genevals.lifecycle.history import Recorder
-from genevals.lifecycle.messages import Message, Messages, first_line
+from genevals.lifecycle.messages import Message, Messages, headlines
 from genevals.lifecycle.settings import Settings
 from genevals.lifecycle.verdict import Verdict
 from genevals.types import DRY_RUN
@@ -169,7 +169,8 @@ class Lifecycle:
         """The judges' warnings, the qrels' note and the systems that share no question id."""
         meta = summary.get("meta", {})
         for family, warning in (meta.get("judge_warnings") or {}).items():
-            self.say.note(f"genevals: note: {family}: {first_line(str(warning))}")
+            for line in headlines(str(warning)):
+                self.say.note(f"genevals: note: {family}: {line}")
         if (meta.get("qrels_judged_by") or {}).get("note"):
             self.say.note(f"genevals: note: --qrels: {meta['qrels_judged_by']['note']}")
         for family, warning in (meta.get("corpus_warnings") or {}).items():

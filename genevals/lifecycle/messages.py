@@ -22,6 +22,12 @@ def first_line(caveat: str) -> str:
     return caveat.partition("\n")[0]
 
 
+def headlines(caveat: str) -> list[str]:
+    """What the terminal shows of a caveat made of parts apart by a blank line (an offline variant's note, then
+    the variant's own card warning): each part's first line."""
+    return [first_line(part.strip("\n")) for part in caveat.split("\n\n") if part.strip()]
+
+
 @dataclass(frozen=True)
 class Message:
     """One line: ``kind`` (:data:`NOTE`, :data:`WARNING`, :data:`ERROR`, :data:`GATE` on stderr; :data:`OUT`,

@@ -5,24 +5,15 @@ claim's text, the decision and a note). A reviewer's latest row for a claim is t
 (:func:`current`); ``withdrawn`` takes one back. Rows are never updated or deleted, so two reviewers writing at
 once cannot overwrite each other, and the history stays.
 
-Since schema version 2 a second table, ``citation_decisions``, holds decisions on the citation check's verdicts:
-one citation is (system, sample id, sentence index, cited context index); the row keeps the verdict shown
-(``supported`` / ``not_supported``), ``confirmed`` or ``rejected`` (with the corrected verdict) or
-``withdrawn``, the digest of the sentence and the cited chunk, and a note. A version 1 file is migrated in place
-when opened for writing (the new table is added; nothing else changes); read-only, it reads as having no
-citation decisions.
-
-Since schema version 3 (:mod:`genevals.review.schema`) a decision records whether it was made ``blind``
-(``genevals review --blind``, before the reviewer saw the judge's verdicts on the answer), and the tables
-``queue`` and ``queue_strata`` hold the review queue (``--queue N``, :mod:`genevals.review.queue`): each drawn
-answer's position, stratum and inclusion probability, and each stratum's size, count drawn, seed and time. A
-store holds one queue, written in one transaction and never changed, because a second draw would void the
-first one's inclusion probabilities; a queue whose rows disagree is refused whole, never half used.
-
-Since schema version 4 a claim decision may be ``not_in_answer``: the judge invented the claim, so it is no
-hallucination of the answer's. SQLite cannot alter the CHECK that lists the decision values, so opening an older
-file for writing rebuilds the decisions table in the migration's one transaction (rows and ids kept); read-only,
-an older file is read as it is (it holds no such decision).
+What each schema version added (:mod:`genevals.review.schema`): 2, the ``citation_decisions`` table (one citation
+is (system, sample id, sentence index, cited context index); the verdict shown, ``confirmed`` or ``rejected`` with
+the corrected verdict, or ``withdrawn``; the digests of the sentence and the cited chunk; a note); 3, whether a
+decision was made ``blind`` (before the reviewer saw the judge's verdicts), and the tables ``queue`` and
+``queue_strata`` of the review queue (:mod:`genevals.review.queue`: written once, in one transaction, never
+changed, since a second draw would void the first one's inclusion probabilities; a queue whose rows disagree is
+refused whole); 4, the claim decision ``not_in_answer`` (the judge invented the claim: no hallucination of the
+answer's), for which the decisions table is rebuilt, rows and ids kept, as SQLite cannot alter a CHECK. An older
+file opened for writing is migrated in one transaction; read-only, it is read as it is.
 
 Durability: WAL journal with ``synchronous=FULL`` and one short ``BEGIN IMMEDIATE`` transaction per insert, so a
 process killed mid-write loses at most the row in flight and never leaves a corrupt file; writers from other

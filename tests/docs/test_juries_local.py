@@ -18,7 +18,7 @@ GGUF = "/models/gemma-3-270m-q4_k_m.gguf"  # what llama.cpp's server lists and n
 
 
 def test_the_server_command_is_the_local_judges_pages():
-    [here] = [c for c in section_blocks(PAGE, SECTION, "bash") if c.startswith("python -m llama_cpp.server")]
+    [here] = [c for c in section_blocks(PAGE, SECTION, "bash") if c.startswith("python -m genevals.judge.serve")]
     there = section_blocks(DOCS / "how-to" / "local-judges.md", "The packaged model on llama.cpp's server", "bash")[0]
     assert here == there  # the block tests/docs/test_local_judge_server.py starts
 

@@ -60,7 +60,7 @@ def test_an_offline_run_prints_the_cards_warning(tmp_path):
     assert done.returncode == 0, done.stderr
     said = " ".join((done.stdout + done.stderr).split())
     # the offline stand-in's note said what ran; the card's warning, what it is worth, is there too
-    assert "citations come from the offline variant" in said
+    assert "citations come from their offline variant" in said
     # the terminal's note is the caveat's first line; summary.json keeps the details too (issue 52, point 10b)
     assert calibration.caveat("rule").partition("\n")[0] in said
     meta = json.loads((tmp_path / "out" / "summary.json").read_text())["meta"]
