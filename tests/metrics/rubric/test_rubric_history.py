@@ -44,12 +44,18 @@ def judging(requests) -> list[dict]:
     return [r for r in requests if not prompt(r).startswith("Reply with the single word")]  # not the preflight
 
 
+def sent(body: dict) -> dict:
+    """A request's body without ``stream``: how the reply travels, not what is asked (a judge server on this machine
+    gets streamed replies since issue 52, point 6: genevals.judge.local)."""
+    return {k: v for k, v in body.items() if k != "stream"}
+
+
 def digest(requests) -> dict[str, list[str]]:
     """family -> the sorted sha256 digests of its requests' bodies."""
     out: dict[str, list[str]] = {}
     for r in judging(requests):
         family = "llm_rubric" if prompt(r).startswith("You grade an answer") else "pairwise"
-        out.setdefault(family, []).append(hashlib.sha256(json.dumps(r["body"], sort_keys=True).encode()).hexdigest())
+        out.setdefault(family, []).append(hashlib.sha256(json.dumps(sent(r["body"]), sort_keys=True).encode()).hexdigest())
     return {k: sorted(v) for k, v in out.items()}
 
 
