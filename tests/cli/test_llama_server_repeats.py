@@ -93,11 +93,13 @@ def test_repeats_against_llama_server(llama_server, tmp_path):  # noqa: F811
         assert done.returncode == 0, done.stderr
         rows = [json.loads(line) for line in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
         faith = [row["metrics"]["faithfulness"] for row in rows]
-        # every request the server saw is one the results account for (plus the preflight's one)
+        # every request the server saw is one the results account for (plus the preflight's)
         accounted = sum(f["details"]["usage"]["requests"] for f in faith)
         counted = Counter((kind(b), b.get("seed"), b.get("temperature")) for b in proxy.posts)
-        assert len(proxy.posts) == accounted + 1, (counted, [f["status"] for f in faith])
-        assert counted[("other", 0, 0.0)] == 1  # the preflight
+        # the preflight: one request, or two where it steps down to the structured-output format the server
+        # takes (issue 52, point 10: probed once for the run, so no request of the run is refused for it)
+        preflight = counted[("other", 0, 0.0)]
+        assert preflight in (1, 2) and len(proxy.posts) == accounted + preflight, (counted, [f["status"] for f in faith])
         decompose = sum(n for (k, _, _), n in counted.items() if k == "decompose")
         assert decompose >= len(ROWS) and all(s == 0 and t == 0.8 for k, s, t in counted if k == "decompose")
         verified = [f for f in faith if f["status"] == "ok" or "repeats" in f["details"]]

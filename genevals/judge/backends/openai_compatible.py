@@ -5,25 +5,22 @@ or OPENAI_API_KEY (kept only in the client object; never in results, logs or the
 
 Structured output, in order of preference: ``json_schema`` (OpenAI, vLLM) -> ``json_object`` with a ``schema``
 field (llama.cpp's servers) -> plain ``json_object`` -> no response_format. An error naming the response format
-moves one step down and re-sends at once. The mode a server takes is remembered for the process, per server and
-model (:data:`_ACCEPTED`), by every provider: each metric and juror has its own, and llama.cpp's Python server
-answers an unknown format with a 500 and a traceback in its log, once per refused request. The preflight
-(:func:`probe`) finds it with its one request, so a run that checks its judge sends no refused request after it;
-the packaged model served by llama.cpp (:mod:`genevals.judge.packaged`) starts at ``json_object`` with a schema
-and is refused nothing. Requests do not wait for the first one to show which mode the server takes: that would
-leave every slot idle for one round trip per run (11% of the ideal at concurrency 32). A server that refuses a
-mode refuses the requests already in flight with it too (at most the concurrency, each answered at once). The
+moves one step down and re-sends at once; the mode a server takes is remembered for the process, per server and
+model (:data:`_ACCEPTED`), by every provider (llama.cpp's Python server logs a 500 and a traceback per refused
+request). The preflight (:func:`probe`) finds it with its one request; the packaged model served by llama.cpp
+(:mod:`genevals.judge.packaged`) starts at ``json_object`` with a schema. Requests do not wait for the first one
+to show the mode: that would leave every slot idle for a round trip (11% of the ideal at concurrency 32). The
 openai client's own retries are off: retries wrap the provider (:mod:`genevals.judge.client`).
 
-Replies from a server on this machine are streamed (``stream`` setting; :mod:`genevals.judge.local`), read whole
-and joined (:mod:`genevals.judge.backends.sse`): a request that times out closes its connection, and llama.cpp's
-server stops generating at the next token instead of finishing a reply nobody reads.
+Replies from a server on this machine are streamed (``stream`` setting; :mod:`genevals.judge.local`) and joined
+(:mod:`genevals.judge.backends.sse`): a request that times out closes its connection, and llama.cpp's server
+stops generating instead of finishing a reply nobody reads. A server that cuts a streamed reply (llama.cpp's
+Python server does when another request waits for its slot) gets whole replies from then on (:data:`_WHOLE`).
 
 Requests go over :mod:`genevals.judge.backends.http` (a lean keep-alive HTTP/1.1 client) whenever it can serve
-the URL, and otherwise (a proxy, a URL with a query) through the openai client's own ``post``, its reply read as
-bytes: the typed ``chat.completions.create`` path, and httpx under it, spent 3-5 ms of CPU a call, and at
-concurrency 32 that CPU, not the server, set the pace (benchmarks/RESULTS.md, issue 16). Both paths give the
-same errors: 429 -> transient with Retry-After, 5xx/408/409/timeouts/dropped connections -> transient, other
+the URL, else (a proxy, a URL with a query) through the openai client's own ``post`` (its typed path and httpx
+spent 3-5 ms of CPU a call: at concurrency 32, the pace; benchmarks/RESULTS.md, issue 16). Both give the same
+errors: 429 -> transient with Retry-After, 5xx/408/409/timeouts/dropped connections -> transient, other
 statuses -> permanent, with the server's error message.
 """
 from __future__ import annotations
@@ -47,8 +44,25 @@ from genevals.settings import Setting
 MODES = ("json_schema", "json_object_schema", "json_object", "none")
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-#: (base URL, model) -> the structured-output mode that server took (or the next to try), for the process
+#: (base URL, model) -> the structured-output mode that server took (or the next to try), for the process; and
+#: the servers (base URL, model) that cut a streamed reply in this process: they get whole replies from then on
 _ACCEPTED: dict[tuple[str, str], str] = {}
+_WHOLE: set[tuple[str, str]] = set()
+
+
+class StreamCut(TransientError):
+    """A streamed reply the server stopped before its end (as a 503 where it reaches the retries)."""
+
+
+def _joined(body: bytes) -> bytes:
+    """A streamed reply joined into the body an unstreamed request gets (:mod:`genevals.judge.backends.sse`)."""
+    from genevals.judge.backends import sse
+    try:
+        return sse.joined(body)
+    except sse.CutShort as exc:
+        raise StreamCut(f"streamed reply cut short: {exc}", None, 503) from None
+    except ValueError as exc:  # an error event, or no stream: worth another try
+        raise TransientError(f"streamed reply: {exc}") from None
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -153,12 +167,21 @@ class OpenAIProvider:
             mode = self.mode
             kwargs = self.request_body(messages, schema, params, mode)
             fmt = kwargs.get("response_format")
-            streamed = self.stream and isinstance(client, http.JsonPoster)  # the openai client's post reads JSON
+            # the openai client's post reads JSON; a server that cut a streamed reply gets whole ones (_WHOLE)
+            streamed = self.stream and isinstance(client, http.JsonPoster) and self._server not in _WHOLE
             if streamed:  # never in a batch's lines (request_body): a batch answers whole
                 kwargs["stream"] = True
             requests += 1
             try:
                 body = await self._post(client, kwargs)
+                if streamed:
+                    body = _joined(body)
+            except StreamCut:
+                # llama.cpp's Python server cuts a streamed reply whenever another request waits for its one slot:
+                # from now on this server gets whole replies, which wait their turn instead, and this one is asked
+                # again at once (a retry each would lose samples at any concurrency above its slots)
+                _WHOLE.add(self._server)
+                continue
             except http.StatusError as exc:
                 if exc.status == 429:
                     raise TransientError(f"HTTP 429: {_message(exc)}", _retry_after(exc.headers), 429) from None
@@ -171,16 +194,9 @@ class OpenAIProvider:
                                          exc.status) from None
                 raise PermanentError(f"HTTP {exc.status}: {_message(exc)}") from None
             break
-        if streamed:
-            from genevals.judge.backends import sse
-
-            try:
-                body = sse.joined(body)
-            except sse.CutShort as exc:  # as a 503: the limiter lowers the requests in flight
-                raise TransientError(f"streamed reply cut short: {exc}", None, 503) from None
-            except ValueError as exc:  # an error event, or no stream: worth another try
-                raise TransientError(f"streamed reply: {exc}") from None
         return _completion(body, messages, requests)
+
+    _server = property(lambda self: (self.base_url or DEFAULT_BASE_URL, self.model))  # this server and model
 
     def request_body(self, messages: Sequence[Message], schema: Mapping[str, Any] | None,
                      params: Mapping[str, Any], mode: str | None = None) -> dict[str, Any]:
@@ -218,10 +234,9 @@ class OpenAIProvider:
             except http.ReplyCut as exc:
                 if not payload.get("stream"):
                     raise TransientError(f"connection error: {exc}") from None
-                # llama.cpp's Python server cuts a streamed reply when another request waits for its one slot:
-                # as a 503, so the limiter lowers the requests in flight until none waits
-                raise TransientError(f"streamed reply cut short ({exc}): the server stops a reply when another "
-                                     "request waits for its slot", None, 503) from None
+                # llama.cpp's Python server cuts a streamed reply when another request waits for its one slot
+                raise StreamCut(f"streamed reply cut short ({exc}): the server stops a reply when another "
+                                "request waits for its slot", None, 503) from None
             except (OSError, EOFError) as exc:  # refused, reset, TLS failure, a reply cut short
                 raise TransientError(f"connection error: {type(exc).__name__}") from None
         import openai
