@@ -169,7 +169,10 @@ def plan_run(spec: Any) -> Plan:
             # decided now, kept on the sample (it travels in the spool): never again; not once a bad row means
             # that nothing will be scored (on_error "raise": 100k rows, 41 s of detection before the error)
             if counting is not None and not (errors and spec.on_error == "raise"):
-                counting[1].add(language_of(item, counting[0]))
+                if counting[1].full:  # the workers detect the rest, in parallel (language.majority.COUNTED)
+                    counting[1].skip()
+                else:
+                    counting[1].add(language_of(item, counting[0]))
             spool.add(item)
             conversations.add(item)
             for metric in preparing:

@@ -17,6 +17,11 @@ from genevals.judge.registry import (AUTO, auto_backend, backend_names, fallback
 from genevals.judge.redact import MAX_SECRET_CHARS, url_secret_problem
 from genevals.settings import Setting, check, did_you_mean, finite, shown
 
+#: requests held at once with ``--judge-batch``: every request of a round waits in its batch (the Batch API takes at
+#: most 50,000 requests in one batch; a longer run sends a round as several batches). Here, not in
+#: :mod:`genevals.judge.batch`, which reads this configuration.
+BATCH_IN_FLIGHT = 50_000
+
 #: Tokens of context per verify call for a hosted model; a backend may set its own (llama.cpp: its window).
 DEFAULT_CONTEXT_BUDGET = 6000
 
@@ -332,11 +337,9 @@ class JudgeConfig:
     @property
     def in_flight(self) -> int:
         """Requests held at once: ``concurrency``, or with ``batch`` every request of a round (they wait in a batch
-        together, not on the server; :data:`genevals.judge.batch.IN_FLIGHT`)."""
+        together, not on the server; :data:`BATCH_IN_FLIGHT`)."""
         if self.batch:
-            from genevals.judge.batch import IN_FLIGHT
-
-            return IN_FLIGHT
+            return BATCH_IN_FLIGHT
         return self.concurrency
 
     @property

@@ -20,30 +20,16 @@ cluster bootstrap interval.
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Sequence
 
 import numpy as np
 
+from genevals.metrics.faithfulness.turn_overlap import overlap
 from genevals.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
-_WORD = re.compile(r"\w+")
-#: function words left out of the overlap (else every response overlaps every snippet by "the" and "is")
-_STOP = frozenset("a an the and or but of to in on at for with by from is are was were be been being it its this "
-                  "that these those i you he she we they me him her us them my your his our their what which who "
-                  "do does did have has had not no so as if then than there here very just also too can will "
-                  "would could should about into out up down all any some more most s t".split())
+__all__ = ["overlap"]
+
 FOLDS = 5
-
-
-def overlap(response: str, knowledge: str) -> float:
-    """The share of the response's content words (lower-cased, function words left out) found in the knowledge;
-    1.0 for a response with none (nothing in it is unsupported)."""
-    words = [w for w in _WORD.findall(response.lower()) if w not in _STOP]
-    if not words:
-        return 1.0
-    known = set(_WORD.findall(knowledge.lower()))
-    return sum(w in known for w in words) / len(words)
 
 
 def auc(score: np.ndarray, gold: np.ndarray) -> float | None:

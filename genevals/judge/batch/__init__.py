@@ -34,9 +34,9 @@ at most that much per request it answers: a hostile or broken server cannot fill
 """
 from __future__ import annotations
 
-#: requests held at once with ``--judge-batch``: every request of a round waits in its batch (the Batch API takes at
-#: most 50,000 requests in one batch; a longer run sends a round as several batches)
-IN_FLIGHT = 50_000
+from genevals.judge.config import BATCH_IN_FLIGHT as IN_FLIGHT
+
+__all__ = ["IN_FLIGHT", "MAX_REQUESTS", "MAX_FILE_BYTES"]
 #: the Batch API's limits on one batch: requests, and bytes of its requests file
 MAX_REQUESTS = 50_000
 MAX_FILE_BYTES = 200 * 1024 * 1024

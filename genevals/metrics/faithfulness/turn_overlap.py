@@ -4,7 +4,7 @@ r"""A conversation turn's faithfulness by word overlap (no model): the offline d
     o(a, X) = \frac{|\{w \in W(a) : w \in V(X)\}|}{|W(a)|}
 
 with :math:`W(a)` the turn's content words (lower-cased ``\w+`` tokens, English function words left out,
-:func:`genevals.validation.begin_card.overlap`) and :math:`V(X)` every word of its contexts; :math:`o = 1` for a
+:func:`overlap`) and :math:`V(X)` every word of its contexts; :math:`o = 1` for a
 turn with no content word. The turn is *not attributable* when :math:`o < t`. The threshold :math:`t` maximises
 balanced accuracy on BEGIN's development split (people's attribution labels of knowledge-grounded dialogue
 responses); ``benchmarks/bench_turn_overlap.py`` chooses it on all rows and measures the card out of fold (the cut
@@ -21,17 +21,26 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
 from genevals import types
 from genevals import grounding as checker_needs
 from genevals.metrics.base import Metric, register
-from genevals.metrics.conversation.scope import UNSUPPORTED
 from genevals.metrics.faithfulness.verdicts import restate, unscored_outputs
 from genevals.signature import make_signature
 from genevals.text import detect_refusal
 from genevals.types import Claim, MetricResult, Sample, Verdict
+
+_WORD = re.compile(r"\w+")
+#: function words left out of the overlap (else every response overlaps every snippet by "the" and "is")
+_STOP = frozenset("a an the and or but of to in on at for with by from is are was were be been being it its this "
+                  "that these those i you he she we they me him her us them my your his our their what which who "
+                  "do does did have has had not no so as if then than there here very just also too can will "
+                  "would could should about into out up down all any some more most s t".split())
+#: an offline variant's status: the metric needs an LLM judge (as the conversation metrics' offline variants)
+UNSUPPORTED = "unsupported"
 
 PATH = Path(__file__).with_name("turn_overlap.json")
 BACKEND = "word-overlap"
@@ -69,10 +78,18 @@ def sentence() -> str:
             "-m grounding runs the detector on them")
 
 
+def overlap(response: str, knowledge: str) -> float:
+    """The share of the response's content words (lower-cased, function words left out) found in the knowledge;
+    1.0 for a response with none (nothing in it is unsupported)."""
+    words = [w for w in _WORD.findall(response.lower()) if w not in _STOP]
+    if not words:
+        return 1.0
+    known = set(_WORD.findall(knowledge.lower()))
+    return sum(w in known for w in words) / len(words)
+
+
 def turn_overlap(answer: str, contexts: Sequence[str]) -> float:
     """:math:`o(a, X)` of the module docstring."""
-    from genevals.validation.begin_card import overlap
-
     return overlap(answer, "\n".join(contexts))
 
 
