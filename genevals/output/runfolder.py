@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from genevals import files
-from genevals.output.atomic import replacing, write_whole  # noqa: F401  (the run folder's writers, by name)
+from genevals.atomic import replacing, write_whole  # noqa: F401  (the run folder's writers, by name)
 from genevals.output.conversation_line import conversation_line, with_histories
 from genevals.types import SampleResult, SkippedRow
 

@@ -258,7 +258,6 @@ class BatchProvider:
 def _chunks(ids: list[str], queue: dict[str, _Waiting]) -> list[list[str]]:
     """``ids`` cut into batches the API takes: at most :data:`MAX_REQUESTS` requests and
     :data:`MAX_FILE_BYTES` bytes of requests file each."""
-    import json
 
     found: list[list[str]] = []
     size = 0

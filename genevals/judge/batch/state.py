@@ -34,7 +34,7 @@ class BatchState:
             return self._read()
 
     def add(self, batch_id: str, endpoint: str, model: str, ids: list[str]) -> None:
-        from genevals.output.atomic import replacing
+        from genevals.atomic import replacing
 
         with _lock:
             found = self._read()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 
 from genevals.metrics.base import card_lines
 from genevals.metrics.base.cards import held_out_lines
