@@ -38,6 +38,10 @@ SUFFIXES = TEXT_SUFFIXES + MARKDOWN_SUFFIXES + HTML_SUFFIXES
 EXTRA = "generate"
 #: elements whose text is not the page's text
 _HIDDEN = ("script", "style", "noscript", "template", "head")
+#: elements that start and end a line of text (HTML's block and table elements, and line breaks)
+_BLOCKS = ("p", "div", "br", "li", "ul", "ol", "dl", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
+           "blockquote", "section", "article", "header", "footer", "aside", "nav", "main", "table", "tr", "td",
+           "th", "caption", "figure", "figcaption", "hr", "address", "details", "summary")
 
 
 @dataclass(frozen=True)
@@ -136,7 +140,10 @@ def html_text(html: str, source: str = "<html>") -> tuple[str, str]:
     title = " ".join(heading.get_text(" ").split()) if heading is not None else ""
     for element in soup(list(_HIDDEN)):
         element.decompose()
-    lines = (" ".join(line.split()) for line in soup.get_text("\n").splitlines())
+    for element in soup(list(_BLOCKS)):  # a block ends its line; inline elements stay inside theirs
+        element.insert_before("\n")
+        element.append("\n")
+    lines = (" ".join(line.split()) for line in soup.get_text().splitlines())
     return "\n".join(line for line in lines if line), title
 
 

@@ -7,8 +7,9 @@ chunks were drawn. The sequence depends on the seed and on how many draws were m
 
 **Multi-hop partners** (:func:`partner`): the chunk of another document sharing the most *entity terms* with the
 given one; an entity term is a word token of at least 4 characters that occurs in at most :data:`MAX_DF` of the
-chunks (rare words: names, numbers, technical terms; no knowledge graph). Ties go to the smaller chunk id; no
-shared term: None (a multi-hop slot then has one chunk, and the type check rejects what comes of it).
+chunks, or in at most 2 in a corpus of under 40 (rare words: names, numbers, technical terms; no knowledge
+graph). Ties go to the smaller chunk id; no shared term: None (a multi-hop slot then has one chunk, and the type
+check rejects what comes of it).
 """
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ def entity_terms(chunks: Sequence[Chunk]) -> dict[str, frozenset[str]]:
     """Each chunk's entity terms (module docstring)."""
     terms = {c.id: frozenset(w for w in words(c.text) if len(w) >= MIN_TERM) for c in chunks}
     df = Counter(t for ts in terms.values() for t in ts)
-    cap = max(1.0, MAX_DF * len(chunks))
+    cap = max(2.0, MAX_DF * len(chunks))
     return {cid: frozenset(t for t in ts if df[t] <= cap) for cid, ts in terms.items()}
 
 
