@@ -43,6 +43,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                         help="the most word tokens a chunk holds (default 160)")
     parser.add_argument("--max-attempts", type=int, default=None, metavar="A",
                         help="attempts before giving up (default 3N + 10)")
+    parser.add_argument("--no-embeddings", action="store_true",
+                        help="leave the card's MiniLM cosine out (it loads the model of the semantic extra)")
     add_judge_options(parser)
     parser.set_defaults(handler=cmd_generate)
     return parser
@@ -87,7 +89,8 @@ def _settings(args: argparse.Namespace):
             raise ValueError(f"--{name.replace('_', '-')}: at least 1, got {getattr(args, name)}")
     language = check(args.language, "--language") if args.language is not None else None
     chunking = ChunkSettings(args.chunk_tokens) if args.chunk_tokens else ChunkSettings()
-    return GenerateConfig(Path(args.out), args.n, args.seed, language, args.max_attempts, chunking)
+    return GenerateConfig(Path(args.out), args.n, args.seed, language, args.max_attempts, chunking,
+                          not args.no_embeddings)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:

@@ -6,9 +6,9 @@ not be measured has ``status`` and ``reason`` instead of a value.
 - **diversity** of the kept questions beside a baseline made from the same chunks (*lead-8*: the first 8 word
   tokens of each item's first chunk): distinct-n (Li et al. 2016) = distinct n-grams / n-grams over all
   questions, n = 1, 2; self-BLEU (Zhu et al. 2018) = mean over questions of sacrebleu's sentence BLEU of the
-  question against all the others as references (on the first :data:`MAX_SELF_BLEU` items; higher: less
+  question against all the others as references (on the first :data:`MAX_PAIRWISE` items; higher: less
   diverse); mean pairwise cosine of MiniLM embeddings (all-MiniLM-L6-v2, the ``semantic`` extra) over distinct
-  pairs.
+  pairs of the first :data:`MAX_PAIRWISE` items (``--no-embeddings``: not measured).
 - **leakage and difficulty**: ROUGE-L F (genevals' rouge: the question as the answer, the first chunk as the
   reference), mean over items; the BM25 rank of the item's first chunk among all chunks for the question
   (bm25s, Lucene's BM25, k1 = 1.5, b = 0.75; rank = 1 + the chunks scoring strictly higher): its mean reciprocal
@@ -25,7 +25,8 @@ from typing import Any
 from genevals.generate.chunks import words
 from genevals.generate.items import Chunk, Document, Item
 
-MAX_SELF_BLEU = 300
+#: items the pairwise figures (self-BLEU, embedding cosine) are computed on: the first ones kept
+MAX_PAIRWISE = 200
 LEAD = 8
 
 
@@ -45,7 +46,7 @@ def self_bleu(texts: Sequence[str]) -> dict[str, Any]:
     """Mean sentence BLEU (sacrebleu, exp smoothing, 13a tokens) of each text against all the others."""
     from sacrebleu.metrics import BLEU
 
-    texts = list(texts[:MAX_SELF_BLEU])
+    texts = list(texts[:MAX_PAIRWISE])
     if len(texts) < 2:
         return not_measured("fewer than 2 items")
     bleu = BLEU(effective_order=True)
@@ -55,6 +56,7 @@ def self_bleu(texts: Sequence[str]) -> dict[str, Any]:
 
 def mean_cosine(texts: Sequence[str]) -> dict[str, Any]:
     """Mean cosine over distinct pairs of MiniLM embeddings, or not_measured without the semantic extra."""
+    texts = list(texts[:MAX_PAIRWISE])
     if len(texts) < 2:
         return not_measured("fewer than 2 items")
     try:
@@ -69,9 +71,9 @@ def mean_cosine(texts: Sequence[str]) -> dict[str, Any]:
     return {"value": float((sims.sum() - sims.trace()) / (k * (k - 1))), "n": k * (k - 1) // 2}
 
 
-def diversity(texts: Sequence[str]) -> dict[str, Any]:
+def diversity(texts: Sequence[str], embeddings: bool = True) -> dict[str, Any]:
     return {"distinct_1": distinct_n(texts, 1), "distinct_2": distinct_n(texts, 2), "self_bleu": self_bleu(texts),
-            "mean_pairwise_cosine": mean_cosine(texts)}
+            "mean_pairwise_cosine": mean_cosine(texts) if embeddings else not_measured("--no-embeddings")}
 
 
 def rouge_l(items: Sequence[Item], chunks: Mapping[str, Chunk]) -> dict[str, Any]:
@@ -119,7 +121,8 @@ def lead(chunk: Chunk) -> str:
 
 
 def build_card(requested: Mapping[str, int], kept: Sequence[Item], rejected: Sequence[Item],
-               docs: Sequence[Document], chunks: Sequence[Chunk], about: Mapping[str, Any]) -> dict[str, Any]:
+               docs: Sequence[Document], chunks: Sequence[Chunk], about: Mapping[str, Any],
+               embeddings: bool = True) -> dict[str, Any]:
     by_id = {c.id: c for c in chunks}
     cited = {c for i in kept for c in i.chunks}
     cited_docs = {by_id[c].doc_id for c in cited if c in by_id}
@@ -133,8 +136,8 @@ def build_card(requested: Mapping[str, int], kept: Sequence[Item], rejected: Seq
                                for t in sorted({i.type for i in rejected})},
         "coverage": {"documents": {"cited": len(cited_docs), "n": len(docs)},
                      "chunks": {"cited": len(cited), "n": len(chunks)}},
-        "diversity": {"questions": diversity(questions),
-                      "baseline_lead_8": diversity([lead(by_id[i.chunks[0]]) for i in kept])},
+        "diversity": {"questions": diversity(questions, embeddings),
+                      "baseline_lead_8": diversity([lead(by_id[i.chunks[0]]) for i in kept], embeddings)},
         "leakage": {"question_chunk_rougeL": rouge_l(kept, by_id) if kept else not_measured("no kept item"),
                     "bm25_rank_of_source_chunk": bm25_figures(kept, chunks)},
         "languages": dict(Counter(i.language or "unknown" for i in kept)),

@@ -41,7 +41,8 @@ class Generator(Protocol):
 @dataclass(frozen=True)
 class GenerateConfig:
     """One ``genevals generate``: ``n`` items into ``out`` from the chunks, ``seed`` fixing the plan;
-    ``language`` the items' language asked (None: the documents'); ``max_attempts`` (None: 3n + 10)."""
+    ``language`` the items' language asked (None: the documents'); ``max_attempts`` (None: 3n + 10);
+    ``embeddings``: the card's MiniLM cosine (loads the model when the semantic extra is installed)."""
 
     out: Path
     n: int
@@ -49,6 +50,7 @@ class GenerateConfig:
     language: str | None = None
     max_attempts: int | None = None
     chunking: ChunkSettings = field(default_factory=ChunkSettings)
+    embeddings: bool = True
 
     @property
     def attempts(self) -> int:
@@ -164,6 +166,7 @@ def generate_set(config: GenerateConfig, mix: MixLike, docs: Sequence[Document],
     finally:
         journal.close()
     card = build_card(requested, kept, rejected, docs, chunks, {**about, "gates": gates.name, "seed": config.seed,
-                                                               "n": config.n, "max_attempts": config.attempts})
+                                                               "n": config.n, "max_attempts": config.attempts},
+                      config.embeddings)
     write_outputs(config.out, kept, rejected, by_id, card)
     return Outcome(kept, rejected, requested, card)
