@@ -50,7 +50,7 @@ def test_a_folder_end_to_end_offline_covers_every_document_and_genevals_run_read
     docs, out = folder(tmp_path), tmp_path / "out"
     done = genevals("generate", docs, "--out", out, "-n", 7, "--seed", 3, "--no-embeddings")
     assert done.returncode == 0, done.stderr
-    assert f"kept 7 items" in done.stderr
+    assert "kept 7 items" in done.stderr
     rows = read_rows(out / "testset.jsonl")
     assert len(rows) == 7 and len({r["id"] for r in rows}) == 7
     # 7 documents, 7 items: coverage first gives each document one item
