@@ -203,9 +203,11 @@ def _check_id(path: Path, number: int, name: str, value: str) -> None:
 def _rows(path: Path, rows) -> Corpus:
     """Rows of ``{id, text[, title]}`` (one document each) or, when the first row has ``doc_id``, pre-chunked rows
     ``{doc_id, text[, id]}``: each a chunk of ``doc_id``, a document's chunks in order (its text is theirs joined
-    by blank lines; each chunk's offsets are into that text)."""
+    by blank lines; each chunk's offsets are into that text), its id the row's ``id`` (the id a retriever returns,
+    so qrels match its runs), else ``doc_id#n``."""
     docs: dict[str, Document] = {}
-    pieces: dict[str, list[tuple[str, str]]] = {}
+    pieces: dict[str, list[tuple[str, str | None, str]]] = {}
+    ids: dict[str, str] = {}
     chunked: bool | None = None
     skipped: list[str] = []
     for number, row in rows:
@@ -218,7 +220,15 @@ def _rows(path: Path, rows) -> Corpus:
         if chunked:
             doc_id = _field(path, number, row, "doc_id")
             _check_id(path, number, "doc_id", doc_id)
-            pieces.setdefault(doc_id, []).append((text, f"{path}:{number}"))
+            chunk_id = _field(path, number, row, "id") if "id" in row else None
+            if chunk_id is not None:
+                if any(c.isspace() for c in chunk_id):
+                    raise InputError(str(path), number, "id", f"{chunk_id[:40]!r}: a chunk id may hold no "
+                                                              "whitespace (qrels lines split on whitespace)")
+                if chunk_id in ids:
+                    raise InputError(str(path), number, "id", f"duplicate chunk id {chunk_id!r} (first at {ids[chunk_id]})")
+                ids[chunk_id] = f"{path}:{number}"
+            pieces.setdefault(doc_id, []).append((text, chunk_id, f"{path}:{number}"))
             continue
         doc_id = _field(path, number, row, "id")
         _check_id(path, number, "id", doc_id)
@@ -233,8 +243,8 @@ def _rows(path: Path, rows) -> Corpus:
     documents, chunks = [], []
     for doc_id, parts in pieces.items():
         start = 0
-        for n, (text, _) in enumerate(parts):
-            chunks.append(Chunk(f"{doc_id}#{n}", doc_id, n, text, start, start + len(text)))
+        for n, (text, chunk_id, _) in enumerate(parts):
+            chunks.append(Chunk(chunk_id or f"{doc_id}#{n}", doc_id, n, text, start, start + len(text)))
             start += len(text) + 2
-        documents.append(Document(doc_id, "\n\n".join(t for t, _ in parts), parts[0][1]))
+        documents.append(Document(doc_id, "\n\n".join(t for t, _, _ in parts), parts[0][2]))
     return Corpus(tuple(documents), tuple(chunks), tuple(skipped))

@@ -44,6 +44,9 @@ def test_jsonl_tsv_and_prechunked_rows(tmp_path):
     assert [(c.id, c.start, c.end) for c in corpus.chunks] == [("a#0", 0, 5), ("a#1", 7, 13), ("b#0", 0, 5)]
     doc = corpus.documents[0]
     assert all(doc.text[c.start:c.end] == c.text for c in corpus.chunks[:2])
+    chunked.write_text("".join(json.dumps({"id": i, "doc_id": d, "text": t}) + "\n"
+                               for i, d, t in (("x#7", "a", "first"), ("y", "b", "third"))), encoding="utf-8")
+    assert [(c.id, c.doc_id) for c in read_docs(chunked).chunks] == [("x#7", "a"), ("y", "b")]
 
 
 @pytest.mark.parametrize("content, where", [
@@ -54,6 +57,8 @@ def test_jsonl_tsv_and_prechunked_rows(tmp_path):
     (b'{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n', ":2: field 'id': duplicate id 'a'"),
     (b'{"id": "a b", "text": "x"}\n', ":1: field 'id': 'a b': an id may hold no whitespace"),
     (b'{"id": "a", "text": "x"}\n{oops\n', ":2: not JSON"),
+    (b'{"doc_id": "a", "id": "c1", "text": "x"}\n{"doc_id": "b", "id": "c1", "text": "y"}\n',
+     ":2: field 'id': duplicate chunk id 'c1'"),
     (b'', ":1: field 'text': no documents"),
     (b'{"id": "a", "text": "   "}\n', ":1: field 'text': no documents"),
     (b'{"id": "a", "text": "ok"}\n{"id": "b", "text": "caf\xe9"}\n', ":2: not UTF-8 text (byte 50: b'\\xe9')"),
