@@ -18,6 +18,8 @@ from genevals.utf8 import shown
 
 #: exit status when fewer than N items were kept
 EXIT_SHORT = 1
+#: the most items one set may ask for (the plan holds one slot type per item)
+MAX_ITEMS = 1_000_000
 #: skipped documents named one a line before "... and N more"
 SHOWN_SKIPPED = 10
 
@@ -60,8 +62,10 @@ def _mix(args: argparse.Namespace, offline: bool):
 
     if args.types is None:
         return OFFLINE_MIX if offline else LLM_MIX
-    from genevals.generate.mixfile import read_mix  # type: ignore[import-not-found]
-
+    try:
+        from genevals.generate.mixfile import read_mix  # type: ignore[import-not-found]
+    except ImportError:
+        raise ValueError("--types: this build has no mix file reader (genevals.generate.mixfile)") from None
     return read_mix(args.types)
 
 
@@ -82,11 +86,12 @@ def _settings(args: argparse.Namespace):
     from genevals.generate.driver import GenerateConfig
     from genevals.language import check
 
-    if args.n < 1:
-        raise ValueError(f"-n: at least 1 item, got {args.n}")
+    if not 1 <= args.n <= MAX_ITEMS:
+        raise ValueError(f"-n: from 1 to {MAX_ITEMS:,} items, got {args.n}")
     for name in ("chunk_tokens", "max_attempts"):
-        if getattr(args, name) is not None and getattr(args, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')}: at least 1, got {getattr(args, name)}")
+        value = getattr(args, name)
+        if value is not None and not 1 <= value <= 10 * MAX_ITEMS:
+            raise ValueError(f"--{name.replace('_', '-')}: from 1 to {10 * MAX_ITEMS:,}, got {value}")
     language = check(args.language, "--language") if args.language is not None else None
     chunking = ChunkSettings(args.chunk_tokens) if args.chunk_tokens else ChunkSettings()
     return GenerateConfig(Path(args.out), args.n, args.seed, language, args.max_attempts, chunking,
@@ -112,7 +117,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         mix = _mix(args, offline)
         counts(mix, config.n)
         docs, chunks, dropped, skipped = prepare(args.docs, config.chunking)
-    except (InputError, ValueError, ImportError) as exc:
+    except (InputError, ValueError) as exc:
         return _fail(str(exc))
     for line in skipped[:SHOWN_SKIPPED]:
         say(f"genevals: warning: {line}")
@@ -121,7 +126,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if offline and (other := sorted(set(mix.types) - set(offline_room.TYPES))):
         return _fail(f"no judge configured: the offline generator makes {' and '.join(offline_room.TYPES)} items, "
                      f"not {', '.join(other)}; configure a judge (--judge-base-url URL or --judge-model FILE.gguf)")
-    generator, client = _generator(judge, offline, chunks)
+    try:
+        generator, client = _generator(judge, offline, chunks)
+    except ImportError:
+        return _fail("a judge is configured, but this build has no LLM generator (genevals.generate.llm); leave "
+                     "the judge options out for the offline items")
     if args.dry_run:
         cost = estimate(config, mix, chunks, generator)
         say(f"genevals generate: dry run: {cost['items']} items from {len(chunks)} chunks of {len(docs)} documents; "

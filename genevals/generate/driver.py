@@ -6,7 +6,8 @@ in order; a rejected item's type goes to the back of the queue and is asked agai
 resumed run replays its journal through the same planner (the same slots, the recorded outcomes) and goes on
 from the first attempt not journaled, so no item is made twice and the files equal an uninterrupted run's.
 
-A generator is any object with ``generate(slot, chunks, language) -> Item`` (the offline one, the LLM one) and,
+A generator is any object with ``generate(slot, chunks, language) -> Item`` (the offline one, the LLM one;
+``language``: the one asked, else the slot's first chunk's, detected) and,
 for ``--dry-run``, ``estimate(slot, chunks) -> (prompt_tokens, completion_tokens)``. An exception from it is
 the attempt's ``generation_failed`` rejection, with the error in the item's provenance.
 """
@@ -28,6 +29,7 @@ from genevals.generate.mix import MixLike, Planner, counts
 from genevals.generate.outputs import JOURNAL, Journal, write_outputs
 from genevals.generate.slots import Slot
 from genevals.input.rows import InputError
+from genevals.language import detect
 
 
 class Generator(Protocol):
@@ -155,7 +157,8 @@ def generate_set(config: GenerateConfig, mix: MixLike, docs: Sequence[Document],
         attempt = len(done)
         while pending and len(kept) < config.n and attempt < config.attempts:
             slot = planner.slot(attempt, pending.popleft())
-            item = _attempt(generator, slot, [by_id[i] for i in slot.chunk_ids], config.language or "")
+            given = [by_id[i] for i in slot.chunk_ids]
+            item = _attempt(generator, slot, given, config.language or detect(given[0].text).code)
             if item.rejection is None:
                 item = gates.run(item, kept)
             journal.add(item)

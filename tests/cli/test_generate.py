@@ -162,9 +162,10 @@ def test_bad_input_is_located_and_exits_2(tmp_path):
     done = genevals("generate", folder_, "--out", tmp_path / "o", "-n", 3)
     assert done.returncode == 2 and "a.txt:1: not UTF-8 text (byte 3" in done.stderr, done.stderr
     good = write_jsonl(tmp_path / "good.jsonl", corpus_rows(3))
-    for args, message in ((["-n", 0], "-n: at least 1 item, got 0"),
+    for args, message in ((["-n", 0], "-n: from 1 to 1,000,000 items, got 0"),
+                          (["-n", 10**12], "-n: from 1 to 1,000,000 items, got 1000000000000"),
                           (["-n", 2, "--language", "xx"], "--language"),
-                          (["-n", 2, "--chunk-tokens", 0], "--chunk-tokens: at least 1, got 0")):
+                          (["-n", 2, "--chunk-tokens", 0], "--chunk-tokens: from 1 to 10,000,000, got 0")):
         done = genevals("generate", good, "--out", tmp_path / "o", *args)
         assert done.returncode == 2 and message in done.stderr, done.stderr
     short = write_jsonl(tmp_path / "short.jsonl", [{"id": "a", "text": "Too short."}])

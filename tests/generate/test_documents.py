@@ -27,6 +27,13 @@ def test_a_folder_of_text_markdown_and_html(tmp_path):
     assert any("notes.pdf" in s for s in corpus.skipped)
 
 
+def test_html_nested_deep_comments_and_entities():
+    from genevals.generate.documents import html_text
+
+    deep = "<div>" * 20000 + "Deep <b>bold</b> words<!-- a comment --> &lt;here&gt;." + "</div>" * 20000
+    assert html_text(deep) == ("Deep bold words <here>.", "")
+
+
 def test_jsonl_tsv_and_prechunked_rows(tmp_path):
     jsonl = tmp_path / "d.jsonl"
     jsonl.write_text(json.dumps({"id": "d1", "text": "One.", "title": "T"}) + "\n\n"
