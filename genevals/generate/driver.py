@@ -112,7 +112,8 @@ def prepare(path: str | Path, settings: ChunkSettings
     kept, dropped = kept_chunks(given)
     if not kept:
         raise InputError(str(path), None, None, f"no chunk left: all {len(dropped)} chunks are low-information "
-                                                "(fewer than 8 words, or mostly numbers)")
+                                                "(fewer than 8 words, fewer than 5 distinct ones, or under half "
+                                                "of them with a letter)")
     return list(corpus.documents), kept, dropped, corpus.skipped
 
 
