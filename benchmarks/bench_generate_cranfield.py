@@ -18,7 +18,9 @@ Query generators, each on the same documents (``genevals generate``'s coverage-f
 - ``random_sentence``: a random sentence of the document (seeded);
 - ``first_four_words``: the first four words of the document's text.
 
-A generator that does not beat ``title`` is reported as such; figures go to benchmarks/RESULTS.md by hand.
+A generator that does not beat ``title`` is reported as such. ``--card`` writes the offline card's figures
+(``genevals/generate/offline_card.json``, which every offline ``card.json`` carries); ``--from-json`` makes it
+from an earlier run's ``--json`` without running again. Figures go to benchmarks/RESULTS.md by hand.
 """
 from __future__ import annotations
 
@@ -40,6 +42,25 @@ import bench_judged_qrels as judged  # noqa: E402
 from machine import machine  # noqa: E402
 
 GENERATORS = ("genevals_offline", "title", "random_sentence", "first_four_words")
+CARD = Path(__file__).resolve().parents[1] / "genevals" / "generate" / "offline_card.json"
+
+
+def card_of(report: Mapping[str, Any]) -> dict[str, Any]:
+    """What the offline card says of ranking agreement: each generator's tau and CI per measure, whether the
+    offline generator beats ``title``, and the systems' nDCG@10 under the human and the offline queries."""
+    gens = report["generators"]
+    offline = gens["genevals_offline"]
+    return {
+        "benchmark": "benchmarks/bench_generate_cranfield.py",
+        "collection": f"Cranfield 1400: {report['human_topics']} development queries with expert qrels, "
+                      f"{len(report['systems'])} retrieval systems",
+        "n": report["n"], "boot": report["boot"], "seed": report["seed"],
+        "kendall_tau_vs_human": {m: {g: {"tau": v[m]["tau"], "ci95": v[m]["tau_ci95"]} for g, v in gens.items()}
+                                 for m in judged.MEASURES},
+        "offline_beats_title": offline["beats_title"],
+        "ndcg10_human": report["human_means"]["ndcg@10"],
+        "ndcg10_offline": offline["ndcg@10"]["means"],
+    }
 
 
 def generated(collection: Path, n: int, seed: int) -> tuple[dict[str, str], dict[str, dict[str, float]]]:
@@ -106,7 +127,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--systems", default=None, help="comma-separated system names (default: all 12)")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--card", action="store_true", help=f"write {CARD.relative_to(CARD.parents[2])}")
+    ap.add_argument("--from-json", type=Path, default=None, help="an earlier run's --json: write --card from it")
     args = ap.parse_args(argv)
+    if args.from_json:
+        report = json.loads(args.from_json.read_text())
+        CARD.write_text(json.dumps(card_of(report), indent=2) + "\n")
+        return report
     systems = args.systems.split(",") if args.systems else None
     docs, human_queries, human_qrels = judged.load(args.collection, None)
     human, names = means_per_topic(docs, human_queries, human_qrels, systems)
@@ -129,6 +156,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         figures["beats_title"] = {m: figures[m]["tau"] > title[m]["tau"] for m in judged.MEASURES}
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
+    if args.card:
+        CARD.write_text(json.dumps(card_of(report), indent=2) + "\n")
     for kind, figures in report["generators"].items():
         print(kind, "  ".join(f"{m} tau {figures[m]['tau']} {figures[m]['tau_ci95']}" for m in judged.MEASURES),
               "beats title:", figures["beats_title"])

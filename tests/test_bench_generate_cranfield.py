@@ -40,6 +40,20 @@ def test_trivial_generators_and_the_two_set_tau_by_hand():
     assert figures["tau_ci95"] == [1.0, 1.0] and figures["boot"] == 200
 
 
+def test_the_offline_card_is_the_stored_benchmark_run_and_says_what_it_measured():
+    """genevals/generate/offline_card.json is card_of(benchmarks/generate_cranfield.json), the run recorded in
+    RESULTS.md, and the words every offline card.json carries quote its numbers."""
+    from genevals.generate.offline import CARD, measured
+
+    bench = _bench()
+    stored = json.loads((REPO / "benchmarks" / "generate_cranfield.json").read_text())
+    assert json.loads(CARD.read_text()) == bench.card_of(stored)
+    tau = stored["generators"]["genevals_offline"]["ndcg@10"]
+    says = measured()["says"]
+    assert f"nDCG@10 {tau['tau']} [{tau['tau_ci95'][0]}, {tau['tau_ci95'][1]}]" in says[0]
+    assert f"BM25 has nDCG@10 {tau['means']['bm25']} and dense MiniLM {tau['means']['dense']}" in says[1]
+
+
 @pytest.mark.slow
 def test_a_tiny_run_end_to_end(shared_dir, tmp_path):
     out = tmp_path / "figures.json"

@@ -144,7 +144,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if offline:
         about.update(items_are="offline: simulated known-item queries (Azzopardi, de Rijke & Balog 2007) and "
                                "extractive reference items, for ranking retrievers",
-                     not_good_for=list(offline_room.NOT_GOOD_FOR))
+                     not_good_for=list(offline_room.NOT_GOOD_FOR), ranking_agreement=offline_room.measured())
     try:
         outcome = generate_set(config, mix, docs, chunks, generator, gates, about)
     except ValueError as exc:

@@ -21,11 +21,13 @@ conversation; the questions are bags of words, not questions people ask.
 """
 from __future__ import annotations
 
+import json
 import math
 import random
 from collections import Counter
 from collections.abc import Sequence
 from itertools import accumulate
+from pathlib import Path
 
 from genevals.generate.chunks import words
 from genevals.generate.items import Chunk, Evidence, Item
@@ -43,6 +45,30 @@ NOT_GOOD_FOR = ("answer quality or faithfulness (references are extracted text, 
                 "reasoning, multi-hop, summary, refusal or conversational behaviour (no such items are made)",
                 "natural-language question understanding (questions are sampled keywords, not questions)")
 TYPES = ("known_item", "extractive")
+#: the ranking-agreement figures of benchmarks/bench_generate_cranfield.py (its --card), packaged
+CARD = Path(__file__).with_name("offline_card.json")
+
+
+def measured() -> dict:
+    """The packaged benchmark figures, with what they say in words (each number read from them): whether the
+    offline queries rank systems as the human queries do better than titles do, and their lexical bias."""
+    card = json.loads(CARD.read_text(encoding="utf-8"))
+    tau = card["kendall_tau_vs_human"]
+    ours, title = tau["ndcg@10"]["genevals_offline"], tau["ndcg@10"]["title"]
+    beats = card["offline_beats_title"]
+    human, offline = card["ndcg10_human"], card["ndcg10_offline"]
+    says = [f"Kendall tau with the human ranking of {card['collection']}: nDCG@10 {ours['tau']} "
+            f"[{ours['ci95'][0]}, {ours['ci95'][1]}] (titles as queries: {title['tau']}; a random sentence of "
+            f"the document: {tau['ndcg@10']['random_sentence']['tau']}), MAP "
+            f"{tau['map']['genevals_offline']['tau']} (titles: {tau['map']['title']['tau']}); "
+            + ("beats titles on " + " and ".join(m for m, b in beats.items() if b) if any(beats.values())
+               else "does not beat titles as queries")
+            + ("; does not beat them on " + " and ".join(m for m, b in beats.items() if not b)
+               if any(beats.values()) and not all(beats.values()) else ""),
+            f"lexical bias: under these queries BM25 has nDCG@10 {offline['bm25']} and dense MiniLM "
+            f"{offline['dense']}; under the human queries {human['bm25']} and {human['dense']}: do not compare dense "
+            "with lexical retrievers on them"]
+    return {**card, "says": says}
 
 
 def _poisson(rng: random.Random, mean: float) -> int:

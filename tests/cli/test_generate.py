@@ -76,6 +76,9 @@ def test_a_folder_end_to_end_offline_covers_every_document_and_genevals_run_read
     assert card["requested"] == {"known_item": 4, "extractive": 3} == card["kept"]
     assert card["coverage"]["documents"] == {"cited": 7, "n": 7}
     assert card["not_good_for"] and card["items_are"].startswith("offline")
+    from genevals.generate.offline import measured
+
+    assert card["ranking_agreement"] == measured() and "lexical bias" in card["ranking_agreement"]["says"][1]
     scored = genevals("run", out / "testset.jsonl", "--out", tmp_path / "run", "--metrics", "token_f1")
     assert scored.returncode == 0, scored.stderr
     assert len((tmp_path / "run" / "results.jsonl").read_text().splitlines()) == 7
