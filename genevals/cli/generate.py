@@ -101,7 +101,7 @@ def _settings(args: argparse.Namespace):
 def cmd_generate(args: argparse.Namespace) -> int:
     from genevals.generate import offline as offline_room
     from genevals.generate.checks import Gatekeeper
-    from genevals.generate.driver import estimate, generate_set, prepare
+    from genevals.generate.driver import estimate, generate_set, name_of, prepare
     from genevals.generate.mix import counts
     from genevals.input.rows import InputError
 
@@ -139,7 +139,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
             f"{_price(judge, cost)}; nothing was called")
         return EXIT_OK
     gates = Gatekeeper({c.id: c for c in chunks}, judge=client, language=config.language)
-    about = {"tool": "genevals generate", "generator": generator.name, "documents": args.docs,
+    about = {"tool": "genevals generate", "generator": name_of(generator), "documents": args.docs,
              "documents_skipped": len(skipped), "chunks_dropped": len(dropped)}
     if offline:
         about.update(items_are="offline: simulated known-item queries (Azzopardi, de Rijke & Balog 2007) and "

@@ -71,6 +71,11 @@ class Outcome:
         return len(self.kept) == sum(self.requested.values())
 
 
+def name_of(generator: Any) -> str:
+    """The generator's ``name`` (the journal's header and a failure's provenance), else its class's."""
+    return str(getattr(generator, "name", type(generator).__name__))
+
+
 def corpus_digest(chunks: Sequence[Chunk]) -> str:
     """sha256 of the chunks' ids and texts: what every item depends on."""
     digest = hashlib.sha256()
@@ -86,7 +91,7 @@ def _mix_dict(mix: MixLike) -> dict[str, Any]:
 
 def header(config: GenerateConfig, mix: MixLike, chunks: Sequence[Chunk], generator: Generator) -> dict[str, Any]:
     return {"corpus": corpus_digest(chunks), "n": config.n, "seed": config.seed, "language": config.language,
-            "mix": _mix_dict(mix), "generator": generator.name, "chunk_budget": config.chunking.budget,
+            "mix": _mix_dict(mix), "generator": name_of(generator), "chunk_budget": config.chunking.budget,
             "max_attempts": config.attempts}
 
 
@@ -122,7 +127,7 @@ def _attempt(generator: Generator, slot: Slot, chunks: Sequence[Chunk], language
         return generator.generate(slot, chunks, language)
     except Exception as exc:  # noqa: BLE001 - any generator failure is this attempt's rejection, recorded
         return Item(f"g{slot.index:05d}", slot.type, "", "", slot.chunk_ids, gates={"generation": "generation_failed"},
-                    provenance={"generator": generator.name, "error": f"{type(exc).__name__}: {exc}"[:500],
+                    provenance={"generator": name_of(generator), "error": f"{type(exc).__name__}: {exc}"[:500],
                                 "seed": slot.seed})
 
 

@@ -175,3 +175,32 @@ def test_bad_input_is_located_and_exits_2(tmp_path):
     done = genevals("generate", short, "--out", tmp_path / "o", "-n", 2)
     assert done.returncode == 2 and "no chunk left" in done.stderr, done.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_without_the_generate_extra_html_stops_naming_it_and_text_still_makes_a_set(tmp_path):
+    """A core install: an .html folder exits 2 with the pip install to run; a JSONL corpus makes its set, the card
+    saying the BM25 rank was not measured and why."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    hide = Path(__file__).resolve().parents[1] / "support" / "without_generate"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(hide), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    (pages / "a.html").write_text("<p>Words of a page about pumps and valves in the plant.</p>", encoding="utf-8")
+
+    def core(*args):
+        return subprocess.run([sys.executable, "-m", "genevals", *map(str, args)], capture_output=True, text=True,
+                              env=env, timeout=300)
+
+    done = core("generate", pages, "--out", tmp_path / "o", "-n", 1)
+    assert done.returncode == 2, done.stderr
+    assert "a.html: reading HTML needs the generate extra: pip install 'genevals[generate]'" in done.stderr
+    docs = write_jsonl(tmp_path / "docs.jsonl", corpus_rows(4))
+    done = core("generate", docs, "--out", tmp_path / "o", "-n", 2, "--no-embeddings")
+    assert done.returncode == 0, done.stderr
+    card = json.loads((tmp_path / "o" / "card.json").read_text())
+    assert card["leakage"]["bm25_rank_of_source_chunk"] == {
+        "status": "not_measured", "reason": "bm25s is not installed (pip install 'genevals[generate]')"}
