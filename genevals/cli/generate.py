@@ -112,6 +112,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if config.out.exists() and not config.out.is_dir():
         return _fail(f"--out {shown(args.out)}: a file is there; give a folder")
+    docs_path = Path(args.docs).resolve()
+    if docs_path.is_dir() and docs_path in (config.out.resolve(), *config.out.resolve().parents):
+        return _fail(f"--out {shown(args.out)} is inside DOCS: its qrels.txt would be read as a document next time; "
+                     "give a folder outside it")
     offline = not judge.configured
     try:
         mix = _mix(args, offline)

@@ -171,6 +171,8 @@ def test_bad_input_is_located_and_exits_2(tmp_path):
                           (["-n", 2, "--chunk-tokens", 0], "--chunk-tokens: from 1 to 10,000,000, got 0")):
         done = genevals("generate", good, "--out", tmp_path / "o", *args)
         assert done.returncode == 2 and message in done.stderr, done.stderr
+    done = genevals("generate", tmp_path, "--out", tmp_path / "o", "-n", 2)
+    assert done.returncode == 2 and "is inside DOCS" in done.stderr, done.stderr
     short = write_jsonl(tmp_path / "short.jsonl", [{"id": "a", "text": "Too short."}])
     done = genevals("generate", short, "--out", tmp_path / "o", "-n", 2)
     assert done.returncode == 2 and "no chunk left" in done.stderr, done.stderr
