@@ -110,10 +110,12 @@ def estimate(config: GenerateConfig, mix: MixLike, chunks: Sequence[Chunk], gene
 def prepare(path: str | Path, settings: ChunkSettings
             ) -> tuple[list[Document], list[Chunk], list[tuple[Chunk, str]], tuple[str, ...]]:
     """DOCS read and chunked: (documents, kept chunks, dropped chunks with the rule's reason, what the reader
-    skipped, located). Pre-chunked rows
-    keep their chunks, the drop rule applied to them too. InputError for bad input or no chunk kept."""
+    skipped, located). Pre-chunked rows keep their chunks, the drop rule applied to them too. InputError for bad
+    input or no chunk kept."""
     corpus = read_docs(path)
-    given = corpus.chunks if corpus.chunks is not None else [c for doc in corpus.documents for c in chunk_document(doc, settings)]
+    given = corpus.chunks
+    if given is None:
+        given = tuple(c for doc in corpus.documents for c in chunk_document(doc, settings))
     kept, dropped = kept_chunks(given)
     if not kept:
         raise InputError(str(path), None, None, f"no chunk left: all {len(dropped)} chunks are low-information "
@@ -146,18 +148,18 @@ def generate_set(config: GenerateConfig, mix: MixLike, docs: Sequence[Document],
     kept: list[Item] = []
     rejected: list[Item] = []
 
-    def record(item: Item) -> None:
+    def record(item: Item, slot: Slot) -> None:
         if item.rejection is None:
             kept.append(item)
         else:
             rejected.append(item)
-            pending.append(item.type)
+            pending.append(slot.type)  # the slot's: a generator's item of another type is the type gate's to reject
 
     for index, item in enumerate(done):  # replay: the same slots, the outcomes recorded
-        slot = planner.slot(index, pending.popleft())
-        if slot.type != item.type or slot.chunk_ids != item.chunks[:len(slot.chunk_ids)]:
+        slot = planner.slot(index, pending.popleft()) if pending else None
+        if slot is None or item.chunks[:1] != slot.chunk_ids[:1]:  # every item is built on its slot's chunks
             raise ValueError(f"{config.out / JOURNAL}: attempt {index} does not match the plan; give another --out")
-        record(item)
+        record(item, slot)
     journal.start(head, done)
     try:
         attempt = len(done)
@@ -168,7 +170,7 @@ def generate_set(config: GenerateConfig, mix: MixLike, docs: Sequence[Document],
             if item.rejection is None:
                 item = gates.run(item, kept)
             journal.add(item)
-            record(item)
+            record(item, slot)
             attempt += 1
             if progress is not None:
                 progress(len(kept), attempt)
