@@ -5,14 +5,15 @@ With no judge configured it runs offline: simulated known-item queries and extra
 (:mod:`genevals.generate.offline`), labelled as such, the card saying what they are not good for. With a judge
 (the judge options, as ``genevals run`` takes them) the LLM generator writes the items and the judge gates check
 them. Exit codes: 0 exactly N items kept; 1 "made K of N" (the attempts ran out; the rejections are counted);
-2 bad input or options (nothing generated).
+2 bad input or options (nothing generated); 130 interrupted (Ctrl-C: the journal keeps every finished attempt and
+the same command resumes).
 """
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_judge_options, judge_config
+from genevals.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, add_judge_options, judge_config
 from genevals.output.terminal import say
 from genevals.utf8 import shown
 
@@ -99,10 +100,12 @@ def _settings(args: argparse.Namespace):
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
+    from genevals.cli.progress import Progress
     from genevals.generate import offline as offline_room
     from genevals.generate.checks import Gatekeeper
     from genevals.generate.driver import estimate, generate_set, name_of, prepare
     from genevals.generate.mix import counts
+    from genevals.generate.outputs import JOURNAL
     from genevals.input.rows import InputError
 
     try:
@@ -149,10 +152,22 @@ def cmd_generate(args: argparse.Namespace) -> int:
         about.update(items_are="offline: simulated known-item queries (Azzopardi, de Rijke & Balog 2007) and "
                                "extractive reference items, for ranking retrievers",
                      not_good_for=list(offline_room.NOT_GOOD_FOR), ranking_agreement=offline_room.measured())
+    bar, shown_kept = Progress("item"), [0]  # the bar is drawn on a terminal only
+
+    def tick(kept: int, attempts: int) -> None:
+        bar(kept - shown_kept[0], config.n)
+        shown_kept[0] = kept
+
     try:
-        outcome = generate_set(config, mix, docs, chunks, generator, gates, about)
+        outcome = generate_set(config, mix, docs, chunks, generator, gates, about, tick)
     except ValueError as exc:
         return _fail(str(exc))
+    except KeyboardInterrupt:
+        say(f"genevals generate: interrupted with {shown_kept[0]} of {config.n} items kept; every finished attempt "
+            f"is in {config.out / JOURNAL}: the same command resumes from there")
+        return EXIT_INTERRUPTED
+    finally:
+        bar.close()
     kept, wanted = len(outcome.kept), config.n
     files = ", ".join(str(config.out / f) for f in ("testset.jsonl", "rejected.jsonl", "qrels.txt", "card.json"))
     if outcome.complete:

@@ -51,6 +51,21 @@ def test_a_killed_run_resumes_without_duplicating_items(tmp_path):
     again = genevals(*args, "--out", out)
     assert again.returncode == 0, again.stderr
     assert {f: (out / f).read_bytes() for f in FILES} == {f: (tmp_path / "whole" / f).read_bytes() for f in FILES}
+    # Ctrl-C: exit 130, said, and the same command resumes
+    stopped = tmp_path / "stopped"
+    process = subprocess.Popen([sys.executable, "-m", "genevals", *args, "--out", str(stopped)], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if (stopped / ".journal.jsonl").exists() and (stopped / ".journal.jsonl").read_bytes().count(b"\n") > 30:
+            break
+        time.sleep(0.005)
+    process.send_signal(signal.SIGINT)
+    stderr = process.communicate(timeout=120)[1]
+    assert process.returncode == 130 and "the same command resumes" in stderr, stderr
+    assert "Traceback" not in stderr
+    assert genevals(*args, "--out", stopped).returncode == 0
+    assert (stopped / "testset.jsonl").read_bytes() == (tmp_path / "whole" / "testset.jsonl").read_bytes()
     ids = [json.loads(line)["id"] for line in (out / "testset.jsonl").read_text().splitlines()]
     assert len(ids) == len(set(ids)) == 400
     # a journal cut inside a line (a kill while writing) loses that attempt only
