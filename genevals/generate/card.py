@@ -13,7 +13,12 @@ not be measured has ``status`` and ``reason`` instead of a value.
   reference), mean over items; the BM25 rank of the item's first chunk among all chunks for the question
   (bm25s, Lucene's BM25, k1 = 1.5, b = 0.75; rank = 1 + the chunks scoring strictly higher): its mean reciprocal
   rank, share at rank 1, share within 10, median.
-- **languages**: kept items per language.
+- **languages**: kept items per language; **answerable_without_context** (the share flagged, over the items that
+  gate checked) and **judge_calls_per_kept_item** (from the items' provenance), each not_measured when nothing
+  recorded it.
+
+What the caller adds (``about``) goes first: for an offline set, what its items are, what they are not good for,
+and the ranking agreement measured on Cranfield (:func:`genevals.generate.offline.measured`).
 """
 from __future__ import annotations
 
