@@ -2,5 +2,14 @@
 
     items.py     Document, Chunk, Evidence, Item: what the room's parts pass one another
     slots.py     Slot: one item asked for (type, chunks, persona, style, length, seed)
+    documents.py DOCS read: a folder of .txt/.md/.html, JSONL/TSV {id, text}, pre-chunked rows
+    chunks.py    sentences packed under a token budget, ids doc#n, the low-information rule
+    sampling.py  coverage-first seed chunks, multi-hop partners by shared rare terms
+    mix.py       type counts (largest remainder) and the slots drawn from a mix
+    offline.py   the offline generator: known-item queries and extractive items
+    checks.py    the gates adapter: the gates package, else the deterministic checks
+    outputs.py   testset.jsonl, rejected.jsonl, qrels.txt, card.json and the journal
+    card.py      the card's measured figures
+    driver.py    the loop: slots -> generator -> gates -> kept or rejected, journaled
 """
 from __future__ import annotations

@@ -1,0 +1,189 @@
+"""``genevals generate DOCS --out DIR -n N``: a test set from documents, every item checked, with its card
+(:mod:`genevals.generate`).
+
+With no judge configured it runs offline: simulated known-item queries and extractive items
+(:mod:`genevals.generate.offline`), labelled as such, the card saying what they are not good for. With a judge
+(the judge options, as ``genevals run`` takes them) the LLM generator writes the items and the judge gates check
+them. Exit codes: 0 exactly N items kept; 1 "made K of N" (the attempts ran out; the rejections are counted);
+2 bad input or options (nothing generated); 130 interrupted (Ctrl-C: the journal keeps every finished attempt and
+the same command resumes).
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from genevals.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, add_judge_options, judge_config
+from genevals.output.terminal import say
+from genevals.utf8 import shown
+
+#: exit status when fewer than N items were kept
+EXIT_SHORT = 1
+#: the most items one set may ask for (the plan holds one slot type per item)
+MAX_ITEMS = 1_000_000
+#: skipped documents named one a line before "... and N more"
+SHOWN_SKIPPED = 10
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "generate", help="a test set from documents: every item checked by gates, with a measured card",
+        description="Chunk the documents, draw slots coverage first (every document before any repeat), make one "
+                    "item per slot (an LLM judge's structured output, or offline: known-item queries and extractive "
+                    "items), check each with the gates, and write testset.jsonl (genevals run's input), "
+                    "rejected.jsonl, qrels.txt and card.json into --out.")
+    parser.add_argument("docs", metavar="DOCS",
+                        help="a folder of .txt/.md/.html files, or a JSONL/TSV file of {id, text} rows (or "
+                             "pre-chunked {doc_id, text} rows)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="the folder to write (a killed run resumes in it)")
+    parser.add_argument("-n", type=int, required=True, metavar="N", help="items to keep")
+    parser.add_argument("--seed", type=int, default=0, help="fixes the whole plan (default 0)")
+    parser.add_argument("--types", default=None, metavar="MIX.toml",
+                        help="type targets, personas, styles and lengths (default offline: known_item and "
+                             "extractive, half each)")
+    parser.add_argument("--language", default=None, metavar="xx", help="the items' language (default: the documents')")
+    parser.add_argument("--chunk-tokens", type=int, default=None, metavar="K",
+                        help="the most word tokens a chunk holds (default 160)")
+    parser.add_argument("--max-attempts", type=int, default=None, metavar="A",
+                        help="attempts before giving up (default 3N + 10)")
+    parser.add_argument("--no-embeddings", action="store_true",
+                        help="leave the card's MiniLM cosine out (it loads the model of the semantic extra)")
+    add_judge_options(parser)
+    parser.set_defaults(handler=cmd_generate)
+    return parser
+
+
+def _fail(message: str) -> int:
+    say(f"genevals: error: {message}")
+    return EXIT_BAD_INPUT
+
+
+def _mix(args: argparse.Namespace, offline: bool):
+    from genevals.generate.mix import LLM_MIX, OFFLINE_MIX
+
+    if args.types is None:
+        return OFFLINE_MIX if offline else LLM_MIX
+    try:
+        from genevals.generate.mixfile import read_mix  # type: ignore[import-not-found]
+    except ImportError:
+        raise ValueError("--types: this build has no mix file reader (genevals.generate.mixfile)") from None
+    return read_mix(args.types)
+
+
+def _generator(config, offline: bool, chunks):
+    from genevals.generate.offline import OfflineGenerator
+
+    if offline:
+        return OfflineGenerator(chunks), None
+    from genevals.generate.llm import LLMGenerator  # type: ignore[import-not-found]
+    from genevals.judge.runtime import JudgeRuntime
+
+    client = JudgeRuntime(config, "generate").client()
+    return LLMGenerator(client, None), client
+
+
+def _settings(args: argparse.Namespace):
+    from genevals.generate.chunks import ChunkSettings
+    from genevals.generate.driver import GenerateConfig
+    from genevals.language import check
+
+    if not 1 <= args.n <= MAX_ITEMS:
+        raise ValueError(f"-n: from 1 to {MAX_ITEMS:,} items, got {args.n}")
+    for name in ("chunk_tokens", "max_attempts"):
+        value = getattr(args, name)
+        if value is not None and not 1 <= value <= 10 * MAX_ITEMS:
+            raise ValueError(f"--{name.replace('_', '-')}: from 1 to {10 * MAX_ITEMS:,}, got {value}")
+    language = check(args.language, "--language") if args.language is not None else None
+    chunking = ChunkSettings(args.chunk_tokens) if args.chunk_tokens else ChunkSettings()
+    return GenerateConfig(Path(args.out), args.n, args.seed, language, args.max_attempts, chunking,
+                          not args.no_embeddings)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from genevals.cli.progress import Progress
+    from genevals.generate import offline as offline_room
+    from genevals.generate.checks import Gatekeeper
+    from genevals.generate.driver import estimate, generate_set, name_of, prepare
+    from genevals.generate.mix import counts
+    from genevals.generate.outputs import JOURNAL
+    from genevals.input.rows import InputError
+
+    try:
+        config = _settings(args)
+        judge = judge_config(args, preflight=not args.no_preflight)
+    except ValueError as exc:
+        return _fail(str(exc))
+    if config.out.exists() and not config.out.is_dir():
+        return _fail(f"--out {shown(args.out)}: a file is there; give a folder")
+    docs_path = Path(args.docs).resolve()
+    if docs_path.is_dir() and docs_path in (config.out.resolve(), *config.out.resolve().parents):
+        return _fail(f"--out {shown(args.out)} is inside DOCS: its qrels.txt would be read as a document next time; "
+                     "give a folder outside it")
+    offline = not judge.configured
+    try:
+        mix = _mix(args, offline)
+        counts(mix, config.n)
+        docs, chunks, dropped, skipped = prepare(args.docs, config.chunking)
+    except (InputError, ValueError) as exc:
+        return _fail(str(exc))
+    for line in skipped[:SHOWN_SKIPPED]:
+        say(f"genevals: warning: {line}")
+    if len(skipped) > SHOWN_SKIPPED:
+        say(f"genevals: warning: ... and {len(skipped) - SHOWN_SKIPPED} more skipped")
+    if offline and (other := sorted(set(mix.types) - set(offline_room.TYPES))):
+        return _fail(f"no judge configured: the offline generator makes {' and '.join(offline_room.TYPES)} items, "
+                     f"not {', '.join(other)}; configure a judge (--judge-base-url URL or --judge-model FILE.gguf)")
+    try:
+        generator, client = _generator(judge, offline, chunks)
+    except ImportError:
+        return _fail("a judge is configured, but this build has no LLM generator (genevals.generate.llm); leave "
+                     "the judge options out for the offline items")
+    if args.dry_run:
+        cost = estimate(config, mix, chunks, generator)
+        say(f"genevals generate: dry run: {cost['items']} items from {len(chunks)} chunks of {len(docs)} documents; "
+            f"{cost['calls']} generator calls, about {cost['prompt_tokens']:,} prompt and "
+            f"{cost['completion_tokens']:,} completion tokens (gate calls not counted); "
+            f"{_price(judge, cost)}; nothing was called")
+        return EXIT_OK
+    gates = Gatekeeper({c.id: c for c in chunks}, judge=client, language=config.language)
+    about = {"tool": "genevals generate", "generator": name_of(generator), "documents": args.docs,
+             "documents_skipped": len(skipped), "chunks_dropped": len(dropped)}
+    if offline:
+        about.update(items_are="offline: simulated known-item queries (Azzopardi, de Rijke & Balog 2007) and "
+                               "extractive reference items, for ranking retrievers",
+                     not_good_for=list(offline_room.NOT_GOOD_FOR), ranking_agreement=offline_room.measured())
+    bar, shown_kept = Progress("item"), [0]  # the bar is drawn on a terminal only
+
+    def tick(kept: int, attempts: int) -> None:
+        bar(kept - shown_kept[0], config.n)
+        shown_kept[0] = kept
+
+    try:
+        outcome = generate_set(config, mix, docs, chunks, generator, gates, about, tick)
+    except ValueError as exc:
+        return _fail(str(exc))
+    except KeyboardInterrupt:
+        say(f"genevals generate: interrupted with {shown_kept[0]} of {config.n} items kept; every finished attempt "
+            f"is in {config.out / JOURNAL}: the same command resumes from there")
+        return EXIT_INTERRUPTED
+    finally:
+        bar.close()
+    kept, wanted = len(outcome.kept), config.n
+    files = ", ".join(str(config.out / f) for f in ("testset.jsonl", "rejected.jsonl", "qrels.txt", "card.json"))
+    if outcome.complete:
+        say(f"genevals generate: kept {kept} items ({len(outcome.rejected)} rejected); wrote {files}")
+        return EXIT_OK
+    reasons = ", ".join(f"{r} {n}" for r, n in sorted(outcome.card["rejections"].items()))
+    say(f"genevals generate: made {kept} of {wanted} items after {outcome.card['attempts']} attempts; rejected: "
+        f"{reasons or 'none'}; wrote {files}")
+    return EXIT_SHORT
+
+
+def _price(judge, cost: dict) -> str:
+    if not cost["calls"]:
+        return "no judge call, nothing to price"
+    from genevals.judge.client import SampleUsage
+
+    usage = SampleUsage(prompt_tokens=cost["prompt_tokens"], completion_tokens=cost["completion_tokens"])
+    price = usage.cost(judge.model or "", judge.prices)
+    return f"about ${price:.4f}" if price is not None else "no price for the model (--judge-prices FILE)"

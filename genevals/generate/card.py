@@ -1,0 +1,170 @@
+"""The test set's card (``card.json``): measured figures only, each with the ``n`` it is over; a figure that could
+not be measured has ``status`` and ``reason`` instead of a value.
+
+- **counts**: requested and kept per type, attempts, rejections by reason (and by type).
+- **coverage**: documents and chunks cited by a kept item, over those the corpus has (after the drop rule).
+- **diversity** of the kept questions beside a baseline made from the same chunks (*lead-8*: the first 8 word
+  tokens of each item's first chunk): distinct-n (Li et al. 2016) = distinct n-grams / n-grams over all
+  questions, n = 1, 2; self-BLEU (Zhu et al. 2018) = mean over questions of sacrebleu's sentence BLEU of the
+  question against all the others as references (on the first :data:`MAX_PAIRWISE` items; higher: less
+  diverse); mean pairwise cosine of MiniLM embeddings (all-MiniLM-L6-v2, the ``semantic`` extra) over distinct
+  pairs of the first :data:`MAX_PAIRWISE` items (``--no-embeddings``: not measured).
+- **leakage and difficulty**: ROUGE-L F (genevals' rouge: the question as the answer, the first chunk as the
+  reference), mean over items; the BM25 rank of the item's first chunk among all chunks for the question
+  (bm25s, Lucene's BM25, k1 = 1.5, b = 0.75; rank = 1 + the chunks scoring strictly higher): its mean reciprocal
+  rank, share at rank 1, share within 10, median.
+- **languages**: kept items per language; **answerable_without_context** (the share flagged, over the items that
+  gate checked) and **judge_calls_per_kept_item** (from the items' provenance), each not_measured when nothing
+  recorded it.
+
+What the caller adds (``about``) goes first: for an offline set, what its items are, what they are not good for,
+and the ranking agreement measured on Cranfield (:func:`genevals.generate.offline.measured`).
+"""
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from genevals.generate.chunks import words
+from genevals.generate.items import Chunk, Document, Item
+
+#: items the pairwise figures (self-BLEU, embedding cosine) are computed on: the first ones kept
+MAX_PAIRWISE = 200
+LEAD = 8
+
+
+def not_measured(reason: str) -> dict[str, str]:
+    return {"status": "not_measured", "reason": reason}
+
+
+def distinct_n(texts: Sequence[str], n: int) -> dict[str, Any]:
+    """Distinct n-grams over all n-grams of ``texts`` (word tokens)."""
+    grams = [tuple(t[i:i + n]) for t in map(words, texts) for i in range(len(t) - n + 1)]
+    if not grams:
+        return not_measured(f"no {n}-grams")
+    return {"value": len(set(grams)) / len(grams), "n": len(grams)}
+
+
+def self_bleu(texts: Sequence[str]) -> dict[str, Any]:
+    """Mean sentence BLEU (sacrebleu, exp smoothing, 13a tokens) of each text against all the others."""
+    from sacrebleu.metrics import BLEU
+
+    texts = list(texts[:MAX_PAIRWISE])
+    if len(texts) < 2:
+        return not_measured("fewer than 2 items")
+    bleu = BLEU(effective_order=True)
+    scores = [bleu.sentence_score(t, texts[:i] + texts[i + 1:]).score for i, t in enumerate(texts)]
+    return {"value": statistics.fmean(scores), "n": len(texts)}
+
+
+def mean_cosine(texts: Sequence[str]) -> dict[str, Any]:
+    """Mean cosine over distinct pairs of MiniLM embeddings, or not_measured without the semantic extra."""
+    texts = list(texts[:MAX_PAIRWISE])
+    if len(texts) < 2:
+        return not_measured("fewer than 2 items")
+    try:
+        from genevals.grounding.checker import get_model
+
+        model = get_model()
+    except ImportError:
+        return not_measured("the semantic extra is not installed (pip install 'genevals[semantic]')")
+    vectors = model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True)
+    sims = vectors @ vectors.T
+    k = len(texts)
+    return {"value": float((sims.sum() - sims.trace()) / (k * (k - 1))), "n": k * (k - 1) // 2}
+
+
+def diversity(texts: Sequence[str], embeddings: bool = True) -> dict[str, Any]:
+    return {"distinct_1": distinct_n(texts, 1), "distinct_2": distinct_n(texts, 2), "self_bleu": self_bleu(texts),
+            "mean_pairwise_cosine": mean_cosine(texts) if embeddings else not_measured("--no-embeddings")}
+
+
+def rouge_l(items: Sequence[Item], chunks: Mapping[str, Chunk]) -> dict[str, Any]:
+    from genevals.metrics.lexical.rouge import Rouge
+    from genevals.types import Sample
+
+    samples = [Sample(i.id, i.question, references=(chunks[i.chunks[0]].text,), language=i.language or None)
+               for i in items]
+    values = [r["rougeL"].value for r in Rouge().score(samples) if r["rougeL"].value is not None]
+    if not values:
+        return not_measured("no item scored")
+    return {"mean": statistics.fmean(values), "n": len(values)}
+
+
+def bm25_ranks(items: Sequence[Item], chunks: Sequence[Chunk]) -> list[int]:
+    """Each item's first chunk's BM25 rank among ``chunks`` for its question (module docstring)."""
+    import bm25s
+    import numpy as np
+
+    ids = [c.id for c in chunks]
+    where = {cid: i for i, cid in enumerate(ids)}
+    retriever = bm25s.BM25(k1=1.5, b=0.75)
+    retriever.index([words(c.text) for c in chunks], show_progress=False)
+    ranks = []
+    for item in items:
+        scores = np.asarray(retriever.get_scores(words(item.question)))
+        ranks.append(1 + int((scores > scores[where[item.chunks[0]]]).sum()))
+    return ranks
+
+
+def bm25_figures(items: Sequence[Item], chunks: Sequence[Chunk]) -> dict[str, Any]:
+    try:
+        ranks = bm25_ranks(items, chunks)
+    except ImportError:
+        return not_measured("bm25s is not installed (pip install 'genevals[generate]')")
+    if not ranks:
+        return not_measured("no kept item")
+    return {"mrr": statistics.fmean(1 / r for r in ranks), "at_1": sum(r == 1 for r in ranks) / len(ranks),
+            "within_10": sum(r <= 10 for r in ranks) / len(ranks), "median_rank": statistics.median(ranks),
+            "n": len(ranks)}
+
+
+def lead(chunk: Chunk) -> str:
+    return " ".join(words(chunk.text)[:LEAD])
+
+
+def build_card(requested: Mapping[str, int], kept: Sequence[Item], rejected: Sequence[Item],
+               docs: Sequence[Document], chunks: Sequence[Chunk], about: Mapping[str, Any],
+               embeddings: bool = True) -> dict[str, Any]:
+    by_id = {c.id: c for c in chunks}
+    cited = {c for i in kept for c in i.chunks}
+    cited_docs = {by_id[c].doc_id for c in cited if c in by_id}
+    questions = [i.question for i in kept]
+    return {
+        **about,
+        "requested": dict(requested), "kept": dict(Counter(i.type for i in kept)),
+        "attempts": len(kept) + len(rejected),
+        "rejections": dict(Counter(i.rejection for i in rejected)),
+        "rejections_by_type": {t: dict(Counter(i.rejection for i in rejected if i.type == t))
+                               for t in sorted({i.type for i in rejected})},
+        "coverage": {"documents": {"cited": len(cited_docs), "n": len(docs)},
+                     "chunks": {"cited": len(cited), "n": len(chunks)}},
+        "diversity": {"questions": diversity(questions, embeddings),
+                      "baseline_lead_8": diversity([lead(by_id[i.chunks[0]]) for i in kept], embeddings)},
+        "leakage": {"question_chunk_rougeL": rouge_l(kept, by_id) if kept else not_measured("no kept item"),
+                    "bm25_rank_of_source_chunk": bm25_figures(kept, chunks)},
+        "languages": dict(Counter(i.language or "unknown" for i in kept)),
+        "answerable_without_context": _flagged(kept),
+        "judge_calls_per_kept_item": _calls(kept),
+    }
+
+
+def _flagged(kept: Sequence[Item]) -> dict[str, Any]:
+    """The share of kept items flagged ``answerable_without_context``, over the items the gate checked."""
+    checked = [i for i in kept if "answerable_without_context" in i.gates]
+    if not checked:
+        return not_measured("no item went through the no-context gate (it needs a judge)")
+    flagged = sum(i.gates["answerable_without_context"] != "passed" for i in checked)
+    return {"share": flagged / len(checked), "n": len(checked)}
+
+
+def _calls(kept: Sequence[Item]) -> dict[str, Any]:
+    """Generator calls per kept item, from the items' provenance (``calls``); offline items make none."""
+    if kept and all(str(i.provenance.get("generator", "")).startswith("offline") for i in kept):
+        return {"value": 0.0, "n": len(kept)}
+    counted = [i.provenance["calls"] for i in kept if isinstance(i.provenance.get("calls"), int)]
+    if not counted or len(counted) < len(kept):
+        return not_measured("the generator recorded no call counts")
+    return {"value": statistics.fmean(counted), "n": len(kept)}
