@@ -1,7 +1,7 @@
 r"""The corpus's top chunks for a question: BM25 (Robertson & Zaragoza 2009) over every chunk, by ``bm25s``
-(Lù 2024; Lucene's variant, k1 = 1.5, b = 0.75):
+(Lù 2024; Lucene's variant, which leaves out the constant factor k1 + 1; k1 = 1.5, b = 0.75):
 
-    score(q, d) = \sum_{t \in q} IDF(t) \cdot \frac{tf(t, d) (k_1 + 1)}{tf(t, d) + k_1 (1 - b + b |d| / avgdl)},
+    score(q, d) = \sum_{t \in q} IDF(t) \cdot \frac{tf(t, d)}{tf(t, d) + k_1 (1 - b + b |d| / avgdl)},
     IDF(t) = \ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5)).
 
 Tokens are the language room's word tokens (:func:`genevals.language.tokens.tokens`) under its language-neutral
