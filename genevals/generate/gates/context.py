@@ -54,7 +54,10 @@ class GateContext:
     def build(cls, chunks: Mapping[str, Chunk] | Sequence[Chunk], judge: Any | None = None,
               language: str | None = None, earlier: Sequence[Item] = (),
               settings: GateSettings | None = None) -> "GateContext":
-        """The context for one run: ``chunks`` (a mapping by id, or a sequence) and the BM25 index over them."""
+        """The context for one run: ``chunks`` (a mapping by id, or a sequence) and, when there is a judge (only
+        a judge gate reads it), the BM25 index over them: :class:`~.retrieval.MissingExtra` without bm25s
+        (``pip install 'genevals[generate]'``)."""
         by_id = dict(chunks) if isinstance(chunks, Mapping) else {c.id: c for c in chunks}
-        return cls(chunks=by_id, judge=judge, language=language, earlier=tuple(earlier),
-                   index=ChunkIndex.build(by_id.values()), settings=settings or GateSettings())
+        index = ChunkIndex.build(by_id.values()) if judge is not None else None
+        return cls(chunks=by_id, judge=judge, language=language, earlier=tuple(earlier), index=index,
+                   settings=settings or GateSettings())

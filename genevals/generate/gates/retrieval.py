@@ -14,11 +14,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from genevals.extras import missing
 from genevals.generate.items import Chunk
 from genevals.language.tokens import tokens
 
 #: the language-neutral tokenisation rule (no segmenter, no stop words)
 NEUTRAL = "und"
+#: the extra that installs bm25s
+EXTRA = "generate"
+
+
+class MissingExtra(RuntimeError):
+    """bm25s is not installed; the message says what to install."""
 
 
 def words(text: str) -> list[str]:
@@ -38,6 +45,9 @@ class ChunkIndex:
         chunks = list(chunks)
         if not chunks:
             return None
+        problem = missing("the accidentally_answerable gate (BM25 over the corpus)", (("bm25s", "bm25s"),), EXTRA)
+        if problem is not None:
+            raise MissingExtra(problem)
         import bm25s
 
         model = bm25s.BM25()

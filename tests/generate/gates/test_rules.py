@@ -11,6 +11,7 @@ from support.gate_items import CHUNKS, chunk, fact, follow_up, multi_hop, unansw
 from genevals.generate.gates import NOT_CHECKED, ORDER, GateContext, GateSettings, run_gates
 from genevals.generate.gates import duplicates, grounding, language, shape
 from genevals.generate.gates.agreement import agrees, f1
+from genevals.generate.gates.retrieval import ChunkIndex, MissingExtra
 from genevals.generate.items import PASSED, Evidence, Item
 
 CTX = GateContext.build(CHUNKS)
@@ -135,14 +136,24 @@ def test_duplicates_of_earlier_sets_are_rejected_too():
 
 # -- BM25 and agreement ------------------------------------------------------------------------------------------
 def test_bm25_scores_are_lucenes_by_hand():
-    ctx = GateContext.build([chunk("a#0", "the cat sat"), chunk("b#0", "a dog barked loud"), chunk("c#0", "cat food")])
+    index = ChunkIndex.build([chunk("a#0", "the cat sat"), chunk("b#0", "a dog barked loud"), chunk("c#0", "cat food")])
     # N 3, df(cat) 2: IDF = ln(1 + 1.5 / 2.5); avgdl 3; a#0: 1 / (1 + 1.5 (0.25 + 0.75 * 3/3)); c#0: |d| = 2
     idf = math.log(1 + 1.5 / 2.5)
-    top = ctx.index.top("Cat?", 5)
+    top = index.top("Cat?", 5)
     assert [c for c, _ in top] == ["c#0", "a#0"]  # b#0 shares no word: never returned
     assert top[0][1] == pytest.approx(idf / (1 + 1.5 * (0.25 + 0.75 * 2 / 3)), rel=1e-6)
     assert top[1][1] == pytest.approx(idf / (1 + 1.5 * (0.25 + 0.75)), rel=1e-6)
-    assert ctx.index.top("zebra", 5) == []
+    assert index.top("zebra", 5) == [] and ChunkIndex.build([]) is None
+    assert CTX.index is None  # offline: no judge gate reads it, so it is not built (bm25s is an extra)
+
+
+def test_without_bm25s_a_judged_context_says_what_to_install(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "bm25s" else real(name, *a))
+    with pytest.raises(MissingExtra, match=r"needs bm25s, which is not installed: pip install 'genevals\[generate\]'"):
+        GateContext.build(CHUNKS, judge=object())
 
 
 def test_token_f1_agreement_by_hand():
