@@ -6,7 +6,8 @@ the reference (:mod:`genevals.generate.gates.agreement`: token F1 >= ``agree_f1`
   (the chunks do not hold the answer, or hold another one).
 - ``accidentally_answerable`` (``unanswerable`` items): given the corpus's top ``top_k`` chunks for the question
   by BM25 over all chunks (:mod:`genevals.generate.gates.retrieval`), the solver must still find no answer;
-  an ``answerable: true`` with a non-refusal answer rejects the item (its reason names the chunks shown).
+  an ``answerable: true`` with an answer of one word or more that is not a refusal rejects the item (its reason
+  names the chunks shown).
 - ``answerable_without_context`` (every answerable type; a flag, the item is kept): given nothing
   (``prompts/gate_closed_book.md``), the solver's answer agrees with the reference: the item tests the model's
   memory, not retrieval.
@@ -17,6 +18,7 @@ from genevals.generate.gates import judged
 from genevals.generate.gates.agreement import agrees
 from genevals.generate.gates.context import GateContext
 from genevals.generate.gates.outcome import JUDGE_ERROR, Outcome, passed
+from genevals.generate.gates.retrieval import words
 from genevals.generate.items import Item
 from genevals.quote import clip
 from genevals.text import detect_refusal
@@ -66,10 +68,12 @@ async def accidental(item: Item, ctx: GateContext) -> Outcome:
     if isinstance(got, Outcome):
         return got
     answerable, answer = got
-    if answerable and answer and detect_refusal(answer) is None:
+    # an answer: a word at least (a tiny model copies the prompt's "..."), and not a refusal
+    if answerable and words(answer) and detect_refusal(answer) is None:
         return Outcome(ACCIDENTAL, f"the solver answered {clip(answer, 80)!r} from the corpus's top {len(ids)} "
                                    f"BM25 chunks ({', '.join(ids)})")
-    return passed(f"the solver found no answer in the corpus's top {len(ids)} BM25 chunks ({', '.join(ids)})")
+    said = "no answer" if not answerable else f"no answer with a word or that is not a refusal ({clip(answer, 40)!r})"
+    return passed(f"the solver found {said} in the corpus's top {len(ids)} BM25 chunks ({', '.join(ids)})")
 
 
 async def closed_book(item: Item, ctx: GateContext, language: str) -> Outcome:
