@@ -1,6 +1,7 @@
 """``type_mismatch``: the item has the shape its type promises. The rules, checked in this order:
 
-- every item: a type of :data:`~genevals.generate.items.TYPES`, a non-empty question, at least one chunk;
+- every item: a type of :data:`~genevals.generate.items.TYPES`; question, reference, chunk ids and quotes that
+  are text; a non-empty question; at least one chunk; earlier turns only for a ``follow_up``;
 - ``unanswerable``: ``expect_refusal`` true and a refusal-shaped reference (:func:`genevals.text.detect_refusal`;
   its patterns are English, so in another language the reference need only be non-empty, and the reason says
   the shape was not checked);
@@ -17,7 +18,7 @@
 from __future__ import annotations
 
 from genevals.generate.gates.outcome import Outcome, passed
-from genevals.generate.items import TYPES, Item
+from genevals.generate.items import TYPES, Evidence, Item
 from genevals.text import detect_refusal
 
 NAME = "type_mismatch"
@@ -27,9 +28,27 @@ REASONING_WORDS = 6
 ROLES = ("user", "assistant")
 
 
+def _fields_problem(item: Item) -> str | None:
+    """What a generator's reply may have left of the wrong kind (the later gates read these as text)."""
+    for name in ("question", "reference"):
+        if not isinstance(getattr(item, name), str):
+            return f"the {name} is not text"
+    if not all(isinstance(c, str) for c in item.chunks):
+        return "a chunk id is not text"
+    for n, ev in enumerate(item.evidence, 1):
+        if not isinstance(ev, Evidence) or not isinstance(ev.quote, str) or not isinstance(ev.chunk_id, str):
+            return f"evidence {n} is not a quote (text) from a chunk (an id)"
+    if item.turns and item.type != "follow_up":
+        return f"a {item.type} item has earlier turns (only a follow_up has them)"
+    return None
+
+
 def _problem(item: Item, language: str) -> str | None:
     if item.type not in TYPES:
         return f"type {item.type!r} is none of {', '.join(TYPES)}"
+    fields = _fields_problem(item)
+    if fields is not None:
+        return fields
     if not item.question.strip():
         return "the question is empty"
     if not item.chunks:
@@ -74,7 +93,8 @@ def _turns_problem(item: Item) -> str | None:
     if not item.turns:
         return "a follow_up item has no earlier turns"
     for n, turn in enumerate(item.turns, 1):
-        if not isinstance(turn, dict) or turn.get("role") not in ROLES or not str(turn.get("content", "")).strip():
+        role, content = (turn.get("role"), turn.get("content")) if isinstance(turn, dict) else (None, None)
+        if role not in ROLES or not isinstance(content, str) or not content.strip():
             return f"turn {n} is not {{\"role\": user or assistant, \"content\": text}}"
     if item.turns[-1]["role"] != "assistant":
         return "a follow_up's last earlier turn must be the assistant's"

@@ -40,6 +40,11 @@ def test_well_formed_items_pass_the_shape_gate(item):
     (fact(type="summary"), "a summary needs 2 or more evidence quotes, it has 1"),
     (fact(type="reasoning", reference="In 1931."), "needs 6 or more words, it has 2"),
     (fact(type="known_item", chunks=("bridge#0", "bridge#1")), "exactly one chunk, it has 2"),
+    (fact(question=None), "the question is not text"),
+    (fact(evidence=(Evidence("bridge#0", None),)), "evidence 1 is not a quote (text) from a chunk"),
+    (fact(turns=({"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"})),
+     "a fact item has earlier turns"),
+    (follow_up(turns=("hello", {"role": "assistant", "content": "Hello"})), "turn 1 is not"),
 ])
 def test_each_misshapen_item_is_a_type_mismatch(item, reason):
     outcome = shape.check(item, "en")
