@@ -14,6 +14,7 @@ earlier turns are part of what it asks, so they are prefixed to its question.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import unicodedata
 from typing import Sequence
@@ -32,12 +33,23 @@ _NON_WORD = regex.compile(r"[^\p{L}\p{M}\p{N}]+")
 
 def normal(item: Item) -> str:
     """The question's normal form (a follow-up's earlier turns first)."""
-    text = " ".join([t.get("content", "") for t in item.turns] + [item.question])
+    turns = [t["content"] for t in item.turns if isinstance(t, dict) and isinstance(t.get("content"), str)]
+    return _normal(" ".join([*turns, item.question]))
+
+
+@functools.lru_cache(maxsize=65536)
+def _normal(text: str) -> str:
+    # every kept item is compared with every new one: each is normalised once
     return _NON_WORD.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
 
 
 def digest(item: Item) -> str:
-    return hashlib.sha256(normal(item).encode("utf-8")).hexdigest()
+    return _digest(normal(item))
+
+
+@functools.lru_cache(maxsize=65536)
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def check(item: Item, ctx: GateContext, kept: Sequence[Item]) -> Outcome:
