@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # scikit-learn's import and 715 answers scored: 3 s
+
 REPO = Path(__file__).resolve().parents[3]
 
 #: measured 2026-12-02 by benchmarks/bench_gates_agreement.py: (accuracy, precision, recall)
