@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from support.gate_items import QUESTIONS as CASES
 from support.gate_items import fact, unanswerable
 
 from genevals.generate.gates import standalone
@@ -15,36 +16,6 @@ from genevals.generate.items import PASSED
 
 REPO = Path(__file__).resolve().parents[3]
 
-#: language -> (a question pointing at its source, a question standing alone)
-CASES = {
-    "en": ("According to the passage, when did the bridge open?", "When did the Varn Bridge open?"),
-    "es": ("Según el texto, ¿cuándo se abrió el puente?", "¿Cuándo se abrió el puente de Varn?"),
-    "de": ("Wann wurde die Brücke laut dem Text eröffnet?", "Wann wurde die Varn-Brücke eröffnet?"),
-    "fr": ("D’après le texte, quand le pont a-t-il ouvert ?", "Quand le pont de Varn a-t-il ouvert ?"),
-    "it": ("Secondo il testo, quando è stato aperto il ponte?", "Quando è stato aperto il ponte di Varn?"),
-    "pt": ("De acordo com o texto, quando a ponte abriu?", "Quando a ponte de Varn abriu?"),
-    "nl": ("Wanneer ging de brug volgens de tekst open?", "Wanneer ging de Varnbrug open?"),
-    "vi": ("Theo đoạn văn, cây cầu mở cửa khi nào?", "Cầu Varn mở cửa khi nào?"),
-    "ar": ("متى افتتح الجسر وفقا للنص؟", "متى افتتح جسر فارن؟"),
-    "fa": ("طبق متن، پل چه زمانی افتتاح شد؟", "پل وارن چه زمانی افتتاح شد؟"),
-    "ur": ("متن کے مطابق پل کب کھلا؟", "وارن پل کب کھلا؟"),
-    "he": ("לפי הטקסט, מתי נפתח הגשר?", "מתי נפתח גשר וארן?"),
-    "hi": ("पाठ के अनुसार पुल कब खुला?", "वार्न पुल कब खुला?"),
-    "mr": ("उताऱ्यानुसार पूल कधी सुरू झाला?", "वार्न पूल कधी सुरू झाला?"),
-    "ne": ("लेख अनुसार पुल कहिले खुल्यो?", "वार्न पुल कहिले खुल्यो?"),
-    "bn": ("অনুচ্ছেদ অনুযায়ী সেতুটি কখন খোলা হয়?", "ভার্ন সেতু কখন খোলা হয়?"),
-    "zh": ("根据文章，这座桥是什么时候开通的？", "瓦恩桥是什么时候开通的？"),
-    "ja": ("本文によると、橋はいつ開通しましたか？", "ヴァーン橋はいつ開通しましたか？"),
-    "ko": ("이 글에서 다리는 언제 개통되었나요?", "바른 다리는 언제 개통되었나요?"),
-    "th": ("ตามบทความ สะพานเปิดเมื่อไหร่", "สะพานวาร์นเปิดเมื่อไหร่"),
-    "ru": ("Когда, согласно тексту, открылся мост?", "Когда открылся мост Варн?"),
-    "uk": ("Коли, згідно з текстом, відкрився міст?", "Коли відкрився міст Варн?"),
-    "el": ("Σύμφωνα με το κείμενο, πότε άνοιξε η γέφυρα;", "Πότε άνοιξε η γέφυρα Βαρν;"),
-    "tr": ("Metne göre köprü ne zaman açıldı?", "Varn Köprüsü ne zaman açıldı?"),
-    "pl": ("Kiedy według tekstu otwarto most?", "Kiedy otwarto most Varn?"),
-    "id": ("Menurut teks, kapan jembatan itu dibuka?", "Kapan Jembatan Varn dibuka?"),
-    "sw": ("Kulingana na maandishi, daraja lilifunguliwa lini?", "Daraja la Varn lilifunguliwa lini?"),
-}
 
 
 def test_every_language_of_the_table_has_a_case():
