@@ -29,7 +29,7 @@ def expected(item: Item, ctx: GateContext) -> str:
     """The language the item must be in: the one asked, else its first cited chunk's (English if none)."""
     if ctx.language:
         return ctx.language
-    chunk = next((ctx.chunks[c] for c in item.chunks if c in ctx.chunks), None)
+    chunk = next((ctx.chunks[c] for c in item.chunks if isinstance(c, str) and c in ctx.chunks), None)
     return detect(chunk.text).code if chunk is not None else "en"
 
 
