@@ -18,7 +18,7 @@ PASSED = "passed"
 #: gate statuses that reject an item (kept in rejected.jsonl with the reason)
 REJECTIONS = ("ungrounded_reference", "reference_not_supported", "unanswerable_from_source",
               "accidentally_answerable", "not_multihop", "not_self_contained", "wrong_language", "duplicate",
-              "type_mismatch", "generation_failed")
+              "type_mismatch", "generation_failed", "judge_error")
 #: gate statuses that keep the item but flag it
 FLAGS = ("answerable_without_context",)
 
@@ -60,7 +60,8 @@ class Item:
     """One generated test-set row before and after the gates.
 
     ``chunks`` are the chunk ids the item was made from (its reference contexts, the relevant ones in qrels);
-    ``gates`` maps each gate's name to its status (:data:`PASSED`, a rejection or a flag) in the order run;
+    ``gates`` maps each gate's name to its status (:data:`PASSED`, a rejection, a flag or ``not_checked``) in the
+    order run, and ``gate_reasons`` each gate's name to the reason for its status;
     ``provenance`` says how it was made (generator, model, prompt hash, seed, settings).
     """
 
@@ -79,6 +80,8 @@ class Item:
     turns: tuple[dict[str, str], ...] = ()
     gates: dict[str, str] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
+    #: why each gate of ``gates`` said what it said (every status has a reason, ``passed`` included)
+    gate_reasons: dict[str, str] = field(default_factory=dict)
 
     @property
     def rejection(self) -> str | None:
