@@ -153,10 +153,10 @@ def build_card(requested: Mapping[str, int], kept: Sequence[Item], rejected: Seq
 
 def _flagged(kept: Sequence[Item]) -> dict[str, Any]:
     """The share of kept items flagged ``answerable_without_context``, over the items the gate checked."""
-    checked = [i for i in kept if "answerable_without_context" in i.gates]
+    checked = [i for i in kept if i.gates.get("answerable_without_context") in ("passed", "answerable_without_context")]
     if not checked:
         return not_measured("no item went through the no-context gate (it needs a judge)")
-    flagged = sum(i.gates["answerable_without_context"] != "passed" for i in checked)
+    flagged = sum(i.gates["answerable_without_context"] == "answerable_without_context" for i in checked)
     return {"share": flagged / len(checked), "n": len(checked)}
 
 

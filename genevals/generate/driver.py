@@ -128,7 +128,7 @@ def _attempt(generator: Generator, slot: Slot, chunks: Sequence[Chunk], language
     try:
         return generator.generate(slot, chunks, language)
     except Exception as exc:  # noqa: BLE001 - any generator failure is this attempt's rejection, recorded
-        return Item(f"g{slot.index:05d}", slot.type, "", "", slot.chunk_ids, gates={"generation": "generation_failed"},
+        return Item(f"g{slot.index:05d}", slot.type, "", "", slot.chunk_ids, gates={"generation_failed": "generation_failed"},
                     provenance={"generator": name_of(generator), "error": f"{type(exc).__name__}: {exc}"[:500],
                                 "seed": slot.seed})
 

@@ -45,7 +45,7 @@ def test_a_failing_attempt_is_rejected_and_its_type_asked_again(tmp_path):
     assert {lang for _, lang in generator.asked} == {"en"}  # the documents' language, detected, when none asked
     assert outcome.card["rejections"] == {"generation_failed": 2} and outcome.card["attempts"] == 5
     journal = (tmp_path / "out" / ".journal.jsonl").read_text().splitlines()
-    assert len(journal) == 6 and json.loads(journal[2])["item"]["gates"] == {"generation": "generation_failed"}
+    assert len(journal) == 6 and json.loads(journal[2])["item"]["gates"] == {"generation_failed": "generation_failed"}
     # the asked language goes to the generator as asked
     asked = Flaky(CHUNKS)
     generate_set(replace(config, out=tmp_path / "fr", language="fr"), MIX, DOCS, CHUNKS, asked,
