@@ -24,7 +24,7 @@ An axis may also be a list of names, each of weight 1: ``personas = ["new employ
 table is optional (an axis left out is the driver's default; ``[types]`` left out, its default mix).
 
 Type targets: counts are kept as written; shares are apportioned to ``n`` items by the largest remainder
-(Hamilton's method): type t gets :math:`\\lfloor n s_t \\rfloor`, and the :math:`n - \\sum_t \\lfloor n s_t
+(Hamilton's method) of the shares normalised to sum to 1: type t gets :math:`\\lfloor n s_t \\rfloor`, and the :math:`n - \\sum_t \\lfloor n s_t
 \\rfloor` items left go one each to the largest remainders :math:`n s_t - \\lfloor n s_t \\rfloor`, ties to the
 type written first (:meth:`MixFile.targets`).
 
@@ -82,7 +82,10 @@ class MixFile:
                 raise MixFileError(f"{self.source or 'mix'}: [types] asks for {total} items in all; -n asks for {n}")
             return {t: int(c) for t, c in self.types.items()}
         # exact decimals (the shares as written): in floats 100 * 0.29 is 28.999..., floored to 28
-        exact = {t: n * Fraction(repr(s)) for t, s in self.types.items()}
+        # and normalised, so that shares summing to 0.999 still fill n
+        shares = {t: Fraction(repr(s)) for t, s in self.types.items()}
+        whole = sum(shares.values())
+        exact = {t: n * q / whole for t, q in shares.items()}
         floors = {t: math.floor(q) for t, q in exact.items()}
         left = n - sum(floors.values())
         order = sorted(self.types, key=lambda t: -(exact[t] - floors[t]))  # stable: file order on ties
