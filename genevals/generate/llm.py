@@ -179,7 +179,9 @@ class LLMGenerator:
         text, cut = llm_prompt.render(slot, chunks, language, self.settings.passage_chars)
         params = self.params(slot)
         ids = [c.id for c in chunks]
-        call = await self.client().complete(llm_prompt.PROMPT, user(text), llm_prompt.schema(slot.type, ids),
+        # a distracting item cites the chunk that answers; the near ones are there to distract, never cited
+        relevant, distractors = (ids[:1], ids[1:]) if slot.type == "distracting" else (ids, [])
+        call = await self.client().complete(llm_prompt.PROMPT, user(text), llm_prompt.schema(slot.type, relevant),
                                             params)
         self.usage.add(call)
         made = self._provenance(slot, params, call, cut)
@@ -187,16 +189,15 @@ class LLMGenerator:
             return self._failed(slot, chunks, language, f"the generation call failed after {call.attempts} "
                                 f"request(s): {call.failure}", made)
         try:
-            reply = llm_reply.read(call.completion.text, call.completion.finish_reason, slot.type, ids,
-                                   params["max_tokens"])
+            reply = llm_reply.read(call.completion.text, call.completion.finish_reason, slot.type, relevant,
+                                   params["max_tokens"], distractors)
         except llm_reply.GenerationFailed as exc:
             made["reply"] = (call.completion.text or "")[:REPLY_CHARS]
             return self._failed(slot, chunks, language, str(exc), made)
         if reply.variant:
             made["variant"] = reply.variant
-        relevant = ids[:1] if slot.type == "distracting" else ids
-        if slot.type == "distracting":
-            made["distractors"] = ids[1:]
+        if distractors:
+            made["distractors"] = distractors
         return Item(id=item_id(slot), type=slot.type, question=reply.question, reference=reply.reference,
                     chunks=tuple(relevant), evidence=reply.evidence, language=language or "",
                     persona=slot.persona, style=slot.style, length=slot.length,

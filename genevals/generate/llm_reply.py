@@ -9,7 +9,8 @@ read; anything that would make the item wrong is refused with a :class:`Generati
 - an empty reply, one that is not JSON, or not a JSON object;
 - a question or reference that is missing, not text or blank;
 - evidence that is not a list of ``{chunk_id, quote}``, a blank quote, a ``chunk_id`` that was not among the
-  chunks given (a quote from nowhere cannot be located), or no evidence at all for a type that needs it (every
+  chunks given (a quote from nowhere cannot be located) or that is a distracting item's distractor, or no
+  evidence at all for a type that needs it (every
   type but ``unanswerable``);
 - for multi_hop and unanswerable, a ``variant`` that is not one of the type's;
 - for follow_up, ``turns`` that are not a non-empty list of ``{role: user|assistant, content}`` starting with
@@ -56,7 +57,8 @@ def _text(reply: Mapping[str, Any], key: str) -> str:
     return value.strip()
 
 
-def _evidence(reply: Mapping[str, Any], item_type: str, chunk_ids: Sequence[str]) -> tuple[Evidence, ...]:
+def _evidence(reply: Mapping[str, Any], item_type: str, chunk_ids: Sequence[str],
+              distractors: Sequence[str]) -> tuple[Evidence, ...]:
     found = reply.get("evidence", [])
     if not isinstance(found, list):
         raise GenerationFailed(f"the reply's 'evidence' is a {type(found).__name__}, not a list")
@@ -66,6 +68,9 @@ def _evidence(reply: Mapping[str, Any], item_type: str, chunk_ids: Sequence[str]
         if not isinstance(entry, Mapping):
             raise GenerationFailed(f"evidence {n} is a {type(entry).__name__}, not an object {{chunk_id, quote}}")
         chunk_id, quote = entry.get("chunk_id"), entry.get("quote")
+        if isinstance(chunk_id, str) and chunk_id in distractors:
+            raise GenerationFailed(f"evidence {n} cites the distracting chunk {chunk_id}; a distracting item's answer "
+                                   f"comes from {', '.join(chunk_ids)}")
         if not isinstance(chunk_id, str) or chunk_id not in given:
             raise GenerationFailed(f"evidence {n} cites chunk {quoted(chunk_id, 80)}, which was not given "
                                    f"(given: {', '.join(chunk_ids)})")
@@ -109,8 +114,10 @@ def _turns(reply: Mapping[str, Any], item_type: str) -> tuple[dict[str, str], ..
 
 
 def read(text: str | None, finish_reason: str | None, item_type: str, chunk_ids: Sequence[str],
-         max_tokens: int) -> Reply:
-    """The item's fields in ``text``; :class:`GenerationFailed` with the reason when it gives none."""
+         max_tokens: int, distractors: Sequence[str] = ()) -> Reply:
+    """The item's fields in ``text``, its evidence citing only ``chunk_ids`` (a distracting item's: the chunk that
+    answers; its ``distractors`` are given to the model, never cited); :class:`GenerationFailed` with the reason
+    when it gives none."""
     if finish_reason == "length":
         raise GenerationFailed(f"the reply was cut at max_tokens ({max_tokens} tokens): a truncated item is not kept")
     if text is None or not text.strip():
@@ -126,5 +133,5 @@ def read(text: str | None, finish_reason: str | None, item_type: str, chunk_ids:
     if not isinstance(reply, Mapping):
         raise GenerationFailed(f"the reply is a JSON {type(reply).__name__}, not an object")
     return Reply(question=_text(reply, "question"), reference=_text(reply, "reference"),
-                 evidence=_evidence(reply, item_type, chunk_ids), variant=_variant(reply, item_type),
+                 evidence=_evidence(reply, item_type, chunk_ids, distractors), variant=_variant(reply, item_type),
                  turns=_turns(reply, item_type))

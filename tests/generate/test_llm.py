@@ -78,6 +78,8 @@ def test_each_type_asks_its_own_section_and_reads_its_own_fields(server, tmp_pat
         assert item.provenance["variant"] == "out_of_scope" and item.evidence == ()
     if kind == "distracting":  # the answering chunk is the relevant one; the near one is recorded as a distractor
         assert item.chunks == ("pumps#0",) and item.provenance["distractors"] == ["dam#3"]
+        schema = server.generations()[0]["response_format"]["json_schema"]["schema"]
+        assert schema["properties"]["evidence"]["items"]["properties"]["chunk_id"]["enum"] == ["pumps#0"]
     else:
         assert item.chunks == ("pumps#0", "dam#3")
     if kind == "follow_up":
@@ -95,6 +97,8 @@ def test_each_type_asks_its_own_section_and_reads_its_own_fields(server, tmp_pat
     ("GENLIST", "fact", "the reply is a JSON list, not an object"),
     ("GENVARIANT", "multi_hop", "the reply's 'variant' is 'sideways'; a multi_hop item is one of bridge, comparison"),
     ("GENTURNS", "follow_up", "the earlier turns start with the assistant"),
+    ("GENDISTRACT", "distracting", "evidence 2 cites the distracting chunk dam#3; a distracting item's answer comes "
+                                   "from pumps#0"),
     ("FAULTMALFORMED", "fact", "the reply is not JSON"),
     ("FAULT500", "fact", "the generation call failed after 1 request(s)"),
 ])

@@ -15,6 +15,7 @@ first sentence and quotes, verbatim, the first sentence of every passage it cite
     GENLIST        a JSON list instead of an object
     GENVARIANT     a variant that is not the type's
     GENTURNS       a follow-up whose turns start with the assistant
+    GENDISTRACT    a distracting item that also quotes its distractor (the second passage)
 
 and every marker of the fault server works as there (FAULTMALFORMED: prose, not JSON; FAULT500: every request
 answers 500; ...). Every request is counted (``total``) and kept (``requests``), as in the fault server.
@@ -34,7 +35,8 @@ from genevals.prompt_files import first_line
 _PASSAGE = re.compile(r"<<<passage (\w+) id=(\S+)>>>\n(.*?)\n<<<end \1>>>", re.S)
 _TYPE = re.compile(r"^Item type: (\w+)\.$", re.M)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-MARKERS = ("GENEMPTY", "GENTRUNC", "GENCUT", "GENSTRANGER", "GENNOREF", "GENLIST", "GENVARIANT", "GENTURNS")
+MARKERS = ("GENEMPTY", "GENTRUNC", "GENCUT", "GENSTRANGER", "GENNOREF", "GENLIST", "GENVARIANT", "GENTURNS",
+           "GENDISTRACT")
 
 
 def passages(content: str) -> list[tuple[str, str]]:
@@ -93,6 +95,9 @@ class GenerationServer(FaultServer):
             return json.dumps([reply])
         if "GENVARIANT" in content:
             reply["variant"] = "sideways"
+        if "GENDISTRACT" in content:
+            near = passages(content)[1]
+            reply["evidence"].append({"chunk_id": near[0], "quote": first_sentence(near[1])})
         if "GENTURNS" in content and "turns" in reply:
             reply["turns"] = reply["turns"][::-1]
         return json.dumps(reply)
