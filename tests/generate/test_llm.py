@@ -33,10 +33,18 @@ def row(item) -> str:
     return json.dumps(dataclasses.asdict(item), sort_keys=True, ensure_ascii=False)
 
 
-@pytest.fixture
-def server():
+@pytest.fixture(scope="module")
+def running():
     with GenerationServer() as s:
         yield s
+
+
+@pytest.fixture
+def server(running):
+    """The module's server, its counts cleared (a server's shutdown costs half a second a test)."""
+    running.reset_counts()
+    running.gets.clear()
+    return running
 
 
 def test_a_good_reply_is_an_item_with_its_quotes_and_provenance_from_one_request(server, tmp_path):
