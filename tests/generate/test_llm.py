@@ -249,3 +249,14 @@ def test_settings_refuse_what_they_cannot_mean():
                 {"temperature": "hot"}):
         with pytest.raises(ValueError, match="GenerationSettings"):
             GenerationSettings(**bad)
+
+
+def test_a_judge_whose_preflight_fails_stops_the_run_as_genevals_run_stops(tmp_path):
+    from support.llama_server import _free_port
+
+    from genevals.judge.preflight import JudgeUnavailable
+
+    dead = JudgeConfig(base_url=f"http://127.0.0.1:{_free_port()}/v1", model="judge", preflight=True, cache=False,
+                       max_retries=0)
+    with pytest.raises(JudgeUnavailable):
+        LLMGenerator(dead).generate(Slot(0, "fact", ("pumps#0",)), [PUMP], "en")
