@@ -13,7 +13,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from genevals.cli.common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, add_judge_options, judge_config
+from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, add_judge_options, judge_config,
+                                 judge_unavailable)
+from genevals.lifecycle.exits import EXIT_JUDGE_ERRORS
 from genevals.output.terminal import say
 from genevals.utf8 import shown
 
@@ -63,11 +65,13 @@ def _mix(args: argparse.Namespace, offline: bool):
 
     if args.types is None:
         return OFFLINE_MIX if offline else LLM_MIX
-    try:
-        from genevals.generate.mixfile import read_mix  # type: ignore[import-not-found]
-    except ImportError:
-        raise ValueError("--types: this build has no mix file reader (genevals.generate.mixfile)") from None
+    from genevals.generate.mixfile import read_mix
+
     return read_mix(args.types)
+
+
+#: the prompts a judged generation sends (the runtime's prompt version hashes them all)
+PROMPTS = ("generate_item", "gate_supported", "gate_solve", "gate_closed_book", "gate_each")
 
 
 def _generator(config, offline: bool, chunks):
@@ -75,11 +79,13 @@ def _generator(config, offline: bool, chunks):
 
     if offline:
         return OfflineGenerator(chunks), None
-    from genevals.generate.llm import LLMGenerator  # type: ignore[import-not-found]
+    from genevals.generate.llm import LLMGenerator
     from genevals.judge.runtime import JudgeRuntime
+    from genevals.prompt_render import prompt_version
 
-    client = JudgeRuntime(config, "generate").client()
-    return LLMGenerator(client, None), client
+    # one runtime for the generator and the gates: the local server's caps, one cache, one preflight
+    runtime = JudgeRuntime(config, prompt_version(*PROMPTS))
+    return LLMGenerator(runtime), runtime
 
 
 def _settings(args: argparse.Namespace):
@@ -133,11 +139,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if offline and (other := sorted(set(mix.types) - set(offline_room.TYPES))):
         return _fail(f"no judge configured: the offline generator makes {' and '.join(offline_room.TYPES)} items, "
                      f"not {', '.join(other)}; configure a judge (--judge-base-url URL or --judge-model FILE.gguf)")
-    try:
-        generator, client = _generator(judge, offline, chunks)
-    except ImportError:
-        return _fail("a judge is configured, but this build has no LLM generator (genevals.generate.llm); leave "
-                     "the judge options out for the offline items")
+    generator, client = _generator(judge, offline, chunks)
     if args.dry_run:
         cost = estimate(config, mix, chunks, generator)
         say(f"genevals generate: dry run: {cost['items']} items from {len(chunks)} chunks of {len(docs)} documents; "
@@ -145,7 +147,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
             f"{cost['completion_tokens']:,} completion tokens (gate calls not counted); "
             f"{_price(judge, cost)}; nothing was called")
         return EXIT_OK
-    gates = Gatekeeper({c.id: c for c in chunks}, judge=client, language=config.language)
+    from genevals.generate.gates.retrieval import MissingExtra
+
+    try:
+        gates = Gatekeeper({c.id: c for c in chunks}, judge=client, language=config.language)
+    except MissingExtra as exc:
+        return _fail(str(exc))
     about = {"tool": "genevals generate", "generator": name_of(generator), "documents": args.docs,
              "documents_skipped": len(skipped), "chunks_dropped": len(dropped)}
     if offline:
@@ -162,6 +169,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         outcome = generate_set(config, mix, docs, chunks, generator, gates, about, tick)
     except ValueError as exc:
         return _fail(str(exc))
+    except judge_unavailable() as exc:  # the preflight, at the first call the cache could not answer
+        say(f"genevals: error: {exc}; every finished attempt is in {config.out / JOURNAL}: the same command "
+            "resumes from there")
+        return EXIT_JUDGE_ERRORS
     except KeyboardInterrupt:
         say(f"genevals generate: interrupted with {shown_kept[0]} of {config.n} items kept; every finished attempt "
             f"is in {config.out / JOURNAL}: the same command resumes from there")
@@ -172,6 +183,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     files = ", ".join(str(config.out / f) for f in ("testset.jsonl", "rejected.jsonl", "qrels.txt", "card.json"))
     if outcome.complete:
         say(f"genevals generate: kept {kept} items ({len(outcome.rejected)} rejected); wrote {files}")
+        say(f"genevals generate: next: run your system on each question of {config.out / 'testset.jsonl'} and "
+            "fill in its answer (and contexts): the set's answers are empty, and genevals run scores an empty "
+            "answer as one (0 on the lexical metrics)")
         return EXIT_OK
     reasons = ", ".join(f"{r} {n}" for r, n in sorted(outcome.card["rejections"].items()))
     say(f"genevals generate: made {kept} of {wanted} items after {outcome.card['attempts']} attempts; rejected: "

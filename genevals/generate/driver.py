@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import replace, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,7 +25,8 @@ from genevals.generate.checks import Gatekeeper
 from genevals.generate.chunks import ChunkSettings, chunk_document, kept_chunks
 from genevals.generate.documents import read_docs
 from genevals.generate.items import Chunk, Document, Item
-from genevals.generate.mix import MixLike, Planner, counts
+from genevals.generate.mix import Planner, counts
+from genevals.generate.mixfile import MixFile
 from genevals.generate.outputs import JOURNAL, Journal, write_outputs
 from genevals.generate.slots import Slot
 from genevals.input.rows import InputError
@@ -84,18 +85,18 @@ def corpus_digest(chunks: Sequence[Chunk]) -> str:
     return digest.hexdigest()
 
 
-def _mix_dict(mix: MixLike) -> dict[str, Any]:
+def _mix_dict(mix: MixFile) -> dict[str, Any]:
     return {"types": dict(mix.types), "personas": [list(p) for p in mix.personas],
             "styles": [list(s) for s in mix.styles], "lengths": [list(x) for x in mix.lengths]}
 
 
-def header(config: GenerateConfig, mix: MixLike, chunks: Sequence[Chunk], generator: Generator) -> dict[str, Any]:
+def header(config: GenerateConfig, mix: MixFile, chunks: Sequence[Chunk], generator: Generator) -> dict[str, Any]:
     return {"corpus": corpus_digest(chunks), "n": config.n, "seed": config.seed, "language": config.language,
             "mix": _mix_dict(mix), "generator": name_of(generator), "chunk_budget": config.chunking.budget,
             "max_attempts": config.attempts}
 
 
-def estimate(config: GenerateConfig, mix: MixLike, chunks: Sequence[Chunk], generator: Generator
+def estimate(config: GenerateConfig, mix: MixFile, chunks: Sequence[Chunk], generator: Generator
              ) -> dict[str, int]:
     """What the first ``n`` attempts would cost (no retries): generator calls and tokens; nothing is called."""
     planner, by_id = Planner(mix, chunks, config.seed), {c.id: c for c in chunks}
@@ -133,7 +134,7 @@ def _attempt(generator: Generator, slot: Slot, chunks: Sequence[Chunk], language
                                 "seed": slot.seed})
 
 
-def generate_set(config: GenerateConfig, mix: MixLike, docs: Sequence[Document], chunks: Sequence[Chunk],
+def generate_set(config: GenerateConfig, mix: MixFile, docs: Sequence[Document], chunks: Sequence[Chunk],
                  generator: Generator, gates: Gatekeeper, about: dict[str, Any],
                  progress: Callable[[int, int], None] | None = None) -> Outcome:
     """The loop (module docstring); writes testset.jsonl, rejected.jsonl, qrels.txt and card.json into
@@ -167,6 +168,7 @@ def generate_set(config: GenerateConfig, mix: MixLike, docs: Sequence[Document],
             slot = planner.slot(attempt, pending.popleft())
             given = [by_id[i] for i in slot.chunk_ids]
             item = _attempt(generator, slot, given, config.language or detect(given[0].text).code)
+            item = replace(item, id=f"g{slot.index:05d}")  # one id scheme whichever generator made it
             if item.rejection is None:
                 item = gates.run(item, kept)
             journal.add(item)

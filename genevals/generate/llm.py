@@ -20,7 +20,7 @@ back from the cache and writes the same bytes, and the retry of a slot under ano
 
 A reply that gives no item (not the schema, empty, truncated, citing a chunk not given: :mod:`.llm_reply`), a
 call that failed after the client's retries, and a slot the generator cannot fill (an offline type, too few
-chunks) each give an :class:`~genevals.generate.items.Item` whose ``gates`` are ``{"generation":
+chunks) each give an :class:`~genevals.generate.items.Item` whose ``gates`` are ``{"generation_failed":
 "generation_failed"}`` and whose provenance holds the ``reason`` (and the reply, cut to 500 characters): never an
 exception and never a silent drop. The one exception is a judge whose preflight fails
 (:class:`~genevals.judge.preflight.JudgeUnavailable`), which stops the run, as it stops ``genevals run``.
@@ -42,7 +42,7 @@ from genevals.judge.runtime import JudgeRuntime
 from genevals.prompt_render import user
 
 #: the gate name and status of an item the generator could not make
-GATE = "generation"
+GATE = "generation_failed"
 FAILED = "generation_failed"
 #: the characters of a failed reply kept in the provenance
 REPLY_CHARS = 500

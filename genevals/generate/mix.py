@@ -2,8 +2,7 @@
 style and length.
 
 The mix is read from ``--types mix.toml`` by :func:`genevals.generate.mixfile.read_mix` (a frozen ``MixFile``);
-this module only draws from one. Anything with the same four fields will do (:class:`MixLike`);
-:data:`OFFLINE_MIX` is the mix when no ``--types`` is given and no judge is configured.
+this module only draws from one. :data:`OFFLINE_MIX` is the mix when no ``--types`` is given and no judge is configured.
 
 **Type counts** for ``n`` items, by the largest remainder (Hamilton's method): type ``t`` with weight ``w_t``
 gets ``floor(n * w_t / W)`` items (``W`` the sum of the weights), and the remaining items go one each to the
@@ -16,11 +15,10 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Sequence
 
 from genevals.generate.items import TYPES, Chunk
+from genevals.generate.mixfile import MixFile
 from genevals.generate.sampling import CoverageSampler, entity_terms, partner
 from genevals.generate.slots import Slot
 
@@ -28,46 +26,24 @@ from genevals.generate.slots import Slot
 MULTI = ("multi_hop",)
 
 
-class MixLike(Protocol):
-    types: Mapping[str, float]
-    personas: tuple[tuple[str, float], ...]
-    styles: tuple[tuple[str, float], ...]
-    lengths: tuple[tuple[str, float], ...]
-
-
-@dataclass(frozen=True)
-class DefaultMix:
-    """A mix given in code (the shape of ``genevals.generate.mixfile.MixFile``)."""
-
-    types: Mapping[str, float]
-    personas: tuple[tuple[str, float], ...] = ()
-    styles: tuple[tuple[str, float], ...] = ()
-    lengths: tuple[tuple[str, float], ...] = ()
-
-
 #: no --types, no judge: half known-item queries, half extractive items
-OFFLINE_MIX = DefaultMix({"known_item": 1.0, "extractive": 1.0})
+OFFLINE_MIX = MixFile({"known_item": 0.5, "extractive": 0.5}, source="the offline default mix")
 #: no --types, a judge: the LLM types (a follow-up's turns and the refusals included)
-LLM_MIX = DefaultMix({"fact": 0.3, "multi_hop": 0.2, "summary": 0.1, "reasoning": 0.1, "unanswerable": 0.1,
-                      "distracting": 0.1, "follow_up": 0.1})
+LLM_MIX = MixFile({"fact": 0.3, "multi_hop": 0.2, "summary": 0.1, "reasoning": 0.1, "unanswerable": 0.1,
+                   "distracting": 0.1, "follow_up": 0.1}, source="the default mix")
 
 
-def counts(mix: MixLike, n: int) -> dict[str, int]:
-    """Items per type for ``n`` items (largest remainder; module docstring). ValueError for an unknown type or
-    weights that are not positive numbers."""
-    weights = {t: float(w) for t, w in mix.types.items() if w}
-    unknown = [t for t in weights if t not in TYPES]
+def counts(mix: MixFile, n: int) -> dict[str, int]:
+    """Items per type for ``n`` items (:meth:`MixFile.targets`: the largest remainder of the module docstring);
+    ValueError for an unknown type or weights that are not positive numbers (a mix built in code; a file's
+    are checked as it is read)."""
+    unknown = [t for t in mix.types if t not in TYPES]
     if unknown:
         raise ValueError(f"unknown item type {unknown[0]!r} (types: {', '.join(TYPES)})")
-    if not weights or any(not math.isfinite(w) or w < 0 for w in weights.values()):
+    weights = list(mix.types.values())
+    if not any(weights) or any(not math.isfinite(float(w)) or w < 0 for w in weights):
         raise ValueError("the mix's type weights must be non-negative numbers, one at least positive")
-    total = sum(weights.values())
-    exact = {t: n * w / total for t, w in weights.items()}
-    out = {t: math.floor(x) for t, x in exact.items()}
-    order = sorted(weights, key=lambda t: -(exact[t] - out[t]))  # stable: ties keep the mix's order
-    for t in order[:n - sum(out.values())]:
-        out[t] += 1
-    return {t: c for t, c in out.items() if c}
+    return {t: c for t, c in mix.targets(n).items() if c}
 
 
 def _pick(choices: Sequence[tuple[str, float]], rng: random.Random) -> str:
@@ -82,7 +58,7 @@ class Planner:
     one attempt (chunks from the coverage sampler, so calls must come in the same order to give the same slots:
     the driver replays its journal to resume)."""
 
-    def __init__(self, mix: MixLike, chunks: Sequence[Chunk], seed: int) -> None:
+    def __init__(self, mix: MixFile, chunks: Sequence[Chunk], seed: int) -> None:
         self.mix, self.seed = mix, seed
         self.chunks = {c.id: c for c in chunks}
         self.sampler = CoverageSampler(chunks, seed)

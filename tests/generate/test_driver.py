@@ -6,13 +6,13 @@ from dataclasses import replace
 from genevals.generate.checks import Gatekeeper
 from genevals.generate.driver import GenerateConfig, estimate, generate_set
 from genevals.generate.items import Chunk, Document
-from genevals.generate.mix import DefaultMix
+from genevals.generate.mixfile import MixFile
 from genevals.generate.offline import OfflineGenerator
 
 DOCS = [Document(f"d{i}", f"Pump P{i} lifts water from the well number {i} to the tank on the hill.", "x")
         for i in range(5)]
 CHUNKS = [Chunk(f"d{i}#0", f"d{i}", 0, d.text, 0, len(d.text)) for i, d in enumerate(DOCS)]
-MIX = DefaultMix({"known_item": 1.0})
+MIX = MixFile({"known_item": 1.0})
 
 
 class Flaky(OfflineGenerator):

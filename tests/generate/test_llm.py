@@ -115,7 +115,7 @@ def test_a_bad_reply_is_an_item_that_failed_generation_with_its_reason(server, t
     chunks = [planted, DAM] if kind != "fact" else [planted]
     item = LLMGenerator(config(server, tmp_path)).generate(Slot(2, kind, tuple(c.id for c in chunks)), chunks, "en")
     assert server.total == 1
-    assert item.gates == {"generation": "generation_failed"} and item.rejection == "generation_failed"
+    assert item.gates == {"generation_failed": "generation_failed"} and item.rejection == "generation_failed"
     assert reason in item.provenance["reason"]
     assert item.question == "" and item.chunks == tuple(c.id for c in chunks) and item.id == "q2"
     assert item.provenance["prompt_hash"] == prompt_render.prompt_version("generate_item")
@@ -212,7 +212,7 @@ def test_a_slot_the_generator_cannot_fill_fails_without_a_request(server, tmp_pa
     lonely = generator.generate(Slot(1, "multi_hop", ("pumps#0",)), [PUMP], "en")
     twice = generator.generate(Slot(2, "distracting", ("pumps#0", "pumps#0")), [PUMP, PUMP], "en")
     assert server.total == 0
-    assert all(i.gates == {"generation": "generation_failed"} for i in (offline, lonely, twice))
+    assert all(i.gates == {"generation_failed": "generation_failed"} for i in (offline, lonely, twice))
     assert "not 'known_item'" in offline.provenance["reason"]
     assert lonely.provenance["reason"] == "a multi_hop item needs 2 chunk(s); 1 given"
     assert twice.provenance["reason"] == "the same chunk is given twice"

@@ -121,7 +121,7 @@ def test_smollm2_through_llama_cpp_gives_one_item_per_slot_and_a_cached_rerun(sm
     for item, slot in zip(items, SLOTS):
         assert item.type == slot.type and item.provenance["model"] == "smollm2"
         if item.gates:
-            assert item.gates == {"generation": "generation_failed"} and item.provenance["reason"]
+            assert item.gates == {"generation_failed": "generation_failed"} and item.provenance["reason"]
         else:
             assert item.question and item.reference
             assert {e.chunk_id for e in item.evidence} <= set(slot.chunk_ids)

@@ -2,26 +2,27 @@
 import pytest
 
 from genevals.generate.items import Chunk
-from genevals.generate.mix import DefaultMix, Planner, counts
+from genevals.generate.mix import Planner, counts
+from genevals.generate.mixfile import MixFile
 
 
 def test_largest_remainder_counts_by_hand():
     # 10 items, weights 1:1:1 -> 3.33 each: floors 3,3,3, one left to the first listed (equal remainders)
-    assert counts(DefaultMix({"fact": 1, "summary": 1, "reasoning": 1}), 10) == {"fact": 4, "summary": 3,
+    assert counts(MixFile({"fact": 1, "summary": 1, "reasoning": 1}), 10) == {"fact": 4, "summary": 3,
                                                                                  "reasoning": 3}
     # 7 items at 0.5/0.3/0.2 -> 3.5, 2.1, 1.4: floors 3,2,1, the one left to the largest remainder (0.5)
-    assert counts(DefaultMix({"fact": 0.5, "multi_hop": 0.3, "unanswerable": 0.2}), 7) == {
+    assert counts(MixFile({"fact": 0.5, "multi_hop": 0.3, "unanswerable": 0.2}), 7) == {
         "fact": 4, "multi_hop": 2, "unanswerable": 1}
-    assert counts(DefaultMix({"fact": 0.9, "summary": 0.1}), 3) == {"fact": 3}
+    assert counts(MixFile({"fact": 0.9, "summary": 0.1}), 3) == {"fact": 3}
     with pytest.raises(ValueError, match="unknown item type 'facts'"):
-        counts(DefaultMix({"facts": 1}), 3)
+        counts(MixFile({"facts": 1}), 3)
     with pytest.raises(ValueError, match="non-negative"):
-        counts(DefaultMix({"fact": -1, "summary": 2}), 3)
+        counts(MixFile({"fact": -1, "summary": 2}), 3)
 
 
 def test_planner_types_and_slots_are_fixed_by_the_seed():
     chunks = [Chunk(f"d{i}#0", f"d{i}", 0, f"Chunk {i} mentions Zanzibar{i // 2}", 0, 9) for i in range(6)]
-    mix = DefaultMix({"fact": 2, "multi_hop": 1}, personas=(("novice", 1.0), ("expert", 1.0)),
+    mix = MixFile({"fact": 2, "multi_hop": 1}, personas=(("novice", 1.0), ("expert", 1.0)),
                      lengths=(("short", 1.0),))
     plan = Planner(mix, chunks, seed=3)
     types = plan.types(6)

@@ -1,0 +1,116 @@
+"""``genevals generate`` with a judge, as a user runs it: a real process against an OpenAI-compatible server on
+127.0.0.1 that writes the items (support.generation_server) and answers the gates' prompts from a table of facts
+(support.gate_judge). Kept items went through every judge gate (none ``not_checked``); a multi-hop item that one
+of its chunks answers alone is rejected ``not_multihop`` with the reason, and the set is "made 0 of N", exit 1;
+a re-run is answered from the judge cache, byte for byte, with no request."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from support.cli import genevals, write_jsonl
+from support.gate_judge import GateJudge
+from support.generation_server import GenerationServer, first_sentence
+
+HEADS = ("The north boiler holds twelve bar of steam pressure.",
+         "Copper gaskets were banned from the pump room in 1994.",
+         "Rotor blades of the third turbine crack after cold starts.",
+         "Night shifts log every alarm in a paper ledger kept by the foreman.",
+         "Ultrasonic probes find corrosion under the paint of old shafts.",
+         "Lubricant for the gearbox arrives from Rotterdam each spring.")
+
+
+INSPECTORS = ("Halvorsen", "Okonkwo", "Tremblay")
+
+
+def corpus() -> list[dict]:
+    """Documents 0 and 1, 2 and 3, 4 and 5 name the same inspector (a rare term: multi-hop partners)."""
+    return [{"id": f"doc{d}", "text": f"{head} The crew reviewed it during the audit of {2001 + d}. Inspector "
+                                      f"{INSPECTORS[d // 2]} signed finding number {d + 7} afterwards."}
+            for d, head in enumerate(HEADS)]
+
+
+def question(head: str) -> str:
+    return f"Is it so that {head[0].lower()}{head[1:-1]}?"
+
+
+def facts(rows) -> dict:
+    """The question the server writes about each document (:func:`question`), with its answer: the first
+    sentence, found only where that sentence is shown."""
+    return {question(first_sentence(row["text"])): (first_sentence(row["text"]),
+                                                      (first_sentence(row["text"]),)) for row in rows}
+
+
+class Server(GenerationServer):
+    """Generation prompts as the generation server answers them; gate prompts by the gate judge."""
+
+    def __init__(self, gates: GateJudge) -> None:
+        super().__init__()
+        self.gates = gates
+        self.replies = self._both
+
+    def _both(self, content: str):
+        made = self._reply(content)
+        if made is None:
+            return self.gates(content)
+        try:
+            item = json.loads(made)
+        except json.JSONDecodeError:
+            return made
+        if isinstance(item, dict) and "reference" in item:  # a question of its own per first sentence
+            item["question"] = question(item["reference"])
+        return json.dumps(item)
+
+
+@pytest.fixture
+def setup(tmp_path):
+    rows = corpus()
+    docs = write_jsonl(tmp_path / "docs.jsonl", rows)
+    gate_judge = GateJudge(facts(rows))
+    with Server(gate_judge) as server:
+        yield docs, server, gate_judge
+
+
+def _run(docs, server, out, mix, n, cache):
+    return genevals("generate", docs, "--out", out, "-n", n, "--types", mix, "--no-embeddings",
+                    "--judge-base-url", server.base_url, "--judge-model", "judge", "--judge-cache", cache)
+
+
+def test_kept_items_went_through_every_judge_gate_and_a_rerun_is_cached(setup, tmp_path):
+    docs, server, gate_judge = setup
+    mix = tmp_path / "mix.toml"
+    mix.write_text("[types]\nfact = 1.0\n", encoding="utf-8")
+    done = _run(docs, server, tmp_path / "one", mix, 3, tmp_path / "cache")
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in (tmp_path / "one" / "testset.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 3
+    for row in rows:
+        meta = row["metadata"]
+        assert meta["type"] == "fact"
+        assert set(meta["gates"].values()) == {"passed"}, meta["gates"]
+        for gate in ("reference_not_supported", "unanswerable_from_source", "answerable_without_context"):
+            assert meta["gates"][gate] == "passed"
+        assert meta["provenance"]["prompt_hash"]
+        assert row["references"][0] in meta["reference_contexts"][0]["text"]
+    assert {"gate_supported", "gate_solve", "gate_closed_book"} <= set(gate_judge.asked)
+    asked = server.total
+    again = _run(docs, server, tmp_path / "two", mix, 3, tmp_path / "cache")
+    assert again.returncode == 0, again.stderr
+    assert server.total == asked  # every generation and gate call answered by the cache
+    for name in ("testset.jsonl", "qrels.txt", "rejected.jsonl"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+def test_a_multi_hop_item_one_chunk_answers_is_rejected_with_its_reason(setup, tmp_path):
+    docs, server, gate_judge = setup
+    mix = tmp_path / "mix.toml"
+    mix.write_text("[types]\nmulti_hop = 1.0\n", encoding="utf-8")
+    out = tmp_path / "out"
+    done = _run(docs, server, out, mix, 2, tmp_path / "cache")
+    assert done.returncode == 1, done.stderr
+    assert "made 0 of 2 items" in done.stderr and "not_multihop" in done.stderr
+    rejected = [json.loads(line) for line in (out / "rejected.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert rejected and {r["rejection"] for r in rejected} == {"not_multihop"}, [r["rejection"] for r in rejected]
+    assert all(r["gate_reasons"]["not_multihop"] for r in rejected)
+    assert "gate_each" in gate_judge.asked
+    assert (out / "testset.jsonl").read_text(encoding="utf-8") == ""
