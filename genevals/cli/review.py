@@ -1,5 +1,6 @@
 """``genevals review RUN_DIR``: serve a run's report for reviewers; ``genevals review export RUN_DIR -o FILE``:
-the reviewed answers as labelled JSONL for ``genevals validate``.
+the reviewed answers as labelled JSONL for ``genevals validate``. ``genevals review SET_DIR`` (a folder ``genevals
+generate`` wrote): its items served for valid / invalid / unsure decisions (:mod:`genevals.cli.review_set`).
 
 Exit codes (:mod:`genevals.cli.common`): 0 done (or the server was stopped), 2 bad input.
 """
@@ -27,8 +28,10 @@ SETTINGS = (
             minimum=0.0, maximum=3600.0, rule=_above_zero),
     Setting("queue", int, None, "answers the review queue draws", minimum=1, maximum=1_000_000),
     Setting("queue_seed", int, 12345, "seed of the review queue's draw", minimum=0, maximum=2**32 - 1),
+    Setting("queue_rejected", float, None, "rejected items drawn beside a set's queue, as a share of N",
+            minimum=0.0, maximum=1.0),
 )
-_PORT, _TIMEOUT, _QUEUE, _QUEUE_SEED = SETTINGS
+_PORT, _TIMEOUT, _QUEUE, _QUEUE_SEED, _QUEUE_REJECTED = SETTINGS
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -70,12 +73,24 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     # default None, not the seed: a seed given without --queue would otherwise be dropped without a word
     p.add_argument("--queue-seed", type=option_type(_QUEUE_SEED), default=None, metavar="SEED",
                    help="seed of the queue's random draw (default 12345)")
+    p.add_argument("--queue-rejected", type=option_type(_QUEUE_REJECTED), default=None, metavar="SHARE",
+                   help="a generated set only: also draw round(SHARE x N) of its rejected items into the queue "
+                        "(their valid rate is reported apart; default 0)")
     p.add_argument("--verbose", action="store_true", help="log every request on stderr")
     p.set_defaults(handler=cmd_review)
     return p
 
 
 def cmd_review(args: argparse.Namespace) -> int:
+    from genevals.cli import review_set
+
+    folder = Path(args.run_dir if args.target == "export" and args.run_dir is not None else args.target)
+    if review_set.is_set_folder(folder):
+        return review_set.cmd_review_set(args, folder)
+    if args.queue_rejected is not None:
+        say(f"genevals: error: --queue-rejected: draws rejected items of a generated set; {folder} is not one "
+            "(no testset.jsonl and card.json)")
+        return EXIT_BAD_INPUT
     if args.target == "export" and args.run_dir is not None:
         if args.blind or args.queue is not None:
             print("genevals: error: --blind and --queue serve a review; `review export` writes what is stored",
@@ -115,7 +130,8 @@ def _export(run_dir: Path, output: str | None, citations_out: str | None = None)
         say(f"genevals: error: --citations-out {cited_path}: a JSONL file other than -o")
         return EXIT_BAD_INPUT
     if not (run_dir / "results.jsonl").is_file():
-        say(f"genevals: error: {run_dir}: not a run folder (no results.jsonl)")
+        say(f"genevals: error: {run_dir}: neither a run folder (no results.jsonl) nor a set `genevals generate` "
+            "wrote (no testset.jsonl and card.json)")
         return EXIT_BAD_INPUT
     for option, path in (("-o", Path(output)), ("--citations-out", cited_path)):
         problem = clobber_refusal(path, inputs_of(run_dir))
@@ -151,7 +167,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     run_dir = Path(args.target)
     if not (run_dir / "results.jsonl").is_file():
-        say(f"genevals: error: {run_dir}: not a run folder (no results.jsonl)")
+        say(f"genevals: error: {run_dir}: neither a run folder (no results.jsonl) nor a set `genevals generate` "
+            "wrote (no testset.jsonl and card.json)")
         return EXIT_BAD_INPUT
     if not is_loopback(args.host):
         if not args.allow_remote:

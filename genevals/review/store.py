@@ -12,7 +12,8 @@ decision was made ``blind`` (before the reviewer saw the judge's verdicts), and 
 ``queue_strata`` of the review queue (:mod:`genevals.review.queue`: written once, in one transaction, never
 changed, since a second draw would void the first one's inclusion probabilities; a queue whose rows disagree is
 refused whole); 4, the claim decision ``not_in_answer`` (the judge invented the claim: no hallucination of the
-answer's), for which the decisions table is rebuilt, rows and ids kept, as SQLite cannot alter a CHECK. An older
+answer's), for which the decisions table is rebuilt, rows and ids kept, as SQLite cannot alter a CHECK; 5, the
+``item_decisions`` table of a generated test set's review (:mod:`genevals.review.set_review`). An older
 file opened for writing is migrated in one transaction; read-only, it is read as it is.
 
 Durability: WAL journal with ``synchronous=FULL`` and one short ``BEGIN IMMEDIATE`` transaction per insert, so a
