@@ -1,0 +1,47 @@
+"""``genevals review SET_DIR`` as a real process: a folder that is neither a run nor a set, a damaged
+testset.jsonl (a located error, no traceback), export without a store."""
+from __future__ import annotations
+
+import json
+
+from support.cli import genevals
+from support.set_folders import write_set
+
+
+def test_a_folder_that_is_neither_says_what_each_would_need(tmp_path):
+    done = genevals("review", tmp_path, "--port", "0")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "neither a run folder (no results.jsonl) nor a set `genevals generate` wrote" in done.stderr
+
+
+def test_a_damaged_testset_gets_its_file_line_and_field(tmp_path):
+    folder = write_set(tmp_path / "s", kept=4)
+    lines = (folder / "testset.jsonl").read_text().splitlines()
+    lines[2] = lines[2][:40]  # cut short, as a crash mid-copy leaves it
+    (folder / "testset.jsonl").write_text("\n".join(lines) + "\n")
+    done = genevals("review", folder, "--port", "0", "--queue", "2")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{folder / 'testset.jsonl'}:3: not a JSON line" in done.stderr
+    row = json.loads(lines[1])
+    row["metadata"]["evidence"][0]["end"] += 5  # offsets that no longer hold the quote
+    lines[1], lines[2] = json.dumps(row), lines[3]
+    (folder / "testset.jsonl").write_text("\n".join(lines) + "\n")
+    done = genevals("review", folder, "--port", "0")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"testset.jsonl:2: field 'metadata': field 'evidence[0]': offsets" in done.stderr
+    del row["question"]
+    lines[1] = json.dumps(row)
+    (folder / "testset.jsonl").write_text("\n".join(lines) + "\n")
+    done = genevals("review", "export", folder, "-o", tmp_path / "out.jsonl")
+    assert done.returncode == 2 and "testset.jsonl:2: field 'question': missing" in done.stderr
+    assert not (tmp_path / "out.jsonl").exists() and not (folder / "review.sqlite").exists()
+
+
+def test_export_without_a_store_and_options_of_the_other_kind(tmp_path):
+    folder = write_set(tmp_path / "s", kept=2)
+    done = genevals("review", "export", folder, "-o", tmp_path / "out.jsonl")
+    assert done.returncode == 2 and "no review.sqlite" in done.stderr
+    done = genevals("review", folder, "--queue-seed", "3")
+    assert done.returncode == 2 and "--queue N, which is not given" in done.stderr
+    done = genevals("review", tmp_path, "--queue", "3", "--queue-rejected", "0.5")
+    assert done.returncode == 2 and "--queue-rejected: draws rejected items of a generated set" in done.stderr
