@@ -28,7 +28,7 @@ def test_a_damaged_testset_gets_its_file_line_and_field(tmp_path):
     (folder / "testset.jsonl").write_text("\n".join(lines) + "\n")
     done = genevals("review", folder, "--port", "0")
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert f"testset.jsonl:2: field 'metadata': field 'evidence[0]': offsets" in done.stderr
+    assert "testset.jsonl:2: field 'metadata': field 'evidence[0]': offsets" in done.stderr
     del row["question"]
     lines[1] = json.dumps(row)
     (folder / "testset.jsonl").write_text("\n".join(lines) + "\n")
