@@ -69,12 +69,9 @@ class ItemDecision:
 def add_decision(store: ReviewStore, d: ItemDecision) -> ItemDecision:
     """Store ``d`` in one transaction; it with its id and UTC time."""
     when = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    with store._transaction():  # the store's one way to write (BEGIN IMMEDIATE, errors naming the file)
-        cursor = store._db.execute(
-            "INSERT INTO item_decisions (reviewer, time, system, sample_id, digest, decision, reason, note, blind) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (d.reviewer, when, d.group, d.item, d.digest, d.decision, d.reason, d.note, int(d.blind)))
-    return ItemDecision(**{**asdict(d), "time": when, "id": cursor.lastrowid})
+    row = store.insert("item_decisions", reviewer=d.reviewer, time=when, system=d.group, sample_id=d.item,
+                       digest=d.digest, decision=d.decision, reason=d.reason, note=d.note, blind=int(d.blind))
+    return ItemDecision(**{**asdict(d), "time": when, "id": row})
 
 
 def _row(row) -> ItemDecision:
@@ -89,7 +86,7 @@ def _row(row) -> ItemDecision:
 
 def read_decisions(store: ReviewStore) -> list[ItemDecision]:
     """Every item decision that can be read, oldest first (the rest skipped and counted in ``store.skipped``)."""
-    return store._read("SELECT * FROM item_decisions ORDER BY id", _row)
+    return store.rows("SELECT * FROM item_decisions ORDER BY id", _row)
 
 
 def current(decisions: Iterable[ItemDecision], items: Mapping[tuple[str, str], SetItem]) -> list[ItemDecision]:
