@@ -42,9 +42,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "judge's claims (confirmed hallucination, false alarm, not in the answer, unsure, with a note) and mark "
                     "hallucinations the judge missed; decisions are stored in RUN_DIR/review.sqlite. "
                     "`genevals review export RUN_DIR -o labels.jsonl` writes the reviewed answers in the schema "
-                    "`genevals validate` reads.")
-    p.add_argument("target", metavar="RUN_DIR | export", help="a run folder to serve, or `export`")
-    p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="with `export`: the run folder")
+                    "`genevals validate` reads. `genevals review SET_DIR` (a folder `genevals generate` wrote) "
+                    "serves its items to be marked valid, invalid (with a reason) or unsure; with --queue N the "
+                    "valid-item rate of a seeded uniform sample, with its Wilson 95% interval, goes to "
+                    "SET_DIR/card.json (human_review), and `review export SET_DIR -o FILE` writes the decisions.")
+    p.add_argument("target", metavar="RUN_DIR | SET_DIR | export",
+                   help="a run folder or a generated set folder to serve, or `export`")
+    p.add_argument("run_dir", nargs="?", metavar="RUN_DIR | SET_DIR", help="with `export`: the folder")
     p.add_argument("-o", "--output", default=None, help="with `export`: the JSONL file to write")
     p.add_argument("--citations-out", default=None, metavar="FILE",
                    help="with `export`: where the decisions on citation verdicts go, as labels for `genevals "
@@ -69,7 +73,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="draw N answers to review, stratified by the judge's verdict, disputed and uncertain ones "
                         "oversampled and first; their inclusion probabilities go to review.sqlite and the export, "
                         "so `genevals validate` estimates the judge's agreement on the whole run (a store holds "
-                        "one queue: serving again with the same N continues it)")
+                        "one queue: serving again with the same N continues it); for a generated set, N kept items "
+                        "drawn uniformly, whose valid-item rate estimates the set's")
     # default None, not the seed: a seed given without --queue would otherwise be dropped without a word
     p.add_argument("--queue-seed", type=option_type(_QUEUE_SEED), default=None, metavar="SEED",
                    help="seed of the queue's random draw (default 12345)")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from support.cli import genevals
 from support.set_folders import write_set
 
@@ -45,3 +47,49 @@ def test_export_without_a_store_and_options_of_the_other_kind(tmp_path):
     assert done.returncode == 2 and "--queue N, which is not given" in done.stderr
     done = genevals("review", tmp_path, "--queue", "3", "--queue-rejected", "0.5")
     assert done.returncode == 2 and "--queue-rejected: draws rejected items of a generated set" in done.stderr
+
+
+def _damage_rejected(folder):
+    (folder / "rejected.jsonl").write_text('{"id": "g9", "type": "factoid", "question": "q", "chunks": []}\n')
+
+
+def _damage_bytes(folder):
+    (folder / "testset.jsonl").write_bytes((folder / "testset.jsonl").read_bytes() + b"\xff\xfe\n")
+
+
+def _damage_duplicate(folder):
+    text = (folder / "testset.jsonl").read_text()
+    (folder / "testset.jsonl").write_text(text + text.splitlines()[0] + "\n")
+
+
+def _damage_card(folder):
+    (folder / "card.json").write_text("{not json")
+
+
+def _damage_array(folder):
+    (folder / "testset.jsonl").write_text("[1, 2]\n")
+
+
+@pytest.mark.parametrize("damage, said", [
+    (_damage_rejected, "rejected.jsonl:1: field 'reference': missing"),
+    (_damage_bytes, "testset.jsonl: not UTF-8 text"),
+    (_damage_duplicate, "testset.jsonl:3: field 'id': 'g00000' again (first at line 1)"),
+    (_damage_card, "card.json: not a readable JSON card"),
+    (_damage_array, "testset.jsonl:1: list, not a JSON object")])
+def test_each_damaged_file_is_named_with_its_line(tmp_path, damage, said):
+    folder = write_set(tmp_path / "s", kept=2)
+    damage(folder)
+    done = genevals("review", folder, "--port", "0", "--queue", "2")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert said in done.stderr and str(folder) in done.stderr, done.stderr
+
+
+def test_a_store_holding_a_queue_of_another_size_is_refused_naming_it(tmp_path):
+    from genevals.review import set_review
+    from genevals.review.testset import load_set
+
+    folder = write_set(tmp_path / "s", kept=5)
+    set_review.ensure_queue(load_set(folder), 3, 1, 0.0)
+    done = genevals("review", folder, "--port", "0", "--queue", "4")
+    assert done.returncode == 2 and "review.sqlite: already holds a review queue of 3 kept items" in done.stderr
+    assert "--queue 3" in done.stderr
