@@ -109,12 +109,12 @@ class SetApp:
             decisions = set_review.read_decisions(store)
             return decisions, store.skipped
 
-    def _item(self, ref: Any) -> SetItem:
-        if type(ref) is str and ref.isdigit():
+    def _item(self, ref: Any) -> tuple[int, SetItem]:
+        if type(ref) is str and ref.isascii() and ref.isdigit() and len(ref) < 10:
             ref = int(ref)
         if type(ref) is not int or not 0 <= ref < len(self.order):
             raise RequestError(HTTPStatus.NOT_FOUND, f"ref: no item {str(ref)[:20]!r} in this review")
-        return self.order[ref]
+        return ref, self.order[ref]
 
     def rates(self, decisions: list[set_review.ItemDecision]) -> dict[str, Any]:
         rates = set_review.estimate(self.set, self.queue, decisions)
@@ -137,7 +137,7 @@ class SetApp:
     def item(self, query: Mapping[str, list[str]]) -> dict[str, Any]:
         """``GET /api/item?ref=N&reviewer=NAME``: one item, its chunks with the evidence marked (UTF-16 offsets,
         as JavaScript slices), and, unless blind, its gates."""
-        it = self._item(_one(query, "ref"))
+        ref, it = self._item(_one(query, "ref"))
         contexts = []
         for chunk, text in it.contexts.items():
             to16 = utf16_offsets(text) if text is not None else None
@@ -148,7 +148,7 @@ class SetApp:
         decisions, _ = self._decisions()
         mine = [d for d in set_review.current(decisions, self.set.by_key())
                 if d.reviewer == _one(query, "reviewer").strip() and (d.group, d.item) == (it.group, it.id)]
-        out = {"ref": self.order.index(it), "id": it.id, "question": it.question, "reference": it.reference,
+        out = {"ref": ref, "id": it.id, "question": it.question, "reference": it.reference,
                "type": it.type, "contexts": contexts,
                "mine": {"decision": mine[0].decision, "reason": mine[0].reason, "note": mine[0].note} if mine else None}
         if not self.config.blind:
@@ -160,7 +160,7 @@ class SetApp:
         """``POST /api/decisions`` ``{reviewer, ref, decision, reason, note}``: store it; the new state."""
         if not isinstance(body, dict):
             raise RequestError(HTTPStatus.BAD_REQUEST, "expected a JSON object")
-        it = self._item(body.get("ref"))
+        _, it = self._item(body.get("ref"))
         for name in ("reviewer", "decision"):
             if not isinstance(body.get(name), str):
                 raise RequestError(HTTPStatus.BAD_REQUEST, f"{name}: expected text")

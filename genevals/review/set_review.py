@@ -172,7 +172,9 @@ def card_section(rates: Mapping[str, Any], queue: Queue) -> dict[str, Any]:
     """The card's ``human_review``: the kept items' rate, CI, n, unsure, queue size, seed and date; the rejected
     items' figures apart."""
     kept = rates[KEPT]
-    section = {"valid_item_rate": kept["rate"], "ci95": kept["ci95"], "interval": "Wilson score, 95%",
+    status = {"status": "ok"} if kept["n"] else \
+        {"status": "not_measured", "reason": "no queued kept item has a valid or invalid verdict yet"}
+    section = {**status, "valid_item_rate": kept["rate"], "ci95": kept["ci95"], "interval": "Wilson score, 95%",
                "n": kept["n"], "valid": kept["valid"], "invalid": kept["invalid"], "unsure": kept["unsure"],
                "undecided": kept["undecided"], "queue_size": kept["queue"], "items": kept["items"],
                "seed": queue.seed, "date": datetime.now(timezone.utc).date().isoformat(),

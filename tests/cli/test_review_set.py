@@ -93,3 +93,32 @@ def test_a_store_holding_a_queue_of_another_size_is_refused_naming_it(tmp_path):
     done = genevals("review", folder, "--port", "0", "--queue", "4")
     assert done.returncode == 2 and "review.sqlite: already holds a review queue of 3 kept items" in done.stderr
     assert "--queue 3" in done.stderr
+
+
+def test_rejected_items_drawn_beside_the_kept_ones_show_why_they_were_rejected(tmp_path):
+    from support.review_server import ReviewProcess
+
+    folder = write_set(tmp_path / "s", kept=6, rejected=4)
+    server = ReviewProcess(folder, "--queue", "4", "--queue-rejected", "0.5", "--queue-seed", "3")
+    try:
+        assert "queue of 4 of the 6 kept items and 2 of the 4 rejected ones (drawn now, seed 3)" in \
+            server.proc.stdout.readline()
+        listing = server.call("GET", "/api/items?reviewer=ann")[1]
+        groups = [row["group"] for row in listing["items"]]
+        assert sorted(groups) == ["kept"] * 4 + ["rejected"] * 2
+        ref = groups.index("rejected")
+        item = server.call("GET", f"/api/item?ref={ref}")[1]
+        assert item["rejection"] == "ungrounded_reference" and item["contexts"][0]["text"].startswith("The Cranfield")
+        assert item["gates"] == [{"gate": "ungrounded_reference", "status": "ungrounded_reference",
+                                  "reason": "1961 is not in the chunk"}]
+        status, reply = server.call("POST", "/api/decisions", {"reviewer": "ann", "ref": ref, "decision": "valid"})
+        assert status == 201 and reply["rates"]["rejected"] | {"ci95": None} == {
+            "rate": 1.0, "ci95": None, "n": 1, "valid": 1, "invalid": 0, "unsure": 0, "undecided": 1, "gone": 0,
+            "queue": 2, "items": 4, "reasons": {}}
+        assert server.call("GET", "/api/item?ref=%C2%B2")[0] == 404  # a superscript two is no number
+    finally:
+        server.proc.terminate()
+        server.proc.wait(timeout=30)
+    card = json.loads((folder / "card.json").read_text())["human_review"]
+    assert card["rejected"]["n"] == 1 and card["n"] == 0 and card["valid_item_rate"] is None
+    assert card["status"] == "not_measured" and "no queued kept item" in card["reason"]

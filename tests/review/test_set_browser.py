@@ -59,7 +59,7 @@ def test_a_reviewer_marks_the_queue_and_the_rate_reaches_the_export_and_the_card
     assert [r["decisions"][0]["reason"] for r in rows if r["verdict"] == "invalid"] == ["not_self_contained"]
     human = json.loads((folder / "card.json").read_text())["human_review"]
     # by hand: 4 valid of 5 decided; Wilson z=1.96: centre (0.8+0.3841)/1.7683 = 0.66963, half 0.29414
-    assert human["valid_item_rate"] == 0.8 and human["n"] == 5 and human["unsure"] == 1
+    assert human["status"] == "ok" and human["valid_item_rate"] == 0.8 and human["n"] == 5 and human["unsure"] == 1
     assert human["ci95"] == pytest.approx([0.375535, 0.963776], abs=1e-6)
     assert human["queue_size"] == 6 and human["seed"] == 5 and human["items"] == 10 and len(human["date"]) == 10
 
