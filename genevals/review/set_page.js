@@ -81,7 +81,7 @@
     }
     if (item.gates) {
       body.append(el("h3", {}, item.group === "rejected" ? `Gates (rejected: ${item.rejection})` : "Gates"),
-        el("ul", {class: "gates"}, ...item.gates.map(g => el("li", {class: g.status === "passed" ? "passed" : "failed"},
+        el("ul", {class: "gates"}, ...item.gates.map(g => el("li", {class: g.status === "passed" ? "passed" : g.status === "not_checked" ? "muted" : "failed"},
           `${g.gate}: ${g.status}` + (g.reason ? ` (${g.reason})` : "")))));
     }
     body.append(el("div", {class: "buttons"}, button("valid", "Valid"), reason, button("invalid", "Invalid"),
