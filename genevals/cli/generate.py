@@ -180,7 +180,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     kept, wanted = len(outcome.kept), config.n
-    files = ", ".join(str(config.out / f) for f in ("testset.jsonl", "rejected.jsonl", "qrels.txt", "card.json"))
+    names = ["testset.jsonl", "rejected.jsonl", "qrels.txt", "card.json"]
+    page = _page(config.out)
+    files = ", ".join(str(config.out / f) for f in names + ([page] if page else []))
     if outcome.complete:
         say(f"genevals generate: kept {kept} items ({len(outcome.rejected)} rejected); wrote {files}")
         say(f"genevals generate: next: run your system on each question of {config.out / 'testset.jsonl'} and "
@@ -191,6 +193,20 @@ def cmd_generate(args: argparse.Namespace) -> int:
     say(f"genevals generate: made {kept} of {wanted} items after {outcome.card['attempts']} attempts; rejected: "
         f"{reasons or 'none'}; wrote {files}")
     return EXIT_SHORT
+
+
+def _page(out: Path) -> str | None:
+    """The card's page (report.html) drawn from card.json; its name, or None (with a warning) when it could not
+    be written: the set itself is whole without it, and ``genevals report DIR`` draws it again."""
+    from genevals.report.testset import PAGE, write_testset_page
+
+    try:
+        write_testset_page(out)
+    except (OSError, ValueError) as exc:
+        say(f"genevals: warning: the card's page {out / PAGE} was not written: {exc}; the set is complete, "
+            f"`genevals report {shown(str(out))}` draws it again")
+        return None
+    return PAGE
 
 
 def _price(judge, cost: dict) -> str:

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from genevals.generate.card import build_card
 from genevals.generate.checks import Gatekeeper
+from genevals.generate.cost import cost_figures
 from genevals.generate.chunks import ChunkSettings, chunk_document, kept_chunks
 from genevals.generate.documents import read_docs
 from genevals.generate.items import Chunk, Document, Item
@@ -75,6 +76,13 @@ class Outcome:
 def name_of(generator: Any) -> str:
     """The generator's ``name`` (the journal's header and a failure's provenance), else its class's."""
     return str(getattr(generator, "name", type(generator).__name__))
+
+
+def spending(generator: Any, kept: int, resumed: bool) -> dict[str, Any]:
+    """The card's cost per kept item (:mod:`genevals.generate.cost`) from the generator's ``spent()``; a
+    generator named ``offline...`` calls nothing."""
+    spent = generator.spent() if callable(getattr(generator, "spent", None)) else None
+    return cost_figures(spent, kept, offline=name_of(generator).startswith("offline"), resumed=resumed)
 
 
 def corpus_digest(chunks: Sequence[Chunk]) -> str:
@@ -180,6 +188,6 @@ def generate_set(config: GenerateConfig, mix: MixFile, docs: Sequence[Document],
         journal.close()
     card = build_card(requested, kept, rejected, docs, chunks, {**about, "gates": gates.name, "seed": config.seed,
                                                                "n": config.n, "max_attempts": config.attempts},
-                      config.embeddings)
+                      config.embeddings, spending(generator, len(kept), resumed=bool(done)))
     write_outputs(config.out, kept, rejected, by_id, card)
     return Outcome(kept, rejected, requested, card)

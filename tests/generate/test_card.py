@@ -60,7 +60,8 @@ def test_the_whole_card_counts_and_coverage():
     rejected = [Item("q2", "extractive", "x", "r", ("b#0",), gates={"language": "wrong_language"}),
                 Item("q3", "extractive", "y", "r", ("b#0",), gates={"duplicate": "duplicate"}),
                 Item("q4", "extractive", "z", "r", ("b#0",), gates={"language": "wrong_language"})]
-    got = card.build_card({"known_item": 1, "extractive": 1}, kept, rejected, docs, chunks, {"tool": "t"})
+    got = card.build_card({"known_item": 1, "extractive": 1}, kept, rejected, docs, chunks, {"tool": "t"},
+                          embeddings=False)
     assert got["tool"] == "t" and got["kept"] == {"known_item": 1} and got["attempts"] == 4
     assert got["rejections"] == {"wrong_language": 2, "duplicate": 1}
     assert got["rejections_by_type"] == {"extractive": {"wrong_language": 2, "duplicate": 1}}
