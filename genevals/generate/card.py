@@ -224,9 +224,15 @@ def examples(kept: Sequence[Item], rejected: Sequence[Item]) -> dict[str, Any]:
     return {"kept": [{"id": i.id, "type": i.type, "question": cut(i.question), "reference": cut(i.reference)}
                      for i in first(kept, lambda i: i.type)],
             "rejected": [{"id": i.id, "type": i.type, "question": cut(i.question), "rejection": i.rejection,
-                          "reason": cut(i.gate_reasons.get(str(i.rejection), "")
-                                        or str(i.provenance.get("reason") or i.provenance.get("error") or ""))}
+                          "reason": cut(_reason(i))}
                          for i in first(rejected, lambda i: str(i.rejection))]}
+
+
+def _reason(item: Item) -> str:
+    """Why ``item`` was rejected: the reason of the gate that rejected it, else the generator's failure."""
+    gate = next((g for g, status in item.gates.items() if status == item.rejection), None)
+    return str(item.gate_reasons.get(gate or "", "") or item.provenance.get("reason")
+               or item.provenance.get("error") or "")
 
 
 def _flagged(kept: Sequence[Item]) -> dict[str, Any]:

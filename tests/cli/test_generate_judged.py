@@ -114,3 +114,35 @@ def test_a_multi_hop_item_one_chunk_answers_is_rejected_with_its_reason(setup, t
     assert all(r["gate_reasons"]["not_multihop"] for r in rejected)
     assert "gate_each" in gate_judge.asked
     assert (out / "testset.jsonl").read_text(encoding="utf-8") == ""
+
+
+def test_the_cards_cost_per_kept_item_counts_the_generators_calls(setup, tmp_path):
+    """The card's cost: the generation requests the server received, the tokens it reported (prompt: its own
+    len(content) // 4 rule; completion: the items' provenance), dollars from the price table, each over K."""
+    docs, server, _ = setup
+    mix = tmp_path / "mix.toml"
+    mix.write_text("[types]\nfact = 1.0\n", encoding="utf-8")
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"judge": {"input_per_1k": 2.0, "output_per_1k": 10.0}}), encoding="utf-8")
+    out = tmp_path / "priced"
+    done = genevals("generate", docs, "--out", out, "-n", 3, "--types", mix, "--no-embeddings",
+                    "--judge-base-url", server.base_url, "--judge-model", "judge", "--judge-prices", prices,
+                    "--judge-cache", tmp_path / "cache")
+    assert done.returncode == 0, done.stderr
+    card = json.loads((out / "card.json").read_text(encoding="utf-8"))
+    made = [json.loads(line) for name in ("testset.jsonl", "rejected.jsonl")
+            for line in (out / name).read_text(encoding="utf-8").splitlines()]
+    bodies = server.generations()
+    prompt = sum(len(b["messages"][0]["content"]) // 4 for b in bodies)
+    completion = sum(r.get("metadata", r)["provenance"]["completion_tokens"] for r in made)
+    cost = card["cost_per_kept_item"]
+    assert cost["total"] == {"requests": len(bodies), "cached_requests": 0, "prompt_tokens": prompt,
+                             "completion_tokens": completion,
+                             "cost_usd": pytest.approx(prompt / 1000 * 2.0 + completion / 1000 * 10.0)}
+    assert len(bodies) == 3 and card["contract"] == {"kept": 3, "requested": 3, "met": True}
+    per = cost["per_kept_item"]
+    assert per["n"] == 3 and per["requests"] == pytest.approx(len(bodies) / 3)
+    assert per["prompt_tokens"] == pytest.approx(prompt / 3)
+    assert per["cost_usd"] == pytest.approx((prompt / 1000 * 2.0 + completion / 1000 * 10.0) / 3)
+    assert cost["gates"]["status"] == "not_measured" and "not counted" in cost["gates"]["reason"]
+    assert (out / "report.html").is_file()
