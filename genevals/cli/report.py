@@ -23,7 +23,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "report", help="build one self-contained HTML report from one or more run folders",
         description="Build one self-contained HTML report (overview, charts, paired comparisons, samples and "
                     "hallucination review) from the results.jsonl and summary.json of earlier runs.")
-    report.add_argument("runs", nargs="+", metavar="DIR", help="run folders written by `genevals run --out`")
+    report.add_argument("runs", nargs="+", metavar="DIR",
+                        help="run folders written by `genevals run --out`, or one test set's folder (`genevals "
+                             "generate --out`: its card page is drawn again from card.json)")
     report.add_argument("-o", "--output", default=None,
                         help="HTML file to write (default: DIR/report.html for one run, compare.html for several)")
     add_thresholds(report)

@@ -1,0 +1,152 @@
+"""The test set's page (report.html beside card.json) in real headless Chromium: every figure it shows is the
+card's own (the path it names in card.json, to the 4 decimals shown), a not-measured figure shows the card's
+status and reason, nothing is fetched, and hostile text from documents or the card is shown as text, never run.
+``genevals report SET_DIR`` draws the same page again from card.json."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.cli import genevals, write_jsonl
+
+pytestmark = pytest.mark.slow  # Chromium and real genevals processes
+
+HOSTILE = "<script>alert('q')</script><img src=x onerror=alert('img')>"
+WORDS = ("turbine", "gasket", "boiler", "ledger", "probe", "shaft", "rotor", "pump", "valve", "flange")
+
+
+def corpus() -> list[dict]:
+    """Ten documents of distinct words, the first holding HTML and script as text."""
+    rows = []
+    for d, word in enumerate(WORDS):
+        text = (f"The {word} of station {d} was inspected in spring by the night crew. Every {word} reading "
+                f"went into the ledger number {d + 3} with its pressure and its temperature.")
+        rows.append({"id": f"doc{d}", "text": (HOSTILE + " " + text) if d == 0 else text})
+    return rows
+
+
+class Opened:
+    """A page recording console errors, page errors, dialogs and any request that is not the file itself."""
+
+    def __init__(self, browser, path: Path) -> None:
+        self.context = browser.new_context()
+        self.page = self.context.new_page()
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.remote: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.page.on("request", lambda r: None if r.url.startswith(("file://", "data:")) else self.remote.append(r.url))
+        self.page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file://") else r.abort())
+        self.page.goto(path.resolve().as_uri())
+        self.page.wait_for_selector("html[data-ready=true]", timeout=15_000)
+
+    def figures(self) -> list[dict]:
+        return self.page.eval_on_selector_all("[data-path]", """els => els.map(e => ({
+            path: JSON.parse(e.getAttribute('data-path')), text: e.textContent,
+            status: e.getAttribute('data-status'), number: e.classList.contains('fig')}))""")
+
+
+def at(card: dict, path: list):
+    value = card
+    for key in path:
+        value = value[key]
+    return value
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("set")
+    docs = write_jsonl(root / "docs.jsonl", corpus())
+    done = genevals("generate", docs, "--out", root / "set", "-n", 6, "--no-embeddings")
+    assert done.returncode == 0, done.stderr
+    return root / "set"
+
+
+def test_every_figure_is_the_cards(browser, made):
+    card = json.loads((made / "card.json").read_text(encoding="utf-8"))
+    opened = Opened(browser, made / "report.html")
+    try:
+        shown = opened.figures()
+        numbers = [f for f in shown if f["number"]]
+        for f in numbers:
+            value = at(card, f["path"])
+            assert isinstance(value, (int, float)) and float(f["text"]) == pytest.approx(round(value, 4), abs=1e-9), f
+        paths = {tuple(f["path"]) for f in numbers}
+        bm25 = ("leakage", "bm25_rank_of_source_chunk")
+        assert {("contract", "kept"), ("contract", "requested"), ("attempts",), ("requested", "known_item"),
+                ("kept", "extractive"), ("coverage", "documents", "cited"), ("coverage", "documents", "n"),
+                ("coverage", "chunks", "cited"), ("coverage", "chunks", "n"),
+                ("diversity", "questions", "distinct_1", "value"), ("diversity", "questions", "distinct_1", "n"),
+                ("diversity", "baseline_lead_8", "self_bleu", "value"),
+                ("leakage", "question_chunk_rougeL", "mean"), ("leakage", "question_chunk_rougeL", "n"),
+                bm25 + ("mrr",), bm25 + ("at_1",), bm25 + ("within_10",), bm25 + ("median_rank",), bm25 + ("n",),
+                ("languages", "en"), ("cost_per_kept_item", "per_kept_item", "requests"),
+                ("cost_per_kept_item", "per_kept_item", "n"),
+                ("ranking_agreement", "kendall_tau_vs_human", "ndcg@10", "genevals_offline", "tau")} <= paths
+        statuses = {tuple(f["path"]): f for f in shown if f["status"]}
+        dense = statuses[("leakage", "dense_rank_of_source_chunk")]
+        assert dense["status"] == "not_measured" and "--no-embeddings" in dense["text"]
+        assert statuses[("answerable_without_context",)]["status"] == "not_measured"
+        answer = opened.page.text_content("#ts-answer .ts-answer")
+        assert answer == "kept 6 of 6 requested: contract met" and card["contract"]["met"] is True
+        caveats = opened.page.text_content("#ts-caveats")
+        assert all(line in caveats for line in card["not_good_for"])
+        assert "offline: no judge call was made" in opened.page.text_content("#ts-cost")
+        assert opened.errors == [] and opened.dialogs == [] and opened.remote == []
+    finally:
+        opened.context.close()
+
+
+def test_hostile_text_is_shown_as_text_and_the_page_is_drawn_again(browser, made, tmp_path):
+    """Hostile strings planted in the card (an example's question, a type, a rejection's reason, the documents'
+    name) and from the documents (the extractive references): shown verbatim, no script run, no element made."""
+    card = json.loads((made / "card.json").read_text(encoding="utf-8"))
+    assert HOSTILE in card["examples"]["kept"][0]["reference"]  # the first document's own text, extracted
+    card["examples"]["kept"][0]["question"] = HOSTILE
+    card["examples"]["rejected"] = [{"id": "g9", "type": HOSTILE, "question": "</script><script>alert(1)</script>",
+                                     "rejection": "duplicate", "reason": HOSTILE}]
+    card["requested"][HOSTILE] = 1
+    card["documents"] = HOSTILE
+    folder = tmp_path / "edited"
+    folder.mkdir()
+    (folder / "card.json").write_text(json.dumps(card), encoding="utf-8")
+    done = genevals("report", folder)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"wrote {folder / 'report.html'}"
+    opened = Opened(browser, folder / "report.html")
+    try:
+        page = opened.page
+        assert page.eval_on_selector_all("#main script, #main img", "els => els.length") == 0
+        assert page.eval_on_selector_all("body script", "els => els.length") == 2  # the card's JSON and the page's
+        examples = page.text_content("#ts-examples")
+        assert HOSTILE in examples and "</script><script>alert(1)</script>" in examples
+        assert HOSTILE in page.text_content("#ts-types") and HOSTILE in page.text_content("#ts-source")
+        assert HOSTILE in page.title()
+        assert opened.errors == [] and opened.dialogs == [] and opened.remote == []
+    finally:
+        opened.context.close()
+
+
+def test_the_page_is_drawn_again_byte_for_byte(made, tmp_path):
+    again = tmp_path / "again.html"
+    done = genevals("report", made, "-o", again)
+    assert done.returncode == 0, done.stderr
+    assert again.read_bytes() == (made / "report.html").read_bytes()
+
+
+def test_a_broken_card_is_named_with_its_line(tmp_path):
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "card.json").write_text('{\n  "requested": {"fact": 1},\n  "kept": NaN,\n', encoding="utf-8")
+    done = genevals("report", folder)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"{folder / 'card.json'}:" in done.stderr and not (folder / "report.html").exists()
+    (folder / "card.json").write_text("[1, 2]\n", encoding="utf-8")
+    done = genevals("report", folder)
+    assert done.returncode == 2 and "not a test set's card" in done.stderr
+    (folder / "card.json").write_text('{"requested": {}}', encoding="utf-8")
+    done = genevals("report", folder, "--fail-under", "mrr=0.5")
+    assert done.returncode == 2 and "apply to run folders" in done.stderr
