@@ -33,7 +33,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description="Chunk the documents, draw slots coverage first (every document before any repeat), make one "
                     "item per slot (an LLM judge's structured output, or offline: known-item queries and extractive "
                     "items), check each with the gates, and write testset.jsonl (genevals run's input), "
-                    "rejected.jsonl, qrels.txt and card.json into --out.")
+                    "rejected.jsonl, qrels.txt, card.json and report.html (the card as a page) into --out.")
     parser.add_argument("docs", metavar="DOCS",
                         help="a folder of .txt/.md/.html files, or a JSONL/TSV file of {id, text} rows (or "
                              "pre-chunked {doc_id, text} rows)")
@@ -49,7 +49,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--max-attempts", type=int, default=None, metavar="A",
                         help="attempts before giving up (default 3N + 10)")
     parser.add_argument("--no-embeddings", action="store_true",
-                        help="leave the card's MiniLM cosine out (it loads the model of the semantic extra)")
+                        help="leave the card's MiniLM figures out, the cosine and the dense rank (they load the model "
+                             "of the semantic extra)")
     add_judge_options(parser)
     parser.set_defaults(handler=cmd_generate)
     return parser

@@ -46,7 +46,8 @@ class Generator(Protocol):
 class GenerateConfig:
     """One ``genevals generate``: ``n`` items into ``out`` from the chunks, ``seed`` fixing the plan;
     ``language`` the items' language asked (None: the documents'); ``max_attempts`` (None: 3n + 10);
-    ``embeddings``: the card's MiniLM cosine (loads the model when the semantic extra is installed)."""
+    ``embeddings``: the card's MiniLM cosine and dense rank (loads the model when the semantic extra is
+    installed)."""
 
     out: Path
     n: int
