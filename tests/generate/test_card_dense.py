@@ -36,3 +36,28 @@ def test_dense_ranks_on_four_topics():
     r3 = expected[2]
     assert figures == {"mrr": pytest.approx((1 + 1 + 1 / r3) / 3), "at_1": pytest.approx(2 / 3), "within_10": 1.0,
                        "median_rank": 1, "n": 3, "model": "all-MiniLM-L6-v2"}
+
+
+def test_without_the_semantic_extra_the_dense_rank_is_not_measured(tmp_path):
+    """A core install (the semantic packages hidden by tests/support/without_semantic, as test_missing_extra
+    does), embeddings on: the card says why the dense rank and the cosine are missing, and the set is made."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    hide = Path(__file__).resolve().parents[1] / "support" / "without_semantic"
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"id": f"d{i}", "text": t}) + "\n" for i, t in enumerate(TEXTS)),
+                    encoding="utf-8")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(hide), *filter(None, [env.get("PYTHONPATH")])])
+    done = subprocess.run([sys.executable, "-m", "genevals", "generate", str(docs), "--out", str(tmp_path / "set"),
+                           "-n", "2"], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    got = json.loads((tmp_path / "set" / "card.json").read_text(encoding="utf-8"))
+    missing = {"status": "not_measured",
+               "reason": "the semantic extra is not installed (pip install 'genevals[semantic]')"}
+    assert got["leakage"]["dense_rank_of_source_chunk"] == missing
+    assert got["diversity"]["questions"]["mean_pairwise_cosine"] == missing
