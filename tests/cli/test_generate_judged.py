@@ -114,6 +114,13 @@ def test_a_multi_hop_item_one_chunk_answers_is_rejected_with_its_reason(setup, t
     assert all(r["gate_reasons"]["not_multihop"] for r in rejected)
     assert "gate_each" in gate_judge.asked
     assert (out / "testset.jsonl").read_text(encoding="utf-8") == ""
+    card = json.loads((out / "card.json").read_text(encoding="utf-8"))
+    assert card["contract"] == {"kept": 0, "requested": 2, "met": False}
+    assert card["rejections"] == {"not_multihop": len(rejected)} and "one chunk" in card["gate_meanings"]["not_multihop"]
+    assert card["examples"]["rejected"][0]["reason"] == rejected[0]["gate_reasons"]["not_multihop"][:300] + (
+        "..." if len(rejected[0]["gate_reasons"]["not_multihop"]) > 300 else "")
+    assert card["cost_per_kept_item"]["per_kept_item"] == {"status": "not_measured", "reason": "no kept item"}
+    assert (out / "report.html").is_file()
 
 
 def test_the_cards_cost_per_kept_item_counts_the_generators_calls(setup, tmp_path):

@@ -130,6 +130,26 @@ def test_hostile_text_is_shown_as_text_and_the_page_is_drawn_again(browser, made
         opened.context.close()
 
 
+def test_a_contract_not_met_and_the_rejections_with_their_meanings(browser, made, tmp_path):
+    card = json.loads((made / "card.json").read_text(encoding="utf-8"))
+    card["contract"] = {"kept": 4, "requested": 6, "met": False}
+    card["rejections"] = {"duplicate": 3, "wrong_language": 1}
+    card["gate_meanings"] = {"duplicate": "DUP MEANING", "wrong_language": "LANG MEANING"}
+    folder = tmp_path / "short"
+    folder.mkdir()
+    (folder / "card.json").write_text(json.dumps(card), encoding="utf-8")
+    assert genevals("report", folder).returncode == 0
+    opened = Opened(browser, folder / "report.html")
+    try:
+        assert opened.page.text_content("#ts-answer .ts-answer") == "kept 4 of 6 requested: contract not met"
+        rows = opened.page.eval_on_selector_all("#ts-rejections tbody tr",
+                                                "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
+        assert rows == [["duplicate", "3", "DUP MEANING"], ["wrong_language", "1", "LANG MEANING"]]
+        assert opened.errors == [] and opened.remote == []
+    finally:
+        opened.context.close()
+
+
 def test_the_page_is_drawn_again_byte_for_byte(made, tmp_path):
     again = tmp_path / "again.html"
     done = genevals("report", made, "-o", again)
