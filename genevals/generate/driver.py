@@ -79,11 +79,14 @@ def name_of(generator: Any) -> str:
     return str(getattr(generator, "name", type(generator).__name__))
 
 
-def spending(generator: Any, kept: int, resumed: bool) -> dict[str, Any]:
-    """The card's cost per kept item (:mod:`genevals.generate.cost`) from the generator's ``spent()``; a
-    generator named ``offline...`` calls nothing."""
-    spent = generator.spent() if callable(getattr(generator, "spent", None)) else None
-    return cost_figures(spent, kept, offline=name_of(generator).startswith("offline"), resumed=resumed)
+def spending(generator: Any, gates: Any, kept: int, resumed: bool) -> dict[str, Any]:
+    """The card's cost per kept item (:mod:`genevals.generate.cost`) from the generator's and the gates'
+    ``spent()``; a generator named ``offline...`` calls nothing."""
+    def spent(part: Any) -> dict[str, Any] | None:
+        return part.spent() if callable(getattr(part, "spent", None)) else None
+
+    return cost_figures(spent(generator), kept, offline=name_of(generator).startswith("offline"), resumed=resumed,
+                        gates=spent(gates))
 
 
 def corpus_digest(chunks: Sequence[Chunk]) -> str:
@@ -189,6 +192,6 @@ def generate_set(config: GenerateConfig, mix: MixFile, docs: Sequence[Document],
         journal.close()
     card = build_card(requested, kept, rejected, docs, chunks, {**about, "gates": gates.name, "seed": config.seed,
                                                                "n": config.n, "max_attempts": config.attempts},
-                      config.embeddings, spending(generator, len(kept), resumed=bool(done)))
+                      config.embeddings, spending(generator, gates, len(kept), resumed=bool(done)))
     write_outputs(config.out, kept, rejected, by_id, card)
     return Outcome(kept, rejected, requested, card)

@@ -213,12 +213,18 @@ function cost() {
   if (c === undefined || isNotMeasured(c)) { add(s, add(el("p"), fig(["cost_per_kept_item"]))); return; }
   var names = ["requests", "cached_requests", "prompt_tokens", "completion_tokens", "cost_usd"];
   var per = ["cost_per_kept_item", "per_kept_item"];
-  add(s, table(["", "per kept item", "total"], names.map(function (k) {
-    return [k, isNotMeasured(at(per)) ? fig(per) : fig(per.concat([k])),
-            fig(["cost_per_kept_item", "total", k])];
+  function part(name, k, first) {
+    var p = ["cost_per_kept_item", name];
+    if (at(p) === undefined) { return ""; }
+    if (isNotMeasured(at(p))) { return first ? fig(p) : ""; }
+    return fig(p.concat([k]));
+  }
+  add(s, table(["", "per kept item", "total", "generator", "judge gates"], names.map(function (k, i) {
+    return [k, isNotMeasured(at(per)) ? (i ? "" : fig(per)) : fig(per.concat([k])),
+            fig(["cost_per_kept_item", "total", k]), part("generator", k, i === 0), part("gates", k, i === 0)];
   })));
   if (!isNotMeasured(at(per))) { add(s, add(el("p", "muted small"), "n = ", fig(per.concat(["n"])), " kept items")); }
-  ["note", "scope", "gates"].forEach(function (k) {
+  ["note", "scope"].forEach(function (k) {
     if (at(["cost_per_kept_item", k]) !== undefined) { add(s, add(el("p", "muted"), fig(["cost_per_kept_item", k]))); }
   });
   add(s, add(el("p", "muted small"), "judge calls per kept item (the items' provenance): ",

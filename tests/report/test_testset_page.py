@@ -135,6 +135,15 @@ def test_a_contract_not_met_and_the_rejections_with_their_meanings(browser, made
     card["contract"] = {"kept": 4, "requested": 6, "met": False}
     card["rejections"] = {"duplicate": 3, "wrong_language": 1}
     card["gate_meanings"] = {"duplicate": "DUP MEANING", "wrong_language": "LANG MEANING"}
+    card["cost_per_kept_item"] = {  # what genevals.generate.cost writes for these counts (tests/generate/test_cost.py)
+        "total": {"requests": 12, "cached_requests": 1, "prompt_tokens": 2000, "completion_tokens": 400,
+                  "cost_usd": 0.012},
+        "generator": {"requests": 5, "cached_requests": 1, "prompt_tokens": 1200, "completion_tokens": 300,
+                      "cost_usd": 0.009},
+        "gates": {"requests": 7, "cached_requests": 0, "prompt_tokens": 800, "completion_tokens": 100,
+                  "cost_usd": 0.003},
+        "per_kept_item": {"requests": 3.0, "cached_requests": 0.25, "prompt_tokens": 500.0,
+                          "completion_tokens": 100.0, "cost_usd": 0.003, "n": 4}}
     folder = tmp_path / "short"
     folder.mkdir()
     (folder / "card.json").write_text(json.dumps(card), encoding="utf-8")
@@ -145,6 +154,11 @@ def test_a_contract_not_met_and_the_rejections_with_their_meanings(browser, made
         rows = opened.page.eval_on_selector_all("#ts-rejections tbody tr",
                                                 "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
         assert rows == [["duplicate", "3", "DUP MEANING"], ["wrong_language", "1", "LANG MEANING"]]
+        cost = opened.page.eval_on_selector_all("#ts-cost tbody tr",
+                                                "rs => rs.map(r => [...r.cells].map(c => c.textContent))")
+        assert cost == [["requests", "3", "12", "5", "7"], ["cached_requests", "0.25", "1", "1", "0"],
+                        ["prompt_tokens", "500", "2000", "1200", "800"], ["completion_tokens", "100", "400", "300", "100"],
+                        ["cost_usd", "0.003", "0.012", "0.009", "0.003"]]
         assert opened.errors == [] and opened.remote == []
     finally:
         opened.context.close()
