@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from genevals.cli import jury
 from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, add_judge_options, judge_config,
                                  judge_unavailable)
 from genevals.lifecycle.exits import EXIT_JUDGE_ERRORS
@@ -51,7 +52,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--no-embeddings", action="store_true",
                         help="leave the card's MiniLM figures out, the cosine and the dense rank (they load the model "
                              "of the semantic extra)")
+    parser.add_argument("--earlier", nargs="+", default=(), metavar="TESTSET",
+                        help="testset.jsonl files of earlier sets: an item duplicating one of theirs is rejected "
+                             "(duplicate)")
     add_judge_options(parser)
+    jury.add_option(parser, help="several judges (the file genevals run --jury takes): the first writes the items, "
+                                 "the second checks them (a model never grades its own items)")
     parser.set_defaults(handler=cmd_generate)
     return parser
 
@@ -84,8 +90,14 @@ def _generator(config, offline: bool, chunks):
     from genevals.judge.runtime import JudgeRuntime
     from genevals.prompt_render import prompt_version
 
+    from genevals.judge.jury import Jury
+
+    version = prompt_version(*PROMPTS)
+    if isinstance(config, Jury):  # the first judge writes, the second checks: no model grades its own items
+        return LLMGenerator(JudgeRuntime(config.jurors[0].config, version)), \
+            JudgeRuntime(config.jurors[1].config, version)
     # one runtime for the generator and the gates: the local server's caps, one cache, one preflight
-    runtime = JudgeRuntime(config, prompt_version(*PROMPTS))
+    runtime = JudgeRuntime(config, version)
     return LLMGenerator(runtime), runtime
 
 
@@ -112,7 +124,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from genevals.generate.checks import Gatekeeper
     from genevals.generate.driver import estimate, generate_set, name_of, prepare
     from genevals.generate.mix import counts
-    from genevals.generate.outputs import JOURNAL
+    from genevals.generate.outputs import JOURNAL, read_testset
     from genevals.input.rows import InputError
 
     try:
@@ -126,7 +138,14 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if docs_path.is_dir() and docs_path in (config.out.resolve(), *config.out.resolve().parents):
         return _fail(f"--out {shown(args.out)} is inside DOCS: its qrels.txt would be read as a document next time; "
                      "give a folder outside it")
+    judge, problem = jury.apply(args, judge)
+    if problem is not None:
+        return _fail(problem)
     offline = not judge.configured
+    try:
+        earlier = [item for path in args.earlier for item in read_testset(path)]
+    except ValueError as exc:
+        return _fail(str(exc))
     try:
         mix = _mix(args, offline)
         counts(mix, config.n)
@@ -151,7 +170,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from genevals.generate.gates.retrieval import MissingExtra
 
     try:
-        gates = Gatekeeper({c.id: c for c in chunks}, judge=client, language=config.language)
+        gates = Gatekeeper({c.id: c for c in chunks}, judge=client, language=config.language, earlier=earlier)
     except MissingExtra as exc:
         return _fail(str(exc))
     about = {"tool": "genevals generate", "generator": name_of(generator), "documents": args.docs,
@@ -215,6 +234,8 @@ def _price(judge, cost: dict) -> str:
         return "no judge call, nothing to price"
     from genevals.judge.client import SampleUsage
 
+    if hasattr(judge, "jurors"):  # a jury: its first judge writes the items
+        judge = judge.jurors[0].config
     usage = SampleUsage(prompt_tokens=cost["prompt_tokens"], completion_tokens=cost["completion_tokens"])
     price = usage.cost(judge.model or "", judge.prices)
     return f"about ${price:.4f}" if price is not None else "no price for the model (--judge-prices FILE)"

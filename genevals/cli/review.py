@@ -1,5 +1,6 @@
 """``genevals review RUN_DIR``: serve a run's report for reviewers; ``genevals review export RUN_DIR -o FILE``:
-the reviewed answers as labelled JSONL for ``genevals validate``.
+the reviewed answers as labelled JSONL for ``genevals validate``. ``genevals review SET_DIR`` (a folder ``genevals
+generate`` wrote): its items served for valid / invalid / unsure decisions (:mod:`genevals.cli.review_set`).
 
 Exit codes (:mod:`genevals.cli.common`): 0 done (or the server was stopped), 2 bad input.
 """
@@ -27,8 +28,10 @@ SETTINGS = (
             minimum=0.0, maximum=3600.0, rule=_above_zero),
     Setting("queue", int, None, "answers the review queue draws", minimum=1, maximum=1_000_000),
     Setting("queue_seed", int, 12345, "seed of the review queue's draw", minimum=0, maximum=2**32 - 1),
+    Setting("queue_rejected", float, None, "rejected items drawn beside a set's queue, as a share of N",
+            minimum=0.0, maximum=1.0),
 )
-_PORT, _TIMEOUT, _QUEUE, _QUEUE_SEED = SETTINGS
+_PORT, _TIMEOUT, _QUEUE, _QUEUE_SEED, _QUEUE_REJECTED = SETTINGS
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -39,9 +42,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "judge's claims (confirmed hallucination, false alarm, not in the answer, unsure, with a note) and mark "
                     "hallucinations the judge missed; decisions are stored in RUN_DIR/review.sqlite. "
                     "`genevals review export RUN_DIR -o labels.jsonl` writes the reviewed answers in the schema "
-                    "`genevals validate` reads.")
-    p.add_argument("target", metavar="RUN_DIR | export", help="a run folder to serve, or `export`")
-    p.add_argument("run_dir", nargs="?", metavar="RUN_DIR", help="with `export`: the run folder")
+                    "`genevals validate` reads. `genevals review SET_DIR` (a folder `genevals generate` wrote) "
+                    "serves its items to be marked valid, invalid (with a reason) or unsure; with --queue N the "
+                    "valid-item rate of a seeded uniform sample, with its Wilson 95% interval, goes to "
+                    "SET_DIR/card.json (human_review), and `review export SET_DIR -o FILE` writes the decisions.")
+    p.add_argument("target", metavar="RUN_DIR | SET_DIR | export",
+                   help="a run folder or a generated set folder to serve, or `export`")
+    p.add_argument("run_dir", nargs="?", metavar="RUN_DIR | SET_DIR", help="with `export`: the folder")
     p.add_argument("-o", "--output", default=None, help="with `export`: the JSONL file to write")
     p.add_argument("--citations-out", default=None, metavar="FILE",
                    help="with `export`: where the decisions on citation verdicts go, as labels for `genevals "
@@ -66,16 +73,29 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="draw N answers to review, stratified by the judge's verdict, disputed and uncertain ones "
                         "oversampled and first; their inclusion probabilities go to review.sqlite and the export, "
                         "so `genevals validate` estimates the judge's agreement on the whole run (a store holds "
-                        "one queue: serving again with the same N continues it)")
+                        "one queue: serving again with the same N continues it); for a generated set, N kept items "
+                        "drawn uniformly, whose valid-item rate estimates the set's")
     # default None, not the seed: a seed given without --queue would otherwise be dropped without a word
     p.add_argument("--queue-seed", type=option_type(_QUEUE_SEED), default=None, metavar="SEED",
                    help="seed of the queue's random draw (default 12345)")
+    p.add_argument("--queue-rejected", type=option_type(_QUEUE_REJECTED), default=None, metavar="SHARE",
+                   help="a generated set only: also draw round(SHARE x N) of its rejected items into the queue "
+                        "(their valid rate is reported apart; default 0)")
     p.add_argument("--verbose", action="store_true", help="log every request on stderr")
     p.set_defaults(handler=cmd_review)
     return p
 
 
 def cmd_review(args: argparse.Namespace) -> int:
+    from genevals.cli import review_set
+
+    folder = Path(args.run_dir if args.target == "export" and args.run_dir is not None else args.target)
+    if review_set.is_set_folder(folder):
+        return review_set.cmd_review_set(args, folder)
+    if args.queue_rejected is not None:
+        say(f"genevals: error: --queue-rejected: draws rejected items of a generated set; {folder} is not one "
+            "(no testset.jsonl and card.json)")
+        return EXIT_BAD_INPUT
     if args.target == "export" and args.run_dir is not None:
         if args.blind or args.queue is not None:
             print("genevals: error: --blind and --queue serve a review; `review export` writes what is stored",
@@ -115,7 +135,8 @@ def _export(run_dir: Path, output: str | None, citations_out: str | None = None)
         say(f"genevals: error: --citations-out {cited_path}: a JSONL file other than -o")
         return EXIT_BAD_INPUT
     if not (run_dir / "results.jsonl").is_file():
-        say(f"genevals: error: {run_dir}: not a run folder (no results.jsonl)")
+        say(f"genevals: error: {run_dir}: neither a run folder (no results.jsonl) nor a set `genevals generate` "
+            "wrote (no testset.jsonl and card.json)")
         return EXIT_BAD_INPUT
     for option, path in (("-o", Path(output)), ("--citations-out", cited_path)):
         problem = clobber_refusal(path, inputs_of(run_dir))
@@ -151,7 +172,8 @@ def _serve(args: argparse.Namespace) -> int:
 
     run_dir = Path(args.target)
     if not (run_dir / "results.jsonl").is_file():
-        say(f"genevals: error: {run_dir}: not a run folder (no results.jsonl)")
+        say(f"genevals: error: {run_dir}: neither a run folder (no results.jsonl) nor a set `genevals generate` "
+            "wrote (no testset.jsonl and card.json)")
         return EXIT_BAD_INPUT
     if not is_loopback(args.host):
         if not args.allow_remote:

@@ -44,6 +44,37 @@ def item_from(data: Mapping[str, Any]) -> Item:
     return Item(**fields)
 
 
+def read_testset(path: str | Path) -> list[Item]:
+    """The items of an earlier set's testset.jsonl (``--earlier``: the duplicate gate checks against them):
+    question, reference, type and cited chunks of each row. ValueError naming the file, line and field for a row
+    that is not one of :func:`testset_row`'s."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"--earlier {path}: cannot read it ({type(exc).__name__}: {exc})") from None
+    items = []
+    for line_no, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{line_no}: not JSON ({exc.msg})") from None
+        if not isinstance(row, dict):
+            raise ValueError(f"{path}:{line_no}: a row is a JSON object, got {type(row).__name__}")
+        for field in ("id", "question"):
+            if not isinstance(row.get(field), str) or not row[field].strip():
+                raise ValueError(f"{path}:{line_no}: field {field!r}: missing or not text (a testset.jsonl of "
+                                 "genevals generate has it on every row)")
+        references = row.get("references") if isinstance(row.get("references"), list) else []
+        meta = row.get("metadata") if isinstance(row.get("metadata"), dict) else {}
+        relevant = row.get("relevant") if isinstance(row.get("relevant"), dict) else {}
+        items.append(Item(row["id"], str(meta.get("type", "")), row["question"],
+                          str(references[0]) if references else "", tuple(str(c) for c in relevant)))
+    return items
+
+
 def testset_row(item: Item, chunks: Mapping[str, Chunk]) -> dict[str, Any]:
     contexts = [{"doc_id": chunks[c].doc_id, "chunk_id": c, "start": chunks[c].start, "end": chunks[c].end,
                  "text": chunks[c].text} for c in item.chunks if c in chunks]

@@ -245,12 +245,48 @@ function examples() {
   s.querySelectorAll(".ts-example").forEach(function (e) { e.setAttribute("dir", "auto"); });
 }
 
+function review() {
+  var s = section("Human review", "ts-review");
+  var h = at(["human_review"]);
+  if (h === undefined) {
+    add(s, el("p", "muted", "no human review yet: genevals review on this folder with --queue N measures the " +
+                             "share of valid items on a seeded sample"));
+    return;
+  }
+  var p = ["human_review"];
+  if (isNotMeasured(h) && h.status !== "ok") { add(s, add(el("p"), fig(p))); }
+  if (isNum(at(p.concat(["valid_item_rate"])))) {
+    add(s, add(el("p", "ts-answer"), "valid items: ", fig(p.concat(["valid_item_rate"])), " [",
+               fig(p.concat(["ci95", 0])), ", ", fig(p.concat(["ci95", 1])), "] (n = ", fig(p.concat(["n"])), ")"));
+  }
+  add(s, add(el("p", "muted"), "valid ", fig(p.concat(["valid"])), ", invalid ", fig(p.concat(["invalid"])),
+             ", unsure ", fig(p.concat(["unsure"])), ", undecided ", fig(p.concat(["undecided"])), "; queue of ",
+             fig(p.concat(["queue_size"])), " drawn from ", fig(p.concat(["items"])), " kept items (seed ",
+             fig(p.concat(["seed"])), ", ", fig(p.concat(["date"])), ")"));
+  var reasons = keys(at(p.concat(["invalid_reasons"])));
+  if (reasons.length) {
+    add(s, table(["invalid because", "items"], reasons.map(function (r) {
+      return [r, fig(p.concat(["invalid_reasons", r]))];
+    })));
+  }
+  var r = p.concat(["rejected"]);
+  if (at(r) !== undefined) {
+    var line = add(el("p", "ts-sub"), "rejected items judged valid (what the gates threw away): ");
+    if (isNum(at(r.concat(["rate"])))) {
+      add(line, fig(r.concat(["rate"])), " [", fig(r.concat(["ci95", 0])), ", ", fig(r.concat(["ci95", 1])), "]");
+    } else {
+      add(line, "no verdict yet");
+    }
+    add(s, add(line, " (n = ", fig(r.concat(["n"])), " of a queue of ", fig(r.concat(["queue"])), ")"));
+  }
+}
+
 function source() {
   var s = section("Source", "ts-source");
   add(s, add(el("p"), "documents: ", fig(["documents"]), "; skipped when read: ", fig(["documents_skipped"]),
              "; chunks dropped as low-information: ", fig(["chunks_dropped"])));
 }
 
-[answer, caveats, types, rejections, coverage, diversity, leakage, languages, cost, examples, source]
+[answer, caveats, types, rejections, coverage, diversity, leakage, languages, cost, review, examples, source]
   .forEach(function (draw) { draw(); });
 document.documentElement.setAttribute("data-ready", "true");

@@ -14,7 +14,10 @@
 * :mod:`~genevals.review.items` and :mod:`~genevals.review.page`: the item-by-item page of a queued or
   ``--blind`` review, and which verdicts a reviewer may see;
 * :mod:`~genevals.review.app`: the served run (page, samples, decisions);
-* :mod:`~genevals.review.server`: ``genevals review RUN_DIR``, the report served with writes enabled.
+* :mod:`~genevals.review.server`: ``genevals review RUN_DIR``, the report served with writes enabled;
+* :mod:`~genevals.review.testset`, :mod:`~genevals.review.set_review` and :mod:`~genevals.review.set_app`:
+  ``genevals review SET_DIR``, a generated test set's items marked valid / invalid / unsure on the same server and
+  store, a seeded uniform queue, and the valid-item rate with its Wilson interval in the set's card.json.
 
 It reads run folders and renders through :mod:`genevals.report`; it never imports scoring code.
 """

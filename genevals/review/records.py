@@ -21,6 +21,10 @@ CITATION_VERDICTS = ("supported", "not_supported")
 CITATION_DECISIONS = ("confirmed", "rejected", "withdrawn")
 MAX_REVIEWER = 80
 MAX_NOTE = 4000
+#: What a reviewer can say about a generated test-set item (``genevals review SET_DIR``, since schema version 5),
+#: and why an invalid one is invalid (``other`` needs a note).
+ITEM_DECISIONS = ("valid", "invalid", "unsure", "withdrawn")
+ITEM_REASONS = ("wrong_reference", "not_answerable", "not_self_contained", "wrong_type", "duplicate", "other")
 
 class StoreError(ValueError):
     """A decision that cannot be stored, or a store this version cannot read."""

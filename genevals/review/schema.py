@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import sqlite3
 
-from genevals.review.records import CITATION_DECISIONS, CITATION_VERDICTS, DECISIONS, MAX_NOTE, MAX_REVIEWER
+from genevals.review.records import (CITATION_DECISIONS, CITATION_VERDICTS, DECISIONS, ITEM_DECISIONS, ITEM_REASONS,
+                                     MAX_NOTE, MAX_REVIEWER)
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 #: the columns every table of decisions starts with: the row, who decided, when, and on which answer
 _DECIDED_COLUMNS = ("id", "reviewer", "time", "system", "sample_id")
@@ -101,8 +102,25 @@ def rebuild_needed(table_sql: str | None) -> bool:
     return bool(table_sql) and _OLD_CHECK in table_sql
 
 
+#: version 5: decisions on the items of a generated test set (``genevals review SET_DIR``): ``system`` is the file
+#: the item is in (``kept``: testset.jsonl, ``rejected``: rejected.jsonl), ``sample_id`` the item's id, ``digest``
+#: that of its question and reference when decided; an ``invalid`` one has a reason (``other`` with a note)
+_ITEM_SCHEMA = """
+CREATE TABLE IF NOT EXISTS item_decisions (
+{decided}
+    digest      TEXT NOT NULL,
+    decision    TEXT NOT NULL CHECK (decision IN ({decisions})),
+    reason      TEXT CHECK (reason IS NULL OR reason IN ({reasons})),
+    note        TEXT NOT NULL DEFAULT '' CHECK (length(note) <= {max_note}),
+    blind       INTEGER NOT NULL DEFAULT 0 CHECK (blind IN (0, 1)),
+    CHECK ((decision = 'invalid') = (reason IS NOT NULL))
+);
+CREATE INDEX IF NOT EXISTS item_decisions_item ON item_decisions (system, sample_id);
+""".format(decided=_DECIDED, max_note=MAX_NOTE, decisions=", ".join(f"'{d}'" for d in ITEM_DECISIONS),
+           reasons=", ".join(f"'{r}'" for r in ITEM_REASONS))
+
 #: what each version adds to the one before (version 1: the claim decisions)
-MIGRATIONS = {1: _SCHEMA, 2: _CITATION_SCHEMA, 3: _QUEUE_SCHEMA, 4: _NOT_IN_ANSWER_SCHEMA}
+MIGRATIONS = {1: _SCHEMA, 2: _CITATION_SCHEMA, 3: _QUEUE_SCHEMA, 4: _NOT_IN_ANSWER_SCHEMA, 5: _ITEM_SCHEMA}
 #: the columns each table must have to be read, from the version that added them on
 COLUMNS = (("decisions", 1, (*_DECIDED_COLUMNS, "claim_index", "span_start", "span_end", "digest", "decision",
                               "note")),
@@ -110,7 +128,8 @@ COLUMNS = (("decisions", 1, (*_DECIDED_COLUMNS, "claim_index", "span_start", "sp
                                        "corrected", "note")),
             ("decisions", 3, ("blind",)),
             ("queue", 3, ("position", "system", "sample_id", "stratum", "inclusion_probability")),
-            ("queue_strata", 3, ("stratum", "size", "drawn", "seed", "time")))
+            ("queue_strata", 3, ("stratum", "size", "drawn", "seed", "time")),
+            ("item_decisions", 5, (*_DECIDED_COLUMNS, "digest", "decision", "reason", "note", "blind")))
 
 
 def steps(db: sqlite3.Connection, version: int) -> list[str]:

@@ -12,7 +12,8 @@ decision was made ``blind`` (before the reviewer saw the judge's verdicts), and 
 ``queue_strata`` of the review queue (:mod:`genevals.review.queue`: written once, in one transaction, never
 changed, since a second draw would void the first one's inclusion probabilities; a queue whose rows disagree is
 refused whole); 4, the claim decision ``not_in_answer`` (the judge invented the claim: no hallucination of the
-answer's), for which the decisions table is rebuilt, rows and ids kept, as SQLite cannot alter a CHECK. An older
+answer's), for which the decisions table is rebuilt, rows and ids kept, as SQLite cannot alter a CHECK; 5, the
+``item_decisions`` table of a generated test set's review (:mod:`genevals.review.set_review`). An older
 file opened for writing is migrated in one transaction; read-only, it is read as it is.
 
 Durability: WAL journal with ``synchronous=FULL`` and one short ``BEGIN IMMEDIATE`` transaction per insert, so a
@@ -277,19 +278,24 @@ class ReviewStore:
         """Store ``decision`` (stamped with the current UTC time) and return it with its id and time."""
         when = _now()
         span = decision.span or (None, None)
+        row = self.insert("decisions", reviewer=decision.reviewer, time=when, system=decision.system,
+                          sample_id=decision.sample_id, claim_index=decision.claim_index, span_start=span[0],
+                          span_end=span[1], digest=decision.digest, decision=decision.decision, note=decision.note,
+                          blind=int(decision.blind))
+        return Decision(**{**decision.__dict__, "time": when, "id": row})
+
+    def insert(self, table: str, **values: object) -> int:
+        """One row into ``table`` (a name of the schema's, never a user's) in its own transaction; its id."""
         with self._transaction():
-            cursor = self._db.execute(
-                "INSERT INTO decisions (reviewer, time, system, sample_id, claim_index, span_start, span_end, "
-                "digest, decision, note, blind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (decision.reviewer, when, decision.system, decision.sample_id, decision.claim_index, span[0],
-                 span[1], decision.digest, decision.decision, decision.note, int(decision.blind)))
-        return Decision(**{**decision.__dict__, "time": when, "id": cursor.lastrowid})
+            return self._db.execute(f"INSERT INTO {table} ({', '.join(values)}) VALUES "
+                                    f"({', '.join('?' * len(values))})", tuple(values.values())).lastrowid
 
     def all(self) -> list[Decision]:
         """Every decision that can be read, oldest first (the rest skipped and counted in :attr:`skipped`)."""
-        return self._read("SELECT * FROM decisions ORDER BY id", _row)
+        return self.rows("SELECT * FROM decisions ORDER BY id", _row)
 
-    def _read(self, query: str, convert) -> list:
+    def rows(self, query: str, convert) -> list:
+        """``convert`` of each row ``query`` reads; a row it refuses (StoreError) is skipped and counted."""
         out, self.skipped = [], 0
         try:
             for row in self._db.execute(query):
@@ -303,21 +309,15 @@ class ReviewStore:
 
     def add_citation(self, decision: CitationDecision) -> CitationDecision:
         """Store a decision on a citation verdict (stamped with the current UTC time); it with its id and time."""
-        when = _now()
-        with self._transaction():
-            cursor = self._db.execute(
-                "INSERT INTO citation_decisions (reviewer, time, system, sample_id, sentence, context, digest, "
-                "shown, decision, corrected, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (decision.reviewer, when, decision.system, decision.sample_id, decision.sentence, decision.context,
-                 decision.digest, decision.shown, decision.decision, decision.corrected, decision.note))
-        return CitationDecision(**{**decision.__dict__, "time": when, "id": cursor.lastrowid})
+        fields = {k: v for k, v in decision.__dict__.items() if k != "id"} | {"time": _now()}
+        return CitationDecision(**fields, id=self.insert("citation_decisions", **fields))
 
     def citations(self) -> list[CitationDecision]:
         """Every decision on a citation verdict, oldest first ([] from a version 1 file opened read-only)."""
         if self.version < 2:
             self.skipped = 0
             return []
-        return self._read("SELECT * FROM citation_decisions ORDER BY id", _citation_row)
+        return self.rows("SELECT * FROM citation_decisions ORDER BY id", _citation_row)
 
     def read(self, queue: bool = True) -> Stored:
         """Every decision of both kinds that can be read, how many rows could not, and (``queue``) the review

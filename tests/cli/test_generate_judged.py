@@ -166,3 +166,38 @@ def test_the_cards_cost_per_kept_item_counts_the_generators_and_the_gates_calls(
     assert per["prompt_tokens"] == pytest.approx((prompt + gate_prompt) / 3)
     assert per["cost_usd"] == pytest.approx(total["cost_usd"] / 3)
     assert card["contract"] == {"kept": 3, "requested": 3, "met": True} and (out / "report.html").is_file()
+
+
+def test_a_jury_writes_with_its_first_judge_and_checks_with_its_second(tmp_path):
+    rows = corpus()
+    docs = write_jsonl(tmp_path / "docs.jsonl", rows)
+    gate_judge = GateJudge(facts(rows))
+    mix = tmp_path / "mix.toml"
+    mix.write_text("[types]\nfact = 1.0\n", encoding="utf-8")
+    with Server(GateJudge({})) as writer, Server(gate_judge) as checker:
+        jury = tmp_path / "jury.toml"
+        jury.write_text(f'[[judge]]\nname = "writer"\nbase_url = "{writer.base_url}"\nmodel = "judge"\ncache = false\n\n'
+                        f'[[judge]]\nname = "checker"\nbase_url = "{checker.base_url}"\nmodel = "judge"\n'
+                        "cache = false\n", encoding="utf-8")
+        done = genevals("generate", docs, "--out", tmp_path / "out", "-n", 2, "--types", mix, "--no-embeddings",
+                        "--jury", jury)
+        assert done.returncode == 0, done.stderr
+        assert writer.generations() and not checker.generations()
+        assert not writer.gates.asked and gate_judge.asked, "the writer was asked to check, or the checker was not"
+
+
+def test_an_earlier_sets_questions_are_duplicates(tmp_path):
+    rows = corpus()
+    docs = write_jsonl(tmp_path / "docs.jsonl", rows)
+    first = genevals("generate", docs, "--out", tmp_path / "one", "-n", 6, "--no-embeddings")
+    assert first.returncode == 0, first.stderr
+    again = genevals("generate", docs, "--out", tmp_path / "two", "-n", 6, "--no-embeddings", "--max-attempts", 6,
+                     "--earlier", tmp_path / "one" / "testset.jsonl")
+    assert again.returncode == 1, again.stderr  # the same seed asks the same items: every one is an earlier set's
+    rejected = [json.loads(line) for line in (tmp_path / "two" / "rejected.jsonl").read_text().splitlines()]
+    assert len(rejected) == 6 and {r["rejection"] for r in rejected} == {"duplicate"}
+    assert all("earlier set" in r["gate_reasons"]["duplicate"] for r in rejected)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "question": "fine?"}\n{"id": "b"}\n', encoding="utf-8")
+    refused = genevals("generate", docs, "--out", tmp_path / "three", "-n", 2, "--earlier", bad)
+    assert refused.returncode == 2 and f"{bad}:2: field 'question'" in refused.stderr, refused.stderr

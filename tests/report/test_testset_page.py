@@ -164,6 +164,39 @@ def test_a_contract_not_met_and_the_rejections_with_their_meanings(browser, made
         opened.context.close()
 
 
+def test_a_human_review_written_into_the_card_redraws_the_page(browser, made, tmp_path):
+    """genevals review's card section (genevals.review.set_review.write_card) redraws report.html; the page shows
+    the valid-item rate with its interval and n, and the rejected items' rate apart."""
+    import shutil
+
+    from genevals.review import set_review
+    from genevals.review.testset import load_set
+
+    folder = tmp_path / "reviewed"
+    shutil.copytree(made, folder)
+    before = (folder / "report.html").read_text(encoding="utf-8")
+    section = {"status": "ok", "valid_item_rate": 2 / 3, "ci95": [0.2077, 0.9385], "n": 3, "valid": 2, "invalid": 1,
+               "unsure": 2, "undecided": 1, "queue_size": 6, "items": 6, "seed": 1, "date": "2026-12-02",
+               "invalid_reasons": {"not_answerable": 1},
+               "rejected": {"rate": 1.0, "ci95": [0.2065, 1.0], "n": 1, "unsure": 0, "queue": 3, "items": 4}}
+    set_review.write_card(load_set(folder), section)
+    assert (folder / "report.html").read_text(encoding="utf-8") != before
+    opened = Opened(browser, folder / "report.html")
+    try:
+        text = opened.page.text_content("#ts-review")
+        assert "valid items: 0.6667 [0.2077, 0.9385] (n = 3)" in text
+        assert "queue of 6 drawn from 6 kept items (seed 1, 2026-12-02)" in text
+        assert "rejected items judged valid (what the gates threw away): 1 [0.2065, 1] (n = 1 of a queue of 3)" in text
+        assert opened.errors == [] and opened.remote == []
+    finally:
+        opened.context.close()
+    fresh = Opened(browser, made / "report.html")
+    try:
+        assert "no human review yet" in fresh.page.text_content("#ts-review")
+    finally:
+        fresh.context.close()
+
+
 def test_the_page_is_drawn_again_byte_for_byte(made, tmp_path):
     again = tmp_path / "again.html"
     done = genevals("report", made, "-o", again)

@@ -62,7 +62,7 @@ def test_export_command_errors(tmp_path, capsys):
     assert main(["review", "export", str(tmp_path)]) == 2
     assert "needs -o" in capsys.readouterr().err
     assert main(["review", "export", str(tmp_path), "-o", str(tmp_path / "x.jsonl")]) == 2
-    assert "not a run folder" in capsys.readouterr().err
+    assert "neither a run folder (no results.jsonl)" in capsys.readouterr().err
     assert main(["review", str(tmp_path)]) == 2
     assert main(["review", str(tmp_path), "extra"]) == 2
     (tmp_path / "results.jsonl").write_text("")

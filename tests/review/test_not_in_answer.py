@@ -65,7 +65,7 @@ def test_a_version_3_store_is_migrated_and_takes_not_in_the_answer(judged, tmp_p
     after = read_store(run)
     db = sqlite3.connect(store_path(run))
     try:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 5  # migrated through version 4 to the current one
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         with pytest.raises(sqlite3.IntegrityError):  # the rebuilt table still checks its values
             db.execute("INSERT INTO decisions (reviewer, time, system, sample_id, claim_index, digest, decision) "
@@ -83,15 +83,15 @@ def test_a_version_3_store_is_migrated_and_takes_not_in_the_answer(judged, tmp_p
     assert after.citations == before.citations and after.queue == before.queue and after.queue.seed == 7
 
 
-def test_a_store_newer_than_version_4_is_refused_naming_it(judged, tmp_path):
+def test_a_store_newer_than_this_genevals_is_refused_naming_it(judged, tmp_path):
     run = shutil.copytree(judged, tmp_path / "run")
     shutil.copy(V3_STORE, store_path(run))
     db = sqlite3.connect(store_path(run))
-    db.execute("PRAGMA user_version = 5")
+    db.execute("PRAGMA user_version = 6")
     db.commit()
     db.close()
     done = genevals("review", "export", run, "-o", tmp_path / "labels.jsonl")
-    assert done.returncode == 2 and "schema version 5 is newer than this genevals reads (4)" in done.stderr
+    assert done.returncode == 2 and "schema version 6 is newer than this genevals reads (5)" in done.stderr
     assert "Traceback" not in done.stderr
     with pytest.raises(StoreError):
         read_store(run)

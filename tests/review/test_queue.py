@@ -93,5 +93,5 @@ def test_a_version_1_store_gains_the_blind_column_and_queue_tables(tmp_path):
     shutil.copy(V1_STORE, store_path(tmp_path))
     assert [d.blind for d in read_store(tmp_path).decisions] == [False, False]  # read-only: not migrated
     with ReviewStore(tmp_path) as store:
-        assert store.version == SCHEMA_VERSION == 4 and store.queue() is None
+        assert store.version == SCHEMA_VERSION == 5 and store.queue() is None
         assert [d.blind for d in store.all()] == [False, False]

@@ -129,7 +129,7 @@ def test_a_version_1_store_is_migrated_in_place_and_keeps_its_decisions(tmp_path
     assert [(d.reviewer, d.decision, d.claim_index, d.span, d.note) for d in old] == [
         ("ann", "confirmed", 0, None, "v1 note"), ("bob", "missed", None, (0, 4), "")]
     db = sqlite3.connect(store_path(tmp_path))
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     db.close()
     [back] = read_citation_decisions(tmp_path)

@@ -54,14 +54,15 @@ def _digest(text: str) -> str:
 
 def check(item: Item, ctx: GateContext, kept: Sequence[Item]) -> Outcome:
     mine, key = normal(item), digest(item)
-    pools = (("this set", kept), ("an earlier set", ctx.earlier))
+    # ids are a set's own (every set has a g00000): only this set's item itself is left out
+    pools = (("this set", [o for o in kept if o.id != item.id]), ("an earlier set", ctx.earlier))
     for where, pool in pools:
         for other in pool:
-            if other.id != item.id and digest(other) == key:
+            if digest(other) == key:
                 return Outcome(NAME, f"the same question as item {other.id} of {where}")
     threshold = ctx.settings.near_duplicate
     for where, pool in pools:
-        others = [o for o in pool if o.id != item.id]
+        others = list(pool)
         best = process.extractOne(mine, [normal(o) for o in others], scorer=fuzz.ratio, score_cutoff=threshold)
         if best is not None:
             _, score, at = best

@@ -4,6 +4,7 @@ beside trivial rules on the same folds. The values are the ones docs/generate-ga
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,16 @@ def test_the_agreement_rule_against_human_labels_is_the_measured_one():
     low = (p + z * z / 1430 - z * (p * (1 - p) / 715 + z * z / (4 * 715 ** 2)) ** 0.5) / (1 + z * z / 715)
     assert got["token_f1_at_0.5"]["accuracy"] == round(p, 4) and got["token_f1_at_0.5"]["accuracy_ci"][0] == \
         pytest.approx(low, abs=1e-4)
+
+
+def test_the_language_gate_on_people_text_is_the_measured_one():
+    spec = importlib.util.spec_from_file_location("bench_language", REPO / "benchmarks" / "bench_gates_language.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    if not bench.VECTORS.is_file():
+        pytest.skip("../shared/vectors/multilingual is not here")
+    stored = json.loads((REPO / "benchmarks" / "gates_language.json").read_text(encoding="utf-8"))
+    assert bench.measure() == stored
+    # the hand-checked corners: every Arabic and Chinese window kept as its own and rejected as English
+    assert stored["ar"]["kept_in_own"]["share"] == stored["zh"]["rejected_in_other"]["share"] == 1.0
+    assert stored["es"]["rejected_in_other"]["share"] < 0.25  # short Latin text: mostly unsure, so kept
