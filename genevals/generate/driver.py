@@ -4,7 +4,8 @@ items are kept or the attempts run out; every attempt journaled, so a killed run
 The plan is fixed by the seed: the types of the ``n`` items (:meth:`Planner.types`), then one slot per attempt
 in order; a rejected item's type goes to the back of the queue and is asked again on the next seed chunk. A
 resumed run replays its journal through the same planner (the same slots, the recorded outcomes) and goes on
-from the first attempt not journaled, so no item is made twice and the files equal an uninterrupted run's.
+from the first attempt not journaled, so no item is made twice and the files equal an uninterrupted run's (but for
+the card's cost per kept item, which counts the judge calls of this process: a resumed run's card says so).
 
 A generator is any object with ``generate(slot, chunks, language) -> Item`` (the offline one, the LLM one;
 ``language``: the one asked, else the slot's first chunk's, detected) and,
