@@ -34,7 +34,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         description="Chunk the documents, draw slots coverage first (every document before any repeat), make one "
                     "item per slot (an LLM judge's structured output, or offline: known-item queries and extractive "
                     "items), check each with the gates, and write testset.jsonl (genevals run's input), "
-                    "rejected.jsonl, qrels.txt and card.json into --out.")
+                    "rejected.jsonl, qrels.txt, card.json and report.html (the card as a page) into --out.")
     parser.add_argument("docs", metavar="DOCS",
                         help="a folder of .txt/.md/.html files, or a JSONL/TSV file of {id, text} rows (or "
                              "pre-chunked {doc_id, text} rows)")
@@ -50,7 +50,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--max-attempts", type=int, default=None, metavar="A",
                         help="attempts before giving up (default 3N + 10)")
     parser.add_argument("--no-embeddings", action="store_true",
-                        help="leave the card's MiniLM cosine out (it loads the model of the semantic extra)")
+                        help="leave the card's MiniLM figures out, the cosine and the dense rank (they load the model "
+                             "of the semantic extra)")
     parser.add_argument("--earlier", nargs="+", default=(), metavar="TESTSET",
                         help="testset.jsonl files of earlier sets: an item duplicating one of theirs is rejected "
                              "(duplicate)")
@@ -199,7 +200,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     kept, wanted = len(outcome.kept), config.n
-    files = ", ".join(str(config.out / f) for f in ("testset.jsonl", "rejected.jsonl", "qrels.txt", "card.json"))
+    names = ["testset.jsonl", "rejected.jsonl", "qrels.txt", "card.json"]
+    page = _page(config.out)
+    files = ", ".join(str(config.out / f) for f in names + ([page] if page else []))
     if outcome.complete:
         say(f"genevals generate: kept {kept} items ({len(outcome.rejected)} rejected); wrote {files}")
         say(f"genevals generate: next: run your system on each question of {config.out / 'testset.jsonl'} and "
@@ -210,6 +213,20 @@ def cmd_generate(args: argparse.Namespace) -> int:
     say(f"genevals generate: made {kept} of {wanted} items after {outcome.card['attempts']} attempts; rejected: "
         f"{reasons or 'none'}; wrote {files}")
     return EXIT_SHORT
+
+
+def _page(out: Path) -> str | None:
+    """The card's page (report.html) drawn from card.json; its name, or None (with a warning) when it could not
+    be written: the set itself is whole without it, and ``genevals report DIR`` draws it again."""
+    from genevals.report.testset import PAGE, write_testset_page
+
+    try:
+        write_testset_page(out)
+    except (OSError, ValueError) as exc:
+        say(f"genevals: warning: the card's page {out / PAGE} was not written: {exc}; the set is complete, "
+            f"`genevals report {shown(str(out))}` draws it again")
+        return None
+    return PAGE
 
 
 def _price(judge, cost: dict) -> str:

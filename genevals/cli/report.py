@@ -1,4 +1,5 @@
-"""``genevals report DIR1 DIR2 ... -o compare.html``: an HTML report built from earlier runs.
+"""``genevals report DIR1 DIR2 ... -o compare.html``: an HTML report built from earlier runs; ``genevals report
+SET_DIR``: a generated test set's card page (report.html) drawn again from its card.json.
 
 Exit codes (:mod:`genevals.cli.common`): 0 written, 1 written but a threshold was missed, 2 bad input.
 """
@@ -22,7 +23,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         "report", help="build one self-contained HTML report from one or more run folders",
         description="Build one self-contained HTML report (overview, charts, paired comparisons, samples and "
                     "hallucination review) from the results.jsonl and summary.json of earlier runs.")
-    report.add_argument("runs", nargs="+", metavar="DIR", help="run folders written by `genevals run --out`")
+    report.add_argument("runs", nargs="+", metavar="DIR",
+                        help="run folders written by `genevals run --out`, or one test set's folder (`genevals "
+                             "generate --out`: its card page is drawn again from card.json)")
     report.add_argument("-o", "--output", default=None,
                         help="HTML file to write (default: DIR/report.html for one run, compare.html for several)")
     add_thresholds(report)
@@ -55,6 +58,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from genevals.output.runfolder import read_summary
     from genevals.stats import DEFAULT_MIN_COVERAGE
 
+    if len(args.runs) == 1 and _is_test_set(args.runs[0]):
+        return _test_set_page(args)
     given: dict[str, th.Threshold] = {}
     try:
         if args.config:
@@ -99,6 +104,36 @@ def cmd_report(args: argparse.Namespace) -> int:
     for failure in failures:
         say(f"genevals: threshold missed: {failure}")
     return EXIT_THRESHOLD if failures else EXIT_OK
+
+
+def _is_test_set(folder: str) -> bool:
+    from genevals.report.testset import is_test_set
+
+    return is_test_set(folder)
+
+
+def _test_set_page(args: argparse.Namespace) -> int:
+    """``genevals report SET_DIR``: a generated test set's card page, drawn again from its card.json."""
+    from genevals.report.testset import PAGE, write_testset_page
+
+    if args.thresholds or args.config or args.history is not None or args.all_pairs:
+        say(f"genevals: error: {args.runs[0]} is a generated test set (card.json): thresholds, --history and "
+            "--all-pairs apply to run folders")
+        return EXIT_BAD_INPUT
+    out = Path(args.output) if args.output else Path(args.runs[0]) / PAGE
+    if out.exists() and out.resolve() == (Path(args.runs[0]) / "card.json").resolve():
+        say(f"genevals: error: -o {out} is the card the page is drawn from")
+        return EXIT_BAD_INPUT
+    try:
+        write_testset_page(args.runs[0], out)
+    except ValueError as exc:
+        say(f"genevals: error: {exc}")
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        say(f"genevals: error: {_unwritable(out, exc)}")
+        return EXIT_BAD_INPUT
+    say(f"wrote {out}", sys.stdout)
+    return EXIT_OK
 
 
 def _clobbers(args: argparse.Namespace, out: Path, run_dirs: list[Path]) -> str | None:

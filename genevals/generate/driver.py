@@ -4,7 +4,8 @@ items are kept or the attempts run out; every attempt journaled, so a killed run
 The plan is fixed by the seed: the types of the ``n`` items (:meth:`Planner.types`), then one slot per attempt
 in order; a rejected item's type goes to the back of the queue and is asked again on the next seed chunk. A
 resumed run replays its journal through the same planner (the same slots, the recorded outcomes) and goes on
-from the first attempt not journaled, so no item is made twice and the files equal an uninterrupted run's.
+from the first attempt not journaled, so no item is made twice and the files equal an uninterrupted run's (but for
+the card's cost per kept item, which counts the judge calls of this process: a resumed run's card says so).
 
 A generator is any object with ``generate(slot, chunks, language) -> Item`` (the offline one, the LLM one;
 ``language``: the one asked, else the slot's first chunk's, detected) and,
@@ -22,6 +23,7 @@ from typing import Any, Protocol
 
 from genevals.generate.card import build_card
 from genevals.generate.checks import Gatekeeper
+from genevals.generate.cost import cost_figures
 from genevals.generate.chunks import ChunkSettings, chunk_document, kept_chunks
 from genevals.generate.documents import read_docs
 from genevals.generate.items import Chunk, Document, Item
@@ -45,7 +47,8 @@ class Generator(Protocol):
 class GenerateConfig:
     """One ``genevals generate``: ``n`` items into ``out`` from the chunks, ``seed`` fixing the plan;
     ``language`` the items' language asked (None: the documents'); ``max_attempts`` (None: 3n + 10);
-    ``embeddings``: the card's MiniLM cosine (loads the model when the semantic extra is installed)."""
+    ``embeddings``: the card's MiniLM cosine and dense rank (loads the model when the semantic extra is
+    installed)."""
 
     out: Path
     n: int
@@ -75,6 +78,16 @@ class Outcome:
 def name_of(generator: Any) -> str:
     """The generator's ``name`` (the journal's header and a failure's provenance), else its class's."""
     return str(getattr(generator, "name", type(generator).__name__))
+
+
+def spending(generator: Any, gates: Any, kept: int, resumed: bool) -> dict[str, Any]:
+    """The card's cost per kept item (:mod:`genevals.generate.cost`) from the generator's and the gates'
+    ``spent()``; a generator named ``offline...`` calls nothing."""
+    def spent(part: Any) -> dict[str, Any] | None:
+        return part.spent() if callable(getattr(part, "spent", None)) else None
+
+    return cost_figures(spent(generator), kept, offline=name_of(generator).startswith("offline"), resumed=resumed,
+                        gates=spent(gates))
 
 
 def corpus_digest(chunks: Sequence[Chunk]) -> str:
@@ -180,6 +193,6 @@ def generate_set(config: GenerateConfig, mix: MixFile, docs: Sequence[Document],
         journal.close()
     card = build_card(requested, kept, rejected, docs, chunks, {**about, "gates": gates.name, "seed": config.seed,
                                                                "n": config.n, "max_attempts": config.attempts},
-                      config.embeddings)
+                      config.embeddings, spending(generator, gates, len(kept), resumed=bool(done)))
     write_outputs(config.out, kept, rejected, by_id, card)
     return Outcome(kept, rejected, requested, card)

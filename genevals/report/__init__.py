@@ -8,7 +8,8 @@ It reads only run folders (through :mod:`genevals.output.runfolder`), never scor
 * :mod:`~genevals.report.stats`: histograms, rank and verdict counts, paired comparisons;
 * :mod:`~genevals.report.bands`: bands from each output's declared direction and range, and thresholds;
 * :mod:`~genevals.report.model`: the page's JSON document;
-* :mod:`~genevals.report.render`: the HTML file, its script, style and Content-Security-Policy.
+* :mod:`~genevals.report.render`: the HTML file, its script, style and Content-Security-Policy;
+* :mod:`~genevals.report.testset`: a generated test set's page, drawn from its card.json alone.
 """
 from __future__ import annotations
 

@@ -192,6 +192,16 @@ def write_card(gen: GeneratedSet, section: Mapping[str, Any]) -> None:
     card = json.loads(path.read_text(encoding="utf-8"))
     card["human_review"] = dict(section)
     write_aside(path, json.dumps(card, ensure_ascii=False, indent=2) + "\n")
+    redraw_page(gen)
+
+
+def redraw_page(gen: GeneratedSet) -> None:
+    """The set's report.html drawn again from the card just written, when the set has one (a set made before
+    the page existed gets none: ``genevals report SET_DIR`` draws it)."""
+    from genevals.report.testset import PAGE, write_testset_page
+
+    if (gen.folder / PAGE).exists():
+        write_testset_page(gen.folder)
 
 
 def export_rows(gen: GeneratedSet, queue: Queue | None, decisions: list[ItemDecision]) -> list[dict[str, Any]]:

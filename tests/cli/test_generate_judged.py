@@ -114,6 +114,58 @@ def test_a_multi_hop_item_one_chunk_answers_is_rejected_with_its_reason(setup, t
     assert all(r["gate_reasons"]["not_multihop"] for r in rejected)
     assert "gate_each" in gate_judge.asked
     assert (out / "testset.jsonl").read_text(encoding="utf-8") == ""
+    card = json.loads((out / "card.json").read_text(encoding="utf-8"))
+    assert card["contract"] == {"kept": 0, "requested": 2, "met": False}
+    assert card["rejections"] == {"not_multihop": len(rejected)} and "one chunk" in card["gate_meanings"]["not_multihop"]
+    assert card["examples"]["rejected"][0]["reason"] == rejected[0]["gate_reasons"]["not_multihop"][:300] + (
+        "..." if len(rejected[0]["gate_reasons"]["not_multihop"]) > 300 else "")
+    assert card["cost_per_kept_item"]["per_kept_item"] == {"status": "not_measured", "reason": "no kept item"}
+    assert (out / "report.html").is_file()
+
+
+def test_the_cards_cost_per_kept_item_counts_the_generators_and_the_gates_calls(setup, tmp_path):
+    """The card's cost against the server's own counts: the generation requests and the gate requests it received,
+    the prompt tokens it reported (its len(content) // 4 rule), the generator's completion tokens (the items'
+    provenance), dollars from the price table, each over K."""
+    docs, server, _ = setup
+    mix = tmp_path / "mix.toml"
+    mix.write_text("[types]\nfact = 1.0\n", encoding="utf-8")
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"judge": {"input_per_1k": 2.0, "output_per_1k": 10.0}}), encoding="utf-8")
+    out = tmp_path / "priced"
+    done = genevals("generate", docs, "--out", out, "-n", 3, "--types", mix, "--no-embeddings",
+                    "--judge-base-url", server.base_url, "--judge-model", "judge", "--judge-prices", prices,
+                    "--judge-cache", tmp_path / "cache")
+    assert done.returncode == 0, done.stderr
+    card = json.loads((out / "card.json").read_text(encoding="utf-8"))
+    made = [json.loads(line) for name in ("testset.jsonl", "rejected.jsonl")
+            for line in (out / name).read_text(encoding="utf-8").splitlines()]
+    generations = server.generations()
+    probe = [r["body"] for r in server.requests if r["body"]["max_tokens"] == 1]  # the preflight: not counted
+    gate_bodies = [r["body"] for r in server.requests if r["body"] not in generations and r["body"] not in probe]
+    assert len(generations) == 3 and len(probe) == 1 and len(gate_bodies) == server.total - 4 and gate_bodies
+    prompt = sum(len(b["messages"][0]["content"]) // 4 for b in generations)
+    gate_prompt = sum(len(b["messages"][0]["content"]) // 4 for b in gate_bodies)
+    completion = sum(r.get("metadata", r)["provenance"]["completion_tokens"] for r in made)
+    cost = card["cost_per_kept_item"]
+
+    def dollars(p: int, c: int) -> float:
+        return p / 1000 * 2.0 + c / 1000 * 10.0
+
+    assert cost["generator"] == {"requests": 3, "cached_requests": 0, "prompt_tokens": prompt,
+                                 "completion_tokens": completion, "cost_usd": pytest.approx(dollars(prompt, completion))}
+    gates = cost["gates"]
+    assert gates["requests"] == len(gate_bodies) and gates["cached_requests"] == 0
+    assert gates["prompt_tokens"] == gate_prompt and gates["completion_tokens"] > 0
+    assert gates["cost_usd"] == pytest.approx(dollars(gate_prompt, gates["completion_tokens"]))
+    total = cost["total"]
+    assert total["requests"] == server.total - 1 and total["prompt_tokens"] == prompt + gate_prompt
+    assert total["cost_usd"] == pytest.approx(dollars(prompt + gate_prompt, completion + gates["completion_tokens"]))
+    per = cost["per_kept_item"]
+    assert per["n"] == 3 and per["requests"] == pytest.approx((server.total - 1) / 3)
+    assert per["prompt_tokens"] == pytest.approx((prompt + gate_prompt) / 3)
+    assert per["cost_usd"] == pytest.approx(total["cost_usd"] / 3)
+    assert card["contract"] == {"kept": 3, "requested": 3, "met": True} and (out / "report.html").is_file()
 
 
 def test_a_jury_writes_with_its_first_judge_and_checks_with_its_second(tmp_path):

@@ -60,7 +60,8 @@ def test_the_whole_card_counts_and_coverage():
     rejected = [Item("q2", "extractive", "x", "r", ("b#0",), gates={"language": "wrong_language"}),
                 Item("q3", "extractive", "y", "r", ("b#0",), gates={"duplicate": "duplicate"}),
                 Item("q4", "extractive", "z", "r", ("b#0",), gates={"language": "wrong_language"})]
-    got = card.build_card({"known_item": 1, "extractive": 1}, kept, rejected, docs, chunks, {"tool": "t"})
+    got = card.build_card({"known_item": 1, "extractive": 1}, kept, rejected, docs, chunks, {"tool": "t"},
+                          embeddings=False)
     assert got["tool"] == "t" and got["kept"] == {"known_item": 1} and got["attempts"] == 4
     assert got["rejections"] == {"wrong_language": 2, "duplicate": 1}
     assert got["rejections_by_type"] == {"extractive": {"wrong_language": 2, "duplicate": 1}}
@@ -68,3 +69,47 @@ def test_the_whole_card_counts_and_coverage():
     assert got["languages"] == {"en": 1} and got["judge_calls_per_kept_item"] == {"value": 0.0, "n": 1}
     assert got["answerable_without_context"]["status"] == "not_measured"
     assert got["diversity"]["baseline_lead_8"]["distinct_1"] == {"value": 1.0, "n": 4}
+
+
+def test_rank_figures_by_hand():
+    # ranks 1, 3, 12: MRR (1 + 1/3 + 1/12) / 3 = 17/36; at 1: 1/3; within 10: 2/3; median 3
+    assert card.rank_figures([1, 3, 12]) == {"mrr": pytest.approx(17 / 36), "at_1": pytest.approx(1 / 3),
+                                             "within_10": pytest.approx(2 / 3), "median_rank": 3, "n": 3}
+    assert card.rank_figures([])["status"] == "not_measured"
+
+
+def test_dense_ranks_by_hand_from_vectors():
+    # unit vectors: chunk 0 = (1, 0), chunk 1 = (0.6, 0.8), chunk 2 = (0, 1)
+    chunks = [[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]]
+    # question (0, 1): cosines 0, 0.8, 1 -> chunk 0 is third, chunk 1 second, chunk 2 first
+    # question (0.8, 0.6): cosines 0.8, 0.96, 0.6 -> chunk 0 is second; a tie with the source is not above it
+    questions = [[0.0, 1.0], [0.0, 1.0], [0.8, 0.6], [1.0, 0.0]]
+    assert card.ranks_by_vectors(questions, chunks, [0, 1, 0, 0]) == [3, 2, 2, 1]
+    tied = [[1.0, 0.0], [1.0, 0.0]]
+    assert card.ranks_by_vectors([[1.0, 0.0]], tied, [1]) == [1]
+
+
+def test_dense_rank_not_measured_without_embeddings_or_items():
+    chunks = [Chunk("a#0", "a", 0, "alpha beta gamma delta", 0, 1)]
+    items = [Item("q1", "known_item", "alpha", "r", ("a#0",))]
+    assert card.dense_figures(items, chunks, embeddings=False) == {"status": "not_measured",
+                                                                   "reason": "--no-embeddings"}
+    assert card.dense_figures([], chunks)["reason"] == "no kept item"
+
+
+def test_the_card_says_the_contract_the_meanings_and_examples():
+    chunks = [Chunk("a#0", "a", 0, "alpha beta gamma delta", 0, 1), Chunk("b#0", "b", 0, "theta iota kappa", 0, 1)]
+    docs = [Document("a", "", "a"), Document("b", "", "b")]
+    kept = [Item("q1", "known_item", "alpha <b>beta</b>", "r" * 400, ("a#0",), language="en",
+                 provenance={"generator": "offline:known_item"})]
+    rejected = [Item("q2", "extractive", "x", "r", ("b#0",), gates={"language": "wrong_language"},
+                     gate_reasons={"language": "detected fr"})]
+    got = card.build_card({"known_item": 1, "extractive": 1}, kept, rejected, docs, chunks, {}, embeddings=False)
+    assert got["contract"] == {"kept": 1, "requested": 2, "met": False}
+    assert list(got["gate_meanings"]) == ["wrong_language"] and "language" in got["gate_meanings"]["wrong_language"]
+    assert got["examples"]["kept"] == [{"id": "q1", "type": "known_item", "question": "alpha <b>beta</b>",
+                                        "reference": "r" * card.EXAMPLE_CHARS + "..."}]
+    assert got["examples"]["rejected"] == [{"id": "q2", "type": "extractive", "question": "x",
+                                            "rejection": "wrong_language", "reason": "detected fr"}]
+    assert got["leakage"]["dense_rank_of_source_chunk"]["reason"] == "--no-embeddings"
+    assert got["cost_per_kept_item"]["status"] == "not_measured"

@@ -40,7 +40,8 @@ class GateContext:
     ``judge``: a :class:`genevals.judge.client.JudgeClient` (its calls then send ``settings``' temperature, seed
     and reply budget), a :class:`genevals.judge.runtime.JudgeRuntime` (its client and its params), or None (the
     offline default: the judge gates say ``not_checked``). ``language``: the language asked (``--language``), or
-    None: each item's documents' language. ``earlier``: items of earlier sets, for ``duplicate``.
+    None: each item's documents' language. ``earlier``: items of earlier sets, for ``duplicate``. ``usage``: the
+    judge gates' calls counted (a :class:`genevals.judge.client.SampleUsage`, the card's cost), None with no judge.
     """
 
     chunks: Mapping[str, Chunk]
@@ -49,6 +50,7 @@ class GateContext:
     earlier: Sequence[Item] = ()
     index: ChunkIndex | None = None
     settings: GateSettings = field(default_factory=GateSettings)
+    usage: Any | None = None
 
     @classmethod
     def build(cls, chunks: Mapping[str, Chunk] | Sequence[Chunk], judge: Any | None = None,
@@ -59,5 +61,10 @@ class GateContext:
         (``pip install 'genevals[generate]'``)."""
         by_id = dict(chunks) if isinstance(chunks, Mapping) else {c.id: c for c in chunks}
         index = ChunkIndex.build(by_id.values()) if judge is not None else None
+        usage = None
+        if judge is not None:
+            from genevals.judge.client import SampleUsage
+
+            usage = SampleUsage()
         return cls(chunks=by_id, judge=judge, language=language, earlier=tuple(earlier), index=index,
-                   settings=settings or GateSettings())
+                   settings=settings or GateSettings(), usage=usage)

@@ -69,6 +69,8 @@ async def ask(ctx: GateContext, stage: str, prompt: str, schema: Mapping[str, An
 
     client, params = _client_and_params(ctx.judge, ctx)
     call = await client.complete(stage, user(render(prompt, **values)), schema, params)
+    if ctx.usage is not None:
+        ctx.usage.add(call)
     if not call.ok:
         return Reply(None, f"the judge call failed: {call.error}")
     try:

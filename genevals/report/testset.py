@@ -1,0 +1,71 @@
+"""The test set's page: ``report.html`` beside the ``card.json`` that ``genevals generate`` writes, drawn from the
+card alone (one source of truth: the page shows the card's figures and computes none).
+
+It is built as the run report is (:mod:`genevals.report.render`): the card embedded once as JSON that no text
+can close (:func:`~genevals.report.render.embed_json`), one inline script (``testset.js``) that draws every view
+with ``textContent``, never ``innerHTML``, under a Content-Security-Policy allowing only that script (by its
+SHA-256 hash) and inline styles: nothing is fetched.
+
+    write_testset_page(Path("my-set"))      # my-set/card.json -> my-set/report.html
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+from genevals.atomic import write_whole
+from genevals.generate.outputs import CARD
+from genevals.report.render import _asset, _fill, embed_json
+
+PAGE = "report.html"
+CSS_FILES = ("report.css", "testset.css")
+
+
+def is_test_set(folder: str | Path) -> bool:
+    """Whether ``folder`` is a generated test set's (it holds card.json) rather than a run folder."""
+    folder = Path(folder)
+    return (folder / CARD).is_file() and not (folder / "results.jsonl").exists()
+
+
+def read_card(folder: str | Path) -> dict[str, Any]:
+    """The card of ``folder``; ValueError naming the file (and the line of a JSON error) when it is no card."""
+    path = Path(folder) / CARD
+    try:
+        card = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the card: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}:{exc.lineno}: not JSON: {exc.msg}") from None
+    if not isinstance(card, dict) or not isinstance(card.get("requested"), dict):
+        raise ValueError(f"{path}: not a test set's card (no 'requested' object): written by genevals generate?")
+    return card
+
+
+def render_testset(card: Mapping[str, Any]) -> str:
+    """The HTML page of ``card``. ValueError for a card holding NaN or infinity (JSON cannot carry them)."""
+    script = "(function () {\n\"use strict\";\n" + _asset("testset.js") + "\n})();\n"
+    css = "\n".join(_asset(f) for f in CSS_FILES)
+    if "</" in script or "<!--" in script or "</" in css:
+        raise ValueError("the test set page's assets must not contain '</' or '<!--'")
+    script_hash = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    csp = ("default-src 'none'; script-src 'sha256-" + script_hash + "'; style-src 'unsafe-inline'; "
+           "img-src 'none'; font-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'")
+    try:
+        data = embed_json(card)
+    except ValueError as exc:
+        raise ValueError(f"the card holds a number JSON cannot carry: {exc}") from None
+    name = str(card.get("documents", "test set"))
+    return _fill(_asset("testset.html"), {"csp": csp, "css": css, "script": script, "data": data,
+                                          "title": "genevals test set - " + name, "subtitle": name})
+
+
+def write_testset_page(folder: str | Path, out: str | Path | None = None) -> Path:
+    """``folder``'s card drawn into ``out`` (default ``folder/report.html``), written whole; its path."""
+    out = Path(out) if out is not None else Path(folder) / PAGE
+    write_whole(out, render_testset(read_card(folder)))
+    return out
