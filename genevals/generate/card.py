@@ -16,8 +16,7 @@ not be measured has ``status`` and ``reason`` instead of a value.
   embeddings (all-MiniLM-L6-v2, normalised) of the question with every chunk, rank = 1 + the chunks scoring
   strictly higher than the item's first chunk (``--no-embeddings`` or no semantic extra: not measured).
 - **languages**: kept items per language; **answerable_without_context** (the share flagged, over the items that
-  gate checked) and **judge_calls_per_kept_item** (from the items' provenance), each not_measured when nothing
-  recorded it.
+  gate checked), not_measured when no item went through it.
 
 - **contract**: ``{"kept": K, "requested": N, "met": K == N}``; **gate_meanings**: what each rejection counted
   means (:data:`genevals.generate.meanings.MEANINGS`); **cost_per_kept_item**: what the caller measured
@@ -200,7 +199,6 @@ def build_card(requested: Mapping[str, int], kept: Sequence[Item], rejected: Seq
                     "dense_rank_of_source_chunk": dense_figures(kept, chunks, embeddings)},
         "languages": dict(Counter(i.language or "unknown" for i in kept)),
         "answerable_without_context": _flagged(kept),
-        "judge_calls_per_kept_item": _calls(kept),
         "cost_per_kept_item": dict(cost) if cost is not None else not_measured("the caller measured no cost"),
         "examples": examples(kept, rejected),
     }
@@ -242,13 +240,3 @@ def _flagged(kept: Sequence[Item]) -> dict[str, Any]:
         return not_measured("no item went through the no-context gate (it needs a judge)")
     flagged = sum(i.gates["answerable_without_context"] == "answerable_without_context" for i in checked)
     return {"share": flagged / len(checked), "n": len(checked)}
-
-
-def _calls(kept: Sequence[Item]) -> dict[str, Any]:
-    """Generator calls per kept item, from the items' provenance (``calls``); offline items make none."""
-    if kept and all(str(i.provenance.get("generator", "")).startswith("offline") for i in kept):
-        return {"value": 0.0, "n": len(kept)}
-    counted = [i.provenance["calls"] for i in kept if isinstance(i.provenance.get("calls"), int)]
-    if not counted or len(counted) < len(kept):
-        return not_measured("the generator recorded no call counts")
-    return {"value": statistics.fmean(counted), "n": len(kept)}

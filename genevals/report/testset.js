@@ -227,8 +227,6 @@ function cost() {
   ["note", "scope"].forEach(function (k) {
     if (at(["cost_per_kept_item", k]) !== undefined) { add(s, add(el("p", "muted"), fig(["cost_per_kept_item", k]))); }
   });
-  add(s, add(el("p", "muted small"), "judge calls per kept item (the items' provenance): ",
-             figN(["judge_calls_per_kept_item"], "value")));
 }
 
 function examples() {
