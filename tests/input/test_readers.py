@@ -143,9 +143,9 @@ def test_a_stray_quote_inside_a_field_is_text_as_for_csv_dictreader(tmp_path):
     import time
 
     path = _stray_quote_csv(tmp_path / "d.csv", 100_000, 50_000, '50000,he said "hi,question\n')
-    started = time.perf_counter()
+    started = time.process_time()  # CPU: the bound is about the reader, not the machine's load
     items = list(iter_samples(path))
-    seconds = time.perf_counter() - started
+    seconds = time.process_time() - started
     assert seconds < 5, seconds
     with open(path, newline="", encoding="utf-8") as handle:
         expected = [(r["id"], r["answer"], r["question"]) for r in csv.DictReader(handle)]
@@ -160,9 +160,9 @@ def test_a_quoted_field_that_never_closes_is_located_fast(tmp_path):
     import time
 
     path = _stray_quote_csv(tmp_path / "d.csv", 100_000, 50_000, '50000,"he said hi,question\n')
-    started = time.perf_counter()
+    started = time.process_time()  # CPU: the bound is about the reader, not the machine's load
     items = list(iter_samples(path))
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5
     assert all(isinstance(i, Sample) for i in items[:50_000]) and len(items) == 50_001
     assert isinstance(items[-1], InputError) and items[-1].line == 50_002
     assert "quoted field opened on this line never closes" in items[-1].message
