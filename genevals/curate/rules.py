@@ -11,7 +11,8 @@ r"""The rules that choose samples; each returns the indices (into the candidates
   :math:`q_h = N \cdot n_h / \sum_k n_k`, each stratum gets :math:`\lfloor q_h \rfloor`, and the
   :math:`N - \sum_h \lfloor q_h \rfloor` left go to the largest remainders :math:`q_h - \lfloor q_h \rfloor`
   (ties by stratum name). Bands: ``[0,0.25)``, ``[0.25,0.5)``, ``[0.5,0.75)``, ``[0.75,1]``, ``outside [0,1]``,
-  and ``unscored`` (no ok value). Within a stratum the draw is ``random.Random(f"{seed}:{stratum}").sample``, so
+  and ``unscored`` (no ok value); a value is rounded to 9 decimals before it is banded, so that 3/4 computed as
+  0.7499999999999999 falls in ``[0.75,1]`` as it would by hand. Within a stratum the draw is ``random.Random(f"{seed}:{stratum}").sample``, so
   one stratum's draw does not depend on the others'.
 """
 from __future__ import annotations
@@ -52,6 +53,7 @@ def flagged(candidate: Candidate) -> bool:
 def band(v: float | None) -> str:
     if v is None:
         return "unscored"
+    v = round(v, 9)
     for low, high, name in BANDS:
         if low <= v < high:
             return name
