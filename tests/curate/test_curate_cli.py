@@ -180,3 +180,11 @@ def test_a_damaged_results_line_is_named(run, tmp_path):
     done = genevals("curate", broken, "--out", tmp_path / "set", "--rule", "flagged")
     assert done.returncode == 2 and f"{broken / 'results.jsonl'}:2:" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_review_store_that_is_not_one_is_named(run, tmp_path):
+    garbage = tmp_path / "review.sqlite"
+    garbage.write_text("not a database\n", encoding="utf-8")
+    done = genevals("curate", run, "--out", tmp_path / "set", "--rule", "disputed", "--review", garbage)
+    assert done.returncode == 2 and f"{garbage}: cannot read the review store" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "set").exists()
