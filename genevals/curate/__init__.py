@@ -6,6 +6,6 @@ samples (:mod:`~genevals.curate.rules`: ``flagged``, ``disputed``, ``low:METRIC<
 seeded sample stratified by system and value band); the chosen are de-duplicated by content hash and by
 near-duplicate (:mod:`~genevals.curate.dedup`); a reviewer's correction becomes a row's reference; the rows go to
 ``testset.jsonl`` in ``genevals generate``'s format with their provenance, and the counts to ``card.json``
-(:mod:`~genevals.curate.testset`). :mod:`~genevals.curate.candidates` reads the inputs; :mod:`~genevals.curate.
+(:mod:`~genevals.curate.testset`). :mod:`~genevals.curate.candidates` reads the inputs (run folders, or trace exports through :mod:`genevals.input.traces`); :mod:`~genevals.curate.
 config` holds the one frozen configuration and the rule grammar.
 """

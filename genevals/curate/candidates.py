@@ -10,6 +10,10 @@ a *false alarm* or *not in the answer*), or their consensus (:func:`genevals.rev
 with the judge (a flagged claim called no hallucination, an unflagged one confirmed); or when a reviewer marked
 answer text as a hallucination the judge missed.
 
+A trace export (a file, with its format: :data:`genevals.input.traces.FORMATS`) is read through the trace import
+(:class:`genevals.input.traces.TraceSource`): each trace one candidate, with its trace and span ids, unscored and
+unreviewed, so only ``sample:N`` chooses among them (its band ``unscored``).
+
 A reviewer's **correction** is a current decision's note that starts with ``reference:`` (any case): the text
 after it becomes the row's reference; the latest one wins.
 """
@@ -21,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from genevals.curate.config import CORRECTION_PREFIX, CurateError
+from genevals.input.rows import InputError
+from genevals.input.traces import TraceSource
 from genevals.output import runfolder
 from genevals.review.claims import load_samples
 from genevals.review.store import NOT_HALLUCINATED, StoreError, current, read_store
@@ -133,3 +139,21 @@ def read_run(run: Path, review: Path | None = None) -> Iterator[Candidate]:
         raise CurateError(str(exc)) from None
     except OSError as exc:
         raise CurateError(f"{run}: cannot read it ({exc.strerror or exc})") from None
+
+
+def read_traces(path: Path, trace_format: str | None) -> Iterator[Candidate]:
+    """The candidates of one trace export; CurateError naming the file, line and field of a trace it cannot read."""
+    if trace_format is None:
+        raise CurateError(f"{path}: a file, not a run folder; a trace export needs --from FORMAT")
+    try:
+        for raw in TraceSource(path, trace_format).rows():
+            if isinstance(raw, InputError):
+                raise raw
+            row = dict(raw.data) if isinstance(raw.data, Mapping) else {}
+            if raw.trace is not None:
+                row["trace"] = {"trace_id": raw.trace[0], "span_id": raw.trace[1]}
+            yield Candidate(path, raw.line, row)
+    except InputError as exc:
+        raise CurateError(str(exc)) from None
+    except OSError as exc:
+        raise CurateError(f"{path}: cannot read it ({exc.strerror or exc})") from None

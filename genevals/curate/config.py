@@ -71,5 +71,7 @@ class CurateConfig:
     #: the metric whose value bands stratify ``sample:N`` (None: the first metric of the first result)
     band_metric: str | None = None
     near: float = NEAR_THRESHOLD
+    #: the format of the trace exports among ``runs`` (files, not folders): openinference, langfuse, langsmith
+    trace_format: str | None = None
     #: a review store to read instead of each run folder's own ``review.sqlite`` (one run folder only)
     review: Path | None = None

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from genevals.curate import rules as rule_set
-from genevals.curate.candidates import Candidate, read_run
+from genevals.curate.candidates import Candidate, read_run, read_traces
 from genevals.curate.config import CurateConfig, CurateError
 from genevals.curate.dedup import deduplicate
 from genevals.generate.outputs import CARD, TESTSET, write_aside
@@ -77,7 +77,7 @@ def curate(config: CurateConfig, emit: Callable[[str], None] = print) -> Outcome
     candidates: list[Candidate] = []
     sources = []
     for run in config.runs:
-        these = list(read_run(run, config.review))
+        these = list(read_traces(run, config.trace_format) if run.is_file() else read_run(run, config.review))
         sources.append({"run": str(run), "samples": len(these), "window": these[0].window if these else None})
         candidates += these
     no_question = [c for c in candidates if not c.text("question").strip()]
@@ -134,7 +134,7 @@ def curate(config: CurateConfig, emit: Callable[[str], None] = print) -> Outcome
     config.out.mkdir(parents=True, exist_ok=True)
     write_aside(config.out / TESTSET, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     write_aside(config.out / CARD, json.dumps(card, indent=2, ensure_ascii=False) + "\n")
-    emit(f"curate: {len(candidates)} samples from {len(config.runs)} run folder(s)"
+    emit(f"curate: {len(candidates)} samples from {len(config.runs)} source(s)"
          + (f" ({len(no_question)} without a question left out)" if no_question else ""))
     for name, chosen in per_rule.items():
         emit(f"  rule {name}: chose {len(chosen)} of {len(candidates)}")

@@ -156,6 +156,17 @@ def test_trace_and_span_ids_travel_from_a_trace_export(tmp_path):
     testset, _, _ = curate(tmp_path / "run", "--out", tmp_path / "set", "--rule", "sample:3")
     links = {r["metadata"]["provenance"]["trace_id"]: r["metadata"]["provenance"]["span_id"] for r in testset}
     assert links == {None: None, f"{1:032x}": f"{1:08x}{1:08x}", f"{2:032x}": f"{2:08x}{1:08x}"}
+    # the export itself, read through the trace import: the same ids, unscored, so only sample:N chooses
+    direct, card, _ = curate(paths["openinference.jsonl"], "--from", "openinference", "--out", tmp_path / "direct",
+                             "--rule", "sample:2", "--seed", "3")
+    assert card["sample"]["strata"] == {"default | unscored": {"size": 3, "drawn": 2}} and len(direct) == 2
+    for row in direct:
+        provenance = row["metadata"]["provenance"]
+        assert (provenance["trace_id"], provenance["span_id"]) == next(
+            (t, s) for t, s in links.items() if (t or "0" * 32) == row["id"].split("@")[0])
+        assert provenance["run"] == str(paths["openinference.jsonl"])
+    done = genevals("curate", paths["openinference.jsonl"], "--out", tmp_path / "x", "--rule", "sample:2")
+    assert done.returncode == 2 and "needs --from FORMAT" in done.stderr
 
 
 @pytest.mark.parametrize("args, message", [
