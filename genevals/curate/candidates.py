@@ -20,7 +20,7 @@ after it becomes the row's reference; the latest one wins.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +50,6 @@ class Candidate:
     #: why the sample is disputed ("" when it is not)
     disputed: str = ""
     correction: Correction | None = None
-    chosen_by: list[str] = field(default_factory=list)
 
     @property
     def system(self) -> str:

@@ -45,7 +45,7 @@ def _check_metric(name: str, seen: list[str], option: str) -> None:
                           f"{', '.join(seen)[:300] or 'none'})")
 
 
-def row_of(c: Candidate, row_id: str, duplicates: list[dict[str, Any]]) -> dict[str, Any]:
+def row_of(c: Candidate, row_id: str, rules: list[str], duplicates: list[dict[str, Any]]) -> dict[str, Any]:
     references = [r for r in c.row.get("references") or [] if isinstance(r, str)] \
         if isinstance(c.row.get("references"), list) else []
     source = "run" if references else None
@@ -55,7 +55,7 @@ def row_of(c: Candidate, row_id: str, duplicates: list[dict[str, Any]]) -> dict[
     trace = c.row.get("trace") if isinstance(c.row.get("trace"), dict) else {}
     provenance = {"run": str(c.run), "line": c.line, "sample_id": c.id, "system": c.system,
                   "trace_id": trace.get("trace_id"), "span_id": trace.get("span_id"), "window": c.window}
-    metadata = {"rules": list(c.chosen_by), "reference_source": source,
+    metadata = {"rules": rules, "reference_source": source,
                 "reviewer": c.correction.reviewer if c.correction else None, "answer_seen": c.text("answer"),
                 "disputed": c.disputed or None, "duplicates": duplicates, "provenance": provenance}
     row: dict[str, Any] = {"id": row_id, "question": c.text("question"), "answer": "", "references": references}
@@ -89,14 +89,15 @@ def curate(config: CurateConfig, emit: Callable[[str], None] = print) -> Outcome
             _check_metric(rule.metric, seen, f"--rule {rule.name}")
         if rule.kind == "sample" and config.band_metric is not None:
             _check_metric(config.band_metric, seen, "--band-metric")
-    per_rule, draw = {}, None
+    per_rule, draw, chosen_by = {}, None, {}
     for rule in config.rules:
         chosen, about = rule_set.choose(rule, candidates, band_metric, config.seed)
         draw = about if about is not None else draw
         per_rule[rule.name] = chosen
         for i in chosen:
-            candidates[i].chosen_by.append(rule.name)
-    union = [c for c in candidates if c.chosen_by]
+            chosen_by.setdefault(i, []).append(rule.name)
+    order = sorted(chosen_by)
+    union = [candidates[i] for i in order]
     kept, duplicates = deduplicate([(c.text("question"), c.text("answer")) for c in union], config.near)
     dropped_by: dict[int, list[dict[str, Any]]] = {}
     for d in duplicates:
@@ -108,7 +109,8 @@ def curate(config: CurateConfig, emit: Callable[[str], None] = print) -> Outcome
         c = union[i]
         base = f"{c.id}@{c.system}"
         ids[base] += 1
-        rows.append(row_of(c, base if ids[base] == 1 else f"{base}#{ids[base]}", dropped_by.get(i, [])))
+        rows.append(row_of(c, base if ids[base] == 1 else f"{base}#{ids[base]}", chosen_by[order[i]],
+                           dropped_by.get(i, [])))
     kept_rules = Counter(r for row in rows for r in row["metadata"]["rules"])
     card = {
         "kind": "curated",
