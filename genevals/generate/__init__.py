@@ -5,9 +5,14 @@
     documents.py DOCS read: a folder of .txt/.md/.html, JSONL/TSV {id, text}, pre-chunked rows
     chunks.py    sentences packed under a token budget, ids doc#n, the low-information rule
     sampling.py  coverage-first seed chunks, multi-hop partners by shared rare terms
-    mix.py       type counts (largest remainder) and the slots drawn from a mix
+    mixfile.py   --types mix.toml read into a frozen MixFile (and the apportionment of its type targets)
+    mix.py       the default mixes and the slots drawn from a mix
     offline.py   the offline generator: known-item queries and extractive items
-    checks.py    the gates adapter: the gates package, else the deterministic checks
+    llm.py       LLMGenerator: one structured judge call per item (prompts/generate_item.md)
+    llm_prompt.py the generation prompt rendered, chunks quoted as data, the reply schema per type
+    llm_reply.py a reply read into an item's fields, or refused with the reason (generation_failed)
+    gates/       each gate a module; pipeline.py runs them in order, cheap rules before judge calls
+    checks.py    the gates bound to one run (its chunks, judge, language, earlier sets)
     outputs.py   testset.jsonl, rejected.jsonl, qrels.txt, card.json and the journal
                  (report.html, the card's page, is genevals.report.testset's)
     card.py      the card's measured figures
