@@ -56,11 +56,13 @@ _ORIGINAL_INIT_SAMPLER = None
 
 
 def enable_fast_grammar(top_k: int = GRAMMAR_TOP_K) -> bool:
-    """Patch ``llama_cpp.Llama`` so greedy grammar-constrained sampling runs top-k -> grammar -> greedy.
+    """Patch ``llama_cpp.Llama`` so grammar-constrained decoding checks the ``top_k`` likeliest tokens first.
 
-    Only greedy decoding (temperature 0) with a grammar and no logits processors is changed; the result is
-    the same token whenever the grammar allows one of the ``top_k`` likeliest tokens (virtually always for
-    JSON). Idempotent; returns False when llama-cpp-python is missing or its internals differ.
+    Greedy decoding (temperature 0) runs top-k -> grammar -> greedy: the same token whenever the grammar allows
+    one of the ``top_k`` likeliest tokens (virtually always for JSON). Sampling (a temperature above 0, no
+    mirostat) runs stock's chain with the grammar on the shortlist: stock's token every time
+    (:func:`_sampling_chain`). Only calls with a grammar and no logits processors change. Idempotent; returns
+    False when llama-cpp-python is missing or its internals differ.
     """
     global _ORIGINAL_INIT_SAMPLER
     try:
