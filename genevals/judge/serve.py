@@ -3,10 +3,11 @@ packaged judge, started the way genevals runs it in process.
 
 It is ``python -m llama_cpp.server`` with three defaults and one change. Unless given: ``--model`` is the packaged
 Gemma 3 270M file (assembled once), ``--chat_format gemma`` for it, and ``--n_ctx 4096`` (the server's own default
-is 2048, which a judge prompt with its contexts outgrows). The change: grammar-constrained greedy decoding checks
-the likeliest tokens against the JSON grammar first
-(:func:`genevals.judge.backends.llamacpp.enable_fast_grammar`), the same token in practice and about 10x faster a
-token for Gemma's 262k-token vocabulary on a CPU (stock: 0.3 s a token on two busy cores). Every other option
+is 2048, which a judge prompt with its contexts outgrows). The change: grammar-constrained decoding (greedy, or
+sampled at a temperature above 0) checks the likeliest tokens against the JSON grammar first
+(:func:`genevals.judge.backends.llamacpp.enable_fast_grammar`), the same token in practice (sampled: stock's
+own) and about 10x faster a token for Gemma's 262k-token vocabulary on a CPU (stock: 0.3 s a token on two busy
+cores). Every other option
 is llama_cpp.server's own (``--host``, ``--port``, ``--model_alias``, ``--n_threads`` ...). The server lists the
 model under its path, by which a run recognises the packaged model (:mod:`genevals.judge.packaged`).
 """

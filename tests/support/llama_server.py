@@ -1,6 +1,6 @@
 """pytest fixture: a real ``llama_cpp.server`` on 127.0.0.1 serving the packaged Gemma 3 270M GGUF.
 
-Started once per session on a free port with ``python -m llama_cpp.server ... --chat_format gemma`` (by default
+Started once per module on a free port with ``python -m llama_cpp.server ... --chat_format gemma`` (by default
 with :func:`genevals.judge.backends.llamacpp.enable_fast_grammar` applied first), waited on until ``/v1/models`` answers,
 and stopped by PID at teardown. Skips cleanly when llama-cpp-python (with its server extra) or the packaged
 model is not installed. Import it into a test module with ``from support.llama_server import llama_server``.
@@ -23,6 +23,11 @@ N_CTX = 4096
 FAST_LAUNCH = ("import runpy; from genevals.judge.backends.llamacpp import enable_fast_grammar; "
                "enable_fast_grammar(); runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)")
 STARTUP_SECONDS = 180
+#: llama.cpp's own default (half the cores; ``python -m genevals.judge.serve`` and the in-process backend get it
+#: too). Every core, as before, made the server's threads spin at each step's barrier whenever another test
+#: process held a core: the same replies took 3-5x the CPU (decompose, 131 tokens: 22-33 CPU s with 2 threads,
+#: 6-8 s with 1, on the suite's 2 busy cores) and longer on the clock.
+N_THREADS = max(1, (os.cpu_count() or 2) // 2)
 
 
 def packaged_gguf() -> Path:
@@ -55,7 +60,7 @@ def llama_server():
     port = _free_port()
     log = tempfile.NamedTemporaryFile(prefix="llama_server_", suffix=".log", delete=False)
     args = ["--model", str(model), "--host", "127.0.0.1", "--port", str(port), "--chat_format", "gemma",
-            "--n_ctx", str(N_CTX), "--n_threads", str(os.cpu_count() or 2), "--seed", "0"]
+            "--n_ctx", str(N_CTX), "--n_threads", str(N_THREADS), "--seed", "0"]
     if os.environ.get("GENEVALS_STOCK_LLAMA_SERVER"):
         cmd = [sys.executable, "-m", "llama_cpp.server", *args]
     else:
