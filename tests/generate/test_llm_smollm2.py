@@ -73,7 +73,7 @@ def smollm2_server():
     # Gemma's 262k vocabulary) SmolLM2 looped to max_tokens on 5 of the 6 slots (110 s an item, 2026-12-02); stock,
     # it stopped after 56 to 239 tokens on every one (47 s an item)
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", "smollm2",
-           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2", "--seed", "0"]
+           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", str(max(1, (os.cpu_count() or 2) // 2)), "--seed", "0"]
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/v1"
     try:
