@@ -88,7 +88,8 @@ def main() -> None:
         "load_1min": [round(load_before[0], 2), round(load_after[0], 2)], "machine": machine(),
         "stderr_tail": done.stderr[-600:],
         "reasons": [{"type": r.get("type"), "rejection": r.get("rejection"),
-                     "reason": (r.get("gate_reasons") or {}).get(r.get("rejection"), "")[:200]} for r in rejected],
+                     "reason": ((r.get("gate_reasons") or {}).get(r.get("rejection"))
+                                or (r.get("provenance") or {}).get("reason", ""))[:200]} for r in rejected],
     }
     print(json.dumps(result, indent=1))
     if args.json:
