@@ -27,7 +27,10 @@ CSS_FILES = ("report.css", "testset.css")
 def is_test_set(folder: str | Path) -> bool:
     """Whether ``folder`` is a generated test set's (it holds card.json) rather than a run folder."""
     folder = Path(folder)
-    return (folder / CARD).is_file() and not (folder / "results.jsonl").exists()
+    try:
+        return (folder / CARD).is_file() and not (folder / "results.jsonl").exists()
+    except OSError:  # a folder it cannot look into is no set: the run folder's reader says why
+        return False
 
 
 def read_card(folder: str | Path) -> dict[str, Any]:

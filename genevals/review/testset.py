@@ -71,7 +71,12 @@ class GeneratedSet:
 
 
 def is_set_folder(folder: Path) -> bool:
-    return (folder / TESTSET).is_file() and (folder / CARD).is_file()
+    """Whether ``folder`` holds a generated set (testset.jsonl and card.json); False for a folder it cannot look
+    into (the run folder's reader then says why)."""
+    try:
+        return (folder / TESTSET).is_file() and (folder / CARD).is_file()
+    except OSError:
+        return False
 
 
 def _need(row: Mapping[str, Any], name: str, kind: type, where: str) -> Any:

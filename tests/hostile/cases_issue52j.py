@@ -70,10 +70,11 @@ SETUPS = {f"issue52j_store_{slug}": (lambda folder, out, inp, s=s, c=c: _v3(out,
 
 def decide(tmp: str, skipped: int, trigger: bool = False) -> dict:
     """A "not in the answer" decision on the run in ``TMP/out`` (its version 3 store migrated by the server's
-    first open), then the state: RuntimeError unless the decision is stored, the store is version 4 and sound,
+    first open), then the state: RuntimeError unless the decision is stored, the store is at the current version and sound,
     ``skipped`` rows were counted, every version 3 row is still there, and (``trigger``) the trigger still holds."""
     from support.review_server import hostile_get, hostile_post
 
+    from genevals.review.schema import SCHEMA_VERSION
     from genevals.review.store import read_store
 
     run = Path(tmp) / "out"
@@ -90,7 +91,7 @@ def decide(tmp: str, skipped: int, trigger: bool = False) -> dict:
         triggers = db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'").fetchone()[0]
     finally:
         db.close()
-    if version != 4 or sound != "ok":
+    if version != SCHEMA_VERSION or sound != "ok":  # migrated through every version to the current one
         raise RuntimeError(f"version {version}, integrity {sound}")
     if state.get("skipped") != skipped:
         raise RuntimeError(f"skipped {state.get('skipped')!r}, expected {skipped}")
