@@ -11,6 +11,7 @@ the same command resumes).
 from __future__ import annotations
 
 import argparse
+import signal
 from pathlib import Path
 
 from genevals.cli import jury
@@ -181,12 +182,25 @@ def cmd_generate(args: argparse.Namespace) -> int:
                      not_good_for=list(offline_room.NOT_GOOD_FOR), ranking_agreement=offline_room.measured())
     bar, shown_kept = Progress("item"), [0]  # the bar is drawn on a terminal only
 
+    interrupted = [False]
+
+    def on_sigint(signum, frame) -> None:
+        # remembered as well as raised: a KeyboardInterrupt raised inside a weakref or __del__ callback is
+        # printed and ignored by Python, so the next attempt raises it again from the loop
+        interrupted[0] = True
+        raise KeyboardInterrupt
+
     def tick(kept: int, attempts: int) -> None:
         bar(kept - shown_kept[0], config.n)
         shown_kept[0] = kept
+        if interrupted[0]:
+            raise KeyboardInterrupt
 
+    previous = signal.signal(signal.SIGINT, on_sigint)
     try:
         outcome = generate_set(config, mix, docs, chunks, generator, gates, about, tick)
+        if interrupted[0]:  # the set was finished and written when the interrupt got through
+            raise KeyboardInterrupt
     except ValueError as exc:
         return _fail(str(exc))
     except judge_unavailable() as exc:  # the preflight, at the first call the cache could not answer
@@ -198,6 +212,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
             f"is in {config.out / JOURNAL}: the same command resumes from there")
         return EXIT_INTERRUPTED
     finally:
+        signal.signal(signal.SIGINT, previous)
         bar.close()
     kept, wanted = len(outcome.kept), config.n
     names = ["testset.jsonl", "rejected.jsonl", "qrels.txt", "card.json"]
