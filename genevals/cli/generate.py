@@ -4,9 +4,13 @@
 With no judge configured it runs offline: simulated known-item queries and extractive items
 (:mod:`genevals.generate.offline`), labelled as such, the card saying what they are not good for. With a judge
 (the judge options, as ``genevals run`` takes them) the LLM generator writes the items and the judge gates check
-them. Exit codes: 0 exactly N items kept; 1 "made K of N" (the attempts ran out; the rejections are counted);
-2 bad input or options (nothing generated); 130 interrupted (Ctrl-C: the journal keeps every finished attempt and
-the same command resumes).
+them. The exit codes are the run lifecycle's (:mod:`genevals.lifecycle.exits`), and so is the rule on the judge:
+0 exactly N items kept; 1 "made K of N" (the attempts ran out; the rejections are counted); 2 bad input or
+options (nothing generated); 3 the judge failed: its preflight, or more than ``--max-judge-errors`` of a family's
+calls (the generator's, or one judge gate's) ended in judge_error or parse_error
+(:mod:`genevals.generate.failures`; everything made is written first); 130 interrupted (Ctrl-C: the journal keeps
+every finished attempt and the same command resumes). ``-q`` leaves out notes and warnings, never errors or the
+verdict's lines.
 """
 from __future__ import annotations
 
@@ -53,6 +57,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--no-embeddings", action="store_true",
                         help="leave the card's MiniLM figures out, the cosine and the dense rank (they load the model "
                              "of the semantic extra)")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="print only errors and what decides the exit code (no notes, warnings or progress bar)")
     parser.add_argument("--earlier", nargs="+", default=(), metavar="TESTSET",
                         help="testset.jsonl files of earlier sets: an item duplicating one of theirs is rejected "
                              "(duplicate)")
@@ -153,9 +159,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
         docs, chunks, dropped, skipped = prepare(args.docs, config.chunking)
     except (InputError, ValueError) as exc:
         return _fail(str(exc))
-    for line in skipped[:SHOWN_SKIPPED]:
+    for line in ([] if args.quiet else skipped[:SHOWN_SKIPPED]):
         say(f"genevals: warning: {line}")
-    if len(skipped) > SHOWN_SKIPPED:
+    if len(skipped) > SHOWN_SKIPPED and not args.quiet:
         say(f"genevals: warning: ... and {len(skipped) - SHOWN_SKIPPED} more skipped")
     if offline and (other := sorted(set(mix.types) - set(offline_room.TYPES))):
         return _fail(f"no judge configured: the offline generator makes {' and '.join(offline_room.TYPES)} items, "
@@ -180,7 +186,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         about.update(items_are="offline: simulated known-item queries (Azzopardi, de Rijke & Balog 2007) and "
                                "extractive reference items, for ranking retrievers",
                      not_good_for=list(offline_room.NOT_GOOD_FOR), ranking_agreement=offline_room.measured())
-    bar, shown_kept = Progress("item"), [0]  # the bar is drawn on a terminal only
+    # the bar is drawn on a terminal only, and not with -q
+    bar, shown_kept = (Progress("item") if not args.quiet else _NoBar()), [0]
 
     interrupted = [False]
 
@@ -214,23 +221,49 @@ def cmd_generate(args: argparse.Namespace) -> int:
     finally:
         signal.signal(signal.SIGINT, previous)
         bar.close()
+    return _verdict(args, config, outcome)
+
+
+def _verdict(args: argparse.Namespace, config, outcome) -> int:
+    """What the set came to, said through the run lifecycle's lines (``-q`` keeps errors and gate results) and
+    its rule on the judge's failures: exit 3 above ``--max-judge-errors``, else 0 for N kept, 1 for fewer."""
+    from genevals.cli.run_course import printer
+    from genevals.engine.failures import JudgeFailures
+    from genevals.generate.failures import calls
+    from genevals.lifecycle import Messages
+    from genevals.lifecycle.course import judge_failures
+
+    lines = Messages(printer(args.quiet))
     kept, wanted = len(outcome.kept), config.n
     names = ["testset.jsonl", "rejected.jsonl", "qrels.txt", "card.json"]
-    page = _page(config.out)
+    page = _page(config.out, lines)
     files = ", ".join(str(config.out / f) for f in names + ([page] if page else []))
     if outcome.complete:
-        say(f"genevals generate: kept {kept} items ({len(outcome.rejected)} rejected); wrote {files}")
-        say(f"genevals generate: next: run your system on each question of {config.out / 'testset.jsonl'} and "
-            "fill in its answer (and contexts): the set's answers are empty, and genevals run scores an empty "
-            "answer as one (0 on the lexical metrics)")
-        return EXIT_OK
-    reasons = ", ".join(f"{r} {n}" for r, n in sorted(outcome.card["rejections"].items()))
-    say(f"genevals generate: made {kept} of {wanted} items after {outcome.card['attempts']} attempts; rejected: "
-        f"{reasons or 'none'}; wrote {files}")
-    return EXIT_SHORT
+        lines.gate(f"genevals generate: kept {kept} items ({len(outcome.rejected)} rejected); wrote {files}")
+        lines.note(f"genevals generate: next: run your system on each question of {config.out / 'testset.jsonl'} "
+                   "and fill in its answer (and contexts): the set's answers are empty, and genevals run scores an "
+                   "empty answer as one (0 on the lexical metrics)")
+    else:
+        reasons = ", ".join(f"{r} {n}" for r, n in sorted(outcome.card["rejections"].items()))
+        lines.gate(f"genevals generate: made {kept} of {wanted} items after {outcome.card['attempts']} attempts; "
+                   f"rejected: {reasons or 'none'}; wrote {files}")
+    found = JudgeFailures()
+    for family, status, reason in calls([*outcome.kept, *outcome.rejected]):
+        found.add(family, status, reason)
+    if judge_failures(found, args.max_judge_errors, lines, unit="calls", kept="every item made is written"):
+        return EXIT_JUDGE_ERRORS
+    return EXIT_OK if outcome.complete else EXIT_SHORT
 
 
-def _page(out: Path) -> str | None:
+class _NoBar:
+    def __call__(self, done: int, total: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _page(out: Path, lines) -> str | None:
     """The card's page (report.html) drawn from card.json; its name, or None (with a warning) when it could not
     be written: the set itself is whole without it, and ``genevals report DIR`` draws it again."""
     from genevals.report.testset import PAGE, write_testset_page
@@ -238,8 +271,8 @@ def _page(out: Path) -> str | None:
     try:
         write_testset_page(out)
     except (OSError, ValueError) as exc:
-        say(f"genevals: warning: the card's page {out / PAGE} was not written: {exc}; the set is complete, "
-            f"`genevals report {shown(str(out))}` draws it again")
+        lines.warning(f"genevals: warning: the card's page {out / PAGE} was not written: {exc}; the set is "
+                      f"complete, `genevals report {shown(str(out))}` draws it again")
         return None
     return PAGE
 

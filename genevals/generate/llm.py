@@ -44,6 +44,8 @@ from genevals.prompt_render import user
 #: the gate name and status of an item the generator could not make
 GATE = "generation_failed"
 FAILED = "generation_failed"
+#: how the reason of a generation call that failed after the client's retries starts (a judge failure)
+CALL_FAILED = "the generation call failed"
 #: the characters of a failed reply kept in the provenance
 REPLY_CHARS = 500
 
@@ -186,7 +188,7 @@ class LLMGenerator:
         self.usage.add(call)
         made = self._provenance(slot, params, call, cut)
         if not call.ok:
-            return self._failed(slot, chunks, language, f"the generation call failed after {call.attempts} "
+            return self._failed(slot, chunks, language, f"{CALL_FAILED} after {call.attempts} "
                                 f"request(s): {call.failure}", made)
         try:
             reply = llm_reply.read(call.completion.text, call.completion.finish_reason, slot.type, relevant,

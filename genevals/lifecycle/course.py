@@ -213,18 +213,19 @@ class Lifecycle:
         return judge_failures(found, self.settings.max_judge_errors, self.say)
 
 
-def judge_failures(found: Any, limit: float, say: Messages) -> bool:
+def judge_failures(found: Any, limit: float, say: Messages, unit: str = "samples",
+                   kept: str = "everything scored is written") -> bool:
     """Say ``found``'s reasons (:class:`genevals.engine.failures.JudgeFailures`); True when the share of judge
-    failures is above ``limit`` (then say so)."""
+    failures is above ``limit`` (then say so, counting ``unit`` and saying what was ``kept``)."""
     for line in found.lines():
         say.gate(line)
     worst = found.worst()
     if worst is None or found.share <= limit:
         return False
     family, errors, judged = worst
-    say.error(f"genevals: error: {errors} of {judged} {family} samples ({errors / judged:.0%}) ended in judge_error "
-              f"or parse_error, more than --max-judge-errors {limit:g}; everything scored is written, but the judge "
-              "needs fixing (see the reasons above) before these numbers mean anything")
+    say.error(f"genevals: error: {errors} of {judged} {family} {unit} ({errors / judged:.0%}) ended in judge_error "
+              f"or parse_error, more than --max-judge-errors {limit:g}; {kept}, but the judge needs fixing (see the "
+              "reasons above) before these numbers mean anything")
     return True
 
 
