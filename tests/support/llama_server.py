@@ -7,6 +7,7 @@ model is not installed. Import it into a test module with ``from support.llama_s
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import socket
@@ -16,6 +17,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -53,20 +55,30 @@ def llama_server():
     stayed up to the end of the suite (1.9 GB each), and one still generating a reply its test had given up on
     took a whole core from every later test (seen in CI: 8 minutes at 100% CPU)."""
     model = packaged_gguf()
+    # genevals' top-k-then-grammar greedy sampler patched in (identical output in practice, ~10x faster for
+    # Gemma's 262k vocabulary on CPU); set GENEVALS_STOCK_LLAMA_SERVER=1 for stock
+    with served(model, ("--chat_format", "gemma"), stock=bool(os.environ.get("GENEVALS_STOCK_LLAMA_SERVER"))) as base:
+        yield base
+
+
+def require_server() -> None:
+    """Skip unless llama-cpp-python's server extra is installed."""
     for mod in ("llama_cpp.server", "uvicorn", "fastapi", "sse_starlette"):
         if importlib.util.find_spec(mod.split(".")[0]) is None or (
                 mod == "llama_cpp.server" and importlib.util.find_spec(mod) is None):
             pytest.skip(f"llama-cpp-python[server] is not installed ({mod} missing)")
+
+
+@contextlib.contextmanager
+def served(model: Path, extra: tuple[str, ...] = (), stock: bool = False) -> Iterator[str]:
+    """A llama.cpp server for ``model`` on a free port (``extra``: more server arguments; ``stock``: without
+    genevals' sampler patch), its base URL yielded once ``/v1/models`` answers; stopped by PID afterwards."""
+    require_server()
     port = _free_port()
     log = tempfile.NamedTemporaryFile(prefix="llama_server_", suffix=".log", delete=False)
-    args = ["--model", str(model), "--host", "127.0.0.1", "--port", str(port), "--chat_format", "gemma",
+    args = ["--model", str(model), "--host", "127.0.0.1", "--port", str(port), *extra,
             "--n_ctx", str(N_CTX), "--n_threads", str(N_THREADS), "--seed", "0"]
-    if os.environ.get("GENEVALS_STOCK_LLAMA_SERVER"):
-        cmd = [sys.executable, "-m", "llama_cpp.server", *args]
-    else:
-        # The same server with genevals' top-k-then-grammar greedy sampler patched in (identical output in
-        # practice, ~10x faster for Gemma's 262k vocabulary on CPU); set GENEVALS_STOCK_LLAMA_SERVER=1 for stock.
-        cmd = [sys.executable, "-c", FAST_LAUNCH, *args]
+    cmd = [sys.executable, "-m", "llama_cpp.server", *args] if stock else [sys.executable, "-c", FAST_LAUNCH, *args]
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/v1"
     try:
