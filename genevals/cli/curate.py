@@ -1,7 +1,8 @@
 """``genevals curate RUN_DIR... --out DIR --rule RULE ...``: a test set from scored run folders and their reviews
 (:mod:`genevals.curate`).
 
-Exit codes (:mod:`genevals.cli.common`): 0 written, 2 bad input (nothing written).
+Exit codes (:mod:`genevals.cli.common`): 0 written; 1 written but empty (no rule chose a sample: each rule's reason
+is said, so an empty set never passes for a curated one); 2 bad input (nothing written).
 """
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import sys
 from pathlib import Path
 
 from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK
+
+#: the set was written but no rule chose a sample
+EXIT_EMPTY = 1
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -51,11 +55,16 @@ def main(args: argparse.Namespace) -> int:
                               rules=tuple(parse_rule(r) for r in args.rule), seed=args.seed,
                               band_metric=args.band_metric, near=near, trace_format=args.trace_format,
                               review=Path(args.review) if args.review else None)
-        curate(config)
+        outcome = curate(config)
     except CurateError as exc:
         print(f"genevals curate: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as exc:
         print(f"genevals curate: error: {exc.filename or args.out}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    for name, reason in outcome.chose_nothing.items():
+        print(f"genevals curate: rule {name} chose nothing: {reason}", file=sys.stderr)
+    if not outcome.rows:
+        print("genevals curate: the set is empty (exit 1)", file=sys.stderr)
+        return EXIT_EMPTY
     return EXIT_OK

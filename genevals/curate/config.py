@@ -17,6 +17,7 @@ NEAR_THRESHOLD = 90.0
 CORRECTION_PREFIX = "reference:"
 
 _LOW = re.compile(r"low:([A-Za-z0-9_.\-]+)<(.+)")
+_NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 
 
 class CurateError(ValueError):
@@ -47,7 +48,8 @@ def parse_rule(text: str) -> Rule:
     low = _LOW.fullmatch(text)
     if low:
         try:
-            below = float(low.group(2))
+            # ASCII only: float() also reads other scripts' digits ("\u0660.\u0665")
+            below = float(low.group(2)) if _NUMBER.fullmatch(low.group(2)) else math.nan
         except ValueError:
             below = math.nan
         if not math.isfinite(below):
@@ -55,7 +57,7 @@ def parse_rule(text: str) -> Rule:
         return Rule("low", metric=low.group(1), below=below)
     if text.startswith("sample:"):
         n = text[len("sample:"):]
-        if not n.isdigit() or int(n) < 1 or len(n) > 9:
+        if not re.fullmatch(r"[0-9]{1,9}", n) or int(n) < 1:  # ASCII digits: int() also reads "\u0663"
             raise CurateError(f"--rule {text[:80]!r}: sample:N needs a whole number N from 1 to 999999999")
         return Rule("sample", n=int(n))
     raise CurateError(f"--rule {text[:80]!r}: expected flagged, disputed, low:METRIC<X or sample:N")

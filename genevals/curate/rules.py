@@ -95,3 +95,27 @@ def choose(rule: Rule, candidates: Sequence[Candidate], band_metric: str, seed: 
     if rule.kind == "low":
         return [i for i, c in enumerate(candidates) if (v := value(c, rule.metric)) is not None and v < rule.below], None
     return stratified(candidates, rule.n, band_metric, seed)
+
+
+def why_none(kind: str, candidates: Sequence[Candidate]) -> str:
+    """Why a rule of ``kind`` chose no sample among ``candidates``: what the user can change."""
+    if not candidates:
+        return "the sources hold no sample with a question"
+    if kind == "flagged":
+        counted = any(isinstance((r.get("details") or {}).get("counts"), dict)
+                      for c in candidates for r in _results(c))
+        return ("no answer has a contradicted or unverifiable claim" if counted else
+                "no result holds claim counts: flagging needs a claim-checking metric in the run (faithfulness, "
+                "or the offline grounding checker)")
+    if kind == "disputed":
+        return ("no sample's reviewers disagree with the judge or with each other (decisions are read from each "
+                "run folder's review.sqlite, or --review)")
+    if kind == "low":
+        return "no sample's value is below the bound (unscored samples are never low)"
+    return "no sample to draw"
+
+
+def _results(candidate: Candidate) -> list[dict[str, Any]]:
+    metrics = candidate.row.get("metrics")
+    return [r for r in (metrics.values() if isinstance(metrics, dict) else ()) if isinstance(r, dict)]
+

@@ -26,8 +26,11 @@ from genevals.generate.outputs import CARD, TESTSET, write_aside
 
 @dataclass(frozen=True)
 class Outcome:
+    """The rows written, the card, and for each rule that chose nothing, why (``rule name -> reason``)."""
+
     rows: list[dict[str, Any]]
     card: dict[str, Any]
+    chose_nothing: dict[str, str]
 
 
 def _metrics_seen(candidates: list[Candidate]) -> list[str]:
@@ -144,4 +147,6 @@ def curate(config: CurateConfig, emit: Callable[[str], None] = print) -> Outcome
          f"{card['duplicates']['near']} near (rapidfuzz ratio >= {config.near:g}); references from reviewers: "
          f"{card['references_from_reviewers']['value']}")
     emit(f"wrote {config.out / TESTSET} ({len(rows)} rows) and {config.out / CARD}")
-    return Outcome(rows, card)
+    nothing = {rule.name: rule_set.why_none(rule.kind, candidates) for rule in config.rules
+               if not per_rule[rule.name]}
+    return Outcome(rows, card, nothing)

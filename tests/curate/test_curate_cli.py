@@ -199,3 +199,19 @@ def test_a_review_store_that_is_not_one_is_named(run, tmp_path):
     done = genevals("curate", run, "--out", tmp_path / "set", "--rule", "disputed", "--review", garbage)
     assert done.returncode == 2 and f"{garbage}: cannot read the review store" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "set").exists()
+
+
+def test_an_empty_set_is_exit_1_with_each_empty_rules_reason(run, tmp_path):
+    # no token_f1 below 0 and no reviewer: both rules choose nothing; a run of lexical metrics alone cannot flag
+    done = genevals("curate", run, "--out", tmp_path / "set", "--rule", "low:token_f1<0", "--rule", "disputed")
+    assert done.returncode == 1, done.stderr
+    assert "rule low:token_f1<0 chose nothing: no sample's value is below the bound" in done.stderr
+    assert "rule disputed chose nothing: no sample's reviewers disagree" in done.stderr
+    assert "the set is empty" in done.stderr
+    assert (tmp_path / "set" / "testset.jsonl").read_text(encoding="utf-8") == ""
+    lexical = genevals("run", run.parent / "data.jsonl", "--metrics", "token_f1", "--out", tmp_path / "lexical",
+                       "--no-history")
+    assert lexical.returncode == 0, lexical.stderr
+    flagged = genevals("curate", tmp_path / "lexical", "--out", tmp_path / "none", "--rule", "flagged",
+                       "--rule", "sample:1")
+    assert flagged.returncode == 0 and "rule flagged chose nothing: no result holds claim counts" in flagged.stderr
