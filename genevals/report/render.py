@@ -64,19 +64,27 @@ def _fill(template: str, slots: Mapping[str, str]) -> str:
 def render(data: Mapping[str, Any], connect_src: str = "'none'") -> str:
     """The HTML page for ``data``; ``connect_src`` is what the page may fetch from (the review server serves it
     with ``'self'``: the static file fetches nothing)."""
-    script = "(function () {\n\"use strict\";\n" + "\n".join(_asset(f) for f in JS_FILES) + "\n})();\n"
-    css = "\n".join(_asset(f) for f in CSS_FILES)
+    names = [run["name"] for run in data["runs"]]
+    return page("template.html", JS_FILES, embed_json(data),
+                "genevals report - " + ", ".join(names[:3]) + (" ..." if len(names) > 3 else ""),
+                " vs ".join(names) if len(names) > 1 else names[0], connect_src=connect_src)
+
+
+def page(template: str, js_files: Sequence[str], data: str, title: str, subtitle: str, *,
+         css_files: Sequence[str] = CSS_FILES, connect_src: str = "'none'", img_src: str = "data:") -> str:
+    """A self-contained page: ``template`` (an asset with the slots of template.html) filled with the scripts
+    ``js_files`` in one strict-mode function, the styles of ``css_files``, ``data`` (JSON made safe by
+    :func:`embed_json`) and its title; its Content-Security-Policy allows that one script (by its hash), inline
+    styles, ``img_src`` images and ``connect_src`` fetches, nothing else."""
+    script = "(function () {\n\"use strict\";\n" + "\n".join(_asset(f) for f in js_files) + "\n})();\n"
+    css = "\n".join(_asset(f) for f in css_files)
     if "</" in script or "<!--" in script or "</" in css:
-        raise ValueError("report assets must not contain '</' or '<!--'")
+        raise ValueError("page assets must not contain '</' or '<!--'")
     script_hash = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     csp = ("default-src 'none'; script-src 'sha256-" + script_hash + "'; style-src 'unsafe-inline'; "
-           "img-src data:; font-src 'none'; connect-src " + connect_src + "; base-uri 'none'; form-action 'none'")
-    names = [run["name"] for run in data["runs"]]
-    return _fill(_asset("template.html"), {
-        "csp": csp, "css": css, "script": script, "data": embed_json(data),
-        "title": "genevals report - " + ", ".join(names[:3]) + (" ..." if len(names) > 3 else ""),
-        "subtitle": " vs ".join(names) if len(names) > 1 else names[0],
-    })
+           f"img-src {img_src}; font-src 'none'; connect-src {connect_src}; base-uri 'none'; form-action 'none'")
+    return _fill(_asset(template), {"csp": csp, "css": css, "script": script, "data": data, "title": title,
+                                    "subtitle": subtitle})
 
 
 def write_page(data: Mapping[str, Any], out_path: str | Path) -> Path:
