@@ -57,7 +57,9 @@ class WatchConfig:
     starting after ``until`` (seconds since 1970) left out; grace: a trace is ready this long after its root
     span arrived; max_wait: a trace without a root after this long is ``incomplete``; session_idle: a session is
     scored when no trace of it arrived for this long; max_judge_calls: per window, counted as one call per
-    metric named per trace (an upper bound for judge metrics); queue_limit: spans waiting in the queue before
+    judge-backed metric named per trace (``judge_metrics``, which the command line counts; a judge metric
+    makes one call or more per trace, so this is a floor); history: the history file each window is recorded
+    in (True: the default one; None: none); queue_limit: spans waiting in the queue before
     the receiver answers 429; max_body: bytes of a request body (after gzip) before 413; shard: (i, n).
     """
 
@@ -75,7 +77,7 @@ class WatchConfig:
     max_wait: float = 600.0
     session_idle: float = 300.0
     max_judge_calls: int | None = None
-    max_cost: float | None = None
+    judge_metrics: int = 0
     queue_limit: int = 200_000
     max_body: int = 16 << 20
     socket_timeout: float = 10.0
@@ -84,7 +86,7 @@ class WatchConfig:
     alert_url: str | None = None
     min_coverage: float | None = None
     otel_endpoint: str | None = None
-    history: str | None = None
+    history: str | bool | None = None
     baseline_window: int | None = None
     shard: tuple[int, int] = (0, 1)
     poll: float = 0.2

@@ -198,6 +198,12 @@ class Store:
             return found[0], found[1], count
         return self._tx(work)  # type: ignore[return-value]
 
+    def current_window(self) -> tuple[int, float, int] | None:
+        """The window collecting traces, as :meth:`open_window` gives it; None when none is open."""
+        found = self._read("SELECT w.number, w.opened, (SELECT count(*) FROM traces t WHERE t.state = 'assigned' "
+                           "AND t.window = w.number) FROM windows w WHERE w.state = 'open'")
+        return found[0] if found else None
+
     def assign(self, traces: Iterable[str], window: int) -> None:
         traces = [(window, t) for t in traces]
         self._tx(lambda db: db.executemany(
