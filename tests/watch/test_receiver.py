@@ -1,0 +1,87 @@
+"""A real ``genevals watch`` process receiving OTLP/HTTP from real senders: protobuf and JSON (gzip too), the
+answers OTLP exporters expect for every kind of bad request, a slow sender that cannot block the others, and the
+queue's bound (429 with Retry-After)."""
+import json
+import socket
+import time
+
+import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+from support.watch_process import Watch, scored_ids
+from support.watch_traces import json_body, post, request, spans, trace_id
+
+from genevals.watch import decisions
+
+pytest.importorskip("genevals.watch.sampling")  # W2's module: the loop's triage needs it
+pytestmark = pytest.mark.slow  # real watch processes, each its own interpreter
+
+
+def test_protobuf_and_json_senders_and_every_refusal(tmp_path):
+    watch = Watch(tmp_path / "w", "-m", "token_f1", "--window", "3", "--grace", "0s", "--max-body", "200000")
+    try:
+        port = watch.port
+        a, b, c = trace_id(1), trace_id(2), trace_id(3)
+        status, headers, body = post(port, request(spans(a)).SerializeToString())
+        assert status == 200 and headers["Content-Type"] == "application/x-protobuf"
+        assert ExportTraceServiceResponse.FromString(body) == ExportTraceServiceResponse()
+        status, headers, body = post(port, json_body(request(spans(b)), hex_ids=False), "application/json",
+                                     gzipped=True)
+        assert (status, json.loads(body)) == (200, {})
+        # one span with a bad id among good ones: kept, and counted as the OTLP partial success says
+        message = json.loads(json_body(request(spans(c))))
+        message["resourceSpans"][0]["scopeSpans"][0]["spans"].append({"traceId": "xyz", "spanId": "1"})
+        status, _, body = post(port, json.dumps(message).encode(), "application/json")
+        assert status == 200 and json.loads(body)["partialSuccess"]["rejectedSpans"] == "1"
+        refusals = [
+            (post(port, b"\x0a\xff\xff", timeout=10), 400, "malformed protobuf"),
+            (post(port, b"{", "application/json"), 400, "malformed JSON"),
+            (post(port, b"{}", "text/plain"), 415, "Content-Type"),
+            (post(port, b"x" * 200001), 413, "--max-body"),
+            (post(port, b"\0" * 300000, gzipped=True), 413, "inflates past"),
+            (post(port, b"{}", path="/v1/logs"), 404, "no such path"),
+            (post(port, b"", method="GET"), 405, "only POST"),
+        ]
+        for (status, _, body), want, words in refusals:
+            assert status == want and words in json.loads(body)["error"], (status, body)
+        code, out, err = watch.stop()
+    finally:
+        if watch.proc.poll() is None:
+            watch.kill()
+    assert code == 0 and "Traceback" not in err, err
+    assert sorted(scored_ids(tmp_path / "w")) == sorted([a, b, c])
+    assert {line["trace_id"]: line["decision"] for line in decisions.read(tmp_path / "w")} == {
+        a: "scored", b: "scored", c: "scored"}
+
+
+def test_a_slow_sender_times_out_without_blocking_others(tmp_path):
+    watch = Watch(tmp_path / "w", "-m", "token_f1", "--window", "60s")
+    try:
+        slow = socket.create_connection(("127.0.0.1", watch.port))
+        slow.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+                     b"Content-Length: 1000\r\n\r\nabc")  # and then nothing
+        started = time.monotonic()
+        status, _, _ = post(watch.port, request(spans(trace_id(5))).SerializeToString(), timeout=20)
+        assert status == 200 and time.monotonic() - started < 20
+        slow.close()
+        code, _, err = watch.stop()
+    finally:
+        if watch.proc.poll() is None:
+            watch.kill()
+    assert code == 0 and "Traceback" not in err, err
+
+
+def test_a_full_queue_answers_429_with_retry_after(tmp_path):
+    # roots never arrive (root=False), so the spans wait; the bound is 3 spans
+    watch = Watch(tmp_path / "w", "-m", "token_f1", "--queue-limit", "3")
+    try:
+        first = post(watch.port, request(spans(trace_id(1), root=False) * 1).SerializeToString())
+        second = post(watch.port, request(spans(trace_id(2), root=False)).SerializeToString())
+        third = post(watch.port, request(spans(trace_id(3), root=False) + spans(trace_id(4), root=False))
+                     .SerializeToString())
+        code, _, err = watch.stop()
+    finally:
+        if watch.proc.poll() is None:
+            watch.kill()
+    assert first[0] == 200 and second[0] == 200
+    assert third[0] == 429 and third[1]["Retry-After"] == "5" and "--queue-limit 3" in json.loads(third[2])["error"]
+    assert code == 0, err
