@@ -12,7 +12,8 @@ import sys
 import threading
 from pathlib import Path
 
-from genevals.cli.common import EXIT_BAD_INPUT, EXIT_OK, csv_list
+from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_OK, add_judge_options, csv_list, faithfulness_options,
+                                 judge_config)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -63,6 +64,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                        help="send each window's results as gen_ai.evaluation.result events")
     after.add_argument("--history", default=None, metavar="FILE", help="record each window in this history")
     after.add_argument("--baseline-window", type=int, default=None, metavar="K")
+    add_judge_options(p)
     p.set_defaults(handler=main)
     return p
 
@@ -96,8 +98,15 @@ def _config(args: argparse.Namespace):
     from genevals.registry import JUDGE, MissingExtra, UnknownMetric, resolve
     from genevals.watch import config as c
 
+    if args.dry_run:
+        raise c.WatchError("--dry-run: genevals watch scores as traces come; estimate with genevals run --dry-run "
+                           "on an export instead")
     try:
-        judge_metrics = sum(item.kind == JUDGE for item in resolve(args.metrics))
+        judge = judge_config(args)
+    except ValueError as exc:
+        raise c.WatchError(str(exc)) from None
+    try:
+        judge_metrics = sum(item.kind == JUDGE for item in resolve(args.metrics, judge=judge))
     except (UnknownMetric, MissingExtra) as exc:
         raise c.WatchError(f"--metrics: {exc}") from None
     seconds, traces = c.window(args.window)
@@ -110,4 +119,10 @@ def _config(args: argparse.Namespace):
         judge_metrics=judge_metrics, queue_limit=args.queue_limit, max_body=args.max_body, alerts=tuple(args.alert),
         alert_command=args.alert_command, alert_url=args.alert_url, min_coverage=args.min_coverage,
         otel_endpoint=args.otel_endpoint, history=args.history, baseline_window=args.baseline_window,
-        shard=c.shard(args.shard))
+        shard=c.shard(args.shard), judge=judge, options=_options(args),
+        max_judge_errors=args.max_judge_errors)
+
+
+def _options(args: argparse.Namespace) -> dict | None:
+    faithfulness = faithfulness_options(args)
+    return {"faithfulness": faithfulness} if faithfulness else None

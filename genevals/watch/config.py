@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Mapping
 
 #: the decisions a trace can get, one each (decisions.jsonl)
 DECISIONS = ("scored", "sampled_out", "filtered", "over_budget", "incomplete", "failed", "out_of_shard")
@@ -60,7 +61,8 @@ class WatchConfig:
     judge-backed metric named per trace (``judge_metrics``, which the command line counts; a judge metric
     makes one call or more per trace, so this is a floor); history: the history file each window is recorded
     in (True: the default one; None: none); queue_limit: spans waiting in the queue before
-    the receiver answers 429; max_body: bytes of a request body (after gzip) before 413; shard: (i, n).
+    the receiver answers 429; max_body: bytes of a request body (after gzip) before 413; shard: (i, n);
+    judge, options, max_judge_errors: as :func:`genevals.evaluate` takes them, for every window.
     """
 
     out: Path
@@ -89,6 +91,9 @@ class WatchConfig:
     history: str | bool | None = None
     baseline_window: int | None = None
     shard: tuple[int, int] = (0, 1)
+    judge: Any = None
+    options: Mapping[str, Mapping[str, Any]] | None = None
+    max_judge_errors: float | None = None
     poll: float = 0.2
 
     def __post_init__(self) -> None:

@@ -175,7 +175,8 @@ class Watcher:
                 results = genevals.evaluate(
                     TraceSource(staging, "openinference"), list(config.metrics), out_dir=folder, report=True,
                     history=config.history, otel_endpoint=config.otel_endpoint, min_coverage=config.min_coverage,
-                    on_error="skip", meta={"watch": {"window": number, "traces": len(traces)}})
+                    on_error="skip", meta={"watch": {"window": number, "traces": len(traces)}}, judge=config.judge,
+                    options=config.options, max_judge_errors=config.max_judge_errors)
             except Exception as exc:  # noqa: BLE001 - a window that cannot run fails its traces, not the watcher
                 reason = f"window {number} could not be scored: {type(exc).__name__}: {str(exc)[:300]}"
                 failed.update({t: reason for t in traces if t not in failed})
