@@ -56,8 +56,10 @@ def wait_for(check, limit: float = 60.0, step: float = 0.05):
 
 
 def scored_ids(out: Path) -> list[str]:
-    """Every row id in every window's results.jsonl (a trace scored twice appears twice)."""
+    """The trace of every row (a conversation's: of every turn) in every window's results.jsonl, from the row's
+    trace link (a trace scored twice appears twice)."""
     ids = []
     for results in sorted((Path(out) / "windows").glob("*/results.jsonl")):
-        ids += [json.loads(line)["id"] for line in results.read_text().splitlines() if line.strip()]
+        for row in map(json.loads, results.read_text().splitlines()):
+            ids += [turn["trace"]["trace_id"] for turn in row.get("turns", [row])]
     return ids
