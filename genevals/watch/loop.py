@@ -40,6 +40,20 @@ from genevals.watch.store import QueueFull, Store
 PURGE_EVERY = 600.0
 
 
+def _hold_lock(out: Path):
+    """An exclusive lock on ``out/watch.lock`` for this process's life: two watchers on one folder would score
+    the same windows (shards each take a folder of their own)."""
+    import fcntl
+
+    handle = open(out / "watch.lock", "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise WatchError(f"--out {out}: another genevals watch is using this folder") from None
+    return handle
+
+
 class Watcher:
     """One watcher over ``config``; :meth:`run` until ``stop`` is set. ``clock`` gives seconds since 1970."""
 
@@ -54,6 +68,7 @@ class Watcher:
         except ValueError as exc:
             raise WatchError(f"--filter: {exc}") from None
         config.windows.mkdir(parents=True, exist_ok=True)
+        self._lock = _hold_lock(config.out)
         self.store = Store(config.queue, config.queue_limit)
         self.receiver = None
         self._last_purge = 0.0

@@ -72,6 +72,10 @@ class Receiver:
         except StoreError as exc:
             print(f"genevals watch: the queue cannot be written: {exc}", file=sys.stderr)
             return 503, _error("the queue cannot be written"), "application/json", {"Retry-After": str(RETRY_AFTER)}
+        except Exception as exc:  # noqa: BLE001 - a body no rule above foresaw is refused, never a traceback
+            reason = f"the body could not be read ({type(exc).__name__}: {str(exc)[:200]})"
+            print(f"genevals watch: {reason}", file=sys.stderr)
+            return 400, _error(reason), "application/json", {}
         with self._count:
             self.accepted += kept
         reply = ExportTraceServiceResponse()

@@ -85,3 +85,50 @@ def test_a_full_queue_answers_429_with_retry_after(tmp_path):
     assert first[0] == 200 and second[0] == 200
     assert third[0] == 429 and third[1]["Retry-After"] == "5" and "--queue-limit 3" in json.loads(third[2])["error"]
     assert code == 0, err
+
+
+def _cycle(tid):
+    """Two spans, each the other's parent: no root, ever."""
+    a, b = tid[:16], tid[16:]
+    span = {"traceId": tid, "name": "x", "startTimeUnixNano": "1"}
+    return {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": [
+        {**span, "spanId": a, "parentSpanId": b}, {**span, "spanId": b, "parentSpanId": a}]}]}]}
+
+
+HOSTILE = [
+    b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "' + b"a" * 32 + b'", "spanId": "' + b"b" * 16
+    + b'", "attributes": [{"key": 1, "value": {"kvlistValue": {"values": [[]]}}}, 7, {"key": "k"}]}]}]}]}',
+    b'{"resourceSpans": [{"resource": [], "scopeSpans": {}}]}',
+    b'{"resourceSpans": [{"scopeSpans": [{"spans": [' + b'{"traceId": {}},' * 1000 + b'{}]}]}]}',
+    b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "' + b"c" * 32 + b'", "spanId": "' + b"d" * 16
+    + b'", "startTimeUnixNano": 1e300, "endTimeUnixNano": "99999999999999999999999"}]}]}]}',
+    b'{"a": ' * 5000 + b"1" + b"}" * 5000,
+    b'"\\ud800"',
+    b"\xef\xbb\xbf{}",
+]
+
+
+def test_hostile_bodies_and_a_span_cycle_end_in_answers_never_a_traceback(tmp_path):
+    watch = Watch(tmp_path / "w", "-m", "token_f1", "--max-wait", "1s", "--grace", "0s", "--window", "60s")
+    try:
+        statuses = [post(watch.port, body, "application/json")[0] for body in HOSTILE]
+        cyclic = trace_id(9)
+        assert post(watch.port, json.dumps(_cycle(cyclic)).encode(), "application/json")[0] == 200
+        # a second watcher on the same folder is refused, naming it
+        from support.cli import genevals
+
+        other = genevals("watch", "--out", tmp_path / "w", "-m", "token_f1", "--otlp-port", "0")
+        assert other.returncode == 2 and "another genevals watch" in other.stderr
+        assert post(watch.port, request(spans(trace_id(10))).SerializeToString())[0] == 200  # still serving
+        wait_for_decision = 0
+        while wait_for_decision < 100 and cyclic not in {d["trace_id"] for d in decisions.read(tmp_path / "w")}:
+            time.sleep(0.1)
+            wait_for_decision += 1
+        code, _, err = watch.stop()
+    finally:
+        if watch.proc.poll() is None:
+            watch.kill()
+    assert all(status in (200, 400) for status in statuses), statuses
+    assert code == 0 and "Traceback" not in err, err
+    log = {d["trace_id"]: d for d in decisions.read(tmp_path / "w")}
+    assert log[cyclic]["decision"] == "incomplete" and log[trace_id(10)]["decision"] == "scored"
