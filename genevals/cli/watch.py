@@ -70,12 +70,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def main(args: argparse.Namespace) -> int:
-    from genevals.watch.config import WatchError
-    from genevals.watch.loop import Watcher
-    from genevals.watch.store import StoreError
+    from genevals.watch.config import StoreError, WatchError
 
     try:
         config = _config(args)
+        from genevals.watch.loop import Watcher  # after the check that opentelemetry-proto is installed
+
         watcher = Watcher(config)
     except (WatchError, StoreError, OSError) as exc:
         print(f"genevals watch: error: {exc}", file=sys.stderr)
@@ -95,9 +95,14 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _config(args: argparse.Namespace):
+    from genevals.extras import install_command
     from genevals.registry import JUDGE, MissingExtra, UnknownMetric, resolve
     from genevals.watch import config as c
 
+    lacking = absent_otel()
+    if lacking is not None:
+        raise c.WatchError(f"genevals watch needs {lacking}, which is not installed: "
+                           f"{install_command('otel', lacking)}")
     if args.dry_run:
         raise c.WatchError("--dry-run: genevals watch scores as traces come; estimate with genevals run --dry-run "
                            "on an export instead")
@@ -126,3 +131,10 @@ def _config(args: argparse.Namespace):
 def _options(args: argparse.Namespace) -> dict | None:
     faithfulness = faithfulness_options(args)
     return {"faithfulness": faithfulness} if faithfulness else None
+
+
+def absent_otel() -> str | None:
+    """The distribution the OTLP decoding needs and lacks (genevals[otel]), else None."""
+    from genevals.extras import absent
+
+    return absent((("opentelemetry.proto", "opentelemetry-proto"), ("google.protobuf", "protobuf")))

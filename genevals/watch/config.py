@@ -17,6 +17,11 @@ class WatchError(ValueError):
     """A watch option or input that cannot be used: the message names it."""
 
 
+class StoreError(RuntimeError):
+    """The queue cannot be written (disk full, read-only, locked): the receiver answers 503. (Here rather than
+    in the store, so the command line can catch it before the OTLP packages are imported.)"""
+
+
 def duration(text: str, option: str) -> float:
     """Seconds from ``300``, ``300s``, ``5m``, ``1h`` or ``250ms``."""
     match = _DURATION.match(str(text).strip())

@@ -26,7 +26,10 @@ import threading
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from genevals.watch.config import StoreError
 from genevals.watch.otlp import SpanRecord
+
+__all__ = ["QueueFull", "Store", "StoreError", "Triage"]
 
 #: seconds a quiet session's spans (kept for carrying its turns) are kept after it was last seen
 SESSION_KEEP = 24 * 3600.0
@@ -49,10 +52,6 @@ CREATE TABLE IF NOT EXISTS follow (path TEXT PRIMARY KEY, state TEXT NOT NULL);
 
 #: (decision, reason) for a trace decided as it arrives (sampled out, out of shard), or None to keep it
 Triage = Callable[[str], "tuple[str, str] | None"]
-
-
-class StoreError(RuntimeError):
-    """The queue cannot be written (disk full, read-only, locked): the receiver answers 503."""
 
 
 class QueueFull(RuntimeError):

@@ -106,3 +106,17 @@ def test_bad_options_exit_2_with_the_option_named(tmp_path):
                         (("-m", "token_f1", "--otlp-port", "0", "--sample", "2"), "--sample")):
         done = genevals("watch", "--out", tmp_path / "w", *args)
         assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_without_the_otel_extra_the_command_says_what_to_install(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    hide = Path(__file__).resolve().parents[1] / "support" / "without_otel"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hide), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-m", "genevals", "watch", "--out", str(tmp_path / "w"), "-m", "token_f1",
+                           "--otlp-port", "0"], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "opentelemetry-proto" in done.stderr and "pip install 'genevals[otel]'" in done.stderr
