@@ -57,13 +57,16 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                       help="largest request body, gzip inflated (default 16 MiB): 413 above")
     after = p.add_argument_group("after each window")
     after.add_argument("--alert", action="append", default=[], metavar="EXPR", help="e.g. 'faithfulness<0.8'")
-    after.add_argument("--alert-command", default=None, metavar="CMD")
-    after.add_argument("--alert-url", default=None, metavar="URL")
-    after.add_argument("--min-coverage", type=float, default=None, metavar="SHARE")
+    after.add_argument("--alert-command", default=None, metavar="CMD",
+                       help="run CMD when an alert fires (the firing as JSON on stdin and in GENEVALS_ALERT)")
+    after.add_argument("--alert-url", default=None, metavar="URL", help="POST the firing as JSON to URL")
+    after.add_argument("--min-coverage", type=float, default=None, metavar="SHARE",
+                       help="no alert on a window whose coverage (scored / samples) is below SHARE")
     after.add_argument("--otel-endpoint", default=None, metavar="URL",
                        help="send each window's results as gen_ai.evaluation.result events")
     after.add_argument("--history", default=None, metavar="FILE", help="record each window in this history")
-    after.add_argument("--baseline-window", type=int, default=None, metavar="K")
+    after.add_argument("--baseline-window", type=int, default=None, metavar="K",
+                       help="the trend page's drift test compares each window with window K (default: the first)")
     add_judge_options(p)
     p.set_defaults(handler=main)
     return p
