@@ -16,7 +16,8 @@ Each tick (every ``poll`` seconds):
 4. the decisions go to ``decisions.jsonl``.
 
 Sampling and sharding are decided as spans arrive (:meth:`Watcher.triage`), so spans of traces that will not be
-scored are never stored. A stop (SIGTERM, SIGINT) closes and scores the open window, then returns; a kill -9 leaves
+scored are never stored; past half a full queue, new traces are shed by the same hash (the rate falls linearly
+to 0 at a full queue: ``over_budget``, the reason says so), before the receiver has to answer 429. A stop (SIGTERM, SIGINT) closes and scores the open window, then returns; a kill -9 leaves
 a window ``running`` in the queue, and the next start scores it again from the spans still there: the run folder
 of the killed attempt is replaced, and no trace is decided twice.
 """
@@ -38,6 +39,9 @@ from genevals.watch.store import QueueFull, Store
 
 #: seconds between purges of what nothing needs any more
 PURGE_EVERY = 600.0
+#: the queue's fill (waiting spans / --queue-limit) past which new traces are shed: the sample rate falls
+#: linearly from --sample here to 0 at a full queue
+SHED_AT = 0.5
 
 
 def _hold_lock(out: Path):
@@ -87,6 +91,13 @@ class Watcher:
         if not sampling.sampled(trace, self.config.sample):
             return "sampled_out", (f"hash unit {sampling.unit(trace, b'sample'):.6f} >= --sample "
                                    f"{self.config.sample:g}")
+        fill = self.store.waiting / self.config.queue_limit  # read without the store's lock: add() holds it
+        if fill > SHED_AT:
+            # overload: the sample narrows by the same hash (nested rates nest), never at random
+            rate = self.config.sample * max(0.0, (1.0 - fill) / (1.0 - SHED_AT))
+            if not sampling.sampled(trace, rate):
+                return "over_budget", (f"shed under overload: the queue is {fill:.0%} full, so only hash units "
+                                       f"below {rate:.6f} are kept")
         return None
 
     # the loop --------------------------------------------------------------------------------------------------

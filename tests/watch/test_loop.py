@@ -85,3 +85,23 @@ def test_the_judge_call_cap_and_rootless_traces(tmp_path):
     assert log[rootless]["decision"] == "incomplete" and "30 s" in log[rootless]["reason"]
     assert a not in log and b not in log  # still in the open window
     assert watcher.store.counts()["spans"] == 4  # a and b's; c's and the rootless one's deleted
+
+
+def test_overload_sheds_by_the_same_hash(tmp_path):
+    from genevals.watch import sampling
+
+    clock = Clock(10.0)
+    watcher = _watcher(tmp_path, clock, queue_limit=40, max_wait=1e9)
+    waiting = [trace_id(300 + i) for i in range(30)]  # 30 child spans, no roots: the queue is 75% full
+    _add(watcher, *[spans(t, root=False) for t in waiting[:15]], now=10.0)
+    _add(watcher, *[spans(t, root=False) for t in waiting[15:]], now=10.0)  # triaged at 37.5%: none shed
+    assert watcher.store.waiting == 30
+    # at 75% the rate is half of --sample 1: kept exactly when the hash unit is below 0.5
+    fresh = [trace_id(400 + i) for i in range(40)]
+    verdicts = {t: watcher.triage(t) for t in fresh}
+    for t, verdict in verdicts.items():
+        if sampling.unit(t, b"sample") < 0.5:
+            assert verdict is None
+        else:
+            assert verdict[0] == "over_budget" and "75% full" in verdict[1] and "0.500000" in verdict[1]
+    assert 0 < sum(v is None for v in verdicts.values()) < len(fresh)

@@ -83,6 +83,11 @@ def test_a_full_queue_answers_429_with_retry_after(tmp_path):
         if watch.proc.poll() is None:
             watch.kill()
     assert first[0] == 200 and second[0] == 200
+    # at 2 of 3 spans the queue sheds new traces above hash unit (1 - 2/3) / 0.5; these two are below it, so
+    # they are stored, and the bound, not the shedding, refuses them
+    from genevals.watch import sampling
+
+    assert all(sampling.unit(trace_id(n), b"sample") < (1 - 2 / 3) / 0.5 for n in (3, 4))
     assert third[0] == 429 and third[1]["Retry-After"] == "5" and "--queue-limit 3" in json.loads(third[2])["error"]
     assert code == 0, err
 
