@@ -63,7 +63,7 @@ class Watcher:
 
     def __init__(self, config: WatchConfig, clock: Callable[[], float] = time.time,
                  say: Callable[[str], None] | None = None) -> None:
-        from genevals.watch import filters
+        from genevals.watch import alerts, filters
 
         self.config, self.clock = config, clock
         self.say = say or (lambda text: print(f"genevals watch: {text}", flush=True))
@@ -71,6 +71,10 @@ class Watcher:
             self.filter = filters.Filter.parse(config.filter) if config.filter else None
         except ValueError as exc:
             raise WatchError(f"--filter: {exc}") from None
+        try:
+            self.alerts = [alerts.Alert.parse(text) for text in config.alerts]
+        except ValueError as exc:
+            raise WatchError(f"--alert: {exc}") from None
         config.windows.mkdir(parents=True, exist_ok=True)
         self._lock = _hold_lock(config.out)
         self.store = Store(config.queue, config.queue_limit)
@@ -252,10 +256,14 @@ class Watcher:
             from genevals.watch import alerts, trend
 
             summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
-            for text in self.config.alerts:
-                outcome = alerts.check(alerts.Alert.parse(text), summary, self.config.min_coverage)
+            for alert in self.alerts:
+                outcome = alerts.check(alert, summary, self.config.min_coverage,
+                                       window=folder.name)
                 if isinstance(outcome, alerts.Firing):
-                    alerts.deliver(outcome, command=self.config.alert_command, url=self.config.alert_url)
+                    alerts.deliver(outcome, command=self.config.alert_command, url=self.config.alert_url,
+                                   log=self.config.out)
+                elif outcome is not None:  # Skipped: said in alerts.jsonl, with why (coverage, no such metric)
+                    alerts.record(self.config.out, outcome)
             trend.write(self.config.out, baseline_window=self.config.baseline_window)
         except Exception as exc:  # noqa: BLE001
             self.say(f"after {folder.name}: {type(exc).__name__}: {str(exc)[:300]}")
@@ -308,7 +316,8 @@ class Watcher:
     def _follower(self):
         from genevals.watch.follow import Follower
 
-        return Follower(self.config.follow, self.store.follow_state(str(self.config.follow)))
+        return Follower(self.config.follow, self.store.follow_state(str(self.config.follow)),
+                        refused=lambda where, reason: print(f"genevals watch: {where}: {reason}", file=sys.stderr))
 
     def _feed_follow(self, follower) -> None:
         """New complete lines of the followed file (W2's Follower: ``poll()`` yields (line, dict), ``state``
