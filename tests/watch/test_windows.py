@@ -120,3 +120,34 @@ def test_without_the_otel_extra_the_command_says_what_to_install(tmp_path):
                            "--otlp-port", "0"], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "opentelemetry-proto" in done.stderr and "pip install 'genevals[otel]'" in done.stderr
+
+
+HOSTILE_LINES = [
+    b"{",  # cut JSON
+    b"[]",
+    b'{"resourceSpans": "x"}',
+    b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "' + b"0" * 32 + b'", "spanId": "1"}]}]}]}',
+    b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "' + b"ab" * 16 + b'", "spanId": "' + b"cd" * 8
+    + b'", "parentSpanId": "' + b"ef" * 8 + b'"}, {"traceId": "' + b"ab" * 16 + b'", "spanId": "' + b"ef" * 8
+    + b'", "parentSpanId": "' + b"cd" * 8 + b'"}]}]}]}',  # a span cycle: never a root
+    json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "12" * 16, "spanId": "34" * 8, "attributes": [
+        {"key": "openinference.span.kind", "value": {"intValue": "9" * 31}}]}]}]}]}).encode(),  # past int64
+    b'{"a":' * 3000 + b"1" + b"}" * 3000,
+    b"\xff\xfe not utf-8",
+    b"",
+]
+
+
+def test_a_backfill_of_hostile_lines_scores_the_good_trace_and_names_each_bad_line(tmp_path):
+    export = tmp_path / "export.jsonl"
+    good = trace_id(77)
+    export.write_bytes(b"\n".join([*HOSTILE_LINES[:4], json_body(request(spans(good))), *HOSTILE_LINES[4:]]) + b"\n")
+    done = genevals("watch", "--out", tmp_path / "w", "-m", "token_f1", "--from", export)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert scored_ids(tmp_path / "w") == [good]
+    for line in (1, 2, 3, 4):
+        assert f"export.jsonl:{line}" in done.stderr, done.stderr
+    by_trace = {d["trace_id"]: d for d in decisions.read(tmp_path / "w")}
+    assert by_trace["ab" * 16]["decision"] == "incomplete"  # the cycle
+    assert by_trace["12" * 16]["decision"] == "failed"  # a root without an answer: the trace reader's reason
+    assert by_trace[good]["decision"] == "scored"
