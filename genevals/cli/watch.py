@@ -1,8 +1,9 @@
 """``genevals watch --out DIR -m METRICS (--otlp-port P | --follow FILE | --from FILE) ...``: live traces scored
 as they come, each window one run folder (:mod:`genevals.watch`).
 
-Exit codes (:mod:`genevals.cli.common`): 0 stopped (SIGTERM or SIGINT: the open window is scored first) or a
-backfill done, 2 bad input (an option, a metric name, a port in use), before anything is received.
+Exit codes (:mod:`genevals.cli.common`): 0 stopped by SIGTERM (the open window is scored first) or a backfill
+done, 130 stopped by SIGINT (Ctrl-C; the open window is scored first too), 2 bad input (an option, a metric name,
+a port in use, another watcher on the folder), before anything is received.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import sys
 import threading
 from pathlib import Path
 
-from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_OK, add_judge_options, csv_list, faithfulness_options,
+from genevals.cli.common import (EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, add_judge_options, csv_list, faithfulness_options,
                                  judge_config)
 
 
@@ -83,12 +84,18 @@ def main(args: argparse.Namespace) -> int:
     except (WatchError, StoreError, OSError) as exc:
         print(f"genevals watch: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    stop = threading.Event()
+    stop, got = threading.Event(), []
+
+    def stopping(signum, _frame) -> None:  # the loop scores the open window, then returns
+        got.append(signum)
+        stop.set()
+
     for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())  # the loop scores the open window, then returns
+        signal.signal(signum, stopping)
     try:
         watcher.run(stop)
-        return EXIT_OK
+        # SIGTERM is how a service is stopped (0); Ctrl-C exits 130, as every genevals command does
+        return EXIT_INTERRUPTED if signal.SIGINT in got else EXIT_OK
     except OSError as exc:  # the port in use, the folder not writable
         print(f"genevals watch: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

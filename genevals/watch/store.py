@@ -60,13 +60,15 @@ class QueueFull(RuntimeError):
 
 class Store:
     """The queue at ``path``; one instance per process, shared by the receiver's threads and the loop (one
-    connection behind a lock: SQLite serialises writers anyway)."""
+    connection behind a lock: SQLite serialises writers anyway). A write waits ``busy_timeout`` seconds for a
+    lock another process holds on the file, then fails (:class:`StoreError`)."""
 
-    def __init__(self, path: Path, limit: int) -> None:
+    def __init__(self, path: Path, limit: int, busy_timeout: float = 30.0) -> None:
         self.path, self.limit = Path(path), limit
         self._lock = threading.Lock()
         try:
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None, timeout=30)
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None,
+                                       timeout=busy_timeout)
             self._db.execute("PRAGMA journal_mode=WAL")
             # NORMAL in WAL mode: a commit survives the process being killed; only a power cut may lose the last
             self._db.execute("PRAGMA synchronous=NORMAL")

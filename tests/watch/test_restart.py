@@ -57,3 +57,18 @@ def test_kill_9_mid_window_then_restart_scores_each_sampled_trace_once(tmp_path)
     for folder in windows:
         summary = json.loads((folder / "summary.json").read_text())
         assert summary["systems"]["default"]["faithfulness"]["mean"] == 1.0
+
+
+def test_ctrl_c_scores_the_open_window_and_exits_130(tmp_path):
+    import signal
+
+    watch = Watch(tmp_path / "w", "-m", "token_f1", "--window", "60s", "--grace", "0s")
+    try:
+        assert post(watch.port, request(spans(trace_id(1))).SerializeToString())[0] == 200
+        watch.proc.send_signal(signal.SIGINT)
+        _, err = watch.proc.communicate(timeout=120)
+    finally:
+        if watch.proc.poll() is None:
+            watch.kill()
+    assert watch.proc.returncode == 130 and "Traceback" not in err, err
+    assert scored_ids(tmp_path / "w") == [trace_id(1)]

@@ -32,3 +32,4 @@ def test_two_shards_score_disjoint_halves_that_cover_every_trace(tmp_path):
         assert halves[i] == {t for t in ids if sampling.shard_of(t, 2) == i}
         log = {line["trace_id"]: line["decision"] for line in decisions.read(tmp_path / f"s{i}")}
         assert log == {t: "scored" if t in halves[i] else "out_of_shard" for t in ids}
+

@@ -115,3 +115,27 @@ def test_the_decision_log_writes_each_decision_once(tmp_path):
     assert [x["seq"] for x in lines] == [1, 2, 3]
     assert lines[2] == {"seq": 3, "trace_id": trace_id(3), "decision": "sampled_out", "reason": "hash 0.9 >= 0.1",
                         "window": None, "time": "1970-01-01T00:00:02.000Z"}
+
+
+def test_a_queue_another_process_keeps_locked_answers_503_then_recovers(tmp_path):
+    """A real fault: another connection holds the file's write lock past the store's busy timeout."""
+    from support.watch_traces import post
+
+    from genevals.watch.config import WatchConfig
+    from genevals.watch.receiver import Receiver
+
+    config = WatchConfig(out=tmp_path, metrics=("token_f1",), otlp_port=0)
+    store = Store(tmp_path / "q.sqlite", 100, busy_timeout=0.2)
+    receiver = Receiver(config, store, _keep)
+    port = receiver.start()
+    try:
+        other = sqlite3.connect(tmp_path / "q.sqlite", isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")
+        status, headers, body = post(port, request(spans(trace_id(1))).SerializeToString())
+        assert status == 503 and headers["Retry-After"] == "5" and b"cannot be written" in body
+        other.execute("ROLLBACK")
+        other.close()
+        assert post(port, request(spans(trace_id(1))).SerializeToString())[0] == 200
+    finally:
+        receiver.stop()
+    assert store.counts() == {"waiting": 1, "spans": 2}
