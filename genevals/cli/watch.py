@@ -65,7 +65,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                        help="no alert on a window whose coverage (scored / samples) is below SHARE")
     after.add_argument("--otel-endpoint", default=None, metavar="URL",
                        help="send each window's results as gen_ai.evaluation.result events")
-    after.add_argument("--history", default=None, metavar="FILE", help="record each window in this history")
+    after.add_argument("--history", default=None, metavar="FILE",
+                       help="record each window in this history (default: the default history, as genevals run "
+                            "records; $GENEVALS_HISTORY or ~/.local/share/genevals/history.sqlite)")
+    after.add_argument("--no-history", action="store_true", help="record no window in any history")
     after.add_argument("--baseline-window", type=int, default=None, metavar="K",
                        help="the trend page's drift test compares each window with window K (default: the first)")
     add_judge_options(p)
@@ -113,6 +116,8 @@ def _config(args: argparse.Namespace):
     if lacking is not None:
         raise c.WatchError(f"genevals watch needs {lacking}, which is not installed: "
                            f"{install_command('otel', lacking)}")
+    if args.history is not None and args.no_history:
+        raise c.WatchError("--history and --no-history: give one of them")
     if args.dry_run:
         raise c.WatchError("--dry-run: genevals watch scores as traces come; estimate with genevals run --dry-run "
                            "on an export instead")
@@ -133,7 +138,7 @@ def _config(args: argparse.Namespace):
         session_idle=c.duration(args.session_idle, "--session-idle"), max_judge_calls=args.max_judge_calls,
         judge_metrics=judge_metrics, queue_limit=args.queue_limit, max_body=args.max_body, alerts=tuple(args.alert),
         alert_command=args.alert_command, alert_url=args.alert_url, min_coverage=args.min_coverage,
-        otel_endpoint=args.otel_endpoint, history=args.history, baseline_window=args.baseline_window,
+        otel_endpoint=args.otel_endpoint, history=_history(args), baseline_window=args.baseline_window,
         shard=c.shard(args.shard), judge=judge, options=_options(args),
         max_judge_errors=args.max_judge_errors)
 
@@ -148,3 +153,10 @@ def absent_otel() -> str | None:
     from genevals.extras import absent
 
     return absent((("opentelemetry.proto", "opentelemetry-proto"), ("google.protobuf", "protobuf")))
+
+
+def _history(args: argparse.Namespace) -> str | bool:
+    """Where each window is recorded, as genevals run records a run: the file given, else the default history."""
+    if args.no_history:
+        return False
+    return args.history if args.history is not None else True

@@ -65,7 +65,7 @@ class WatchConfig:
     scored when no trace of it arrived for this long; max_judge_calls: per window, counted as one call per
     judge-backed metric named per trace (``judge_metrics``, which the command line counts; a judge metric
     makes one call or more per trace, so this is a floor); history: the history file each window is recorded
-    in (True: the default one; None: none); queue_limit: spans waiting in the queue before
+    in (True: the default one; None or False: none); queue_limit: spans waiting in the queue before
     the receiver answers 429; max_body: bytes of a request body (after gzip) before 413; shard: (i, n);
     judge, options, max_judge_errors: as :func:`genevals.evaluate` takes them, for every window.
     """
