@@ -1,13 +1,14 @@
-"""``genevals watch``: live traces scored as they come (issue 50).
+"""``genevals watch``: live traces scored as they come, one run folder per window.
 
-Spans arrive over OTLP/HTTP (:mod:`~genevals.watch.receiver`, bodies read by :mod:`~genevals.watch.otlp`), from a
-followed file or a backfill file; each batch is committed to a SQLite queue under ``--out``
-(:mod:`~genevals.watch.store`) before it is acknowledged. :mod:`~genevals.watch.loop` decides each trace once
-(sampled by the hash of its id, filtered, capped, sharded), gathers the scored ones into windows, and runs each
-window as one ordinary run folder ``DIR/windows/NNNN`` through :func:`genevals.evaluate`; every decision is one
-line of ``DIR/decisions.jsonl`` (:mod:`~genevals.watch.decisions`). The options are one frozen
-:class:`~genevals.watch.config.WatchConfig`.
-
-Sampling, filters, alerts, the trend page and the followed file are W2's modules (sampling, filters, alerts,
-trend, follow): pure pieces the loop wires in.
+- :mod:`~genevals.watch.config`: the one frozen configuration of every option,
+- :mod:`~genevals.watch.otlp`: OTLP/HTTP bodies (protobuf, JSON, gzip) into span records,
+- :mod:`~genevals.watch.store`: the durable SQLite (WAL) queue of spans, traces, sessions and decisions,
+- :mod:`~genevals.watch.receiver`: the OTLP/HTTP server on 127.0.0.1,
+- :mod:`~genevals.watch.loop`: ready traces and sessions into windows, each window one ``genevals`` run,
+- :mod:`~genevals.watch.decisions`: the decision log, one line per received trace,
+- :mod:`~genevals.watch.sampling`: the hash rule for sampling, shards and overload shedding,
+- :mod:`~genevals.watch.filters`: the ``--filter`` expressions over resource and root-span attributes,
+- :mod:`~genevals.watch.alerts`: ``--alert`` rules checked on a window's summary, delivered and recorded,
+- :mod:`~genevals.watch.trend`: the trend page over the windows (means, intervals, drift, flagged share),
+- :mod:`~genevals.watch.follow`: ``--follow FILE``, a growing trace export read as ``tail -F`` reads it.
 """
