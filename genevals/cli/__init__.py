@@ -12,14 +12,14 @@ import argparse
 import sys
 from typing import Sequence
 
-from genevals.cli import compare, curate, export, fuse, generate, history, label, metrics, report, review, run, validate
+from genevals.cli import compare, curate, export, fuse, generate, history, label, metrics, report, review, run, validate, watch
 from genevals.cli.common import EXIT_BAD_INPUT
 
 #: a command whose stdout reader went away exits as one killed by SIGPIPE does in a shell (128 + 13), as
 #: `yes | head -1` does: quietly, since the reader took all it wanted
 EXIT_CLOSED_STDOUT = 141
 
-SUBCOMMANDS = (run, metrics, report, compare, validate, review, fuse, label, generate, curate, history, export)
+SUBCOMMANDS = (run, metrics, report, compare, validate, review, fuse, label, generate, curate, history, export, watch)
 
 
 #: the most of a usage error that is printed: argparse quotes the value it refused whole (a 5,000-digit number,
