@@ -14,9 +14,11 @@ clauses joined by ``,``, all of which must hold:
 =================  ==================================================================================
 
 A value's text: a string as it is, ``true``/``false`` for a boolean, a number as JSON writes it, a list or mapping
-as JSON. In a value or a regex, ``\\,`` stands for a comma and ``\\\\`` for a backslash; spaces around a clause
-are dropped. A filter that cannot be read raises ValueError naming the position (0-based, in characters) and what
-was expected there, so ``--filter`` fails before a trace is received.
+as JSON. In a value, ``\\,`` stands for a comma and ``\\\\`` for a backslash; in a regex, ``\\,`` stands for a
+comma and every other backslash is the regex's own (``\\d``, ``\\.``). Spaces around a clause are dropped.
+
+A filter that cannot be read raises ValueError naming the position (0-based, in characters) and what was
+expected there, so ``--filter`` fails before a trace is received.
 
 Regexes run on google-re2 (a core dependency, as for ``--citation-pattern``): matching is linear in the text, so
 a pattern cannot stall the watcher on a hostile attribute (Python's ``re`` backtracks: ``(a+)+$`` on forty
@@ -127,10 +129,13 @@ def _split(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def _unescape(text: str, start: int, raw: str) -> str:
+def _unescape(text: str, start: int, raw: str, regex: bool = False) -> str:
     out, i = [], 0
     while i < len(raw):
-        if raw[i] == "\\":
+        if regex and raw[i] == "\\":  # the regex's own escapes are kept; only its commas are the filter's
+            out.append("," if raw[i + 1:i + 2] == "," else raw[i:i + 2])
+            i += 2
+        elif raw[i] == "\\":
             if i + 1 >= len(raw) or raw[i + 1] not in "\\,":
                 raise ValueError(f"filter {text!r}, position {start + i}: a backslash escapes only ',' or '\\' "
                                  "(write \\\\ for a backslash)")
@@ -165,7 +170,7 @@ def _clause(text: str, start: int, raw: str) -> Clause:
     op = next((o for o in _OPERATORS if rest.startswith(o)), None)
     if op is None:
         raise ValueError(f"filter {text!r}, position {rest_at}: expected '=', '!=' or '~' after {key!r}")
-    value = _unescape(text, rest_at + len(op), rest[len(op):])
+    value = _unescape(text, rest_at + len(op), rest[len(op):], regex=op == "~")
     if op != "~":
         return Clause(key, op, value)
     if len(value) > MAX_PATTERN:
