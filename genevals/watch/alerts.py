@@ -11,13 +11,14 @@ system named, only that system's). For each system the rule looks at, :func:`che
 * else stays silent (None).
 
 A :class:`Firing` is delivered by :func:`deliver`: to a command (``shlex.split``, so no shell; the firing as JSON
-on its stdin and in the ``GENEVALS_ALERT`` environment variable) or as a JSON ``POST`` to an http(s) URL, each
-under a time limit. Every firing and skip, with each delivery's outcome, is appended to ``alerts.jsonl``
+on its stdin and in the ``GENEVALS_ALERT`` environment variable) or as a JSON ``POST`` to an http(s) URL (a user and
+password written in the URL go as HTTP Basic authentication), each under a time limit. Every firing and skip, with each delivery's outcome, is appended to ``alerts.jsonl``
 (:func:`record`). What is written there never holds a secret: a URL is logged without its user, password, query
 and fragment, a command by its program's name only, and neither a command's output nor a server's reply is kept.
 """
 from __future__ import annotations
 
+import base64
 import json
 import math
 import os
@@ -88,7 +89,7 @@ class Firing:
     def to_dict(self) -> dict[str, Any]:
         return {"event": "firing", "alert": str(self.alert), "metric": self.alert.metric, "op": self.alert.op,
                 "threshold": self.alert.threshold, "system": self.alert.system, "window": self.window,
-                "breaches": [asdict(b) for b in self.breaches],
+                "breaches": [dict(asdict(b), ci95=list(b.ci95) if b.ci95 else None) for b in self.breaches],
                 "skipped": [{"system": s, "reason": r} for s, r in self.skipped]}
 
 
@@ -225,8 +226,13 @@ def _post(url: str, body: str, timeout: float) -> Delivery:
     target = shown_url(url)
     if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
         return Delivery("url", target, False, "only http and https URLs are posted to")
-    request = urllib.request.Request(url, data=body.encode("utf-8"), method="POST",
-                                     headers={"Content-Type": "application/json", "User-Agent": "genevals-watch"})
+    parts = urllib.parse.urlsplit(url)
+    headers = {"Content-Type": "application/json", "User-Agent": "genevals-watch"}
+    if parts.username is not None:  # urllib would take "user:pass@host" for the host name: sent as Basic auth
+        pair = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
+        headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+        url = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    request = urllib.request.Request(url, data=body.encode("utf-8"), method="POST", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as reply:  # noqa: S310 (scheme checked above)
             return Delivery("url", target, True, f"HTTP {reply.status}")
