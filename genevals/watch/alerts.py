@@ -11,10 +11,11 @@ system named, only that system's). For each system the rule looks at, :func:`che
 * else stays silent (None).
 
 A :class:`Firing` is delivered by :func:`deliver`: to a command (``shlex.split``, so no shell; the firing as JSON
-on its stdin and in the ``GENEVALS_ALERT`` environment variable) or as a JSON ``POST`` to an http(s) URL (a user and
-password written in the URL go as HTTP Basic authentication), each under a time limit. Every firing and skip, with each delivery's outcome, is appended to ``alerts.jsonl``
-(:func:`record`). What is written there never holds a secret: a URL is logged without its user, password, query
-and fragment, a command by its program's name only, and neither a command's output nor a server's reply is kept.
+on its stdin and in the ``GENEVALS_ALERT`` environment variable) or as a JSON ``POST`` to an http(s) URL (a user
+and password written in the URL go as HTTP Basic authentication), each under a time limit. Every firing and skip,
+with each delivery's outcome, is appended to ``alerts.jsonl`` (:func:`record`). What is written there never holds
+a secret: a URL is logged without its user, password, query and fragment, a command by its program's name only,
+and neither a command's output nor a server's reply is kept.
 """
 from __future__ import annotations
 
