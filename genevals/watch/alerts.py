@@ -34,6 +34,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from genevals.stats.summary import DEFAULT_MIN_COVERAGE
+
 ALERTS_FILE = "alerts.jsonl"
 #: seconds a command or a POST may take before its delivery counts as failed
 DEFAULT_TIMEOUT = 10.0
@@ -113,9 +115,12 @@ class Delivery:
     detail: str
 
 
-def check(alert: Alert, summary: Mapping[str, Any], min_coverage: float, *,
+def check(alert: Alert, summary: Mapping[str, Any], min_coverage: float | None, *,
           window: str | None = None) -> Firing | Skipped | None:
-    """The rule on one window's summary.json (the module's docstring says when it fires or skips)."""
+    """The rule on one window's summary.json (the module's docstring says when it fires or skips); a
+    ``min_coverage`` of None is the run's default (:data:`genevals.stats.DEFAULT_MIN_COVERAGE`)."""
+    if min_coverage is None:
+        min_coverage = DEFAULT_MIN_COVERAGE
     systems = summary.get("systems") if isinstance(summary, Mapping) else None
     if not isinstance(systems, Mapping) or not systems:
         return Skipped(alert, "the window's summary has no systems (nothing was scored)", window)

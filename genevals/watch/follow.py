@@ -14,7 +14,8 @@ stopping. What it does as the file changes:
 * **missing** (deleted, or not yet created): waited for, then read from its start once it appears.
 
 The position (file identity as device and inode, byte offset, line number) is saved to ``offset_state`` each time
-the consumer comes back for more after the last line of a read (at least once: a crash re-reads at most what was
+the consumer comes back for more after the last line of a read (or, for a caller that keeps it, read from
+:attr:`Follower.state` once it has used what :meth:`Follower.poll` gave) (at least once: a crash re-reads at most what was
 yielded since the last save, and the watcher's store keys spans by their ids, so a repeat changes nothing). A
 restart resumes there when the path still names the same file and it is at least that long; otherwise (rotated
 or truncated while stopped) it reads the file at the path from its start.
@@ -29,7 +30,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterator, Protocol
+from typing import Any, BinaryIO, Callable, Iterator, Mapping, Protocol
 
 #: a line longer than this is refused (and skipped to its end) instead of held in memory
 MAX_LINE = 64 << 20
@@ -68,7 +69,7 @@ class OffsetFile:
     def load(self, path: str) -> Position | None:
         try:
             found = json.loads(self.file.read_text(encoding="utf-8")).get(path)
-            return Position(**found) if isinstance(found, dict) else None
+            return _position(found) if isinstance(found, dict) else None
         except (OSError, ValueError, TypeError, AttributeError):  # none yet, or unreadable: start afresh
             return None
 
@@ -85,18 +86,24 @@ class OffsetFile:
 
 
 class Follower:
-    """``tail -F`` over ``path`` (the module's docstring); ``poll`` is the wait between looks at an idle file.
-    Without a ``refused`` callback, refusals are kept in :attr:`refusals` as ``(where, reason)``."""
+    """``tail -F`` over ``path`` (the module's docstring); ``interval`` is the wait between looks at an idle file.
+    Without a ``refused`` callback, refusals are kept in :attr:`refusals` as ``(where, reason)``.
 
-    def __init__(self, path: str | Path, offset_state: OffsetState,
-                 refused: Callable[[str, str], None] | None = None, poll: float = 0.2,
+    ``offset_state`` is where the position lives: an :class:`OffsetState` (loaded at the start, saved by
+    :meth:`lines`), or the position itself as a mapping (:attr:`state` as an earlier run left it, or None to start
+    afresh) for a caller that keeps it: it calls :meth:`poll` and saves :attr:`state` after using what it gave."""
+
+    def __init__(self, path: str | Path, offset_state: OffsetState | Mapping[str, Any] | None = None,
+                 refused: Callable[[str, str], None] | None = None, interval: float = 0.2,
                  max_line: int = MAX_LINE) -> None:
         self.path = Path(path)
-        self.state = offset_state
+        keeps = offset_state is not None and not isinstance(offset_state, Mapping)
+        self._store: OffsetState | None = offset_state if keeps else None  # type: ignore[assignment]
+        self._known = None if keeps else _position(offset_state)
         self.refusals: list[tuple[str, str]] = []
         self.refused = refused or (lambda where, reason: self.refusals.append((where, reason)))
         self._said = ""  # the last refusal about the path itself, not repeated at every look
-        self.poll = poll
+        self.interval = interval
         self.max_line = max_line
         self._file: BinaryIO | None = None
         self._id: tuple[int, int] | None = None
@@ -123,7 +130,7 @@ class Follower:
                 elif idle is not None and time.monotonic() - quiet_since >= idle:
                     return
                 else:
-                    (stop.wait(self.poll) if stop is not None else time.sleep(self.poll))
+                    (stop.wait(self.interval) if stop is not None else time.sleep(self.interval))
         finally:
             self._save()
             self.close()
@@ -151,6 +158,16 @@ class Follower:
                 continue
             return
 
+    def poll(self) -> Iterator[tuple[int, dict]]:
+        """:meth:`available`, for a caller that keeps the position itself (then saves :attr:`state`)."""
+        return self.available()
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The position after the last line given, as a JSON-ready mapping ({} before the file was ever seen)."""
+        position = self._position() or self._known
+        return asdict(position) if position is not None else {}
+
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
@@ -172,7 +189,7 @@ class Follower:
         st = os.fstat(f.fileno())
         self._file, self._id = f, (st.st_dev, st.st_ino)
         self._offset, self._line, self._buffer, self._skipping = 0, 0, b"", False
-        saved = None if fresh else self.state.load(str(self.path))
+        saved = None if fresh else (self._store.load(str(self.path)) if self._store is not None else self._known)
         if saved is not None and (saved.device, saved.inode) == self._id and saved.offset <= st.st_size \
                 and saved.head == self._head(saved.offset):
             self._offset, self._line = saved.offset, saved.line
@@ -247,14 +264,35 @@ class Follower:
         else:
             self.refused(f"{self.path}:{self._line}{note}", why)
 
+    def _position(self) -> Position | None:
+        if self._file is None or self._id is None:
+            return None
+        where = self._file.tell()
+        head = self._head(self._offset)
+        self._file.seek(where)
+        return Position(*self._id, self._offset, self._line, head)
+
     def _save(self) -> None:
         if self._unsaved and self._file is not None:
-            assert self._file is not None
-            where = self._file.tell()
-            head = self._head(self._offset)
-            self._file.seek(where)
-            self.state.save(str(self.path), Position(*self._id, self._offset, self._line, head))
+            self._known = self._position()
+            if self._store is not None and self._known is not None:
+                self._store.save(str(self.path), self._known)
             self._unsaved = False
+
+
+def _position(found: Mapping[str, Any] | None) -> Position | None:
+    """A kept position read back; None (start afresh) when it is missing or not one."""
+    if not found:
+        return None
+    try:
+        position = Position(**{k: found[k] for k in ("device", "inode", "offset", "line")}, head=found.get("head", ""))
+    except (KeyError, TypeError):
+        return None
+    numbers = (position.device, position.inode, position.offset, position.line)
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in numbers) \
+            or not isinstance(position.head, str):
+        return None
+    return position
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

@@ -167,6 +167,11 @@ def write_trend(watch_dir: str | Path, config: TrendConfig = TrendConfig()) -> P
     return out
 
 
+def write(watch_dir: str | Path, baseline_window: str | int | None = None) -> Path:
+    """:func:`write_trend` with the default configuration but for the baseline window (``--baseline-window``)."""
+    return write_trend(watch_dir, TrendConfig(baseline_window=baseline_window))
+
+
 def _baseline(folders: list[Path], config: TrendConfig) -> Path | None:
     finished = [f for f in folders if (f / runfolder.SUMMARY_FILE).is_file()]
     k = config.baseline_window

@@ -65,6 +65,7 @@ def test_no_alert_when_the_only_breach_is_under_min_coverage(summary):
     assert isinstance(fired, Firing) and [b.system for b in fired.breaches] == ["a"]
     assert fired.breaches[0].mean == pytest.approx(4 / 7)
     assert isinstance(check(Alert.parse("a:token_f1<0.6"), summary, 0.8), Skipped)
+    assert isinstance(check(Alert.parse("a:token_f1<0.6"), summary, None), Skipped)  # None: the run's 0.8
 
 
 @pytest.mark.parametrize("rule,fires", [

@@ -102,24 +102,24 @@ def test_a_file_missing_at_the_start_is_waited_for(tmp_path, export):
 def test_a_restart_resumes_where_the_last_run_stopped(tmp_path, export):
     path, state = tmp_path / "app.jsonl", OffsetFile(tmp_path / "offsets.json")
     append(path, export[0] + export[1])
-    first = list(Follower(path, state, poll=0.01).lines(idle=0.05))
+    first = list(Follower(path, state, interval=0.01).lines(idle=0.05))
     assert [n for n, _ in first] == [1, 2]
     saved = state.load(str(path))
     assert (saved.offset, saved.line) == (len(export[0]) + len(export[1]), 2)
     append(path, export[2])
-    again = list(Follower(path, state, poll=0.01).lines(idle=0.05))
+    again = list(Follower(path, state, interval=0.01).lines(idle=0.05))
     assert again == [(3, obj(export[2]))]
 
 
 def test_a_restart_after_rotation_or_truncation_reads_the_new_file_whole(tmp_path, export):
     path, state = tmp_path / "app.jsonl", OffsetFile(tmp_path / "offsets.json")
     append(path, export[0] + export[1])
-    assert len(list(Follower(path, state, poll=0.01).lines(idle=0.05))) == 2
+    assert len(list(Follower(path, state, interval=0.01).lines(idle=0.05))) == 2
     os.rename(path, tmp_path / "app.jsonl.1")  # rotated while no watcher ran
     append(path, export[2])
-    assert list(Follower(path, state, poll=0.01).lines(idle=0.05)) == [(1, obj(export[2]))]
+    assert list(Follower(path, state, interval=0.01).lines(idle=0.05)) == [(1, obj(export[2]))]
     path.write_bytes(export[3] + export[4] + export[5])  # same file, rewritten longer than the position
-    assert [n for n, _ in Follower(path, state, poll=0.01).lines(idle=0.05)] == [1, 2, 3]
+    assert [n for n, _ in Follower(path, state, interval=0.01).lines(idle=0.05)] == [1, 2, 3]
 
 
 def test_an_offset_on_another_file_with_the_same_inode_is_not_trusted(tmp_path, export):
@@ -128,7 +128,7 @@ def test_an_offset_on_another_file_with_the_same_inode_is_not_trusted(tmp_path, 
     path.write_bytes(export[0] + export[1])
     st = os.stat(path)
     state.save(str(path), Position(st.st_dev, st.st_ino, len(export[0]), 1, head="0" * 32))
-    assert [n for n, _ in Follower(path, state, poll=0.01).lines(idle=0.05)] == [1, 2]
+    assert [n for n, _ in Follower(path, state, interval=0.01).lines(idle=0.05)] == [1, 2]
 
 
 def test_unreadable_lines_are_refused_by_place_and_following_goes_on(tmp_path, export):
@@ -155,7 +155,7 @@ def test_a_line_over_the_limit_is_skipped_to_its_end(tmp_path, export):
 def test_a_fifo_at_the_path_is_refused_without_blocking(tmp_path, export):
     path = tmp_path / "pipe.jsonl"
     os.mkfifo(path)
-    f = Follower(path, OffsetFile(tmp_path / "offsets.json"), poll=0.01)
+    f = Follower(path, OffsetFile(tmp_path / "offsets.json"), interval=0.01)
     done = []
     worker = threading.Thread(target=lambda: done.append(list(f.lines(idle=0.1))), daemon=True)
     worker.start()
@@ -168,7 +168,7 @@ def test_lines_follows_a_live_writer_through_every_change(tmp_path, export):
     """A writer thread appends (a line in two writes), rotates, truncates, deletes and re-creates the file while
     the follower runs; every line arrives once, in order, each within the bound."""
     path = tmp_path / "app.jsonl"
-    f = Follower(path, OffsetFile(tmp_path / "offsets.json"), poll=0.01)
+    f = Follower(path, OffsetFile(tmp_path / "offsets.json"), interval=0.01)
     got: list[tuple[int, dict]] = []
     stop = threading.Event()
 
@@ -218,3 +218,24 @@ def test_a_long_line_still_being_written_is_dropped_not_held(tmp_path, export):
     assert list(f.available()) == [(2, obj(export[0]))]
     assert len(f.refusals) == 1
     f.close()
+
+
+def test_a_caller_that_keeps_the_position_itself(tmp_path, export):
+    """The watcher's store keeps ``state`` (JSON) and hands it back on a restart; nonsense there starts afresh."""
+    path = tmp_path / "app.jsonl"
+    append(path, export[0] + export[1])
+    f = Follower(path, None)
+    assert f.state == {}
+    assert [n for n, _ in f.poll()] == [1, 2]
+    kept = json.loads(json.dumps(f.state))
+    assert (kept["offset"], kept["line"]) == (len(export[0]) + len(export[1]), 2)
+    f.close()
+    append(path, export[2])
+    again = Follower(path, kept)
+    assert list(again.poll()) == [(3, obj(export[2]))]
+    assert again.state["line"] == 3
+    again.close()
+    for nonsense in ({"offset": "x"}, {"device": 1}, {"device": -1, "inode": 1, "offset": 0, "line": 0}):
+        fresh = Follower(path, nonsense)
+        assert [n for n, _ in fresh.poll()] == [1, 2, 3]
+        fresh.close()

@@ -12,7 +12,7 @@ from support.cli import genevals, write_jsonl
 from support.report_page import report_page
 
 from genevals.output.runfolder import iter_rows
-from genevals.watch.trend import TrendConfig, _flag, drift, write_trend
+from genevals.watch.trend import TrendConfig, _flag, drift, write, write_trend
 
 pytestmark = pytest.mark.slow  # four real runs, and Chromium
 
@@ -140,3 +140,5 @@ def test_another_baseline_and_the_latest_windows_only(watch, browser):
         assert view.errors == []
     with pytest.raises(ValueError, match="baseline window '0009'"):
         write_trend(watch, TrendConfig(baseline_window="0009"))
+    assert write(watch, baseline_window=2) == watch / "trend.html"  # what the watch loop calls
+    assert 'id=baseline>0002<' in (watch / "trend.html").read_text()
