@@ -133,12 +133,13 @@ def test_an_offset_on_another_file_with_the_same_inode_is_not_trusted(tmp_path, 
 
 def test_unreadable_lines_are_refused_by_place_and_following_goes_on(tmp_path, export):
     path = tmp_path / "app.jsonl"
-    append(path, b"{not json\n" + b"[1, 2]\n" + b"\n" + b"\xff\xfe\n" + export[0])
+    append(path, b"{not json\n" + b"[1, 2]\n" + b"\n" + b"\xff\xfe\n" + b"[" * 200_000 + b"\n" + export[0])
     seen = []
     f = Follower(path, OffsetFile(tmp_path / "offsets.json"), refused=lambda w, r: seen.append((w, r)))
-    assert list(f.available()) == [(5, obj(export[0]))]
-    assert [w for w, _ in seen] == [f"{path}:1", f"{path}:2", f"{path}:4"]
+    assert list(f.available()) == [(6, obj(export[0]))]
+    assert [w for w, _ in seen] == [f"{path}:1", f"{path}:2", f"{path}:4", f"{path}:5"]
     assert "not JSON" in seen[0][1] and "not a JSON object" in seen[1][1] and "not JSON" in seen[2][1]
+    assert seen[3][1] == "nested too deeply"  # json.loads's RecursionError, caught
     f.close()
 
 
