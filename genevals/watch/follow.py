@@ -10,7 +10,8 @@ stopping. What it does as the file changes:
 * **rotated** (the path now names another file: ``mv app.jsonl app.jsonl.1`` and a new ``app.jsonl``): the old
   file is read to its end first, through the descriptor still open on it (its last line then counts even
   without a newline: nobody will finish it), then the new file from its start;
-* **truncated** (the same file, now shorter than the position read): read again from the start;
+* **truncated** (the same file, now shorter than the position read, or its first bytes already read changed:
+  truncated and written past the position again between two looks): read again from the start;
 * **missing** (deleted, or not yet created): waited for, then read from its start once it appears.
 
 The position (file identity as device and inode, byte offset, line number) is saved to ``offset_state`` each time
@@ -111,6 +112,7 @@ class Follower:
         self._line = 0
         self._buffer = b""
         self._skipping = False  # inside a line over max_line, dropped to its newline
+        self._seen = (0, "")  # (n, digest of the file's first n bytes) when last looked at
         self._unsaved = False
 
     # -- the loop ---------------------------------------------------------------------------------------------
@@ -140,7 +142,10 @@ class Follower:
         if self._file is None and not self._open():
             return
         while True:
+            if self._rewritten():
+                self._rewind()
             yield from self._drain(final=False)
+            self._note_head()
             now = _identity(self.path)
             if now is not None and now != self._id:  # rotated: the old file is finished, then the new one
                 yield from self._drain(final=True)
@@ -152,11 +157,27 @@ class Follower:
                 return  # deleted: what was written is read; the new file will be read from its start
             size = os.fstat(self._file.fileno()).st_size
             if size < self._offset + len(self._buffer):  # truncated in place
-                self._file.seek(0)
-                self._offset, self._line, self._buffer, self._skipping = 0, 0, b"", False
-                self._unsaved = True
+                self._rewind()
                 continue
             return
+
+    def _rewind(self) -> None:
+        assert self._file is not None
+        self._file.seek(0)
+        self._offset, self._line, self._buffer, self._skipping = 0, 0, b"", False
+        self._seen = (0, "")
+        self._unsaved = True
+
+    def _rewritten(self) -> bool:
+        """Whether the lines already read have changed under us: truncated and written past the position again
+        between two looks (a busy log under ``copytruncate``), which the size alone cannot show."""
+        n, digest = self._seen
+        return n > 0 and self._head(n) != digest
+
+    def _note_head(self) -> None:
+        n = min(self._offset, HEAD_BYTES)
+        if self._file is not None and n != self._seen[0]:
+            self._seen = (n, self._head(n))
 
     def poll(self) -> Iterator[tuple[int, dict]]:
         """:meth:`available`, for a caller that keeps the position itself (then saves :attr:`state`)."""
@@ -188,7 +209,7 @@ class Follower:
         self._said = ""
         st = os.fstat(f.fileno())
         self._file, self._id = f, (st.st_dev, st.st_ino)
-        self._offset, self._line, self._buffer, self._skipping = 0, 0, b"", False
+        self._offset, self._line, self._buffer, self._skipping, self._seen = 0, 0, b"", False, (0, "")
         saved = None if fresh else (self._store.load(str(self.path)) if self._store is not None else self._known)
         if saved is not None and (saved.device, saved.inode) == self._id and saved.offset <= st.st_size \
                 and saved.head == self._head(saved.offset):
@@ -203,10 +224,10 @@ class Follower:
             self.refused(str(self.path), reason)
 
     def _head(self, offset: int) -> str:
-        """The digest of the open file's first ``min(offset, HEAD_BYTES)`` bytes."""
+        """The digest of the open file's first ``min(offset, HEAD_BYTES)`` bytes (read in place: the position
+        stays where it is)."""
         assert self._file is not None
-        self._file.seek(0)
-        return hashlib.blake2b(self._file.read(min(offset, HEAD_BYTES)), digest_size=16).hexdigest()
+        return hashlib.blake2b(os.pread(self._file.fileno(), min(offset, HEAD_BYTES), 0), digest_size=16).hexdigest()
 
     def _drain(self, final: bool) -> Iterator[tuple[int, dict]]:
         """Read the open file to its current end; with ``final`` a last unterminated line counts too."""
@@ -267,10 +288,7 @@ class Follower:
     def _position(self) -> Position | None:
         if self._file is None or self._id is None:
             return None
-        where = self._file.tell()
-        head = self._head(self._offset)
-        self._file.seek(where)
-        return Position(*self._id, self._offset, self._line, head)
+        return Position(*self._id, self._offset, self._line, self._head(self._offset))
 
     def _save(self) -> None:
         if self._unsaved and self._file is not None:

@@ -76,6 +76,20 @@ def test_truncation_reads_again_from_the_start(tmp_path, export):
     f.close()
 
 
+def test_truncated_and_written_past_the_position_between_two_looks(tmp_path, export):
+    """copytruncate on a busy log: by the next look the file is longer than before, yet its start has changed."""
+    path = tmp_path / "app.jsonl"
+    append(path, export[0] + export[1])
+    f = Follower(path, OffsetFile(tmp_path / "offsets.json"))
+    assert len(list(f.available())) == 2
+    with open(path, "r+b") as out:
+        out.truncate(0)
+    append(path, export[5] + export[6] + export[7])
+    assert os.path.getsize(path) > len(export[0]) + len(export[1])
+    assert list(f.available()) == [(1, obj(export[5])), (2, obj(export[6])), (3, obj(export[7]))]
+    f.close()
+
+
 def test_deleted_then_recreated(tmp_path, export):
     path = tmp_path / "app.jsonl"
     append(path, export[0])
