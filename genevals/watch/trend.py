@@ -20,7 +20,8 @@ claim check's ``counts`` in any metric's details, as faithfulness and the local 
 with the value below ``flag_below`` or at least one contradicted or unverifiable claim:
 :math:`share = flagged / judged`. A window with no such answer has no share (shown as such, never 0).
 
-A window without summary.json (still being scored, or interrupted before its end) is listed as unfinished.
+A window without summary.json (still being scored, or interrupted before its end) is listed as unfinished, and
+one whose files cannot be read is listed with the reason; neither stops the page.
 The page is one self-contained file: no script, no network, the style pinned by its hash in the
 Content-Security-Policy.
 """
@@ -160,11 +161,19 @@ def write_trend(watch_dir: str | Path, config: TrendConfig = TrendConfig()) -> P
     shown = folders[-config.last:] if config.last > 0 else folders
     if base is not None and base not in shown:
         shown = [base, *shown]
-    read = {f.name: read_window(f, config) for f in shown}
+    read = {f.name: _read_or_why(f, config) for f in shown}
     page = render(read, base.name if base is not None else None, config)
     out = Path(watch_dir) / TREND_FILE
     runfolder.write_whole(out, page)
     return out
+
+
+def _read_or_why(folder: Path, config: TrendConfig) -> Window | str | None:
+    """:func:`read_window`, or why the window cannot be read (one bad window does not take the page down)."""
+    try:
+        return read_window(folder, config)
+    except (ValueError, OSError) as exc:  # ResultsError names the file and line
+        return str(exc)[:300]
 
 
 def write(watch_dir: str | Path, baseline_window: str | int | None = None) -> Path:
@@ -199,10 +208,11 @@ def _attr(v: Any) -> str:
     return html.escape(repr(float(v)) if _finite(v) else "", quote=True)
 
 
-def render(windows: dict[str, Window | None], baseline: str | None, config: TrendConfig) -> str:
-    """The page's HTML for the windows read (None: unfinished), compared with ``baseline``."""
+def render(windows: dict[str, Window | str | None], baseline: str | None, config: TrendConfig) -> str:
+    """The page's HTML for the windows read (None: unfinished; text: why it could not be read), compared with
+    ``baseline``."""
     e = html.escape
-    finished = {n: w for n, w in windows.items() if w is not None}
+    finished = {n: w for n, w in windows.items() if isinstance(w, Window)}
     keys = sorted({k for w in finished.values() for k in w.values})
     base = finished.get(baseline) if baseline else None
     parts = [f"<h1>Trend over {len(finished)} windows</h1>",
@@ -215,6 +225,9 @@ def render(windows: dict[str, Window | None], baseline: str | None, config: Tren
     unfinished = [n for n, w in windows.items() if w is None]
     if unfinished:
         parts.append(f"<p class=note id=unfinished>Unfinished (no summary.json yet): {e(', '.join(unfinished))}</p>")
+    unreadable = [f"<li>{e(n)}: {e(w)}</li>" for n, w in windows.items() if isinstance(w, str)]
+    if unreadable:
+        parts.append(f"<p class=note>Windows that could not be read:</p><ul id=unreadable>{''.join(unreadable)}</ul>")
     for system, metric in keys:
         parts.append(_metric_table(system, metric, finished, base, config))
     parts.append(_flag_table(finished, config))

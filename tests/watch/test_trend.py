@@ -142,3 +142,18 @@ def test_another_baseline_and_the_latest_windows_only(watch, browser):
         write_trend(watch, TrendConfig(baseline_window="0009"))
     assert write(watch, baseline_window=2) == watch / "trend.html"  # what the watch loop calls
     assert 'id=baseline>0002<' in (watch / "trend.html").read_text()
+
+
+def test_a_window_that_cannot_be_read_is_listed_with_its_reason(watch, tmp_path, browser):
+    import shutil
+
+    copy = tmp_path / "watch"
+    shutil.copytree(watch / "windows", copy / "windows")
+    with open(copy / "windows" / "0002" / "results.jsonl", "a", encoding="utf-8") as out:
+        out.write("not json\n{}\n")
+    write_trend(copy)
+    with report_page(browser, copy / "trend.html") as view:
+        assert view.page.locator("table.metric tr[data-window]").count() == 3  # 0001, 0003, 0004
+        reason = view.page.text_content("#unreadable")
+        assert reason.startswith("0002: ") and "0002/results.jsonl:21: not a result: not JSON" in reason
+        assert view.errors == []
