@@ -260,7 +260,7 @@ def _metric_table(system: str, metric: str, windows: dict[str, Window], base: Wi
         else:
             shown = "baseline" if d.status == "baseline" else f"<span class=muted>{e(d.reason)}</span>"
         rows.append(f'<tr data-window="{e(name)}"><td>{e(name)}</td>'
-                    f'<td class=scored>{e(str(entry.get("scored", "–")))}</td>'
+                    f'<td class=scored>{e(str(entry.get("scored", "–")))}{_unscored(entry)}</td>'
                     f'<td class=coverage data-value="{_attr(entry.get("coverage"))}">{_f(entry.get("coverage"))}</td>'
                     f'<td class=mean data-value="{_attr(mean)}">{_f(mean)}</td>'
                     f'<td class=ci data-low="{_attr(ci[0])}" data-high="{_attr(ci[1])}">[{_f(ci[0])}, {_f(ci[1])}]</td>'
@@ -270,6 +270,13 @@ def _metric_table(system: str, metric: str, windows: dict[str, Window], base: Wi
             f'<table class=metric data-system="{e(system)}" data-metric="{e(metric)}"><tr><th>window</th>'
             "<th>scored</th><th>coverage</th><th>mean</th><th>95% CI</th><th>vs baseline: Δ mean [CI]</th></tr>"
             f"{''.join(rows)}</table>")
+
+
+def _unscored(entry: dict[str, Any]) -> str:
+    """Why answers went unscored (``no_reference 3``), beside the scored count."""
+    statuses = entry.get("statuses") if isinstance(entry.get("statuses"), dict) else {}
+    why = [f"{k} {n}" for k, n in sorted(statuses.items()) if k != "ok" and n]
+    return f" <span class=muted>({html.escape(', '.join(why))})</span>" if why else ""
 
 
 def _chart(points: list[tuple[Any, list[Any]]]) -> str:

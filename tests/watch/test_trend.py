@@ -157,3 +157,11 @@ def test_a_window_that_cannot_be_read_is_listed_with_its_reason(watch, tmp_path,
         reason = view.page.text_content("#unreadable")
         assert reason.startswith("0002: ") and "0002/results.jsonl:21: not a result: not JSON" in reason
         assert view.errors == []
+
+
+def test_unscored_answers_are_counted_by_status_beside_the_scored():
+    from genevals.watch.trend import _unscored
+
+    assert _unscored({"scored": 3, "statuses": {"ok": 3, "no_reference": 2, "judge_error": 1}}) == \
+        " <span class=muted>(judge_error 1, no_reference 2)</span>"
+    assert _unscored({"scored": 3, "statuses": {"ok": 3}}) == _unscored({}) == ""
