@@ -27,7 +27,9 @@ import hashlib
 import json
 import os
 import stat
+import sys
 import threading
+from collections import deque
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -37,6 +39,8 @@ from typing import Any, BinaryIO, Callable, Iterator, Mapping, Protocol
 MAX_LINE = 64 << 20
 #: bytes read at a time
 _CHUNK = 1 << 20
+#: refusals a follower without a callback keeps (a long run of bad lines must not grow memory)
+KEPT_REFUSALS = 100
 #: how much of a file's start identifies it on a restart (with its device and inode)
 HEAD_BYTES = 1024
 
@@ -88,7 +92,7 @@ class OffsetFile:
 
 class Follower:
     """``tail -F`` over ``path`` (the module's docstring); ``interval`` is the wait between looks at an idle file.
-    Without a ``refused`` callback, refusals are kept in :attr:`refusals` as ``(where, reason)``.
+    Without a ``refused`` callback, each refusal is printed to stderr and the latest kept in :attr:`refusals`.
 
     ``offset_state`` is where the position lives: an :class:`OffsetState` (loaded at the start, saved by
     :meth:`lines`), or the position itself as a mapping (:attr:`state` as an earlier run left it, or None to start
@@ -101,8 +105,9 @@ class Follower:
         keeps = offset_state is not None and not isinstance(offset_state, Mapping)
         self._store: OffsetState | None = offset_state if keeps else None  # type: ignore[assignment]
         self._known = None if keeps else _position(offset_state)
-        self.refusals: list[tuple[str, str]] = []
-        self.refused = refused or (lambda where, reason: self.refusals.append((where, reason)))
+        #: the latest refusals (at most :data:`KEPT_REFUSALS`), as ``(where, reason)``
+        self.refusals: deque[tuple[str, str]] = deque(maxlen=KEPT_REFUSALS)
+        self.refused = refused or self._refuse
         self._said = ""  # the last refusal about the path itself, not repeated at every look
         self.interval = interval
         self.max_line = max_line
@@ -178,6 +183,11 @@ class Follower:
         n = min(self._offset, HEAD_BYTES)
         if self._file is not None and n != self._seen[0]:
             self._seen = (n, self._head(n))
+
+    def _refuse(self, where: str, reason: str) -> None:
+        """Without a ``refused`` callback: said on stderr as the watcher says its other refusals, and kept."""
+        self.refusals.append((where, reason))
+        print(f"genevals watch: {where}: {reason}", file=sys.stderr)
 
     def poll(self) -> Iterator[tuple[int, dict]]:
         """:meth:`available`, for a caller that keeps the position itself (then saves :attr:`state`)."""

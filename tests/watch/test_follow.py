@@ -45,7 +45,7 @@ def test_appended_lines_come_in_order_and_a_partial_last_line_waits(tmp_path, ex
     assert list(f.available()) == []  # the half line is left for its writer
     append(path, export[2][25:] + export[3])
     assert list(f.available()) == [(3, obj(export[2])), (4, obj(export[3]))]
-    assert f.refusals == []
+    assert list(f.refusals) == []
     f.close()
 
 
@@ -100,7 +100,7 @@ def test_deleted_then_recreated(tmp_path, export):
     assert list(f.available()) == []
     append(path, export[1] + export[2])
     assert list(f.available()) == [(1, obj(export[1])), (2, obj(export[2]))]
-    assert f.refusals == []
+    assert list(f.refusals) == []
     f.close()
 
 
@@ -163,7 +163,7 @@ def test_a_line_over_the_limit_is_skipped_to_its_end(tmp_path, export):
     append(path, b'{"x": "' + b"y" * 9000 + b'"}\n' + export[0])
     f = Follower(path, OffsetFile(tmp_path / "offsets.json"), max_line=4000)
     assert list(f.available()) == [(2, obj(export[0]))]
-    assert f.refusals == [(f"{path}:1", "a line over 4,000 bytes; skipped")]
+    assert list(f.refusals) == [(f"{path}:1", "a line over 4,000 bytes; skipped")]
     f.close()
 
 
@@ -176,7 +176,7 @@ def test_a_fifo_at_the_path_is_refused_without_blocking(tmp_path, export):
     worker.start()
     worker.join(BOUND)
     assert not worker.is_alive(), "the follower blocked on a FIFO"
-    assert done == [[]] and f.refusals == [(str(path), "not a regular file; waiting for one")]
+    assert done == [[]] and list(f.refusals) == [(str(path), "not a regular file; waiting for one")]
 
 
 def test_lines_follows_a_live_writer_through_every_change(tmp_path, export):
@@ -219,7 +219,7 @@ def test_lines_follows_a_live_writer_through_every_change(tmp_path, export):
     assert not reader.is_alive()
     assert got == [(1, obj(export[0])), (2, obj(export[1])), (1, obj(export[2])), (2, obj(export[3])),
                    (1, obj(export[4])), (1, obj(export[5]))]
-    assert f.refusals == []
+    assert list(f.refusals) == []
 
 
 def test_a_long_line_still_being_written_is_dropped_not_held(tmp_path, export):
@@ -228,7 +228,7 @@ def test_a_long_line_still_being_written_is_dropped_not_held(tmp_path, export):
     append(path, b'{"x": "' + b"y" * 9000)
     f = Follower(path, OffsetFile(tmp_path / "offsets.json"), max_line=4000)
     assert list(f.available()) == []
-    assert f.refusals == [(f"{path}:1", "a line over 4,000 bytes; skipped")]
+    assert list(f.refusals) == [(f"{path}:1", "a line over 4,000 bytes; skipped")]
     append(path, b"y" * 9000 + b'"}\n' + export[0])
     assert list(f.available()) == [(2, obj(export[0]))]
     assert len(f.refusals) == 1
@@ -254,3 +254,14 @@ def test_a_caller_that_keeps_the_position_itself(tmp_path, export):
         fresh = Follower(path, nonsense)
         assert [n for n, _ in fresh.poll()] == [1, 2, 3]
         fresh.close()
+
+
+def test_without_a_callback_refusals_are_said_on_stderr_and_the_latest_kept(tmp_path, export, capfd):
+    path = tmp_path / "app.jsonl"
+    append(path, b"x\n" * 250 + export[0])
+    f = Follower(path, None)
+    assert list(f.poll()) == [(251, obj(export[0]))]
+    err = capfd.readouterr().err.splitlines()
+    assert len(err) == 250 and err[0].startswith(f"genevals watch: {path}:1: not JSON")
+    assert len(f.refusals) == 100 and f.refusals[0][0] == f"{path}:151"  # memory stays bounded
+    f.close()
