@@ -15,11 +15,11 @@ stopping. What it does as the file changes:
 * **missing** (deleted, or not yet created): waited for, then read from its start once it appears.
 
 The position (file identity as device and inode, byte offset, line number) is saved to ``offset_state`` each time
-the consumer comes back for more after the last line of a read (or, for a caller that keeps it, read from
-:attr:`Follower.state` once it has used what :meth:`Follower.poll` gave) (at least once: a crash re-reads at most what was
-yielded since the last save, and the watcher's store keys spans by their ids, so a repeat changes nothing). A
-restart resumes there when the path still names the same file and it is at least that long; otherwise (rotated
-or truncated while stopped) it reads the file at the path from its start.
+the consumer comes back for more after the last line of a read; a caller that keeps the position itself reads
+:attr:`Follower.state` once it has used what :meth:`Follower.poll` gave. That is at least once: a crash re-reads
+at most what was given since the last save, and the watcher's queue ignores a span it already holds. A restart
+resumes there when the path still names the same file (device, inode and the digest of its first bytes) and it is
+at least that long; otherwise (rotated or truncated while stopped) it reads the file at the path from its start.
 """
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ import os
 import stat
 import sys
 import threading
-from collections import deque
 import time
+from collections import deque
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterator, Mapping, Protocol
