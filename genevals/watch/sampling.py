@@ -1,4 +1,4 @@
-r"""Which traces a watcher scores, which shard owns a trace, and which traces overload sheds: one hash rule.
+r"""Which traces a watcher scores and which shard owns a trace: one hash rule.
 
 A trace id (its lower-case hex form, the form OTLP JSON carries) is mapped to a number in :math:`[0, 1)`:
 
@@ -15,8 +15,8 @@ own, so their answers do not correlate:
   sampled at 0.1), and a restart, another machine or a backfill picks the same traces.
 * shard: :math:`\lfloor h_{shard}(id) \cdot n / 2^{64} \rfloor` (integer arithmetic), in :math:`0 \ldots n-1`: shards are disjoint and cover
   every trace, and which shard a trace lands in tells nothing about whether it is sampled.
-* shed (overload): dropped when :math:`u_{shed}(id) \ge keep`; a smaller ``keep`` drops a superset, and the same
-  traces are dropped on every replay. Never random.
+* overload narrows the sample by the same rule (:mod:`genevals.watch.loop`: :math:`u_{sample}(id) < rate \cdot
+  keep`), so what is shed is a replayable, nested subset, never a random one.
 
 No random generator and no process state are involved (Python's ``hash`` is salted per process; BLAKE2b is not).
 """
@@ -28,7 +28,6 @@ import string
 
 SAMPLE_SALT = b"sample"
 SHARD_SALT = b"shard"
-SHED_SALT = b"shed"
 _HEX = frozenset(string.hexdigits)
 
 
@@ -63,7 +62,3 @@ def shard_of(trace_id: str, n: int) -> int:
         raise ValueError(f"shard count {n!r}: expected a whole number of at least 1")
     return (digest(trace_id, SHARD_SALT) * n) >> 64
 
-
-def shed(trace_id: str, keep: float) -> bool:
-    """Whether overload drops the trace when only the fraction ``keep`` of traces can be kept."""
-    return unit(trace_id, SHED_SALT) >= _fraction("kept fraction", keep)
