@@ -113,12 +113,14 @@ def _corrections(decisions: list) -> dict[tuple[str, str], Correction]:
 
 
 def _window(run: Path) -> Any:
-    """The window a watcher's run folder covers (its summary's ``meta.window``), when it says."""
+    """The window a watcher's run folder covers (its summary's ``meta.watch.window``, as ``genevals watch``
+    writes it), when it says."""
     try:
         meta = runfolder.read_summary(run).get("meta")
     except (OSError, ValueError):
         return None
-    return meta.get("window") if isinstance(meta, Mapping) else None
+    watch = meta.get("watch") if isinstance(meta, Mapping) else None
+    return watch.get("window") if isinstance(watch, Mapping) else None
 
 
 def read_run(run: Path, review: Path | None = None) -> Iterator[Candidate]:
