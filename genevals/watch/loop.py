@@ -178,6 +178,9 @@ class Watcher:
         config = self.config
         if not self._capped or self._basis is not None or not traces:
             return {}
+        if config.judge is None:
+            return {t: budget.Estimate(float(config.judge_metrics), None, "no judge configured to price this "
+                                       "trace: calls counted as 1 a judge metric, a floor") for t in traces}
         staging = config.out / "pricing.traces.jsonl"
         try:
             rows = []
