@@ -3,7 +3,8 @@ as they come, each window one run folder (:mod:`genevals.watch`).
 
 Exit codes (:mod:`genevals.cli.common`): 0 stopped by SIGTERM (the open window is scored first) or a backfill
 done, 130 stopped by SIGINT (Ctrl-C; the open window is scored first too), 2 bad input (an option, a metric name,
-a port in use, another watcher on the folder), before anything is received.
+a port in use, another watcher on the folder, ``--max-cost`` for a judge model the price table does not price),
+before anything is received.
 """
 from __future__ import annotations
 
