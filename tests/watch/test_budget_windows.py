@@ -84,7 +84,7 @@ def test_the_cost_cap_stops_a_window_and_the_next_admits_again_with_figures_chec
             wait_for(lambda: (out / "windows" / "0001" / "summary.json").exists()
                      and len(decisions.read(out)) == 3, limit=120, step=0.1)
             assert post(watch.port, _batch(second, answers))[0] == 200
-            wait_for(lambda: len(decisions.read(out)) == 4, limit=120, step=0.1)  # the one left out
+            wait_for(lambda: len(decisions.read(out)) >= 4, limit=120, step=0.1)  # the one left out, at once
             code, _, stderr = watch.stop()
         finally:
             if watch.proc.poll() is None:
