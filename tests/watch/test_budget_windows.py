@@ -148,3 +148,30 @@ def test_max_cost_is_refused_at_start_when_the_model_has_no_price(tmp_path):
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
         assert words in done.stderr and "--max-cost" in done.stderr, done.stderr
         assert not (tmp_path / "w" / "watch.json").exists()  # refused before anything listened
+
+
+def test_a_restart_estimates_on_the_windows_it_finds_measured(tmp_path):
+    """A second watcher on the same folder starts on the measured basis of the windows the first one scored."""
+    first, second = [trace_id(10), trace_id(11)], [trace_id(12 + i) for i in range(3)]
+    for name, ids in (("a.jsonl", first), ("b.jsonl", second)):
+        (tmp_path / name).write_bytes(b"".join(json_body(request(spans(t, answer=DOC, docs=(DOC,)))) + b"\n"
+                                               for t in ids))
+    out = tmp_path / "w"
+    with FaultServer() as server:
+        judge = _judge(server.base_url, tmp_path)
+        done = genevals("watch", "--out", out, "-m", "faithfulness", "--from", tmp_path / "a.jsonl", "--window", "2",
+                        "--max-cost", "100", "--no-history", *judge)
+        assert done.returncode == 0, done.stderr
+        rows = [json.loads(r) for r in (out / "windows" / "0001" / "results.jsonl").read_text().splitlines()]
+        used = [r["metrics"]["faithfulness"]["details"]["usage"] for r in rows]
+        measured = sum(_cost(u["prompt_tokens"], u["completion_tokens"]) for u in used) / 2
+        calls = sum(u["requests"] for u in used)
+        cap = round(2.5 * measured, 6)  # two traces a window fit, not three
+        done = genevals("watch", "--out", out, "-m", "faithfulness", "--from", tmp_path / "b.jsonl", "--window", "3",
+                        "--max-cost", cap, "--no-history", *judge)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    log = {line["trace_id"]: line for line in decisions.read(out)}
+    assert sorted(log[t]["decision"] for t in second) == ["over_budget", "scored", "scored"], log
+    left_out = next(log[t]["reason"] for t in second if log[t]["decision"] == "over_budget")
+    assert f"(measured: {calls} judge calls and ${2 * measured:.6f} over 2 traces of the scored windows)" in left_out
+    assert _dollars(left_out, "window 2 has") == pytest.approx(2 * measured, abs=1e-5)
