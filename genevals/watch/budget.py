@@ -157,8 +157,8 @@ def dry_run(staging: Path, lines: Mapping[int, str], metrics: Iterable[str], jud
         if trace in calls:
             cost = costs[trace]
             out[trace] = Estimate(calls[trace], cost, f"dry-run: the judge's estimate for this trace, "
-                                  f"{calls[trace]:g} calls" + ("" if cost is None else f" and ${cost:.6f}")
-                                  + " from the price table")
+                                  f"{calls[trace]:g} calls" + (" (not priced)" if cost is None else
+                                                               f" and ${cost:.6f} from the price table"))
         else:
             out[trace] = Estimate(0.0, 0.0, "dry-run: the trace reader refuses this trace, so it makes no call")
     return out

@@ -191,7 +191,9 @@ class Watcher:
                                          f"({','.join('?' * len(part))}) ORDER BY start_ns", tuple(part))
             lines = self._write_lines(((t, json.loads(b)) for t, b in rows), staging)
             return budget.dry_run(staging, lines, config.metrics, config.judge, config.options)
-        except Exception as exc:  # noqa: BLE001 - an estimate that fails caps its traces, never the watcher
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - as a window's: an estimate that fails caps its traces
             why = f"the dry run failed: {type(exc).__name__}: {str(exc)[:200]}"
             return {t: budget.Estimate(float(config.judge_metrics), None,
                                        f"{why}; calls counted as 1 a judge metric, a floor") for t in traces}
@@ -253,7 +255,11 @@ class Watcher:
                     history=config.history, otel_endpoint=config.otel_endpoint, min_coverage=config.min_coverage,
                     on_error="skip", meta={"watch": {"window": number, "traces": len(traces)}}, judge=config.judge,
                     options=config.options, max_judge_errors=config.max_judge_errors)
-            except Exception as exc:  # noqa: BLE001 - a window that cannot run fails its traces, not the watcher
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            # BaseException: the judge's JudgeUnavailable is one (it stops a run), and a window that cannot run
+            # fails its traces, not the watcher
+            except BaseException as exc:  # noqa: BLE001
                 reason = f"window {number} could not be scored: {type(exc).__name__}: {str(exc)[:300]}"
                 failed.update({t: reason for t in traces if t not in failed})
                 results = None
