@@ -3,7 +3,8 @@ as they come, each window one run folder (:mod:`genevals.watch`).
 
 Exit codes (:mod:`genevals.cli.common`): 0 stopped by SIGTERM (the open window is scored first) or a backfill
 done, 130 stopped by SIGINT (Ctrl-C; the open window is scored first too), 2 bad input (an option, a metric name,
-a port in use, another watcher on the folder), before anything is received.
+a port in use, another watcher on the folder, ``--max-cost`` for a judge model the price table does not price),
+before anything is received.
 """
 from __future__ import annotations
 
@@ -51,7 +52,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     when.add_argument("--session-idle", default="300s", help="score a session after this quiet (default 300s)")
     caps = p.add_argument_group("limits")
     caps.add_argument("--max-judge-calls", type=int, default=None, metavar="N",
-                      help="judge calls a window (judge metrics x traces); traces past it are over_budget")
+                      help="judge calls a window, each trace's estimated (the judge's dry run until a window is "
+                           "scored, then the calls measured per trace): traces past it are over_budget")
+    caps.add_argument("--max-cost", type=float, default=None, metavar="USD",
+                      help="estimated judge cost a window, priced as --max-judge-calls counts (--judge-prices must "
+                           "price the judge's model): traces past it are over_budget")
     caps.add_argument("--queue-limit", type=int, default=200_000, metavar="SPANS",
                       help="spans waiting in the queue before the receiver answers 429 (default 200000)")
     caps.add_argument("--max-body", type=int, default=16 << 20, metavar="BYTES",
@@ -137,7 +142,7 @@ def _config(args: argparse.Namespace):
         follow=Path(args.follow) if args.follow else None, backfill=Path(args.backfill) if args.backfill else None,
         until=args.until, grace=c.duration(args.grace, "--grace"), max_wait=c.duration(args.max_wait, "--max-wait"),
         session_idle=c.duration(args.session_idle, "--session-idle"), max_judge_calls=args.max_judge_calls,
-        judge_metrics=judge_metrics, queue_limit=args.queue_limit, max_body=args.max_body, alerts=tuple(args.alert),
+        judge_metrics=judge_metrics, max_cost=args.max_cost, queue_limit=args.queue_limit, max_body=args.max_body, alerts=tuple(args.alert),
         alert_command=args.alert_command, alert_url=args.alert_url, min_coverage=args.min_coverage,
         otel_endpoint=args.otel_endpoint, history=_history(args), baseline_window=args.baseline_window,
         shard=c.shard(args.shard), judge=judge, options=_options(args),

@@ -2,6 +2,7 @@
 (durations, windows, shards). A bad value is a :class:`WatchError` naming the option."""
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,8 +64,9 @@ class WatchConfig:
     starting after ``until`` (seconds since 1970) left out; grace: a trace is ready this long after its root
     span arrived; max_wait: a trace without a root after this long is ``incomplete``; session_idle: a session is
     scored when no trace of it arrived for this long; max_judge_calls: per window, counted as one call per
-    judge-backed metric named per trace (``judge_metrics``, which the command line counts; a judge metric
-    makes one call or more per trace, so this is a floor); history: the history file each window is recorded
+    judge-backed metric named per trace (``judge_metrics``, which the command line counts) only when no estimate
+    can be made; else each trace's estimated calls (:mod:`~genevals.watch.budget`); max_cost: US dollars of judge
+    calls per window, estimated the same way (the price table must price the judge's model); history: the history file each window is recorded
     in (True: the default one; None or False: none); queue_limit: spans waiting in the queue before
     the receiver answers 429; max_body: bytes of a request body (after gzip) before 413; shard: (i, n);
     judge, options, max_judge_errors: as :func:`genevals.evaluate` takes them, for every window.
@@ -85,6 +87,7 @@ class WatchConfig:
     session_idle: float = 300.0
     max_judge_calls: int | None = None
     judge_metrics: int = 0
+    max_cost: float | None = None
     queue_limit: int = 200_000
     max_body: int = 16 << 20
     socket_timeout: float = 10.0
@@ -123,6 +126,14 @@ class WatchConfig:
             raise WatchError("--queue-limit and --max-body: expected at least 1")
         if self.max_judge_calls is not None and self.max_judge_calls < 0:
             raise WatchError("--max-judge-calls: expected 0 or more")
+        if self.max_cost is not None:
+            from genevals.watch.budget import price_problem
+
+            if not (self.max_cost >= 0 and math.isfinite(self.max_cost)):
+                raise WatchError(f"--max-cost {self.max_cost}: expected US dollars, 0 or more")
+            problem = price_problem(self.judge)
+            if problem is not None:
+                raise WatchError(f"--max-cost: {problem}")
 
     @property
     def queue(self) -> Path:

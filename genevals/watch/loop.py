@@ -5,8 +5,10 @@ Each tick (every ``poll`` seconds):
 1. traces without a root ``max_wait`` after their first span are ``incomplete``;
 2. ready traces (root arrived ``grace`` ago; a session's, once the session has been quiet ``session_idle``)
    are ``filtered`` (W2's filters over the resource's and root span's attributes) or ``over_budget`` (the
-   window's judge calls, counted as ``judge_metrics`` per trace, would pass ``max_judge_calls``), else assigned
-   to the open window (opened by its first trace);
+   window's estimated judge calls or cost would pass ``--max-judge-calls`` or ``--max-cost``; each trace's
+   estimate, and its basis, from :mod:`~genevals.watch.budget`: the judge's dry run of the tick's ready traces
+   until a window has been scored, then the measured usage per trace of the scored windows), else assigned to
+   the open window (opened by its first trace);
 3. the open window closes after ``window_seconds`` or at ``window_traces`` traces and is run: its traces (and
    the earlier turns of their sessions, carried) written as OTLP JSON lines to ``windows/NNNN.traces.jsonl``,
    scored by :func:`genevals.evaluate` into the run folder ``windows/NNNN`` (results, summary, report, the
@@ -32,7 +34,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Callable
 
-from genevals.watch import decisions
+from genevals.watch import budget, decisions
 from genevals.watch.config import WatchConfig, WatchError
 from genevals.watch.otlp import OtlpError, filter_attributes, records_from_json
 from genevals.watch.store import QueueFull, Store
@@ -80,6 +82,12 @@ class Watcher:
         self.store = Store(config.queue, config.queue_limit)
         self.receiver = None
         self._last_purge = 0.0
+        #: whether a cap needs each trace's estimate (a call cap binds only when a judge metric is named)
+        self._capped = config.max_cost is not None or (config.max_judge_calls is not None and
+                                                       config.judge_metrics > 0)
+        #: the measured basis (None: no window scored yet) and each open window's admitted estimates, summed
+        self._basis = budget.measured(config.windows) if self._capped else None
+        self._spent: dict[int, budget.Spent] = {}
 
     # decided on arrival ----------------------------------------------------------------------------------------
 
@@ -146,28 +154,68 @@ class Watcher:
         if rootless:
             self.store.decide([(t, "incomplete", f"no root span {max_wait:g} s after its first span")
                                for t in rootless], now)
-        for trace, _session in self.store.ready(now, grace, idle):
-            self._decide(trace, now)
+        ready = [trace for trace, _session in self.store.ready(now, grace, idle) if self._passes(trace, now)]
+        prices = self._price(ready)
+        for trace in ready:
+            self._decide(trace, now, prices)
         self._close_open(force=False)
         decisions.sync(self.store, config.out)
         if now - self._last_purge >= PURGE_EVERY:
             self.store.purge(now)
             self._last_purge = now
 
-    def _decide(self, trace: str, now: float) -> None:
+    def _passes(self, trace: str, now: float) -> bool:
+        """Whether ``trace`` passes --filter (if not, it is decided ``filtered``)."""
         if self.filter is not None:
             body = self.store.root_body(trace) or {}
             if not self.filter.matches(filter_attributes(body)):
                 self.store.decide([(trace, "filtered", f"--filter {self.config.filter!r} does not match")], now)
-                return
+                return False
+        return True
+
+    def _price(self, traces: list[str]) -> dict[str, budget.Estimate]:
+        """The judge's dry-run estimate of each of ``traces`` while no window has been measured (else none)."""
+        config = self.config
+        if not self._capped or self._basis is not None or not traces:
+            return {}
+        if config.judge is None:
+            return {t: budget.Estimate(float(config.judge_metrics), None, "no judge configured to price this "
+                                       "trace: calls counted as 1 a judge metric, a floor") for t in traces}
+        staging = config.out / "pricing.traces.jsonl"
+        try:
+            rows = []
+            for at in range(0, len(traces), 500):  # SQLite's bound on parameters a statement takes
+                part = traces[at:at + 500]
+                # the spans of traces not yet in a window; store.py has no reader for them (another helper's)
+                rows += self.store._read(f"SELECT trace_id, body FROM spans WHERE trace_id IN "
+                                         f"({','.join('?' * len(part))}) ORDER BY start_ns", tuple(part))
+            lines = self._write_lines(((t, json.loads(b)) for t, b in rows), staging)
+            return budget.dry_run(staging, lines, config.metrics, config.judge, config.options)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - as a window's: an estimate that fails caps its traces
+            why = f"the dry run failed: {type(exc).__name__}: {str(exc)[:200]}"
+            return {t: budget.Estimate(float(config.judge_metrics), None,
+                                       f"{why}; calls counted as 1 a judge metric, a floor") for t in traces}
+        finally:
+            staging.unlink(missing_ok=True)
+
+    def _decide(self, trace: str, now: float, prices: dict[str, budget.Estimate]) -> None:
         number, _, count = self.store.open_window(now)
-        cap, per = self.config.max_judge_calls, self.config.judge_metrics
-        if cap is not None and per and (count + 1) * per > cap:
-            self.store.decide([(trace, "over_budget", f"window {number} has {count * per} of --max-judge-calls "
-                                                      f"{cap} ({per} judge metrics a trace)")], now)
-            return
+        config = self.config
+        if self._capped:
+            estimate = self._basis or prices.get(trace) or budget.Estimate(
+                float(config.judge_metrics), None, "not priced: calls counted as 1 a judge metric, a floor")
+            # after a restart the open window's earlier traces are counted at this trace's estimate
+            spent = self._spent.get(number) or budget.Spent(count * estimate.calls, count * (estimate.cost or 0.0))
+            reason = budget.admit(spent, estimate, config.max_judge_calls if config.judge_metrics else None,
+                                  config.max_cost, number)
+            if reason is not None:
+                self.store.decide([(trace, "over_budget", reason)], now)
+                return
+            self._spent[number] = spent + estimate
         self.store.assign([trace], number)
-        if self.config.window_traces is not None and count + 1 >= self.config.window_traces:
+        if config.window_traces is not None and count + 1 >= config.window_traces:
             self.store.close_window(number)
             self.run_window(number)
 
@@ -207,7 +255,11 @@ class Watcher:
                     history=config.history, otel_endpoint=config.otel_endpoint, min_coverage=config.min_coverage,
                     on_error="skip", meta={"watch": {"window": number, "traces": len(traces)}}, judge=config.judge,
                     options=config.options, max_judge_errors=config.max_judge_errors)
-            except Exception as exc:  # noqa: BLE001 - a window that cannot run fails its traces, not the watcher
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            # BaseException: the judge's JudgeUnavailable is one (it stops a run), and a window that cannot run
+            # fails its traces, not the watcher
+            except BaseException as exc:  # noqa: BLE001
                 reason = f"window {number} could not be scored: {type(exc).__name__}: {str(exc)[:300]}"
                 failed.update({t: reason for t in traces if t not in failed})
                 results = None
@@ -220,12 +272,20 @@ class Watcher:
         self.say(f"window {number}: {scored} scored, {len(decided) - scored} failed -> {folder}")
         if scored:
             self._after_window(folder)
+        self._spent.pop(number, None)
+        if self._capped:
+            self._basis = budget.measured(config.windows) or self._basis
 
     def _write_traces(self, number: int, path: Path) -> dict[int, str]:
         """The window's traces as OTLP JSON lines, one trace a line (a session's earlier turns included);
         returns line number -> trace."""
+        return self._write_lines(self.store.window_spans(number), path)
+
+    @staticmethod
+    def _write_lines(pairs, path: Path) -> dict[int, str]:
+        """(trace, span body) pairs as OTLP JSON lines, one trace a line; returns line number -> trace."""
         spans: dict[str, list[dict]] = defaultdict(list)
-        for trace, body in self.store.window_spans(number):
+        for trace, body in pairs:
             spans[trace].append(body)
         lines = {}
         with open(path, "w", encoding="utf-8") as out:

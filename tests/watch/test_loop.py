@@ -82,6 +82,8 @@ def test_the_judge_call_cap_and_rootless_traces(tmp_path):
     watcher.tick(80.0)
     log = {line["trace_id"]: line for line in decisions.read(tmp_path / "w")}
     assert log[c]["decision"] == "over_budget" and "window 1 has 6 of --max-judge-calls 7" in log[c]["reason"]
+    assert "would add 3 (no judge configured to price this trace: calls counted as 1 a judge metric, a floor)" \
+        in log[c]["reason"]  # the basis said
     assert log[rootless]["decision"] == "incomplete" and "30 s" in log[rootless]["reason"]
     assert a not in log and b not in log  # still in the open window
     assert watcher.store.counts()["spans"] == 4  # a and b's; c's and the rootless one's deleted

@@ -151,3 +151,17 @@ def test_a_backfill_of_hostile_lines_scores_the_good_trace_and_names_each_bad_li
     assert by_trace["ab" * 16]["decision"] == "incomplete"  # the cycle
     assert by_trace["12" * 16]["decision"] == "failed"  # a root without an answer: the trace reader's reason
     assert by_trace[good]["decision"] == "scored"
+
+
+def test_a_judge_that_cannot_be_reached_fails_the_window_not_the_watcher(tmp_path):
+    """No --judge-model and a server that cannot list its models: the judge's JudgeUnavailable (a BaseException)
+    fails the window's traces with the reason, no traceback."""
+    export = _export(tmp_path / "export.jsonl", 2)
+    done = genevals("watch", "--out", tmp_path / "w", "-m", "faithfulness", "--from", export, "--no-history",
+                    "--judge-backend", "openai", "--judge-base-url", "http://127.0.0.1:9/v1", "--no-judge-cache",
+                    "--no-preflight", "--max-judge-calls", "10")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    log = decisions.read(tmp_path / "w")
+    assert len(log) == 2 and all(line["decision"] == "failed" for line in log), log
+    assert all("window 1 could not be scored: JudgeUnavailable" in line["reason"] and "--judge-model" in
+               line["reason"] for line in log), log
