@@ -85,6 +85,7 @@ def _dominant(counts: Counter) -> tuple[str | None, int]:
     return ("Kana" if counts.get("Kana") else counts.most_common(1)[0][0]), letters
 
 
+@pytest.mark.slow  # loads py3langid's model a second time (about a second, more under load)
 def test_the_classifier_scores_as_py3langid_leaves_its_model() -> None:
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
