@@ -228,6 +228,8 @@ def _relevant(value: Any) -> dict[str, float] | None:
     """``relevant`` as the per-sample reader keeps it (id -> float grade, in the row's order)."""
     if mapping.is_missing(value):
         return None
+    if type(value) is list and value and all(isinstance(i, tuple) and len(i) == 2 for i in value):
+        value = dict(value)  # a Parquet map<id, grade> column arrives as (key, grade) pairs (as values.relevant)
     if type(value) is list:
         if not all(_text(i) for i in value):
             raise NotPlain("relevant ids")

@@ -59,6 +59,17 @@ def write(folder: Path, kind: str, data: list[dict]) -> Path:
             for r in data:
                 writer.writerow([r["id"], r["question"], r["answer"], json.dumps(docs_of(r)),
                                  json.dumps(r["relevant"]) if "relevant" in r else ""])
+    elif kind == "parquet-map":  # relevant a map<id, grade> column: pyarrow gives each row (id, grade) pairs
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        path = folder / "rows.parquet"
+        relevant = [None if r.get("relevant") is None else
+                    [(d, 1) for d in r["relevant"]] if isinstance(r["relevant"], list) else list(r["relevant"].items())
+                    for r in data]
+        pq.write_table(pa.table({"id": [r["id"] for r in data], "answer": [r["answer"] for r in data],
+                                 "contexts": [r["contexts"] for r in data],
+                                 "relevant": pa.array(relevant, pa.map_(pa.string(), pa.float64()))}), path)
     else:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -84,7 +95,7 @@ def both(path: Path, folder: Path, extra: list[str] = ()) -> tuple[subprocess.Co
             genevals(PER_SAMPLE, args + ["-o", str(folder / "per_sample")]))
 
 
-@pytest.mark.parametrize("kind", ["jsonl", "csv", "parquet"])
+@pytest.mark.parametrize("kind", ["jsonl", "csv", "parquet", "parquet-map"])
 def test_the_same_run_folder_as_the_per_sample_path(tmp_path: Path, kind: str) -> None:
     path = write(tmp_path, kind, rows())
     columnar, per_sample = both(path, tmp_path, ["--map", "contexts[].id=retrieved"] if kind == "csv" else [])
@@ -109,6 +120,17 @@ def test_a_bad_row_gets_the_per_sample_paths_located_error(tmp_path: Path) -> No
     assert columnar.returncode == per_sample.returncode == 2, columnar.stderr
     assert "FALLBACK" in columnar.stderr and "Traceback" not in columnar.stderr
     assert "rows.jsonl:7: field 'relevant.d1'" in columnar.stderr
+    said = [line for line in columnar.stderr.splitlines() if line not in ("FALLBACK", "COLUMNAR")]
+    assert said == per_sample.stderr.splitlines()
+
+
+def test_a_bad_grade_in_a_parquet_map_gets_the_per_sample_paths_located_error(tmp_path: Path) -> None:
+    data = rows(10)
+    data[4]["relevant"] = {docs_of(data[4])[0]: 1e9}  # past the grades' range (-100 to 100)
+    columnar, per_sample = both(write(tmp_path, "parquet-map", data), tmp_path)
+    assert columnar.returncode == per_sample.returncode == 2, columnar.stderr
+    assert "FALLBACK" in columnar.stderr and "Traceback" not in columnar.stderr
+    assert f"rows.parquet:5: field 'relevant.{docs_of(data[4])[0]}'" in columnar.stderr
     said = [line for line in columnar.stderr.splitlines() if line not in ("FALLBACK", "COLUMNAR")]
     assert said == per_sample.stderr.splitlines()
 
