@@ -183,13 +183,7 @@ class Watcher:
                                        "trace: calls counted as 1 a judge metric, a floor") for t in traces}
         staging = config.out / "pricing.traces.jsonl"
         try:
-            rows = []
-            for at in range(0, len(traces), 500):  # SQLite's bound on parameters a statement takes
-                part = traces[at:at + 500]
-                # the spans of traces not yet in a window; store.py has no reader for them (another helper's)
-                rows += self.store._read(f"SELECT trace_id, body FROM spans WHERE trace_id IN "
-                                         f"({','.join('?' * len(part))}) ORDER BY start_ns", tuple(part))
-            lines = self._write_lines(((t, json.loads(b)) for t, b in rows), staging)
+            lines = self._write_lines(((t, json.loads(b)) for t, b in self.store.trace_spans(traces)), staging)
             return budget.dry_run(staging, lines, config.metrics, config.judge, config.options)
         except (KeyboardInterrupt, SystemExit):
             raise

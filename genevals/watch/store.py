@@ -102,6 +102,16 @@ class Store:
             except sqlite3.Error as exc:
                 raise StoreError(f"{self.path}: {exc}") from None
 
+    def trace_spans(self, traces: list[str]) -> list[tuple[str, str]]:
+        """(trace id, span body as JSON text) of every stored span of ``traces``, in start order within each
+        query of at most 500 traces (SQLite's bound on a statement's parameters)."""
+        rows: list[tuple[str, str]] = []
+        for at in range(0, len(traces), 500):
+            part = tuple(traces[at:at + 500])
+            rows += self._read(f"SELECT trace_id, body FROM spans WHERE trace_id IN ({','.join('?' * len(part))}) "
+                               "ORDER BY start_ns", part)
+        return rows
+
     # ingest ----------------------------------------------------------------------------------------------------
 
     def add(self, records: Iterable[SpanRecord], triage: Triage, now: float) -> int:
