@@ -209,10 +209,28 @@ def citations(value: Any, err) -> tuple[tuple[str | None, tuple[str, ...]], ...]
         out.append((text, tuple(refs)))
     return tuple(out)
 
+def _json_labels(text: str, err) -> Any:
+    """The labels a JSON text holds (an object id -> grade, or a list of ids); a text that starts like JSON but is
+    none is refused: read as one id, every metric of the row would be a silent 0."""
+    import json
+
+    try:
+        decoded = json.loads(text)
+    except (ValueError, RecursionError):
+        raise err("relevant", f"a text that starts like JSON but is not JSON: {text[:60]!r}; give a mapping "
+                              "id -> grade or a list of ids") from None
+    if not isinstance(decoded, (dict, list)):
+        raise err("relevant", f"JSON text holding a {type(decoded).__name__}: expected a mapping id -> grade or a "
+                              "list of ids")
+    return decoded
+
+
 def relevant(value: Any, err) -> dict[str, float] | None:
     value = _as_list(value)
     if _is_missing(value) or value == "":  # an empty CSV cell: no labels, as for contexts
         return None
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        value = _json_labels(value, err)  # a Parquet or DataFrame string column holding JSON, read as CSV's cells are
     if isinstance(value, str) or (isinstance(value, numbers.Integral) and is_number(value)):
         _check_unicode(value, "relevant", err)  # one id (a URL in a CSV cell): a one-element list
         return {value if isinstance(value, str) else str(int(value)): 1.0}
