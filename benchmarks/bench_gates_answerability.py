@@ -44,8 +44,8 @@ import sys
 import tempfile
 import time
 import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_gates_standalone import wilson  # noqa: E402
@@ -62,8 +62,7 @@ FAST_LAUNCH = ("import runpy, sys; from genevals.judge.backends.llamacpp import 
                "enable_fast_grammar(); runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)")
 
 
-@dataclass(frozen=True)
-class Question:
+class Question(NamedTuple):
     id: str
     article: str
     paragraph: str  # the chunk id: article#n
@@ -157,7 +156,7 @@ def mcnemar(a: list[bool], b: list[bool], labels: list[bool]) -> dict:
     a_only = sum((x == y) and (z != y) for x, z, y in zip(a, b, labels))
     b_only = sum((z == y) and (x != y) for x, z, y in zip(a, b, labels))
     p = binomtest(a_only, a_only + b_only).pvalue if a_only + b_only else 1.0
-    return {"model_right_only": a_only, "baseline_right_only": b_only, "p_two_sided": round(float(p), 4)}
+    return {"model_right_only": a_only, "baseline_right_only": b_only, "p_two_sided": float(f"{p:.3g}")}
 
 
 def rule_gates(questions: list[Question]) -> dict:
@@ -188,14 +187,15 @@ def rule_gates(questions: list[Question]) -> dict:
         statuses = [check(i, ctx).status for i in items]
         ok = sum(s == ("passed" if asked == "ro" else "wrong_language") for s in statuses)
         key = "kept_as_ro" if asked == "ro" else f"rejected_as_{asked}"
-        language[key] = {"value": round(ok / len(items), 4), "k": ok,
+        language[key] = {"value": round(ok / len(items), 4), "k": ok, "n": len(items),
                          "ci": [round(x, 4) for x in wilson(ok, len(items))]}
     pointing = [q for q in questions if q.id in POINTS_AT_SOURCE]
     caught = [q.id for q in pointing if find(q.question) is not None]
     return {"standalone": {"n": len(texts), "hits": hits, "false_positives": false_pos,
                            "pointing_questions": {"ids": [q.id for q in pointing], "caught": caught,
                                                   "ro_phrase_table": "ro" in patterns()},
-                           "false_positive_rate": {"value": round(false_pos / len(texts), 4),
+                           "false_positive_rate": {"value": round(false_pos / len(texts), 4), "k": false_pos,
+                                                   "n": len(texts),
                                                    "ci": [round(x, 5) for x in wilson(false_pos, len(texts))]}},
             "language": language}
 
