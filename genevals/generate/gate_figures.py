@@ -28,7 +28,8 @@ def _packaged() -> str:
 
 def _share(figure: dict[str, Any]) -> str:
     low, high = figure["ci"]
-    return f"{figure['value']:.3f} ({figure['k']}/{figure['n']}; 95% {low:.3f}-{high:.3f})"
+    # the interval as stored (4 decimals): rounding it again to 3 could move a bound (0.2065 to 0.206)
+    return f"{figure['value']:.3f} ({figure['k']}/{figure['n']}; 95% {low:.4f}-{high:.4f})"
 
 
 def _windows(by_language: dict[str, Any]) -> str:

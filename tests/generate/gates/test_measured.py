@@ -127,3 +127,21 @@ def test_the_cards_gate_figures_are_the_committed_benchmarks():
     said = card["gate_accuracy"]["says"][0]
     assert f"precision {solve['precision']['value']:.3f}" in said and f"recall {solve['recall']['value']:.3f}" in said
     assert ("NO better" in said) is (not solve["better_than_best_baseline"])
+
+
+def test_the_gates_page_reports_the_committed_answerability_figures():
+    stored = _committed("gates_answerability.json")["model_pairs"]
+    page = (REPO / "docs" / "generate-gates.md").read_text(encoding="utf-8")
+
+    def cell(figure: dict) -> str:
+        return f"{figure['value']:.3f} ({figure['k']}/{figure['n']}; {figure['ci'][0]:.4f}–{figure['ci'][1]:.4f})"
+
+    for name in ("gate", "baseline_lexical_overlap_cv"):
+        row = stored[name]
+        assert f"| {cell(row['precision'])} | {cell(row['recall'])} |" in page, name
+        negatives = row["rejection_rate_on_negatives"]
+        assert f"| {negatives['value']:.3f} ({negatives['k']}/{negatives['n']}) | {row['accuracy']['value']:.3f} |" \
+            in page, name
+    assert f"{stored['statuses']['judge_error']} of its {stored['pairs']} replies could not be read" in page
+    assert f"accuracy {stored['solver_said_answerable']['accuracy']['value']:.3f}" in page
+    assert stored["mcnemar_vs_best_baseline"]["p_two_sided"] < 0.001 and "no better" in page
