@@ -132,8 +132,9 @@ def figures(decisions: list[bool], labels: list[bool]) -> dict:
     n = len(labels)
 
     def share(k: int, m: int) -> dict:
-        return {"value": round(k / m, 4) if m else None, "k": k, "n": m,
-                "ci": [round(x, 4) for x in wilson(k, m)] if m else None}
+        if not m:  # precision when nothing passed: no figure, and why
+            return {"status": "undefined", "reason": "no pair in the denominator", "k": k, "n": m}
+        return {"value": round(k / m, 4), "k": k, "n": m, "ci": [round(x, 4) for x in wilson(k, m)]}
 
     return {"precision": share(tp, tp + fp), "recall": share(tp, tp + fn),
             "rejection_rate_on_negatives": share(tn, tn + fp), "accuracy": share(tp + tn, n),
