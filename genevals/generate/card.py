@@ -17,6 +17,8 @@ not be measured has ``status`` and ``reason`` instead of a value.
   strictly higher than the item's first chunk (``--no-embeddings`` or no semantic extra: not measured).
 - **languages**: kept items per language; **answerable_without_context** (the share flagged, over the items that
   gate checked), not_measured when no item went through it.
+- **gate_accuracy**: each gate's accuracy as measured on people's data by the project's benchmarks, not on this
+  set, naming the judge it was measured with (:func:`genevals.generate.gate_figures.gate_accuracy`).
 
 - **contract**: ``{"kept": K, "requested": N, "met": K == N}``; **gate_meanings**: what each rejection counted
   means (:data:`genevals.generate.meanings.MEANINGS`); **cost_per_kept_item**: what the caller measured
@@ -34,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from genevals.generate.chunks import words
+from genevals.generate.gate_figures import gate_accuracy
 from genevals.generate.items import Chunk, Document, Item
 from genevals.generate.meanings import meanings_of
 
@@ -199,6 +202,7 @@ def build_card(requested: Mapping[str, int], kept: Sequence[Item], rejected: Seq
                     "dense_rank_of_source_chunk": dense_figures(kept, chunks, embeddings)},
         "languages": dict(Counter(i.language or "unknown" for i in kept)),
         "answerable_without_context": _flagged(kept),
+        "gate_accuracy": gate_accuracy(),
         "cost_per_kept_item": dict(cost) if cost is not None else not_measured("the caller measured no cost"),
         "examples": examples(kept, rejected),
     }

@@ -162,6 +162,17 @@ function rejections() {
   })), add(el("p", "muted small"), "over ", fig(["attempts"]), " attempts"));
 }
 
+function gates() {
+  // measured on people's data by the project's benchmarks, not on this set: said apart from this set's counts
+  var says = at(["gate_accuracy", "says"]);
+  if (!says) { return; }
+  var s = section("The gates' accuracy, measured on people's data", "ts-gates");
+  var ul = el("ul", "ts-caveats");
+  says.forEach(function (_, i) { ul.appendChild(add(el("li"), fig(["gate_accuracy", "says", i]))); });
+  s.appendChild(ul);
+  add(s, add(el("p", "muted small"), fig(["gate_accuracy", "measured"])));
+}
+
 function coverage() {
   var s = section("Coverage", "ts-coverage");
   ["documents", "chunks"].forEach(function (k) {
@@ -285,6 +296,6 @@ function source() {
              "; chunks dropped as low-information: ", fig(["chunks_dropped"])));
 }
 
-[answer, caveats, types, rejections, coverage, diversity, leakage, languages, cost, review, examples, source]
+[answer, caveats, types, rejections, gates, coverage, diversity, leakage, languages, cost, review, examples, source]
   .forEach(function (draw) { draw(); });
 document.documentElement.setAttribute("data-ready", "true");

@@ -95,6 +95,8 @@ def test_every_figure_is_the_cards(browser, made):
         caveats = opened.page.text_content("#ts-caveats")
         assert all(line in caveats for line in card["not_good_for"])
         assert "offline: no judge call was made" in opened.page.text_content("#ts-cost")
+        gates = opened.page.text_content("#ts-gates")
+        assert card["gate_accuracy"]["says"] and all(line in gates for line in card["gate_accuracy"]["says"])
         assert opened.errors == [] and opened.dialogs == [] and opened.remote == []
     finally:
         opened.context.close()
