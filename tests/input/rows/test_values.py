@@ -52,3 +52,11 @@ def test_references_and_language():
     assert values.references("Paris", err) == ("Paris",) and values.references(["a", "b"], err) == ("a", "b")
     assert values.language(" AUTO ", err) is None and values.language("pt-BR", err) == "pt"
     assert refused(values.references, [1]) == "data.jsonl:3: field 'references[0]': expected a string, got int"
+
+
+def test_relevant_as_json_text_is_read_as_csvs_cells_are():
+    # a Parquet or DataFrame string column: read as one id, every retrieval value of the row was a silent 0
+    assert values.relevant('{"d1": 3, "d2": 1}', err) == {"d1": 3.0, "d2": 1.0}
+    assert values.relevant('["d1", "d2"]', err) == {"d1": 1.0, "d2": 1.0}
+    assert values.relevant("d1", err) == {"d1": 1.0}  # an id stays an id
+    assert "starts like JSON but is not JSON" in refused(values.relevant, '{"d1": 3')
