@@ -34,6 +34,7 @@ from hostile.watch_driver import Body, slow
 
 CLS = "watch"
 MOD = '__import__("hostile.watch_driver", fromlist=["_"])'
+REAL = '__import__("hostile.watch_real", fromlist=["_"])'
 JSON = "application/json"
 
 
@@ -359,12 +360,13 @@ SLOW = {
 }
 
 
-def _case(id: str, expect: str, api: str, where=(), limit: float = 30.0) -> Case:
-    return Case(id=f"{CLS}-{id}", cls=CLS, expect=expect, where=tuple(where), api=f"{MOD}.{api}", limit=limit)
+def _case(id: str, expect: str, api: str, where=(), limit: float = 30.0, module: str = MOD) -> Case:
+    return Case(id=f"{CLS}-{id}", cls=CLS, expect=expect, where=tuple(where), api=f"{module}.{api}", limit=limit)
 
 
 def cases() -> list[Case]:
     from hostile.watch_files import EXPORTS, FOLLOWS
+    from hostile.watch_real import SCENES
 
     out = []
     for name in BODIES:
@@ -376,5 +378,6 @@ def cases() -> list[Case]:
             out.append(_case(name, REFUSED, f"receive({name!r})", where=_refusal(name)))
     out += [_case(name, OK, f"receive({name!r})", limit=40.0) for name in SLOW]
     out += [_case(f"follow-{name}", OK, f"follow({name!r})", limit=40.0) for name in FOLLOWS]
-    out += [_case(f"from-{name}", OK, f"backfill({name!r})", limit=40.0) for name in EXPORTS]
+    out += [_case(f"from-{name}", OK, f"backfill({name!r})", limit=40.0, module=REAL) for name in EXPORTS]
+    out += [_case(f"followed-{name}", OK, f"followed({name!r})", limit=40.0, module=REAL) for name in SCENES]
     return out

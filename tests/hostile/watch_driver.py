@@ -20,8 +20,8 @@ request was accepted (200), and raises ValueError("HTTP <status>: <reason>") whe
 :func:`follow` runs the real :class:`~genevals.watch.follow.Follower` over ``TMP/app.jsonl`` while a scenario
 damages the file (truncates, replaces, writes bytes that are no line), and each line it gives is read as the
 watcher reads it (:func:`~genevals.watch.otlp.records_from_json`); every good line written must come out, each
-bad line must be refused with a reason naming ``file:line``. :func:`backfill` runs a real ``genevals watch --from``
-process on a hostile export and reads its decision log: every trace gets its one decision.
+bad line must be refused with a reason naming ``file:line``. (A real ``genevals watch`` on hostile files:
+:mod:`hostile.watch_real`.)
 """
 from __future__ import annotations
 
@@ -29,10 +29,7 @@ import contextlib
 import http.client
 import io
 import json
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -287,11 +284,16 @@ class Scene:
         with open(self.path, mode) as handle:
             handle.write(data)
 
-    def step(self) -> None:
+    def step(self, looks=None, count: int | None = None) -> None:
+        """One look at the file (or ``count`` lines of ``looks``, a look begun earlier), each line read as the
+        loop reads it."""
+        import itertools
+
         from genevals.watch.otlp import OtlpError, records_from_json
 
         started = time.monotonic()
-        for number, message in self.follower.available():
+        looks = self.follower.available() if looks is None else looks
+        for number, message in itertools.islice(looks, count):
             if time.monotonic() - started > BOUND:
                 raise RuntimeError(f"hang: the follower kept reading past {BOUND:g} s")
             rejected: list[str] = []
@@ -301,16 +303,15 @@ class Scene:
                 self.refusals.append((f"{self.path}:{number}", exc.reason))
                 continue
             self.refusals += [(f"{self.path}:{number}", why) for why in rejected]
-            for trace in dict.fromkeys(r.trace_id for r in found):
-                self.traces.append(trace)
+            self.traces += list(dict.fromkeys(r.trace_id for r in found))
         if time.monotonic() - started > BOUND:
             raise RuntimeError(f"hang: one look at the file took over {BOUND:g} s")
 
 
 def follow(name: str) -> dict:
-    """One scenario of :data:`hostile.cases_watch.FOLLOWS`: it damages the file and returns the trace numbers
+    """One scenario of :data:`hostile.watch_files.FOLLOWS`: it damages the file and returns the trace numbers
     that must have been read, in order, and the ``file:line`` places that must have been refused."""
-    from hostile.cases_watch import FOLLOWS
+    from hostile.watch_files import FOLLOWS
     from support.watch_traces import trace_id
 
     scenario, max_line = FOLLOWS[name]
@@ -336,35 +337,3 @@ def follow(name: str) -> dict:
     if any(not why.strip() for _, why in scene.refusals):
         raise RuntimeError(f"a refusal without a reason: {scene.refusals}")
     return {"case": name, "traces": len(scene.traces), "refusals": scene.refusals[:10]}
-
-
-# ------------------------------------------------------------------ a real watcher on a hostile export
-
-def backfill(name: str) -> dict:
-    """``genevals watch --from TMP/export.jsonl`` (a real process) on :data:`hostile.cases_watch.EXPORTS`'s
-    export ``name``; every trace it names must get exactly one decision, of the kind the table says."""
-    from hostile.cases_watch import EXPORTS
-
-    tmp = Path.cwd()
-    content, decided = EXPORTS[name]()
-    (tmp / "export.jsonl").write_bytes(content)
-    argv = [sys.executable, "-m", "genevals", "watch", "--out", str(tmp / "w"), "-m", "token_f1", "--from",
-            str(tmp / "export.jsonl"), "--no-history"]
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=BOUND * 2, cwd=tmp,
-                              env={**os.environ, "PYTHONUNBUFFERED": "1"}, check=False)
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"hang: genevals watch --from ran past {BOUND * 2:g} s") from None
-    if "Traceback" in done.stderr or done.returncode not in (0, 1):
-        raise RuntimeError(f"genevals watch --from exited {done.returncode}: {done.stderr[-1500:]}")
-    log = tmp / "w" / "decisions.jsonl"
-    lines = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
-    seen: dict[str, list[str]] = {}
-    for entry in lines:
-        seen.setdefault(entry["trace_id"], []).append(entry["decision"])
-    got = {trace: kinds for trace, kinds in seen.items() if trace in decided}
-    want = {trace: [kind] for trace, kind in decided.items()}
-    if got != want:
-        raise RuntimeError(f"decisions {got}, expected {want}; stderr: {done.stderr[-600:]}")
-    return {"case": name, "decisions": {t[:8]: k for t, k in decided.items()}, "stderr": done.stderr[-300:]}
-
