@@ -339,7 +339,10 @@ REFUSALS = {
     "json-scope-number": ("HTTP 400", "resourceSpans[0].scopeSpans[0]"), "json-spans-object": ("HTTP 400", "spans: expected a list"),
     "json-resource-list": ("HTTP 400", "'resource' an object"), "json-list": ("HTTP 400", "object, got a list"),
     "json-nested": ("HTTP 400", "nested too deeply"), "json-object-nested": ("HTTP 400", "nested too deeply"),
-    "json-latin1": ("HTTP 400", "not UTF-8"), "json-digits": ("HTTP 400", "malformed JSON"),
+    "json-latin1": ("HTTP 400", "not UTF-8"), "proto-as-json": ("HTTP 400", "not UTF-8"),
+    "json-string": ("HTTP 400", "ExportTraceServiceRequest object"),
+    "json-null": ("HTTP 400", "ExportTraceServiceRequest object"),
+    "json-number": ("HTTP 400", "ExportTraceServiceRequest object"), "json-digits": ("HTTP 400", "malformed JSON"),
 }
 
 

@@ -220,6 +220,12 @@ def slow(tmp: Path, body: Body, finish: bool, *, connections: int = 1, headers_o
         socks = [socket.create_connection(("127.0.0.1", port), timeout=BOUND) for _ in range(connections)]
 
         def trickle(sock: socket.socket) -> None:
+            try:
+                _trickle(sock)
+            except OSError as exc:  # the receiver reset a sender that was still sending: said, not a traceback
+                answers.append(("reset", str(exc)))
+
+        def _trickle(sock: socket.socket) -> None:
             sent = 0
             # a byte every 20 ms until the good request is through (at most BOUND seconds)
             deadline = time.monotonic() + BOUND
@@ -253,6 +259,8 @@ def slow(tmp: Path, body: Body, finish: bool, *, connections: int = 1, headers_o
             raise RuntimeError("the good request was answered only after the slow senders had sent everything")
         stored = {t: _stored(store, t) for t in [*body.stored, good]}
     statuses = {None if a is None else a[0] for a in answers}
+    if "reset" in statuses:
+        raise RuntimeError(f"the receiver reset a slow sender's connection mid-request: {answers}")
     if len(statuses) != 1:
         raise RuntimeError(f"the slow senders got different answers: {statuses}")
     return {"answer": answers[0], "good": good, "stored": stored}, body
