@@ -19,9 +19,12 @@ lost; see the driver's docstring for what is checked).
   a half line, non-UTF-8 bytes, NUL bytes, a 50 MB line (junk and JSON), a 70 MB line (past the limit, also
   arriving in two parts), lines of a wrong shape, blank lines, CRLF, a BOM: every good line read, in order,
   each bad one refused naming ``file:line``.
-* **A real watcher on a hostile export** (:data:`EXPORTS`, ``genevals watch --from``): cycles with and
+* **Real watchers** (hostile/watch_real.py): ``genevals watch --from`` on hostile exports (cycles with and
   without a root, a parent chain 5,000 deep, 10,000 spans, duplicates, ids of every type beside a good trace,
-  fields of the wrong type the receiver passes through: each trace gets exactly one decision.
+  fields of the wrong type the receiver passes through), ``genevals watch --follow`` while its file is
+  truncated, re-created, replaced by a FIFO or a folder, or given lines that are no export, and ``genevals watch
+  --otlp-port 0`` sent each group of the receiver bodies above: every accepted trace gets exactly one decision
+  (the good ones ``scored``), SIGTERM ends it with 0, no traceback.
 """
 from __future__ import annotations
 
@@ -369,7 +372,7 @@ def _case(id: str, expect: str, api: str, where=(), limit: float = 30.0, module:
 
 def cases() -> list[Case]:
     from hostile.watch_files import EXPORTS, FOLLOWS
-    from hostile.watch_real import SCENES
+    from hostile.watch_real import GROUPS, SCENES
 
     out = []
     for name in BODIES:
@@ -383,4 +386,5 @@ def cases() -> list[Case]:
     out += [_case(f"follow-{name}", OK, f"follow({name!r})", limit=40.0) for name in FOLLOWS]
     out += [_case(f"from-{name}", OK, f"backfill({name!r})", limit=40.0, module=REAL) for name in EXPORTS]
     out += [_case(f"followed-{name}", OK, f"followed({name!r})", limit=40.0, module=REAL) for name in SCENES]
+    out += [_case(f"received-{name}", OK, f"received({name!r})", limit=40.0, module=REAL) for name in GROUPS]
     return out

@@ -142,3 +142,61 @@ def followed(name: str) -> dict:
     if wrong:
         raise RuntimeError(f"each trace written must be scored once: {wrong}")
     return {"case": name, "scored": len(written), "stderr": err[-300:]}
+
+
+#: the groups of receiver bodies a real watcher gets one after another (names of hostile.cases_watch.BODIES)
+GROUPS = {"protobuf": ("proto-",), "json": ("json-resource", "json-scope", "json-span", "json-time", "json-attr",
+                                           "json-not", "json-list", "json-nested", "json-digits", "json-bom"),
+          "ids": ("json-traceid-", "json-spanid-", "json-parentspanid-"),
+          "cycles-and-sizes": ("json-own-parent", "json-cycle", "json-ring", "json-duplicate", "json-two-roots",
+                               "json-10000", "gzip-", "body-over-max", "encoding-"),
+          "http": ("content-", "no-content", "chunked", "path-", "method-", "header")}
+
+
+def received(group: str) -> dict:
+    """A real ``genevals watch --otlp-port 0`` gets every body of ``group`` (those a sender sends whole), then a
+    good trace; each trace the receiver accepted gets exactly one decision, the good one ``scored``; then
+    SIGTERM: exit 0, no traceback."""
+    from hostile.cases_watch import BODIES
+    from hostile.watch_driver import _send
+    from support.watch_process import Watch, wait_for
+    from support.watch_traces import post, request, spans, trace_id
+
+    tmp = Path.cwd()
+    names = [n for n in BODIES if n.startswith(GROUPS[group])]
+    bodies = {n: BODIES[n]() for n in names}
+    bodies = {n: b for n, b in bodies.items() if not b.dropped_ok and b.max_body <= 16 << 20}
+    watch = Watch(tmp / "w", "-m", "token_f1", "--window", "1", "--grace", "0s", "--max-wait", "1s",
+                  "--no-history", "--max-body", str(1 << 20))
+    accepted: set[str] = set()
+    try:
+        for name, body in bodies.items():
+            if body.max_body != 1 << 20:
+                continue  # another --max-body than this watcher's
+            answer = _send(watch.port, body)
+            if answer is None:
+                raise RuntimeError(f"{name}: the connection was closed without an answer")
+            if answer[0] == 200:
+                accepted |= {t for t, n in body.stored.items() if n}
+            elif answer[0] >= 500 and answer[0] != 501:
+                raise RuntimeError(f"{name}: HTTP {answer[0]}: {answer[1][:200]!r}")
+        good = trace_id(30_000)
+        if post(watch.port, request(spans(good)).SerializeToString(), timeout=BOUND)[0] != 200:
+            raise RuntimeError("the good request after the hostile ones was refused")
+        try:
+            wait_for(lambda: {good, *accepted} <= set(_decided(tmp / "w")), limit=BOUND)
+        except AssertionError:
+            missing = {good, *accepted} - set(_decided(tmp / "w"))
+            raise RuntimeError(f"traces accepted but not decided within {BOUND:g} s: {sorted(missing)}") from None
+        code, _, err = watch.stop(timeout=BOUND)
+    finally:
+        if watch.proc.poll() is None:
+            watch.kill()
+    if code != 0 or "Traceback" in err:
+        raise RuntimeError(f"genevals watch exited {code}: {err[-1500:]}")
+    seen = _decided(tmp / "w")
+    wrong = {t: seen.get(t) for t in accepted if len(seen.get(t, [])) != 1}
+    if wrong or seen.get(good) != ["scored"]:
+        raise RuntimeError(f"one decision each expected: {wrong}, the good trace: {seen.get(good)}")
+    return {"group": group, "bodies": len(bodies), "accepted": len(accepted),
+            "decisions": sorted({d for t in accepted for d in seen[t]})}
