@@ -34,6 +34,7 @@ import zlib
 
 from hostile.cases import ANY, OK, REFUSED, Case
 from hostile.watch_driver import Body, slow
+from hostile.watch_files import nested_anyvalue, varint
 
 CLS = "watch"
 MOD = '__import__("hostile.watch_driver", fromlist=["_"])'
@@ -89,38 +90,9 @@ def _jbody(message, stored: dict | None = None, rejected: int | None = None, **k
     return Body(data, JSON, stored=stored or {}, rejected=rejected, **kw)
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        low, n = n & 0x7F, n >> 7
-        out.append(low | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
 def _gzip_stream(chunks) -> bytes:
     pack = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
     return b"".join(pack.compress(c) for c in chunks) + pack.flush()
-
-
-def _field(number: int, payload: bytes) -> bytes:
-    """A length-delimited protobuf field (wire type 2)."""
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
-
-def _nested_anyvalue(depth: int) -> bytes:
-    """Trace 1 whose first span has an attribute nested ``depth`` kvlists deep, written field by field (the
-    protobuf runtime will not build past its own depth limit)."""
-    value = _field(1, b"deep")  # AnyValue.string_value
-    for _ in range(depth):  # AnyValue.kvlist_value (6) -> KeyValueList.values (1) -> KeyValue (key 1, value 2)
-        value = _field(6, _field(1, _field(1, b"k") + _field(2, value)))
-    message = _request(1)
-    span = message.resource_spans[0].scope_spans[0].spans[0].SerializeToString() + _field(9, _field(1, b"deep")
-                                                                                          + _field(2, value))
-    rest = message.resource_spans[0].scope_spans[0].spans[1].SerializeToString()
-    scope = _field(2, span) + _field(2, rest)
-    resource = message.resource_spans[0].resource.SerializeToString()
-    return _field(1, _field(1, resource) + _field(2, scope))
 
 
 def _many(n_spans: int, as_json: bool) -> Body:
@@ -186,7 +158,25 @@ def _id_body(kind: str, field: str) -> Body:
     return _jbody(json.dumps(_with_span(span), allow_nan=True).encode(), stored, 0 if sound else 1)
 
 
+def _proto_ids(trace: bytes, span: bytes, parent: bytes = b"") -> Body:
+    """Trace 1, and one span with these raw protobuf ids (refused: counted, the rest kept)."""
+    from opentelemetry.proto.trace.v1.trace_pb2 import Span
+
+    message = _request(1)
+    message.resource_spans[0].scope_spans[0].spans.append(Span(trace_id=trace, span_id=span, parent_span_id=parent,
+                                                               name="odd ids"))
+    return Body(message.SerializeToString(), stored={_tid(1): 2}, rejected=1)
+
+
+PROTO_IDS = {"proto-traceid-empty": (b"", b"\x01" * 8), "proto-traceid-5-bytes": (b"\x01" * 5, b"\x01" * 8),
+             "proto-traceid-20-bytes": (b"\x01" * 20, b"\x01" * 8), "proto-traceid-zero": (b"\x00" * 16, b"\x01" * 8),
+             "proto-spanid-empty": (b"\x01" * 16, b""), "proto-spanid-16-bytes": (b"\x01" * 16, b"\x01" * 16),
+             "proto-spanid-zero": (b"\x01" * 16, b"\x00" * 8),
+             "proto-parent-3-bytes": (b"\x01" * 16, b"\x01" * 8, b"\x02" * 3),
+             "proto-own-parent": (b"\x01" * 16, b"\x01" * 8, b"\x01" * 8)}
+
 BODIES = {
+    **{name: (lambda ids=ids: _proto_ids(*ids)) for name, ids in PROTO_IDS.items()},
     # -- malformed protobuf: refused, named
     "proto-cut-in-half": lambda: Body(_proto(1)[: len(_proto(1)) // 2], stored={_tid(1): 2}),
     "proto-cut-last-byte": lambda: Body(_proto(1)[:-1], stored={_tid(1): 2}),
@@ -194,8 +184,8 @@ BODIES = {
     "proto-varint-11-bytes-length": lambda: Body(b"\x0a" + b"\xff" * 10 + b"\x01"),
     "proto-varint-11-bytes-tag": lambda: Body(b"\xff" * 10 + b"\x01\x00"),
     "proto-length-past-end": lambda: Body(b"\x0a\x64" + b"\x00" * 5),
-    "proto-length-2-62": lambda: Body(b"\x0a" + _varint(2 ** 62) + b"x"),
-    "proto-nested-200": lambda: Body(_nested_anyvalue(200), stored={_tid(1): 2}),
+    "proto-length-2-62": lambda: Body(b"\x0a" + varint(2 ** 62) + b"x"),
+    "proto-nested-200": lambda: Body(nested_anyvalue(200), stored={_tid(1): 2}),
     "proto-json-text": lambda: Body(json.dumps(_json(1)).encode(), stored={_tid(1): 2}),
     # -- malformed or foreign, but perhaps readable: a clear refusal or every sound span kept
     "proto-random-4k": lambda: Body(random.Random(1).randbytes(4096)),
@@ -206,7 +196,7 @@ BODIES = {
     # -- sound protobuf of odd shapes: accepted, every span kept
     "proto-empty": lambda: Body(b"", stored={}, rejected=0),
     "proto-10000-spans": lambda: _many(10_000, as_json=False),
-    "proto-nested-20": lambda: Body(_nested_anyvalue(20), stored={_tid(1): 2}, rejected=0),
+    "proto-nested-20": lambda: Body(nested_anyvalue(20), stored={_tid(1): 2}, rejected=0),
     "proto-unknown-field": lambda: Body(_proto(1) + b"\xf8\x06\x07", stored={_tid(1): 2}, rejected=0),
     "proto-twice-concatenated": lambda: Body(_proto(1) + _proto(2), stored={_tid(1): 2, _tid(2): 2}, rejected=0),
     # -- JSON
@@ -322,7 +312,7 @@ ACCEPTED = {name for name, make in BODIES.items() if name.startswith("json-") an
     "json-attribute-items-odd", "json-other-fields-wrong", "json-own-parent", "json-cycle-a-b-a",
     "json-ring-beside-root", "json-duplicate-spans", "json-two-roots")} | {
     name for name in BODIES if name.startswith(("json-traceid-", "json-spanid-", "json-parentspanid-"))} | {
-    "proto-empty", "proto-10000-spans", "proto-nested-20", "proto-unknown-field", "proto-twice-concatenated",
+    *PROTO_IDS, "proto-empty", "proto-10000-spans", "proto-nested-20", "proto-unknown-field", "proto-twice-concatenated",
     "path-query"}
 #: either a clear refusal or accepted with every sound span kept
 EITHER = {"proto-random-4k", "proto-random-64", "proto-logs-request", "proto-not-utf8-name", "proto-nested-200",

@@ -1,5 +1,6 @@
 """The watch class's hostile files (hostile/cases_watch.py): scenarios for a followed file (:data:`FOLLOWS`), and
-exports a real ``genevals watch --from`` reads (:data:`EXPORTS`).
+exports a real ``genevals watch --from`` reads (:data:`EXPORTS`), and protobuf written field by field (past what
+the protobuf runtime will build).
 
 A scenario gets a :class:`~hostile.watch_driver.Scene` (the file, the real Follower over it, ``step()`` one look
 as the watcher's loop takes it) and returns the trace numbers that must have been read, in order, and the
@@ -281,3 +282,36 @@ EXPORTS = {
     "fields-of-wrong-types": _fields_of_wrong_types,
     "broken-lines": _broken_lines,
 }
+
+
+# ------------------------------------------------------------------ protobuf, field by field
+
+def varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        low, n = n & 0x7F, n >> 7
+        out.append(low | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def field(number: int, payload: bytes) -> bytes:
+    """A length-delimited protobuf field (wire type 2)."""
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def nested_anyvalue(depth: int) -> bytes:
+    """Trace 1 whose first span has an attribute nested ``depth`` kvlists deep, written field by field (the
+    protobuf runtime will not build past its own depth limit)."""
+    value = field(1, b"deep")  # AnyValue.string_value
+    for _ in range(depth):  # AnyValue.kvlist_value (6) -> KeyValueList.values (1) -> KeyValue (key 1, value 2)
+        value = field(6, field(1, field(1, b"k") + field(2, value)))
+    from support.watch_traces import request, spans, trace_id
+
+    message = request(spans(trace_id(1)))
+    span = message.resource_spans[0].scope_spans[0].spans[0].SerializeToString() + field(9, field(1, b"deep")
+                                                                                          + field(2, value))
+    rest = message.resource_spans[0].scope_spans[0].spans[1].SerializeToString()
+    scope = field(2, span) + field(2, rest)
+    resource = message.resource_spans[0].resource.SerializeToString()
+    return field(1, field(1, resource) + field(2, scope))
