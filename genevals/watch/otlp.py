@@ -93,16 +93,20 @@ def decode_body(raw: bytes, content_type: str | None, encoding: str | None, max_
 
 def _gunzip(raw: bytes, limit: int) -> bytes:
     """gzip's content, refused (413) as soon as it grows past ``limit`` bytes: a small bomb is not inflated."""
-    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    out = b""
     try:
-        out = inflate.decompress(raw, limit + 1)
-        if len(out) > limit or inflate.unconsumed_tail:
-            raise OtlpError(f"the gzip body inflates past --max-body ({limit:,} bytes)", 413)
-        if not inflate.eof:
-            raise OtlpError("malformed gzip body: it ends early")
+        while True:  # one member after another, as gunzip reads them (RFC 1952, 2.2): none is dropped
+            inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            out += inflate.decompress(raw, limit + 1 - len(out))
+            if len(out) > limit or inflate.unconsumed_tail:
+                raise OtlpError(f"the gzip body inflates past --max-body ({limit:,} bytes)", 413)
+            if not inflate.eof:
+                raise OtlpError("malformed gzip body: it ends early")
+            raw = inflate.unused_data
+            if not raw.strip(b"\0"):  # trailing zero bytes pad some writers' output (gzip(1) ignores them)
+                return out
     except zlib.error as exc:
         raise OtlpError(f"malformed gzip body: {exc}") from None
-    return out
 
 
 def records_from_json(message: Any, rejected: list[str] | None = None) -> list[SpanRecord]:
@@ -194,11 +198,15 @@ def span_id(value: Any, size: int, where: str) -> str:
 def _nanos(value: Any, where: str) -> int:
     if value is None:
         return 0
-    if isinstance(value, str) and _UINT64.match(value) and int(value) < 2 ** 64:
+    # below 2**63 (the year 2262), not OTLP's 2**64: the queue's SQLite INTEGER is signed 64-bit, and a larger
+    # value there would fail the whole batch's transaction, the sound spans with it
+    if isinstance(value, str) and _UINT64.match(value) and int(value) < 2 ** 63:
         return int(value)
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 64:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 63:
         return value
-    raise OtlpError(f"{where}: expected nanoseconds since 1970 (a whole number as text), got {_kind(value)}")
+    got = "a number past the year 2262" if isinstance(value, (int, str)) and _UINT64.match(str(value)) \
+        else _kind(value)
+    raise OtlpError(f"{where}: expected nanoseconds since 1970 (a whole number as text), got {got}")
 
 
 def plain(value: Any) -> Any:
@@ -212,7 +220,8 @@ def plain(value: Any) -> Any:
         number = value["intValue"]
         return int(number) if isinstance(number, str) and re.fullmatch(r"-?[0-9]{1,19}", number) else number
     if isinstance(value.get("arrayValue"), dict):
-        return [plain(v) for v in value["arrayValue"].get("values") or []]
+        values = value["arrayValue"].get("values")
+        return [plain(v) for v in values] if isinstance(values, list) else []
     if isinstance(value.get("kvlistValue"), dict):
         return attributes(value["kvlistValue"].get("values"))
     return None

@@ -33,6 +33,15 @@ RETRY_AFTER = 5
 class _Server(ThreadingHTTPServer):
     daemon_threads = True  # a sender stuck in its timeout does not keep the watcher from exiting
     allow_reuse_address = True
+    # socketserver's 5 pending connections: a burst of exporters connecting at once had some reset
+    request_queue_size = 128
+
+    def handle_error(self, request, client_address) -> None:
+        """A connection that failed mid-request (a sender that reset it, went away, or sent what http.server
+        cannot read): one line, not socketserver's traceback; the other connections go on."""
+        kind, exc = sys.exc_info()[:2]
+        print(f"genevals watch: a request from {client_address[0]} ended early ({kind.__name__ if kind else '?'}: "
+              f"{str(exc)[:200]})", file=sys.stderr)
 
 
 class Receiver:
