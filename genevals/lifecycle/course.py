@@ -87,6 +87,8 @@ class Lifecycle:
         self._caveats(summary, report_data)
         excused = (DRY_RUN,) if settings.dry_run else ()  # a judge priced, not called, scored nothing by design
         unscored, notes = gates.unscored_requested(settings.metrics, summary, excused)
+        blank, blank_notes = gates.empty_answers(summary)
+        unscored, notes = unscored + blank, notes + blank_notes
         for note in notes:
             say.note(f"genevals: note: {note}")
         for error in unscored:

@@ -139,3 +139,36 @@ def references_hint(error: str, summary: Mapping[str, Any]) -> str:
         if REFERENCES_HINT in warning:
             return f"; {warning.split(REFERENCES_HINT, 1)[1]}"
     return ""
+
+
+def _blank_scoring(name: str) -> bool:
+    """Whether output ``name``'s family gives an empty answer a value rather than status ``empty_answer``."""
+    try:
+        family = registry.family_of(name)[0]
+    except registry.UnknownMetric:
+        return False
+    return bool(getattr(registry.load_family(family), "scores_empty_answer", False))
+
+
+def empty_answers(summary: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """(errors, notes) on the systems with blank answers that metrics scored as values (0 by the reference
+    scripts' rule). A system whose every answer is blank is an error: its scores measure nothing of it (a test set
+    from ``genevals generate`` leaves ``answer`` empty for the system's answers). A system with some blank answers
+    gets a note with their count: a blank is a wrong answer, scored as the reference script scores it."""
+    errors, notes = [], []
+    systems: Mapping[str, Mapping[str, Any]] = summary.get("systems") or {}
+    named = "" if list(systems) == ["default"] else " of system '{}'"
+    for system, found in (summary.get("empty_answers") or {}).items():
+        outputs = [o for o, m in (systems.get(system) or {}).items() if m.get("scored") and _blank_scoring(o)]
+        if not outputs:
+            continue
+        empty, of = int(found.get("empty", 0)), int(found.get("of", 0))
+        scored = ", ".join(dict.fromkeys(_family(o) for o in outputs))
+        where = named.format(system)
+        if empty >= of:
+            errors.append(f"every answer{where} is empty ({empty} of {of}): {scored} scored blanks, nothing of the "
+                          f"system; put its answers in `answer` (a set from `genevals generate` leaves it empty)")
+        else:
+            notes.append(f"{empty} of {of} answers{where} are empty: {scored} score each 0, as the reference "
+                         f"scripts do")
+    return errors, notes

@@ -90,6 +90,10 @@ class Metric(abc.ABC):
     #: every sample's language and counts the run's majority language (:mod:`genevals.language.majority`), which
     #: its unsure samples are scored in
     reads_language: ClassVar[bool] = False
+    #: whether an empty answer gets a value (0, by the reference script's rule: SQuAD's F1, sacrebleu, ROUGE) rather
+    #: than status ``empty_answer``: a system whose every answer is empty then fails the run, as nothing of it was
+    #: scored but blanks (:func:`genevals.lifecycle.gates.empty_answers`)
+    scores_empty_answer: ClassVar[bool] = False
     #: the run's ``--language`` (set on the built metric by :func:`genevals.registry.build`)
     language: LanguageSetting = LanguageSetting()
 

@@ -150,6 +150,7 @@ class Bleu(Metric):
             for every sample: 13a, intl, zh, ja-mecab, ko-mecab, char, none.
     """
     reads_language = True  # scores in the sample's language: the run counts its majority
+    scores_empty_answer = True  # 0, as the reference script scores a blank prediction
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
         Setting("tokenize", str, "auto",

@@ -131,6 +131,7 @@ class Rouge(Metric):
     reference's precision and recall and its index. Blank (whitespace-only) references are ignored.
     """
     reads_language = True  # scores in the sample's language: the run counts its majority
+    scores_empty_answer = True  # 0, as the reference script scores a blank prediction
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
         Setting("use_stemmer", bool, False, "Porter stemming (English samples only)"),

@@ -55,6 +55,7 @@ class _Normalised(Metric):
     """What exact match and token F1 share: the English rule setting, the signature parts and the per-sample
     normalisation in the sample's language."""
     reads_language = True  # scores in the sample's language: the run counts its majority
+    scores_empty_answer = True  # 0, as the reference script scores a blank prediction
     #: the settings ``__init__`` takes, as declarations: checked before the metric is built
     SETTINGS = (
         Setting("norm", str, "mlqa",
