@@ -236,6 +236,7 @@ class Watcher:
         traces = self.store.window_traces(number)
         folder = config.windows / f"{number:04d}"
         if folder.exists():  # what a killed attempt left: scored again from the queue, whole
+            self._forget(folder)
             shutil.rmtree(folder)
         # beside the run folder, which names it as each row's origin (kept: the window's input, for curate)
         staging = config.windows / f"{number:04d}.traces.jsonl"
@@ -269,6 +270,19 @@ class Watcher:
         self._spent.pop(number, None)
         if self._capped:
             self._basis = budget.measured(config.windows) or self._basis
+
+    def _forget(self, folder: Path) -> None:
+        """The history's record of a killed attempt at this window (killed after the run was recorded, before its
+        traces were decided), deleted before the window is scored again: each window is recorded once."""
+        if self.config.history is False:
+            return
+        from genevals.history.store import History
+        from genevals.lifecycle.history import history_path
+
+        path = history_path(self.config.history if isinstance(self.config.history, (str, Path)) else None)
+        if path.is_file():
+            with History(path) as history:
+                history.forget_folder(str(folder.resolve()))
 
     def _write_traces(self, number: int, path: Path) -> dict[int, str]:
         """The window's traces as OTLP JSON lines, one trace a line (a session's earlier turns included);

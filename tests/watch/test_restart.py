@@ -72,3 +72,51 @@ def test_ctrl_c_scores_the_open_window_and_exits_130(tmp_path):
             watch.kill()
     assert watch.proc.returncode == 130 and "Traceback" not in err, err
     assert scored_ids(tmp_path / "w") == [trace_id(1)]
+
+
+def test_kill_9_after_the_window_was_recorded_keeps_one_history_record(tmp_path):
+    """The gap a kill can fall in: the window's run is recorded in the history, its traces not yet decided. Held
+    open by a stalled OTel receiver (it accepts and never answers, as a hung collector does: the export comes after
+    the history record), the watcher is killed there; the restart scores the window again and the history holds
+    it once, with the second attempt's values."""
+    import socket
+    import sqlite3
+
+    stalled = socket.socket()
+    stalled.bind(("127.0.0.1", 0))
+    stalled.listen(8)
+    history = tmp_path / "history.sqlite"
+    out = tmp_path / "w"
+    args = ("-m", "token_f1", "--window", "2", "--grace", "0s", "--history", history)
+
+    def recorded():
+        if not history.exists():
+            return []
+        with sqlite3.connect(history) as db:
+            try:
+                return [row[0] for row in db.execute("SELECT out_dir FROM runs")]
+            except sqlite3.OperationalError:  # created, its tables not yet
+                return []
+
+    first = Watch(out, *args, "--otel-endpoint", f"http://127.0.0.1:{stalled.getsockname()[1]}")
+    try:
+        for i in range(2):
+            assert post(first.port, request(spans(trace_id(300 + i))).SerializeToString())[0] == 200
+        wait_for(recorded, limit=120, step=0.01)
+        assert decisions.read(out) == []  # recorded, not decided: the export holds it
+        first.kill()
+    finally:
+        if first.proc.poll() is None:
+            first.kill()
+        stalled.close()
+    second = Watch(out, *args)
+    try:
+        wait_for(lambda: len(decisions.read(out)) == 2, limit=120, step=0.1)
+        code, stdout, stderr = second.stop()
+    finally:
+        if second.proc.poll() is None:
+            second.kill()
+    assert code == 0 and "Traceback" not in stderr, stderr
+    assert "window 1 was interrupted: scoring it again" in stdout
+    assert recorded() == [str((out / "windows" / "0001").resolve())]
+    assert sorted(scored_ids(out)) == sorted(trace_id(300 + i) for i in range(2))
