@@ -37,6 +37,18 @@ def history_path(given: str | None) -> Path:
     return Path(given).expanduser()
 
 
+def forget_folder(given: str | None, folder: Path) -> int:
+    """Delete the runs the history ``given`` names (None: the default) recorded with run folder ``folder``; how
+    many (0 where there is no history file yet)."""
+    from genevals.history.store import History
+
+    path = history_path(given)
+    if not path.is_file():
+        return 0
+    with History(path) as history:
+        return history.forget_folder(str(Path(folder).resolve()))
+
+
 class Recorder:
     """The history's part in one run (see the module's docstring)."""
 

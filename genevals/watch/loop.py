@@ -274,15 +274,11 @@ class Watcher:
     def _forget(self, folder: Path) -> None:
         """The history's record of a killed attempt at this window (killed after the run was recorded, before its
         traces were decided), deleted before the window is scored again: each window is recorded once."""
-        if self.config.history is False:
-            return
-        from genevals.history.store import History
-        from genevals.lifecycle.history import history_path
+        if self.config.history is not False:
+            from genevals.lifecycle.history import forget_folder
 
-        path = history_path(self.config.history if isinstance(self.config.history, (str, Path)) else None)
-        if path.is_file():
-            with History(path) as history:
-                history.forget_folder(str(folder.resolve()))
+            given = self.config.history
+            forget_folder(str(given) if isinstance(given, (str, Path)) else None, folder)
 
     def _write_traces(self, number: int, path: Path) -> dict[int, str]:
         """The window's traces as OTLP JSON lines, one trace a line (a session's earlier turns included);
