@@ -80,7 +80,7 @@ def decode_body(raw: bytes, content_type: str | None, encoding: str | None, max_
             raise OtlpError(f"malformed protobuf ExportTraceServiceRequest: {exc}") from None
     else:
         try:
-            message = json.loads(raw.decode("utf-8"))
+            message = json.loads(raw.decode("utf-8-sig"))  # a leading BOM read past, as the follow mode does
         except UnicodeDecodeError as exc:
             raise OtlpError(f"the JSON body is not UTF-8 (byte {exc.start})") from None
         except RecursionError:
