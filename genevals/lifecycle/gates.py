@@ -167,7 +167,8 @@ def empty_answers(summary: Mapping[str, Any]) -> tuple[list[str], list[str]]:
         where = named.format(system)
         if empty >= of:
             errors.append(f"every answer{where} is empty ({empty} of {of}): {scored} scored blanks, nothing of the "
-                          f"system; put its answers in `answer` (a set from `genevals generate` leaves it empty)")
+                          "system; put its answers in `answer` (a set from `genevals generate` or `curate` leaves it "
+                          "empty)")
         else:
             notes.append(f"{empty} of {of} answers{where} are empty: {scored} score each 0, as the reference "
                          f"scripts do")

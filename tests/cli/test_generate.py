@@ -81,10 +81,18 @@ def test_a_folder_end_to_end_offline_covers_every_document_and_genevals_run_read
     from genevals.generate.offline import measured
 
     assert card["ranking_agreement"] == measured() and "lexical bias" in card["ranking_agreement"]["says"][1]
+    # read as it is: every row scored, no field unknown; its answers are empty (the system's go there), so the run
+    # says so and exits 1 rather than pass with token F1 0.00
     scored = genevals("run", out / "testset.jsonl", "--out", tmp_path / "run", "--metrics", "token_f1")
-    assert scored.returncode == 0, scored.stderr
+    assert scored.returncode == 1, scored.stderr
+    assert "every answer is empty (7 of 7)" in scored.stderr
     assert len((tmp_path / "run" / "results.jsonl").read_text().splitlines()) == 7
     assert "unknown field" not in scored.stderr
+    answered = [{**row, "answer": row["references"][0]} for row in rows]
+    write_jsonl(tmp_path / "answered.jsonl", answered)
+    scored = genevals("run", tmp_path / "answered.jsonl", "--out", tmp_path / "run2", "--metrics", "token_f1")
+    assert scored.returncode == 0, scored.stderr
+    assert json.loads((tmp_path / "run2" / "summary.json").read_text())["systems"]["default"]["token_f1"]["mean"] == 1.0
 
 
 def test_qrels_are_scored_by_genevals_run_as_trec_eval_would(tmp_path):

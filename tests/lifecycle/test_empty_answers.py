@@ -58,7 +58,7 @@ def test_only_the_blank_system_is_named():
     assert results.verdict.exit_code == 1
     assert results.verdict.unscored == (
         "every answer of system 'empty' is empty (2 of 2): exact_match scored blanks, nothing of the system; put its "
-        "answers in `answer` (a set from `genevals generate` leaves it empty)",)
+        "answers in `answer` (a set from `genevals generate` or `curate` leaves it empty)",)
 
 
 def test_retrieval_reads_no_answer_and_passes():
