@@ -241,8 +241,8 @@ def _verdict(args: argparse.Namespace, config, outcome) -> int:
     if outcome.complete:
         lines.gate(f"genevals generate: kept {kept} items ({len(outcome.rejected)} rejected); wrote {files}")
         lines.note(f"genevals generate: next: run your system on each question of {config.out / 'testset.jsonl'} "
-                   "and fill in its answer (and contexts): the set's answers are empty, and genevals run scores an "
-                   "empty answer as one (0 on the lexical metrics)")
+                   "and fill in its answer (and contexts): the set's answers are empty, and genevals run on the set "
+                   "as it is exits 1 saying so")
     else:
         reasons = ", ".join(f"{r} {n}" for r, n in sorted(outcome.card["rejections"].items()))
         lines.gate(f"genevals generate: made {kept} of {wanted} items after {outcome.card['attempts']} attempts; "

@@ -87,7 +87,7 @@ class Lifecycle:
         self._caveats(summary, report_data)
         excused = (DRY_RUN,) if settings.dry_run else ()  # a judge priced, not called, scored nothing by design
         unscored, notes = gates.unscored_requested(settings.metrics, summary, excused)
-        blank, blank_notes = gates.empty_answers(summary)
+        blank, blank_notes = gates.blanks(summary, settings.metrics)
         unscored, notes = unscored + blank, notes + blank_notes
         for note in notes:
             say.note(f"genevals: note: {note}")

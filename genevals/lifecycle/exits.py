@@ -2,7 +2,8 @@
 :class:`~genevals.lifecycle.verdict.Verdict` carries the same one).
 
 0 success; 1 a ``--fail-under`` / ``--fail-over`` threshold was missed, a metric asked for scored nothing, a
-system's every answer was empty while a metric scored blanks, or a gated metric regressed against the baseline; 2 bad input (file, row, option, metric name or threshold, found
+system's every answer (or, retrieval named, every ranking) was empty while metrics scored the blanks, or a gated
+metric regressed against the baseline; 2 bad input (file, row, option, metric name or threshold, found
 before anything is scored), a judge that fails its preflight, or a baseline that compared nothing; 3 more than
 ``--max-judge-errors`` of the judged samples ended in ``judge_error`` or ``parse_error``, or the judge failed
 ``--require-agreement`` (everything scored is written first); 130 interrupted (partial results and the summary

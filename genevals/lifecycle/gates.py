@@ -150,26 +150,45 @@ def _blank_scoring(name: str) -> bool:
     return bool(getattr(registry.load_family(family), "scores_empty_answer", False))
 
 
-def empty_answers(summary: Mapping[str, Any]) -> tuple[list[str], list[str]]:
-    """(errors, notes) on the systems with blank answers that metrics scored as values (0 by the reference
-    scripts' rule). A system whose every answer is blank is an error: its scores measure nothing of it (a test set
-    from ``genevals generate`` leaves ``answer`` empty for the system's answers). A system with some blank answers
-    gets a note with their count: a blank is a wrong answer, scored as the reference script scores it."""
+def _ranked(name: str) -> bool:
+    """Whether output ``name`` is the retrieval metrics' (scored on the sample's ranking)."""
+    return _family(name) == "retrieval"
+
+
+#: (summary key, which outputs score it, what is blank, what to fill in, what the metrics do with a blank)
+_BLANKS = (("empty_answers", _blank_scoring, "answer", "put its answers in `answer`",
+            "score each 0, as the reference scripts do"),
+           ("empty_rankings", _ranked, "ranking", "put the chunks it retrieved in `contexts`",
+            "score each as an empty ranking (0), as trec_eval does"))
+
+
+def blanks(summary: Mapping[str, Any], requested: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
+    """(errors, notes) on what metrics scored as values though it was blank: answers (the lexical metrics score a
+    blank 0, by their reference scripts' rule) and rankings (retrieval scores a sample with labels and no
+    contexts as an empty ranking). A system whose every answer is blank is an error: its scores measure nothing of
+    it (a test set from ``genevals generate`` or ``curate`` leaves ``answer`` and ``contexts`` empty for the
+    system's). So is one whose every ranking is empty when retrieval was named in ``requested`` (run by a preset,
+    as the default set runs it wherever labels are given, it is a note, as for a metric that scored nothing).
+    Some blanks get a note with their count: a blank is a wrong answer, or a retriever
+    that found nothing, and is scored as one (:mod:`genevals.output.blanks`)."""
     errors, notes = [], []
     systems: Mapping[str, Mapping[str, Any]] = summary.get("systems") or {}
     named = "" if list(systems) == ["default"] else " of system '{}'"
-    for system, found in (summary.get("empty_answers") or {}).items():
-        outputs = [o for o, m in (systems.get(system) or {}).items() if m.get("scored") and _blank_scoring(o)]
-        if not outputs:
-            continue
-        empty, of = int(found.get("empty", 0)), int(found.get("of", 0))
-        scored = ", ".join(dict.fromkeys(_family(o) for o in outputs))
-        where = named.format(system)
-        if empty >= of:
-            errors.append(f"every answer{where} is empty ({empty} of {of}): {scored} scored blanks, nothing of the "
-                          "system; put its answers in `answer` (a set from `genevals generate` or `curate` leaves it "
-                          "empty)")
-        else:
-            notes.append(f"{empty} of {of} answers{where} are empty: {scored} score each 0, as the reference "
-                         f"scripts do")
+    named_retrieval = any(not registry.preset(n) and _ranked(n) for n in requested or ())
+    for key, scores, what, fill, done in _BLANKS:
+        for system, found in (summary.get(key) or {}).items():
+            outputs = [(o, m) for o, m in (systems.get(system) or {}).items() if m.get("scored") and scores(o)]
+            if not outputs:
+                continue
+            empty = int(found.get("empty", 0))
+            # answers: of the system's samples; rankings: of those retrieval scored
+            of = int(found.get("of", 0)) if what == "answer" else max(int(m["scored"]) for _, m in outputs)
+            families = ", ".join(dict.fromkeys(_family(o) for o, _ in outputs))
+            where = named.format(system)
+            if empty >= of:
+                said = errors if what == "answer" or named_retrieval else notes
+                said.append(f"every {what}{where} is empty ({empty} of {of}): {families} scored blanks, nothing of "
+                            f"the system; {fill} (a set from `genevals generate` or `curate` leaves it empty)")
+            else:
+                notes.append(f"{empty} of {of} {what}s{where} are empty: {families} {done}")
     return errors, notes

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from genevals.output import comparing, runfolder, unjudged
+from genevals.output.blanks import BlankTally
 from genevals.output.comparing import PairedValues
 from genevals.output.languages import LanguageTally
 from genevals.columns import DEFAULT_BUFFER_VALUES, SpillingColumns
@@ -30,8 +31,8 @@ class SummaryAccumulator:
         self.values = SpillingColumns(buffer_values)
         self.statuses: dict[str, dict[str, Counter]] = {}
         self.counts: dict[str, int] = {}
-        #: per system, its samples whose answer is blank (a generated test set's, before the system's answers are in)
-        self.empty: dict[str, int] = {}
+        #: per system, its blank answers and empty rankings (:mod:`genevals.output.blanks`)
+        self.blanks = BlankTally()
         self.languages = LanguageTally()
         #: each scored value's conversation, once a conversation's turn is counted (None before: other runs'
         #: summaries are computed as they always were)
@@ -48,9 +49,7 @@ class SummaryAccumulator:
             columns = None  # a conversation's values need their samples, to know their conversations
         if columns is not None:
             self.languages.add_scored(results)
-            for sample in results.samples:
-                if not sample.answer or sample.answer.isspace():
-                    self.empty[sample.system] = self.empty.get(sample.system, 0) + 1
+            self.blanks.add_scored(results)
             for system, n, outputs in columns:
                 statuses = self.statuses.setdefault(system, {})
                 self.counts[system] = self.counts.get(system, 0) + n
@@ -73,8 +72,7 @@ class SummaryAccumulator:
             system = result.sample.system
             statuses = self.statuses.setdefault(system, {})
             self.counts[system] = self.counts.get(system, 0) + 1
-            if not result.sample.answer or result.sample.answer.isspace():
-                self.empty[system] = self.empty.get(system, 0) + 1
+            self.blanks.add_result(result)
             for name, metric in result.metrics.items():
                 values = batch.get((system, name))
                 if values is None:
@@ -109,15 +107,12 @@ class SummaryAccumulator:
                 into.update(counter)
         for system, n in part.counts.items():
             self.counts[system] = self.counts.get(system, 0) + n
-        for system, n in part.empty.items():
-            self.empty[system] = self.empty.get(system, 0) + n
+        self.blanks.merge(part.blanks)
         self.languages.merge(part.languages)
 
-    def empty_answers(self) -> dict[str, dict[str, dict[str, int]]]:
-        """``{"empty_answers": {system: {"empty": n, "of": samples}}}`` for the systems with a blank answer; {}
-        when none has one."""
-        found = {system: {"empty": n, "of": self.counts.get(system, 0)} for system, n in self.empty.items() if n}
-        return {"empty_answers": found} if found else {}
+    def blank_counts(self) -> dict[str, dict[str, dict[str, int]]]:
+        """The summary's ``empty_answers`` and ``empty_rankings`` (:meth:`BlankTally.to_dict`)."""
+        return self.blanks.to_dict(self.counts)
 
     @property
     def n_samples(self) -> int:
@@ -174,7 +169,7 @@ class SummaryPart(SummaryAccumulator):
         self.values = _ListColumns()  # type: ignore[assignment]
         self.statuses = {}
         self.counts = {}
-        self.empty = {}
+        self.blanks = BlankTally()
         self.languages = LanguageTally()
         self.clusters = None
 
@@ -230,7 +225,7 @@ class Results:
         means and intervals too once the summary exists): what a caveat needs, without the bootstrap."""
         if self._summary is None and self._deferred is not None:
             acc = self._deferred.acc
-            return {"meta": self._deferred.meta, "systems": acc.status_counts(), **acc.empty_answers()}
+            return {"meta": self._deferred.meta, "systems": acc.status_counts(), **acc.blank_counts()}
         return self.summary()
 
     def to_pandas(self):
@@ -319,7 +314,7 @@ def build_summary(acc: SummaryAccumulator, corpus: Mapping[str, Any], signatures
         **({"languages": languages} if languages else {}),
         **({"language": language} if language else {}),
         "skipped": [row.to_dict() for row in skipped],
-        **acc.empty_answers(),
+        **acc.blank_counts(),
         "meta": dict(meta),
     }
 

@@ -92,7 +92,7 @@ class Metric(abc.ABC):
     reads_language: ClassVar[bool] = False
     #: whether an empty answer gets a value (0, by the reference script's rule: SQuAD's F1, sacrebleu, ROUGE) rather
     #: than status ``empty_answer``: a system whose every answer is empty then fails the run, as nothing of it was
-    #: scored but blanks (:func:`genevals.lifecycle.gates.empty_answers`)
+    #: scored but blanks (:func:`genevals.lifecycle.gates.blanks`)
     scores_empty_answer: ClassVar[bool] = False
     #: the run's ``--language`` (set on the built metric by :func:`genevals.registry.build`)
     language: LanguageSetting = LanguageSetting()

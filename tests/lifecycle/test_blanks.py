@@ -2,8 +2,10 @@
 ok by their reference scripts' rule and would otherwise report a score of nothing: the test set `genevals generate`
 writes leaves `answer` empty, and running it as it is was a run of 0.00s that passed. Some blank answers get a note
 with their count; metrics that give a blank status ``empty_answer`` or never read the answer (retrieval) are not
-counted. The counts go through every summary path: in one process, in worker processes (merged parts) and from
-a written folder."""
+counted. The same for rankings: retrieval scores a sample with labels and no contexts as an empty ranking (0, as
+trec_eval does); every ranking empty is an error when retrieval was named, a note when a preset ran it. The counts
+go through every summary path: in one process, in worker processes (merged parts), the columnar paths (TREC files,
+JSONL contexts) and a written folder."""
 import json
 import os
 import subprocess
@@ -95,3 +97,49 @@ def test_a_generated_set_run_as_it_is_exits_1(tmp_path):
 @pytest.mark.parametrize("answer", ["", " ", "\u3000\t"])
 def test_what_counts_as_blank(answer):
     assert genevals.evaluate(rows([answer]), ["token_f1"]).verdict.exit_code == 1
+
+
+def ranked(contexts_per_row):
+    return [{"id": f"q{i}", "question": "q", "answer": "in room", "references": ["in room"],
+             "contexts": [{"id": c, "text": c} for c in ids], "relevant": ["d1"]}
+            for i, ids in enumerate(contexts_per_row)]
+
+
+def test_every_ranking_empty_fails_when_retrieval_is_named_and_is_a_note_in_a_preset():
+    named = genevals.evaluate(ranked([[], []]), ["token_f1", "recall@10"])
+    assert named.summary()["empty_rankings"] == {"default": {"empty": 2, "of": 2}}
+    assert named.verdict.exit_code == 1
+    assert named.verdict.unscored == (
+        "every ranking is empty (2 of 2): retrieval scored blanks, nothing of the system; put the chunks it "
+        "retrieved in `contexts` (a set from `genevals generate` or `curate` leaves it empty)",)
+    preset = genevals.evaluate(ranked([[], []]))
+    assert preset.verdict.exit_code == 0
+    assert any(m.text.startswith("genevals: note: every ranking is empty (2 of 2)") for m in preset.verdict.messages)
+
+
+def test_some_empty_rankings_get_a_note():
+    results = genevals.evaluate(ranked([[], ["d1"], ["d2", "d1"]]), ["retrieval"])
+    assert results.verdict.exit_code == 0
+    assert [m.text for m in results.verdict.messages if "rankings" in m.text] == [
+        "genevals: note: 1 of 3 rankings are empty: retrieval score each as an empty ranking (0), as trec_eval does"]
+    assert [r.metrics["recall@10"].value for r in results] == [0.0, 1.0, 1.0]
+
+
+def test_the_columnar_paths_count_empty_rankings(tmp_path):
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({"id": f"q{i}", "question": "q", "answer": "a", "relevant": {"d1": 1},
+                                        "contexts": [{"id": c} for c in ids]}) + "\n"
+                            for i, ids in enumerate([[], ["d1"], [], ["d3", "d1"]])))
+    done = cli("run", rows, "-m", "retrieval", "--out", tmp_path / "rows", "--no-history", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "rows" / "summary.json").read_text())
+    assert summary["empty_rankings"] == {"default": {"empty": 2, "of": 4}}
+    assert "2 of 4 rankings are empty" in done.stderr
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.trec"
+    qrels.write_text("q0 0 d1 1\nq1 0 d2 1\n")
+    run.write_text("q0 Q0 d1 1 2.0 sys\nq0 Q0 d9 2 1.0 sys\nq1 Q0 d9 1 1.0 sys\n")
+    done = cli("run", "--qrels", qrels, "--run", run, "--out", tmp_path / "trec", "--no-history", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "trec" / "summary.json").read_text())
+    assert "empty_rankings" not in summary and "empty_answers" not in summary
+    assert "empty" not in done.stderr

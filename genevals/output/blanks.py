@@ -1,0 +1,71 @@
+"""What a run scored that had nothing in it: per system, the samples whose answer is blank (the lexical metrics
+score it 0, as their reference scripts do) and those whose ranking was empty while relevance labels were given
+(the retrieval metrics score it as trec_eval scores an empty ranking, 0). Either is a fair score for a system
+that answered or retrieved nothing, and no score at all for a test set whose answers or contexts were never
+filled in (one from ``genevals generate`` or ``curate``): :func:`genevals.lifecycle.gates.blanks` tells the two
+apart by whether every sample is blank.
+
+Counted as the summary counts: per sample in one process, from a batch's columns (a retrieval batch's details say
+``n_retrieved`` and ``n_relevant``; its samples hold no contexts), merged from worker processes.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from genevals.types import OK
+
+
+def _blank(text: str | None) -> bool:
+    return not text or text.isspace()
+
+
+def _empty_ranking(details: Mapping[str, Any] | None) -> bool:
+    """A sample the retrieval metrics scored on an empty ranking: labels with a relevant id, nothing retrieved."""
+    return bool(details) and details.get("n_retrieved") == 0 and (details.get("n_relevant") or 0) > 0
+
+
+class BlankTally:
+    """Per system: blank answers (``answers``) and samples scored on an empty ranking (``rankings``)."""
+
+    def __init__(self) -> None:
+        self.answers: dict[str, int] = {}
+        self.rankings: dict[str, int] = {}
+
+    def _count(self, into: dict[str, int], system: str) -> None:
+        into[system] = into.get(system, 0) + 1
+
+    def add_result(self, result: Any) -> None:
+        sample = result.sample
+        if _blank(sample.answer):
+            self._count(self.answers, sample.system)
+        if any(m.status == OK and _empty_ranking(m.details) for m in result.metrics.values()):
+            self._count(self.rankings, sample.system)
+
+    def add_scored(self, batch: Any) -> None:
+        """A :class:`~genevals.scored.ScoredBatch`, read from its samples and its families' details."""
+        samples = batch.samples
+        for sample in samples if getattr(batch, "answers", True) else ():
+            if _blank(sample.answer):
+                self._count(self.answers, sample.system)
+        for got, _keep in batch.families():
+            details = getattr(got, "details", None)
+            if details is None:  # one dict of results per sample
+                details = [next((m.details for m in row.values() if m.status == OK), None) for row in got]
+            for sample, found in zip(samples, details):
+                if _empty_ranking(found):
+                    self._count(self.rankings, sample.system)
+
+    def merge(self, other: BlankTally) -> None:
+        for mine, theirs in ((self.answers, other.answers), (self.rankings, other.rankings)):
+            for system, n in theirs.items():
+                mine[system] = mine.get(system, 0) + n
+
+    def to_dict(self, counts: Mapping[str, int]) -> dict[str, Any]:
+        """``{"empty_answers": {system: {"empty": n, "of": samples}}, "empty_rankings": {...}}``, each only for
+        the systems with some; {} when none has any."""
+        out = {}
+        for key, found in (("empty_answers", self.answers), ("empty_rankings", self.rankings)):
+            systems = {system: {"empty": n, "of": counts.get(system, 0)} for system, n in found.items() if n}
+            if systems:
+                out[key] = systems
+        return out
