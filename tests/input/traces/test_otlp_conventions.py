@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 
+import pytest
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -201,6 +202,7 @@ def test_sessions_of_langfuse_and_genai_are_conversations(tmp_path):
         ("lf-7", 1, "lf Where is Paris?"), ("lf-7", 2, "lf How big is it?")]
 
 
+@pytest.mark.slow  # the Langfuse SDK imported and started: about a second
 def test_spans_of_the_real_langfuse_sdk(tmp_path, monkeypatch):
     import langfuse  # the test extra's: no skip, a missing package fails here
 
@@ -229,6 +231,7 @@ def test_spans_of_the_real_langfuse_sdk(tmp_path, monkeypatch):
                            "turn": 1}
 
 
+@pytest.mark.slow  # openai and its instrumentation imported, a server started: seconds
 def test_spans_of_the_real_openllmetry_openai_instrumentation(tmp_path, monkeypatch):
     import openai
     from opentelemetry.instrumentation import openai as instrumentation  # OpenLLMetry's, in the test extra
