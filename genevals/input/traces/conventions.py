@@ -254,10 +254,13 @@ def _genai(attributes: Mapping[str, Any], source: str, line: int, where: str) ->
         role = LLM
     else:
         role = operation.upper()
-    question = user if user is not None else attributes.get("gen_ai.retrieval.query.text")
-    for name, value in (("question", question), ("answer", answer)):
-        if value is not None and not isinstance(value, str):
-            raise Located(source, line, where, f"the GenAI {name}: expected text, got {kind(value)}")
+    question = user
+    if question is None and attributes.get("gen_ai.retrieval.query.text") is not None:
+        question = expect(attributes["gen_ai.retrieval.query.text"], str, source, line,
+                          f"{where}[gen_ai.retrieval.query.text]", "the query's text")
+    for name, value in (("gen_ai.prompt.N.content", question), ("gen_ai.completion.0.content", answer)):
+        if value is not None and not isinstance(value, str):  # the flat attributes of before 1.37
+            raise Located(source, line, f"{where}[{name}]", f"expected text, got {kind(value)}")
     return Reading(GENAI, role, question, answer, question, answer, contexts)
 
 
