@@ -72,10 +72,10 @@ _LF_TYPE = "langfuse.observation.type"
 _GENAI_KEYS = ("gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.system", "gen_ai.input.messages",
                "gen_ai.output.messages", "gen_ai.retrieval.documents")
 _TRACELOOP_KEYS = ("traceloop.span.kind", "traceloop.entity.input", "traceloop.entity.output", "llm.request.type")
-#: what a refusal names as looked for, one line per convention
-LOOKED_FOR = (f"'{_OI_KIND}' ({OPENINFERENCE}), '{_LF_TYPE}' ({LANGFUSE}), 'gen_ai.operation.name', "
-              "'gen_ai.input.messages' or another gen_ai.* attribute (OpenTelemetry GenAI), 'traceloop.span.kind' or "
-              "'traceloop.entity.input' (OpenLLMetry)")
+#: what a refusal names as looked for: every marker, with its convention
+LOOKED_FOR = (f"'{_OI_KIND}' ({OPENINFERENCE}), '{_LF_TYPE}' ({LANGFUSE}), "
+              + ", ".join(f"'{k}'" for k in _GENAI_KEYS) + f", 'gen_ai.prompt.N.*' or 'gen_ai.completion.N.*' ({GENAI}), "
+              + ", ".join(f"'{k}'" for k in _TRACELOOP_KEYS) + f" ({TRACELOOP})")
 # indexes in ASCII digits, short enough to convert (a longer one is no document or message genevals reads)
 _DOC = re.compile(r"retrieval\.documents\.([0-9]{1,9})\.document\.(content|id|score)\Z")
 _MESSAGE = re.compile(r"llm\.(input|output)_messages\.([0-9]{1,9})\.message\.(role|content)\Z")

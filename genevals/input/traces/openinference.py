@@ -1,4 +1,4 @@
-"""OpenInference traces in OTLP JSON: one sample per trace.
+"""OTLP JSON traces (the format named ``openinference``, the first convention it read): one sample per trace.
 
 The file holds OTLP ``ExportTraceServiceRequest`` messages in their JSON form (the OpenTelemetry protocol spec,
 https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding): one per line as the OpenTelemetry Collector's

@@ -170,8 +170,10 @@ def test_a_trace_of_no_known_convention_is_refused_naming_what_was_looked_for(tm
     samples, [error] = _read(path)
     assert samples == []
     assert "no span carries 'openinference.span.kind' (OpenInference), 'langfuse.observation.type' (Langfuse), " \
-           "'gen_ai.operation.name', 'gen_ai.input.messages' or another gen_ai.* attribute (OpenTelemetry GenAI), " \
-           "'traceloop.span.kind' or 'traceloop.entity.input' (OpenLLMetry)" in error
+           "'gen_ai.operation.name', 'gen_ai.provider.name', 'gen_ai.system', 'gen_ai.input.messages', " \
+           "'gen_ai.output.messages', 'gen_ai.retrieval.documents', 'gen_ai.prompt.N.*' or 'gen_ai.completion.N.*' " \
+           "(OpenTelemetry GenAI), 'traceloop.span.kind', 'traceloop.entity.input', 'traceloop.entity.output', " \
+           "'llm.request.type' (OpenLLMetry): expected spans following one of these semantic conventions" in error
 
 
 def test_malformed_genai_messages_refuse_their_trace_only(tmp_path):
