@@ -304,13 +304,15 @@ class Watcher:
 
     @staticmethod
     def _unreadable(path: Path, lines: dict[int, str]) -> dict[str, str]:
-        """trace -> why the trace reader refuses it (no answer, a span cycle, no OpenInference kind)."""
+        """trace -> why the trace reader refuses it (no answer, a span cycle, no known convention, a convention's
+        value not of its form), with the field it names (the attribute, as it lies in the window's traces file)."""
         from genevals.input.traces import TraceSource
 
         out = {}
         for row in TraceSource(path, "openinference").rows():
             if isinstance(row, ValueError) and getattr(row, "line", None) in lines:
-                out[lines[row.line]] = getattr(row, "message", str(row))
+                field, message = getattr(row, "field", None), getattr(row, "message", str(row))
+                out[lines[row.line]] = f"field '{field}': {message}" if field else message
         return out
 
     def _after_window(self, folder: Path) -> None:

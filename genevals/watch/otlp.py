@@ -25,10 +25,11 @@ from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from genevals.input.traces.conventions import SESSION_KEYS
+
 PROTOBUF, JSON = "application/x-protobuf", "application/json"
 _HEX = {16: re.compile(r"[0-9a-fA-F]{32}\Z"), 8: re.compile(r"[0-9a-fA-F]{16}\Z")}
 _UINT64 = re.compile(r"[0-9]{1,20}\Z")
-SESSION_KEY = "session.id"
 
 
 class OtlpError(ValueError):
@@ -42,7 +43,9 @@ class OtlpError(ValueError):
 @dataclass(frozen=True)
 class SpanRecord:
     """One span as the queue keeps it: ids in lower-case hex (``parent_id`` None for a root), start and end in
-    nanoseconds since 1970 (0 when absent), the trace's ``session.id`` if this span carries one, and ``body``:
+    nanoseconds since 1970 (0 when absent), the trace's session if this span carries one (the first of
+    :data:`~genevals.input.traces.conventions.SESSION_KEYS`: ``session.id``, ``langfuse.session.id``,
+    ``gen_ai.conversation.id``, as the trace reader takes it), and ``body``:
     ``{"resource": <OTLP JSON resource>, "span": <OTLP JSON span, hex ids>}``."""
 
     trace_id: str
@@ -157,12 +160,12 @@ def _record(span: Any, resource: dict, where: str) -> SpanRecord:
     attributes = span.get("attributes") or []
     if not isinstance(attributes, list):
         raise OtlpError(f"{where}.attributes: expected a list, got {_kind(attributes)}")
-    session = None
-    for item in attributes:
-        if isinstance(item, dict) and item.get("key") == SESSION_KEY:
-            value = plain(item.get("value"))
-            session = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) and \
-                str(value).strip() else None
+    given = {item["key"]: plain(item.get("value")) for item in attributes
+             if isinstance(item, dict) and item.get("key") in SESSION_KEYS}
+    # the key the trace reader takes (the first present); a value it refuses groups nothing here either
+    value = next((given[k] for k in SESSION_KEYS if given.get(k) is not None), None)
+    session = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) and \
+        str(value).strip() else None
     kept = {**span, "traceId": trace, "spanId": own}
     kept.pop("trace_id", None), kept.pop("span_id", None), kept.pop("parent_span_id", None)
     if parent is None:

@@ -41,7 +41,9 @@ NEW_CLASSES = ("history", "traces", "trec", "citations", "repeats", "mapfiles", 
 ISSUE52_CLASSES = ("issue52a", "issue52b", "issue52d", "issue52i", "issue52j", "issue52k", "issue51b",
                    # issue 49: genevals generate's documents and options; issue 50: curate's folders and rules,
                    # and watch's receiver bodies, slow senders, followed files and hostile exports
-                   "generate", "curate", "watch")
+                   "generate", "curate", "watch",
+                   # issue 50, point 1: the OTLP reader's other conventions (Langfuse-OTel, GenAI, OpenLLMetry)
+                   "otlp_conventions")
 CLASSES = ("encodings", "sizes", "types", "paths", "options", "formats", "api", "runfolder", "judge",
            # issue 34: the surfaces added since the first corpus, one module each (hostile/cases_<class>.py)
            *NEW_CLASSES, *ISSUE52_CLASSES)

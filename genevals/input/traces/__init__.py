@@ -1,5 +1,6 @@
 """Trace exports as genevals input: ``genevals run --from FORMAT FILE``. One module per format, each owning it:
-:mod:`~genevals.input.traces.openinference` (OTLP JSON spans under the OpenInference conventions),
+:mod:`~genevals.input.traces.openinference` (OTLP JSON spans under the OpenInference, Langfuse-OTel,
+OpenTelemetry GenAI and OpenLLMetry conventions of :mod:`~genevals.input.traces.conventions`),
 :mod:`~genevals.input.traces.langfuse` (Langfuse trace exports), :mod:`~genevals.input.traces.langsmith`
 (LangSmith run exports). Each trace becomes one row (id, question, answer, contexts in retrieved order, and the
 system from ``--system-from``), validated as every row is; the traces of one session are one conversation's turns

@@ -1,4 +1,4 @@
-"""OpenInference traces in OTLP JSON: one sample per trace.
+"""OTLP JSON traces (the format named ``openinference``, the first convention it read): one sample per trace.
 
 The file holds OTLP ``ExportTraceServiceRequest`` messages in their JSON form (the OpenTelemetry protocol spec,
 https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding): one per line as the OpenTelemetry Collector's
@@ -7,18 +7,24 @@ spans[]``, a span's attributes a list of ``{"key", "value": {"stringValue" | "in
 "boolValue" | "arrayValue" | "kvlistValue" | "bytesValue"}}``. Trace and span ids may be hex (the OTLP JSON
 spec) or base64 (protobuf's own JSON mapping, ``json_format.MessageToJson``): base64 ids are shown as hex.
 
-The attributes read are the OpenInference semantic conventions (package ``openinference-semantic-conventions``,
-https://github.com/Arize-ai/openinference/blob/main/spec/semantic_conventions.md):
+The attributes read are those of the semantic conventions :mod:`~genevals.input.traces.conventions` knows
+(OpenInference, Langfuse over OpenTelemetry, OpenTelemetry GenAI, OpenLLMetry): it says which attribute of a span
+gives what, and which convention reads a span carrying several. A trace of which no span carries any of them is
+refused, naming what was looked for. Per trace, whatever the conventions of its spans:
 
-- ``openinference.span.kind``: CHAIN, RETRIEVER, LLM, ...; a trace without any such span is refused;
-- question: the root span's ``input.value``, else the first RETRIEVER span's, else the last user message
-  (``llm.input_messages.N.message.content``) of the first LLM span;
-- answer: the root span's ``output.value``, else the last LLM span's ``llm.output_messages.0.message.content``
-  or ``output.value``;
-- contexts: every RETRIEVER span's ``retrieval.documents.N.document.content`` / ``.id`` / ``.score``, spans
-  in start order and documents in index order (the order retrieved);
+- question: the trace-level input (Langfuse's ``langfuse.trace.input``), else the root span's input, else the
+  first RETRIEVER span's, else the last user message of the first LLM span;
+- answer: the trace-level output (``langfuse.trace.output``), else the root span's output, else the last LLM
+  span's first output message;
+- contexts: every RETRIEVER span's documents, spans in start order and documents in their order (the order
+  retrieved);
+- session: the root span's (the first of ``session.id``, ``langfuse.session.id``, ``gen_ai.conversation.id``),
+  else the first span's that has one;
 - id: the trace id; system: ``--system-from ATTR``, an attribute of the root span, else of any span of the
   trace, else of the resource.
+
+A convention's value that is not of its form (GenAI messages that are not JSON) refuses the span's trace, naming
+the attribute; the other traces of the record are read.
 """
 from __future__ import annotations
 
@@ -30,13 +36,11 @@ from typing import Any, Iterator, NamedTuple
 
 from genevals.input.rows import InputError, RawRow
 from genevals.input.traces.grouping import LINK, by_trace, link
+from genevals.input.traces.conventions import LLM, LOOKED_FOR, NONE, RETRIEVER, read, session_of
 from genevals.input.traces.records import Located, expect, keys_of, kind, lookup, pick_system, shown
 from genevals.input.traces.sessions import SESSION, START
 
 KIND = "openinference.span.kind"
-# indexes in ASCII digits, short enough to convert (a longer one is no document or message genevals reads)
-_DOC = re.compile(r"retrieval\.documents\.([0-9]{1,9})\.document\.(content|id|score)\Z")
-_MESSAGE = re.compile(r"llm\.(input|output)_messages\.([0-9]{1,9})\.message\.(role|content)\Z")
 _INT = re.compile(r"-?[0-9]{1,19}")
 _UINT64 = re.compile(r"[0-9]{1,20}")
 
@@ -131,15 +135,19 @@ class _Span(NamedTuple):
     name: str
     line: int
     field: str
-    kind: str
-    question: Any  # input.value
-    answer: Any  # output.value
+    convention: str  # the convention that read it ("" for none)
+    kind: str  # its role: LLM, RETRIEVER, or another
+    question: Any  # its input (input.value, langfuse.observation.input, ...)
+    answer: Any  # its output
     user: Any  # an LLM span's last user message, else None
-    llm_answer: Any  # an LLM span's first output message's content, else its output.value
+    llm_answer: Any  # an LLM span's first output message
     contexts: list  # a RETRIEVER span's documents
+    trace_question: Any  # Langfuse's trace-level input and output
+    trace_answer: Any
+    problem: tuple | None  # (field, message): a convention's value not of its form, refusing the trace
     system: Any  # the --system-from attribute's value on this span, and on its resource
     resource_system: Any
-    session: Any  # session.id
+    session: Any  # the first of conventions.SESSION_KEYS it carries
 
 
 def _span(data: dict, resource: dict, source: str, line: int, field: str, system_from: str | None) -> _Span:
@@ -151,20 +159,15 @@ def _span(data: dict, resource: dict, source: str, line: int, field: str, system
     start = _nanos(_get(data, "startTimeUnixNano"), source, line, f"{field}.startTimeUnixNano")
     name = data.get("name") if isinstance(data.get("name"), str) and data.get("name") else "?"
     attributes = _attributes(data.get("attributes") or [], source, line, f"{field}.attributes")
-    span_kind = attributes.get(KIND)
-    span_kind = span_kind.upper() if isinstance(span_kind, str) else ""
-    user = llm_answer = None
-    if span_kind == "LLM":
-        users = [m.get("content") for m in _messages(attributes, "input") if m.get("role") == "user"]
-        user = users[-1] if users else None
-        out = _messages(attributes, "output")
-        llm_answer = out[0].get("content") if out else attributes.get("output.value")
-    contexts = _contexts(attributes) if span_kind == "RETRIEVER" else []
+    problem = None
+    try:
+        reading = read(attributes, source, line, field)
+    except Located as exc:  # kept for the trace's row: the other traces of this record are sound
+        reading, problem = NONE, (exc.field, exc.message)
     system = lookup(attributes, system_from) if system_from else None
     resource_system = lookup(resource, system_from) if system_from else None
-    return _Span(_hex(trace), span_id, parent, start, name[:80], line, field, span_kind, attributes.get("input.value"),
-                 attributes.get("output.value"), user, llm_answer, contexts, system, resource_system,
-                 attributes.get("session.id"))
+    return _Span(_hex(trace), span_id, parent, start, name[:80], line, field, *reading, problem, system,
+                 resource_system, session_of(attributes))
 
 
 def _spans(record: Any, source: str, line: int, system_from: str | None) -> Iterator[_Span]:
@@ -192,24 +195,6 @@ def _spans(record: Any, source: str, line: int, system_from: str | None) -> Iter
                 yield _span(span, resource, source, line, field, system_from)
 
 
-def _messages(attributes: dict, direction: str) -> list[dict[str, Any]]:
-    found: dict[int, dict[str, Any]] = {}
-    for key, value in attributes.items():
-        m = _MESSAGE.match(key)
-        if m and m.group(1) == direction:
-            found.setdefault(int(m.group(2)), {})[m.group(3)] = value
-    return [found[i] for i in sorted(found)]
-
-
-def _contexts(attributes: dict) -> list[dict[str, Any]]:
-    docs: dict[int, dict[str, Any]] = {}
-    for key, value in attributes.items():
-        m = _DOC.match(key)
-        if m:
-            docs.setdefault(int(m.group(1)), {})[{"content": "text"}.get(m.group(2), m.group(2))] = value
-    return [docs[i] for i in sorted(docs)]
-
-
 def _on_cycle(spans: list[_Span]) -> _Span:
     """A span on a cycle of parents, in a trace where every span has its parent in the trace (so following
     parents from any span must come back to one already passed)."""
@@ -232,23 +217,28 @@ def _sample(trace: str, spans: list[_Span], source: str, system_from: str | None
         raise Located(source, looped.line, f"{looped.field}.parentSpanId", f"trace {trace}: no root span: every "
                       f"span has a parent in the trace, and the parents of span {looped.id} lead back to it "
                       f"(parentSpanId {looped.parent})")
-    if not any(s.kind for s in spans):
-        raise Located(source, line, KIND, f"trace {trace}: no span carries '{KIND}': expected spans following the "
-                                          "OpenInference semantic conventions (CHAIN, RETRIEVER, LLM, ...)")
-    retrievers = [s for s in spans if s.kind == "RETRIEVER"]
-    llms = [s for s in spans if s.kind == "LLM"]
-    question = root.question
+    if not any(s.convention for s in spans) and not any(s.problem for s in spans):
+        raise Located(source, line, KIND, f"trace {trace}: no span carries {LOOKED_FOR}: expected spans following "
+                                          "one of these semantic conventions")
+    bad = next((s for s in spans if s.problem is not None), None)
+    if bad is not None:
+        raise Located(source, bad.line, bad.problem[0], f"trace {trace}: {bad.problem[1]}")
+    retrievers = [s for s in spans if s.kind == RETRIEVER]
+    llms = [s for s in spans if s.kind == LLM]
+    given = sorted(spans, key=lambda s: s is not root)  # the root's trace-level values first, then in start order
+    question = next((s.trace_question for s in given if s.trace_question is not None), root.question)
     if question is None and retrievers:
         question = retrievers[0].question
     if question is None and llms:
         question = llms[0].user
-    answer = root.answer
+    answer = next((s.trace_answer for s in given if s.trace_answer is not None), root.answer)
     if answer is None and llms:
         answer = llms[-1].llm_answer
     if not isinstance(answer, str):
         raise Located(source, line, "output.value", f"trace {trace}: no answer: expected 'output.value' on its root "
-                      f"span '{root.name}' or 'llm.output_messages.0.message.content' on an LLM span"
-                      + ("" if answer is None else f" (found {kind(answer)})"))
+                      f"span '{root.name}' or 'llm.output_messages.0.message.content' on an LLM span (or a "
+                      "convention's output: langfuse.observation.output, gen_ai.output.messages, "
+                      "traceloop.entity.output)" + ("" if answer is None else f" (found {kind(answer)})"))
     contexts = [doc for span in retrievers for doc in span.contexts]
     row = {"id": trace, "question": question, "answer": answer, "contexts": contexts, LINK: link(trace, root.id)}
     session = root.session if root.session is not None else next((s.session for s in spans if s.session is not None),
