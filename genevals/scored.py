@@ -82,12 +82,8 @@ class ScoredBatch(Sequence[SampleResult]):
     sample) and which outputs are kept (None: all)."""
 
     def __init__(self, samples: Sequence[Sample],
-                 parts: Sequence[tuple[Columns | list[dict[str, MetricResult]], Callable[[str], bool] | None]],
-                 answers: bool = True):
+                 parts: Sequence[tuple[Columns | list[dict[str, MetricResult]], Callable[[str], bool] | None]]):
         self.samples = samples
-        #: whether the samples hold answers (a TREC run's and a retrieval file's columnar samples hold none: their
-        #: blank ``answer`` is no blank answer)
-        self.answers = answers
         self._parts = [(got if isinstance(got, Columns) else _Rows(got), keep) for got, keep in parts]
         self._results = [BatchSampleResult(self, i) for i in range(len(samples))]
 

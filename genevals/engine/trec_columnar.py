@@ -179,7 +179,7 @@ def _write(spec: Any, progress: Callable[[int, int], None] | None, paths: list[s
         for ranked, (_, parts) in blocks:
             for topics, cols in parts:
                 samples = [Sample(id=ranked.topics[t], answer="", system=system) for t in topics]
-                batches.append((path, system, ranked, topics, cols, said, ScoredBatch(samples, [(cols, keep)], answers=False)))
+                batches.append((path, system, ranked, topics, cols, said, ScoredBatch(samples, [(cols, keep)])))
     _prefetch([batch for *_, batch in batches], spec.output.seed)
     spool = Spool(on_disk=False)
     if spec.before_writing is not None:  # --baseline looks for the run's ids among the plan's samples

@@ -5,12 +5,13 @@ that answered or retrieved nothing, and no score at all for a test set whose ans
 filled in (one from ``genevals generate`` or ``curate``): :func:`genevals.lifecycle.gates.blanks` tells the two
 apart by whether every sample is blank.
 
-Counted as the summary counts: per sample in one process, from a batch's columns (a retrieval batch's details say
-``n_retrieved`` and ``n_relevant``; its samples hold no contexts), merged from worker processes.
+Counted as the summary counts, from the metrics' details (the lexical metrics' ``empty_answer``; retrieval's
+``n_retrieved`` and ``n_relevant``: a columnar batch's samples hold neither answers nor contexts): per sample in
+one process, from a batch's columns, merged from worker processes.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from genevals.types import OK
 
@@ -25,7 +26,9 @@ def _empty_ranking(details: Mapping[str, Any] | None) -> bool:
 
 
 class BlankTally:
-    """Per system: blank answers (``answers``) and samples scored on an empty ranking (``rankings``)."""
+    """Per system: samples whose blank answer a metric scored (``answers``: the answer blank and a result with
+    ``empty_answer`` in its details, so a file read for retrieval alone, whose samples hold no answer, counts
+    none on either path) and samples scored on an empty ranking (``rankings``)."""
 
     def __init__(self) -> None:
         self.answers: dict[str, int] = {}
@@ -34,26 +37,32 @@ class BlankTally:
     def _count(self, into: dict[str, int], system: str) -> None:
         into[system] = into.get(system, 0) + 1
 
-    def add_result(self, result: Any) -> None:
-        sample = result.sample
-        if _blank(sample.answer):
+    def _sample(self, sample: Any, details: Iterable[Mapping[str, Any] | None]) -> None:
+        """Count ``sample`` from the details of its ok results."""
+        blank = ranking = False
+        for found in details:
+            if found:
+                blank = blank or bool(found.get("empty_answer"))
+                ranking = ranking or _empty_ranking(found)
+        if blank and _blank(sample.answer):
             self._count(self.answers, sample.system)
-        if any(m.status == OK and _empty_ranking(m.details) for m in result.metrics.values()):
+        if ranking:
             self._count(self.rankings, sample.system)
 
+    def add_result(self, result: Any) -> None:
+        self._sample(result.sample, (m.details for m in result.metrics.values() if m.status == OK))
+
     def add_scored(self, batch: Any) -> None:
-        """A :class:`~genevals.scored.ScoredBatch`, read from its samples and its families' details."""
-        samples = batch.samples
-        for sample in samples if getattr(batch, "answers", True) else ():
-            if _blank(sample.answer):
-                self._count(self.answers, sample.system)
+        """A :class:`~genevals.scored.ScoredBatch`, read from its families' details (a family in columns shares
+        one details mapping among its outputs; an empty ranking or answer is scored, so its status is ok)."""
+        per_family = []
         for got, _keep in batch.families():
             details = getattr(got, "details", None)
             if details is None:  # one dict of results per sample
                 details = [next((m.details for m in row.values() if m.status == OK), None) for row in got]
-            for sample, found in zip(samples, details):
-                if _empty_ranking(found):
-                    self._count(self.rankings, sample.system)
+            per_family.append(details)
+        for i, sample in enumerate(batch.samples):
+            self._sample(sample, (details[i] for details in per_family))
 
     def merge(self, other: BlankTally) -> None:
         for mine, theirs in ((self.answers, other.answers), (self.rankings, other.rankings)):

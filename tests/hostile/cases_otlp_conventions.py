@@ -280,6 +280,6 @@ def cases() -> list[Case]:
                                ("session",) if expect != OK else ()))
     for slug, (spans, expect, names) in _conflicts().items():
         found.append(_case(slug, expect, _export(*spans), names))
-    found.append(Case(id=f"{CLS}-watch-backfill", cls=CLS, expect=OK, limit=60.0,
+    found.append(Case(id=f"{CLS}-watch-backfill", cls=CLS, expect=OK, limit=40.0,
                       api='__import__("hostile.cases_otlp_conventions", fromlist=["_"]).backfill()'))
     return found
