@@ -239,27 +239,10 @@ def _watch_export() -> tuple[bytes, dict[str, tuple[str, str]]]:
 
 def backfill() -> dict:
     """``genevals watch --from`` (a real process) on :func:`_watch_export`: one decision a trace, as expected."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
+    from hostile.watch_real import run_backfill
 
-    from hostile.watch_driver import BOUND
-
-    tmp = Path.cwd()
     content, wanted = _watch_export()
-    (tmp / "export.jsonl").write_bytes(content)
-    argv = [sys.executable, "-m", "genevals", "watch", "--out", str(tmp / "w"), "-m", "token_f1", "--from",
-            str(tmp / "export.jsonl"), "--no-history", "--session-idle", "0s"]
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=BOUND * 2, cwd=tmp,
-                              env={**os.environ, "PYTHONUNBUFFERED": "1"}, check=False)
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"hang: genevals watch --from ran past {BOUND * 2:g} s") from None
-    if "Traceback" in done.stderr or done.returncode not in (0, 1):
-        raise RuntimeError(f"genevals watch --from exited {done.returncode}: {done.stderr[-1500:]}")
-    log = tmp / "w" / "decisions.jsonl"
-    lines = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+    _, lines = run_backfill(content, "--session-idle", "0s")
     got = {line["trace_id"]: (line["decision"], line["reason"]) for line in lines}
     wrong = {t: got.get(t) for t, (decision, words) in wanted.items()
              if t not in got or got[t][0] != decision or words not in got[t][1]}

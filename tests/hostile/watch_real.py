@@ -18,16 +18,13 @@ from pathlib import Path
 
 from hostile.watch_driver import BOUND
 
-def backfill(name: str) -> dict:
-    """``genevals watch --from TMP/export.jsonl`` (a real process) on :data:`hostile.watch_files.EXPORTS`'s
-    export ``name``; every trace it names must get exactly one decision, of the kind the table says."""
-    from hostile.watch_files import EXPORTS
-
+def run_backfill(content: bytes, *args: str) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    """``genevals watch --from TMP/export.jsonl ARGS`` (a real process) on ``content``: the finished process and
+    its decision log's lines; RuntimeError for a hang, a traceback or an exit code other than 0 or 1."""
     tmp = Path.cwd()
-    content, decided = EXPORTS[name]()
     (tmp / "export.jsonl").write_bytes(content)
     argv = [sys.executable, "-m", "genevals", "watch", "--out", str(tmp / "w"), "-m", "token_f1", "--from",
-            str(tmp / "export.jsonl"), "--no-history"]
+            str(tmp / "export.jsonl"), "--no-history", *args]
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=BOUND * 2, cwd=tmp,
                               env={**os.environ, "PYTHONUNBUFFERED": "1"}, check=False)
@@ -36,7 +33,16 @@ def backfill(name: str) -> dict:
     if "Traceback" in done.stderr or done.returncode not in (0, 1):
         raise RuntimeError(f"genevals watch --from exited {done.returncode}: {done.stderr[-1500:]}")
     log = tmp / "w" / "decisions.jsonl"
-    lines = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+    return done, [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+
+
+def backfill(name: str) -> dict:
+    """``genevals watch --from TMP/export.jsonl`` (a real process) on :data:`hostile.watch_files.EXPORTS`'s
+    export ``name``; every trace it names must get exactly one decision, of the kind the table says."""
+    from hostile.watch_files import EXPORTS
+
+    content, decided = EXPORTS[name]()
+    done, lines = run_backfill(content)
     seen: dict[str, list[str]] = {}
     for entry in lines:
         seen.setdefault(entry["trace_id"], []).append(entry["decision"])
