@@ -316,11 +316,9 @@ class History:
         """Delete the runs recorded with run folder ``out_dir`` (as recorded: resolved) and their values; how many.
         For a watch window scored again after a killed attempt recorded it: the history holds each window once."""
         with self.transaction():
-            ids = [r[0] for r in self.db.execute("SELECT id FROM runs WHERE out_dir = ?", (out_dir,))]
-            for run_id in ids:
-                self.db.execute("DELETE FROM sample_values WHERE run_id = ?", (run_id,))
-                self.db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
-        return len(ids)
+            self.db.execute("DELETE FROM sample_values WHERE run_id IN (SELECT id FROM runs WHERE out_dir = ?)",
+                            (out_dir,))
+            return self.db.execute("DELETE FROM runs WHERE out_dir = ?", (out_dir,)).rowcount
 
     def _rows(self, query: str, args: tuple = ()) -> list[tuple]:
         """Every row of ``query``; a damaged file is a HistoryError saying so."""

@@ -17,8 +17,8 @@ class Verdict:
     ``judge_failed``: more than ``max_judge_errors`` of a judge family's samples ended in judge_error or
     parse_error; ``agreement``: the judge's agreement with the required labels
     (:class:`genevals.validation.gate.Agreement`; None when not asked for or not measured); ``unscored``: a line
-    for each metric asked for that scored nothing and each system whose every answer was empty while a metric
-    scored blanks; ``missed``: a line for each threshold missed (per system);
+    for each metric asked for that scored nothing and each system whose every answer (or, retrieval named, every
+    ranking) was empty while metrics scored the blanks; ``missed``: a line for each threshold missed (per system);
     ``thresholds``: the thresholds that decided (those on judge-backed outputs are set aside when the judge failed
     its agreement gate, and listed in ``set_aside``); ``baseline``: the comparison with the baseline's code (0 nothing regressed, 1 a gated
     metric regressed, 2 nothing could be compared); ``report``: the page written, if any; ``messages``: every line

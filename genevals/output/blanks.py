@@ -11,6 +11,7 @@ one process, from a batch's columns, merged from worker processes.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Iterable, Mapping
 
 from genevals.types import OK
@@ -31,11 +32,8 @@ class BlankTally:
     none on either path) and samples scored on an empty ranking (``rankings``)."""
 
     def __init__(self) -> None:
-        self.answers: dict[str, int] = {}
-        self.rankings: dict[str, int] = {}
-
-    def _count(self, into: dict[str, int], system: str) -> None:
-        into[system] = into.get(system, 0) + 1
+        self.answers: Counter[str] = Counter()
+        self.rankings: Counter[str] = Counter()
 
     def _sample(self, sample: Any, details: Iterable[Mapping[str, Any] | None]) -> None:
         """Count ``sample`` from the details of its ok results."""
@@ -45,9 +43,9 @@ class BlankTally:
                 blank = blank or bool(found.get("empty_answer"))
                 ranking = ranking or _empty_ranking(found)
         if blank and _blank(sample.answer):
-            self._count(self.answers, sample.system)
+            self.answers[sample.system] += 1
         if ranking:
-            self._count(self.rankings, sample.system)
+            self.rankings[sample.system] += 1
 
     def add_result(self, result: Any) -> None:
         self._sample(result.sample, (m.details for m in result.metrics.values() if m.status == OK))
@@ -65,9 +63,8 @@ class BlankTally:
             self._sample(sample, (details[i] for details in per_family))
 
     def merge(self, other: BlankTally) -> None:
-        for mine, theirs in ((self.answers, other.answers), (self.rankings, other.rankings)):
-            for system, n in theirs.items():
-                mine[system] = mine.get(system, 0) + n
+        self.answers.update(other.answers)
+        self.rankings.update(other.rankings)
 
     def to_dict(self, counts: Mapping[str, int]) -> dict[str, Any]:
         """``{"empty_answers": {system: {"empty": n, "of": samples}}, "empty_rankings": {...}}``, each only for
